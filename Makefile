@@ -1,0 +1,32 @@
+# The two commands a new user needs: `make demo` and `make test`. Both install
+# missing Debian packages first (scripts/install-deps.sh), then build.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+STRIBECK := $(BUILD)/bin/stribeck
+
+.PHONY: all deps build test demo bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(STRIBECK)
+
+bench: build
+	@bash scripts/install-deps.sh --bench
+	@echo "benchmarks are run one by one; see bench/README.md"
+
+clean:
+	rm -rf $(BUILD)

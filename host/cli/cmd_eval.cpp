@@ -1,0 +1,26 @@
+// `stribeck eval`: evaluate one model along the samples of an input file.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "stribeck/host/eval.hpp"
+
+namespace stribeck::cli {
+
+void add_eval_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("eval", "Evaluate a friction model along the samples of an input file");
+  auto o = std::make_shared<EvalOptions>();
+  cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`)")->required();
+  cmd->add_option("--param,-p", o->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
+  cmd->add_option("--input,-i", o->input,
+                  "CSV with a header row naming channels among time, velocity, pressure_a, pressure_b, "
+                  "normal_force (SI units); other columns are carried through")
+      ->required();
+  cmd->add_option("--output,-o", o->output, "CSV to write: the input columns plus model_force")->required();
+  cmd->callback([o] {
+    const EvalSummary s = evaluate_file(*o);
+    std::fprintf(stderr, "stribeck eval: %s, %ld samples -> %s\n", o->model.c_str(), s.samples,
+                 o->output.c_str());
+  });
+}
+
+}  // namespace stribeck::cli

@@ -1,0 +1,52 @@
+#pragma once
+// Compile-time metadata every friction model carries next to its equation:
+// parameter names, units, defaults and valid ranges, relations between
+// parameters, and the input channels it reads. The host turns this into
+// validation messages, `stribeck models` output and sweep-space checks, so the
+// rules live in exactly one place.
+#include <limits>
+
+namespace stribeck {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Range of one parameter. `lo_open`/`hi_open` make the bound strict.
+struct ParamInfo {
+  const char* name;
+  const char* unit;
+  double default_value;
+  double lo;
+  double hi;
+  bool lo_open;
+  bool hi_open;
+  const char* description;
+};
+
+// A rule between two parameters: params[a] >= params[b] (the only kind the
+// reference tools need: breakaway above Coulomb, static above Coulomb).
+struct ParamRelation {
+  int a;
+  int b;
+  const char* why;
+};
+
+// Helpers that keep the model tables readable.
+constexpr ParamInfo positive(const char* n, const char* u, double d, const char* desc) {
+  return ParamInfo{n, u, d, 0.0, kInf, true, false, desc};
+}
+constexpr ParamInfo nonnegative(const char* n, const char* u, double d, const char* desc) {
+  return ParamInfo{n, u, d, 0.0, kInf, false, false, desc};
+}
+constexpr ParamInfo at_least(const char* n, const char* u, double d, double lo, const char* desc) {
+  return ParamInfo{n, u, d, lo, kInf, false, false, desc};
+}
+
+// Base for memoryless laws: an empty state, so static and dynamic models share
+// one stepping interface (see stepping.hpp).
+struct StaticLaw {
+  static constexpr bool kDynamic = false;
+  template <class T>
+  struct State {};
+};
+
+}  // namespace stribeck

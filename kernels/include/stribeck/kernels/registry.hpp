@@ -1,0 +1,125 @@
+#pragma once
+// Runtime view of the model metadata (host only): look a model up by id, list
+// its parameters, fill defaults, parse NAME=VALUE assignments and validate a
+// parameter set against the model's ranges and relations. Built from the
+// constexpr tables in each model header, so there is one source of truth.
+#include <cmath>
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stribeck/kernels/model_list.hpp"
+
+namespace stribeck {
+
+struct ModelInfo {
+  std::string id;
+  std::string name;
+  std::string equation;
+  std::string output_unit;
+  std::vector<ParamInfo> params;
+  std::vector<ParamRelation> relations;
+  unsigned inputs = 0;  // Channel flags
+  bool dynamic = false;
+
+  // Index of parameter `name`, or -1.
+  int param_index(std::string_view param) const {
+    for (size_t i = 0; i < params.size(); ++i)
+      if (param == params[i].name) return static_cast<int>(i);
+    return -1;
+  }
+  std::vector<double> defaults() const {
+    std::vector<double> d;
+    for (const auto& p : params) d.push_back(p.default_value);
+    return d;
+  }
+  bool needs(Channel c) const { return (inputs & c) != 0; }
+};
+
+// Channel names as they appear in files and on the command line.
+inline const char* channel_name(Channel c) {
+  switch (c) {
+    case kChannelVelocity: return "velocity";
+    case kChannelPressureA: return "pressure_a";
+    case kChannelPressureB: return "pressure_b";
+    case kChannelNormalForce: return "normal_force";
+  }
+  return "?";
+}
+constexpr Channel kAllChannels[] = {kChannelVelocity, kChannelPressureA, kChannelPressureB,
+                                    kChannelNormalForce};
+
+template <class M>
+ModelInfo make_model_info() {
+  ModelInfo info;
+  info.id = M::kId;
+  info.name = M::kName;
+  info.equation = M::kEquation;
+  info.output_unit = M::kOutputUnit;
+  info.params.assign(M::kParams.begin(), M::kParams.end());
+  info.relations.assign(M::kRelations.begin(), M::kRelations.end());
+  info.inputs = M::kInputs;
+  info.dynamic = M::kDynamic;
+  return info;
+}
+
+inline const std::vector<ModelInfo>& all_models() {
+  static const std::vector<ModelInfo> models = [] {
+    std::vector<ModelInfo> v;
+    for_each_model([&](auto tag) { v.push_back(make_model_info<typename decltype(tag)::type>()); });
+    return v;
+  }();
+  return models;
+}
+
+inline const ModelInfo* find_model(std::string_view id) {
+  for (const auto& m : all_models())
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+// Comma-separated list of every model id, for error messages.
+inline std::string model_ids() {
+  std::string s;
+  for (const auto& m : all_models()) s += (s.empty() ? "" : ", ") + m.id;
+  return s;
+}
+
+// Shortest text that reads back to exactly x (e.g. "20", "1e-06", "0.1").
+inline std::string format_number(double x) {
+  char buf[32];
+  auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
+}
+
+// Why one parameter value is out of its range, or "" when it is fine.
+inline std::string check_param(const ParamInfo& p, double x) {
+  const std::string head = std::string("parameter ") + p.name + " = " + format_number(x);
+  if (!std::isfinite(x)) return head + " is not a finite number";
+  const bool below = p.lo_open ? !(x > p.lo) : !(x >= p.lo);
+  const bool above = p.hi_open ? !(x < p.hi) : !(x <= p.hi);
+  if (below) return head + " must be " + (p.lo_open ? "> " : ">= ") + format_number(p.lo);
+  if (above) return head + " must be " + (p.hi_open ? "< " : "<= ") + format_number(p.hi);
+  return "";
+}
+
+// Every rule a parameter set breaks, one message per rule (empty when valid).
+inline std::vector<std::string> validate_params(const ModelInfo& m, const double* p) {
+  std::vector<std::string> errors;
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    std::string e = check_param(m.params[i], p[i]);
+    if (!e.empty()) errors.push_back(m.id + ": " + e);
+  }
+  if (!errors.empty()) return errors;  // relations are meaningless on bad values
+  for (const auto& r : m.relations) {
+    if (!(p[r.a] >= p[r.b])) {
+      errors.push_back(m.id + ": " + m.params[r.a].name + " = " + format_number(p[r.a]) +
+                       " must be >= " + m.params[r.b].name + " = " + format_number(p[r.b]) +
+                       " (" + r.why + ")");
+    }
+  }
+  return errors;
+}
+
+}  // namespace stribeck

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs Stribeck's build and test dependencies from Debian 12's own packages.
+# Idempotent: packages already present are skipped, so a second run costs nothing
+# and needs no privileges. Nothing is downloaded from anywhere but Debian.
+#
+#   scripts/install-deps.sh            # build + test dependencies
+#   scripts/install-deps.sh --bench    # also the Python peers used by bench/
+set -euo pipefail
+
+packages=(
+  cmake make g++ pkg-config
+  libceres-dev libeigen3-dev        # identification (Ceres 2.1, Eigen 3.4)
+  libhdf5-dev                       # HDF5 1.10, C and C++ APIs
+  libcli11-dev                      # the stribeck CLI
+  libgtest-dev                      # tests
+  nlohmann-json3-dev                # JSON output (models --json, fit reports)
+  libtomlplusplus-dev               # TOML configs (sweeps, simulations)
+)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(libbenchmark-dev python3-numpy python3-scipy python3-h5py)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "install-deps: missing Debian packages (${missing[*]}) and not root; rerun as root or install sudo" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
