@@ -19,7 +19,7 @@ void write_all(std::FILE* f, const std::string& text, const std::string& path) {
 
 }  // namespace
 
-void write_csv(const std::string& path, const Experiment& e, char delim) {
+void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
   std::vector<std::string> cols;
   for (const char* c : kOrder)
     if (e.has(c)) cols.emplace_back(c);
@@ -28,8 +28,9 @@ void write_csv(const std::string& path, const Experiment& e, char delim) {
     for (const char* c : kOrder) schema |= name == c;
     if (!schema) cols.push_back(name);
   }
-  std::string text = "# experiment: " + e.name + "\n";
+  std::string text = units_in_header ? "# experiment: " + e.name + "\n" : "";
   for (const auto& [k, v] : e.attributes) {
+    if (!units_in_header) break;
     if (v.find('\n') != std::string::npos) continue;  // multi-line metadata stays in the HDF5 log
     text += "# " + k + ": " + v + "\n";
   }
@@ -37,7 +38,7 @@ void write_csv(const std::string& path, const Experiment& e, char delim) {
     if (i) text += delim;
     text += cols[i];
     auto u = e.units.find(cols[i]);
-    if (u != e.units.end() && !u->second.empty()) text += " [" + u->second + "]";
+    if (units_in_header && u != e.units.end() && !u->second.empty()) text += " [" + u->second + "]";
   }
   text += '\n';
   std::vector<const std::vector<double>*> data;

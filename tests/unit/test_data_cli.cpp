@@ -10,6 +10,7 @@
 #include <string>
 
 #include "stribeck/data/generator.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/kernels/registry.hpp"
 
@@ -128,6 +129,35 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
     EXPECT_NEAR(v[i], 0.02 * 2 * M_PI * 0.2 * std::cos(2 * M_PI * 0.2 * t[i]), 1.5e-2 * 0.02 * 2 * M_PI * 0.2) << i;  // order-2 droop ~1 % at a tenth of the cut-off
   EXPECT_NE(e.attributes.at("derived_velocity").find("savitzky-golay"), std::string::npos);
   for (auto p : {txt, out}) std::remove(p.c_str());
+}
+
+TEST(DataCli, EvalReadsHdf5LogsAndWritesHdf5Results) {
+  const std::string log = tmp("ev.h5"), out_h5 = tmp("ev_out.h5"), out_csv = tmp("ev_out.csv");
+  ASSERT_EQ(cli("generate --model simscape-cylinder --profile steps --rate 100 --duration 2 "
+                "--pressure-levels 1bar,4bar -o " + log).code, 0);
+  const CliRun many = cli("eval --model simscape-cylinder --input " + log + " --output " + out_h5);
+  EXPECT_EQ(many.code, 2);
+  EXPECT_NE(many.err.find("2 experiments (p1bar, p4bar)"), std::string::npos) << many.err;
+  EXPECT_FALSE(exists(out_h5));
+  const CliRun r = cli("eval --model simscape-cylinder -e p4bar --input " + log + " --output " + out_h5);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The measured channels come back as the one experiment; the model force
+  // sits in its own results group and equals the generator's noiseless force.
+  const auto exps = read_log(out_h5);
+  ASSERT_EQ(exps.size(), 1u);
+  EXPECT_EQ(exps[0].name, "p4bar");
+  h5::File f = h5::open_file(out_h5);
+  h5::Group g = h5::open_group(f.id(), "eval/simscape-cylinder", out_h5);
+  EXPECT_EQ(h5::read_string_attribute(g.id(), "kind", out_h5), "results");
+  EXPECT_EQ(h5::read_string_attribute(g.id(), "experiment", out_h5), "p4bar");
+  h5::Dataset d = h5::open_dataset(g.id(), "model_force", out_h5);
+  EXPECT_EQ(h5::read_doubles(d, out_h5), exps[0].channel("friction_true"));
+  // CSV output from an HDF5 input: the input channels plus model_force.
+  ASSERT_EQ(cli("eval --model simscape-cylinder -e p1bar --input " + log + " --output " + out_csv).code, 0);
+  ReadOptions ro;
+  const auto csv = read_any_log(out_csv, ro);
+  EXPECT_EQ(csv[0].channel("model_force"), read_log(log)[0].channel("friction_true"));
+  for (auto p : {log, out_h5, out_csv}) std::remove(p.c_str());
 }
 
 TEST(DataCli, BadInputIsOneLineExit2AndNoOutput) {
