@@ -44,10 +44,12 @@ void add_variable(hid_t loc, const std::string& var, const std::string& where, R
   const h5::DatasetInfo info = h5::dataset_info(ds, where);
   if (info.type_class != H5T_FLOAT && info.type_class != H5T_INTEGER)
     throw InputError(where + ": is " + info.type_name() + " (complex or compound data), expected real numbers");
+  h5::check_element_size(info, where);
   if (info.dims.size() > 2) throw InputError(where + ": has " + std::to_string(info.dims.size()) + " dimensions, expected a vector or matrix");
   hsize_t cols = info.dims.size() == 2 ? info.dims[0] : 1;
   hsize_t rows = info.dims.empty() ? 1 : info.dims.back();
   if (cols != 0 && rows > (hsize_t(1) << 32) / cols) throw InputError(where + ": is too large");
+  h5::check_stored_size(ds, rows * cols, where);
   std::vector<double> v(static_cast<size_t>(rows * cols));
   if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     h5::fail(where, "cannot read data (truncated or corrupt file?)");
