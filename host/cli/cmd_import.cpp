@@ -6,6 +6,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/signals.hpp"
+#include "stribeck/data/units.hpp"
 
 namespace stribeck::cli {
 namespace {
@@ -22,6 +23,7 @@ struct ImportArgs {
   double ambient = 101325.0;
   double resample = -1;  // <0: keep; 0: median step; >0: step [s]
   std::vector<std::string> attributes;
+  std::vector<std::string> constants;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -34,6 +36,25 @@ std::vector<std::string> split_list(const std::string& s) {
     pos = end + 1;
   }
   return out;
+}
+
+// --constant pressure_b=0 or p_a=2bar: a channel the rig did not log but
+// holds fixed (single-chamber cylinders, a constant normal load).
+void add_constant(Experiment& e, const std::string& kv) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) throw InputError("--constant '" + kv + "' is not CHANNEL=VALUE[UNIT]");
+  const std::string ch = canonical_channel(kv.substr(0, eq));
+  std::optional<Dimension> dim;
+  const double value = parse_quantity(kv.substr(eq + 1), "--constant " + ch, &dim);
+  const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
+  const auto need = channel_dimension(ch, rotational);
+  if (dim && need && *dim != *need)
+    throw InputError("--constant " + kv + ": unit is " + dimension_name(*dim) + ", channel '" + ch + "' needs " +
+                     dimension_name(*need));
+  if (e.has(ch)) throw InputError(e.source + ": experiment '" + e.name + "' already has a '" + ch + "' channel; --constant would overwrite it");
+  e.channels[ch] = std::vector<double>(e.size(), value);
+  e.units[ch] = need ? si_unit(*need) : (dim ? si_unit(*dim) : "1");
+  e.attributes["constant_" + ch] = kv.substr(eq + 1);
 }
 
 void run(const ImportArgs& a) {
@@ -55,6 +76,7 @@ void run(const ImportArgs& a) {
   for (size_t i = 0; i < a.files.size(); ++i) {
     ro.name = a.names.empty() ? "" : a.names[i];
     for (Experiment& e : read_any_log(a.files[i], ro)) {
+      for (const auto& kv : a.constants) add_constant(e, kv);
       if (a.resample >= 0) resample_uniform(e, a.resample);
       const DeriveSummary s = derive_channels(e, derive, d);
       for (const auto& kv : a.attributes) {
@@ -100,6 +122,8 @@ void add_import_command(CLI::App& app) {
   cmd->add_flag("--absolute-pressure", a->absolute, "Pressures in the files are absolute; store gauge pressure");
   cmd->add_option("--ambient", a->ambient, "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)");
   cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)");
+  cmd->add_option("--constant", a->constants,
+                  "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0");
   cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
   cmd->callback([a] { run(*a); });
 }

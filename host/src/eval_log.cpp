@@ -64,6 +64,12 @@ EvalSummary evaluate_log(const EvalOptions& o) {
   for (const char* name : {"model_force", "model_state"})
     if (e.has(name)) throw InputError(o.input + ": experiment '" + e.name + "' already has a channel '" + name + "'");
 
+  for (Channel c : kAllChannels)
+    if (model.needs(c) && !e.has(channel_name(c)))
+      throw InputError(o.input + ": experiment '" + e.name + "' has no channel '" + channel_name(c) + "', which model " +
+                       model.id + " reads" +
+                       (c == kChannelPressureB ? " (single-chamber rig: import with --constant pressure_b=0)" : ""));
+
   TempFile in_csv("eval_in");
   write_csv(in_csv.path(), e, ',', /*units_in_header=*/false);
   EvalOptions inner = o;
@@ -72,7 +78,16 @@ EvalSummary evaluate_log(const EvalOptions& o) {
   const bool h5_out = ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5");
   TempFile out_csv("eval_out");
   inner.output = h5_out ? out_csv.path() : o.output;
-  EvalSummary summary = evaluate_file(inner);
+  EvalSummary summary;
+  try {
+    summary = evaluate_file(inner);
+  } catch (const InputError& err) {
+    // Name the user's file, not the temporary CSV, in the message.
+    std::string msg = err.what();
+    const std::string where = o.input + ": experiment '" + e.name + "'";
+    for (size_t at; (at = msg.find(in_csv.path())) != std::string::npos;) msg.replace(at, in_csv.path().size(), where);
+    throw InputError(msg);
+  }
   if (!h5_out) return summary;
 
   // Pick the model columns out of the CSV result.

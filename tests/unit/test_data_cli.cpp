@@ -119,7 +119,8 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
       f << t_ms << "\t" << 20.0 * std::sin(2 * M_PI * 0.2 * t_ms / 1000) << "\t" << 5.0 << "\n";
     }
   }
-  const CliRun r = cli("import " + txt + " --columns time=0:ms,position=1:mm,force=2:N --derive velocity --cutoff 2 -o " + out);
+  const CliRun r = cli("import " + txt + " --columns time=0:ms,position=1:mm,force=2:N --derive velocity --cutoff 2 "
+                     "--constant pressure_b=0 --constant p_A=2bar -o " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("derived at 2 Hz"), std::string::npos) << r.err;
   const Experiment e = read_log(out).at(0);
@@ -128,6 +129,9 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
   for (size_t i = 50; i + 50 < e.size(); i += 25)
     EXPECT_NEAR(v[i], 0.02 * 2 * M_PI * 0.2 * std::cos(2 * M_PI * 0.2 * t[i]), 1.5e-2 * 0.02 * 2 * M_PI * 0.2) << i;  // order-2 droop ~1 % at a tenth of the cut-off
   EXPECT_NE(e.attributes.at("derived_velocity").find("savitzky-golay"), std::string::npos);
+  EXPECT_EQ(e.channel("pressure_a"), std::vector<double>(e.size(), 2e5));
+  EXPECT_EQ(e.channel("pressure_b"), std::vector<double>(e.size(), 0.0));
+  EXPECT_EQ(e.units.at("pressure_a"), "Pa");
   for (auto p : {txt, out}) std::remove(p.c_str());
 }
 
@@ -173,6 +177,7 @@ TEST(DataCli, BadInputIsOneLineExit2AndNoOutput) {
       {"generate --model coulomb-viscous --pressure-levels 3parsec -o " + out, "unknown unit 'parsec'"},
       {"generate --model coulomb-viscous --noise speed=1 -o " + out, "no channel 'speed'"},
       {"export " + bad + " --format xlsx -o " + out, "choose csv or tsv"},
+      {"import " + tmp("missing.csv") + " --constant force=3bar -o " + out, "cannot open"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
