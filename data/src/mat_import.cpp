@@ -7,6 +7,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
+#include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck {
@@ -78,7 +79,19 @@ Experiment finish(RawColumns& raw, std::map<std::string, std::string>& attrs, co
       throw InputError(path + ": experiment '" + name + "': variable '" + raw.names[i] + "' has " +
                        std::to_string(raw.values[i].size()) + " samples, '" + raw.names[0] + "' has " +
                        std::to_string(raw.values[0].size()));
-  Experiment e = columns_to_experiment(raw, o, path, name);
+  // --columns applies to every experiment that has all its named sources; one
+  // that has none of them (e.g. a second struct with channel-named fields) is
+  // read by its names instead; a partial match is an error below.
+  ReadOptions mine = o;
+  if (!o.columns.empty()) {
+    size_t found = 0;
+    for (const auto& c : o.columns) {
+      const bool index = c.source.find_first_not_of("0123456789") == std::string::npos;
+      for (const auto& n : raw.names) found += !index && n == c.source;
+    }
+    if (found == 0) mine.columns.clear();
+  }
+  Experiment e = columns_to_experiment(raw, mine, path, name);
   for (auto& [k, v] : attrs) e.attributes.emplace(k, v);
   return e;
 }
