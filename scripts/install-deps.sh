@@ -15,6 +15,7 @@ packages=(
   libgtest-dev                      # tests
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
+  clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(libbenchmark-dev python3-numpy python3-scipy python3-h5py)
