@@ -95,7 +95,16 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
   return e;
 }
 
-void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out) {
+// Hard links may make a group its own descendant (a corrupt or odd file);
+// each group is visited once, and nesting is limited.
+constexpr int kMaxDepth = 32;
+
+void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out,
+          std::set<haddr_t>& visited, int depth = 0) {
+  H5O_info_t info;
+  if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
+  if (!visited.insert(info.addr).second) return;
+  if (depth > kMaxDepth) throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
   const auto kids = h5::children(group);
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
@@ -109,7 +118,7 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
     const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
     h5::Group g = h5::open_group(group, k.name, path + ": group '" + child + "'");
     if (is_results_group(g.id())) continue;
-    walk(g.id(), path, child, out);
+    walk(g.id(), path, child, out, visited, depth + 1);
   }
 }
 
@@ -215,7 +224,8 @@ std::vector<Experiment> read_log(const std::string& path) {
   h5::File f = h5::open_file(path);
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<Experiment> out;
-  walk(root.id(), path, "", out);
+  std::set<haddr_t> visited;
+  walk(root.id(), path, "", out, visited);
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }

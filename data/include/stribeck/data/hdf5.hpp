@@ -6,6 +6,9 @@
 // failure becomes an InputError that names the file and object and carries
 // HDF5's own innermost reason.
 //
+// Debian's libhdf5 is built without thread safety: call this layer (and
+// read_log/write_log) from one thread at a time.
+//
 // Only what the log schema needs is wrapped: groups, 1-D/2-D float datasets
 // (chunked, shuffled, deflated), string and number attributes, dimension
 // scales. Reach for the C API through id() for anything else.
