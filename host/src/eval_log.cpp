@@ -14,6 +14,8 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/import.hpp"
+#include "stribeck/data/units.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/host/eval.hpp"
@@ -53,7 +55,27 @@ class TempFile {
 }  // namespace
 
 bool eval_needs_log_path(const EvalOptions& o) {
-  return ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5") || h5::is_hdf5(o.input);
+  if (ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5") || h5::is_hdf5(o.input)) return true;
+  // A CSV that lacks a channel the model needs under its bare SI name but
+  // whose header carries units ("velocity [mm/s]", as `stribeck export`
+  // writes) or aliases ("v", "p_A") goes through the converting reader;
+  // everything else streams through the fast path unchanged.
+  try {
+    const ModelInfo* model = find_model(o.model);
+    if (!model) return false;
+    CsvReader reader(o.input);
+    bool complete = true;
+    for (Channel c : kAllChannels) complete &= !model->needs(c) || reader.column(channel_name(c)) >= 0;
+    if (complete) return false;
+    for (const auto& c : reader.columns()) {
+      std::string name, unit;
+      split_header_cell(c, name, unit);
+      if (!unit.empty() || canonical_channel(name) != name) return true;
+    }
+  } catch (const InputError&) {
+    // The fast path reports the problem with its line and column.
+  }
+  return false;
 }
 
 EvalSummary evaluate_log(const EvalOptions& o) {
