@@ -20,6 +20,7 @@ struct ImportArgs {
   double cutoff = 0;
   int order = 2;
   bool absolute = false;
+  bool keep_unmapped = false;
   double ambient = 101325.0;
   double resample = -1;  // <0: keep; 0: median step; >0: step [s]
   std::vector<std::string> attributes;
@@ -63,6 +64,7 @@ void run(const ImportArgs& a) {
                      std::to_string(a.files.size()) + " files; give one per file, in the same order");
   ReadOptions ro;
   if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
+  ro.only_mapped = !a.keep_unmapped;
   ro.absolute_pressure = a.absolute;
   ro.ambient_pressure = a.ambient;
   DeriveOptions d;
@@ -116,6 +118,8 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--columns,-c", a->columns,
                   "Column mapping CHANNEL=COLUMN[:UNIT],... with COLUMN a 0-based index or a header/variable "
                   "name, e.g. time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N (needed for headerless files)");
+  cmd->add_flag("--keep-unmapped", a->keep_unmapped,
+               "With --columns: also keep the other (named) columns as channels");
   cmd->add_option("--derive", a->derive, "Derive channels: velocity, acceleration (comma-separated)");
   cmd->add_option("--cutoff", a->cutoff, "Cut-off [Hz] of the derivative filter (default: sample rate / 20)");
   cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)");
