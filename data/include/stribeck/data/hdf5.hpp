@@ -138,6 +138,8 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
 // accepts fixed- or variable-length strings and numeric scalars (formatted as
 // the shortest round-trip text).
 bool has_attribute(hid_t obj, const std::string& name);
+// Lists attributes by iteration. Caution: libhdf5 1.10 can segfault here on a
+// corrupted attribute table; read_log avoids it (see log.cpp).
 std::vector<std::string> attribute_names(hid_t obj);
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where);
 void write_string_attribute(hid_t obj, const std::string& name, const std::string& value,
