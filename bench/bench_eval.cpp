@@ -7,12 +7,13 @@
 // The input (time, velocity, pressure_a, pressure_b; 9 significant digits, as
 // a rig logger writes them) is generated in a temporary directory, never in
 // the repository, and removed afterwards unless --keep is given.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +28,20 @@ namespace {
 
 const char* const kParams = "K_brk=1.5 F_pr=50";  // same for stribeck and the peer
 
-double seconds_of(const std::string& cmd) {
+// CPU seconds (user + system) used so far by waited-for children.
+double children_cpu() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+struct Timing {
+  double wall;  // elapsed seconds
+  double cpu;   // CPU seconds of the command: less sensitive to other load on the machine
+};
+
+Timing time_of(const std::string& cmd) {
+  const double c0 = children_cpu();
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   const auto t1 = std::chrono::steady_clock::now();
@@ -35,7 +49,7 @@ double seconds_of(const std::string& cmd) {
     std::fprintf(stderr, "bench_eval: command failed: %s\n", cmd.c_str());
     std::exit(1);
   }
-  return std::chrono::duration<double>(t1 - t0).count();
+  return {std::chrono::duration<double>(t1 - t0).count(), children_cpu() - c0};
 }
 
 void append(std::string& s, double x) {
@@ -139,21 +153,22 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = std::string("'") + STRIBECK_CLI + "' eval --model simscape-cylinder" + params +
                           " --input '" + in.string() + "' --output '" + out.string() + "' 2>/dev/null";
-  std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) t.push_back(seconds_of(cmd));
-  std::sort(t.begin(), t.end());
+  std::vector<Timing> t;
+  for (int r = 0; r < repeat; ++r) t.push_back(time_of(cmd));
+  std::sort(t.begin(), t.end(), [](const Timing& a, const Timing& b) { return a.wall < b.wall; });
   std::printf("output: %.1f MB\n", fs::file_size(out) / 1e6);
-  std::printf("%-28s best %7.2f s  median %7.2f s  %7.2f Msamples/s (best of %d)\n", "stribeck eval", t.front(),
-              t[t.size() / 2], n / t.front() / 1e6, repeat);
+  std::printf("%-24s wall best %6.2f s median %6.2f s, cpu %6.2f s: %6.2f Msamples/s (best of %d)\n",
+              "stribeck eval", t.front().wall, t[t.size() / 2].wall, t.front().cpu, n / t.front().wall / 1e6,
+              repeat);
 
   if (peer) {
     const std::string pcmd = std::string("/usr/bin/python3 '") + STRIBECK_SOURCE_DIR +
                              "/bench/peers/eval_numpy.py' '" + in.string() + "' '" + out_peer.string() + "' " +
                              kParams;
-    const double tp = seconds_of(pcmd);
-    std::printf("%-28s      %7.2f s                   %7.2f Msamples/s (1 run)\n", "numpy loadtxt/savetxt", tp,
-                n / tp / 1e6);
-    std::printf("stribeck is %.1fx faster\n", tp / t.front());
+    const Timing tp = time_of(pcmd);
+    std::printf("%-24s wall      %6.2f s                 cpu %6.2f s: %6.2f Msamples/s (1 run)\n",
+                "numpy loadtxt/savetxt", tp.wall, tp.cpu, n / tp.wall / 1e6);
+    std::printf("stribeck is %.1fx faster (wall), %.1fx (cpu)\n", tp.wall / t.front().wall, tp.cpu / t.front().cpu);
     long rows = 0;
     const double worst = compare_forces(out, out_peer, &rows);
     std::printf("agreement: %ld rows, max |F_stribeck - F_numpy| / max(|F|, 1 N) = %.2e\n", rows, worst);
