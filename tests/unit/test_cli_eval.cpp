@@ -154,10 +154,12 @@ TEST_F(Cli, ModelsJsonListsEveryModelWithParameters) {
     EXPECT_FALSE(m.at("output_unit").get<std::string>().empty()) << id;
     const auto inputs = m.at("inputs").get<std::vector<std::string>>();
     EXPECT_NE(std::find(inputs.begin(), inputs.end(), "velocity"), inputs.end()) << id;
-    if (id.rfind("simscape-cylinder", 0) == 0)
+    if (id.rfind("simscape-cylinder", 0) == 0) {
       EXPECT_EQ(inputs, (std::vector<std::string>{"velocity", "pressure_a", "pressure_b"})) << id;
-    if (id.rfind("20sim", 0) == 0)
+    }
+    if (id.rfind("20sim", 0) == 0) {
       EXPECT_EQ(inputs, (std::vector<std::string>{"velocity", "normal_force"})) << id;
+    }
     const auto& params = m.at("parameters");
     ASSERT_EQ(params.size(), expected.at(id).size()) << id;
     for (size_t i = 0; i < params.size(); ++i) {
@@ -165,8 +167,9 @@ TEST_F(Cli, ModelsJsonListsEveryModelWithParameters) {
       EXPECT_FALSE(params[i].at("unit").get<std::string>().empty()) << id;
       EXPECT_TRUE(params[i].at("default").is_number()) << id;
       EXPECT_TRUE(params[i].at("min").is_number()) << id;
-      if (issue_defaults.count(id))
+      if (issue_defaults.count(id)) {
         EXPECT_EQ(params[i].at("default").get<double>(), issue_defaults.at(id)[i]) << id << " " << i;
+      }
     }
   }
 }
