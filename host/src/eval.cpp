@@ -61,17 +61,12 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   std::vector<double> values;
   std::vector<std::string_view> cells;
   std::vector<Sample<double>> block;
-  // Input cells of the block, already joined, back to back in one buffer
-  // (row i ends at row_end[i]): no per-row allocation.
-  std::string rows;
-  std::vector<size_t> row_end;
+  std::vector<std::string> rows;  // input cells of the block, already joined
   std::vector<double> forces;
   auto flush = [&] {
     eval_block(model, p, block, forces);
-    size_t begin = 0;
     for (size_t i = 0; i < block.size(); ++i) {
-      text.append(rows, begin, row_end[i] - begin);
-      begin = row_end[i];
+      text += rows[i];
       text += ',';
       append_double(text, forces[i]);
       text += '\n';
@@ -80,17 +75,17 @@ EvalSummary evaluate_file(const EvalOptions& o) {
       throw InputError(o.output + ": write failed");
     summary.samples += static_cast<long>(block.size());
     text.clear();
-    rows.clear();
-    row_end.clear();
     block.clear();
   };
+  rows.resize(kBlock);
   while (reader.next(values, cells)) {
     auto get = [&](size_t k) { return col[k] >= 0 ? values[col[k]] : 0.0; };
+    std::string& row = rows[block.size()];
+    row.clear();
     for (size_t i = 0; i < cells.size(); ++i) {
-      if (i) rows += ',';
-      rows.append(cells[i]);
+      if (i) row += ',';
+      row.append(cells[i]);
     }
-    row_end.push_back(rows.size());
     block.push_back(Sample<double>{get(0), get(1), get(2), get(3)});
     if (block.size() == kBlock) flush();
   }
