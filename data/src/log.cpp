@@ -307,7 +307,14 @@ void append_results(const std::string& path, const Results& r) {
     try {
       h5::write_string_attribute(g.id(), "kind", "results", where);
       write_provenance(g.id(), r.provenance, where);
-      for (const auto& [k, v] : r.attributes) h5::write_string_attribute(g.id(), k, v, where);
+      std::string index;
+      for (const auto& [k, v] : r.attributes) {
+        if (k == kAttributeIndex || k.find('\n') != std::string::npos)
+          throw InputError(where + ": invalid attribute name '" + k + "'");
+        h5::write_string_attribute(g.id(), k, v, where);
+        index += (index.empty() ? "" : "\n") + k;
+      }
+      h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
       for (const auto& d : r.datasets) {
         std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
         h5::Dataset ds = h5::write_doubles(g.id(), d.name, dims, d.values.data(), where);
@@ -334,6 +341,69 @@ void append_results(const std::string& path, const Results& r) {
   h5::File f = h5::open_file(path, /*write=*/true);
   fill(f.id());
   h5::close_file(f, path);
+}
+
+namespace {
+void collect_results(hid_t group, const std::string& prefix, std::vector<std::string>& out, std::set<haddr_t>& seen,
+                     int depth) {
+  H5O_info_t info;
+  if (depth > kMaxDepth || H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0 || !seen.insert(info.addr).second) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  for (const auto& k : h5::children(group)) {
+    if (k.kind != h5::Kind::kGroup) continue;
+    const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
+    h5::Group g = h5::open_group(group, k.name, child);
+    if (is_results_group(g.id())) out.push_back(child);
+    else collect_results(g.id(), child, out, seen, depth + 1);
+  }
+}
+}  // namespace
+
+std::vector<std::string> list_results(const std::string& path) {
+  h5::File f = h5::open_file(path);
+  h5::Group root = h5::open_group(f.id(), "/", path);
+  std::vector<std::string> out;
+  std::set<haddr_t> seen;
+  collect_results(root.id(), "", out, seen, 0);
+  return out;
+}
+
+Results read_results(const std::string& path, const std::string& group) {
+  const std::string where = path + ": results group '" + group + "'";
+  h5::File f = h5::open_file(path);
+  if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
+  h5::Group g = h5::open_group(f.id(), group, where);
+  if (!is_results_group(g.id())) throw InputError(where + ": is not a results group (no kind = \"results\")");
+  Results r;
+  r.group = group;
+  std::map<std::string, std::string> attrs;
+  read_attributes(g.id(), attrs, where);
+  for (const char* p : {"toolkit_version", "command_line", "config", "date", "device"})
+    if (h5::has_attribute(g.id(), p)) attrs[p] = h5::read_string_attribute(g.id(), p, where);
+  r.provenance.toolkit_version = attrs["toolkit_version"];
+  r.provenance.command_line = attrs["command_line"];
+  r.provenance.config = attrs["config"];
+  r.provenance.date = attrs["date"];
+  r.provenance.device = attrs["device"];
+  for (const char* p : {"toolkit_version", "command_line", "config", "date", "device", "kind"}) attrs.erase(p);
+  r.attributes = std::move(attrs);
+  for (const auto& k : h5::children(g.id())) {
+    if (k.kind != h5::Kind::kDataset) continue;
+    const std::string at = where + ": dataset '" + k.name + "'";
+    h5::Dataset ds = h5::open_dataset(g.id(), k.name, at);
+    ResultDataset d;
+    d.name = k.name;
+    const auto info = h5::dataset_info(ds, at);
+    d.shape.assign(info.dims.begin(), info.dims.end());
+    d.values = h5::read_doubles(ds, at);
+    if (h5::has_attribute(ds.id(), "units")) d.units = h5::read_string_attribute(ds.id(), "units", at);
+    if (h5::has_attribute(ds.id(), "description"))
+      d.description = h5::read_string_attribute(ds.id(), "description", at);
+    r.datasets.push_back(std::move(d));
+  }
+  return r;
 }
 
 const Experiment& select_experiment(const std::vector<Experiment>& exps, const std::string& name,

@@ -95,6 +95,24 @@ TEST(DataCli, EveryModelAndProfileGenerates) {
   }
 }
 
+TEST(DataCli, RotationalModelsWriteRotationalLogs) {
+  GeneratorOptions o;
+  o.model = "simscape-rotational";
+  o.params = find_model(o.model)->defaults();
+  o.profile = "triangle";
+  o.rate_hz = 100;
+  o.duration = 1;
+  o.v_max = 10;  // rad/s
+  const std::string path = tmp("rot.h5");
+  write_log(path, generate_log(o), Provenance{});
+  const Experiment e = read_log(path).at(0);
+  EXPECT_EQ(e.attributes.at("motion"), "rotational");
+  EXPECT_EQ(e.units.at("velocity"), "rad/s");
+  EXPECT_EQ(e.units.at("position"), "rad");
+  EXPECT_EQ(e.units.at("force"), "N*m");
+  std::remove(path.c_str());
+}
+
 TEST(DataCli, ExportImportRoundTripIsExact) {
   const std::string log = tmp("rt.h5"), csv = tmp("rt.csv"), back = tmp("rt_back.h5");
   ASSERT_EQ(cli("generate --model simscape-cylinder --profile sine-sweep --rate 200 --duration 3 --noise force=1 -o " + log).code, 0);

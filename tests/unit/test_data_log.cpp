@@ -146,6 +146,18 @@ TEST(DataLog, AppendResultsAddsAGroupAndLeavesChannelsAlone) {
   EXPECT_EQ(h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
   }  // every handle closed: the file may be opened for writing again
   expect_error([&] { append_results(path, r); }, {"results/sweep_1", "already exists"});
+  // Read back: the same datasets, shapes, units, attributes and provenance.
+  const Results back = read_results(path, "results/sweep_1");
+  ASSERT_EQ(back.datasets.size(), 1u);
+  EXPECT_EQ(back.datasets[0].shape, (std::vector<unsigned long long>{2, 3}));
+  EXPECT_EQ(back.datasets[0].values, r.datasets[0].values);
+  EXPECT_EQ(back.datasets[0].units, "N");
+  EXPECT_EQ(back.datasets[0].description, "model force per trajectory");
+  EXPECT_EQ(back.attributes, r.attributes);
+  EXPECT_EQ(back.provenance.command_line, "stribeck sweep x");
+  EXPECT_EQ(list_results(path), (std::vector<std::string>{"results/sweep_1"}));
+  expect_error([&] { read_results(path, "run"); }, {"'run'", "not a results group"});
+  expect_error([&] { read_results(path, "nope"); }, {"'nope'", "does not exist"});
   // A bad dataset leaves no partial group behind.
   Results bad = r;
   bad.group = "results/sweep_2";
@@ -260,6 +272,21 @@ TEST(DataLog, HardLinkCyclesAreVisitedOnce) {
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0].name, "exp");
   std::remove(path.c_str());
+}
+
+TEST(DataLog, WriteRefusesBadNames) {
+  const std::string path = temp_path("names.h5");
+  expect_error([&] { write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, Provenance{}); },
+               {"'a' appears twice"});
+  expect_error([&] { write_log(path, {make_experiment("/a", 3)}, Provenance{}); }, {"invalid group name '/a'"});
+  expect_error([&] { write_log(path, {}, Provenance{}); }, {"no experiments"});
+  Experiment e = make_experiment("a", 3);
+  e.units.erase("force");
+  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'force'", "has no unit"});
+  e = make_experiment("a", 3);
+  e.units["velocity"] = "mm/s";
+  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'velocity'", "expected SI unit 'm/s'"});
+  EXPECT_FALSE(std::ifstream(path).good());
 }
 
 TEST(DataLog, SelectExperiment) {
