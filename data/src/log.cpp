@@ -86,6 +86,9 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     if (!parse_double(it->second, ambient))
       throw InputError(where + ": attribute 'ambient_pressure' is not a number: '" + it->second + "'");
   }
+  // Logs from other tools may store absolute pressures (pressure_reference =
+  // "absolute"); the toolkit works in gauge pressure.
+  const bool absolute = e.attributes.count("pressure_reference") && e.attributes.at("pressure_reference") == "absolute";
   for (const auto& kid : kids) {
     if (kid.kind != h5::Kind::kDataset) continue;
     const std::string at = where + ": channel '" + kid.name + "'";
@@ -112,8 +115,14 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     } else if (dim) {
       throw InputError(at + ": unknown unit '" + unit + "' (expected " + si_unit(*dim) + ")");
     }
+    if (absolute && dim && *dim == Dimension::kPressure && !(u && u->absolute_pressure))
+      for (double& x : v) x -= ambient;
     e.units[kid.name] = si;
     e.channels[kid.name] = std::move(v);
+  }
+  if (absolute) {
+    e.attributes["pressure_reference"] = "gauge";
+    e.attributes["ambient_pressure"] = format_number(ambient);
   }
   return e;
 }

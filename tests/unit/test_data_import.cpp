@@ -73,6 +73,10 @@ TEST(DataUnits, HeaderCellsAndAliases) {
   EXPECT_EQ(n, "Force"); EXPECT_EQ(u, "kN");
   split_header_cell("\"time in ms\"", n, u);
   EXPECT_EQ(n, "time"); EXPECT_EQ(u, "ms");
+  {
+    const RawColumns raw = parse_delimited("\"Force, N\";\"time\"\n1;2\n", "q.csv");
+    EXPECT_EQ(raw.names, (std::vector<std::string>{"Force, N", "time"}));
+  }
   split_header_cell("a/b ratio", n, u);
   EXPECT_EQ(n, "a/b ratio"); EXPECT_EQ(u, "");
   EXPECT_EQ(canonical_channel("p_A"), "pressure_a");
@@ -92,6 +96,7 @@ TEST(DataText, DelimitersDecimalCommasComments) {
       {"% matlab style\ntime   force\n  0   1.5\n 0.1  2.5\n", ' ', false},
       {"time force\r\n0 1,5\r\n0,1 2,5\r\n", ' ', true},
       {"\xEF\xBB\xBFtime, force\n// c++ comment\n0, 1.5\n\n0.1, 2.5\n", ',', false},
+      {"\"time\",\"force\"\n\"0\",\"1.5\"\n\"0.1\",\"2.5\"\n", ',', false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);

@@ -183,6 +183,20 @@ TEST(DataLog, ReadConvertsUnitsToSI) {
   std::remove(path.c_str());
 }
 
+TEST(DataLog, AbsolutePressureLogsAreReadAsGauge) {
+  const std::string path = raw_h5("abs.h5", [](hid_t g) {
+    dataset(g, "pressure_a", H5T_IEEE_F64LE, {2.0, 3.0}, "bar");
+    dataset(g, "pressure_b", H5T_IEEE_F64LE, {1.5, 1.5}, "bara");  // unit says absolute too: once only
+    h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
+    h5::write_double_attribute(g, "ambient_pressure", 0.98e5, "test");
+  });
+  const Experiment e = read_log(path).at(0);
+  EXPECT_NEAR(e.channel("pressure_a")[0], 2e5 - 0.98e5, 1e-9);
+  EXPECT_NEAR(e.channel("pressure_b")[0], 1.5e5 - 0.98e5, 1e-9);
+  EXPECT_EQ(e.attributes.at("pressure_reference"), "gauge");
+  std::remove(path.c_str());
+}
+
 TEST(DataLogBadInput, EachProblemIsNamedWithItsPlace) {
   struct Case {
     const char* name;
