@@ -192,6 +192,32 @@ TEST(DataSignals, PneumaticSealImportDerivesVelocity) {
     return s2 / static_cast<double>(e.size());
   }();
   EXPECT_NEAR(p_mean, 3e5, 0.5e5);
+
+  // The authors' own figure (SOURCES.md): friction range = mean(F - p*A) while
+  // moving one way minus the other, about 8 N at 1 bar growing to about 16 N
+  // at 7 bar for the O-ring (d = 25 mm, first 15 samples dropped).
+  const double area = 3.14159265358979323846 * 0.0125 * 0.0125;
+  std::vector<double> ranges;
+  for (int bar : {1, 3, 5, 7}) {
+    auto ex = read_any_log(dir + "/O-ring_" + std::to_string(bar) + "bar.csv", o).at(0);
+    derive_channels(ex, {"velocity"});
+    const auto& v = ex.channel("velocity");
+    const auto& f = ex.channel("force");
+    const auto& pa = ex.channel("pressure_a");
+    double up = 0, down = 0;
+    int nu = 0, nd = 0;
+    for (size_t i = 15; i < ex.size(); ++i) {
+      const double ff = f[i] - pa[i] * area;
+      if (v[i] > 0.005) up += ff, ++nu;
+      if (v[i] < -0.005) down += ff, ++nd;
+    }
+    ASSERT_GT(nu, 100);
+    ASSERT_GT(nd, 100);
+    ranges.push_back(up / nu - down / nd);
+  }
+  EXPECT_NEAR(ranges.front(), 8.0, 2.0);
+  EXPECT_NEAR(ranges.back(), 16.0, 3.0);
+  for (size_t k = 1; k < ranges.size(); ++k) EXPECT_GT(ranges[k], ranges[k - 1]);
 }
 
 }  // namespace
