@@ -2,6 +2,9 @@
 // here from the kernels' models with seeded noise), uncertainty, warnings,
 // bad input, and the real pneumatic seal data when present.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +13,7 @@
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/signals.hpp"
 #include "stribeck/kernels/model_list.hpp"
@@ -382,6 +386,72 @@ TEST(Identification, PneumaticSealCoulombForceRisesWithPressure) {
   EXPECT_LT(2 * fc1, 11.0);
   EXPECT_GT(2 * fc7, 12.0);
   EXPECT_LT(2 * fc7, 20.0);
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_cli";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const Truth t = truths()[0];  // simscape-translational
+  const Experiment e = synth(t, 2000, 77);
+  {
+    std::ofstream csv(dir + "/log.csv");
+    csv << "velocity,force\n";
+    csv.precision(17);
+    for (size_t i = 0; i < e.size(); ++i) csv << e.channels.at("velocity")[i] << "," << e.channels.at("force")[i] << "\n";
+  }
+  const std::string cli = STRIBECK_CLI;
+  const std::string cmd = cli + " identify " + dir + "/log.csv --model " + t.model + " --starts 3 --json " + dir +
+                          "/fit.json -o " + dir + "/fit.h5 > " + dir + "/out.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_EQ(j["model"], t.model);
+  EXPECT_TRUE(j["converged"].get<bool>());
+  for (const auto& [name, truth] : t.params) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - truth), 3 * p["std_error"].get<double>()) << name;
+    EXPECT_LT(p["ci95"][0].get<double>(), p["ci95"][1].get<double>());
+    EXPECT_FALSE(p["fixed"].get<bool>());
+  }
+  EXPECT_NEAR(j["rmse"].get<double>(), t.noise, 0.1 * t.noise);
+  EXPECT_NE(slurp(dir + "/out.txt").find("converged"), std::string::npos);
+  // The results group holds fitted force + residual = measured force.
+  {
+    h5::File f = h5::open_file(dir + "/fit.h5");
+    const std::string g = "identify_" + t.model + "/log/";
+    const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), g + "fitted_force", "test"), "test");
+    const auto resid = h5::read_doubles(h5::open_dataset(f.id(), g + "residual", "test"), "test");
+    ASSERT_EQ(fitted.size(), e.size());
+    ASSERT_EQ(resid.size(), e.size());
+    for (size_t i = 0; i < e.size(); i += 97)
+      EXPECT_NEAR(fitted[i] + resid[i], e.channels.at("force")[i], 1e-9 * (1 + std::abs(fitted[i])));
+  }
+  // A second run does not overwrite the first results group.
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
+  EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos)
+      << slurp(dir + "/out.txt");
+  // Bad input: one line, exit status 2, no JSON written.
+  std::remove((dir + "/bad.json").c_str());
+  const int rc = std::system((cli + " identify " + dir + "/log.csv --model simscape-cylinder --json " + dir +
+                              "/bad.json > " + dir + "/err.txt 2>&1")
+                                 .c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  const std::string err = slurp(dir + "/err.txt");
+  EXPECT_NE(err.find("pressure"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::ifstream(dir + "/bad.json").good());
 }
 
 }  // namespace
