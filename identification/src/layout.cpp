@@ -8,7 +8,7 @@
 #include "problem.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/identification/signals.hpp"
+#include "stribeck/data/signals.hpp"
 
 namespace stribeck::ident::detail {
 namespace {
@@ -188,17 +188,24 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
   const bool known_mass = o.inertia && std::isfinite(o.mass);
   if (o.inertia && std::isfinite(o.mass) && o.mass < 0) throw InputError("--mass must be >= 0");
   std::vector<Prepared> out;
-  for (const auto& e : experiments) {
+  for (const auto& measured : experiments) {
+    // Velocity and acceleration the log lacks come from the data layer's
+    // zero-phase derivatives of position (default cut-off: rate / 20).
+    std::vector<std::string> need;
+    if (!measured.has("velocity")) need.push_back("velocity");
+    if (o.inertia && !measured.has("acceleration")) need.push_back("acceleration");
+    Experiment derived;
+    if (!need.empty()) {
+      derived = measured;
+      derive_channels(derived, need);
+    }
+    const Experiment& e = need.empty() ? measured : derived;
     Prepared p;
     p.name = e.name;
     const size_t n = e.size();
     if (n == 0) throw InputError(e.source + ": experiment '" + e.name + "' has no samples");
     p.force = checked(e, "force");
-    p.v = velocity_of(e);
-    for (size_t i = 0; i < n; ++i)
-      if (!std::isfinite(p.v[i]))
-        throw InputError(e.source + ": experiment '" + e.name + "': velocity at sample " + std::to_string(i) +
-                         " is not finite");
+    p.v = checked(e, "velocity");
     const bool has_a = e.has("pressure_a"), has_b = e.has("pressure_b");
     if ((needs_p || pressure_force) && !has_a && !has_b)
       throw InputError(e.source + ": experiment '" + e.name + "' has no pressure_a or pressure_b channel, but " +
@@ -214,7 +221,7 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
     } else {
       p.fn.assign(n, 0.0);
     }
-    if (o.inertia) p.acc = acceleration_of(e);
+    if (o.inertia) p.acc = checked(e, "acceleration");
     p.y.resize(n);
     for (size_t i = 0; i < n; ++i) {
       double y = p.force[i] - o.area_a * p.pa[i] + o.area_b * p.pb[i];

@@ -15,7 +15,6 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/identification/fit.hpp"
-#include "stribeck/identification/signals.hpp"
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/stepping.hpp"
@@ -300,20 +299,6 @@ TEST(Identification, BadInputIsAClearErrorOrWarning) {
   few.max_iterations = 1;
   const FitSummary sf = ident::fit({synth(truths()[0], 500, 3)}, truths()[0].model, few);
   EXPECT_FALSE(sf.converged);
-}
-
-TEST(Identification, DerivativesOfAQuadraticAreExact) {
-  std::vector<double> t, x, v, a;
-  for (int i = 0; i < 50; ++i) {
-    const double ti = 0.01 * i + 0.001 * (i % 3);  // uneven steps
-    t.push_back(ti);
-    x.push_back(1 + 2 * ti - 3 * ti * ti);
-  }
-  ident::differentiate(t, x, 4, &v, &a);
-  for (size_t i = 0; i < t.size(); ++i) {
-    EXPECT_NEAR(v[i], 2 - 6 * t[i], 1e-9);
-    EXPECT_NEAR(a[i], -6, 1e-7);
-  }
 }
 
 // Real measurements (../shared/data/pneumatic-seals, SOURCES.md): time [ms],
