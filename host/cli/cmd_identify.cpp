@@ -199,6 +199,7 @@ void add_identify_command(CLI::App& app) {
                   "Parameters to estimate (comma-separated); the others stay at their defaults or --fix values")
       ->delimiter(',');
   cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)");
+  cmd->add_option("--init", a->fit.initial, "Initial value NAME=VALUE instead of the data-driven guess (repeatable)");
   cmd->add_option("--bounds", a->fit.bounds, "Bounds NAME=LO:HI on top of the model's ranges (repeatable)");
   cmd->add_option("--per-experiment", a->fit.per_experiment,
                   "Model parameters fitted separately per experiment (comma-separated)")

@@ -2,7 +2,7 @@
 // The residuals of a contiguous range of samples of one experiment as one
 // Ceres residual block: parameters are evaluated once per block
 // (M::prepare), Jacobians come from ceres::Jet sized to the number of
-// parameters Ceres asks derivatives for (4, 8 or 16 lanes), so a block of
+// parameters Ceres asks derivatives for (4, 6, 8 or 16 lanes), so a block of
 // thousands of samples costs one virtual call and no per-sample allocation.
 #include <ceres/ceres.h>
 
@@ -65,6 +65,7 @@ class BlockCost : public ceres::CostFunction {
       for (size_t i = 0; i < locals_.size(); ++i) active += jacobians[i] != nullptr;
     if (active == 0) return run<double>(parameters, residuals, nullptr);
     if (active <= 4) return run<ceres::Jet<double, 4>>(parameters, residuals, jacobians);
+    if (active <= 6) return run<ceres::Jet<double, 6>>(parameters, residuals, jacobians);
     if (active <= 8) return run<ceres::Jet<double, 8>>(parameters, residuals, jacobians);
     return run<ceres::Jet<double, 16>>(parameters, residuals, jacobians);
   }
@@ -101,7 +102,7 @@ class BlockCost : public ceres::CostFunction {
     for (size_t k = begin_; k < end_; ++k) {
       const Sample<T> s{T(d.v[k]), T(d.pa[k]), T(d.pb[k]), T(d.fn[k])};
       T f = (d.v[k] < 0.0) ? M::force(c_neg, s) : M::force(c_pos, s);
-      f += offset;
+      if (offset_ >= 0) f += offset;
       if (mass_ >= 0) f += mass * d.acc[k];
       const size_t row = k - begin_;
       if constexpr (kJet) {

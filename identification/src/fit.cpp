@@ -224,13 +224,18 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
                      " free parameters");
 
   ceres::Solver::Options so;
-  so.linear_solver_type = ceres::DENSE_QR;
+  // P is small (<= a few dozen): the normal equations are P x P and cheap,
+  // where DENSE_QR would factorise the whole N x P Jacobian every iteration.
+  so.linear_solver_type = ceres::DENSE_NORMAL_CHOLESKY;
   so.max_num_iterations = o.max_iterations;
   so.function_tolerance = o.function_tolerance;
   so.gradient_tolerance = o.gradient_tolerance;
   so.parameter_tolerance = o.parameter_tolerance;
   so.num_threads = o.num_threads > 0 ? o.num_threads : std::max(1u, std::thread::hardware_concurrency());
   so.logging_type = ceres::SILENT;
+  // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
+  // extra projected line search would cost a second Jacobian per iteration.
+  so.max_num_line_search_step_size_iterations = 0;
 
   // Starts: the data-driven guess, then the best points of a coarse
   // evaluation over the box (on a subsample of at most ~4000 samples).
@@ -436,16 +441,15 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
         if (std::abs(es.eigenvectors()(j, i)) > 0.2 && d(j) > 0) names += (names.empty() ? "" : ", ") + L.params[free[j]].name;
       if (!names.empty()) undetermined.push_back(names);
     }
-    ceres::Covariance::Options co;
-    co.algorithm_type = ceres::DENSE_SVD;
-    co.null_space_rank = -1;  // pseudo-inverse: undetermined directions dropped
-    co.min_reciprocal_condition_number = 1e-14;
-    co.num_threads = so.num_threads;
-    ceres::Covariance cov(co);
-    std::vector<const double*> cblocks(blocks.begin(), blocks.end());
-    Eigen::MatrixXd cov_u(k, k);
-    if (!singular && cov.Compute(cblocks, problem.get()) &&
-        cov.GetCovarianceMatrix(cblocks, cov_u.data())) {
+    // Covariance of the internal coordinates: (J^T J)^-1 from the scaled
+    // eigendecomposition above. This is what ceres::Covariance's DENSE_SVD
+    // computes, but that factorises the whole N x P Jacobian, which on 1e5
+    // samples costs more than the fit; J^T J is P x P and needed for the
+    // rank diagnosis anyway. Only computed for a regular problem.
+    if (!singular) {
+      const Eigen::VectorXd inv = ev.cwiseInverse();
+      const Eigen::MatrixXd cov_u =
+          d.asDiagonal() * es.eigenvectors() * inv.asDiagonal() * es.eigenvectors().transpose() * d.asDiagonal();
       const double sigma2 = 2.0 * S.cost / std::max<long>(1, n - k);
       // G = d(external)/d(internal) over the free parameters.
       Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);
@@ -460,9 +464,6 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
       for (int i = 0; i < k; ++i) add(i, free[i], 1.0);
       cov_x = sigma2 * G * cov_u * G.transpose();
       for (int i = 0; i < k; ++i) log_var[free[i]] = sigma2 * cov_u(i, i);
-    } else if (!singular) {
-      singular = true;
-      undetermined.push_back("(the covariance could not be computed)");
     }
   }
 

@@ -266,6 +266,15 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     if (!parse_double(a.substr(eq + 1), x)) throw InputError("--fix '" + a + "': value is not a finite number");
     if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
   }
+  std::map<std::string, double> initial;
+  for (const auto& a : o.initial) {
+    const size_t eq = a.find('=');
+    double x;
+    if (eq == std::string::npos || !parse_double(a.substr(eq + 1), x))
+      throw InputError("--init '" + a + "': expected NAME=VALUE with a finite VALUE");
+    check_name("--init", a.substr(0, eq));
+    initial[a.substr(0, eq)] = x;
+  }
   std::map<std::string, std::pair<double, double>> bounds;
   for (const auto& b : o.bounds) {
     double lo, hi;
@@ -295,6 +304,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     return static_cast<int>(L.params.size()) - 1;
   };
   auto apply_user = [&](FitParam& p) {
+    if (initial.count(p.base)) p.value = initial[p.base];
     if (fixed.count(p.base)) {
       p.fixed = true;
       p.value = fixed[p.base];

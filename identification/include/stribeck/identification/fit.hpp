@@ -38,6 +38,8 @@ struct FitOptions {
   std::vector<std::string> free;
   // "NAME=VALUE": hold NAME at VALUE (overrides `free`). Default: none.
   std::vector<std::string> fix;
+  // "NAME=VALUE": initial value instead of the data-driven guess. Default: none.
+  std::vector<std::string> initial;
   // "NAME=LO:HI": bounds on top of the model's own ranges (either side may be
   // empty or inf). Default: none; the box of the global search uses them.
   std::vector<std::string> bounds;
