@@ -315,6 +315,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     ceres::Solver::Summary sum;
     ceres::Solve(so, problem.get(), &sum);
     S.iterations += static_cast<int>(sum.iterations.size());
+    S.solver_seconds += sum.total_time_in_seconds;
     if (sum.IsSolutionUsable() && sum.final_cost < best_cost) {
       best_cost = sum.final_cost;
       best = sum;

@@ -84,6 +84,7 @@ std::string to_json(const FitSummary& s, int indent) {
   j["starts"] = s.starts;
   j["best_start"] = s.best_start;
   j["seconds"] = s.seconds;
+  j["solver_seconds"] = s.solver_seconds;
   j["solver_message"] = s.solver_message;
   nlohmann::json ex = nlohmann::json::array();
   for (const auto& e : s.experiments)

@@ -146,7 +146,8 @@ struct FitSummary {
   int iterations = 0;
   int starts = 0;       // Ceres refinements run
   int best_start = 0;   // 0 = the data-driven guess
-  double seconds = 0.0;
+  double seconds = 0.0;         // whole fit: data checks, guesses, search, solves, covariance, report
+  double solver_seconds = 0.0;  // inside ceres::Solve, summed over starts
   std::string solver_message;
 
   std::vector<ExperimentFit> experiments;
