@@ -55,6 +55,7 @@ void attr_string(hid_t loc, const char* name, const std::string& value, const st
   if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
   Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type, value.empty() ? 1 : value.size());
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
   H5Tset_cset(type, H5T_CSET_UTF8);
   Hid space(H5Screate(H5S_SCALAR), H5Sclose);
   Hid a(check(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), path, std::string("writing ") + name),
@@ -87,6 +88,8 @@ std::string read_attr_string(hid_t loc, const char* name, const std::string& pat
   std::string s(n, '\0');
   Hid mtype(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mtype, n);
+  H5Tset_strpad(mtype, H5T_STR_NULLPAD);
+  H5Tset_cset(mtype, H5Tget_cset(ftype));
   if (H5Aread(a, mtype, s.data()) < 0) h5fail(path, std::string("reading ") + name);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
