@@ -279,13 +279,13 @@ struct SweepWriter::Impl {
   void write_meta() {
     attr_string(file, "format", "stribeck-sweep", path);
     attr_i64(file, "format_version", 1, path);
-    attr_string(file, "stribeck_version", version(), path);
+    attr_string(file, "toolkit_version", version(), path);
     attr_string(file, "model", meta.model, path);
     attr_string(file, "design", meta.design, path);
     attr_string(file, "precision", meta.precision, path);
     attr_string(file, "device", meta.device, path);
     attr_string(file, "config", meta.config, path);
-    attr_string(file, "created", meta.created, path);
+    attr_string(file, "date", meta.created, path);
     attr_u64(file, "points", meta.points, path);
     attr_u64(file, "first", meta.first, path);
     attr_u64(file, "count", meta.count, path);
@@ -446,7 +446,7 @@ SweepFile read_sweep_file(const std::string& path) {
   m.precision = read_attr_string(file, "precision", path);
   m.device = read_attr_string(file, "device", path);
   m.config = read_attr_string(file, "config", path);
-  m.created = read_attr_string(file, "created", path);
+  m.created = read_attr_string(file, "date", path);
   m.points = read_u64(file, "points", path);
   m.first = read_u64(file, "first", path);
   m.count = read_u64(file, "count", path);
