@@ -418,6 +418,24 @@ void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>&
   }
 }
 
+void SweepWriter::copy_trajectories_from(const std::string& src_path) {
+  Impl& w = *impl_;
+  Hid src(H5Fopen(src_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (src.id < 0) throw InputError(src_path + ": cannot open");
+  if (H5Lexists(src, "trajectories", H5P_DEFAULT) <= 0) return;
+  Hid from = group(src, "trajectories", src_path, false);
+  Hid to = group(w.file, "trajectories", w.path, true);
+  H5G_info_t info;
+  H5Gget_info(from, &info);
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[64];
+    if (H5Lget_name_by_idx(from, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) < 0)
+      h5fail(src_path, "listing trajectories");
+    if (H5Lexists(to, name, H5P_DEFAULT) > 0) continue;
+    if (H5Ocopy(from, name, to, name, H5P_DEFAULT, H5P_DEFAULT) < 0) h5fail(w.path, "copying trajectories");
+  }
+}
+
 void SweepWriter::finish(const SweepProgress& p, double seconds) {
   Impl& w = *impl_;
   w.write_progress(p);
@@ -565,6 +583,7 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
     progress.nonfinite += f.progress.nonfinite;
     seconds += f.seconds;
     for (const auto& e : f.progress.top) top.add(e);
+    writer->copy_trajectories_from(inputs[i]);
   }
   progress.completed = meta.count;
   progress.top = top.entries();

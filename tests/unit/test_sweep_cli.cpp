@@ -1,6 +1,7 @@
 // `stribeck sweep` and `stribeck merge` end to end: files of a sharded,
 // resumed or repeated run equal those of one uninterrupted run.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cmath>
 #include <cstdio>
@@ -125,12 +126,21 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   std::string shards;
   for (int i = 2; i >= 0; --i) {  // any order
     const std::string s = tmp("shard_" + std::to_string(i) + ".h5");
-    ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s + " -q --shard " + std::to_string(i) + "/3 --chunk 400"), 0);
+    ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s + " -q --shard " + std::to_string(i) + "/3 --chunk 400 --trajectory 2500"), 0);
     shards += " " + s;
   }
   std::string text;
   ASSERT_EQ(run_cli("merge" + shards + " -o " + merged, &text), 0) << text;
   expect_same_sweep(read_sweep_file(merged), read_sweep_file(one));
+  EXPECT_EQ(run_cli("merge " + tmp("shard_1.h5") + " -o " + tmp("shard_alone.h5"), &text), 2);
+  // The trajectory of point 2500 (in shard 2) is carried into the merged file.
+  const hid_t f = H5Fopen(merged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  bool found = true;
+  for (const char* p : {"/trajectories", "/trajectories/2500", "/trajectories/2500/sine", "/trajectories/2500/sine/force"})
+    found = found && H5Lexists(f, p, H5P_DEFAULT) > 0;
+  H5Fclose(f);
+  EXPECT_TRUE(found);
   // A missing shard is named, and nothing is written.
   const std::string partial = tmp("shard_missing.h5");
   EXPECT_EQ(run_cli("merge " + tmp("shard_0.h5") + " " + tmp("shard_2.h5") + " -o " + partial, &text), 2);
