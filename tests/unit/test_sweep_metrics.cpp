@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/host/sweep.hpp"
 
 namespace stribeck {
@@ -199,6 +201,58 @@ TEST(SweepMetricsValidity, InvalidPointsAreCountedNotComputed) {
     const bool ok = j == 3 || j == 4;
     EXPECT_EQ(r.status[j], ok ? sweep::kStatusOk : sweep::kStatusInvalidParams) << j;
     EXPECT_EQ(std::isnan(r.metrics[j * sweep::kNumMetrics + sweep::kEnergy]), !ok) << j;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+Experiment log_experiment(const std::string& name, const RefTrace& r, bool pressures) {
+  Experiment e;
+  e.name = name;
+  auto put = [&](const char* ch, const std::vector<long double>& v, const char* unit) {
+    e.channels[ch].assign(v.begin(), v.end());
+    e.units[ch] = unit;
+  };
+  put("time", r.t, "s");
+  put("velocity", r.v, "m/s");
+  put("position", r.x, "m");
+  put("force", r.f, "N");
+  if (pressures) {
+    put("pressure_a", r.pa, "Pa");
+    put("pressure_b", r.pb, "Pa");
+  }
+  return e;
+}
+
+TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
+  const std::string log = ::testing::TempDir() + "sweep_log.h5";
+  write_log(log, {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
+                  log_experiment("no_pressure", traces_[1], false)},
+            Provenance{});
+  const std::string cfg_text = "model = \"simscape-cylinder\"\n[design]\ntype = \"random\"\npoints = 9\n"
+                               "[params]\nF_pr = { uniform = [5.0, 60.0] }\n"
+                               "[[trace]]\nfile = \"" + log + "\"\nexperiments = [\"fast\", \"slow\"]\n";
+  const SweepPlan plan = plan_sweep(parse_sweep_config(cfg_text, "log.toml"));
+  ASSERT_EQ(plan.traces.size(), 2u);
+  EXPECT_EQ(plan.traces[0].name, "fast");
+  EXPECT_EQ(plan.traces[1].name, "slow");
+  SweepChunk c;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, c);
+  for (std::uint64_t j = 0; j < plan.count; ++j) {
+    const auto ref = reference_metrics(&c.params[j * 6], {traces_[1], traces_[0]});
+    for (int m = 0; m < sweep::kNumMetrics; ++m)
+      expect_close(c.metrics[j * sweep::kNumMetrics + m], ref[m], 1e-12, sweep::kMetricInfo[m].name);
+  }
+  // Every experiment of the log by default: the one without pressures is named.
+  try {
+    plan_sweep(parse_sweep_config(cfg_text.substr(0, cfg_text.find("experiments")), "log.toml"));
+    FAIL() << "a log without the pressures the model needs was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'no_pressure' has no channel 'pressure_a'"), std::string::npos) << e.what();
   }
 }
 
