@@ -1,6 +1,7 @@
 // Host side of the CUDA sweep: device discovery, trace upload, chunking by
 // free device memory, two streams so the copy of one sub-chunk's results
-// overlaps the next sub-chunk's kernel.
+// overlaps the next sub-chunk's kernel. Not thread-safe: one sweep at a time
+// per process (the workspace is shared).
 #include <cuda_runtime.h>
 #include <thrust/device_vector.h>
 
@@ -12,6 +13,7 @@
 
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #include "stribeck/kernels/model_list.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
 #include "sweep_kernel.cuh"
 
 namespace stribeck::cuda {
@@ -21,56 +23,126 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
-// Pinned host staging buffer (page-locked, so copies are truly asynchronous).
+// Pinned host staging buffer (page-locked, so copies are truly asynchronous);
+// grows on demand and is kept for the next call.
 struct Pinned {
   void* p = nullptr;
-  explicit Pinned(std::size_t bytes) { check(cudaMallocHost(&p, bytes ? bytes : 1), "cudaMallocHost"); }
-  ~Pinned() { cudaFreeHost(p); }
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
+  std::size_t bytes = 0;
+  void ensure(std::size_t b) {
+    if (b <= bytes) return;
+    if (p) cudaFreeHost(p);
+    p = nullptr;
+    bytes = 0;
+    check(cudaMallocHost(&p, b), "cudaMallocHost");
+    bytes = b;
+  }
 };
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+// Device buffer that only grows (Thrust storage).
+struct DeviceBytes {
+  thrust::device_vector<unsigned char> v;
+  void* ensure(std::size_t b) {
+    if (b > v.size()) {
+      v.clear();
+      v.shrink_to_fit();
+      v.resize(b);
+    }
+    return thrust::raw_pointer_cast(v.data());
+  }
 };
+
+// Everything that outlives one call: streams, result buffers and the traces
+// uploaded for the current sweep (re-uploaded only when their content, size
+// or precision changes). A sweep calls run_sweep once per host chunk, so
+// allocation and upload cost once per sweep, not per chunk. Deliberately
+// never destroyed: static CUDA objects must not be freed after the runtime
+// has shut down at exit.
+struct Workspace {
+  cudaStream_t streams[2] = {nullptr, nullptr};
+  DeviceBytes rows[2], status[2], traces, lists;
+  Pinned h_rows[2], h_status[2];
+  std::uint64_t trace_key = 0;
+  Workspace() {
+    for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+};
+Workspace& workspace() {
+  static Workspace* w = new Workspace;
+  return *w;
+}
+
+// Content hash of the traces (and the precision) deciding whether the
+// uploaded copy is still current.
+std::uint64_t trace_key(const SweepRequest& r) {
+  std::uint64_t h = sweep::mix64(r.fp32 ? 1 : 2) ^ static_cast<std::uint64_t>(r.n_exp);
+  auto add = [&](const double* p, std::int64_t n) {
+    h = sweep::mix64(h ^ (p ? static_cast<std::uint64_t>(n) : 0x9e37ull));
+    if (!p) return;
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::uint64_t bits;
+      std::memcpy(&bits, p + k, sizeof bits);
+      h = (h ^ bits) * 0x100000001b3ull;
+    }
+  };
+  for (int e = 0; e < r.n_exp; ++e) {
+    const HostTrace& t = r.traces[e];
+    for (const double* p : {t.v, t.p_a, t.p_b, t.f_n, t.f_meas, t.dt, t.dx}) add(p, t.n);
+  }
+  return sweep::mix64(h);
+}
 
 template <class M, class T>
 void run_typed(const SweepRequest& r) {
   if (r.n_exp > kMaxExperiments)
     throw std::runtime_error("the GPU path takes at most " + std::to_string(kMaxExperiments) + " experiments");
-  // Traces, converted once to the working scalar.
-  std::vector<thrust::device_vector<T>> store;
-  store.reserve(static_cast<std::size_t>(r.n_exp) * 7);
+  Workspace& ws = workspace();
+  // Traces, converted to the working scalar, packed into one device buffer.
+  std::size_t total = 0;
+  for (int e = 0; e < r.n_exp; ++e) total += 7 * static_cast<std::size_t>(r.traces[e].n);
+  T* dev = static_cast<T*>(ws.traces.ensure(total * sizeof(T)));
+  const std::uint64_t key = trace_key(r);
+  const bool upload = key != ws.trace_key;
+  std::vector<T> host;
+  if (upload) host.resize(total);
   DeviceTraces<T> dt;
   dt.n_exp = r.n_exp;
-  auto upload = [&](const double* src, std::int64_t n) -> const T* {
+  std::size_t off = 0;
+  auto place = [&](const double* src, std::int64_t n) -> const T* {
     if (!src) return nullptr;
-    std::vector<T> host(src, src + n);
-    store.emplace_back(host.begin(), host.end());
-    return thrust::raw_pointer_cast(store.back().data());
+    if (upload)
+      for (std::int64_t k = 0; k < n; ++k) host[off + k] = static_cast<T>(src[k]);
+    const T* p = dev + off;
+    off += static_cast<std::size_t>(n);
+    return p;
   };
   for (int e = 0; e < r.n_exp; ++e) {
     const HostTrace& h = r.traces[e];
     sweep::TraceView<T>& v = dt.view[e];
-    v.v = upload(h.v, h.n);
-    v.p_a = upload(h.p_a, h.n);
-    v.p_b = upload(h.p_b, h.n);
-    v.f_n = upload(h.f_n, h.n);
-    v.f_meas = upload(h.f_meas, h.n);
-    v.dt = upload(h.dt, h.n);
-    v.dx = upload(h.dx, h.n);
+    v.v = place(h.v, h.n);
+    v.p_a = place(h.p_a, h.n);
+    v.p_b = place(h.p_b, h.n);
+    v.f_n = place(h.f_n, h.n);
+    v.f_meas = place(h.f_meas, h.n);
+    v.dt = place(h.dt, h.n);
+    v.dx = place(h.dx, h.n);
     v.n = h.n;
     dt.counts[e] = h.counts;
   }
-  thrust::device_vector<double> lists(r.space.list_values, r.space.list_values + r.n_list);
+  if (upload) {
+    ws.trace_key = 0;  // invalid until the copy has succeeded
+    check(cudaMemcpy(dev, host.data(), off * sizeof(T), cudaMemcpyHostToDevice), "trace upload");
+    ws.trace_key = key;
+  }
   sweep::SpaceView space = r.space;
-  space.list_values = r.n_list ? thrust::raw_pointer_cast(lists.data()) : nullptr;
+  if (r.n_list) {
+    void* d = ws.lists.ensure(r.n_list * sizeof(double));
+    check(cudaMemcpy(d, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice), "list upload");
+    space.list_values = static_cast<const double*>(d);
+  } else {
+    space.list_values = nullptr;
+  }
 
-  // Sub-chunk size from free device memory (half of it, for two buffers).
+  // Sub-chunk size from free device memory (a quarter of it, for two buffers).
   const int dims = space.dims;
   const std::size_t exp_row = r.per_experiment ? static_cast<std::size_t>(r.n_exp) * sweep::kNumMetrics : 0;
   const std::size_t row_doubles = static_cast<std::size_t>(dims) + sweep::kNumMetrics + exp_row;
@@ -81,15 +153,13 @@ void run_typed(const SweepRequest& r) {
   sub = std::min<std::uint64_t>(sub, std::uint64_t(1) << 22);
   sub = std::min<std::uint64_t>(sub, std::max<std::uint64_t>(r.count, 1));
 
-  Stream streams[2];
-  thrust::device_vector<double> d_rows[2];
-  thrust::device_vector<std::uint8_t> d_status[2];
-  std::vector<std::unique_ptr<Pinned>> h_rows, h_status;
+  double* d_rows[2];
+  std::uint8_t* d_status[2];
   for (int b = 0; b < 2; ++b) {
-    d_rows[b].resize(sub * row_doubles);
-    d_status[b].resize(sub);
-    h_rows.emplace_back(new Pinned(sub * row_doubles * sizeof(double)));
-    h_status.emplace_back(new Pinned(sub));
+    d_rows[b] = static_cast<double*>(ws.rows[b].ensure(sub * row_doubles * sizeof(double)));
+    d_status[b] = static_cast<std::uint8_t*>(ws.status[b].ensure(sub));
+    ws.h_rows[b].ensure(sub * row_doubles * sizeof(double));
+    ws.h_status[b].ensure(sub);
   }
   struct Pending {
     bool busy = false;
@@ -98,43 +168,49 @@ void run_typed(const SweepRequest& r) {
   // Unpacks a finished sub-chunk from its pinned buffer into the caller's arrays.
   auto drain = [&](int b) {
     if (!pending[b].busy) return;
-    check(cudaStreamSynchronize(streams[b].s), "sweep kernel");
+    pending[b].busy = false;
+    check(cudaStreamSynchronize(ws.streams[b]), "sweep kernel");
     const std::uint64_t off = pending[b].offset, n = pending[b].n;
-    const double* rows = static_cast<const double*>(h_rows[b]->p);
+    const double* rows = static_cast<const double*>(ws.h_rows[b].p);
     std::memcpy(r.params + off * dims, rows, n * dims * sizeof(double));
     std::memcpy(r.metrics + off * sweep::kNumMetrics, rows + sub * dims, n * sweep::kNumMetrics * sizeof(double));
     if (r.per_experiment)
       std::memcpy(r.exp_metrics + off * exp_row, rows + sub * (dims + sweep::kNumMetrics), n * exp_row * sizeof(double));
-    std::memcpy(r.status + off, h_status[b]->p, n);
-    pending[b].busy = false;
+    std::memcpy(r.status + off, ws.h_status[b].p, n);
   };
-  int b = 0;
-  for (std::uint64_t off = 0; off < r.count; off += sub, b ^= 1) {
-    drain(b);
-    const std::uint64_t n = std::min<std::uint64_t>(sub, r.count - off);
-    double* rows = thrust::raw_pointer_cast(d_rows[b].data());
-    double* d_params = rows;
-    double* d_metrics = rows + sub * dims;
-    double* d_exp = r.per_experiment ? rows + sub * (dims + sweep::kNumMetrics) : nullptr;
-    const unsigned blocks = static_cast<unsigned>((n + kSweepBlock - 1) / kSweepBlock);
-    sweep_kernel<M, T><<<blocks, kSweepBlock, 0, streams[b].s>>>(space, r.rules, dt, r.first + off, n, d_params,
-                                                                   d_metrics, thrust::raw_pointer_cast(d_status[b].data()),
-                                                                   d_exp);
-    check(cudaGetLastError(), "sweep kernel launch");
-    // Only the n rows written are copied, from each section of the buffer.
-    auto* h = static_cast<double*>(h_rows[b]->p);
-    check(cudaMemcpyAsync(h, d_params, n * dims * sizeof(double), cudaMemcpyDeviceToHost, streams[b].s), "copy params");
-    check(cudaMemcpyAsync(h + sub * dims, d_metrics, n * sweep::kNumMetrics * sizeof(double), cudaMemcpyDeviceToHost,
-                          streams[b].s), "copy metrics");
-    if (d_exp)
-      check(cudaMemcpyAsync(h + sub * (dims + sweep::kNumMetrics), d_exp, n * exp_row * sizeof(double),
-                            cudaMemcpyDeviceToHost, streams[b].s), "copy per-experiment metrics");
-    check(cudaMemcpyAsync(h_status[b]->p, thrust::raw_pointer_cast(d_status[b].data()), n, cudaMemcpyDeviceToHost,
-                          streams[b].s), "copy status");
-    pending[b] = Pending{true, off, n};
+  try {
+    int b = 0;
+    for (std::uint64_t off = 0; off < r.count; off += sub, b ^= 1) {
+      drain(b);
+      const std::uint64_t n = std::min<std::uint64_t>(sub, r.count - off);
+      double* d_params = d_rows[b];
+      double* d_metrics = d_rows[b] + sub * dims;
+      double* d_exp = r.per_experiment ? d_rows[b] + sub * (dims + sweep::kNumMetrics) : nullptr;
+      const unsigned blocks = static_cast<unsigned>((n + kSweepBlock - 1) / kSweepBlock);
+      cudaStream_t st = ws.streams[b];
+      sweep_kernel<M, T><<<blocks, kSweepBlock, 0, st>>>(space, r.rules, dt, r.first + off, n, d_params, d_metrics,
+                                                           d_status[b], d_exp);
+      check(cudaGetLastError(), "sweep kernel launch");
+      // Only the n rows written are copied, from each section of the buffer.
+      auto* h = static_cast<double*>(ws.h_rows[b].p);
+      check(cudaMemcpyAsync(h, d_params, n * dims * sizeof(double), cudaMemcpyDeviceToHost, st), "copy params");
+      check(cudaMemcpyAsync(h + sub * dims, d_metrics, n * sweep::kNumMetrics * sizeof(double), cudaMemcpyDeviceToHost, st),
+            "copy metrics");
+      if (d_exp)
+        check(cudaMemcpyAsync(h + sub * (dims + sweep::kNumMetrics), d_exp, n * exp_row * sizeof(double),
+                              cudaMemcpyDeviceToHost, st),
+              "copy per-experiment metrics");
+      check(cudaMemcpyAsync(ws.h_status[b].p, d_status[b], n, cudaMemcpyDeviceToHost, st), "copy status");
+      pending[b] = Pending{true, off, n};
+    }
+    drain(0);
+    drain(1);
+  } catch (...) {
+    // Leave no work in flight on the shared buffers.
+    cudaStreamSynchronize(ws.streams[0]);
+    cudaStreamSynchronize(ws.streams[1]);
+    throw;
   }
-  drain(0);
-  drain(1);
 }
 
 }  // namespace
