@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
   stribeck::cli::add_identify_command(app);
+  stribeck::cli::add_sweep_command(app);
+  stribeck::cli::add_merge_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
