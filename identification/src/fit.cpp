@@ -13,6 +13,7 @@
 
 #include "block_cost.hpp"
 #include "problem.hpp"
+#include "sweep_starts.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
@@ -247,63 +248,76 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   };
   starts.push_back(values());
   if (o.starts > 1 && k > 0) {
-    std::vector<Prepared> sub = data;
-    const size_t stride = std::max<size_t>(1, n / 4000);
-    for (auto& d : sub) {
-      Prepared s;
-      s.name = d.name;
-      for (size_t i = 0; i < d.size(); i += stride) {
-        s.v.push_back(d.v[i]);
-        s.pa.push_back(d.pa[i]);
-        s.pb.push_back(d.pb[i]);
-        s.fn.push_back(d.fn[i]);
-        s.force.push_back(d.force[i]);
-        s.y.push_back(d.y[i]);
-        if (!d.acc.empty()) s.acc.push_back(d.acc[i]);
-      }
-      d = std::move(s);
-    }
-    auto coarse = build_problem<M>(L, sub, train, block, loss);
+    // The box: finite bounds where given, else around the guess.
     double fstd = 0, fmean = 0;
-    long cnt = 0;
     for (int e : train)
-      for (double f : data[e].force) fmean += f, ++cnt;
-    fmean /= cnt;
+      for (double f : data[e].force) fmean += f;
+    fmean /= n;
     for (int e : train)
       for (double f : data[e].force) fstd += (f - fmean) * (f - fmean);
-    fstd = std::sqrt(fstd / cnt);
-    std::mt19937_64 rng(o.seed);
-    std::uniform_real_distribution<double> U(0.0, 1.0);
-    std::vector<double> shift(k);
-    for (auto& s : shift) s = U(rng);
-    const std::vector<double> guess = starts[0];
-    std::vector<std::pair<double, std::vector<double>>> scored;
-    for (int i = 0; i < std::max(1, o.coarse_points); ++i) {
-      const auto h = halton(i, shift);
-      for (int f = 0; f < k; ++f) {
-        FitParam& p = L.params[free[f]];
-        const double g = guess[free[f]];
-        if (p.transform == Transform::kLog) {
-          const double lo = p.lo > 0 ? p.lo : g / 100, hi = std::isfinite(p.hi) ? p.hi : g * 100;
-          p.value = lo * std::pow(hi / lo, h[f]);
-        } else {
-          double span = std::max(std::abs(g), 1e-12);
-          if (p.model_index < 0) span = std::max(span, fstd);
-          else span = std::max(span, std::abs(model.params[p.model_index].default_value));
-          const double lo = std::max(p.lo, g - 2 * span), hi = std::min(p.hi, g + 2 * span);
-          p.value = lo + (hi - lo) * h[f];
-        }
+    fstd = std::sqrt(fstd / n);
+    std::vector<BoxAxis> box(k);
+    for (int f = 0; f < k; ++f) {
+      const FitParam& p = L.params[free[f]];
+      const double g = p.value;
+      box[f].log = p.transform == Transform::kLog;
+      if (box[f].log) {
+        box[f].lo = p.lo > 0 ? p.lo : g / 100;
+        box[f].hi = std::isfinite(p.hi) ? p.hi : g * 100;
+      } else {
+        double span = std::max(std::abs(g), 1e-12);
+        if (p.model_index < 0) span = std::max(span, fstd);
+        else span = std::max(span, std::abs(model.params[p.model_index].default_value));
+        box[f].lo = std::max(p.lo, g - 2 * span);
+        box[f].hi = std::min(p.hi, g + 2 * span);
       }
-      set_internal_from_values(L);
-      double cost = kNaN;
-      if (coarse->Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) &&
-          std::isfinite(cost))
-        scored.emplace_back(cost, values());
     }
-    std::sort(scored.begin(), scored.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < o.starts; ++i)
-      starts.push_back(scored[i].second);
+    if (sweep_can_seed(L)) {
+      // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
+      for (auto& st : sweep_starts(model, L, data, train, box, o.starts - 1, std::max(1, o.coarse_points), o.seed,
+                                   &S.search_device))
+        starts.push_back(std::move(st));
+    } else {
+      // Asymmetric or per-experiment layouts: the same search on the fit's own
+      // residual blocks (CPU), shifted Halton points over the box.
+      std::vector<Prepared> sub = data;
+      const size_t stride = std::max<size_t>(1, n / 4000);
+      for (auto& d : sub) {
+        Prepared s;
+        s.name = d.name;
+        for (size_t i = 0; i < d.size(); i += stride) {
+          s.v.push_back(d.v[i]);
+          s.pa.push_back(d.pa[i]);
+          s.pb.push_back(d.pb[i]);
+          s.fn.push_back(d.fn[i]);
+          s.force.push_back(d.force[i]);
+          s.y.push_back(d.y[i]);
+          if (!d.acc.empty()) s.acc.push_back(d.acc[i]);
+        }
+        d = std::move(s);
+      }
+      auto coarse = build_problem<M>(L, sub, train, block, loss);
+      std::mt19937_64 rng(o.seed);
+      std::uniform_real_distribution<double> U(0.0, 1.0);
+      std::vector<double> shift(k);
+      for (auto& s : shift) s = U(rng);
+      std::vector<std::pair<double, std::vector<double>>> scored;
+      for (int i = 0; i < std::max(1, o.coarse_points); ++i) {
+        const auto h = halton(i, shift);
+        for (int f = 0; f < k; ++f)
+          L.params[free[f]].value = box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, h[f])
+                                               : box[f].lo + (box[f].hi - box[f].lo) * h[f];
+        set_internal_from_values(L);
+        double cost = kNaN;
+        if (coarse->Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) &&
+            std::isfinite(cost))
+          scored.emplace_back(cost, values());
+      }
+      std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < o.starts; ++i)
+        starts.push_back(scored[i].second);
+      S.search_device = "cpu (fit residuals, Halton)";
+    }
   }
 
   ceres::Solver::Summary best;

@@ -83,6 +83,7 @@ std::string to_json(const FitSummary& s, int indent) {
   j["iterations"] = s.iterations;
   j["starts"] = s.starts;
   j["best_start"] = s.best_start;
+  j["search_device"] = s.search_device;
   j["seconds"] = s.seconds;
   j["solver_seconds"] = s.solver_seconds;
   j["solver_message"] = s.solver_message;

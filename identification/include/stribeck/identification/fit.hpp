@@ -73,7 +73,9 @@ struct FitOptions {
   // Number of Ceres refinements: the data-driven initial guess plus the best
   // starts-1 points of a coarse evaluation over the bounded box. Default: 1.
   int starts = 1;
-  // Points of the coarse evaluation (scrambled Halton in the box). Default: 256.
+  // Points of the coarse evaluation: a scrambled Sobol' design on the sweep
+  // engine (GPU when usable), or shifted Halton points on the CPU for
+  // asymmetric / per-experiment layouts. Default: 256.
   int coarse_points = 256;
   // Seed of the coarse evaluation's scrambling. Default: 1.
   std::uint64_t seed = 1;
@@ -146,6 +148,7 @@ struct FitSummary {
   int iterations = 0;
   int starts = 0;       // Ceres refinements run
   int best_start = 0;   // 0 = the data-driven guess
+  std::string search_device;  // where the coarse search ran ("" without one)
   double seconds = 0.0;         // whole fit: data checks, guesses, search, solves, covariance, report
   double solver_seconds = 0.0;  // inside ceres::Solve, summed over starts
   std::string solver_message;
