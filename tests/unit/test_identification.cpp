@@ -226,7 +226,16 @@ TEST(Identification, GlobalSearchCompareAndValidate) {
   o.coarse_points = 64;
   const FitSummary s = ident::fit({a}, t.model, o);
   EXPECT_EQ(s.starts, 6);
+  EXPECT_FALSE(s.search_device.empty());  // the sweep engine ranked the coarse points
   expect_recovered(s, t);
+  // Refining more starts never ends worse than the data-driven guess alone.
+  const FitSummary s1 = ident::fit({a}, t.model, FitOptions{});
+  EXPECT_LE(s.cost, s1.cost * (1 + 1e-9));
+  // A start from far away (v_brk 100x too large) still reaches the optimum with the search.
+  FitOptions far = o;
+  far.initial = {"v_brk=5", "F_brk=20", "F_C=20"};
+  const FitSummary sf = ident::fit({a}, t.model, far);
+  EXPECT_NEAR(sf.param("v_brk").value, 0.05, 3 * sf.param("v_brk").std_error) << sf.report();
   // Ranking: the Stribeck law beats plain Coulomb + viscous on Stribeck data.
   const auto ranked = ident::compare({a}, {"coulomb-viscous", t.model}, FitOptions{});
   ASSERT_EQ(ranked.size(), 2u);
