@@ -436,6 +436,32 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
   EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos)
       << slurp(dir + "/out.txt");
+  // Batch: each log fitted on its own, one CSV row per fit; --compare ranks models.
+  {
+    const Experiment e2 = synth(t, 1500, 78);
+    std::ofstream csv(dir + "/log2.csv");
+    csv << "velocity,force\n";
+    csv.precision(17);
+    for (size_t i = 0; i < e2.size(); ++i)
+      csv << e2.channels.at("velocity")[i] << "," << e2.channels.at("force")[i] << "\n";
+  }
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv " + dir + "/log2.csv --batch --model " + t.model +
+                         " --table " + dir + "/table.csv > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const std::string table = slurp(dir + "/table.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;
+  EXPECT_EQ(table.rfind("fit,model,status,converged,samples,rmse,r_squared,F_brk,F_brk_std_error", 0), 0u) << table;
+  EXPECT_NE(table.find("log2.csv:log2," + t.model + ",converged,true,1500,"), std::string::npos) << table;
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv --compare coulomb-viscous," + t.model + " --json " +
+                         dir + "/cmp.json > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const auto cmp = nlohmann::json::parse(slurp(dir + "/cmp.json"));
+  ASSERT_EQ(cmp["ranking"].size(), 2u);
+  EXPECT_EQ(cmp["ranking"][0]["model"], t.model);
   // Bad input: one line, exit status 2, no JSON written.
   std::remove((dir + "/bad.json").c_str());
   const int rc = std::system((cli + " identify " + dir + "/log.csv --model simscape-cylinder --json " + dir +
