@@ -114,7 +114,9 @@ const std::vector<Truth>& truths() {
 }
 
 TEST(Identification, RecoversEveryStaticModelWithinThreeStandardErrors) {
-  ASSERT_EQ(truths().size(), all_models().size());
+  size_t static_models = 0;
+  for (const auto& m : all_models()) static_models += !m.dynamic;
+  ASSERT_EQ(truths().size(), static_models);
   for (const auto& t : truths()) {
     SCOPED_TRACE(t.model);
     const FitSummary s = ident::fit({synth(t, 3000, 7)}, t.model, FitOptions{});
