@@ -209,8 +209,8 @@ void add_identify_command(CLI::App& app) {
   cmd->add_flag("--offset", a->fit.offset, "Estimate an additive force offset");
   cmd->add_flag("--offset-per-experiment", a->fit.offset_per_experiment,
                 "One offset per experiment (implies --offset)");
-  cmd->add_flag("--inertia", a->fit.inertia, "Include m*a in the force balance (acceleration channel or derived)");
-  cmd->add_option("--mass", a->fit.mass, "Moving mass [kg] for --inertia (default: estimated)");
+  cmd->add_flag("--inertia", a->fit.inertia, "Include m*a in the force balance (acceleration channel or derived from position)");
+  auto* mass = cmd->add_option("--mass", a->fit.mass, "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)");
   cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");
   cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force");
   cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");
@@ -225,8 +225,9 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
   cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");
-  cmd->callback([a] {
+  cmd->callback([a, mass] {
     if (a->fit.offset_per_experiment) a->fit.offset = true;
+    if (mass->count() > 0) a->fit.inertia = true;
     run(*a);
   });
 }

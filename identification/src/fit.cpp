@@ -184,6 +184,10 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   for (int e = 0; e < ne; ++e)
     (std::count(o.validate.begin(), o.validate.end(), data[e].name) ? held : train).push_back(e);
   if (train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
+  if (o.starts < 1) throw InputError("--starts must be >= 1");
+  if (o.coarse_points < 1) throw InputError("--coarse-points must be >= 1");
+  if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
+  if (!std::isfinite(o.area_a) || !std::isfinite(o.area_b)) throw InputError("--area-a/--area-b must be finite");
 
   // Data checks: what cannot work is an error, what is weak is a warning.
   long n = 0, npos = 0, nneg = 0;
@@ -272,12 +276,20 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
         box[f].hi = std::min(p.hi, g + 2 * span);
       }
     }
+    bool seeded = false;
     if (sweep_can_seed(L)) {
       // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
-      for (auto& st : sweep_starts(model, L, data, train, box, o.starts - 1, std::max(1, o.coarse_points), o.seed,
-                                   &S.search_device))
-        starts.push_back(std::move(st));
-    } else {
+      try {
+        for (auto& st : sweep_starts(model, L, data, train, box, o.starts - 1, std::max(1, o.coarse_points),
+                                     o.seed, &S.search_device))
+          starts.push_back(std::move(st));
+        seeded = true;
+      } catch (const std::exception& err) {  // the search is an aid: fall back, say so
+        S.warnings.push_back(std::string("the sweep engine could not run the coarse search (") + err.what() +
+                             "); it ran on the fit's residuals instead");
+      }
+    }
+    if (!seeded) {
       // Asymmetric or per-experiment layouts: the same search on the fit's own
       // residual blocks (CPU), shifted Halton points over the box.
       std::vector<Prepared> sub = data;

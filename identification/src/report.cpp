@@ -28,8 +28,9 @@ const ParameterEstimate& FitSummary::param(const std::string& name) const {
 
 std::string FitSummary::report() const {
   std::string s = "model " + model + ": " + status_name(status) + ", " + std::to_string(samples) + " samples, " +
-                  std::to_string(free_parameters) + " free parameters, " + std::to_string(starts) +
-                  " start(s), " + num(seconds, "%.3g") + " s\n";
+                  std::to_string(free_parameters) + " free parameters, " + std::to_string(starts) + " start(s)" +
+                  (search_device.empty() ? "" : " (coarse search: " + search_device + ")") + ", " +
+                  num(seconds, "%.3g") + " s\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s\n", "parameter", "value", "std error", "95 % interval");
   s += line;
