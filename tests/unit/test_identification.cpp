@@ -14,6 +14,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -474,6 +475,55 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   EXPECT_NE(err.find("pressure"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::ifstream(dir + "/bad.json").good());
+}
+
+TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_h5";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  // Four pressure levels of the cylinder law, plus a decoy experiment that must not be fitted.
+  const Truth t = truths()[3];  // simscape-cylinder-il
+  std::vector<Experiment> log;
+  for (int i = 0; i < 5; ++i) {
+    Experiment e = synth(t, 800, 60 + i, (1 + 2 * i) * 1e5);
+    e.name = i < 4 ? "p" + std::to_string(1 + 2 * i) + "bar" : "decoy";
+    if (i == 4)
+      for (auto& f : e.channels["force"]) f += 1000;
+    e.channels["time"].clear();
+    for (size_t k = 0; k < e.size(); ++k) e.channels["time"].push_back(1e-3 * k);
+    for (const auto& [c, x] : e.channels)
+      e.units[c] = c == "velocity" ? "m/s" : c == "force" || c == "normal_force" ? "N" : c == "time" ? "s" : "Pa";
+    log.push_back(e);
+  }
+  write_log(dir + "/rig.h5", log, Provenance{});
+  const std::string cli = STRIBECK_CLI;
+  std::string cmd = cli + " identify " + dir + "/rig.h5 --model " + t.model + " --json " + dir + "/fit.json -o " +
+                    dir + "/rig.h5";
+  for (int i = 0; i < 4; ++i) cmd += " --experiment p" + std::to_string(1 + 2 * i) + "bar";
+  ASSERT_EQ(std::system((cmd + " > " + dir + "/out.txt 2>&1").c_str()), 0) << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_TRUE(j["converged"].get<bool>()) << j.dump(1);
+  EXPECT_EQ(j["samples"].get<long>(), 3200);
+  for (const auto& [name, truth] : t.params) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - truth), 3 * p["std_error"].get<double>()) << name;
+  }
+  // The measured experiments read back unchanged; the results groups are skipped by read_log.
+  const auto back = read_log(dir + "/rig.h5");
+  ASSERT_EQ(back.size(), log.size());
+  for (const auto& e : log) {
+    const auto it = std::find_if(back.begin(), back.end(), [&](const Experiment& b) { return b.name == e.name; });
+    ASSERT_NE(it, back.end()) << e.name;
+    EXPECT_EQ(it->channel("force"), e.channel("force"));
+  }
+  h5::File f = h5::open_file(dir + "/rig.h5");
+  const std::string g = "identify_" + t.model;
+  EXPECT_TRUE(h5::has_child(f.id(), g));
+  const auto res = h5::read_doubles(h5::open_dataset(f.id(), g + "/p5bar/residual", "test"), "test");
+  ASSERT_EQ(res.size(), 800u);
+  double ss = 0;
+  for (double r : res) ss += r * r;
+  EXPECT_NEAR(std::sqrt(ss / res.size()), t.noise, 0.15 * t.noise);
+  EXPECT_FALSE(h5::has_child(h5::open_group(f.id(), g, "test").id(), "decoy"));
 }
 
 }  // namespace
