@@ -530,9 +530,17 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
       S.correlation[i][j] = cov_x(i, j) / std::sqrt(cov_x(i, i) * cov_x(j, j));
 
   // Warnings in plain language.
-  const std::string slow = std::isfinite(vslow) ? fmt(vslow) : "?";
+  // The low-speed hint applies when the log lacks the slow range relative to
+  // its own speeds: its slowest moving sample is above a tenth of the median.
+  std::vector<double> speeds;
+  for (int e : train)
+    for (double v : data[e].v)
+      if (v != 0) speeds.push_back(std::abs(v));
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  const bool lacks_slow = !speeds.empty() && vslow > 0.1 * speeds[speeds.size() / 2];
+  const std::string slow = fmt(vslow);
   auto low_speed_hint = [&](bool low) {
-    return low ? "; the log has no samples below |v| = " + slow +
+    return low && lacks_slow ? "; the log has no samples below |v| = " + slow +
                      " m/s, and breakaway/Stribeck parameters only act at lower speeds"
                : std::string();
   };
