@@ -197,6 +197,14 @@ TEST(Identification, AsymmetricFitAndSignificanceTest) {
   EXPECT_LT(std::abs(s.param("F_C-").value - 26), 3 * s.param("F_C-").std_error) << s.report();
   ASSERT_TRUE(s.has_asymmetry_test);
   EXPECT_EQ(s.asymmetry.dof, 2);
+  // Multistart on an asymmetric layout searches on the fit's own residuals.
+  FitOptions om = o;
+  om.starts = 4;
+  om.coarse_points = 32;
+  const FitSummary sm = ident::fit({both}, t.model, om);
+  EXPECT_EQ(sm.starts, 4);
+  EXPECT_EQ(sm.search_device, "cpu (fit residuals, Halton)");
+  EXPECT_LE(sm.cost, s.cost * (1 + 1e-9));
   EXPECT_TRUE(s.asymmetry.significant) << s.report();
   // Symmetric logs: the test has its nominal 5 % false-alarm rate, so of 20
   // independent logs at most a few may come out significant (P(>4) < 2 %).
@@ -280,6 +288,14 @@ TEST(Identification, BadInputIsAClearErrorOrWarning) {
     FAIL();
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("pressure"), std::string::npos) << err.what();
+  }
+  Experiment nan = e;
+  nan.channels["force"][17] = std::nan("");
+  try {
+    ident::fit({nan}, t.model, FitOptions{});
+    FAIL();
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("'force', sample 17"), std::string::npos) << err.what();
   }
   FitOptions bad;
   bad.fix = {"F_Q=3"};
