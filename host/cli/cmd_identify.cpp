@@ -192,15 +192,19 @@ void add_identify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("identify", "Fit friction-model parameters to rig logs (Ceres least squares)");
   auto a = std::make_shared<IdentifyArgs>();
   cmd->add_option("logs", a->logs, "Rig log(s): HDF5, MATLAB v7.3 or delimited text")->required();
-  cmd->add_option("--experiment,-e", a->experiments, "Fit only this experiment (repeatable; default: all)");
+  cmd->add_option("--experiment,-e", a->experiments, "Fit only this experiment (repeatable; default: all)")
+      ->allow_extra_args(false);
   cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)");
   cmd->add_option("--compare", a->compare, "Fit each of these model ids and rank them by AIC");
   cmd->add_option("--free", a->free,
                   "Parameters to estimate (comma-separated); the others stay at their defaults or --fix values")
       ->delimiter(',');
-  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)");
-  cmd->add_option("--init", a->fit.initial, "Initial value NAME=VALUE instead of the data-driven guess (repeatable)");
-  cmd->add_option("--bounds", a->fit.bounds, "Bounds NAME=LO:HI on top of the model's ranges (repeatable)");
+  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--init", a->fit.initial, "Initial value NAME=VALUE instead of the data-driven guess (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--bounds", a->fit.bounds, "Bounds NAME=LO:HI on top of the model's ranges (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--per-experiment", a->fit.per_experiment,
                   "Model parameters fitted separately per experiment (comma-separated)")
       ->delimiter(',');
@@ -217,7 +221,8 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--starts", a->fit.starts, "Ceres refinements from the best points of a coarse search (default 1)");
   cmd->add_option("--coarse-points", a->fit.coarse_points, "Points of the coarse search (default 256)");
   cmd->add_option("--seed", a->fit.seed, "Seed of the coarse search (default 1)");
-  cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)");
+  cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
   cmd->add_option("--threads", a->threads, "Threads (default: all)");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
