@@ -38,8 +38,31 @@ bool is_results_group(hid_t g) {
   }
 }
 
+// Names of the experiment attributes, stored by write_log as one attribute so
+// that reading never has to list an object's attributes: libhdf5 1.10
+// segfaults (H5A__close in H5A__attr_release_table) when listing a corrupted
+// attribute table, while opening attributes by name takes another path. In
+// files from other writers only the schema's attribute names are looked up.
+constexpr const char* kAttributeIndex = "stribeck_attribute_names";
+
 void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
-  for (const auto& a : h5::attribute_names(obj)) {
+  std::vector<std::string> names;
+  if (h5::has_attribute(obj, kAttributeIndex)) {
+    const std::string index = h5::read_string_attribute(obj, kAttributeIndex, where);
+    size_t pos = 0;
+    while (pos < index.size()) {
+      size_t end = index.find('\n', pos);
+      if (end == std::string::npos) end = index.size();
+      if (end > pos) names.push_back(index.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  } else {
+    // Files not written by Stribeck: the schema's attributes, by name.
+    names = {"description", "rig",         "specimen",         "seal_id", "date",
+             "motion",      "pressure_reference", "ambient_pressure", "source_file", "operator"};
+  }
+  for (const auto& a : names) {
+    if (a == kAttributeIndex || !h5::has_attribute(obj, a)) continue;
     try {
       out[a] = h5::read_string_attribute(obj, a, where);
     } catch (const InputError&) {
@@ -63,6 +86,9 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     if (!parse_double(it->second, ambient))
       throw InputError(where + ": attribute 'ambient_pressure' is not a number: '" + it->second + "'");
   }
+  // Logs from other tools may store absolute pressures (pressure_reference =
+  // "absolute"); the toolkit works in gauge pressure.
+  const bool absolute = e.attributes.count("pressure_reference") && e.attributes.at("pressure_reference") == "absolute";
   for (const auto& kid : kids) {
     if (kid.kind != h5::Kind::kDataset) continue;
     const std::string at = where + ": channel '" + kid.name + "'";
@@ -89,13 +115,28 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     } else if (dim) {
       throw InputError(at + ": unknown unit '" + unit + "' (expected " + si_unit(*dim) + ")");
     }
+    if (absolute && dim && *dim == Dimension::kPressure && !(u && u->absolute_pressure))
+      for (double& x : v) x -= ambient;
     e.units[kid.name] = si;
     e.channels[kid.name] = std::move(v);
+  }
+  if (absolute) {
+    e.attributes["pressure_reference"] = "gauge";
+    e.attributes["ambient_pressure"] = format_number(ambient);
   }
   return e;
 }
 
-void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out) {
+// Hard links may make a group its own descendant (a corrupt or odd file);
+// each group is visited once, and nesting is limited.
+constexpr int kMaxDepth = 32;
+
+void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out,
+          std::set<haddr_t>& visited, int depth = 0) {
+  H5O_info_t info;
+  if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
+  if (!visited.insert(info.addr).second) return;
+  if (depth > kMaxDepth) throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
   const auto kids = h5::children(group);
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
@@ -109,7 +150,7 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
     const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
     h5::Group g = h5::open_group(group, k.name, path + ": group '" + child + "'");
     if (is_results_group(g.id())) continue;
-    walk(g.id(), path, child, out);
+    walk(g.id(), path, child, out, visited, depth + 1);
   }
 }
 
@@ -142,7 +183,14 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
     h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
     if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
   }
-  for (const auto& [k, v] : e.attributes) h5::write_string_attribute(g.id(), k, v, where);
+  std::string index;
+  for (const auto& [k, v] : e.attributes) {
+    if (k == kAttributeIndex || k.find('\n') != std::string::npos)
+      throw InputError(where + ": invalid attribute name '" + k + "'");
+    h5::write_string_attribute(g.id(), k, v, where);
+    index += (index.empty() ? "" : "\n") + k;
+  }
+  h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
 }
 
 }  // namespace
@@ -215,7 +263,8 @@ std::vector<Experiment> read_log(const std::string& path) {
   h5::File f = h5::open_file(path);
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<Experiment> out;
-  walk(root.id(), path, "", out);
+  std::set<haddr_t> visited;
+  walk(root.id(), path, "", out, visited);
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }
@@ -267,7 +316,14 @@ void append_results(const std::string& path, const Results& r) {
     try {
       h5::write_string_attribute(g.id(), "kind", "results", where);
       write_provenance(g.id(), r.provenance, where);
-      for (const auto& [k, v] : r.attributes) h5::write_string_attribute(g.id(), k, v, where);
+      std::string index;
+      for (const auto& [k, v] : r.attributes) {
+        if (k == kAttributeIndex || k.find('\n') != std::string::npos)
+          throw InputError(where + ": invalid attribute name '" + k + "'");
+        h5::write_string_attribute(g.id(), k, v, where);
+        index += (index.empty() ? "" : "\n") + k;
+      }
+      h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
       for (const auto& d : r.datasets) {
         std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
         h5::Dataset ds = h5::write_doubles(g.id(), d.name, dims, d.values.data(), where);
@@ -294,6 +350,69 @@ void append_results(const std::string& path, const Results& r) {
   h5::File f = h5::open_file(path, /*write=*/true);
   fill(f.id());
   h5::close_file(f, path);
+}
+
+namespace {
+void collect_results(hid_t group, const std::string& prefix, std::vector<std::string>& out, std::set<haddr_t>& seen,
+                     int depth) {
+  H5O_info_t info;
+  if (depth > kMaxDepth || H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0 || !seen.insert(info.addr).second) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  for (const auto& k : h5::children(group)) {
+    if (k.kind != h5::Kind::kGroup) continue;
+    const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
+    h5::Group g = h5::open_group(group, k.name, child);
+    if (is_results_group(g.id())) out.push_back(child);
+    else collect_results(g.id(), child, out, seen, depth + 1);
+  }
+}
+}  // namespace
+
+std::vector<std::string> list_results(const std::string& path) {
+  h5::File f = h5::open_file(path);
+  h5::Group root = h5::open_group(f.id(), "/", path);
+  std::vector<std::string> out;
+  std::set<haddr_t> seen;
+  collect_results(root.id(), "", out, seen, 0);
+  return out;
+}
+
+Results read_results(const std::string& path, const std::string& group) {
+  const std::string where = path + ": results group '" + group + "'";
+  h5::File f = h5::open_file(path);
+  if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
+  h5::Group g = h5::open_group(f.id(), group, where);
+  if (!is_results_group(g.id())) throw InputError(where + ": is not a results group (no kind = \"results\")");
+  Results r;
+  r.group = group;
+  std::map<std::string, std::string> attrs;
+  read_attributes(g.id(), attrs, where);
+  for (const char* p : {"toolkit_version", "command_line", "config", "date", "device"})
+    if (h5::has_attribute(g.id(), p)) attrs[p] = h5::read_string_attribute(g.id(), p, where);
+  r.provenance.toolkit_version = attrs["toolkit_version"];
+  r.provenance.command_line = attrs["command_line"];
+  r.provenance.config = attrs["config"];
+  r.provenance.date = attrs["date"];
+  r.provenance.device = attrs["device"];
+  for (const char* p : {"toolkit_version", "command_line", "config", "date", "device", "kind"}) attrs.erase(p);
+  r.attributes = std::move(attrs);
+  for (const auto& k : h5::children(g.id())) {
+    if (k.kind != h5::Kind::kDataset) continue;
+    const std::string at = where + ": dataset '" + k.name + "'";
+    h5::Dataset ds = h5::open_dataset(g.id(), k.name, at);
+    ResultDataset d;
+    d.name = k.name;
+    const auto info = h5::dataset_info(ds, at);
+    d.shape.assign(info.dims.begin(), info.dims.end());
+    d.values = h5::read_doubles(ds, at);
+    if (h5::has_attribute(ds.id(), "units")) d.units = h5::read_string_attribute(ds.id(), "units", at);
+    if (h5::has_attribute(ds.id(), "description"))
+      d.description = h5::read_string_attribute(ds.id(), "description", at);
+    r.datasets.push_back(std::move(d));
+  }
+  return r;
 }
 
 const Experiment& select_experiment(const std::vector<Experiment>& exps, const std::string& name,
@@ -326,9 +445,11 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
   std::fclose(f);
   const std::string_view h(head, got);
   if (got == 0) throw InputError(path + ": file is empty");
-  if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0)
-    throw InputError(path + ": MATLAB v5 .mat files are not supported; in MATLAB run "
+  if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0) {
+    if (have_mat5_support()) return read_mat5_log(path, options);
+    throw InputError(path + ": MATLAB v5/v7 .mat files need libmatio, which this build lacks; in MATLAB run "
                             "save(FILE, VARIABLES..., '-v7.3') or export CSV");
+  }
   if (h5::is_hdf5(path)) {
     if (h.rfind("MATLAB 7.3 MAT-file", 0) == 0) return read_mat_log(path, options);
     if (!options.columns.empty())

@@ -61,11 +61,15 @@ void split(std::string_view line, char delim, std::vector<std::string_view>& cel
     }
     return;
   }
-  for (;;) {
-    const size_t pos = line.find(delim);
-    cells.push_back(trim(line.substr(0, pos)));
-    if (pos == std::string_view::npos) break;
-    line.remove_prefix(pos + 1);
+  // Delimiters inside double quotes ("Force, N",...) do not split.
+  size_t start = 0;
+  bool quoted = false;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    if (i < line.size() && line[i] == '"') quoted = !quoted;
+    if (i == line.size() || (line[i] == delim && !quoted)) {
+      cells.push_back(trim(line.substr(start, i - start)));
+      start = i + 1;
+    }
   }
 }
 

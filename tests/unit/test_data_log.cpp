@@ -146,6 +146,18 @@ TEST(DataLog, AppendResultsAddsAGroupAndLeavesChannelsAlone) {
   EXPECT_EQ(h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
   }  // every handle closed: the file may be opened for writing again
   expect_error([&] { append_results(path, r); }, {"results/sweep_1", "already exists"});
+  // Read back: the same datasets, shapes, units, attributes and provenance.
+  const Results back = read_results(path, "results/sweep_1");
+  ASSERT_EQ(back.datasets.size(), 1u);
+  EXPECT_EQ(back.datasets[0].shape, (std::vector<unsigned long long>{2, 3}));
+  EXPECT_EQ(back.datasets[0].values, r.datasets[0].values);
+  EXPECT_EQ(back.datasets[0].units, "N");
+  EXPECT_EQ(back.datasets[0].description, "model force per trajectory");
+  EXPECT_EQ(back.attributes, r.attributes);
+  EXPECT_EQ(back.provenance.command_line, "stribeck sweep x");
+  EXPECT_EQ(list_results(path), (std::vector<std::string>{"results/sweep_1"}));
+  expect_error([&] { read_results(path, "run"); }, {"'run'", "not a results group"});
+  expect_error([&] { read_results(path, "nope"); }, {"'nope'", "does not exist"});
   // A bad dataset leaves no partial group behind.
   Results bad = r;
   bad.group = "results/sweep_2";
@@ -168,6 +180,20 @@ TEST(DataLog, ReadConvertsUnitsToSI) {
   EXPECT_DOUBLE_EQ(e.channels.at("position")[2], 0.003);
   EXPECT_EQ(e.channels.at("pressure_a"), (std::vector<double>{1e5, 2e5, 3e5}));
   EXPECT_EQ(e.units.at("pressure_a"), "Pa");
+  std::remove(path.c_str());
+}
+
+TEST(DataLog, AbsolutePressureLogsAreReadAsGauge) {
+  const std::string path = raw_h5("abs.h5", [](hid_t g) {
+    dataset(g, "pressure_a", H5T_IEEE_F64LE, {2.0, 3.0}, "bar");
+    dataset(g, "pressure_b", H5T_IEEE_F64LE, {1.5, 1.5}, "bara");  // unit says absolute too: once only
+    h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
+    h5::write_double_attribute(g, "ambient_pressure", 0.98e5, "test");
+  });
+  const Experiment e = read_log(path).at(0);
+  EXPECT_NEAR(e.channel("pressure_a")[0], 2e5 - 0.98e5, 1e-9);
+  EXPECT_NEAR(e.channel("pressure_b")[0], 1.5e5 - 0.98e5, 1e-9);
+  EXPECT_EQ(e.attributes.at("pressure_reference"), "gauge");
   std::remove(path.c_str());
 }
 
@@ -249,6 +275,32 @@ TEST(DataLog, ReadingDoesNotModifyTheFile) {
   read_any_log(path);
   EXPECT_EQ(slurp(), before);
   std::remove(path.c_str());
+}
+
+TEST(DataLog, HardLinkCyclesAreVisitedOnce) {
+  const std::string path = raw_h5("cycle.h5", [](hid_t g) {
+    dataset(g, "force", H5T_IEEE_F64LE, {1, 2}, "N");
+    H5Lcreate_hard(g, ".", g, "again", H5P_DEFAULT, H5P_DEFAULT);  // exp/again is exp itself
+  });
+  const auto exps = read_log(path);
+  ASSERT_EQ(exps.size(), 1u);
+  EXPECT_EQ(exps[0].name, "exp");
+  std::remove(path.c_str());
+}
+
+TEST(DataLog, WriteRefusesBadNames) {
+  const std::string path = temp_path("names.h5");
+  expect_error([&] { write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, Provenance{}); },
+               {"'a' appears twice"});
+  expect_error([&] { write_log(path, {make_experiment("/a", 3)}, Provenance{}); }, {"invalid group name '/a'"});
+  expect_error([&] { write_log(path, {}, Provenance{}); }, {"no experiments"});
+  Experiment e = make_experiment("a", 3);
+  e.units.erase("force");
+  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'force'", "has no unit"});
+  e = make_experiment("a", 3);
+  e.units["velocity"] = "mm/s";
+  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'velocity'", "expected SI unit 'm/s'"});
+  EXPECT_FALSE(std::ifstream(path).good());
 }
 
 TEST(DataLog, SelectExperiment) {

@@ -80,6 +80,13 @@ struct Results {
 // group is unlinked again, so the file keeps exactly its previous content.
 void append_results(const std::string& path, const Results& results);
 
+// Reads a results group back (datasets with shapes and units, attributes
+// including the provenance). Throws InputError if `group` is missing or not a
+// results group.
+Results read_results(const std::string& path, const std::string& group);
+// Paths of all results groups in a file, in name order.
+std::vector<std::string> list_results(const std::string& path);
+
 // How text and MATLAB files map onto channels (used by `stribeck import` and
 // by every command that reads logs).
 struct ColumnSpec {
