@@ -23,6 +23,11 @@ DeviceChoice choose_device(const std::string& requested);
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
                         SweepChunk& out);
 
+// GPU top-K mode: only the best `plan.top_k` rows of each device sub-chunk
+// come back (out.index set, all rows ok); invalid/non-finite counts returned.
+void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite);
+
 struct SweepRunOptions {
   std::string device = "auto";         // auto | gpu | cpu
   Precision precision = Precision::kFp64;

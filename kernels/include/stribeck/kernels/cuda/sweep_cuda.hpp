@@ -4,6 +4,7 @@
 // only linked when CMake found nvcc (STRIBECK_HAVE_CUDA).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "stribeck/kernels/sweep/rules.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
@@ -23,6 +24,16 @@ struct HostTrace {
   sweep::TraceCounts counts;
 };
 
+// Top-K mode output: the best `top_k` points of every device sub-chunk
+// (selected on the device), so only K rows per sub-chunk cross PCIe; the
+// caller merges them. Ties are broken by the smaller index.
+struct TopKOutput {
+  std::vector<std::uint64_t> index;  // global point indices
+  std::vector<double> params;        // rows x dims
+  std::vector<double> metrics;       // rows x kNumMetrics
+  std::uint64_t invalid = 0, nonfinite = 0;
+};
+
 struct SweepRequest {
   const char* model_id = nullptr;
   bool fp32 = false;
@@ -39,6 +50,11 @@ struct SweepRequest {
   double* metrics = nullptr;
   std::uint8_t* status = nullptr;
   double* exp_metrics = nullptr;
+  // Top-K mode (top != null): the row outputs above are not used.
+  TopKOutput* top = nullptr;
+  int top_k = 0;
+  int objective = 0;
+  bool maximize = false;
 };
 
 // Evaluates the request on the current device, split into sub-chunks that
