@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -152,7 +153,7 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
   check(cudaMemcpyAsync(horder.data(), order, k * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st), "copy top-K order");
   check(cudaStreamSynchronize(st), "top-K selection");
   for (std::uint64_t t = 0; t < k; ++t) {
-    if (!(hkeys[t] < CUDART_INF)) break;  // the rest are invalid or NaN
+    if (hkeys[t] == std::numeric_limits<double>::infinity()) break;  // the rest are invalid or NaN
     out.index.push_back(first + horder[t]);
     out.params.insert(out.params.end(), h.begin() + t * dims, h.begin() + (t + 1) * dims);
     out.metrics.insert(out.metrics.end(), h.begin() + k * dims + t * sweep::kNumMetrics,
