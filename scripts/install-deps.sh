@@ -15,6 +15,7 @@ packages=(
   libgtest-dev                      # tests
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
+  libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(libbenchmark-dev python3-numpy python3-scipy python3-h5py)

@@ -313,6 +313,15 @@ bool probe_device(std::string& name, std::string& reason) {
   return true;
 }
 
+void use_device_for_rank(int local_rank) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return;
+  }
+  if (cudaSetDevice(local_rank % n) != cudaSuccess) cudaGetLastError();
+}
+
 void run_sweep(const SweepRequest& r) {
   if (r.count == 0) return;
   const bool found = visit_model(r.model_id, [&](auto tag) {

@@ -71,6 +71,8 @@ struct Case {
   std::vector<std::string> params;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
+
 class SweepGpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SweepGpu, AgreesWithCpu) {

@@ -193,3 +193,32 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
 
 }  // namespace
 }  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+// mpirun -np 2: two ranks split the space and rank 0 merges; the file equals
+// a single run. Skipped in builds without MPI.
+TEST(SweepMpi, TwoRanksEqualOneRun) {
+#ifndef STRIBECK_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  const std::string cfg = write_config("mpi.toml"), one = tmp("mpi_one.h5"), two = tmp("mpi_two.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q"), 0);
+  const std::string log = tmp("mpi_log.txt");
+  const std::string cmd = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " sweep " + cfg + " -o " + two + " -q --mpi > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("x 2 MPI ranks"), std::string::npos) << text;
+  EXPECT_EQ(text.find("stribeck sweep:"), text.rfind("stribeck sweep:")) << "summary printed once: " << text;
+  expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  EXPECT_FALSE(std::ifstream(two + ".rank0").good());
+  EXPECT_FALSE(std::ifstream(two + ".rank1").good());
+#endif
+}
+
+}  // namespace
+}  // namespace stribeck

@@ -16,6 +16,10 @@ namespace stribeck::cuda {
 // CUDA error during discovery means "no GPU", never a crash.
 bool probe_device(std::string& name, std::string& reason);
 
+// MPI ranks: makes device (local_rank mod device count) current; does
+// nothing where no device is usable.
+void use_device_for_rank(int local_rank);
+
 // One experiment in host memory (double, SI); null for channels not read.
 struct HostTrace {
   const double *v = nullptr, *p_a = nullptr, *p_b = nullptr, *f_n = nullptr, *f_meas = nullptr,
