@@ -161,6 +161,13 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
   EXPECT_EQ(partial.progress.completed, 1250u);
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --resume", &text), 0) << text;
   expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  // Nothing left to resume: one line, exit 2.
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --resume", &text), 2);
+  EXPECT_NE(text.find("nothing to resume"), std::string::npos) << text;
+  // A partial file of another sweep is refused.
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --max-chunks 1"), 0);
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --resume --seed 5", &text), 2);
+  EXPECT_NE(text.find("belongs to a different sweep"), std::string::npos) << text;
 }
 
 TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
