@@ -16,7 +16,7 @@ namespace {
 
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
-  std::vector<std::string> params, logs, metrics;
+  std::vector<std::string> params, logs, profiles, metrics;
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
@@ -48,6 +48,7 @@ void run(const SweepFlags& f) {
     t.where = "--trace " + path;
     c.traces.push_back(t);
   }
+  for (const auto& p : f.profiles) apply_profile_flag(c, p);
   if (!f.metrics.empty()) c.metrics = f.metrics;
   if (!f.objective.empty()) c.objective = f.objective;
   if (f.maximize) c.maximize = true;
@@ -123,6 +124,9 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
   cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
+  cmd->add_option("--profile", f->profiles,
+                  "Built-in trace: sine[,samples=N,amplitude=A,frequency=F,duration=D,p_a=P,p_b=P,normal_force=F] "
+                  "(repeatable)");
   cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");

@@ -97,7 +97,10 @@ void expect_same_sweep(const SweepFile& a, const SweepFile& b) {
 TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
   const std::string cfg = write_config("basic.toml"), out = tmp("basic.h5");
   std::string text;
-  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " --quiet", &text), 0) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " --chunk 1000", &text), 0) << text;
+  // Not a terminal: plain progress lines (the last one at 100 %), no carriage returns.
+  EXPECT_NE(text.find("3001/3001 points (100.0%)"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
   const SweepFile f = read_sweep_file(out);
   EXPECT_EQ(f.rows.count, 3001u);
   EXPECT_EQ(f.meta.metrics.size(), 3u);
@@ -183,6 +186,19 @@ TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
   EXPECT_GE(f.progress.top[0].objective, f.progress.top[1].objective);
 }
 
+TEST(SweepCli, FlagsAloneDescribeASweep) {
+  const std::string out = tmp("flags.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("sweep --model coulomb-viscous --param F_C=linear:10:30:3 --param f_v=list:0,100 "
+                    "--profile sine,samples=500,amplitude=0.1 --device cpu -q -o " + out, &text),
+            0)
+      << text;
+  const SweepFile f = read_sweep_file(out);
+  EXPECT_EQ(f.rows.count, 6u);
+  EXPECT_EQ(f.meta.objective, sweep::kEnergy);  // no measured force: energy ranks
+  EXPECT_EQ(f.progress.top[0].index, 0u);       // F_C = 10, f_v = 0 dissipates least
+}
+
 TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   const std::string cfg = tmp("bad.toml"), out = tmp("bad.h5");
   std::ofstream(cfg) << "model = \"simscape-cylinder\"\n[params]\nF_pr = { linear = [0, 1], cnt = 3 }\n";
@@ -194,6 +210,8 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_FALSE(std::ifstream(out).good());
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param F_pr=linear:0:10 --trace nowhere.csv", &text), 2);
   EXPECT_NE(text.find("grid range needs count"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("sweep --model simscape-cylinder --profile sine,speed=3", &text), 2);
+  EXPECT_NE(text.find("unknown key 'speed'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
   EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
 }
