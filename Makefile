@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STRIBECK := $(BUILD)/bin/stribeck
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench examples clean
 
 all: build
 
@@ -23,6 +23,10 @@ test: build
 
 demo: build
 	@bash scripts/demo.sh $(STRIBECK)
+
+# Regenerate data/examples/*.h5 with `stribeck generate` (seeded).
+examples: build
+	@bash scripts/make-examples.sh $(STRIBECK)
 
 bench: build
 	@bash scripts/install-deps.sh --bench

@@ -11,11 +11,13 @@ packages=(
   cmake make g++ pkg-config
   libceres-dev libeigen3-dev        # identification (Ceres 2.1, Eigen 3.4)
   libhdf5-dev                       # HDF5 1.10, C and C++ APIs
+  libmatio-dev                      # MATLAB v5/v7 .mat import (v7.3 is read as HDF5)
   libcli11-dev                      # the stribeck CLI
   libgtest-dev                      # tests
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
+  clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(libbenchmark-dev python3-numpy python3-scipy python3-h5py)

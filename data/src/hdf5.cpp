@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <mutex>
 #include <new>
 
@@ -187,15 +188,41 @@ DatasetInfo dataset_info(const Dataset& ds, const std::string& where) {
   return info;
 }
 
+void check_element_size(const DatasetInfo& info, const std::string& where) {
+  // Numbers are at most 16 bytes; a corrupt type size would make libhdf5
+  // allocate a conversion buffer of that size per element.
+  if (info.type_size == 0 || info.type_size > 16)
+    throw InputError(where + ": dataset has a " + std::to_string(info.type_size) + "-byte element type (corrupt file?)");
+}
+
+void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where) {
+  // A corrupt header can claim billions of values. Real data is stored: even
+  // deflate of constant samples keeps more than 1 byte in ~1030, and all of
+  // it lies inside the file.
+  const hsize_t bytes = n * sizeof(double);
+  if (bytes <= (hsize_t(64) << 20)) return;
+  const hsize_t stored = H5Dget_storage_size(ds.id());
+  hsize_t file_size = 0;
+  {
+    File f(H5Iget_file_id(ds.id()));
+    if (!f.valid() || H5Fget_filesize(f.id(), &file_size) < 0) H5Eclear2(H5E_DEFAULT);
+  }
+  if (bytes / 1100 > stored || (file_size > 0 && stored > file_size))
+    throw InputError(where + ": dataset claims " + std::to_string(n) + " values but stores " +
+                     std::to_string(stored) + " bytes (truncated or corrupt file?)");
+}
+
 std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
   const DatasetInfo info = dataset_info(ds, where);
   if (info.type_class != H5T_FLOAT)
     throw InputError(where + ": dataset is " + info.type_name() + ", expected float64");
+  check_element_size(info, where);
   hsize_t n = 1;
   for (hsize_t d : info.dims) {
     if (d != 0 && n > kMaxElements / d) throw InputError(where + ": dataset is too large to read");
     n *= d;
   }
+  check_stored_size(ds, n, where);
   std::vector<double> out;
   try {
     out.resize(static_cast<size_t>(n));
@@ -304,12 +331,19 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
   silence_errors();
   if (has_attribute(obj, name) && H5Adelete(obj, name.c_str()) < 0)
     fail(where, "cannot replace attribute '" + name + "'");
-  Datatype type = utf8_string_type();
+  // Fixed-length, not variable-length: variable-length strings live in the
+  // file's global heap, and libhdf5 1.10 crashes (H5HG_read) on a corrupted
+  // global heap; fixed-length ones are stored in the attribute itself.
+  Datatype type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.id(), std::max<size_t>(value.size(), 1));
+  H5Tset_strpad(type.id(), H5T_STR_NULLPAD);
+  H5Tset_cset(type.id(), H5T_CSET_UTF8);
   Dataspace space(H5Screate(H5S_SCALAR));
   Attribute attr(H5Acreate2(obj, name.c_str(), type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT));
   if (!attr.valid()) fail(where, "cannot create attribute '" + name + "'");
-  const char* p = value.c_str();
-  if (H5Awrite(attr.id(), type.id(), &p) < 0) fail(where, "cannot write attribute '" + name + "'");
+  std::string padded = value;
+  padded.resize(std::max<size_t>(value.size(), 1), '\0');
+  if (H5Awrite(attr.id(), type.id(), padded.data()) < 0) fail(where, "cannot write attribute '" + name + "'");
 }
 
 void write_double_attribute(hid_t obj, const std::string& name, double value,

@@ -38,8 +38,31 @@ bool is_results_group(hid_t g) {
   }
 }
 
+// Names of the experiment attributes, stored by write_log as one attribute so
+// that reading never has to list an object's attributes: libhdf5 1.10
+// segfaults (H5A__close in H5A__attr_release_table) when listing a corrupted
+// attribute table, while opening attributes by name takes another path. In
+// files from other writers only the schema's attribute names are looked up.
+constexpr const char* kAttributeIndex = "stribeck_attribute_names";
+
 void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
-  for (const auto& a : h5::attribute_names(obj)) {
+  std::vector<std::string> names;
+  if (h5::has_attribute(obj, kAttributeIndex)) {
+    const std::string index = h5::read_string_attribute(obj, kAttributeIndex, where);
+    size_t pos = 0;
+    while (pos < index.size()) {
+      size_t end = index.find('\n', pos);
+      if (end == std::string::npos) end = index.size();
+      if (end > pos) names.push_back(index.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  } else {
+    // Files not written by Stribeck: the schema's attributes, by name.
+    names = {"description", "rig",         "specimen",         "seal_id", "date",
+             "motion",      "pressure_reference", "ambient_pressure", "source_file", "operator"};
+  }
+  for (const auto& a : names) {
+    if (a == kAttributeIndex || !h5::has_attribute(obj, a)) continue;
     try {
       out[a] = h5::read_string_attribute(obj, a, where);
     } catch (const InputError&) {
@@ -95,7 +118,16 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
   return e;
 }
 
-void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out) {
+// Hard links may make a group its own descendant (a corrupt or odd file);
+// each group is visited once, and nesting is limited.
+constexpr int kMaxDepth = 32;
+
+void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out,
+          std::set<haddr_t>& visited, int depth = 0) {
+  H5O_info_t info;
+  if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
+  if (!visited.insert(info.addr).second) return;
+  if (depth > kMaxDepth) throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
   const auto kids = h5::children(group);
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
@@ -109,7 +141,7 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
     const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
     h5::Group g = h5::open_group(group, k.name, path + ": group '" + child + "'");
     if (is_results_group(g.id())) continue;
-    walk(g.id(), path, child, out);
+    walk(g.id(), path, child, out, visited, depth + 1);
   }
 }
 
@@ -142,7 +174,14 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
     h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
     if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
   }
-  for (const auto& [k, v] : e.attributes) h5::write_string_attribute(g.id(), k, v, where);
+  std::string index;
+  for (const auto& [k, v] : e.attributes) {
+    if (k == kAttributeIndex || k.find('\n') != std::string::npos)
+      throw InputError(where + ": invalid attribute name '" + k + "'");
+    h5::write_string_attribute(g.id(), k, v, where);
+    index += (index.empty() ? "" : "\n") + k;
+  }
+  h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
 }
 
 }  // namespace
@@ -215,7 +254,8 @@ std::vector<Experiment> read_log(const std::string& path) {
   h5::File f = h5::open_file(path);
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<Experiment> out;
-  walk(root.id(), path, "", out);
+  std::set<haddr_t> visited;
+  walk(root.id(), path, "", out, visited);
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }
@@ -326,9 +366,11 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
   std::fclose(f);
   const std::string_view h(head, got);
   if (got == 0) throw InputError(path + ": file is empty");
-  if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0)
-    throw InputError(path + ": MATLAB v5 .mat files are not supported; in MATLAB run "
+  if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0) {
+    if (have_mat5_support()) return read_mat5_log(path, options);
+    throw InputError(path + ": MATLAB v5/v7 .mat files need libmatio, which this build lacks; in MATLAB run "
                             "save(FILE, VARIABLES..., '-v7.3') or export CSV");
+  }
   if (h5::is_hdf5(path)) {
     if (h.rfind("MATLAB 7.3 MAT-file", 0) == 0) return read_mat_log(path, options);
     if (!options.columns.empty())

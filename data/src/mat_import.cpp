@@ -2,11 +2,18 @@
 // a dataset (numeric, char, logical) or a group (struct) carrying the
 // attribute MATLAB_class. Arrays are stored column-major, so a MATLAB R×C
 // matrix appears in HDF5 with dims {C, R}.
+#include <cstdint>
 #include <cstring>
+#include <memory>
+
+#ifdef STRIBECK_HAVE_MATIO
+#include <matio.h>
+#endif
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
+#include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck {
@@ -44,10 +51,12 @@ void add_variable(hid_t loc, const std::string& var, const std::string& where, R
   const h5::DatasetInfo info = h5::dataset_info(ds, where);
   if (info.type_class != H5T_FLOAT && info.type_class != H5T_INTEGER)
     throw InputError(where + ": is " + info.type_name() + " (complex or compound data), expected real numbers");
+  h5::check_element_size(info, where);
   if (info.dims.size() > 2) throw InputError(where + ": has " + std::to_string(info.dims.size()) + " dimensions, expected a vector or matrix");
   hsize_t cols = info.dims.size() == 2 ? info.dims[0] : 1;
   hsize_t rows = info.dims.empty() ? 1 : info.dims.back();
   if (cols != 0 && rows > (hsize_t(1) << 32) / cols) throw InputError(where + ": is too large");
+  h5::check_stored_size(ds, rows * cols, where);
   std::vector<double> v(static_cast<size_t>(rows * cols));
   if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     h5::fail(where, "cannot read data (truncated or corrupt file?)");
@@ -76,7 +85,19 @@ Experiment finish(RawColumns& raw, std::map<std::string, std::string>& attrs, co
       throw InputError(path + ": experiment '" + name + "': variable '" + raw.names[i] + "' has " +
                        std::to_string(raw.values[i].size()) + " samples, '" + raw.names[0] + "' has " +
                        std::to_string(raw.values[0].size()));
-  Experiment e = columns_to_experiment(raw, o, path, name);
+  // --columns applies to every experiment that has all its named sources; one
+  // that has none of them (e.g. a second struct with channel-named fields) is
+  // read by its names instead; a partial match is an error below.
+  ReadOptions mine = o;
+  if (!o.columns.empty()) {
+    size_t found = 0;
+    for (const auto& c : o.columns) {
+      const bool index = c.source.find_first_not_of("0123456789") == std::string::npos;
+      for (const auto& n : raw.names) found += !index && n == c.source;
+    }
+    if (found == 0) mine.columns.clear();
+  }
+  Experiment e = columns_to_experiment(raw, mine, path, name);
   for (auto& [k, v] : attrs) e.attributes.emplace(k, v);
   return e;
 }
@@ -119,4 +140,166 @@ std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions&
   return out;
 }
 
+#ifdef STRIBECK_HAVE_MATIO
+namespace {
+
+// Copies a real numeric matio variable into doubles (column-major order, as
+// MATLAB stores it). False for classes that are not signals.
+bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& where) {
+  size_t n = 1;
+  for (int i = 0; i < v->rank; ++i) {
+    if (v->dims[i] != 0 && n > (size_t(1) << 32) / v->dims[i]) throw InputError(where + ": is too large");
+    n *= v->dims[i];
+  }
+  const size_t elem = Mat_SizeOfClass(v->class_type);
+  if (v->data == nullptr || elem == 0 || v->nbytes < n * elem)
+    throw InputError(where + ": data is missing or shorter than its size says (corrupt file?)");
+  out.resize(n);
+  auto copy = [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(v->data);
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(p[i]);
+  };
+  switch (v->class_type) {
+    case MAT_C_DOUBLE: copy(double{}); return true;
+    case MAT_C_SINGLE: copy(float{}); return true;
+    case MAT_C_INT8: copy(std::int8_t{}); return true;
+    case MAT_C_UINT8: copy(std::uint8_t{}); return true;
+    case MAT_C_INT16: copy(std::int16_t{}); return true;
+    case MAT_C_UINT16: copy(std::uint16_t{}); return true;
+    case MAT_C_INT32: copy(std::int32_t{}); return true;
+    case MAT_C_UINT32: copy(std::uint32_t{}); return true;
+    case MAT_C_INT64: copy(std::int64_t{}); return true;
+    case MAT_C_UINT64: copy(std::uint64_t{}); return true;
+    default: return false;
+  }
+}
+
+void add_v5_variable(const matvar_t* v, const std::string& var, const std::string& where, RawColumns& raw,
+                     std::map<std::string, std::string>& attributes) {
+  if (v->class_type == MAT_C_OBJECT || v->class_type == MAT_C_OPAQUE || v->class_type == MAT_C_FUNCTION)
+    opaque(where, v->class_type == MAT_C_FUNCTION ? "function handle" : "class");
+  if (v->isLogical || v->isComplex || v->class_type == MAT_C_CHAR || v->class_type == MAT_C_CELL ||
+      v->class_type == MAT_C_SPARSE || v->class_type == MAT_C_STRUCT || v->class_type == MAT_C_EMPTY)
+    return;
+  if (v->rank > 2) throw InputError(where + ": has " + std::to_string(v->rank) + " dimensions, expected a vector or matrix");
+  std::vector<double> d;
+  if (!v5_doubles(v, d, where) || d.empty()) return;
+  const size_t rows = v->dims[0], cols = v->rank > 1 ? v->dims[1] : 1;
+  if (d.size() == 1) {
+    attributes[var] = format_number(d[0]);
+  } else if (rows == 1 || cols == 1) {
+    raw.names.push_back(var);
+    raw.units.emplace_back();
+    raw.values.push_back(std::move(d));
+  } else {
+    for (size_t c = 0; c < cols; ++c) {
+      raw.names.push_back(var + "_" + std::to_string(c));
+      raw.units.emplace_back();
+      raw.values.emplace_back(d.begin() + static_cast<long>(c * rows), d.begin() + static_cast<long>((c + 1) * rows));
+    }
+  }
+}
+
+// libmatio stops quietly at a damaged variable, which would drop the rest of
+// the file unnoticed; so walk the v5 element tags first (128-byte header, then
+// elements of an 8-byte tag + data, padded to 8 bytes unless compressed) and
+// require the chain to end at the end of the file.
+size_t count_v5_elements(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path + ": cannot open");
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  unsigned char head[128];
+  std::fseek(f, 0, SEEK_SET);
+  if (size < 128 || std::fread(head, 1, 128, f) != 128) {
+    std::fclose(f);
+    throw InputError(path + ": MATLAB v5 header is truncated");
+  }
+  const bool swap = head[126] == 'M' && head[127] == 'I';
+  auto u32 = [&](const unsigned char* b) {
+    return swap ? (std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 | std::uint32_t(b[2]) << 8 | b[3])
+                : (std::uint32_t(b[3]) << 24 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[1]) << 8 | b[0]);
+  };
+  size_t count = 0;
+  long off = 128;
+  while (size - off >= 8) {
+    unsigned char tag[8];
+    std::fseek(f, off, SEEK_SET);
+    if (std::fread(tag, 1, 8, f) != 8) break;
+    const std::uint32_t type = u32(tag), nbytes = u32(tag + 4);
+    long next;
+    if (type >> 16) next = off + 8;  // small data element: tag and data in 8 bytes
+    else next = off + 8 + (type == 15 ? long(nbytes) : (long(nbytes) + 7) / 8 * 8);
+    if (next > size) {
+      std::fclose(f);
+      throw InputError(path + ": variable " + std::to_string(count + 1) + " runs past the end of the file (truncated?)");
+    }
+    off = next;
+    ++count;
+  }
+  std::fclose(f);
+  if (off != size && size - off >= 8) throw InputError(path + ": corrupt MATLAB v5 element chain");
+  return count;
+}
+
+}  // namespace
+
+std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions& o) {
+  const size_t elements = count_v5_elements(path);
+  size_t read = 0;
+  std::unique_ptr<mat_t, int (*)(mat_t*)> mat(Mat_Open(path.c_str(), MAT_ACC_RDONLY), &Mat_Close);
+  if (!mat) throw InputError(path + ": cannot open as a MATLAB v5 file (truncated or corrupt?)");
+  using Var = std::unique_ptr<matvar_t, void (*)(matvar_t*)>;
+  RawColumns root;
+  std::map<std::string, std::string> root_attrs;
+  std::vector<std::pair<std::string, std::pair<RawColumns, std::map<std::string, std::string>>>> structs;
+  for (;;) {
+    Var v(Mat_VarReadNext(mat.get()), &Mat_VarFree);
+    if (!v) break;
+    ++read;
+    const std::string name = v->name ? v->name : "";
+    const std::string where = path + ": variable '" + name + "'";
+    if (v->class_type == MAT_C_STRUCT) {
+      size_t numel = 1;
+      for (int i = 0; i < v->rank; ++i) numel *= v->dims[i];
+      if (numel != 1) throw InputError(where + ": is a struct array; save one struct per experiment");
+      RawColumns raw;
+      std::map<std::string, std::string> attrs;
+      const unsigned nf = Mat_VarGetNumberOfFields(v.get());
+      for (unsigned k = 0; k < nf; ++k) {
+        const matvar_t* field = Mat_VarGetStructFieldByIndex(v.get(), k, 0);
+        if (!field || !field->name) continue;
+        add_v5_variable(field, field->name, where + ": field '" + field->name + "'", raw, attrs);
+      }
+      if (!raw.values.empty()) structs.push_back({name, {std::move(raw), std::move(attrs)}});
+    } else {
+      add_v5_variable(v.get(), name, where, root, root_attrs);
+    }
+  }
+  if (read != elements)
+    throw InputError(path + ": variable " + std::to_string(read + 1) + " of " + std::to_string(elements) +
+                     " cannot be read (corrupt file?)");
+  std::vector<Experiment> out;
+  const bool single = structs.empty() || root.values.empty();
+  if (!root.values.empty())
+    out.push_back(finish(root, root_attrs, o, path, single && !o.name.empty() ? o.name : file_stem(path)));
+  for (auto& [name, data] : structs)
+    out.push_back(finish(data.first, data.second, o, path, single && structs.size() == 1 && !o.name.empty() ? o.name : name));
+  if (out.empty()) throw InputError(path + ": no numeric vectors or structs of vectors in this .mat file");
+  return out;
+}
+#endif  // STRIBECK_HAVE_MATIO
+
+}  // namespace stribeck
+
+namespace stribeck {
+#ifdef STRIBECK_HAVE_MATIO
+bool have_mat5_support() { return true; }
+#else
+bool have_mat5_support() { return false; }
+std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions&) {
+  throw InputError(path + ": MATLAB v5/v7 .mat files need libmatio, which this build lacks");
+}
+#endif
 }  // namespace stribeck

@@ -1,7 +1,10 @@
 #include "stribeck/data/units.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+
+#include "stribeck/data/error.hpp"
 
 namespace stribeck {
 namespace {
@@ -192,6 +195,26 @@ std::optional<UnitInfo> find_unit(std::string_view unit) {
     return info;
   }
   return std::nullopt;
+}
+
+double parse_quantity(std::string_view text, const std::string& what, std::optional<Dimension>* dimension,
+                      double ambient) {
+  std::string_view s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  double x = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (ec != std::errc() || !std::isfinite(x))
+    throw InputError(what + ": '" + std::string(text) + "' is not a number (with an optional unit)");
+  std::string_view unit(ptr, static_cast<size_t>(s.data() + s.size() - ptr));
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
+  if (dimension) dimension->reset();
+  if (unit.empty()) return x;
+  const auto u = find_unit(unit);
+  if (!u) throw InputError(what + ": unknown unit '" + std::string(unit) + "' in '" + std::string(text) + "'");
+  if (dimension) *dimension = u->dimension;
+  return u->factor * x + u->offset - (u->absolute_pressure ? ambient : 0.0);
 }
 
 const char* si_unit(Dimension d) {

@@ -11,6 +11,9 @@ void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`)")->required();
   cmd->add_option("--param,-p", o->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
+  cmd->add_option("--experiment,-e", o->experiment,
+                  "The input may also be an HDF5 log or .mat file (output .h5: channels plus a results "
+                  "group eval/<model>); pick this experiment when it holds several");
   cmd->add_option("--input,-i", o->input,
                   "CSV with a header row naming channels among time, velocity, pressure_a, pressure_b, "
                   "normal_force (SI units); other columns are carried through")

@@ -3,11 +3,20 @@
 // InputError for bad input; main() turns that into one line and exit code 2.
 #include <CLI/CLI.hpp>
 
+#include "stribeck/data/log.hpp"
+
 namespace stribeck::cli {
 
 void add_models_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
+void add_import_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+
+// Provenance of this run (version, command line, date, device "cpu") for the
+// files a command writes; main() records argv before parsing.
+Provenance cli_provenance();
 
 }  // namespace stribeck::cli

@@ -6,7 +6,16 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/version.hpp"
 
+namespace {
+int g_argc = 0;
+const char* const* g_argv = nullptr;
+}  // namespace
+
+stribeck::Provenance stribeck::cli::cli_provenance() { return make_provenance(g_argc, g_argv); }
+
 int main(int argc, char** argv) {
+  g_argc = argc;
+  g_argv = argv;
   CLI::App app{"Stribeck: friction models, sweeps and identification for hydraulic and mechanical drives"};
   app.set_version_flag("--version", std::string("stribeck ") + stribeck::version());
   app.require_subcommand(1);
@@ -14,6 +23,9 @@ int main(int argc, char** argv) {
   stribeck::cli::add_eval_command(app);
   stribeck::cli::add_sweep_command(app);
   stribeck::cli::add_merge_command(app);
+  stribeck::cli::add_import_command(app);
+  stribeck::cli::add_export_command(app);
+  stribeck::cli::add_generate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

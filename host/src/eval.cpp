@@ -29,6 +29,7 @@ void eval_block(const ModelInfo& model, const std::vector<double>& p,
 }  // namespace
 
 EvalSummary evaluate_file(const EvalOptions& o) {
+  if (eval_needs_log_path(o)) return evaluate_log(o);
   const ModelInfo& model = require_model(o.model);
   if (model.dynamic)
     throw InputError("model " + model.id + " is dynamic; eval of dynamic models needs a time channel "

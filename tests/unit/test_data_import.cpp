@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/units.hpp"
@@ -176,6 +177,132 @@ TEST(DataText, BadInputNamesFileLineColumn) {
   }
   EXPECT_NE(error_of([] { parse_column_specs("time=0:parsec"); }).find("unknown unit 'parsec'"), std::string::npos);
   EXPECT_NE(error_of([] { parse_column_specs("time"); }).find("CHANNEL=COLUMN"), std::string::npos);
+}
+
+// A MATLAB v7.3 file as MATLAB writes it: 512-byte user block starting with
+// the MAT header text, variables with MATLAB_class, column-major storage.
+class MatFile {
+ public:
+  explicit MatFile(const std::string& name) : path_(write_temp(name, "")) {
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_userblock(fcpl, 512);
+    file_ = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
+  }
+  // MATLAB size rows x cols, given column by column (column-major).
+  void matrix(hid_t loc, const char* name, size_t rows, size_t cols, const std::vector<double>& colmajor,
+              const char* cls = "double") {
+    const hsize_t dims[2] = {cols, rows};  // HDF5 sees the transpose
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, colmajor.data());
+    h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    H5Dclose(d);
+    H5Sclose(sp);
+  }
+  hid_t group(const char* name, const char* cls) {
+    hid_t g = H5Gcreate2(file_, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    h5::write_string_attribute(g, "MATLAB_class", cls, "test");
+    groups_.push_back(g);
+    return g;
+  }
+  hid_t root() const { return file_; }
+  std::string close() {
+    for (hid_t g : groups_) H5Gclose(g);
+    H5Fclose(file_);
+    std::FILE* f = std::fopen(path_.c_str(), "r+b");
+    const char header[] = "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Mon Jan  1 00:00:00 2024 HDF5 schema 1.00 .";
+    std::fwrite(header, 1, sizeof header - 1, f);
+    std::fclose(f);
+    return path_;
+  }
+
+ private:
+  std::string path_;
+  hid_t file_;
+  std::vector<hid_t> groups_;
+};
+
+TEST(DataMat, VectorsMatricesStructsColumnMajor) {
+  MatFile m("test.mat");
+  m.matrix(m.root(), "t", 1, 3, {0, 0.5, 1});            // row vector
+  m.matrix(m.root(), "F", 3, 1, {10, 20, 30});           // column vector
+  m.matrix(m.root(), "Ts", 1, 1, {0.5});                 // scalar -> attribute
+  m.matrix(m.root(), "data", 3, 2, {1, 2, 3, 7, 8, 9});  // 3x2 matrix: columns data_0, data_1
+  hid_t s = m.group("run2", "struct");
+  m.matrix(s, "time", 2, 1, {0, 1});
+  m.matrix(s, "velocity", 2, 1, {0.1, 0.2});
+  const std::string path = m.close();
+  ReadOptions o;
+  o.columns = parse_column_specs("time=t,force=F:kN,position=data_1:mm");
+  o.only_mapped = false;
+  const auto exps = read_any_log(path, o);
+  ASSERT_EQ(exps.size(), 2u);
+  const Experiment& e = exps[0];
+  EXPECT_EQ(e.channel("time"), (std::vector<double>{0, 0.5, 1}));
+  EXPECT_EQ(e.channel("force"), (std::vector<double>{1e4, 2e4, 3e4}));
+  for (size_t i = 0; i < 3; ++i)  // the second MATLAB column, mm -> m
+    EXPECT_DOUBLE_EQ(e.channel("position")[i], (7.0 + static_cast<double>(i)) * 1e-3);
+  EXPECT_EQ(e.channel("data_0"), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(e.attributes.at("Ts"), "0.5");
+  EXPECT_EQ(exps[1].name, "run2");
+  std::remove(path.c_str());
+  // Without a mapping, struct fields named like channels are read as they are.
+  MatFile m2("plain.mat");
+  hid_t g = m2.group("trial", "struct");
+  m2.matrix(g, "time", 2, 1, {0, 1});
+  m2.matrix(g, "v", 2, 1, {0.1, 0.2});
+  const std::string p2 = m2.close();
+  const auto e2 = read_any_log(p2);
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_EQ(e2[0].name, "trial");
+  EXPECT_EQ(e2[0].channel("velocity"), (std::vector<double>{0.1, 0.2}));
+  std::remove(p2.c_str());
+}
+
+TEST(DataMat, OpaqueObjectsAndV5AreExplained) {
+  MatFile m("obj.mat");
+  m.matrix(m.root(), "logsout", 1, 6, {1, 2, 3, 4, 5, 6}, "Simulink.SimulationData.Dataset");
+  const std::string path = m.close();
+  const std::string msg = error_of([&] { read_any_log(path); });
+  EXPECT_NE(msg.find("variable 'logsout'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Simulink.SimulationData.Dataset"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("save plain arrays"), std::string::npos) << msg;
+  std::remove(path.c_str());
+  // A v5 header with nothing behind it: refused either way (no libmatio: the
+  // hint to save -v7.3; with it: not a readable v5 file).
+  const std::string v5 = write_temp("v5.mat", std::string("MATLAB 5.0 MAT-file, Platform: PCWIN64") + std::string(100, ' '));
+  const std::string v5msg = error_of([&] { read_any_log(v5); });
+  EXPECT_NE(v5msg.find(have_mat5_support() ? v5 : std::string("'-v7.3'")), std::string::npos) << v5msg;
+  std::remove(v5.c_str());
+}
+
+TEST(DataMat, Version5And7ThroughLibmatio) {
+  if (!have_mat5_support()) GTEST_SKIP() << "built without libmatio";
+  const std::string dir = std::string(STRIBECK_SOURCE_DIR) + "/tests/data/";
+  ReadOptions o;
+  o.columns = parse_column_specs("time=t:ms,force=F:kN,position=data_1:mm");
+  const auto exps = read_any_log(dir + "v5_small.mat", o);
+  ASSERT_EQ(exps.size(), 2u);
+  EXPECT_EQ(exps[0].name, "v5_small");
+  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 0.01, 0.02, 0.03, 0.04}));
+  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{1e3, 2e3, 3e3, 4e3, 5e3}));
+  for (size_t i = 0; i < 5; ++i)  // second MATLAB column of data = 2 t, in mm
+    EXPECT_DOUBLE_EQ(exps[0].channel("position")[i], 20.0 * static_cast<double>(i) * 1e-3);
+  EXPECT_EQ(exps[0].attributes.at("Ts"), "0.01");
+  EXPECT_EQ(exps[1].name, "trial2");  // struct of vectors, mapped by its field names
+  EXPECT_EQ(exps[1].channel("velocity"), (std::vector<double>{0.1, 0.2}));
+  // Compressed v7 (MATLAB's default save format): float32 widened, logicals ignored.
+  const auto v7 = read_any_log(dir + "v7_compressed.mat");
+  ASSERT_EQ(v7.size(), 1u);
+  EXPECT_EQ(v7[0].channel("force"), (std::vector<double>{5, 6, 7}));
+  EXPECT_FALSE(v7[0].has("flag"));
+  // A truncated v5 file is an error, not a crash.
+  std::ifstream in(dir + "v5_small.mat", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = write_temp("cut.mat", bytes.substr(0, bytes.size() / 2));
+  EXPECT_NE(error_of([&] { read_any_log(cut); }), "<no error>");
+  std::remove(cut.c_str());
 }
 
 }  // namespace

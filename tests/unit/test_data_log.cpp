@@ -251,6 +251,17 @@ TEST(DataLog, ReadingDoesNotModifyTheFile) {
   std::remove(path.c_str());
 }
 
+TEST(DataLog, HardLinkCyclesAreVisitedOnce) {
+  const std::string path = raw_h5("cycle.h5", [](hid_t g) {
+    dataset(g, "force", H5T_IEEE_F64LE, {1, 2}, "N");
+    H5Lcreate_hard(g, ".", g, "again", H5P_DEFAULT, H5P_DEFAULT);  // exp/again is exp itself
+  });
+  const auto exps = read_log(path);
+  ASSERT_EQ(exps.size(), 1u);
+  EXPECT_EQ(exps[0].name, "exp");
+  std::remove(path.c_str());
+}
+
 TEST(DataLog, SelectExperiment) {
   std::vector<Experiment> v = {make_experiment("a", 3), make_experiment("b", 3)};
   EXPECT_EQ(select_experiment(v, "b", "f.h5").name, "b");

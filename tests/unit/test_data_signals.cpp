@@ -140,6 +140,22 @@ TEST(DataSignals, PlateausAndReversals) {
   }
 }
 
+// The shipped example (scripts/make-examples.sh): three pressure levels, and
+// a plateau analysis that finds the built-in Stribeck curve.
+TEST(DataSignals, ExampleLogHoldsAStribeckCurve) {
+  const auto exps = read_log(std::string(STRIBECK_SOURCE_DIR) + "/data/examples/cylinder_plateaus.h5");
+  ASSERT_EQ(exps.size(), 3u);
+  EXPECT_EQ(exps[0].name, "p10bar");
+  EXPECT_EQ(exps[0].attributes.at("generator_model"), "simscape-cylinder");
+  for (const auto& e : exps) {
+    PlateauOptions po;
+    po.min_duration = 0.5;
+    const auto p = find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
+    EXPECT_EQ(p.size(), 24u) << e.name;  // 12 levels x 2 directions
+    for (const auto& q : p) EXPECT_GT(q.force * q.direction, 0.0);
+  }
+}
+
 // Real data (../shared, CC0): a pneumatic cylinder stroking at ~10 mm/s.
 TEST(DataSignals, PneumaticSealImportDerivesVelocity) {
   const char* env = std::getenv("STRIBECK_SHARED_DIR");

@@ -6,6 +6,9 @@
 // failure becomes an InputError that names the file and object and carries
 // HDF5's own innermost reason.
 //
+// Debian's libhdf5 is built without thread safety: call this layer (and
+// read_log/write_log) from one thread at a time.
+//
 // Only what the log schema needs is wrapped: groups, 1-D/2-D float datasets
 // (chunked, shuffled, deflated), string and number attributes, dimension
 // scales. Reach for the C API through id() for anything else.
@@ -119,15 +122,24 @@ DatasetInfo dataset_info(const Dataset& ds, const std::string& where);
 // HDF5's row-major order. Throws for non-float data, naming the type found.
 std::vector<double> read_doubles(const Dataset& ds, const std::string& where);
 
+// Throws InputError for numeric element sizes outside 1..16 bytes.
+void check_element_size(const DatasetInfo& info, const std::string& where);
+// Throws InputError when a dataset claims far more values (`n`) than the
+// bytes it stores could hold (corrupt sizes), before anything is allocated.
+void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where);
+
 // Writes a float64 dataset of the given shape (1-D or 2-D, row-major data),
 // chunked, shuffled and deflated when it holds more than a few samples.
 Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
                       const double* data, const std::string& where);
 
-// Attributes: strings are written as variable-length UTF-8 scalars; reading
+// Attributes: strings are written as fixed-length UTF-8 scalars (kept out of the
+// global heap, see hdf5.cpp); reading
 // accepts fixed- or variable-length strings and numeric scalars (formatted as
 // the shortest round-trip text).
 bool has_attribute(hid_t obj, const std::string& name);
+// Lists attributes by iteration. Caution: libhdf5 1.10 can segfault here on a
+// corrupted attribute table; read_log avoids it (see log.cpp).
 std::vector<std::string> attribute_names(hid_t obj);
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where);
 void write_string_attribute(hid_t obj, const std::string& name, const std::string& value,

@@ -43,6 +43,12 @@ Experiment read_text_log(const std::string& path, const ReadOptions& options);
 // vectors another; a matrix is split into its columns (name_0, name_1, ...).
 std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions& options);
 
+// MATLAB v5/v7 (the default `save` format) through libmatio, when the build
+// found it (STRIBECK_HAVE_MATIO); same mapping as read_mat_log.
+std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions& options);
+// True when this build reads MATLAB v5/v7 files.
+bool have_mat5_support();
+
 // File stem: "dir/O-ring_1bar.csv" -> "O-ring_1bar".
 std::string file_stem(const std::string& path);
 

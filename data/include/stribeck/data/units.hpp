@@ -38,6 +38,13 @@ struct UnitInfo {
 // unknown. "" is not a unit (callers decide what a missing unit means).
 std::optional<UnitInfo> find_unit(std::string_view unit);
 
+// A number with an optional unit: "3bar", "3 bar", "100 mm/s", "0.1" (SI).
+// Returns the SI value; `dimension` receives the unit's dimension (unset for
+// a bare number). Throws InputError naming `what` for malformed text or an
+// unknown unit. Absolute-pressure units subtract `ambient` [Pa].
+double parse_quantity(std::string_view text, const std::string& what, std::optional<Dimension>* dimension = nullptr,
+                      double ambient = 101325.0);
+
 // SI unit string for a dimension ("m/s", "Pa", "N*m", ...).
 const char* si_unit(Dimension d);
 const char* dimension_name(Dimension d);

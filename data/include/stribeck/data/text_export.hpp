@@ -1,0 +1,18 @@
+#pragma once
+// The way back from a log to delimited text: one CSV per experiment with a
+// header of "channel [unit]" cells that `stribeck import` reads back exactly.
+#include <string>
+
+#include "stribeck/data/experiment.hpp"
+
+namespace stribeck {
+
+// Column order: time, the other schema channels in schema order, then extra
+// channels by name. Values are written as the shortest text that reads back
+// to the same double. Atomic (AtomicFile); `path` "-" writes to stdout.
+// `units_in_header` false writes bare channel names (the SI CSV that
+// `stribeck eval` streams) and no comment lines.
+void write_csv(const std::string& path, const Experiment& experiment, char delimiter = ',',
+               bool units_in_header = true);
+
+}  // namespace stribeck

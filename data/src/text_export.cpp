@@ -1,0 +1,69 @@
+#include "stribeck/data/text_export.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+
+namespace stribeck {
+namespace {
+
+constexpr const char* kOrder[] = {"time",       "position",   "velocity",     "acceleration", "force",
+                                  "pressure_a", "pressure_b", "normal_force", "temperature"};
+
+void write_all(std::FILE* f, const std::string& text, const std::string& path) {
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
+}
+
+}  // namespace
+
+void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
+  std::vector<std::string> cols;
+  for (const char* c : kOrder)
+    if (e.has(c)) cols.emplace_back(c);
+  for (const auto& [name, v] : e.channels) {
+    bool schema = false;
+    for (const char* c : kOrder) schema |= name == c;
+    if (!schema) cols.push_back(name);
+  }
+  std::string text = units_in_header ? "# experiment: " + e.name + "\n" : "";
+  for (const auto& [k, v] : e.attributes) {
+    if (!units_in_header) break;
+    if (v.find('\n') != std::string::npos) continue;  // multi-line metadata stays in the HDF5 log
+    text += "# " + k + ": " + v + "\n";
+  }
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (i) text += delim;
+    text += cols[i];
+    auto u = e.units.find(cols[i]);
+    if (units_in_header && u != e.units.end() && !u->second.empty()) text += " [" + u->second + "]";
+  }
+  text += '\n';
+  std::vector<const std::vector<double>*> data;
+  for (const auto& c : cols) data.push_back(&e.channels.at(c));
+  std::unique_ptr<AtomicFile> out;
+  std::FILE* f = stdout;
+  if (path != "-") {
+    out = std::make_unique<AtomicFile>(path);
+    f = out->stream();
+  }
+  const size_t n = e.size();
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < data.size(); ++c) {
+      if (c) text += delim;
+      append_double(text, (*data[c])[r]);
+    }
+    text += '\n';
+    if (text.size() > (1u << 16)) {
+      write_all(f, text, path);
+      text.clear();
+    }
+  }
+  write_all(f, text, path);
+  if (out) out->commit();
+  else std::fflush(stdout);
+}
+
+}  // namespace stribeck
