@@ -2,6 +2,7 @@
 // resumed or repeated run equal those of one uninterrupted run.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -19,12 +20,15 @@ std::string tmp(const std::string& name) { return ::testing::TempDir() + "sweep_
 
 // Runs the CLI; returns the exit status, stderr+stdout into `out`.
 int run_cli(const std::string& args, std::string* out = nullptr) {
-  const std::string log = tmp("log.txt");
+  // One log per call: CTest runs these tests in parallel processes.
+  static int calls = 0;
+  const std::string log = tmp("log_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt");
   const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
   if (out) {
     std::ifstream in(log);
     out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
+  std::remove(log.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
@@ -230,7 +234,7 @@ TEST(SweepMpi, TwoRanksEqualOneRun) {
 #else
   const std::string cfg = write_config("mpi.toml"), one = tmp("mpi_one.h5"), two = tmp("mpi_two.h5");
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q"), 0);
-  const std::string log = tmp("mpi_log.txt");
+  const std::string log = tmp("mpi_log_" + std::to_string(getpid()) + ".txt");
   const std::string cmd = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
                           " sweep " + cfg + " -o " + two + " -q --mpi > " + log + " 2>&1";
   const int rc = std::system(cmd.c_str());
