@@ -72,6 +72,7 @@ void run(const SweepFlags& f) {
   o.output = c.output;
   o.resume = f.resume;
   o.max_chunks = f.max_chunks;
+  o.command_line = cli_provenance().command_line;
   const bool tty = isatty(fileno(stderr));
   auto last = std::make_shared<double>(-1e9);
   if (!f.quiet)

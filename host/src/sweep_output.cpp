@@ -324,6 +324,7 @@ struct SweepWriter::Impl {
     attr_string(file, "device", meta.device, path);
     attr_string(file, "config", meta.config, path);
     attr_string(file, "sweep_identity", meta.identity, path);
+    attr_string(file, "command_line", meta.command_line, path);
     attr_string(file, "date", meta.created, path);
     attr_u64(file, "points", meta.points, path);
     attr_u64(file, "first", meta.first, path);
@@ -506,6 +507,7 @@ SweepFile read_sweep_file(const std::string& path) {
   m.device = read_attr_string(file, "device", path);
   m.config = read_attr_string(file, "config", path);
   m.identity = read_attr_string(file, "sweep_identity", path);
+  m.command_line = read_attr_string(file, "command_line", path);
   m.created = read_attr_string(file, "date", path);
   m.points = read_u64(file, "points", path);
   m.first = read_u64(file, "first", path);

@@ -146,7 +146,8 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   SweepProgress progress;
   std::unique_ptr<SweepWriter> writer;
   if (!o.output.empty()) {
-    const SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
+    SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
+    meta.command_line = o.command_line;
     writer = o.resume ? SweepWriter::resume(o.output, meta, progress) : SweepWriter::create(o.output, meta);
   } else if (o.resume) {
     throw InputError("--resume needs an output file (-o OUT.h5)");

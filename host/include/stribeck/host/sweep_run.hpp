@@ -36,6 +36,7 @@ struct SweepRunOptions {
   bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
   std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable
                                        // OUT.h5.partial (time-boxed jobs)
+  std::string command_line;            // provenance: the command as typed ("" when not from the CLI)
   // Called after each chunk with (points done in this run's range, range size, seconds).
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
 };
