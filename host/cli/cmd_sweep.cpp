@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/sweep_config.hpp"
+#include "stribeck/host/sweep_mpi.hpp"
 #include "stribeck/host/sweep_run.hpp"
 
 namespace stribeck::cli {
@@ -15,12 +16,12 @@ namespace {
 
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
-  std::vector<std::string> params, logs, metrics;
+  std::vector<std::string> params, logs, profiles, metrics;
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
   bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
-       quiet = false;
+       quiet = false, mpi = false;
 };
 
 std::string duration(double s) {
@@ -47,6 +48,7 @@ void run(const SweepFlags& f) {
     t.where = "--trace " + path;
     c.traces.push_back(t);
   }
+  for (const auto& p : f.profiles) apply_profile_flag(c, p);
   if (!f.metrics.empty()) c.metrics = f.metrics;
   if (!f.objective.empty()) c.objective = f.objective;
   if (f.maximize) c.maximize = true;
@@ -61,6 +63,7 @@ void run(const SweepFlags& f) {
   if (c.precision != "fp64" && c.precision != "fp32")
     throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
 
+  if (f.mpi && !f.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
   const SweepPlan plan = plan_sweep(c, f.shard);
   SweepRunOptions o;
   o.device = c.device;
@@ -69,6 +72,7 @@ void run(const SweepFlags& f) {
   o.output = c.output;
   o.resume = f.resume;
   o.max_chunks = f.max_chunks;
+  o.command_line = cli_provenance().command_line;
   const bool tty = isatty(fileno(stderr));
   auto last = std::make_shared<double>(-1e9);
   if (!f.quiet)
@@ -83,11 +87,26 @@ void run(const SweepFlags& f) {
                    total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate,
                    duration(eta).c_str(), tty && !end ? "" : "\n");
     };
-  const SweepSummary s = run_sweep(plan, c, o);
+  int rank = 0;
+  SweepSummary s;
+  if (f.mpi) {
+    mpi_init(nullptr, nullptr);
+    try {
+      s = run_sweep_mpi(c, o, &rank);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
+      mpi_abort(2);
+    }
+    mpi_finalize();
+    if (rank != 0) return;
+  } else {
+    s = run_sweep(plan, c, o);
+  }
   std::printf("stribeck sweep: %s, %s design%s\n%s", plan.model->id.c_str(),
               c.design == sweep::Design::kGrid ? "grid" : c.design == sweep::Design::kRandom ? "random"
               : c.design == sweep::Design::kSobol ? "sobol" : "lhs",
               plan.shard_count > 1 ? (", shard " + f.shard).c_str() : "", s.report(plan).c_str());
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -106,6 +125,9 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
   cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
+  cmd->add_option("--profile", f->profiles,
+                  "Built-in trace: sine[,samples=N,amplitude=A,frequency=F,duration=D,p_a=P,p_b=P,normal_force=F] "
+                  "(repeatable)");
   cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
@@ -117,6 +139,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
   cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)");
+  cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
   cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial");
   cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");

@@ -320,4 +320,44 @@ void apply_param_flag(SweepConfig& c, const std::string& flag) {
   c.params.push_back(p);
 }
 
+void apply_profile_flag(SweepConfig& c, const std::string& flag) {
+  const std::string at = "--profile " + flag;
+  std::vector<std::string> parts;
+  for (size_t b = 0;;) {
+    const auto e = flag.find(',', b);
+    parts.push_back(flag.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  if (parts[0] != "sine") throw InputError(at + ": unknown profile '" + parts[0] + "' (known: sine)");
+  TraceSource t;
+  t.kind = TraceSource::kProfile;
+  t.name = "sine";
+  t.where = at;
+  ProfileSpec& p = t.profile;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    const std::string key = parts[i].substr(0, eq), text = eq == std::string::npos ? "" : parts[i].substr(eq + 1);
+    if (key == "name") {
+      t.name = text;
+      continue;
+    }
+    double x;
+    if (eq == std::string::npos || !parse_double(text, x)) throw InputError(at + ": expected KEY=NUMBER, got '" + parts[i] + "'");
+    if (key == "amplitude") p.amplitude = x;
+    else if (key == "frequency") p.frequency = x;
+    else if (key == "duration") p.duration = x;
+    else if (key == "samples") p.samples = static_cast<std::int64_t>(x);
+    else if (key == "p_a") p.p_a = x;
+    else if (key == "p_b") p.p_b = x;
+    else if (key == "normal_force") p.f_n = x;
+    else
+      throw InputError(at + ": unknown key '" + key +
+                       "' (known: name, amplitude, frequency, duration, samples, p_a, p_b, normal_force)");
+  }
+  if (!(p.duration > 0) || !(p.frequency > 0) || p.samples < 2)
+    throw InputError(at + ": profile needs duration > 0, frequency > 0, samples >= 2");
+  c.traces.push_back(t);
+}
+
 }  // namespace stribeck

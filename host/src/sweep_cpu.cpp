@@ -113,17 +113,19 @@ void TopK::add(const TopEntry& e) {
 
 void TopK::add_chunk(const SweepChunk& c, int dims) {
   TopEntry e;
-  for (std::uint64_t j = 0; j < c.count; ++j) {
+  const std::uint64_t rows = c.index.empty() ? c.count : c.index.size();
+  for (std::uint64_t j = 0; j < rows; ++j) {
+    const std::uint64_t index = c.index.empty() ? c.first + j : c.index[j];
     if (c.status[j] != sweep::kStatusOk) continue;
     e.objective = c.metrics[j * sweep::kNumMetrics + objective_];
     if (std::isnan(e.objective)) continue;
     if (static_cast<int>(entries_.size()) == k_) {
       TopEntry probe;
       probe.objective = e.objective;
-      probe.index = c.first + j;
+      probe.index = index;
       if (!better(probe, entries_.back())) continue;
     }
-    e.index = c.first + j;
+    e.index = index;
     e.params.assign(&c.params[j * dims], &c.params[j * dims] + dims);
     e.metrics.assign(&c.metrics[j * sweep::kNumMetrics], &c.metrics[j * sweep::kNumMetrics] + sweep::kNumMetrics);
     add(e);

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fstream>
 #include <map>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/version.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
 
 namespace stribeck {
 namespace {
@@ -202,9 +205,44 @@ std::string now_utc() {
 
 }  // namespace
 
+std::string sweep_identity(const SweepPlan& plan, Precision precision) {
+  std::string id = "model=" + plan.model->id + ";design=" + design_name(plan.space.design) +
+                   ";points=" + std::to_string(plan.space.points) + ";seed=" + std::to_string(plan.space.seed) +
+                   ";scramble=" + std::to_string(plan.space.scramble) +
+                   ";precision=" + (precision == Precision::kFp32 ? "fp32" : "fp64");
+  for (int d = 0; d < plan.space.dims; ++d) {
+    const sweep::Axis& a = plan.space.axis[d];
+    id += ";" + std::string(plan.model->params[d].name) + "=" + std::to_string(static_cast<int>(a.kind)) + ":" +
+          std::to_string(a.count) + ":" + format_number(a.a) + ":" + format_number(a.b) + ":" + format_number(a.lo) +
+          ":" + format_number(a.hi);
+    if (a.kind == sweep::AxisKind::kList)
+      for (std::uint64_t k = 0; k < a.count; ++k) id += "," + format_number(plan.list_values[a.offset + k]);
+  }
+  std::uint64_t h = 0;
+  for (const auto& t : plan.traces) {
+    id += ";trace=" + t.name + ":" + std::to_string(t.v.size());
+    for (const auto* ch : {&t.v, &t.p_a, &t.p_b, &t.f_n, &t.f_meas, &t.dt, &t.dx})
+      for (double x : *ch) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        h = sweep::mix64(h ^ bits);
+      }
+  }
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  id += std::string(";traces_hash=") + hex;
+  id += ";metrics=";
+  for (int m : plan.metrics) id += std::string(sweep::kMetricInfo[m].name) + ",";
+  id += ";objective=" + std::string(sweep::kMetricInfo[plan.objective].name) + ";maximize=" +
+        std::to_string(plan.maximize) + ";top_k=" + std::to_string(plan.top_k) +
+        ";per_experiment=" + std::to_string(plan.per_experiment);
+  return id;
+}
+
 SweepMeta make_sweep_meta(const SweepPlan& plan, const SweepConfig& config, const std::string& device,
                           Precision precision) {
   SweepMeta m;
+  m.identity = sweep_identity(plan, precision);
   m.model = plan.model->id;
   m.design = design_name(plan.space.design);
   m.precision = precision == Precision::kFp32 ? "fp32" : "fp64";
@@ -285,6 +323,8 @@ struct SweepWriter::Impl {
     attr_string(file, "precision", meta.precision, path);
     attr_string(file, "device", meta.device, path);
     attr_string(file, "config", meta.config, path);
+    attr_string(file, "sweep_identity", meta.identity, path);
+    attr_string(file, "command_line", meta.command_line, path);
     attr_string(file, "date", meta.created, path);
     attr_u64(file, "points", meta.points, path);
     attr_u64(file, "first", meta.first, path);
@@ -351,10 +391,12 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
                                                  SweepProgress& progress) {
   silence_hdf5();
   const std::string partial = path + ".partial";
+  if (!std::ifstream(partial).good())
+    throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
   SweepFile f = read_sweep_file(partial);  // checks the format
-  if (f.meta.config != meta.config || f.meta.first != meta.first || f.meta.count != meta.count ||
+  if (f.meta.identity != meta.identity || f.meta.first != meta.first || f.meta.count != meta.count ||
       f.meta.precision != meta.precision || f.meta.top_k_only != meta.top_k_only || f.meta.model != meta.model)
-    throw InputError(partial + ": belongs to a different sweep (config, shard, precision or output options differ); "
+    throw InputError(partial + ": belongs to a different sweep (space, traces, shard, precision or output options differ); "
                                "remove it or run without --resume");
   progress = f.progress;
   auto impl = std::make_unique<Impl>();
@@ -464,6 +506,8 @@ SweepFile read_sweep_file(const std::string& path) {
   m.precision = read_attr_string(file, "precision", path);
   m.device = read_attr_string(file, "device", path);
   m.config = read_attr_string(file, "config", path);
+  m.identity = read_attr_string(file, "sweep_identity", path);
+  m.command_line = read_attr_string(file, "command_line", path);
   m.created = read_attr_string(file, "date", path);
   m.points = read_u64(file, "points", path);
   m.first = read_u64(file, "first", path);
@@ -557,8 +601,9 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
   std::uint64_t next = 0;
   for (size_t i : order) {
     const SweepMeta& m = files[i].meta;
-    if (m.config != m0.config || m.precision != m0.precision || m.points != m0.points || m.top_k_only != m0.top_k_only)
-      throw InputError(inputs[i] + ": belongs to a different sweep than " + inputs[order[0]] + " (config or precision differ)");
+    if (m.identity != m0.identity || m.top_k_only != m0.top_k_only)
+      throw InputError(inputs[i] + ": belongs to a different sweep than " + inputs[order[0]] +
+                       " (space, traces, precision or metrics differ)");
     if (m.first != next)
       throw InputError(inputs[i] + ": shard starts at point " + std::to_string(m.first) + ", expected " + std::to_string(next) +
                        (m.first < next ? " (overlapping shards)" : " (a shard is missing)"));

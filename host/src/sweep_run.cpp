@@ -45,16 +45,11 @@ DeviceChoice choose_device(const std::string& requested) {
   return d;
 }
 
-void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out) {
 #if STRIBECK_HAVE_CUDA
-  out.first = first;
-  out.count = count;
-  out.params.resize(count * plan.space.dims);
-  out.metrics.resize(count * sweep::kNumMetrics);
-  out.status.resize(count);
-  out.exp_metrics.resize(plan.per_experiment ? count * plan.traces.size() * sweep::kNumMetrics : 0);
-  std::vector<cuda::HostTrace> traces;
+namespace {
+// Fills the plain request for the CUDA library (traces point into the plan).
+cuda::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                               std::vector<cuda::HostTrace>& traces) {
   auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
   for (const auto& t : plan.traces) {
     cuda::HostTrace h;
@@ -80,6 +75,23 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
   r.per_experiment = plan.per_experiment;
   r.first = first;
   r.count = count;
+  return r;
+}
+}  // namespace
+#endif
+
+void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                        SweepChunk& out) {
+#if STRIBECK_HAVE_CUDA
+  out.first = first;
+  out.count = count;
+  out.index.clear();
+  out.params.resize(count * plan.space.dims);
+  out.metrics.resize(count * sweep::kNumMetrics);
+  out.status.resize(count);
+  out.exp_metrics.resize(plan.per_experiment ? count * plan.traces.size() * sweep::kNumMetrics : 0);
+  std::vector<cuda::HostTrace> traces;
+  cuda::SweepRequest r = gpu_request(plan, precision, first, count, traces);
   r.params = out.params.data();
   r.metrics = out.metrics.data();
   r.status = out.status.data();
@@ -87,6 +99,33 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
   cuda::run_sweep(r);
 #else
   (void)plan, (void)precision, (void)first, (void)count, (void)out;
+  throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
+#endif
+}
+
+void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite) {
+#if STRIBECK_HAVE_CUDA
+  std::vector<cuda::HostTrace> traces;
+  cuda::SweepRequest r = gpu_request(plan, precision, first, count, traces);
+  r.per_experiment = false;
+  cuda::TopKOutput top;
+  r.top = &top;
+  r.top_k = plan.top_k;
+  r.objective = plan.objective;
+  r.maximize = plan.maximize;
+  cuda::run_sweep(r);
+  out.first = first;
+  out.count = count;
+  out.index = std::move(top.index);
+  out.params = std::move(top.params);
+  out.metrics = std::move(top.metrics);
+  out.status.assign(out.index.size(), sweep::kStatusOk);
+  out.exp_metrics.clear();
+  invalid = top.invalid;
+  nonfinite = top.nonfinite;
+#else
+  (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)invalid, (void)nonfinite;
   throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
 #endif
 }
@@ -107,7 +146,8 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   SweepProgress progress;
   std::unique_ptr<SweepWriter> writer;
   if (!o.output.empty()) {
-    const SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
+    SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
+    meta.command_line = o.command_line;
     writer = o.resume ? SweepWriter::resume(o.output, meta, progress) : SweepWriter::create(o.output, meta);
   } else if (o.resume) {
     throw InputError("--resume needs an output file (-o OUT.h5)");
@@ -122,9 +162,28 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
     if (o.max_chunks && chunks_done == o.max_chunks) break;
     const std::uint64_t first = plan.first + progress.completed;
     const std::uint64_t n = std::min<std::uint64_t>(o.chunk, plan.count - progress.completed);
-    if (dev.gpu) evaluate_chunk_gpu(plan, o.precision, first, n, chunk);
-    else evaluate_chunk_cpu(plan, o.precision, first, n, chunk);
-    for (std::uint64_t j = 0; j < n; ++j) {
+    const bool compact = dev.gpu && config.keep_top_k_only;
+    if (compact) {
+      // Only the top-K rows come back; counts from the device, examples of
+      // invalid points recomputed here from the space (cheap on the host).
+      std::uint64_t invalid = 0, nonfinite = 0;
+      evaluate_chunk_gpu_top_k(plan, o.precision, first, n, chunk, invalid, nonfinite);
+      progress.invalid += invalid;
+      progress.nonfinite += nonfinite;
+      std::vector<double> p(dims);
+      for (std::uint64_t j = 0; invalid && j < n && s.invalid_examples.size() < 3; ++j) {
+        plan.point(first + j, p.data());
+        if (sweep::params_valid(plan.rules, p.data())) continue;
+        const auto why = validate_params(*plan.model, p.data());
+        s.invalid_examples.push_back("point " + std::to_string(first + j) + ": " +
+                                     (why.empty() ? std::string("invalid") : why.front()));
+      }
+    } else if (dev.gpu) {
+      evaluate_chunk_gpu(plan, o.precision, first, n, chunk);
+    } else {
+      evaluate_chunk_cpu(plan, o.precision, first, n, chunk);
+    }
+    for (std::uint64_t j = 0; !compact && j < n; ++j) {
       if (chunk.status[j] == sweep::kStatusInvalidParams) {
         ++progress.invalid;
         if (s.invalid_examples.size() < 3) {

@@ -3,10 +3,18 @@
 // overlaps the next sub-chunk's kernel. Not thread-safe: one sweep at a time
 // per process (the workspace is shared).
 #include <cuda_runtime.h>
+#include <math_constants.h>
+#include <thrust/count.h>
 #include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,7 +67,7 @@ struct DeviceBytes {
 // has shut down at exit.
 struct Workspace {
   cudaStream_t streams[2] = {nullptr, nullptr};
-  DeviceBytes rows[2], status[2], traces, lists;
+  DeviceBytes rows[2], status[2], traces, lists, keys, order, picked;
   Pinned h_rows[2], h_status[2];
   std::uint64_t trace_key = 0;
   Workspace() {
@@ -89,6 +97,68 @@ std::uint64_t trace_key(const SweepRequest& r) {
     for (const double* p : {t.v, t.p_a, t.p_b, t.f_n, t.f_meas, t.dt, t.dx}) add(p, t.n);
   }
   return sweep::mix64(h);
+}
+
+// Sort key of a point for the top-K: the objective (negated to maximise),
+// +inf for points that are invalid, non-finite or have a NaN objective.
+struct ObjectiveKey {
+  const double* metrics;
+  const std::uint8_t* status;
+  int objective;
+  double sign;
+  __device__ double operator()(std::uint64_t j) const {
+    const double v = metrics[j * sweep::kNumMetrics + objective];
+    return (status[j] == sweep::kStatusOk && !isnan(v)) ? sign * v : CUDART_INF;
+  }
+};
+struct StatusIs {
+  std::uint8_t s;
+  __device__ bool operator()(std::uint8_t x) const { return x == s; }
+};
+// Row `order[t / width]` of a row-major table, element t % width.
+struct GatherRows {
+  const double* table;
+  const std::uint32_t* order;
+  int width;
+  __device__ double operator()(std::uint64_t t) const {
+    return table[static_cast<std::uint64_t>(order[t / width]) * width + t % width];
+  }
+};
+
+// Selects the K best of the n points of one sub-chunk on the device and
+// appends them (and the status counts) to r.top. Synchronous on `st`.
+void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::uint64_t first, std::uint64_t n,
+                  const double* d_params, const double* d_metrics, const std::uint8_t* d_status) {
+  auto pol = thrust::cuda::par.on(st);
+  TopKOutput& out = *r.top;
+  out.invalid += thrust::count_if(pol, d_status, d_status + n, StatusIs{sweep::kStatusInvalidParams});
+  out.nonfinite += thrust::count_if(pol, d_status, d_status + n, StatusIs{sweep::kStatusNonFinite});
+  if (r.top_k <= 0) return;
+  double* keys = static_cast<double*>(ws.keys.ensure(n * sizeof(double)));
+  auto* order = static_cast<std::uint32_t*>(ws.order.ensure(n * sizeof(std::uint32_t)));
+  thrust::counting_iterator<std::uint64_t> it(0);
+  thrust::transform(pol, it, it + n, keys, ObjectiveKey{d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0});
+  thrust::sequence(pol, order, order + n);
+  thrust::stable_sort_by_key(pol, keys, keys + n, order);  // stable: ties keep the smaller index first
+  const std::uint64_t k = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.top_k), n);
+  const int dims = r.space.dims;
+  double* picked = static_cast<double*>(ws.picked.ensure(k * (dims + sweep::kNumMetrics + 1) * sizeof(double)));
+  thrust::transform(pol, it, it + k * dims, picked, GatherRows{d_params, order, dims});
+  thrust::transform(pol, it, it + k * sweep::kNumMetrics, picked + k * dims,
+                    GatherRows{d_metrics, order, sweep::kNumMetrics});
+  std::vector<double> h(k * (dims + sweep::kNumMetrics)), hkeys(k);
+  std::vector<std::uint32_t> horder(k);
+  check(cudaMemcpyAsync(h.data(), picked, h.size() * sizeof(double), cudaMemcpyDeviceToHost, st), "copy top-K rows");
+  check(cudaMemcpyAsync(hkeys.data(), keys, k * sizeof(double), cudaMemcpyDeviceToHost, st), "copy top-K keys");
+  check(cudaMemcpyAsync(horder.data(), order, k * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st), "copy top-K order");
+  check(cudaStreamSynchronize(st), "top-K selection");
+  for (std::uint64_t t = 0; t < k; ++t) {
+    if (hkeys[t] == std::numeric_limits<double>::infinity()) break;  // the rest are invalid or NaN
+    out.index.push_back(first + horder[t]);
+    out.params.insert(out.params.end(), h.begin() + t * dims, h.begin() + (t + 1) * dims);
+    out.metrics.insert(out.metrics.end(), h.begin() + k * dims + t * sweep::kNumMetrics,
+                       h.begin() + k * dims + (t + 1) * sweep::kNumMetrics);
+  }
 }
 
 template <class M, class T>
@@ -191,6 +261,10 @@ void run_typed(const SweepRequest& r) {
       sweep_kernel<M, T><<<blocks, kSweepBlock, 0, st>>>(space, r.rules, dt, r.first + off, n, d_params, d_metrics,
                                                            d_status[b], d_exp);
       check(cudaGetLastError(), "sweep kernel launch");
+      if (r.top) {
+        select_top_k(ws, r, st, r.first + off, n, d_params, d_metrics, d_status[b]);
+        continue;
+      }
       // Only the n rows written are copied, from each section of the buffer.
       auto* h = static_cast<double*>(ws.h_rows[b].p);
       check(cudaMemcpyAsync(h, d_params, n * dims * sizeof(double), cudaMemcpyDeviceToHost, st), "copy params");
@@ -237,6 +311,15 @@ bool probe_device(std::string& name, std::string& reason) {
   }
   name = prop.name;
   return true;
+}
+
+void use_device_for_rank(int local_rank) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return;
+  }
+  if (cudaSetDevice(local_rank % n) != cudaSuccess) cudaGetLastError();
 }
 
 void run_sweep(const SweepRequest& r) {

@@ -71,6 +71,8 @@ struct Case {
   std::vector<std::string> params;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
+
 class SweepGpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SweepGpu, AgreesWithCpu) {
@@ -113,6 +115,30 @@ TEST(SweepGpuRun, ChunkedRunEqualsOneChunkAndKeepsTopK) {
   for (size_t r = 0; r < sa.top.size(); ++r) {
     EXPECT_EQ(sa.top[r].index, sb.top[r].index);
     EXPECT_EQ(sa.top[r].objective, sb.top[r].objective);
+  }
+}
+
+TEST(SweepGpuRun, TopKOnlyModeEqualsCpuTopKAndCounts) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  // simscape-translational over F_brk < F_C too: invalid points must be counted on the device.
+  SweepConfig c = config_for("simscape-translational",
+                             {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
+  c.keep_top_k_only = true;
+  c.top_k = 25;
+  const SweepPlan plan = plan_sweep(c);
+  SweepRunOptions gpu, cpu;
+  gpu.device = "gpu";
+  gpu.chunk = 1500;  // several host chunks
+  cpu.device = "cpu";
+  const SweepSummary g = run_sweep(plan, c, gpu), h = run_sweep(plan, c, cpu);
+  EXPECT_EQ(g.invalid, h.invalid);
+  EXPECT_GT(h.invalid, 0u);
+  EXPECT_EQ(g.nonfinite, h.nonfinite);
+  EXPECT_EQ(g.invalid_examples, h.invalid_examples);
+  ASSERT_EQ(g.top.size(), h.top.size());
+  for (size_t r = 0; r < g.top.size(); ++r) {
+    EXPECT_EQ(g.top[r].index, h.top[r].index) << r;
+    EXPECT_NEAR(g.top[r].objective, h.top[r].objective, 1e-12 * std::fabs(h.top[r].objective)) << r;
   }
 }
 

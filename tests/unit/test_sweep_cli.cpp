@@ -2,6 +2,7 @@
 // resumed or repeated run equal those of one uninterrupted run.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -19,12 +20,15 @@ std::string tmp(const std::string& name) { return ::testing::TempDir() + "sweep_
 
 // Runs the CLI; returns the exit status, stderr+stdout into `out`.
 int run_cli(const std::string& args, std::string* out = nullptr) {
-  const std::string log = tmp("log.txt");
+  // One log per call: CTest runs these tests in parallel processes.
+  static int calls = 0;
+  const std::string log = tmp("log_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt");
   const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
   if (out) {
     std::ifstream in(log);
     out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
+  std::remove(log.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
@@ -97,7 +101,10 @@ void expect_same_sweep(const SweepFile& a, const SweepFile& b) {
 TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
   const std::string cfg = write_config("basic.toml"), out = tmp("basic.h5");
   std::string text;
-  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " --quiet", &text), 0) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " --chunk 1000", &text), 0) << text;
+  // Not a terminal: plain progress lines (the last one at 100 %), no carriage returns.
+  EXPECT_NE(text.find("3001/3001 points (100.0%)"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
   const SweepFile f = read_sweep_file(out);
   EXPECT_EQ(f.rows.count, 3001u);
   EXPECT_EQ(f.meta.metrics.size(), 3u);
@@ -161,6 +168,13 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
   EXPECT_EQ(partial.progress.completed, 1250u);
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --resume", &text), 0) << text;
   expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  // Nothing left to resume: one line, exit 2.
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --resume", &text), 2);
+  EXPECT_NE(text.find("nothing to resume"), std::string::npos) << text;
+  // A partial file of another sweep is refused.
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --max-chunks 1"), 0);
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --resume --seed 5", &text), 2);
+  EXPECT_NE(text.find("belongs to a different sweep"), std::string::npos) << text;
 }
 
 TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
@@ -176,6 +190,19 @@ TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
   EXPECT_GE(f.progress.top[0].objective, f.progress.top[1].objective);
 }
 
+TEST(SweepCli, FlagsAloneDescribeASweep) {
+  const std::string out = tmp("flags.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("sweep --model coulomb-viscous --param F_C=linear:10:30:3 --param f_v=list:0,100 "
+                    "--profile sine,samples=500,amplitude=0.1 --device cpu -q -o " + out, &text),
+            0)
+      << text;
+  const SweepFile f = read_sweep_file(out);
+  EXPECT_EQ(f.rows.count, 6u);
+  EXPECT_EQ(f.meta.objective, sweep::kEnergy);  // no measured force: energy ranks
+  EXPECT_EQ(f.progress.top[0].index, 0u);       // F_C = 10, f_v = 0 dissipates least
+}
+
 TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   const std::string cfg = tmp("bad.toml"), out = tmp("bad.h5");
   std::ofstream(cfg) << "model = \"simscape-cylinder\"\n[params]\nF_pr = { linear = [0, 1], cnt = 3 }\n";
@@ -187,8 +214,39 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_FALSE(std::ifstream(out).good());
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param F_pr=linear:0:10 --trace nowhere.csv", &text), 2);
   EXPECT_NE(text.find("grid range needs count"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("sweep --model simscape-cylinder --profile sine,speed=3", &text), 2);
+  EXPECT_NE(text.find("unknown key 'speed'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
   EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+// mpirun -np 2: two ranks split the space and rank 0 merges; the file equals
+// a single run. Skipped in builds without MPI.
+TEST(SweepMpi, TwoRanksEqualOneRun) {
+#ifndef STRIBECK_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  const std::string cfg = write_config("mpi.toml"), one = tmp("mpi_one.h5"), two = tmp("mpi_two.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q"), 0);
+  const std::string log = tmp("mpi_log_" + std::to_string(getpid()) + ".txt");
+  const std::string cmd = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " sweep " + cfg + " -o " + two + " -q --mpi > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("x 2 MPI ranks"), std::string::npos) << text;
+  EXPECT_EQ(text.find("stribeck sweep:"), text.rfind("stribeck sweep:")) << "summary printed once: " << text;
+  expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  EXPECT_FALSE(std::ifstream(two + ".rank0").good());
+  EXPECT_FALSE(std::ifstream(two + ".rank1").good());
+#endif
 }
 
 }  // namespace

@@ -65,6 +65,9 @@ std::vector<double> sweep_force_trace(const ModelInfo& model, const double* para
 // Results of a contiguous run of points.
 struct SweepChunk {
   std::uint64_t first = 0, count = 0;
+  // Non-empty for a compacted chunk (GPU top-K mode): the global index of
+  // each row; rows are then a selection of [first, first+count), all ok.
+  std::vector<std::uint64_t> index;
   std::vector<double> params;          // count x dims
   std::vector<double> metrics;         // count x kNumMetrics (all metrics; the writer selects)
   std::vector<double> exp_metrics;     // count x experiments x kNumMetrics (per_experiment only)

@@ -82,6 +82,10 @@ SweepConfig read_sweep_config(const std::string& path);
 //   uniform:LO:HI | loguniform:LO:HI | normal:MEAN:SD[:LO:HI]
 // replacing a config entry of the same name.
 void apply_param_flag(SweepConfig& config, const std::string& flag);
+// Adds a built-in profile trace from "sine[,KEY=VALUE...]" with keys name,
+// amplitude, frequency, duration, samples, p_a, p_b, normal_force (no
+// reference force: use a config for that).
+void apply_profile_flag(SweepConfig& config, const std::string& flag);
 sweep::Design parse_design(const std::string& name, const std::string& where);
 
 }  // namespace stribeck

@@ -16,7 +16,11 @@ namespace stribeck {
 
 // Everything the file says about the sweep apart from the per-point data.
 struct SweepMeta {
-  std::string model, design, precision, device, config, created;
+  std::string model, design, precision, device, config, created, command_line;
+  // Canonical text of everything that determines the results (resolved
+  // space, trace content hash, metrics, top-K settings): a resumed run or a
+  // merged shard must match it, whatever mix of config and flags produced it.
+  std::string identity;
   std::uint64_t points = 0, first = 0, count = 0;
   int shard_index = 0, shard_count = 1;
   std::vector<std::string> param_names, param_units;

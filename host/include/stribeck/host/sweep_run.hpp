@@ -23,6 +23,11 @@ DeviceChoice choose_device(const std::string& requested);
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
                         SweepChunk& out);
 
+// GPU top-K mode: only the best `plan.top_k` rows of each device sub-chunk
+// come back (out.index set, all rows ok); invalid/non-finite counts returned.
+void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite);
+
 struct SweepRunOptions {
   std::string device = "auto";         // auto | gpu | cpu
   Precision precision = Precision::kFp64;
@@ -31,6 +36,7 @@ struct SweepRunOptions {
   bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
   std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable
                                        // OUT.h5.partial (time-boxed jobs)
+  std::string command_line;            // provenance: the command as typed ("" when not from the CLI)
   // Called after each chunk with (points done in this run's range, range size, seconds).
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
 };

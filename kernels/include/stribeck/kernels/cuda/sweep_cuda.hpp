@@ -4,6 +4,7 @@
 // only linked when CMake found nvcc (STRIBECK_HAVE_CUDA).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "stribeck/kernels/sweep/rules.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
@@ -15,12 +16,26 @@ namespace stribeck::cuda {
 // CUDA error during discovery means "no GPU", never a crash.
 bool probe_device(std::string& name, std::string& reason);
 
+// MPI ranks: makes device (local_rank mod device count) current; does
+// nothing where no device is usable.
+void use_device_for_rank(int local_rank);
+
 // One experiment in host memory (double, SI); null for channels not read.
 struct HostTrace {
   const double *v = nullptr, *p_a = nullptr, *p_b = nullptr, *f_n = nullptr, *f_meas = nullptr,
                *dt = nullptr, *dx = nullptr;
   std::int64_t n = 0;
   sweep::TraceCounts counts;
+};
+
+// Top-K mode output: the best `top_k` points of every device sub-chunk
+// (selected on the device), so only K rows per sub-chunk cross PCIe; the
+// caller merges them. Ties are broken by the smaller index.
+struct TopKOutput {
+  std::vector<std::uint64_t> index;  // global point indices
+  std::vector<double> params;        // rows x dims
+  std::vector<double> metrics;       // rows x kNumMetrics
+  std::uint64_t invalid = 0, nonfinite = 0;
 };
 
 struct SweepRequest {
@@ -39,6 +54,11 @@ struct SweepRequest {
   double* metrics = nullptr;
   std::uint8_t* status = nullptr;
   double* exp_metrics = nullptr;
+  // Top-K mode (top != null): the row outputs above are not used.
+  TopKOutput* top = nullptr;
+  int top_k = 0;
+  int objective = 0;
+  bool maximize = false;
 };
 
 // Evaluates the request on the current device, split into sub-chunks that
