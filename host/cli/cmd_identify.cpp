@@ -112,11 +112,7 @@ void run(const IdentifyArgs& a) {
   ident::FitOptions o = a.fit;
   if (!a.free.empty()) o.free = a.free;
   const auto per_log = load(a);
-  Provenance prov;
-  prov.command_line = "stribeck identify";
-  for (const auto& l : a.logs) prov.command_line += " " + l;
-  prov.command_line += a.model.empty() ? " --compare " + a.compare : " --model " + a.model;
-  prov.device = "cpu";
+  const Provenance prov = cli_provenance();
 
   if (a.batch) {
     // One independent fit per experiment of every log, in parallel.
