@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -491,6 +492,36 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   EXPECT_NE(err.find("pressure"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::ifstream(dir + "/bad.json").good());
+}
+
+TEST(IdentifyCli, RecoversTheGeneratorsParametersMassAndOffset) {
+  // End to end through the data layer's synthetic rig: plateaus at four
+  // pressure levels, mass and force offset, 0.5 N noise; identify derives the
+  // acceleration itself.
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_gen";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const std::string cli = STRIBECK_CLI;
+  const std::map<std::string, double> truth = {{"F_pr", 40},  {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01},
+                                               {"f_v", 150},  {"mass", 2},     {"offset", 3}};
+  ASSERT_EQ(std::system((cli + " generate --model simscape-cylinder-il -p F_pr=40 -p f_cfr=3e-5 -p R_brk=1.4 "
+                               "-p v_brk=0.01 -p f_v=150 --profile plateaus --duration 6 --pressure-levels "
+                               "1bar,3bar,5bar,7bar --mass 2 --noise force=0.5 --offset force=3 --seed 4 -o " +
+                         dir + "/gen.h5 > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/gen.h5 --model simscape-cylinder-il --inertia --offset --json " +
+                         dir + "/fit.json > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_TRUE(j["converged"].get<bool>()) << j.dump(1);
+  for (const auto& [name, t] : truth) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - t), 3 * p["std_error"].get<double>())
+        << name << " = " << p["value"] << " +/- " << p["std_error"] << ", true " << t;
+  }
 }
 
 TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
