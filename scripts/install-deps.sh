@@ -16,6 +16,7 @@ packages=(
   libgtest-dev                      # tests
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
+  libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
   clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
 if [ "${1:-}" = "--bench" ]; then

@@ -9,6 +9,9 @@ namespace stribeck::cli {
 
 void add_models_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_identify_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);

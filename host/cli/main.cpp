@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
+  stribeck::cli::add_identify_command(app);
+  stribeck::cli::add_sweep_command(app);
+  stribeck::cli::add_merge_command(app);
   stribeck::cli::add_import_command(app);
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);

@@ -1,0 +1,26 @@
+#pragma once
+// Scale-out of a sweep over MPI ranks (optional build: -DSTRIBECK_MPI=ON with
+// Debian OpenMPI). Every rank evaluates shard rank/size of the space on its
+// own device (GPUs picked by node-local rank), writes its shard file, and
+// rank 0 merges the shards into the output (top-K gathered through the
+// merge) — the same file as a single run.
+#include <string>
+
+#include "stribeck/host/sweep_run.hpp"
+
+namespace stribeck {
+
+// True when this build has MPI support.
+bool mpi_built();
+
+// Runs `config` across the ranks of MPI_COMM_WORLD (MPI must be initialised).
+// Returns the summary on rank 0 (whole space, merged top-K); other ranks
+// return their shard's summary. Output is required.
+SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions options, int* rank_out);
+
+// MPI_Init / MPI_Finalize / MPI_Abort wrappers so the CLI needs no MPI header.
+void mpi_init(int* argc, char*** argv);
+void mpi_finalize();
+[[noreturn]] void mpi_abort(int code);
+
+}  // namespace stribeck

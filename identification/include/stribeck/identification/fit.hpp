@@ -1,0 +1,181 @@
+#pragma once
+// Identification of friction-model parameters from rig experiments: one
+// least-squares problem over any number of experiments, solved with Ceres,
+// with uncertainty (covariance), fit quality and plain-language warnings.
+//
+//   FitOptions o;                      // every default documented below
+//   o.offset = true;                   // allow a force offset
+//   FitSummary s = fit(experiments, "simscape-cylinder", o);
+//   std::puts(s.report().c_str());
+//
+// The residual of every sample is
+//   r = force - (F_model(v, p_a, p_b, F_n) + m*a + A_a*p_a - A_b*p_b + offset)
+// where the terms after F_model are the optional force balance of a raw rig.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/experiment.hpp"
+
+namespace stribeck::ident {
+
+// Gpufit-like status of one fit. kConverged is the only "good" value.
+enum class FitStatus : int {
+  kConverged = 0,      // a Ceres convergence criterion was met and the problem is regular
+  kMaxIterations = 1,  // stopped at FitOptions::max_iterations
+  kSingular = 2,       // converged, but the data cannot determine every free parameter
+  kFailed = 3,         // the solver failed (non-finite cost, no valid step)
+};
+const char* status_name(FitStatus s);
+
+struct FitOptions {
+  // --- Which parameters are estimated -------------------------------------
+  // Names of the model parameters to estimate; empty = every parameter except
+  // the sign-smoothing ones (v_eps, slope, v_th), which stay at their defaults
+  // because rig data almost never determines them. Names may also be "mass"
+  // and "offset" (those are controlled by the force-balance options below).
+  std::vector<std::string> free;
+  // "NAME=VALUE": hold NAME at VALUE (overrides `free`). Default: none.
+  std::vector<std::string> fix;
+  // "NAME=VALUE": initial value instead of the data-driven guess. Default: none.
+  std::vector<std::string> initial;
+  // "NAME=LO:HI": bounds on top of the model's own ranges (either side may be
+  // empty or inf). Default: none; the box of the global search uses them.
+  std::vector<std::string> bounds;
+  // Model parameters fitted separately for every experiment instead of shared
+  // across experiments (e.g. "F_pr"). Default: none, all shared.
+  std::vector<std::string> per_experiment;
+  // Separate model parameters for v > 0 and v < 0 (names get "+" / "-"),
+  // plus a likelihood-ratio test against the symmetric fit. Default: false.
+  bool asymmetric = false;
+
+  // --- Force balance (raw rig data) ---------------------------------------
+  // Estimate one additive force offset [N]. Default: false.
+  bool offset = false;
+  // With `offset`: one offset per experiment instead of one shared. Default: false.
+  bool offset_per_experiment = false;
+  // Include the inertial term m*a. Default: false. The acceleration comes from
+  // the `acceleration` channel, or is derived from velocity/position.
+  bool inertia = false;
+  // Moving mass [kg] for the inertial term; NaN (default) = estimate it.
+  double mass = std::numeric_limits<double>::quiet_NaN();
+  // Piston areas [m^2] of the pressure force A_a*p_a - A_b*p_b, given (not
+  // estimated). Default: 0, no pressure force.
+  double area_a = 0.0;
+  double area_b = 0.0;
+
+  // --- Robust loss ----------------------------------------------------------
+  // "" (default: plain least squares), "huber:D" or "cauchy:D" with D in N.
+  std::string loss;
+
+  // --- Global search --------------------------------------------------------
+  // Number of Ceres refinements: the data-driven initial guess plus the best
+  // starts-1 points of a coarse evaluation over the bounded box. Default: 1.
+  int starts = 1;
+  // Points of the coarse evaluation: a scrambled Sobol' design on the sweep
+  // engine (GPU when usable), or shifted Halton points on the CPU for
+  // asymmetric / per-experiment layouts. Default: 256.
+  int coarse_points = 256;
+  // Seed of the coarse evaluation's scrambling. Default: 1.
+  std::uint64_t seed = 1;
+
+  // --- Hold-out validation --------------------------------------------------
+  // Experiments left out of the fit; the summary reports the error on them.
+  std::vector<std::string> validate;
+
+  // --- Solver ---------------------------------------------------------------
+  int max_iterations = 200;            // Ceres max_num_iterations
+  double function_tolerance = 1e-10;   // Ceres function_tolerance
+  double gradient_tolerance = 1e-12;   // Ceres gradient_tolerance
+  double parameter_tolerance = 1e-10;  // Ceres parameter_tolerance
+  int block_size = 2048;               // samples per residual block (vectorised Jacobians)
+  int num_threads = 0;                 // Ceres threads; 0 = all hardware threads
+  bool keep_signals = true;            // fill ExperimentFit::fitted / residual
+
+  // --- Warnings -------------------------------------------------------------
+  double max_relative_std_error = 0.5;  // warn when std_error / |value| exceeds this
+  double max_abs_correlation = 0.99;    // warn when |correlation| of two parameters exceeds this
+};
+
+struct ParameterEstimate {
+  std::string name;  // model name, with "+"/"-" (asymmetric) and "@EXPERIMENT" (per experiment)
+  std::string unit;
+  double value = 0.0;
+  double std_error = std::numeric_limits<double>::quiet_NaN();  // NaN when fixed or undetermined
+  double ci95_lo = std::numeric_limits<double>::quiet_NaN();
+  double ci95_hi = std::numeric_limits<double>::quiet_NaN();
+  bool fixed = false;
+  bool at_bound = false;
+};
+
+struct ExperimentFit {
+  std::string name;
+  long samples = 0;
+  double rmse = 0.0;
+  bool held_out = false;         // validation experiment, not used by the fit
+  std::vector<double> fitted;    // modelled force per sample (with force-balance terms)
+  std::vector<double> residual;  // measured - fitted
+};
+
+struct AsymmetryTest {
+  double statistic = 0.0;  // likelihood ratio N*ln(SSR_sym / SSR_asym)
+  int dof = 0;             // extra parameters of the asymmetric fit
+  double p_value = 1.0;    // chi-square survival function
+  bool significant = false;  // p < 0.05
+  double rmse_symmetric = 0.0;
+};
+
+struct FitSummary {
+  std::string model;
+  FitStatus status = FitStatus::kFailed;
+  bool converged = false;  // status == kConverged
+  std::vector<ParameterEstimate> parameters;
+  std::vector<std::string> free_names;            // order of `correlation`
+  std::vector<std::vector<double>> correlation;   // of the free parameters
+
+  long samples = 0;  // used by the fit
+  int free_parameters = 0;
+  double cost = 0.0;  // 0.5 * sum of squared (robustified) residuals
+  double rmse = 0.0;
+  double r_squared = 0.0;
+  double max_abs_error = 0.0;
+  double autocorrelation_lag1 = 0.0;  // of the residuals, within experiments
+  double aic = 0.0;                   // N ln(SSR/N) + 2k
+  double bic = 0.0;                   // N ln(SSR/N) + k ln N
+  double validation_rmse = std::numeric_limits<double>::quiet_NaN();  // over held-out experiments
+
+  int iterations = 0;
+  int starts = 0;       // Ceres refinements run
+  int best_start = 0;   // 0 = the data-driven guess
+  std::string search_device;  // where the coarse search ran ("" without one)
+  double seconds = 0.0;         // whole fit: data checks, guesses, search, solves, covariance, report
+  double solver_seconds = 0.0;  // inside ceres::Solve, summed over starts
+  std::string solver_message;
+
+  std::vector<ExperimentFit> experiments;
+  bool has_asymmetry_test = false;
+  AsymmetryTest asymmetry;
+  std::vector<std::string> warnings;
+
+  // The value of a parameter by name (throws std::out_of_range when absent).
+  const ParameterEstimate& param(const std::string& name) const;
+  // A readable multi-line report (parameters, quality, warnings).
+  std::string report() const;
+};
+
+// Fits `model` to the experiments. Throws InputError for unusable input (no
+// samples, missing channels, unknown parameter names, malformed options);
+// everything the data merely does not support is a warning in the summary.
+FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model,
+               const FitOptions& options);
+
+// Fits each model with the same options; returns the summaries best first
+// (lowest AIC).
+std::vector<FitSummary> compare(const std::vector<Experiment>& experiments,
+                                const std::vector<std::string>& models, const FitOptions& options);
+
+// JSON text of a summary (documented in docs/identification.md).
+std::string to_json(const FitSummary& s, int indent = 2);
+
+}  // namespace stribeck::ident

@@ -1,0 +1,425 @@
+// The unknowns of a fit and their data-driven initial values.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "problem.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/signals.hpp"
+
+namespace stribeck::ident::detail {
+namespace {
+
+// Parameters that only smooth the sign function near v = 0; rig data almost
+// never determines them, so they stay at their defaults unless freed.
+bool is_smoothing(const std::string& n) { return n == "v_eps" || n == "slope" || n == "v_th"; }
+
+// Parameters that only matter at low speed (breakaway / Stribeck region).
+bool is_low_speed(const std::string& n) {
+  static const std::set<std::string> s = {"F_brk", "T_brk", "K_brk", "R_brk", "mu_s",
+                                          "v_brk", "w_brk", "c_v",   "v_st"};
+  return s.count(n) != 0;
+}
+
+const std::vector<double>& checked(const Experiment& e, const std::string& ch) {
+  const auto& x = e.channel(ch);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]))
+      throw InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "', sample " +
+                       std::to_string(i) + ": value is not finite");
+  return x;
+}
+
+double percentile(std::vector<double> x, double q) {
+  if (x.empty()) return 0.0;
+  const size_t k = std::min(x.size() - 1, static_cast<size_t>(q * (x.size() - 1)));
+  std::nth_element(x.begin(), x.begin() + k, x.end());
+  return x[k];
+}
+
+// Features of the data that initial guesses are made of.
+struct Features {
+  double offset = 0.0;   // additive force offset
+  double fc = 0.0;       // Coulomb level (per unit normal force for 20-sim laws)
+  double fv = 0.0;       // viscous slope
+  double f_pr = 0.0;     // pressure-independent part of the Coulomb level
+  double f_cfr = 0.0;    // Coulomb level per Pa of p_a + p_b
+  bool pressure_varies = false;
+  double fb = 0.0;       // breakaway level
+  double v_char = 0.0;   // characteristic low speed
+};
+
+// Least-squares features from the samples of `data` whose velocity sign
+// matches `sign` (0: all). `offset` is estimated only for sign 0, otherwise
+// the given one is removed first.
+Features features(const std::vector<Prepared>& data, const std::vector<int>& exps, int sign, bool fit_offset,
+                  double offset, bool normal, bool pressure) {
+  Features f;
+  f.offset = offset;
+  std::vector<double> speeds;
+  double pmin = kInf, pmax = -kInf;
+  for (int e : exps)
+    for (size_t k = 0; k < data[e].size(); ++k) {
+      const double v = data[e].v[k];
+      if (v == 0 || (sign > 0 && v < 0) || (sign < 0 && v > 0)) continue;
+      speeds.push_back(std::abs(v));
+      pmin = std::min(pmin, data[e].pa[k] + data[e].pb[k]);
+      pmax = std::max(pmax, data[e].pa[k] + data[e].pb[k]);
+    }
+  if (speeds.empty()) return f;
+  const double v_med = percentile(speeds, 0.5);
+  const double v_low = percentile(speeds, 0.2);
+  f.v_char = std::max(v_low, 1e-12);
+  f.pressure_varies = pressure && pmax - pmin > 1e-3 * std::max(std::abs(pmax), 1.0);
+  const bool fit_p = f.pressure_varies;
+  const int ncol = 2 + (fit_p ? 1 : 0) + (fit_offset ? 1 : 0);
+  // Columns: sgn*s, v*s, [sgn*P*s], [1]; s = F_n for normal-force laws.
+  Eigen::MatrixXd A(0, ncol);
+  std::vector<std::array<double, 4>> rows;
+  std::vector<double> rhs;
+  for (int e : exps)
+    for (size_t k = 0; k < data[e].size(); ++k) {
+      const double v = data[e].v[k];
+      if (std::abs(v) < v_med || (sign > 0 && v < 0) || (sign < 0 && v > 0)) continue;
+      const double s = normal ? data[e].fn[k] : 1.0, sg = v > 0 ? 1.0 : -1.0;
+      std::array<double, 4> r{sg * s, v * s, 0, 0};
+      int c = 2;
+      if (fit_p) r[c++] = sg * (data[e].pa[k] + data[e].pb[k]) * s;
+      if (fit_offset) r[c++] = 1.0;
+      rows.push_back(r);
+      rhs.push_back(data[e].y[k] - (fit_offset ? 0.0 : offset));
+    }
+  if (rows.size() < static_cast<size_t>(ncol)) return f;
+  A.resize(rows.size(), ncol);
+  Eigen::VectorXd b(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (int c = 0; c < ncol; ++c) A(i, c) = rows[i][c];
+    b(i) = rhs[i];
+  }
+  const Eigen::VectorXd c = A.colPivHouseholderQr().solve(b);
+  int col = 2;
+  f.fc = std::max(c(0), 0.0);
+  f.fv = std::max(c(1), 0.0);
+  if (fit_p) {
+    f.f_cfr = std::max(c(col++), 0.0);
+    f.f_pr = std::max(c(0), 0.0);
+    f.fc = f.f_pr + f.f_cfr * 0.5 * (pmin + pmax);
+  } else {
+    f.f_pr = f.fc;
+  }
+  if (fit_offset) f.offset = c(col++);
+  // Breakaway: the high quantile of the friction level among the slow samples.
+  std::vector<double> slow;
+  for (int e : exps)
+    for (size_t k = 0; k < data[e].size(); ++k) {
+      const double v = data[e].v[k];
+      if (v == 0 || std::abs(v) > v_low || (sign > 0 && v < 0) || (sign < 0 && v > 0)) continue;
+      const double s = normal ? data[e].fn[k] : 1.0;
+      slow.push_back(((data[e].y[k] - f.offset) * (v > 0 ? 1 : -1) - f.fv * std::abs(v) * s) / s);
+    }
+  f.fb = std::max(percentile(slow, 0.95), f.fc);
+  return f;
+}
+
+// Initial value of model parameter `p` from the features; NaN = keep default.
+double guess(const std::string& n, const Features& f, double pressure_mid) {
+  if (n == "F_C" || n == "T_C" || n == "mu_c") return f.fc;
+  if (n == "f_v" || n == "f_vfr" || n == "mu_v") return f.fv;
+  if (n == "F_brk" || n == "T_brk" || n == "mu_s") return f.fb;
+  if (n == "K_brk" || n == "R_brk") return f.fc > 0 ? std::max(1.0, f.fb / f.fc) : 1.0;
+  if (n == "v_brk" || n == "w_brk" || n == "v_st") return f.v_char;
+  if (n == "c_v") return 3.0 / f.v_char;
+  if (n == "F_pr") return f.pressure_varies ? f.f_pr : std::max(0.0, f.fc - 1e-6 * pressure_mid);
+  if (n == "f_cfr") return f.pressure_varies ? f.f_cfr : std::nan("");
+  return std::nan("");
+}
+
+void parse_bounds(const std::string& spec, double& lo, double& hi) {
+  const size_t eq = spec.find('='), colon = spec.find(':', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || colon == std::string::npos)
+    throw InputError("--bounds '" + spec + "': expected NAME=LO:HI");
+  const std::string a = spec.substr(eq + 1, colon - eq - 1), b = spec.substr(colon + 1);
+  auto num = [&](const std::string& t, double dflt) {
+    if (t.empty()) return dflt;
+    if (t == "inf" || t == "+inf") return kInf;
+    if (t == "-inf") return -kInf;
+    double x;
+    if (!parse_double(t, x)) throw InputError("--bounds '" + spec + "': '" + t + "' is not a number");
+    return x;
+  };
+  lo = num(a, -kInf);
+  hi = num(b, kInf);
+  if (!(lo < hi)) throw InputError("--bounds '" + spec + "': LO must be below HI");
+}
+
+}  // namespace
+
+double external(const Layout& L, int i) {
+  const FitParam& p = L.params[i];
+  switch (p.transform) {
+    case Transform::kLog: return std::exp(p.u);
+    case Transform::kExcess: return external(L, p.excess_base) + p.u;
+    default: return p.u;
+  }
+}
+
+void set_internal_from_values(Layout& L) {
+  for (auto& p : L.params) {
+    switch (p.transform) {
+      case Transform::kLog: p.u = std::log(p.value); break;
+      case Transform::kExcess: p.u = std::max(0.0, p.value - L.params[p.excess_base].value); break;
+      default: p.u = p.value;
+    }
+  }
+}
+
+void set_values_from_internal(Layout& L) {
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = external(L, static_cast<int>(i));
+}
+
+std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, const ModelInfo& model,
+                                   const FitOptions& o) {
+  if (experiments.empty()) throw InputError("no experiments to fit");
+  const bool needs_p = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
+  const bool pressure_force = o.area_a != 0.0 || o.area_b != 0.0;
+  const bool known_mass = o.inertia && std::isfinite(o.mass);
+  if (o.inertia && std::isfinite(o.mass) && o.mass < 0) throw InputError("--mass must be >= 0");
+  std::vector<Prepared> out;
+  for (const auto& measured : experiments) {
+    // Velocity and acceleration the log lacks come from the data layer's
+    // zero-phase derivatives of position (default cut-off: rate / 20).
+    std::vector<std::string> need;
+    if (!measured.has("velocity")) need.push_back("velocity");
+    if (o.inertia && !measured.has("acceleration")) need.push_back("acceleration");
+    Experiment derived;
+    if (!need.empty()) {
+      derived = measured;
+      derive_channels(derived, need);
+    }
+    const Experiment& e = need.empty() ? measured : derived;
+    Prepared p;
+    p.name = e.name;
+    const size_t n = e.size();
+    if (n == 0) throw InputError(e.source + ": experiment '" + e.name + "' has no samples");
+    p.force = checked(e, "force");
+    p.v = checked(e, "velocity");
+    const bool has_a = e.has("pressure_a"), has_b = e.has("pressure_b");
+    if ((needs_p || pressure_force) && !has_a && !has_b)
+      throw InputError(e.source + ": experiment '" + e.name + "' has no pressure_a or pressure_b channel, but " +
+                       (needs_p ? "model " + model.id + " needs chamber pressures"
+                                : std::string("the force balance has piston areas")));
+    p.pa = has_a ? checked(e, "pressure_a") : std::vector<double>(n, 0.0);
+    p.pb = has_b ? checked(e, "pressure_b") : std::vector<double>(n, 0.0);
+    if (model.needs(kChannelNormalForce)) {
+      if (!e.has("normal_force"))
+        throw InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " +
+                         model.id + " needs it");
+      p.fn = checked(e, "normal_force");
+    } else {
+      p.fn.assign(n, 0.0);
+    }
+    if (o.inertia) p.acc = checked(e, "acceleration");
+    p.y.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      double y = p.force[i] - o.area_a * p.pa[i] + o.area_b * p.pb[i];
+      if (known_mass) y -= o.mass * p.acc[i];
+      p.y[i] = y;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data) {
+  Layout L;
+  L.asymmetric = o.asymmetric;
+  const int ne = static_cast<int>(data.size());
+  const bool normal = model.needs(kChannelNormalForce);
+  const bool pressure = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
+
+  // Known names for the option checks.
+  std::set<std::string> names = {"mass", "offset"};
+  std::string list;
+  for (const auto& p : model.params) {
+    names.insert(p.name);
+    list += (list.empty() ? "" : ", ") + std::string(p.name);
+  }
+  auto check_name = [&](const std::string& opt, const std::string& n) {
+    if (!names.count(n))
+      throw InputError(opt + ": model " + model.id + " has no parameter '" + n + "' (parameters: " + list +
+                       ", and mass, offset for the force balance)");
+  };
+  std::set<std::string> free(o.free.begin(), o.free.end());
+  for (const auto& n : free) check_name("--free", n);
+  std::set<std::string> per_exp(o.per_experiment.begin(), o.per_experiment.end());
+  for (const auto& n : per_exp) check_name("--per-experiment", n);
+  std::map<std::string, double> fixed;
+  for (const auto& a : o.fix) {
+    const size_t eq = a.find('=');
+    if (eq == std::string::npos) throw InputError("--fix '" + a + "': expected NAME=VALUE");
+    const std::string n = a.substr(0, eq);
+    check_name("--fix", n);
+    double x;
+    if (!parse_double(a.substr(eq + 1), x)) throw InputError("--fix '" + a + "': value is not a finite number");
+    if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
+  }
+  std::map<std::string, double> initial;
+  for (const auto& a : o.initial) {
+    const size_t eq = a.find('=');
+    double x;
+    if (eq == std::string::npos || !parse_double(a.substr(eq + 1), x))
+      throw InputError("--init '" + a + "': expected NAME=VALUE with a finite VALUE");
+    check_name("--init", a.substr(0, eq));
+    initial[a.substr(0, eq)] = x;
+  }
+  std::map<std::string, std::pair<double, double>> bounds;
+  for (const auto& b : o.bounds) {
+    double lo, hi;
+    parse_bounds(b, lo, hi);
+    const std::string n = b.substr(0, b.find('='));
+    check_name("--bounds", n);
+    bounds[n] = {lo, hi};
+  }
+
+  // Data-driven features: overall (gives the offset), then per group.
+  std::vector<int> all(ne);
+  for (int e = 0; e < ne; ++e) all[e] = e;
+  const Features overall = features(data, all, 0, o.offset, 0.0, normal, pressure);
+  double pmid = 0;
+  {
+    double pmin = kInf, pmax = -kInf;
+    for (const auto& d : data)
+      for (size_t k = 0; k < d.size(); ++k) {
+        pmin = std::min(pmin, d.pa[k] + d.pb[k]);
+        pmax = std::max(pmax, d.pa[k] + d.pb[k]);
+      }
+    pmid = 0.5 * (pmin + pmax);
+  }
+
+  auto add = [&](FitParam p) {
+    L.params.push_back(std::move(p));
+    return static_cast<int>(L.params.size()) - 1;
+  };
+  auto apply_user = [&](FitParam& p) {
+    if (initial.count(p.base)) p.value = initial[p.base];
+    if (fixed.count(p.base)) {
+      p.fixed = true;
+      p.value = fixed[p.base];
+    }
+    if (bounds.count(p.base)) {
+      p.lo = std::max(p.lo, bounds[p.base].first);
+      p.hi = std::min(p.hi, bounds[p.base].second);
+      if (!(p.lo <= p.hi))
+        throw InputError("--bounds for " + p.base + " do not overlap the model's range of it");
+    }
+  };
+
+  const int nsign = o.asymmetric ? 2 : 1;
+  L.model_map.assign(ne, {});
+  for (int e = 0; e < ne; ++e)
+    for (int s = 0; s < 2; ++s) L.model_map[e][s].assign(model.params.size(), -1);
+  for (size_t j = 0; j < model.params.size(); ++j) {
+    const ParamInfo& info = model.params[j];
+    const bool separate = per_exp.count(info.name) != 0;
+    for (int s = 0; s < nsign; ++s) {
+      for (int e = 0; e < (separate ? ne : 1); ++e) {
+        FitParam p;
+        p.base = info.name;
+        p.name = info.name;
+        if (o.asymmetric) p.name += s == 0 ? "+" : "-";
+        if (separate) p.name += "@" + data[e].name;
+        p.unit = info.unit;
+        p.model_index = static_cast<int>(j);
+        p.lo = info.lo;
+        p.hi = info.hi;
+        p.low_speed = is_low_speed(info.name);
+        p.fixed = free.empty() ? is_smoothing(info.name) : free.count(info.name) == 0;
+        // Initial value from the data of this group.
+        std::vector<int> exps = separate ? std::vector<int>{e} : all;
+        const int sign = o.asymmetric ? (s == 0 ? 1 : -1) : 0;
+        const Features f = (!separate && sign == 0)
+                               ? overall
+                               : features(data, exps, sign, false, overall.offset, normal, pressure);
+        double g = guess(info.name, f, pmid);
+        if (!std::isfinite(g) || (info.lo_open && g <= info.lo)) g = info.default_value;
+        p.value = g;
+        apply_user(p);
+        // Inside the range: open bounds need a margin, logs a positive start.
+        if (!p.fixed) {
+          const double lo_ok = info.lo_open ? (p.lo > 0 ? p.lo * 1.001 : std::nextafter(p.lo, kInf)) : p.lo;
+          p.value = std::min(std::max(p.value, lo_ok), p.hi);
+          if (info.lo_open && info.lo == 0.0 && !(p.value > 0)) p.value = info.default_value;
+        }
+        const int idx = add(p);
+        for (int e2 = 0; e2 < ne; ++e2)
+          if (!separate || e2 == e) L.model_map[e2][s][j] = idx;
+      }
+    }
+    if (!o.asymmetric)
+      for (int e = 0; e < ne; ++e) L.model_map[e][1][j] = L.model_map[e][0][j];
+  }
+
+  // Transforms: relations a >= b by excess, strict positivity by log.
+  for (auto& p : L.params)
+    if (p.model_index >= 0 && !p.fixed) {
+      const ParamInfo& info = model.params[p.model_index];
+      if (info.lo_open && info.lo == 0.0) p.transform = Transform::kLog;
+    }
+  for (const auto& r : model.relations) {
+    for (int e = 0; e < ne; ++e)
+      for (int s = 0; s < 2; ++s) {
+        const int a = L.model_map[e][s][r.a], b = L.model_map[e][s][r.b];
+        FitParam& pa = L.params[a];
+        FitParam& pb = L.params[b];
+        if (pa.fixed && pb.fixed) {
+          if (!(pa.value >= pb.value))
+            throw InputError("--fix: " + pa.name + " must be >= " + pb.name + " (" + r.why + ")");
+          continue;
+        }
+        if (pa.fixed) {  // b free below a fixed a: an upper bound suffices
+          pb.hi = std::min(pb.hi, pa.value);
+          pb.value = std::min(pb.value, pa.value);
+          continue;
+        }
+        if (pa.transform == Transform::kExcess && pa.excess_base != b)
+          throw InputError(pa.base + " and " + pb.base +
+                           " must both be per-experiment or both shared (rule: " + r.why + ")");
+        pa.transform = Transform::kExcess;
+        pa.excess_base = b;
+        pa.value = std::max(pa.value, pb.value);
+      }
+  }
+
+  // Force balance unknowns.
+  L.offset.assign(ne, -1);
+  if (o.offset) {
+    const int groups = o.offset_per_experiment ? ne : 1;
+    for (int g = 0; g < groups; ++g) {
+      FitParam p;
+      p.base = "offset";
+      p.name = o.offset_per_experiment ? "offset@" + data[g].name : "offset";
+      p.unit = "N";
+      p.value = overall.offset;
+      apply_user(p);
+      const int idx = add(p);
+      for (int e = 0; e < ne; ++e)
+        if (!o.offset_per_experiment || e == g) L.offset[e] = idx;
+    }
+  }
+  if (o.inertia && !std::isfinite(o.mass)) {
+    FitParam p;
+    p.base = p.name = "mass";
+    p.unit = "kg";
+    p.lo = 0.0;
+    p.value = 0.0;
+    apply_user(p);
+    L.mass = add(p);
+  }
+  set_internal_from_values(L);
+  return L;
+}
+
+}  // namespace stribeck::ident::detail

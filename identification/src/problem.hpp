@@ -1,0 +1,76 @@
+#pragma once
+// Private to identification/: how a fit lays out its unknowns and data.
+//
+// Every unknown is one FitParam with a one-dimensional Ceres parameter block
+// (`u`, the internal coordinate). The value the model sees is external:
+//   identity: x = u                 (bounded parameters, offsets, mass)
+//   log:      x = exp(u)            (parameters that must be > 0: v_brk, slope, ...)
+//   excess:   x = x[base] + u, u>=0 (rules a >= b: F_brk >= F_C, mu_s >= mu_c)
+// so positivity and the model's relations hold at every step, not only at
+// the solution.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/registry.hpp"
+
+namespace stribeck::ident::detail {
+
+enum class Transform { kIdentity, kLog, kExcess };
+
+struct FitParam {
+  std::string name;  // reported name: base + "+"/"-" + "@experiment"
+  std::string base;  // model parameter name, "mass" or "offset"
+  std::string unit;
+  int model_index = -1;  // index into the model's parameters; -1 for mass/offset
+  Transform transform = Transform::kIdentity;
+  int excess_base = -1;  // kExcess: index of the parameter this one exceeds
+  double value = 0.0;    // external value (initial guess, then the estimate)
+  double lo = -kInf, hi = kInf;  // external bounds (model range and user bounds)
+  bool fixed = false;
+  bool low_speed = false;  // breakaway/Stribeck parameter: determined by low-speed samples only
+  double u = 0.0;          // internal coordinate: the Ceres parameter block
+};
+
+// One experiment's inputs, ready for the residual: y is the measured force
+// minus every known term (pressure force, known mass times acceleration).
+struct Prepared {
+  std::string name;
+  std::vector<double> v, pa, pb, fn, acc, force, y;
+  size_t size() const { return v.size(); }
+};
+
+struct Layout {
+  std::vector<FitParam> params;
+  // model_map[e][s][j]: the FitParam of model parameter j for experiment e,
+  // sign s (0: v >= 0 or symmetric, 1: v < 0).
+  std::vector<std::array<std::vector<int>, 2>> model_map;
+  std::vector<int> offset;  // per experiment; -1 = none
+  int mass = -1;
+  bool asymmetric = false;
+
+  std::vector<int> free_indices() const {
+    std::vector<int> f;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!params[i].fixed) f.push_back(static_cast<int>(i));
+    return f;
+  }
+};
+
+// External value of parameter i from the current internal coordinates.
+double external(const Layout& L, int i);
+// Sets every internal coordinate from the external values.
+void set_internal_from_values(Layout& L);
+// Sets every external value from the internal coordinates.
+void set_values_from_internal(Layout& L);
+
+// Builds the unknowns: which are free, fixed, bounded, reparameterised, with
+// data-driven initial values. Throws InputError for bad option syntax/names.
+Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data);
+
+// Per-sample inputs of each experiment, checked. Throws InputError.
+std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, const ModelInfo& model,
+                                   const FitOptions& o);
+
+}  // namespace stribeck::ident::detail

@@ -1,0 +1,51 @@
+#include "stribeck/identification/results_io.hpp"
+
+#include <cstdio>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+
+namespace stribeck::ident {
+namespace {
+
+bool root_has(const std::string& path, const std::string& name) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::fclose(f);
+  h5::File file = h5::open_file(path, false);
+  return h5::has_child(file.id(), name);
+}
+
+std::string clean(std::string s) {
+  for (char& c : s)
+    if (c == '/' || c == '.') c = '_';
+  return s;
+}
+
+}  // namespace
+
+std::string write_fit_results(const std::string& path, const FitSummary& s, const Provenance& provenance) {
+  std::string prefix = "identify_" + clean(s.model);
+  for (int i = 2; root_has(path, prefix); ++i) prefix = "identify_" + clean(s.model) + "_" + std::to_string(i);
+  const std::string json = to_json(s, -1);
+  for (const auto& e : s.experiments) {
+    if (e.fitted.empty()) continue;
+    Results r;
+    r.group = prefix + "/" + clean(e.name);
+    r.provenance = provenance;
+    const unsigned long long n = e.fitted.size();
+    r.datasets.push_back({"fitted_force", {n}, e.fitted, "N", "model force with force-balance terms"});
+    r.datasets.push_back({"residual", {n}, e.residual, "N", "measured force - fitted force"});
+    r.attributes = {{"model", s.model},
+                    {"experiment", e.name},
+                    {"status", status_name(s.status)},
+                    {"converged", s.converged ? "true" : "false"},
+                    {"rmse", std::to_string(e.rmse)},
+                    {"held_out", e.held_out ? "true" : "false"},
+                    {"fit", json}};
+    append_results(path, r);
+  }
+  return prefix;
+}
+
+}  // namespace stribeck::ident

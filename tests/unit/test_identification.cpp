@@ -1,0 +1,577 @@
+// Identification: parameters recovered from synthetic noisy logs (generated
+// here from the kernels' models with seeded noise), uncertainty, warnings,
+// bad input, and the real pneumatic seal data when present.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/model_list.hpp"
+#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/stepping.hpp"
+
+namespace stribeck {
+namespace {
+
+using ident::FitOptions;
+using ident::FitSummary;
+
+struct Truth {
+  std::string model;
+  std::vector<std::pair<std::string, double>> params;  // the rest at defaults
+  double v_lo, v_hi;  // |v| range, log-uniform
+  double noise;       // force noise standard deviation [N]
+};
+
+// Force of `model` at the sample, in long double through the model's own
+// template (the same equation the fit uses, evaluated in higher precision).
+double model_force(const std::string& id, const std::vector<double>& p, double v, double pa, double pb,
+                   double fn) {
+  long double f = 0;
+  visit_model(id.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    std::vector<long double> q(p.begin(), p.end());
+    f = static_force<M, long double>(q.data(), Sample<long double>{v, pa, pb, fn});
+  });
+  return static_cast<double>(f);
+}
+
+std::vector<double> true_params(const Truth& t) {
+  const ModelInfo& m = *find_model(t.model);
+  std::vector<double> p = m.defaults();
+  for (const auto& [n, x] : t.params) p[m.param_index(n)] = x;
+  return p;
+}
+
+// A log of random samples: log-uniform speeds in both directions, pressures
+// and normal forces varying, force = model + Gaussian noise.
+Experiment synth(const Truth& t, int n, unsigned seed, double p_sum = -1, double v_sign = 0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> U(0, 1);
+  std::normal_distribution<double> N(0, t.noise);
+  const auto p = true_params(t);
+  Experiment e;
+  e.name = "synthetic" + std::to_string(seed);
+  e.source = "test";
+  for (const char* c : {"velocity", "pressure_a", "pressure_b", "normal_force", "force"}) e.channels[c] = {};
+  for (int i = 0; i < n; ++i) {
+    double v = t.v_lo * std::pow(t.v_hi / t.v_lo, U(rng));
+    if (v_sign == 0 ? U(rng) < 0.5 : v_sign < 0) v = -v;
+    const double ps = p_sum >= 0 ? p_sum : 1e5 + 9e5 * U(rng);
+    const double pa = 0.7 * ps, pb = 0.3 * ps, fn = 500 + 1000 * U(rng);
+    e.channels["velocity"].push_back(v);
+    e.channels["pressure_a"].push_back(pa);
+    e.channels["pressure_b"].push_back(pb);
+    e.channels["normal_force"].push_back(fn);
+    e.channels["force"].push_back(model_force(t.model, p, v, pa, pb, fn) + N(rng));
+  }
+  return e;
+}
+
+void expect_recovered(const FitSummary& s, const Truth& t) {
+  ASSERT_TRUE(s.converged) << s.report();
+  const ModelInfo& m = *find_model(t.model);
+  const auto p = true_params(t);
+  int checked = 0;
+  for (const auto& pe : s.parameters) {
+    if (pe.fixed) continue;
+    const double truth = p[m.param_index(pe.name)];
+    ASSERT_TRUE(std::isfinite(pe.std_error)) << pe.name << "\n" << s.report();
+    EXPECT_LT(std::abs(pe.value - truth), 3 * pe.std_error)
+        << t.model << " " << pe.name << " = " << pe.value << " +/- " << pe.std_error << ", true " << truth;
+    EXPECT_LE(pe.ci95_lo, pe.value);
+    EXPECT_GE(pe.ci95_hi, pe.value);
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+  EXPECT_NEAR(s.rmse, t.noise, 0.1 * t.noise) << s.report();
+}
+
+const std::vector<Truth>& truths() {
+  static const std::vector<Truth> t = {
+      {"simscape-translational", {{"F_brk", 30}, {"v_brk", 0.05}, {"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5},
+      {"simscape-rotational", {{"T_brk", 3}, {"w_brk", 0.5}, {"T_C", 2}, {"f_v", 0.5}}, 1e-2, 10, 0.05},
+      {"simscape-cylinder",
+       {{"F_pr", 50}, {"f_cfr", 2e-5}, {"K_brk", 1.5}, {"f_vfr", 200}, {"c_v", 20}}, 1e-3, 1, 1.0},
+      {"simscape-cylinder-il",
+       {{"F_pr", 50}, {"f_cfr", 2e-5}, {"R_brk", 1.5}, {"v_brk", 0.02}, {"f_v", 200}}, 1e-3, 1, 1.0},
+      {"20sim-c", {{"mu_c", 0.12}}, 1e-2, 1, 1.0},
+      {"20sim-v", {{"mu_v", 0.02}}, 1e-2, 1, 1.0},
+      {"20sim-cv", {{"mu_c", 0.12}, {"mu_v", 0.05}}, 1e-2, 1, 1.0},
+      {"20sim-scvs", {{"mu_s", 0.2}, {"mu_c", 0.1}, {"mu_v", 0.05}, {"v_st", 0.02}}, 1e-3, 1, 1.0},
+      {"coulomb-viscous", {{"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5},
+  };
+  return t;
+}
+
+TEST(Identification, RecoversEveryStaticModelWithinThreeStandardErrors) {
+  size_t static_models = 0;
+  for (const auto& m : all_models()) static_models += !m.dynamic;
+  ASSERT_EQ(truths().size(), static_models);
+  for (const auto& t : truths()) {
+    SCOPED_TRACE(t.model);
+    const FitSummary s = ident::fit({synth(t, 3000, 7)}, t.model, FitOptions{});
+    expect_recovered(s, t);
+    EXPECT_NEAR(s.r_squared, 1.0, 0.05);
+    EXPECT_LT(std::abs(s.autocorrelation_lag1), 0.1);
+  }
+}
+
+TEST(Identification, CylinderLawJointlyOverFourPressureLevels) {
+  const Truth t = truths()[3];  // simscape-cylinder-il
+  std::vector<Experiment> log;
+  for (int i = 0; i < 4; ++i) log.push_back(synth(t, 1500, 20 + i, (1 + 2 * i) * 1e5));
+  const FitSummary s = ident::fit(log, t.model, FitOptions{});
+  expect_recovered(s, t);
+  // One pressure level cannot separate preload and pressure coefficient.
+  const FitSummary one = ident::fit({log[0]}, t.model, FitOptions{});
+  EXPECT_FALSE(one.converged);
+  EXPECT_EQ(one.status, ident::FitStatus::kSingular);
+  std::string all;
+  for (const auto& w : one.warnings) all += w + "\n";
+  EXPECT_NE(all.find("F_pr"), std::string::npos) << all;
+  EXPECT_NE(all.find("f_cfr"), std::string::npos) << all;
+}
+
+TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
+  // Sinusoidal strokes sampled at 1 kHz; only time, position, pressures, force.
+  const double m = 2.5, offset = -7.0, Fc = 20, fv = 100, A_a = 2e-3, A_b = 1e-3;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> N(0, 0.3);
+  Experiment e;
+  e.name = "strokes";
+  e.source = "test";
+  for (int i = 0; i < 6000; ++i) {
+    const double t = i * 1e-3, w = 2 * M_PI * 1.3;
+    const double x = 0.05 * std::sin(w * t) + 0.01 * std::sin(3.1 * w * t);
+    const double v = 0.05 * w * std::cos(w * t) + 0.031 * w * std::cos(3.1 * w * t);
+    const double a = -0.05 * w * w * std::sin(w * t) - 0.01 * 9.61 * w * w * std::sin(3.1 * w * t);
+    const double pa = 3e5 + 1e5 * std::sin(0.7 * t), pb = 2e5;
+    e.channels["time"].push_back(t);
+    e.channels["position"].push_back(x);
+    e.channels["pressure_a"].push_back(pa);
+    e.channels["pressure_b"].push_back(pb);
+    e.channels["force"].push_back(Fc * (v > 0 ? 1 : -1) + fv * v + m * a + A_a * pa - A_b * pb + offset + N(rng));
+  }
+  FitOptions o;
+  o.inertia = true;
+  o.offset = true;
+  o.area_a = A_a;
+  o.area_b = A_b;
+  const FitSummary s = ident::fit({e}, "coulomb-viscous", o);
+  ASSERT_TRUE(s.converged) << s.report();
+  for (auto [name, truth] : {std::pair{"mass", m}, {"offset", offset}, {"F_C", Fc}, {"f_v", fv}}) {
+    const auto& p = s.param(name);
+    EXPECT_LT(std::abs(p.value - truth), std::max(3 * p.std_error, 0.01 * std::abs(truth)))
+        << name << " = " << p.value << " +/- " << p.std_error << "\n" << s.report();
+  }
+  // Without a velocity channel, and without time: a clear error.
+  e.channels.erase("time");
+  EXPECT_THROW(ident::fit({e}, "coulomb-viscous", o), InputError);
+}
+
+TEST(Identification, AsymmetricFitAndSignificanceTest) {
+  Truth t{"coulomb-viscous", {{"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5};
+  Experiment pos = synth(t, 1500, 41, -1, +1);
+  Truth tn = t;
+  tn.params[0].second = 26;
+  Experiment neg = synth(tn, 1500, 42, -1, -1);
+  Experiment both = pos;
+  both.name = "both";
+  for (auto& [c, x] : both.channels) x.insert(x.end(), neg.channels[c].begin(), neg.channels[c].end());
+  FitOptions o;
+  o.asymmetric = true;
+  const FitSummary s = ident::fit({both}, t.model, o);
+  ASSERT_TRUE(s.converged) << s.report();
+  EXPECT_LT(std::abs(s.param("F_C+").value - 20), 3 * s.param("F_C+").std_error) << s.report();
+  EXPECT_LT(std::abs(s.param("F_C-").value - 26), 3 * s.param("F_C-").std_error) << s.report();
+  ASSERT_TRUE(s.has_asymmetry_test);
+  EXPECT_EQ(s.asymmetry.dof, 2);
+  // Multistart on an asymmetric layout searches on the fit's own residuals.
+  FitOptions om = o;
+  om.starts = 4;
+  om.coarse_points = 32;
+  const FitSummary sm = ident::fit({both}, t.model, om);
+  EXPECT_EQ(sm.starts, 4);
+  EXPECT_EQ(sm.search_device, "cpu (fit residuals, Halton)");
+  EXPECT_LE(sm.cost, s.cost * (1 + 1e-9));
+  EXPECT_TRUE(s.asymmetry.significant) << s.report();
+  // Symmetric logs: the test has its nominal 5 % false-alarm rate, so of 20
+  // independent logs at most a few may come out significant (P(>4) < 2 %).
+  int alarms = 0;
+  for (unsigned seed = 100; seed < 120; ++seed)
+    alarms += ident::fit({synth(t, 1000, seed)}, t.model, o).asymmetry.significant;
+  EXPECT_LE(alarms, 4);
+}
+
+TEST(Identification, WarnsWhenTheLogLacksLowSpeeds) {
+  Truth t = truths()[2];  // simscape-cylinder: K_brk, c_v act below ~0.1 m/s
+  t.v_lo = 0.5;
+  const FitSummary s = ident::fit({synth(t, 3000, 5)}, t.model, FitOptions{});
+  EXPECT_FALSE(s.converged);
+  std::string all;
+  for (const auto& w : s.warnings) all += w + "\n";
+  EXPECT_NE(all.find("K_brk"), std::string::npos) << all;
+  EXPECT_NE(all.find("no samples below |v| = 0.5"), std::string::npos) << all;
+  // JSON carries the same verdict.
+  const std::string j = ident::to_json(s);
+  EXPECT_NE(j.find("\"converged\": false"), std::string::npos);
+  EXPECT_NE(j.find("K_brk"), std::string::npos);
+}
+
+TEST(Identification, GlobalSearchCompareAndValidate) {
+  const Truth t = truths()[0];
+  Experiment a = synth(t, 2000, 11), b = synth(t, 2000, 12);
+  FitOptions o;
+  o.starts = 6;
+  o.coarse_points = 64;
+  const FitSummary s = ident::fit({a}, t.model, o);
+  EXPECT_EQ(s.starts, 6);
+  EXPECT_FALSE(s.search_device.empty());  // the sweep engine ranked the coarse points
+  expect_recovered(s, t);
+  // Refining more starts never ends worse than the data-driven guess alone.
+  const FitSummary s1 = ident::fit({a}, t.model, FitOptions{});
+  EXPECT_LE(s.cost, s1.cost * (1 + 1e-9));
+  // A start from far away (v_brk 100x too large) still reaches the optimum with the search.
+  FitOptions far = o;
+  far.initial = {"v_brk=5", "F_brk=20", "F_C=20"};
+  const FitSummary sf = ident::fit({a}, t.model, far);
+  EXPECT_NEAR(sf.param("v_brk").value, 0.05, 3 * sf.param("v_brk").std_error) << sf.report();
+  // Ranking: the Stribeck law beats plain Coulomb + viscous on Stribeck data.
+  const auto ranked = ident::compare({a}, {"coulomb-viscous", t.model}, FitOptions{});
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].model, t.model);
+  EXPECT_LT(ranked[0].aic, ranked[1].aic);
+  // Hold-out validation: the error on unseen data is the noise level.
+  a.name = "a";
+  b.name = "b";
+  FitOptions v;
+  v.validate = {"b"};
+  const FitSummary sv = ident::fit({a, b}, t.model, v);
+  EXPECT_EQ(sv.samples, 2000);
+  EXPECT_NEAR(sv.validation_rmse, t.noise, 0.1 * t.noise);
+  EXPECT_TRUE(sv.experiments[1].held_out);
+  // Robust loss: gross outliers barely move the estimate.
+  Experiment c = a;
+  for (size_t i = 0; i < c.size(); i += 50) c.channels["force"][i] += 500;
+  FitOptions h;
+  h.loss = "huber:2";
+  const FitSummary sh = ident::fit({c}, t.model, h);
+  EXPECT_NEAR(sh.param("F_C").value, 20, 0.5) << sh.report();
+}
+
+TEST(Identification, BadInputIsAClearErrorOrWarning) {
+  const Truth t = truths()[8];  // coulomb-viscous
+  Experiment e = synth(t, 200, 9);
+  Experiment still = e;
+  for (auto& v : still.channels["velocity"]) v = 0;
+  EXPECT_THROW(ident::fit({still}, t.model, FitOptions{}), InputError);
+  EXPECT_THROW(ident::fit({}, t.model, FitOptions{}), InputError);
+  Experiment tiny = e;
+  for (auto& [c, x] : tiny.channels) x.resize(2);
+  EXPECT_THROW(ident::fit({tiny}, t.model, FitOptions{}), InputError);
+  Experiment nop = e;
+  nop.channels.erase("pressure_a");
+  nop.channels.erase("pressure_b");
+  try {
+    ident::fit({nop}, "simscape-cylinder", FitOptions{});
+    FAIL();
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("pressure"), std::string::npos) << err.what();
+  }
+  Experiment nan = e;
+  nan.channels["force"][17] = std::nan("");
+  try {
+    ident::fit({nan}, t.model, FitOptions{});
+    FAIL();
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("'force', sample 17"), std::string::npos) << err.what();
+  }
+  FitOptions bad;
+  bad.fix = {"F_Q=3"};
+  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  bad.fix = {};
+  bad.bounds = {"F_C=5"};
+  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  bad.bounds = {};
+  bad.loss = "tukey:1";
+  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  // One direction only: fitted, with a warning; asymmetric needs both.
+  Experiment one = synth(t, 500, 10, -1, +1);
+  FitOptions off;
+  off.offset = true;
+  const FitSummary s1 = ident::fit({one}, t.model, off);
+  EXPECT_FALSE(s1.warnings.empty());
+  EXPECT_FALSE(s1.converged) << s1.report();  // offset and F_C are one quantity here
+  FitOptions asym;
+  asym.asymmetric = true;
+  EXPECT_THROW(ident::fit({one}, t.model, asym), InputError);
+  // Constant velocity: F_C and f_v cannot be separated.
+  Experiment cst = e;
+  for (auto& v : cst.channels["velocity"]) v = 0.3;
+  const FitSummary sc = ident::fit({cst}, t.model, FitOptions{});
+  EXPECT_FALSE(sc.converged);
+  EXPECT_GE(sc.warnings.size(), 2u) << sc.report();
+  // Non-convergence is reported, not hidden.
+  FitOptions few;
+  few.max_iterations = 1;
+  const FitSummary sf = ident::fit({synth(truths()[0], 500, 3)}, truths()[0].model, few);
+  EXPECT_FALSE(sf.converged);
+}
+
+// Real measurements (../shared/data/pneumatic-seals, SOURCES.md): time [ms],
+// raw voltages, position [mm], chamber gauge pressure [bar], force [N].
+Experiment load_seal(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  Experiment e;
+  e.name = name;
+  e.source = path;
+  std::string line;
+  int row = 0;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    double c[7];
+    for (double& x : c) ls >> x;
+    if (!ls || row++ < 15) continue;  // the authors drop the first 15 samples
+    e.channels["time"].push_back(c[0] * 1e-3);
+    e.channels["position"].push_back(c[4] * 1e-3);
+    e.channels["pressure_a"].push_back(c[5] * 1e5);
+    e.channels["force"].push_back(c[6]);
+  }
+  return e;
+}
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("STRIBECK_SHARED_DIR")) return env;
+  return STRIBECK_SHARED_DIR;
+}
+
+TEST(Identification, PneumaticSealCoulombForceRisesWithPressure) {
+  const std::string dir = shared_dir() + "/data/pneumatic-seals/";
+  if (!std::ifstream(dir + "O-ring_1bar.csv")) GTEST_SKIP() << "no seal data in " << dir;
+  const double area = M_PI * 0.0125 * 0.0125;  // 25 mm bore
+  std::vector<Experiment> log;
+  std::vector<double> fc;
+  FitOptions o;
+  o.offset = true;
+  o.area_a = area;
+  o.fix = {"v_eps=0.002", "f_v=0"};  // the authors' constant friction level per direction
+  for (int bar : {1, 3, 5, 7}) {
+    log.push_back(load_seal(dir + "O-ring_" + std::to_string(bar) + "bar.csv", std::to_string(bar) + "bar"));
+    const FitSummary s = ident::fit({log.back()}, "coulomb-viscous", o);
+    ASSERT_TRUE(s.converged) << s.report();
+    fc.push_back(s.param("F_C").value);
+  }
+  // The strokes run at one speed per direction, so a free viscous slope is
+  // inseparable from the Coulomb level; the fit says so instead of guessing.
+  FitOptions fv = o;
+  fv.fix = {"v_eps=0.002"};
+  const FitSummary both = ident::fit({log[0]}, "coulomb-viscous", fv);
+  std::string all;
+  for (const auto& w : both.warnings) all += w + "\n";
+  EXPECT_NE(all.find("F_C and f_v cannot be separated"), std::string::npos) << both.report();
+  // The authors' friction range (about twice F_C) grows from ~8 N to ~16 N.
+  EXPECT_GT(fc[0], 2.0);
+  EXPECT_LT(fc[0], 6.0);
+  EXPECT_GT(fc[3], fc[0] + 2.0);
+  EXPECT_GT(fc[3], fc[1]);
+  // Jointly: the pressure coefficient of the cylinder law is positive and determined.
+  FitOptions j = o;
+  j.fix = {"R_brk=1", "v_brk=0.02", "f_v=0"};
+  j.offset_per_experiment = true;
+  const FitSummary s = ident::fit(log, "simscape-cylinder-il", j);
+  EXPECT_TRUE(s.converged) << s.report();
+  const auto& f_cfr = s.param("f_cfr");
+  EXPECT_GT(f_cfr.value, 3 * f_cfr.std_error) << s.report();
+  // F_C = F_pr + f_cfr*p: the authors' range 2*F_C runs from ~8 N (1 bar) to ~16 N (7 bar).
+  const double fc1 = s.param("F_pr").value + f_cfr.value * 1e5, fc7 = s.param("F_pr").value + f_cfr.value * 7e5;
+  EXPECT_GT(2 * fc1, 5.0);
+  EXPECT_LT(2 * fc1, 11.0);
+  EXPECT_GT(2 * fc7, 12.0);
+  EXPECT_LT(2 * fc7, 20.0);
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_cli";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const Truth t = truths()[0];  // simscape-translational
+  const Experiment e = synth(t, 2000, 77);
+  {
+    std::ofstream csv(dir + "/log.csv");
+    csv << "velocity,force\n";
+    csv.precision(17);
+    for (size_t i = 0; i < e.size(); ++i) csv << e.channels.at("velocity")[i] << "," << e.channels.at("force")[i] << "\n";
+  }
+  const std::string cli = STRIBECK_CLI;
+  const std::string cmd = cli + " identify " + dir + "/log.csv --model " + t.model + " --starts 3 --json " + dir +
+                          "/fit.json -o " + dir + "/fit.h5 > " + dir + "/out.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_EQ(j["model"], t.model);
+  EXPECT_TRUE(j["converged"].get<bool>());
+  for (const auto& [name, truth] : t.params) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - truth), 3 * p["std_error"].get<double>()) << name;
+    EXPECT_LT(p["ci95"][0].get<double>(), p["ci95"][1].get<double>());
+    EXPECT_FALSE(p["fixed"].get<bool>());
+  }
+  EXPECT_NEAR(j["rmse"].get<double>(), t.noise, 0.1 * t.noise);
+  EXPECT_NE(slurp(dir + "/out.txt").find("converged"), std::string::npos);
+  // The results group holds fitted force + residual = measured force.
+  {
+    h5::File f = h5::open_file(dir + "/fit.h5");
+    const std::string g = "identify_" + t.model + "/log/";
+    const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), g + "fitted_force", "test"), "test");
+    const auto resid = h5::read_doubles(h5::open_dataset(f.id(), g + "residual", "test"), "test");
+    ASSERT_EQ(fitted.size(), e.size());
+    ASSERT_EQ(resid.size(), e.size());
+    for (size_t i = 0; i < e.size(); i += 97)
+      EXPECT_NEAR(fitted[i] + resid[i], e.channels.at("force")[i], 1e-9 * (1 + std::abs(fitted[i])));
+  }
+  // A second run does not overwrite the first results group.
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
+  EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos)
+      << slurp(dir + "/out.txt");
+  // Batch: each log fitted on its own, one CSV row per fit; --compare ranks models.
+  {
+    const Experiment e2 = synth(t, 1500, 78);
+    std::ofstream csv(dir + "/log2.csv");
+    csv << "velocity,force\n";
+    csv.precision(17);
+    for (size_t i = 0; i < e2.size(); ++i)
+      csv << e2.channels.at("velocity")[i] << "," << e2.channels.at("force")[i] << "\n";
+  }
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv " + dir + "/log2.csv --batch --model " + t.model +
+                         " --table " + dir + "/table.csv > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const std::string table = slurp(dir + "/table.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;
+  EXPECT_EQ(table.rfind("fit,model,status,converged,samples,rmse,r_squared,F_brk,F_brk_std_error", 0), 0u) << table;
+  EXPECT_NE(table.find("log2.csv:log2," + t.model + ",converged,true,1500,"), std::string::npos) << table;
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv --compare coulomb-viscous," + t.model + " --json " +
+                         dir + "/cmp.json > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const auto cmp = nlohmann::json::parse(slurp(dir + "/cmp.json"));
+  ASSERT_EQ(cmp["ranking"].size(), 2u);
+  EXPECT_EQ(cmp["ranking"][0]["model"], t.model);
+  // Bad input: one line, exit status 2, no JSON written.
+  std::remove((dir + "/bad.json").c_str());
+  const int rc = std::system((cli + " identify " + dir + "/log.csv --model simscape-cylinder --json " + dir +
+                              "/bad.json > " + dir + "/err.txt 2>&1")
+                                 .c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  const std::string err = slurp(dir + "/err.txt");
+  EXPECT_NE(err.find("pressure"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::ifstream(dir + "/bad.json").good());
+}
+
+TEST(IdentifyCli, RecoversTheGeneratorsParametersMassAndOffset) {
+  // End to end through the data layer's synthetic rig: plateaus at four
+  // pressure levels, mass and force offset, 0.5 N noise; identify derives the
+  // acceleration itself.
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_gen";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const std::string cli = STRIBECK_CLI;
+  const std::map<std::string, double> truth = {{"F_pr", 40},  {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01},
+                                               {"f_v", 150},  {"mass", 2},     {"offset", 3}};
+  ASSERT_EQ(std::system((cli + " generate --model simscape-cylinder-il -p F_pr=40 -p f_cfr=3e-5 -p R_brk=1.4 "
+                               "-p v_brk=0.01 -p f_v=150 --profile plateaus --duration 6 --pressure-levels "
+                               "1bar,3bar,5bar,7bar --mass 2 --noise force=0.5 --offset force=3 --seed 4 -o " +
+                         dir + "/gen.h5 > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/gen.h5 --model simscape-cylinder-il --inertia --offset --json " +
+                         dir + "/fit.json > " + dir + "/out.txt 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_TRUE(j["converged"].get<bool>()) << j.dump(1);
+  for (const auto& [name, t] : truth) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - t), 3 * p["std_error"].get<double>())
+        << name << " = " << p["value"] << " +/- " << p["std_error"] << ", true " << t;
+  }
+}
+
+TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_h5";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  // Four pressure levels of the cylinder law, plus a decoy experiment that must not be fitted.
+  const Truth t = truths()[3];  // simscape-cylinder-il
+  std::vector<Experiment> log;
+  for (int i = 0; i < 5; ++i) {
+    Experiment e = synth(t, 800, 60 + i, (1 + 2 * i) * 1e5);
+    e.name = i < 4 ? "p" + std::to_string(1 + 2 * i) + "bar" : "decoy";
+    if (i == 4)
+      for (auto& f : e.channels["force"]) f += 1000;
+    e.channels["time"].clear();
+    for (size_t k = 0; k < e.size(); ++k) e.channels["time"].push_back(1e-3 * k);
+    for (const auto& [c, x] : e.channels)
+      e.units[c] = c == "velocity" ? "m/s" : c == "force" || c == "normal_force" ? "N" : c == "time" ? "s" : "Pa";
+    log.push_back(e);
+  }
+  write_log(dir + "/rig.h5", log, Provenance{});
+  const std::string cli = STRIBECK_CLI;
+  std::string cmd = cli + " identify " + dir + "/rig.h5 --model " + t.model + " --json " + dir + "/fit.json -o " +
+                    dir + "/rig.h5";
+  for (int i = 0; i < 4; ++i) cmd += " --experiment p" + std::to_string(1 + 2 * i) + "bar";
+  ASSERT_EQ(std::system((cmd + " > " + dir + "/out.txt 2>&1").c_str()), 0) << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_TRUE(j["converged"].get<bool>()) << j.dump(1);
+  EXPECT_EQ(j["samples"].get<long>(), 3200);
+  for (const auto& [name, truth] : t.params) {
+    const auto& p = j["parameters"][name];
+    EXPECT_LT(std::abs(p["value"].get<double>() - truth), 3 * p["std_error"].get<double>()) << name;
+  }
+  // The measured experiments read back unchanged; the results groups are skipped by read_log.
+  const auto back = read_log(dir + "/rig.h5");
+  ASSERT_EQ(back.size(), log.size());
+  for (const auto& e : log) {
+    const auto it = std::find_if(back.begin(), back.end(), [&](const Experiment& b) { return b.name == e.name; });
+    ASSERT_NE(it, back.end()) << e.name;
+    EXPECT_EQ(it->channel("force"), e.channel("force"));
+  }
+  h5::File f = h5::open_file(dir + "/rig.h5");
+  const std::string g = "identify_" + t.model;
+  EXPECT_TRUE(h5::has_child(f.id(), g));
+  const auto res = h5::read_doubles(h5::open_dataset(f.id(), g + "/p5bar/residual", "test"), "test");
+  ASSERT_EQ(res.size(), 800u);
+  double ss = 0;
+  for (double r : res) ss += r * r;
+  EXPECT_NEAR(std::sqrt(ss / res.size()), t.noise, 0.15 * t.noise);
+  EXPECT_FALSE(h5::has_child(h5::open_group(f.id(), g, "test").id(), "decoy"));
+}
+
+}  // namespace
+}  // namespace stribeck
