@@ -199,7 +199,7 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
     std::map<std::string, std::vector<double>> truth = {{"position", x}, {"velocity", v}, {"acceleration", a}};
     std::vector<double> force(n);
     for (size_t i = 0; i < n; ++i)
-      force[i] = F[i] + o.mass * a[i] - (p_a * o.area_a - o.pressure_b * o.area_b);
+      force[i] = F[i] + o.mass * a[i] + (p_a * o.area_a - o.pressure_b * o.area_b);
     truth["force"] = force;
     if (pressures) {
       truth["pressure_a"] = std::vector<double>(n, p_a);

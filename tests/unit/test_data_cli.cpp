@@ -49,7 +49,7 @@ TEST(DataCli, GenerateIsDeterministicAndFollowsTheWrittenEquation) {
   EXPECT_EQ(ea[0].name, "p2bar");
   EXPECT_EQ(ea[0].channels, eb[0].channels);  // same seed: bit-identical
   EXPECT_NE(ea[0].channel("force"), ec[0].channel("force"));
-  // force = F_C*sign(v) + f_v*v + m*a - p_a*A + noise(0.3)
+  // force = F_C*sign(v) + f_v*v + m*a + p_a*A + noise(0.3)
   const Experiment& e = ea[0];
   double sum = 0, sum2 = 0;
   const size_t n = e.size();
@@ -57,7 +57,7 @@ TEST(DataCli, GenerateIsDeterministicAndFollowsTheWrittenEquation) {
   for (size_t i = 0; i < n; ++i) {
     const double v = e.channel("velocity")[i], acc = e.channel("acceleration")[i];
     const double sign = v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0;
-    const double expect = 15.0 * sign + 200.0 * v + 2.5 * acc - 2e5 * 1e-3;
+    const double expect = 15.0 * sign + 200.0 * v + 2.5 * acc + 2e5 * 1e-3;
     EXPECT_DOUBLE_EQ(e.channel("friction_true")[i], 15.0 * sign + 200.0 * v);
     const double r = e.channel("force")[i] - expect;
     sum += r;

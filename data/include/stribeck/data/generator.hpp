@@ -6,7 +6,7 @@
 // every platform (own xoshiro256** + Box-Muller, no std:: distributions).
 //
 // Measured force (what a load cell between drive and specimen reads):
-//   force = F_friction(v, p_a, p_b, F_n) + mass * a - (p_a * area_a - p_b * area_b)
+//   force = F_friction(v, p_a, p_b, F_n) + mass * a + p_a * area_a - p_b * area_b
 //           + offset + noise, then quantised.
 #include <cstdint>
 #include <map>
