@@ -7,8 +7,6 @@
 //                   samples computing the same metrics (no engine)
 // and bench/peers/numpy_grid.py / jax_grid.py read the trace written by
 // --trace-out, so every implementation sees the same numbers.
-#include <omp.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -131,9 +129,8 @@ int main(int argc, char** argv) {
     o.precision = a.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
     for (int r = 0; r < a.repeat; ++r) {
       const SweepSummary s = run_sweep(plan, c, o);
-      std::printf("stribeck %s %s (%d threads): %.3f s, %.3g evaluations/s, best rmse %.10g\n", s.device.c_str(),
-                  a.precision.c_str(), a.device == "cpu" ? omp_get_max_threads() : 0, s.seconds, evals / s.seconds,
-                  s.top.empty() ? NAN : s.top[0].objective);
+      std::printf("stribeck %s %s: %.3f s, %.3g evaluations/s, best rmse %.10g\n", s.device.c_str(),
+                  a.precision.c_str(), s.seconds, evals / s.seconds, s.top.empty() ? NAN : s.top[0].objective);
     }
     if (a.peer == "scalar") {
       double best = 0;

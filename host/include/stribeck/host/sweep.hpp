@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stribeck/data/experiment.hpp"
+#include "stribeck/data/sweep_file.hpp"
 #include "stribeck/host/sweep_config.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
@@ -62,31 +63,11 @@ SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e);
 // trajectories an output keeps.
 std::vector<double> sweep_force_trace(const ModelInfo& model, const double* params, const SweepTrace& trace);
 
-// Results of a contiguous run of points.
-struct SweepChunk {
-  std::uint64_t first = 0, count = 0;
-  // Non-empty for a compacted chunk (GPU top-K mode): the global index of
-  // each row; rows are then a selection of [first, first+count), all ok.
-  std::vector<std::uint64_t> index;
-  std::vector<double> params;          // count x dims
-  std::vector<double> metrics;         // count x kNumMetrics (all metrics; the writer selects)
-  std::vector<double> exp_metrics;     // count x experiments x kNumMetrics (per_experiment only)
-  std::vector<std::uint8_t> status;    // count, sweep::Status
-};
-
 enum class Precision { kFp64, kFp32 };
 
 // Evaluates points [first, first + count) on the CPU (OpenMP over points).
 void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first,
                         std::uint64_t count, SweepChunk& out);
-
-// One entry of the top-K table.
-struct TopEntry {
-  std::uint64_t index = 0;
-  double objective = 0;
-  std::vector<double> params;
-  std::vector<double> metrics;  // all kNumMetrics
-};
 
 // Keeps the K best points seen so far; ties broken by the smaller index, so
 // the table is the same whatever the chunking or sharding.
