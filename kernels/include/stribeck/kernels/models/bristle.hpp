@@ -1,0 +1,49 @@
+#pragma once
+// The bristle equation shared by the LuGre family,
+//
+//   dz/dt = v - |v| z / z_ss(v),      z_ss(v) = g(v) / sigma0 > 0,
+//
+// integrated along a sampled velocity trace. For constant v it is linear in z
+// with rate a = |v| / z_ss(v), so the update over h is exact:
+//
+//   z(h) = z e^{-a h} + (1 - e^{-a h}) sign(v) z_ss(v)
+//
+// stable for every step however stiff sigma0 is (written with expm1 so float
+// keeps its accuracy when a h is tiny). Between two samples the velocity is
+// taken as linear from v0 to v1; each sub-step uses the exact update at its
+// midpoint velocity. Sub-steps are added until no sub-step changes v by more
+// than `v_res` (a quarter of the Stribeck velocity, where g varies), so the
+// frozen-velocity error stays small where g(v) is steep; docs/dynamics.md
+// gives the error.
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+
+namespace stribeck {
+
+constexpr int kBristleMaxSubsteps = 256;
+
+// Exact update of z over h at constant velocity v; z_ss = z_ss(v).
+template <class T>
+STRIBECK_HD_INLINE T bristle_relax(const T& z, const T& v, const T& z_ss, const T& h) {
+  const T em1 = math::expm1(-math::abs(v) * h / z_ss);  // e^{-a h} - 1
+  return z + em1 * (z - math::sign(v) * z_ss);
+}
+
+// Advances z from velocity v0 to v1 over dt (linear velocity in between).
+// `zss(v)` returns z_ss(v) = g(v)/sigma0.
+template <class T, class Zss>
+STRIBECK_HD_INLINE T bristle_advance(T z, const T& v0, const T& v1, const T& dt, const T& v_res,
+                                     const Zss& zss) {
+  const T dv = v1 - v0;
+  const T adv = math::abs(dv);
+  int n = 1;
+  while (n < kBristleMaxSubsteps && adv > T(n) * v_res) n *= 2;
+  const T h = dt / T(n);
+  for (int i = 0; i < n; ++i) {
+    const T vm = v0 + dv * ((T(i) + T(0.5)) / T(n));
+    z = bristle_relax(z, vm, zss(vm), h);
+  }
+  return z;
+}
+
+}  // namespace stribeck
