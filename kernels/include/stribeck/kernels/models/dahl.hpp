@@ -80,11 +80,11 @@ struct Dahl {
     return c.alpha * c.k * math::abs(s.v);
   }
   template <class T>
-  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c) {
+  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>&) {
     return c.sigma0;
   }
   template <class T>
-  STRIBECK_HD_INLINE static T damping(const Coeffs<T>&) {
+  STRIBECK_HD_INLINE static T damping(const Coeffs<T>&, const Sample<T>&) {
     return T(0);
   }
 

@@ -77,11 +77,11 @@ struct LuGre {
     return math::abs(s.v) / z_ss(c, s.v);
   }
   template <class T>
-  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c) {
+  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>&) {
     return c.sigma0;
   }
   template <class T>
-  STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c) {
+  STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c, const Sample<T>&) {
     return c.sigma1 + c.sigma2;
   }
 

@@ -71,14 +71,13 @@ struct TwentySimLuGre {
   STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s) {
     return math::abs(s.v) / z_ss(c, s.v);
   }
-  // Per newton of normal force; the systems multiply by |F_n|.
   template <class T>
-  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c) {
-    return c.sigma0;
+  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>& s) {
+    return math::abs(s.f_n) * c.sigma0;
   }
   template <class T>
-  STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c) {
-    return c.sigma1 + c.mu_v;
+  STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c, const Sample<T>& s) {
+    return math::abs(s.f_n) * (c.sigma1 + c.mu_v);
   }
   template <class T>
   STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
