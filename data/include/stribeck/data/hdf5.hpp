@@ -1,0 +1,143 @@
+#pragma once
+// A thin RAII layer over the HDF5 C API. Every hid_t lives in an owner that
+// closes it with the matching H5?close on every path (normal return or
+// exception), so no handle leaks when a read fails halfway. HDF5's automatic
+// error printing is switched off the first time this layer is used; every
+// failure becomes an InputError that names the file and object and carries
+// HDF5's own innermost reason.
+//
+// Only what the log schema needs is wrapped: groups, 1-D/2-D float datasets
+// (chunked, shuffled, deflated), string and number attributes, dimension
+// scales. Reach for the C API through id() for anything else.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stribeck::h5 {
+
+// Owner of one hid_t. Move-only; closes the id with `close` unless it is
+// negative (invalid) or released.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      close_ = o.close_;
+      o.id_ = -1;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t id() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  // Closes now; returns false if HDF5 reported a failure (e.g. a flush on
+  // file close). Used where a close error must not go unnoticed.
+  bool reset() {
+    bool ok = true;
+    if (id_ >= 0 && close_) ok = close_(id_) >= 0;
+    id_ = -1;
+    return ok;
+  }
+
+ private:
+  hid_t id_ = -1;
+  Closer close_ = nullptr;
+};
+
+// Typed owners: same mechanics, distinct types so a group cannot be passed
+// where a dataspace is meant.
+#define STRIBECK_H5_OWNER(Name, closer)                  \
+  class Name : public Handle {                           \
+   public:                                               \
+    Name() = default;                                    \
+    explicit Name(hid_t id) : Handle(id, &closer) {}     \
+  };
+STRIBECK_H5_OWNER(File, H5Fclose)
+STRIBECK_H5_OWNER(Group, H5Gclose)
+STRIBECK_H5_OWNER(Dataset, H5Dclose)
+STRIBECK_H5_OWNER(Dataspace, H5Sclose)
+STRIBECK_H5_OWNER(Datatype, H5Tclose)
+STRIBECK_H5_OWNER(Attribute, H5Aclose)
+STRIBECK_H5_OWNER(PropList, H5Pclose)
+STRIBECK_H5_OWNER(Object, H5Oclose)
+#undef STRIBECK_H5_OWNER
+
+// Turns off HDF5's printing of error stacks to stderr (idempotent; every
+// function below calls it).
+void silence_errors();
+// HDF5's innermost error description for the failure just seen (empty if
+// none), e.g. "file signature not found".
+std::string last_error();
+// Throws InputError("<where>: <what>: <HDF5 reason>").
+[[noreturn]] void fail(const std::string& where, const std::string& what);
+
+// True if `path` starts with (or carries after a user block, as MATLAB v7.3
+// files do) the HDF5 signature. False for missing or unreadable files.
+bool is_hdf5(const std::string& path);
+
+// Opens an existing file read-only (write=false) or read-write. Errors name
+// the path: missing file, not HDF5, truncated/corrupt superblock.
+File open_file(const std::string& path, bool write = false);
+// Creates (truncates) a file.
+File create_file(const std::string& path);
+// Flushes and closes, throwing if HDF5 reports a failure.
+void close_file(File& file, const std::string& path);
+
+// Children of a group, in name order.
+enum class Kind { kGroup, kDataset, kOther };
+struct Child {
+  std::string name;
+  Kind kind;
+};
+std::vector<Child> children(hid_t group);
+bool has_child(hid_t group, const std::string& name);
+
+Group open_group(hid_t loc, const std::string& name, const std::string& where);
+// Creates `name` (intermediate groups of a path like "results/fit" too).
+Group create_group(hid_t loc, const std::string& name, const std::string& where);
+Dataset open_dataset(hid_t loc, const std::string& name, const std::string& where);
+
+// Shape, element class and size of a dataset.
+struct DatasetInfo {
+  std::vector<hsize_t> dims;
+  H5T_class_t type_class = H5T_NO_CLASS;
+  size_t type_size = 0;
+  std::string type_name() const;  // "float64", "int32", "string", ...
+};
+DatasetInfo dataset_info(const Dataset& ds, const std::string& where);
+// Reads a dataset of float class (float32 is widened exactly) into doubles in
+// HDF5's row-major order. Throws for non-float data, naming the type found.
+std::vector<double> read_doubles(const Dataset& ds, const std::string& where);
+
+// Writes a float64 dataset of the given shape (1-D or 2-D, row-major data),
+// chunked, shuffled and deflated when it holds more than a few samples.
+Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
+                      const double* data, const std::string& where);
+
+// Attributes: strings are written as variable-length UTF-8 scalars; reading
+// accepts fixed- or variable-length strings and numeric scalars (formatted as
+// the shortest round-trip text).
+bool has_attribute(hid_t obj, const std::string& name);
+std::vector<std::string> attribute_names(hid_t obj);
+std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where);
+void write_string_attribute(hid_t obj, const std::string& name, const std::string& value,
+                            const std::string& where);
+void write_double_attribute(hid_t obj, const std::string& name, double value,
+                            const std::string& where);
+
+// Marks `scale` as dimension scale `label` and attaches it to dimension 0 of
+// `dataset` (HDF5 dimension-scale convention, readable by h5py/HDFView).
+void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
+                  const std::string& where);
+
+}  // namespace stribeck::h5

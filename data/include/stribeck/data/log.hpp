@@ -1,0 +1,116 @@
+#pragma once
+// Rig logs in HDF5 (schema: docs/data-format.md) and the one entry point that
+// reads any supported log file.
+//
+//   auto exps = read_log("rig.h5");          // every experiment, validated, SI
+//   write_log("out.h5", exps, provenance);   // atomic: temp file, then rename
+//   append_results("rig.h5", results);       // new group; measured data untouched
+//   auto exps = read_any_log("rig.csv");     // HDF5, .mat (v7.3) or delimited text
+#include <hdf5.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/experiment.hpp"
+
+namespace stribeck {
+
+// Where a result came from. Written as attributes of every group the toolkit
+// writes (toolkit_version, command_line, config, date, device).
+struct Provenance {
+  std::string toolkit_version;  // filled with the build's version when empty
+  std::string command_line;     // the command as the user typed it
+  std::string config;           // full text of the config file, if any
+  std::string date;             // ISO 8601 UTC; filled with "now" when empty
+  std::string device;           // "cpu", "cuda:0 NVIDIA H100 ...", ...
+};
+// A Provenance for the running process: version, date = now, command line
+// joined from argv (arguments with spaces quoted), device "cpu".
+Provenance make_provenance(int argc, const char* const* argv);
+// The command line joined the same way (for callers that build Provenance
+// themselves).
+std::string join_command_line(int argc, const char* const* argv);
+// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now();
+
+// Reads every experiment of an HDF5 log. Experiments are the root (if it holds
+// channel datasets) and every group that holds them (nested groups too, named
+// by their path without the leading '/'); groups marked as results
+// (attribute kind = "results") are skipped. Each experiment is validated (see
+// validate_experiment); channels are converted to SI using their `units`
+// attribute. Throws InputError naming file, experiment, channel and index.
+// Never modifies the file.
+std::vector<Experiment> read_log(const std::string& path);
+
+// Checks what every consumer relies on: at least one channel, no empty
+// channel, all channels of equal length, finite values, time (if present)
+// strictly increasing, every channel with a unit; schema channels with the
+// SI unit of their dimension (rotational logs: attribute motion=rotational).
+// Throws InputError "<source>: experiment '<name>': channel '<ch>' ...
+// at index i".
+void validate_experiment(const Experiment& e);
+
+// Writes experiments as groups named by Experiment::name (must be unique,
+// non-empty, without '/' at the ends) with every channel a float64 dataset
+// carrying `units`, `time` attached as dimension scale, experiment attributes
+// as string attributes, and the provenance on the root. Validates first.
+// Atomic: the target is replaced only when the whole file is written.
+void write_log(const std::string& path, const std::vector<Experiment>& experiments,
+               const Provenance& provenance);
+
+// A dataset of a results group: row-major values with their shape (1-D:
+// {n}; a sweep: {trajectories, samples}; a scalar: {}).
+struct ResultDataset {
+  std::string name;
+  std::vector<unsigned long long> shape;
+  std::vector<double> values;
+  std::string units;  // written as the `units` attribute ("" for none)
+  std::string description;
+};
+struct Results {
+  std::string group;  // path of the new group, e.g. "results/fit_simscape_1"
+  std::vector<ResultDataset> datasets;
+  std::map<std::string, std::string> attributes;  // e.g. model, experiment, cost
+  Provenance provenance;
+};
+// Adds a new group to an existing HDF5 file (creates the file when it does
+// not exist). Refuses to replace an existing object; writes the datasets,
+// `kind = "results"` and the provenance attributes. On failure the partial
+// group is unlinked again, so the file keeps exactly its previous content.
+void append_results(const std::string& path, const Results& results);
+
+// How text and MATLAB files map onto channels (used by `stribeck import` and
+// by every command that reads logs).
+struct ColumnSpec {
+  std::string channel;  // schema name (or any name for extra channels)
+  std::string source;   // column index (0-based) or column/variable name
+  std::string unit;     // unit of the source values ("" = from header, else SI)
+};
+struct ReadOptions {
+  // Explicit column mapping (--columns time=0:ms,position=4:mm,...). Empty:
+  // use header names (with aliases) and header units.
+  std::vector<ColumnSpec> columns;
+  // Keep only the mapped columns (default when `columns` is given) instead
+  // of carrying unmapped ones through as extra channels.
+  bool only_mapped = true;
+  // Pressures in the file are absolute; subtract `ambient_pressure` [Pa] to
+  // store gauge pressure (also implied per column by units like bara/psia).
+  bool absolute_pressure = false;
+  double ambient_pressure = 101325.0;
+  // Experiment name; default: the file's stem (for HDF5: the group names).
+  std::string name;
+};
+// Parses "--columns" text: "time=0:ms,position=4:mm,force=force_N".
+std::vector<ColumnSpec> parse_column_specs(const std::string& text);
+
+// Reads a log of any supported kind, detected by content (not extension):
+// HDF5 log, MATLAB v7.3 .mat (HDF5 with MATLAB_class), delimited text.
+std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions& options = {});
+
+// Picks one experiment: by name when `name` is non-empty, else the only one
+// (InputError listing the names when there are several).
+const Experiment& select_experiment(const std::vector<Experiment>& experiments,
+                                    const std::string& name, const std::string& path);
+
+}  // namespace stribeck

@@ -1,0 +1,352 @@
+#include "stribeck/data/log.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/import.hpp"
+#include "stribeck/data/units.hpp"
+#include "stribeck/kernels/registry.hpp"
+
+namespace stribeck {
+namespace {
+
+constexpr const char* kSchemaVersion = "stribeck-log/1";
+
+std::string exp_where(const std::string& path, const std::string& name) {
+  return path + ": experiment '" + name + "'";
+}
+
+bool is_rotational(const Experiment& e) {
+  auto it = e.attributes.find("motion");
+  return it != e.attributes.end() && it->second == "rotational";
+}
+
+bool is_results_group(hid_t g) {
+  if (!h5::has_attribute(g, "kind")) return false;
+  try {
+    return h5::read_string_attribute(g, "kind", "") == "results";
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
+  for (const auto& a : h5::attribute_names(obj)) {
+    try {
+      out[a] = h5::read_string_attribute(obj, a, where);
+    } catch (const InputError&) {
+      // Free-form metadata that is not a single string or number (arrays,
+      // references) is not part of the schema; it is left in the file.
+    }
+  }
+}
+
+// Reads the channel datasets of one group into an experiment.
+Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, const std::string& path,
+                           const std::string& name) {
+  Experiment e;
+  e.name = name;
+  e.source = path;
+  const std::string where = exp_where(path, name);
+  read_attributes(group, e.attributes, where);
+  const bool rotational = is_rotational(e);
+  double ambient = 101325.0;
+  if (auto it = e.attributes.find("ambient_pressure"); it != e.attributes.end()) {
+    if (!parse_double(it->second, ambient))
+      throw InputError(where + ": attribute 'ambient_pressure' is not a number: '" + it->second + "'");
+  }
+  for (const auto& kid : kids) {
+    if (kid.kind != h5::Kind::kDataset) continue;
+    const std::string at = where + ": channel '" + kid.name + "'";
+    h5::Dataset ds = h5::open_dataset(group, kid.name, at);
+    const h5::DatasetInfo info = h5::dataset_info(ds, at);
+    if (info.dims.size() != 1)
+      throw InputError(at + ": dataset is " + std::to_string(info.dims.size()) + "-D, expected 1-D");
+    if (info.type_class != H5T_FLOAT)
+      throw InputError(at + ": dataset is " + info.type_name() + ", expected float64");
+    if (!h5::has_attribute(ds.id(), "units")) throw InputError(at + ": has no 'units' attribute");
+    const std::string unit = h5::read_string_attribute(ds.id(), "units", at);
+    std::vector<double> v = h5::read_doubles(ds, at);
+    const auto u = find_unit(unit);
+    const auto dim = channel_dimension(kid.name, rotational);
+    std::string si = unit;
+    if (u) {
+      if (dim && *dim != u->dimension)
+        throw InputError(at + ": unit '" + unit + "' is " + dimension_name(u->dimension) + ", channel needs " +
+                         dimension_name(*dim) + (rotational ? " (rotational log)" : ""));
+      const double off = u->offset - (u->absolute_pressure ? ambient : 0.0);
+      if (u->factor != 1.0 || off != 0.0)
+        for (double& x : v) x = u->factor * x + off;
+      si = u->si;
+    } else if (dim) {
+      throw InputError(at + ": unknown unit '" + unit + "' (expected " + si_unit(*dim) + ")");
+    }
+    e.units[kid.name] = si;
+    e.channels[kid.name] = std::move(v);
+  }
+  return e;
+}
+
+void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out) {
+  const auto kids = h5::children(group);
+  bool has_data = false;
+  for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
+  if (has_data) {
+    Experiment e = read_experiment(group, kids, path, prefix.empty() ? file_stem(path) : prefix);
+    validate_experiment(e);
+    out.push_back(std::move(e));
+  }
+  for (const auto& k : kids) {
+    if (k.kind != h5::Kind::kGroup) continue;
+    const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
+    h5::Group g = h5::open_group(group, k.name, path + ": group '" + child + "'");
+    if (is_results_group(g.id())) continue;
+    walk(g.id(), path, child, out);
+  }
+}
+
+void write_provenance(hid_t obj, const Provenance& p, const std::string& where) {
+  h5::write_string_attribute(obj, "toolkit_version", p.toolkit_version.empty() ? STRIBECK_VERSION : p.toolkit_version, where);
+  h5::write_string_attribute(obj, "command_line", p.command_line, where);
+  h5::write_string_attribute(obj, "config", p.config, where);
+  h5::write_string_attribute(obj, "date", p.date.empty() ? utc_now() : p.date, where);
+  h5::write_string_attribute(obj, "device", p.device.empty() ? "cpu" : p.device, where);
+}
+
+void check_group_name(const std::string& name, const std::string& where) {
+  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." ||
+      name.find("//") != std::string::npos)
+    throw InputError(where + ": invalid group name '" + name + "'");
+}
+
+void write_experiment(hid_t file, const Experiment& e, const std::string& where_file) {
+  const std::string where = exp_where(where_file, e.name);
+  h5::Group g = h5::create_group(file, e.name, where);
+  h5::Dataset time;
+  if (e.has("time")) {
+    const auto& t = e.channels.at("time");
+    time = h5::write_doubles(g.id(), "time", {t.size()}, t.data(), where);
+    h5::write_string_attribute(time.id(), "units", e.units.at("time"), where);
+  }
+  for (const auto& [ch, v] : e.channels) {
+    if (ch == "time") continue;
+    h5::Dataset ds = h5::write_doubles(g.id(), ch, {v.size()}, v.data(), where);
+    h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
+    if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
+  }
+  for (const auto& [k, v] : e.attributes) h5::write_string_attribute(g.id(), k, v, where);
+}
+
+}  // namespace
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string join_command_line(int argc, const char* const* argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i) s += ' ';
+    if (a.empty() || a.find_first_of(" \t\"'\\$") != std::string::npos) {
+      s += '\'';
+      for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      s += '\'';
+    } else {
+      s += a;
+    }
+  }
+  return s;
+}
+
+Provenance make_provenance(int argc, const char* const* argv) {
+  Provenance p;
+  p.toolkit_version = STRIBECK_VERSION;
+  p.command_line = join_command_line(argc, argv);
+  p.date = utc_now();
+  p.device = "cpu";
+  return p;
+}
+
+void validate_experiment(const Experiment& e) {
+  const std::string where = exp_where(e.source, e.name);
+  if (e.channels.empty()) throw InputError(where + ": has no channels");
+  const bool rotational = is_rotational(e);
+  const std::string& ref = e.has("time") ? std::string("time") : e.channels.begin()->first;
+  const size_t n = e.channels.at(ref).size();
+  for (const auto& [ch, v] : e.channels) {
+    const std::string at = where + ": channel '" + ch + "'";
+    if (v.empty()) throw InputError(at + ": is empty");
+    if (v.size() != n)
+      throw InputError(at + ": has " + std::to_string(v.size()) + " samples, channel '" + ref + "' has " +
+                       std::to_string(n));
+    for (size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw InputError(at + ": value " + (std::isnan(v[i]) ? "NaN" : "Inf") + " at index " + std::to_string(i));
+    auto u = e.units.find(ch);
+    if (u == e.units.end()) throw InputError(at + ": has no unit");
+    if (auto dim = channel_dimension(ch, rotational); dim && u->second != si_unit(*dim))
+      throw InputError(at + ": unit '" + u->second + "', expected SI unit '" + si_unit(*dim) + "'");
+  }
+  if (e.has("time")) {
+    const auto& t = e.channels.at("time");
+    for (size_t i = 1; i < t.size(); ++i)
+      if (!(t[i] > t[i - 1]))
+        throw InputError(where + ": channel 'time': " + (t[i] == t[i - 1] ? "repeats" : "decreases") +
+                         " at index " + std::to_string(i) + " (" + format_number(t[i - 1]) + " s, then " +
+                         format_number(t[i]) + " s); time must increase strictly");
+  }
+}
+
+std::vector<Experiment> read_log(const std::string& path) {
+  h5::File f = h5::open_file(path);
+  h5::Group root = h5::open_group(f.id(), "/", path);
+  std::vector<Experiment> out;
+  walk(root.id(), path, "", out);
+  if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
+  return out;
+}
+
+void write_log(const std::string& path, const std::vector<Experiment>& experiments,
+               const Provenance& provenance) {
+  if (experiments.empty()) throw InputError(path + ": nothing to write (no experiments)");
+  std::set<std::string> names;
+  for (const auto& e : experiments) {
+    check_group_name(e.name, path);
+    if (!names.insert(e.name).second) throw InputError(path + ": experiment name '" + e.name + "' appears twice");
+    validate_experiment(e);
+  }
+  AtomicFile out(path);
+  {
+    h5::File f = h5::create_file(out.temp_path());
+    h5::write_string_attribute(f.id(), "schema", kSchemaVersion, path);
+    write_provenance(f.id(), provenance, path);
+    for (const auto& e : experiments) write_experiment(f.id(), e, path);
+    h5::close_file(f, path);
+  }
+  out.commit();
+}
+
+void append_results(const std::string& path, const Results& r) {
+  check_group_name(r.group, path);
+  const std::string where = path + ": results group '" + r.group + "'";
+  for (const auto& d : r.datasets) {
+    size_t n = 1;
+    for (auto s : d.shape) n *= static_cast<size_t>(s);
+    if (d.name.empty() || d.name.find('/') != std::string::npos)
+      throw InputError(where + ": invalid dataset name '" + d.name + "'");
+    if (n != d.values.size())
+      throw InputError(where + ": dataset '" + d.name + "' has " + std::to_string(d.values.size()) +
+                       " values for a shape of " + std::to_string(n));
+  }
+  auto fill = [&](hid_t file) {
+    // Refuse to touch anything that exists: walk the path one level at a time.
+    std::string prefix;
+    size_t pos = 0;
+    for (;;) {
+      const size_t slash = r.group.find('/', pos);
+      prefix = r.group.substr(0, slash);
+      if (!h5::has_child(file, prefix)) break;
+      if (slash == std::string::npos) throw InputError(where + ": already exists; choose another name");
+      pos = slash + 1;
+    }
+    h5::Group g = h5::create_group(file, r.group, where);
+    try {
+      h5::write_string_attribute(g.id(), "kind", "results", where);
+      write_provenance(g.id(), r.provenance, where);
+      for (const auto& [k, v] : r.attributes) h5::write_string_attribute(g.id(), k, v, where);
+      for (const auto& d : r.datasets) {
+        std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
+        h5::Dataset ds = h5::write_doubles(g.id(), d.name, dims, d.values.data(), where);
+        if (!d.units.empty()) h5::write_string_attribute(ds.id(), "units", d.units, where);
+        if (!d.description.empty()) h5::write_string_attribute(ds.id(), "description", d.description, where);
+      }
+    } catch (...) {
+      g.reset();
+      H5Ldelete(file, r.group.c_str(), H5P_DEFAULT);
+      throw;
+    }
+  };
+  std::FILE* probe = std::fopen(path.c_str(), "rb");
+  if (!probe) {
+    AtomicFile out(path);
+    h5::File f = h5::create_file(out.temp_path());
+    h5::write_string_attribute(f.id(), "schema", kSchemaVersion, path);
+    fill(f.id());
+    h5::close_file(f, path);
+    out.commit();
+    return;
+  }
+  std::fclose(probe);
+  h5::File f = h5::open_file(path, /*write=*/true);
+  fill(f.id());
+  h5::close_file(f, path);
+}
+
+const Experiment& select_experiment(const std::vector<Experiment>& exps, const std::string& name,
+                                    const std::string& path) {
+  std::string names;
+  for (const auto& e : exps) {
+    if (!name.empty() && e.name == name) return e;
+    names += (names.empty() ? "" : ", ") + e.name;
+  }
+  if (name.empty() && exps.size() == 1) return exps.front();
+  if (name.empty())
+    throw InputError(path + ": holds " + std::to_string(exps.size()) + " experiments (" + names +
+                     "); choose one with --experiment NAME");
+  throw InputError(path + ": no experiment '" + name + "' (has: " + names + ")");
+}
+
+std::string file_stem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) base.resize(dot);
+  return base.empty() ? "experiment" : base;
+}
+
+std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions& options) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  char head[128] = {0};
+  const size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  const std::string_view h(head, got);
+  if (got == 0) throw InputError(path + ": file is empty");
+  if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0)
+    throw InputError(path + ": MATLAB v5 .mat files are not supported; in MATLAB run "
+                            "save(FILE, VARIABLES..., '-v7.3') or export CSV");
+  if (h5::is_hdf5(path)) {
+    if (h.rfind("MATLAB 7.3 MAT-file", 0) == 0) return read_mat_log(path, options);
+    if (!options.columns.empty())
+      throw InputError(path + ": --columns applies to text and MATLAB files, not to HDF5 logs");
+    auto exps = read_log(path);
+    if (!options.name.empty()) {
+      if (exps.size() != 1)
+        throw InputError(path + ": --name needs a log with one experiment, this one has " +
+                         std::to_string(exps.size()));
+      exps.front().name = options.name;
+    }
+    return exps;
+  }
+  if (h.find('\0') != std::string_view::npos)
+    throw InputError(path + ": not a log: binary content that is neither HDF5 nor MATLAB v7.3");
+  std::vector<Experiment> v;
+  v.push_back(read_text_log(path, options));
+  return v;
+}
+
+}  // namespace stribeck
