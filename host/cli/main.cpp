@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
+  stribeck::cli::add_sweep_command(app);
+  stribeck::cli::add_merge_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

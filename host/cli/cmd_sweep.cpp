@@ -1,0 +1,126 @@
+// `stribeck sweep`: evaluate a friction model over a parameter space along
+// input traces, reduce to metrics, write HDF5 (docs/sweep.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/sweep_config.hpp"
+#include "stribeck/host/sweep_run.hpp"
+
+namespace stribeck::cli {
+namespace {
+
+struct SweepFlags {
+  std::string config, output, model, design, device, precision, objective, shard;
+  std::vector<std::string> params, csv, metrics;
+  std::vector<std::uint64_t> trajectories;
+  std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
+  int top_k = 0;
+  bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
+       quiet = false;
+};
+
+std::string duration(double s) {
+  char buf[32];
+  if (!(s >= 0) || s > 1e7) return "?";
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+  return buf;
+}
+
+void run(const SweepFlags& f) {
+  SweepConfig c = f.config.empty() ? SweepConfig{} : read_sweep_config(f.config);
+  if (!f.model.empty()) c.model = f.model;
+  if (!f.design.empty()) c.design = parse_design(f.design, "--design");
+  if (f.points) c.points = f.points;
+  if (f.seed) c.seed = f.seed;
+  if (f.no_scramble) c.scramble = false;
+  for (const auto& p : f.params) apply_param_flag(c, p);
+  for (const auto& path : f.csv) {
+    TraceSource t;
+    t.kind = TraceSource::kCsv;
+    t.path = path;
+    t.where = "--trace " + path;
+    c.traces.push_back(t);
+  }
+  if (!f.metrics.empty()) c.metrics = f.metrics;
+  if (!f.objective.empty()) c.objective = f.objective;
+  if (f.maximize) c.maximize = true;
+  if (f.top_k) c.top_k = f.top_k;
+  if (f.per_experiment) c.per_experiment = true;
+  if (!f.device.empty()) c.device = f.device;
+  if (!f.precision.empty()) c.precision = f.precision;
+  if (f.chunk) c.chunk = f.chunk;
+  if (!f.output.empty()) c.output = f.output;
+  if (f.top_k_only) c.keep_top_k_only = true;
+  if (!f.trajectories.empty()) c.trajectories = f.trajectories;
+  if (c.precision != "fp64" && c.precision != "fp32")
+    throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
+
+  const SweepPlan plan = plan_sweep(c, f.shard);
+  SweepRunOptions o;
+  o.device = c.device;
+  o.precision = c.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+  o.chunk = c.chunk;
+  o.output = c.output;
+  o.resume = f.resume;
+  o.max_chunks = f.max_chunks;
+  const bool tty = isatty(fileno(stderr));
+  auto last = std::make_shared<double>(-1e9);
+  if (!f.quiet)
+    o.progress = [tty, last](std::uint64_t done, std::uint64_t total, double secs) {
+      const bool end = done == total;
+      if (!end && secs - *last < (tty ? 0.2 : 10.0)) return;
+      *last = secs;
+      const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+      const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;
+      std::fprintf(stderr, "%s%llu/%llu points (%.1f%%), %.3g points/s, ETA %s%s", tty ? "\r\033[K" : "",
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate,
+                   duration(eta).c_str(), tty && !end ? "" : "\n");
+    };
+  const SweepSummary s = run_sweep(plan, c, o);
+  std::printf("stribeck sweep: %s, %s design%s\n%s", plan.model->id.c_str(),
+              c.design == sweep::Design::kGrid ? "grid" : c.design == sweep::Design::kRandom ? "random"
+              : c.design == sweep::Design::kSobol ? "sobol" : "lhs",
+              plan.shard_count > 1 ? (", shard " + f.shard).c_str() : "", s.report(plan).c_str());
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("sweep", "Evaluate a model over a parameter space along input traces (docs/sweep.md)");
+  auto f = std::make_shared<SweepFlags>();
+  cmd->add_option("config", f->config, "Sweep config (TOML); flags below override it");
+  cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)");
+  cmd->add_option("--model,-m", f->model, "Model id (see `stribeck models`)");
+  cmd->add_option("--param,-p", f->params,
+                  "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
+                  "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
+  cmd->add_option("--design", f->design, "grid | random | lhs | sobol");
+  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)");
+  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
+  cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
+  cmd->add_option("--trace", f->csv, "CSV input trace (time, velocity, ... columns; repeatable)");
+  cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
+  cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
+  cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
+  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)");
+  cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
+  cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)");
+  cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)");
+  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)");
+  cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
+  cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
+  cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)");
+  cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
+  cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial");
+  cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");
+  cmd->callback([f] { run(*f); });
+}
+
+}  // namespace stribeck::cli

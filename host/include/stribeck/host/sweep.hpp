@@ -1,0 +1,104 @@
+#pragma once
+// The sweep engine on the host: plan (validate a config against the model,
+// build the space and the traces), evaluate chunks of points on the CPU or
+// the GPU, keep the top-K, stream chunks to a sink.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/experiment.hpp"
+#include "stribeck/host/sweep_config.hpp"
+#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/sweep/metrics.hpp"
+#include "stribeck/kernels/sweep/rules.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/kernels/sweep/trace.hpp"
+
+namespace stribeck {
+
+// One experiment prepared for the engine: SoA channels in SI (absent channels
+// the model does not read stay empty; a missing force is zero-filled and
+// flagged in counts.has_force).
+struct SweepTrace {
+  std::string name;
+  std::vector<double> v, p_a, p_b, f_n, f_meas, dt, dx;
+  sweep::TraceCounts counts;
+};
+
+struct SweepPlan {
+  const ModelInfo* model = nullptr;
+  sweep::SpaceView space;          // list_values points into list_values below
+  std::vector<double> list_values;
+  sweep::ParamRules rules;
+  std::vector<SweepTrace> traces;
+  std::vector<int> metrics;        // kept metric ids (all when the config named none)
+  int objective = sweep::kRmse;
+  bool maximize = false;
+  int top_k = 10;
+  bool per_experiment = false;
+  std::uint64_t first = 0, count = 0;  // this run's index range (a shard: a part of the space)
+  int shard_index = 0, shard_count = 1;
+
+  // Copying a plan must re-point the space at the copy's list values.
+  SweepPlan() = default;
+  SweepPlan(const SweepPlan& o) { *this = o; }
+  SweepPlan& operator=(const SweepPlan& o);
+
+  void point(std::uint64_t i, double* out) const { sweep::space_point(space, i, out); }
+  bool has_force() const;
+};
+
+// Loads traces (CSV files, built-in profiles) as Experiments.
+std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model);
+// Checks a config against the model; throws InputError naming what is wrong.
+// `shard` is "" or "i/N" (0-based i).
+SweepPlan plan_sweep(const SweepConfig& config, const std::string& shard = "");
+// One experiment as the engine reads it; throws InputError for missing channels.
+SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e);
+
+// Force along one experiment for one parameter set (double, host), the same
+// model_step loop the engine runs; used for profile references and for the
+// trajectories an output keeps.
+std::vector<double> sweep_force_trace(const ModelInfo& model, const double* params, const SweepTrace& trace);
+
+// Results of a contiguous run of points.
+struct SweepChunk {
+  std::uint64_t first = 0, count = 0;
+  std::vector<double> params;          // count x dims
+  std::vector<double> metrics;         // count x kNumMetrics (all metrics; the writer selects)
+  std::vector<double> exp_metrics;     // count x experiments x kNumMetrics (per_experiment only)
+  std::vector<std::uint8_t> status;    // count, sweep::Status
+};
+
+enum class Precision { kFp64, kFp32 };
+
+// Evaluates points [first, first + count) on the CPU (OpenMP over points).
+void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first,
+                        std::uint64_t count, SweepChunk& out);
+
+// One entry of the top-K table.
+struct TopEntry {
+  std::uint64_t index = 0;
+  double objective = 0;
+  std::vector<double> params;
+  std::vector<double> metrics;  // all kNumMetrics
+};
+
+// Keeps the K best points seen so far; ties broken by the smaller index, so
+// the table is the same whatever the chunking or sharding.
+class TopK {
+ public:
+  TopK(int k, int objective, bool maximize) : k_(k), objective_(objective), maximize_(maximize) {}
+  void add_chunk(const SweepChunk& c, int dims);
+  void add(const TopEntry& e);
+  const std::vector<TopEntry>& entries() const { return entries_; }
+  bool better(const TopEntry& a, const TopEntry& b) const;
+
+ private:
+  int k_, objective_;
+  bool maximize_;
+  std::vector<TopEntry> entries_;  // sorted best first
+};
+
+}  // namespace stribeck

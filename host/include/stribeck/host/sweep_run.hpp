@@ -1,0 +1,58 @@
+#pragma once
+// Running a planned sweep: backend choice, chunking, top-K, output, summary.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stribeck/host/sweep.hpp"
+
+namespace stribeck {
+
+// Which backend runs, and why (the one line `--device auto` prints).
+struct DeviceChoice {
+  bool gpu = false;
+  std::string name;  // "NVIDIA H100 ..." or "CPU (N threads)"
+  std::string note;  // non-empty when auto fell back to the CPU
+};
+// requested: "auto" | "gpu" | "cpu"; throws InputError for "gpu" without a usable GPU.
+DeviceChoice choose_device(const std::string& requested);
+
+// GPU chunk evaluation (same layout as evaluate_chunk_cpu); throws when the
+// build has no CUDA.
+void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                        SweepChunk& out);
+
+struct SweepRunOptions {
+  std::string device = "auto";         // auto | gpu | cpu
+  Precision precision = Precision::kFp64;
+  std::uint64_t chunk = 1u << 20;      // points per host chunk: bounds host memory
+  std::string output;                  // HDF5 path; "" keeps results in memory only (top-K, summary)
+  bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
+  std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable
+                                       // OUT.h5.partial (time-boxed jobs)
+  // Called after each chunk with (points done in this run's range, range size, seconds).
+  std::function<void(std::uint64_t, std::uint64_t, double)> progress;
+};
+
+struct SweepSummary {
+  std::uint64_t points = 0;            // points of this run's range
+  std::uint64_t completed = 0;         // points done (== points unless stopped by max_chunks)
+  std::uint64_t ok = 0, invalid = 0, nonfinite = 0;
+  std::vector<std::string> invalid_examples;  // up to 3 readable reasons
+  double seconds = 0;                  // wall time of this invocation
+  std::uint64_t evaluated = 0;         // points evaluated by this invocation
+  std::uint64_t samples_per_point = 0; // samples of all experiments
+  std::string device;
+  Precision precision = Precision::kFp64;
+  std::vector<TopEntry> top;
+  bool finished = false;
+  std::string output;                  // final file ("" when none)
+
+  // A readable multi-line report (points, time, rate, device, best points).
+  std::string report(const SweepPlan& plan) const;
+};
+
+SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepRunOptions& options);
+
+}  // namespace stribeck

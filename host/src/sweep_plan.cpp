@@ -1,0 +1,312 @@
+// Turning a sweep config into a plan: model lookup, axes, traces, metrics.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/host/sweep.hpp"
+#include "stribeck/kernels/model_list.hpp"
+#include "stribeck/kernels/stepping.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
+
+namespace stribeck {
+namespace {
+
+Experiment read_csv_experiment(const TraceSource& src) {
+  CsvReader reader(src.path);
+  Experiment e;
+  e.source = src.path;
+  if (src.name.empty()) {
+    auto b = src.path.rfind('/');
+    std::string stem = src.path.substr(b == std::string::npos ? 0 : b + 1);
+    auto dot = stem.rfind('.');
+    e.name = dot == std::string::npos ? stem : stem.substr(0, dot);
+  } else {
+    e.name = src.name;
+  }
+  std::vector<std::vector<double>*> cols;
+  for (const auto& c : reader.columns()) cols.push_back(&e.channels[c]);
+  std::vector<double> values;
+  std::vector<std::string_view> cells;
+  while (reader.next(values, cells))
+    for (size_t i = 0; i < values.size(); ++i) cols[i]->push_back(values[i]);
+  return e;
+}
+
+Experiment make_profile(const TraceSource& src, const ModelInfo& model) {
+  const ProfileSpec& p = src.profile;
+  Experiment e;
+  e.name = src.name;
+  e.source = src.where;
+  const std::size_t n = static_cast<std::size_t>(p.samples);
+  auto& t = e.channels["time"];
+  auto& v = e.channels["velocity"];
+  auto& x = e.channels["position"];
+  const double w = 2 * M_PI * p.frequency;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double tk = p.duration * static_cast<double>(k) / static_cast<double>(n - 1);
+    t.push_back(tk);
+    v.push_back(p.amplitude * std::sin(w * tk));
+    x.push_back(p.amplitude / w * (1 - std::cos(w * tk)));  // exact integral of v
+  }
+  e.channels["pressure_a"].assign(n, p.p_a);
+  e.channels["pressure_b"].assign(n, p.p_b);
+  e.channels["normal_force"].assign(n, p.f_n);
+  if (!p.reference.empty()) {
+    std::vector<double> ref;
+    try {
+      ref = resolve_params(model, p.reference);
+    } catch (const InputError& err) {
+      throw InputError(src.where + ": reference: " + err.what());
+    }
+    const SweepTrace tr = make_sweep_trace(model, e);
+    std::vector<double> f = sweep_force_trace(model, ref.data(), tr);
+    if (p.noise > 0)
+      for (std::size_t k = 0; k < n; ++k) {  // Box-Muller on counter-based uniforms
+        const double u1 = 1.0 - sweep::to_unit(sweep::hash3(p.seed, k, 1));
+        const double u2 = sweep::to_unit(sweep::hash3(p.seed, k, 2));
+        f[k] += p.noise * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+      }
+    e.channels["force"] = std::move(f);
+  }
+  return e;
+}
+
+int metric_id(const std::string& name, const std::string& where) {
+  for (int m = 0; m < sweep::kNumMetrics; ++m)
+    if (name == sweep::kMetricInfo[m].name) return m;
+  std::string known;
+  for (const auto& mi : sweep::kMetricInfo) known += (known.empty() ? "" : ", ") + std::string(mi.name);
+  throw InputError(where + ": unknown metric '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace
+
+SweepPlan& SweepPlan::operator=(const SweepPlan& o) {
+  if (this == &o) return *this;
+  model = o.model;
+  space = o.space;
+  list_values = o.list_values;
+  space.list_values = list_values.data();
+  rules = o.rules;
+  traces = o.traces;
+  metrics = o.metrics;
+  objective = o.objective;
+  maximize = o.maximize;
+  top_k = o.top_k;
+  per_experiment = o.per_experiment;
+  first = o.first;
+  count = o.count;
+  shard_index = o.shard_index;
+  shard_count = o.shard_count;
+  return *this;
+}
+
+bool SweepPlan::has_force() const {
+  for (const auto& t : traces)
+    if (t.counts.has_force) return true;
+  return false;
+}
+
+std::vector<double> sweep_force_trace(const ModelInfo& model, const double* params, const SweepTrace& tr) {
+  std::vector<double> f(tr.v.size());
+  visit_model(model.id.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    double p[M::kNumParams];
+    for (int i = 0; i < M::kNumParams; ++i) p[i] = params[i];
+    const auto c = M::prepare(p);
+    typename M::template State<double> st{};
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      Sample<double> s{tr.v[k], tr.p_a.empty() ? 0.0 : tr.p_a[k], tr.p_b.empty() ? 0.0 : tr.p_b[k],
+                       tr.f_n.empty() ? 0.0 : tr.f_n[k]};
+      f[k] = model_step<M>(c, s, st, tr.dt[k]);
+    }
+  });
+  return f;
+}
+
+SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
+  SweepTrace tr;
+  tr.name = e.name;
+  const std::string at = e.source + ": experiment '" + e.name + "'";
+  const auto& t = e.channel("time");
+  tr.v = e.channel("velocity");
+  const std::size_t n = tr.v.size();
+  if (n < 2) throw InputError(at + " has fewer than 2 samples");
+  tr.dt.assign(n, 0.0);
+  for (std::size_t k = 1; k < n; ++k) {
+    tr.dt[k] = t[k] - t[k - 1];
+    if (!(tr.dt[k] > 0))
+      throw InputError(at + ": time does not increase at sample " + std::to_string(k) + " (t = " +
+                       format_number(t[k]) + " after " + format_number(t[k - 1]) + ")");
+  }
+  for (Channel c : {kChannelPressureA, kChannelPressureB, kChannelNormalForce}) {
+    if (!model.needs(c)) continue;
+    if (!e.has(channel_name(c)))
+      throw InputError(at + " has no channel '" + channel_name(c) + "', which model " + model.id + " needs");
+    const auto& src = e.channel(channel_name(c));
+    (c == kChannelPressureA ? tr.p_a : c == kChannelPressureB ? tr.p_b : tr.f_n) = src;
+  }
+  tr.dx.assign(n, 0.0);
+  if (e.has("position")) {
+    const auto& x = e.channel("position");
+    for (std::size_t k = 1; k < n; ++k) tr.dx[k] = x[k] - x[k - 1];
+  } else {
+    for (std::size_t k = 1; k < n; ++k) tr.dx[k] = 0.5 * (tr.v[k - 1] + tr.v[k]) * tr.dt[k];
+  }
+  tr.counts.samples = n;
+  for (double v : tr.v) {
+    tr.counts.n_pos += v > 0;
+    tr.counts.n_neg += v < 0;
+  }
+  tr.counts.has_force = e.has("force");
+  if (tr.counts.has_force) tr.f_meas = e.channel("force");
+  else tr.f_meas.assign(n, 0.0);
+  return tr;
+}
+
+std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model) {
+  std::vector<Experiment> out;
+  for (const auto& src : config.traces)
+    out.push_back(src.kind == TraceSource::kCsv ? read_csv_experiment(src) : make_profile(src, model));
+  return out;
+}
+
+SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
+  const std::string cfg = c.path.empty() ? std::string("sweep") : c.path;
+  if (c.model.empty()) throw InputError(cfg + ": no model given (model = \"...\" or --model)");
+  SweepPlan plan;
+  plan.model = &require_model(c.model);
+  const ModelInfo& m = *plan.model;
+  if (m.params.size() > static_cast<std::size_t>(sweep::kMaxParams))
+    throw InputError("model " + m.id + " has more parameters than a sweep supports (16)");
+  for (const auto& p : c.params)
+    if (m.param_index(p.name) < 0) {
+      std::string known;
+      for (const auto& q : m.params) known += (known.empty() ? "" : ", ") + std::string(q.name);
+      throw InputError(p.where + ": model " + m.id + " has no parameter '" + p.name + "' (parameters: " + known + ")");
+    }
+
+  sweep::SpaceView& s = plan.space;
+  s.design = c.design;
+  s.dims = static_cast<int>(m.params.size());
+  s.seed = c.seed;
+  s.scramble = c.scramble;
+  const bool grid = c.design == sweep::Design::kGrid;
+  long double grid_points = 1;
+  for (int d = 0; d < s.dims; ++d) {
+    sweep::Axis& ax = s.axis[d];
+    const ParamSpec* spec = nullptr;
+    for (const auto& p : c.params)
+      if (p.name == m.params[d].name) spec = &p;
+    if (!spec) {
+      ax.kind = sweep::AxisKind::kFixed;
+      ax.a = m.params[d].default_value;
+      continue;
+    }
+    const std::string at = spec->where + ": parameter " + spec->name;
+    ax.kind = spec->kind;
+    ax.a = spec->a;
+    ax.b = spec->b;
+    ax.lo = spec->lo;
+    ax.hi = spec->hi;
+    ax.count = 1;
+    using K = sweep::AxisKind;
+    if (!std::isfinite(ax.a) || ((ax.kind != K::kFixed && ax.kind != K::kList) && !std::isfinite(ax.b)))
+      throw InputError(at + ": values must be finite");
+    switch (ax.kind) {
+      case K::kFixed: break;
+      case K::kList:
+        ax.offset = plan.list_values.size();
+        ax.count = spec->values.size();
+        plan.list_values.insert(plan.list_values.end(), spec->values.begin(), spec->values.end());
+        break;
+      case K::kLinear:
+      case K::kLog:
+        if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
+        if (grid) {
+          if (spec->count == 0) throw InputError(at + ": a grid range needs count = N");
+          ax.count = spec->count;
+        } else if (spec->count != 0) {
+          throw InputError(at + ": count applies to grid designs; a " + std::string(ax.kind == K::kLog ? "log" : "linear") +
+                           " range in a random, lhs or sobol design is sampled continuously");
+        }
+        break;
+      case K::kUniform:
+      case K::kLogUniform:
+      case K::kNormal:
+        if (grid)
+          throw InputError(at + ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
+        if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
+        if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw InputError(at + ": the range needs lo <= hi");
+        if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
+        if (ax.kind == K::kNormal && !(ax.lo < ax.hi && ax.lo <= ax.a + 37 * ax.b && ax.hi >= ax.a - 37 * ax.b))
+          throw InputError(at + ": truncate needs lo < hi around the mean");
+        break;
+    }
+    grid_points *= static_cast<long double>(ax.count);
+  }
+  s.list_values = plan.list_values.data();
+  if (grid) {
+    if (c.points != 0) throw InputError(cfg + ": design.points applies to random, lhs and sobol designs; a grid has the product of its counts");
+    if (grid_points > 1.8e19L) throw InputError(cfg + ": the grid has more than 2^64 points");
+    s.points = static_cast<std::uint64_t>(grid_points);
+  } else {
+    if (c.points == 0) throw InputError(cfg + ": design.points (--points) is needed for random, lhs and sobol designs");
+    if (c.design == sweep::Design::kSobol && c.points > (std::uint64_t(1) << 32))
+      throw InputError(cfg + ": sobol supports up to 2^32 points");
+    s.points = c.points;
+  }
+
+  sweep::ParamRules& r = plan.rules;
+  r.n = s.dims;
+  for (int d = 0; d < s.dims; ++d) {
+    r.lo[d] = m.params[d].lo;
+    r.hi[d] = m.params[d].hi;
+    r.lo_open[d] = m.params[d].lo_open;
+    r.hi_open[d] = m.params[d].hi_open;
+  }
+  if (m.relations.size() > static_cast<std::size_t>(sweep::kMaxRelations))
+    throw InputError("model " + m.id + " has more relations than a sweep supports");
+  r.n_relations = static_cast<int>(m.relations.size());
+  for (int k = 0; k < r.n_relations; ++k) r.rel_a[k] = m.relations[k].a, r.rel_b[k] = m.relations[k].b;
+
+  if (c.traces.empty()) throw InputError(cfg + ": no input trace: add a [[trace]] with csv = \"file\" or profile = \"sine\"");
+  for (const Experiment& e : load_sweep_experiments(c, m)) plan.traces.push_back(make_sweep_trace(m, e));
+
+  for (const auto& name : c.metrics) plan.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));
+  if (plan.metrics.empty())
+    for (int k = 0; k < sweep::kNumMetrics; ++k) plan.metrics.push_back(k);
+  const std::string objective = c.objective.empty() ? (plan.has_force() ? "rmse" : "energy") : c.objective;
+  plan.objective = metric_id(objective, cfg + ": metrics.objective");
+  if (sweep::kMetricInfo[plan.objective].needs_force && !plan.has_force())
+    throw InputError(cfg + ": objective " + objective + " needs a measured force, and no trace has a force channel");
+  plan.maximize = c.maximize;
+  plan.top_k = c.top_k;
+  plan.per_experiment = c.per_experiment;
+
+  plan.first = 0;
+  plan.count = s.points;
+  if (!shard.empty()) {
+    unsigned long i = 0, n = 0;
+    char tail = 0;
+    if (std::sscanf(shard.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n)
+      throw InputError("--shard " + shard + ": expected i/N with 0 <= i < N");
+    __extension__ typedef unsigned __int128 u128;
+    const u128 total = s.points;
+    plan.first = static_cast<std::uint64_t>(total * i / n);
+    plan.count = static_cast<std::uint64_t>(total * (i + 1) / n) - plan.first;
+    plan.shard_index = static_cast<int>(i);
+    plan.shard_count = static_cast<int>(n);
+  }
+  for (auto idx : c.trajectories)
+    if (idx >= s.points)
+      throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +
+                       std::to_string(s.points) + " points)");
+  return plan;
+}
+
+}  // namespace stribeck

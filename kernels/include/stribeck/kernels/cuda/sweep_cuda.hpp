@@ -1,0 +1,49 @@
+#pragma once
+// Plain C++ interface of the CUDA sweep kernels (kernels/cuda/*.cu). No CUDA
+// types cross it, so host code compiled by the C++ compiler calls it; it is
+// only linked when CMake found nvcc (STRIBECK_HAVE_CUDA).
+#include <cstdint>
+#include <string>
+
+#include "stribeck/kernels/sweep/rules.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/kernels/sweep/trace.hpp"
+
+namespace stribeck::cuda {
+
+// True when a CUDA device can run kernels; otherwise `reason` says why. Any
+// CUDA error during discovery means "no GPU", never a crash.
+bool probe_device(std::string& name, std::string& reason);
+
+// One experiment in host memory (double, SI); null for channels not read.
+struct HostTrace {
+  const double *v = nullptr, *p_a = nullptr, *p_b = nullptr, *f_n = nullptr, *f_meas = nullptr,
+               *dt = nullptr, *dx = nullptr;
+  std::int64_t n = 0;
+  sweep::TraceCounts counts;
+};
+
+struct SweepRequest {
+  const char* model_id = nullptr;
+  bool fp32 = false;
+  sweep::SpaceView space;               // space.list_values: host pointer to n_list values
+  std::uint64_t n_list = 0;
+  sweep::ParamRules rules;
+  const HostTrace* traces = nullptr;
+  int n_exp = 0;
+  bool per_experiment = false;
+  std::uint64_t first = 0, count = 0;   // points to evaluate
+  // Host outputs (count rows): params x dims, metrics x kNumMetrics, status,
+  // exp_metrics x n_exp x kNumMetrics (per_experiment only).
+  double* params = nullptr;
+  double* metrics = nullptr;
+  std::uint8_t* status = nullptr;
+  double* exp_metrics = nullptr;
+};
+
+// Evaluates the request on the current device, split into sub-chunks that
+// fit in free device memory, copies overlapping compute. Throws
+// std::runtime_error naming the CUDA call that failed.
+void run_sweep(const SweepRequest& request);
+
+}  // namespace stribeck::cuda

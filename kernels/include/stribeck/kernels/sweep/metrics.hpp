@@ -1,0 +1,124 @@
+#pragma once
+// Metrics of one trajectory, reduced on the fly along the trace: no force
+// array is ever stored.
+//
+// Accumulation is two-level: a tile of samples (kTraceTile) is summed in the
+// working scalar T, and each tile's partial sums are added into double
+// accumulators. For T = double this is plain double accumulation; for
+// T = float it bounds the float rounding to one tile while keeping the
+// per-sample work in float (GPU FP32 throughput). CPU and GPU use the same tile
+// length, so they add the same numbers in the same order.
+//
+// Integrals use the trapezoid rule on the sample grid:
+//   energy    = sum_k (F_{k-1} v_{k-1} + F_k v_k)/2 * (t_k - t_{k-1})   [J]
+//   loop area = sum_k (F_{k-1} + F_k)/2 * (x_k - x_{k-1})               [J]
+// (x from the position channel, else the trapezoid integral of v). The loop
+// area is the signed integral of F dx over the whole trace: for a trace of
+// closed cycles it is the total area enclosed by the force-position loops.
+#include <cmath>
+#include <cstdint>
+
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+
+namespace stribeck::sweep {
+
+constexpr int kTraceTile = 256;
+
+enum Metric : int {
+  kSse,            // sum (F - F_meas)^2                        [N^2]
+  kRmse,           // sqrt(SSE / samples)                        [N]
+  kMaxAbsError,    // max |F - F_meas|                           [N]
+  kPeakForce,      // max |F|                                    [N]
+  kMeanForcePos,   // mean F over samples with v > 0             [N]
+  kMeanForceNeg,   // mean F over samples with v < 0             [N]
+  kEnergy,         // dissipated energy, integral of F v dt      [J]
+  kLoopArea,       // hysteresis loop area, integral of F dx     [J]
+  kNumMetrics
+};
+
+struct MetricInfo {
+  const char* name;
+  const char* unit;
+  const char* description;
+  bool needs_force;  // needs a measured force channel
+};
+
+constexpr MetricInfo kMetricInfo[kNumMetrics] = {
+    {"sse", "N^2", "sum of squared errors against the measured force", true},
+    {"rmse", "N", "root mean square error against the measured force", true},
+    {"max_abs_error", "N", "largest absolute error against the measured force", true},
+    {"peak_force", "N", "largest |F|", false},
+    {"mean_force_pos", "N", "mean F over samples with v > 0", false},
+    {"mean_force_neg", "N", "mean F over samples with v < 0", false},
+    {"energy", "J", "dissipated energy, trapezoid integral of F v dt", false},
+    {"loop_area", "J", "hysteresis loop area, trapezoid integral of F dx", false},
+};
+
+// Per-point outcome, Gpufit-style: one code per parameter set.
+enum Status : std::uint8_t {
+  kStatusOk = 0,
+  kStatusInvalidParams = 1,  // outside the model's ranges or relations: not computed
+  kStatusNonFinite = 2,      // the model produced NaN or Inf somewhere along the trace
+};
+
+// Raw sums of one or several experiments (double).
+struct RawMetrics {
+  double sse = 0, max_abs_error = 0, peak = 0, sum_pos = 0, sum_neg = 0, energy = 0, loop = 0;
+  std::uint64_t samples = 0, n_pos = 0, n_neg = 0;
+
+  STRIBECK_HD_INLINE void add(const RawMetrics& o) {
+    sse += o.sse;
+    max_abs_error = o.max_abs_error > max_abs_error ? o.max_abs_error : max_abs_error;
+    peak = o.peak > peak ? o.peak : peak;
+    sum_pos += o.sum_pos;
+    sum_neg += o.sum_neg;
+    energy += o.energy;
+    loop += o.loop;
+    samples += o.samples;
+    n_pos += o.n_pos;
+    n_neg += o.n_neg;
+  }
+};
+
+// Partial sums of one tile, in the working scalar.
+template <class T>
+struct TilePartial {
+  T sse, max_abs_error, peak, sum_pos, sum_neg, energy, loop;
+  STRIBECK_HD_INLINE void reset() {
+    sse = max_abs_error = peak = sum_pos = sum_neg = energy = loop = T(0);
+  }
+  STRIBECK_HD_INLINE void flush_into(RawMetrics& r) const {
+    r.sse += static_cast<double>(sse);
+    const double e = static_cast<double>(max_abs_error), p = static_cast<double>(peak);
+    if (e > r.max_abs_error) r.max_abs_error = e;
+    if (p > r.peak) r.peak = p;
+    r.sum_pos += static_cast<double>(sum_pos);
+    r.sum_neg += static_cast<double>(sum_neg);
+    r.energy += static_cast<double>(energy);
+    r.loop += static_cast<double>(loop);
+  }
+};
+
+// Final metrics from raw sums. Metrics that need a measured force are NaN
+// when `has_force` is false; means over an empty direction are NaN.
+STRIBECK_HD_INLINE void finalize_metrics(const RawMetrics& r, bool has_force, double* out) {
+  const double nan = NAN;
+  out[kSse] = has_force ? r.sse : nan;
+  out[kRmse] = has_force && r.samples ? std::sqrt(r.sse / static_cast<double>(r.samples)) : nan;
+  out[kMaxAbsError] = has_force ? r.max_abs_error : nan;
+  out[kPeakForce] = r.peak;
+  out[kMeanForcePos] = r.n_pos ? r.sum_pos / static_cast<double>(r.n_pos) : nan;
+  out[kMeanForceNeg] = r.n_neg ? r.sum_neg / static_cast<double>(r.n_neg) : nan;
+  out[kEnergy] = r.energy;
+  out[kLoopArea] = r.loop;
+}
+
+// True when every accumulated sum is finite (NaN/Inf forces propagate into
+// the energy and loop sums, and into the peak through the explicit check).
+STRIBECK_HD_INLINE bool raw_finite(const RawMetrics& r) {
+  return std::isfinite(r.sse) && std::isfinite(r.peak) && std::isfinite(r.energy) &&
+         std::isfinite(r.loop) && std::isfinite(r.sum_pos) && std::isfinite(r.sum_neg);
+}
+
+}  // namespace stribeck::sweep

@@ -1,0 +1,152 @@
+#pragma once
+// The parameter space of a sweep and the mapping index -> parameter set.
+//
+// The space is never materialised: space_point(view, i, out) computes point i
+// from the axes and the design on whichever thread needs it (CPU or GPU), so a
+// 1e9-point sweep costs no memory for its points, and any contiguous index
+// range (a chunk, a shard, a resumed tail) is computed identically.
+//
+// Point values are computed in double on every path; the model then converts
+// them to its scalar (float or double) in prepare().
+#include <cmath>
+#include <cstdint>
+
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/sweep/inverse_normal.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
+#include "stribeck/kernels/sweep/sobol.hpp"
+
+namespace stribeck::sweep {
+
+constexpr int kMaxParams = 16;
+
+// How one parameter varies.
+enum class AxisKind : int {
+  kFixed,       // one value: a
+  kList,        // explicit values: list[offset .. offset+count)
+  kLinear,      // grid: count values evenly spaced over [a, b]; other designs: uniform on [a, b]
+  kLog,         // grid: count values evenly spaced in log over [a, b]; other designs: log-uniform
+  kUniform,     // distribution on [a, b] (random designs only)
+  kLogUniform,  // distribution with log x uniform on [a, b] (random designs only)
+  kNormal,      // normal(mean a, sd b) truncated to [lo, hi] (random designs only)
+};
+
+enum class Design : int {
+  kGrid,            // Cartesian product; the first parameter varies slowest
+  kRandom,          // independent uniform draws per (seed, index, dimension)
+  kLatinHypercube,  // one point per stratum of each dimension, strata permuted per dimension
+  kSobol,           // Sobol' sequence (Gray-code order), optionally Owen-scrambled
+};
+
+struct Axis {
+  AxisKind kind = AxisKind::kFixed;
+  std::uint64_t count = 1;  // grid levels (fixed: 1; list: its length; linear/log: count)
+  double a = 0, b = 0;      // see AxisKind
+  double lo = -HUGE_VAL, hi = HUGE_VAL;  // truncation of a normal
+  std::uint64_t offset = 0;              // kList: first value in SpaceView::list_values
+};
+
+// Everything a thread needs to compute point i. Trivially copyable: passed by
+// value as a kernel argument; list_values points into device memory there.
+struct SpaceView {
+  Design design = Design::kGrid;
+  int dims = 0;                // number of model parameters
+  std::uint64_t points = 0;    // total points of the space
+  std::uint64_t seed = 0;
+  bool scramble = true;        // Sobol' only
+  Axis axis[kMaxParams];
+  const double* list_values = nullptr;
+};
+
+// Whether axis d draws a coordinate (everything but fixed values in
+// non-grid designs). Sobol'/LHS dimensions are numbered over varying axes only,
+// so adding a fixed parameter does not change the other columns.
+STRIBECK_HD_INLINE bool axis_varies(const Axis& ax) { return ax.kind != AxisKind::kFixed; }
+
+// Value of axis `ax` for a coordinate u in [0, 1) (non-grid designs).
+STRIBECK_HD_INLINE double axis_value_at(const Axis& ax, const double* list, double u) {
+  switch (ax.kind) {
+    case AxisKind::kFixed: return ax.a;
+    case AxisKind::kList: {
+      std::uint64_t k = static_cast<std::uint64_t>(u * static_cast<double>(ax.count));
+      if (k >= ax.count) k = ax.count - 1;
+      return list[ax.offset + k];
+    }
+    case AxisKind::kLinear:
+    case AxisKind::kUniform: return ax.a + u * (ax.b - ax.a);
+    case AxisKind::kLog:
+    case AxisKind::kLogUniform: return ax.a * std::exp(u * std::log(ax.b / ax.a));
+    case AxisKind::kNormal: {
+      const double plo = normal_cdf((ax.lo - ax.a) / ax.b);
+      const double phi = normal_cdf((ax.hi - ax.a) / ax.b);
+      double x = ax.a + ax.b * normal_quantile(plo + u * (phi - plo));
+      if (x < ax.lo) x = ax.lo;  // rounding at the truncation bounds
+      if (x > ax.hi) x = ax.hi;
+      return x;
+    }
+  }
+  return ax.a;
+}
+
+// Level k of a grid axis.
+STRIBECK_HD_INLINE double axis_level(const Axis& ax, const double* list, std::uint64_t k) {
+  switch (ax.kind) {
+    case AxisKind::kList: return list[ax.offset + k];
+    case AxisKind::kLinear:
+      if (ax.count == 1) return ax.a;
+      if (k + 1 == ax.count) return ax.b;  // exact end point
+      return ax.a + (ax.b - ax.a) * (static_cast<double>(k) / static_cast<double>(ax.count - 1));
+    case AxisKind::kLog:
+      if (ax.count == 1) return ax.a;
+      if (k + 1 == ax.count) return ax.b;
+      return ax.a * std::exp(std::log(ax.b / ax.a) * (static_cast<double>(k) / static_cast<double>(ax.count - 1)));
+    default: return ax.a;
+  }
+}
+
+// Parameter set of index i (0 <= i < view.points) into out[0 .. dims).
+STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double* out) {
+  if (s.design == Design::kGrid) {
+    // Mixed radix, last parameter fastest (C order, like numpy.meshgrid(indexing="ij").ravel()).
+    std::uint64_t rest = i;
+    for (int d = s.dims - 1; d >= 0; --d) {
+      const Axis& ax = s.axis[d];
+      const std::uint64_t k = rest % ax.count;
+      rest /= ax.count;
+      out[d] = ax.kind == AxisKind::kFixed ? ax.a : axis_level(ax, s.list_values, k);
+    }
+    return;
+  }
+  int coord = 0;  // index among varying axes
+  for (int d = 0; d < s.dims; ++d) {
+    const Axis& ax = s.axis[d];
+    if (!axis_varies(ax)) {
+      out[d] = ax.a;
+      continue;
+    }
+    double u = 0;
+    switch (s.design) {
+      case Design::kRandom: u = to_unit(hash3(s.seed, i, static_cast<std::uint64_t>(coord))); break;
+      case Design::kLatinHypercube: {
+        const std::uint64_t key = hash3(s.seed, 0x4c4853ull, static_cast<std::uint64_t>(coord));
+        const std::uint64_t stratum = permute_index(i, s.points, key);
+        const double jitter = to_unit(hash3(s.seed, i, 0x10000ull + static_cast<std::uint64_t>(coord)));
+        u = (static_cast<double>(stratum) + jitter) / static_cast<double>(s.points);
+        break;
+      }
+      case Design::kSobol: {
+        std::uint32_t bits = sobol_bits(i, coord);
+        if (s.scramble)
+          bits = owen_scramble(bits, static_cast<std::uint32_t>(hash3(s.seed, 0x50b0ull, static_cast<std::uint64_t>(coord))));
+        u = static_cast<double>(bits) * 0x1.0p-32;
+        break;
+      }
+      default: break;
+    }
+    if (u >= 1.0) u = 0x1.fffffffffffffp-1;
+    out[d] = axis_value_at(ax, s.list_values, u);
+    ++coord;
+  }
+}
+
+}  // namespace stribeck::sweep

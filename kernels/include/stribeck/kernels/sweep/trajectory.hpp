@@ -1,0 +1,88 @@
+#pragma once
+// One trajectory: one parameter set driven along input traces, reduced to
+// metrics on the fly. Generic over the model through model_step<M>, so static
+// laws and stateful models (state reset at the start of each experiment) run
+// through the same code on CPU threads and GPU threads.
+//
+// The GPU kernel drives Trajectory tile by tile from shared memory; the CPU
+// path drives it tile by tile straight from the trace arrays (evaluate_point).
+// Both add the same tile partials in the same order.
+#include <cstdint>
+
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/sample.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+#include "stribeck/kernels/stepping.hpp"
+#include "stribeck/kernels/sweep/metrics.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/kernels/sweep/trace.hpp"
+
+namespace stribeck::sweep {
+
+template <class M, class T>
+struct Trajectory {
+  typename M::template Coeffs<T> coeffs;
+  typename M::template State<T> state;
+  T prev_f, prev_fv;
+
+  STRIBECK_HD_INLINE void prepare(const double* p) {
+    T pt[M::kNumParams];
+    for (int i = 0; i < M::kNumParams; ++i) pt[i] = static_cast<T>(p[i]);
+    coeffs = M::prepare(pt);
+  }
+  STRIBECK_HD_INLINE void start_experiment() {
+    state = typename M::template State<T>{};
+    prev_f = T(0);
+    prev_fv = T(0);
+  }
+  // Samples [begin, end) of `t` (at most one tile), partial sums flushed into `raw`.
+  STRIBECK_HD_INLINE void run(const TraceView<T>& t, std::int64_t begin, std::int64_t end,
+                              RawMetrics& raw) {
+    TilePartial<T> part;
+    part.reset();
+    for (std::int64_t k = begin; k < end; ++k) {
+      Sample<T> s{t.v[k], T(0), T(0), T(0)};
+      if constexpr ((M::kInputs & kChannelPressureA) != 0) s.p_a = t.p_a[k];
+      if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
+      if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
+      const T dt = t.dt[k];
+      const T f = model_step<M>(coeffs, s, state, dt);
+      const T e = f - t.f_meas[k];
+      part.sse += e * e;
+      const T ae = math::abs(e), af = math::abs(f);
+      part.max_abs_error = ae > part.max_abs_error ? ae : part.max_abs_error;
+      part.peak = af > part.peak ? af : part.peak;
+      part.sum_pos += s.v > T(0) ? f : T(0);
+      part.sum_neg += s.v < T(0) ? f : T(0);
+      const T fv = f * s.v;
+      part.energy += T(0.5) * (prev_fv + fv) * dt;
+      part.loop += T(0.5) * (prev_f + f) * t.dx[k];
+      prev_f = f;
+      prev_fv = fv;
+    }
+    part.flush_into(raw);
+  }
+};
+
+// Host/CPU driver of one point over `n_exp` experiments: per-experiment raw
+// sums into per_exp[0 .. n_exp) (counts taken from `counts`).
+template <class M, class T>
+STRIBECK_HD_INLINE void evaluate_point(const double* p, const TraceView<T>* traces,
+                                       const TraceCounts* counts, int n_exp, RawMetrics* per_exp) {
+  Trajectory<M, T> tr;
+  tr.prepare(p);
+  for (int e = 0; e < n_exp; ++e) {
+    RawMetrics raw;
+    raw.samples = counts[e].samples;
+    raw.n_pos = counts[e].n_pos;
+    raw.n_neg = counts[e].n_neg;
+    tr.start_experiment();
+    for (std::int64_t b = 0; b < traces[e].n; b += kTraceTile) {
+      const std::int64_t end = b + kTraceTile < traces[e].n ? b + kTraceTile : traces[e].n;
+      tr.run(traces[e], b, end, raw);
+    }
+    per_exp[e] = raw;
+  }
+}
+
+}  // namespace stribeck::sweep
