@@ -7,6 +7,7 @@ namespace stribeck::cli {
 
 void add_models_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 

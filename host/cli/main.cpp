@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
+  stribeck::cli::add_simulate_command(app);
   stribeck::cli::add_sweep_command(app);
   stribeck::cli::add_merge_command(app);
   try {

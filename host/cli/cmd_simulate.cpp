@@ -1,0 +1,36 @@
+// `stribeck simulate CONFIG.toml -o OUT.h5`: one body system with friction.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+
+namespace stribeck::cli {
+
+void add_simulate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "simulate", "Simulate a body with friction (stick-slip rig, force-driven body, hydraulic cylinder)");
+  auto config = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
+  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
+      ->required();
+  cmd->callback([config, output] {
+    const SimulateConfig c = read_simulate_config(*config);
+    for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
+    const SimulateSummary s = run_simulation(c, *output, "stribeck simulate " + *config + " -o " + *output);
+    const auto& r = s.metrics;
+    std::fprintf(stderr,
+                 "stribeck simulate: %s, %ld samples -> %s\n"
+                 "  status %s; stick-slip %s (stick fraction %.3g, period %.6g s), spring force amplitude "
+                 "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J\n",
+                 c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status),
+                 r.stick_slip ? "yes" : "no", r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity,
+                 r.peak_velocity, r.breakaway_force, r.dissipated);
+    if (r.status != kSimOk)
+      std::fprintf(stderr, "stribeck: warning: the simulation stopped early (%s); the output ends there\n",
+                   sim_status_name(r.status));
+  });
+}
+
+}  // namespace stribeck::cli
