@@ -120,8 +120,9 @@ TEST(Systems, BristleStepperIsSecondOrder) {
   const auto fc = LuGre::prepare(p.data());
   auto zss = [&](double v) { return LuGre::z_ss(fc, v); };
   auto run = [&](int n) {
-    // n sub-steps: choose v_res so that bristle_advance picks exactly n.
-    return bristle_advance(2e-6, -2e-4, 4e-4, 4e-3, 6e-4 / n * 1.0000001, zss);
+    // n sub-steps: the interval crosses zero, so bristle_advance splits it
+    // into steps of at most v_s/16 in velocity; pick v_s to get exactly n.
+    return bristle_advance(2e-6, -2e-4, 4e-4, 4e-3, 16 * 6e-4 / n * 1.0000001, zss);
   };
   const double ref = run(256), e1 = std::fabs(run(4) - ref), e2 = std::fabs(run(8) - ref),
                e3 = std::fabs(run(16) - ref);

@@ -44,7 +44,7 @@ struct LuGre {
 
   template <class T>
   struct Coeffs {
-    T sigma0, sigma1, sigma2, inv_sigma0_fc, inv_sigma0_ds, inv_v_s, v_res;
+    T sigma0, sigma1, sigma2, inv_sigma0_fc, inv_sigma0_ds, inv_v_s, v_s;  // v_s: Stribeck velocity (sub-step scale)
   };
   template <class T>
   using State = BristleState<T>;
@@ -52,7 +52,7 @@ struct LuGre {
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
     return Coeffs<T>{p[sigma0], p[sigma1], p[sigma2], p[F_C] / p[sigma0],
-                     (p[F_s] - p[F_C]) / p[sigma0], T(1) / p[v_s], T(0.25) * p[v_s]};
+                     (p[F_s] - p[F_C]) / p[sigma0], T(1) / p[v_s], p[v_s]};
   }
   // z_ss(v) = g(v)/sigma0: steady-state deflection magnitude.
   template <class T>
@@ -90,7 +90,7 @@ struct LuGre {
   // return the force at the end of the step. dt = 0 only reads the force.
   template <class T>
   STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
-    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_res, [&](const T& v) { return z_ss(c, v); });
+    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_s, [&](const T& v) { return z_ss(c, v); });
     st.v_prev = s.v;
     return output(c, s, st.z, dzdt(c, s, st.z));
   }

@@ -44,7 +44,7 @@ struct TwentySimLuGre {
 
   template <class T>
   struct Coeffs {
-    T sigma0, sigma1, mu_v, mu_c_over_s0, dmu_over_s0, inv_v_st, v_res;
+    T sigma0, sigma1, mu_v, mu_c_over_s0, dmu_over_s0, inv_v_st, v_s;  // v_s: Stribeck velocity (sub-step scale)
   };
   template <class T>
   using State = BristleState<T>;
@@ -52,7 +52,7 @@ struct TwentySimLuGre {
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
     return Coeffs<T>{p[sigma0], p[sigma1], p[mu_v], p[mu_c] / p[sigma0],
-                     (p[mu_s] - p[mu_c]) / p[sigma0], T(1) / p[v_st], T(0.25) * p[v_st]};
+                     (p[mu_s] - p[mu_c]) / p[sigma0], T(1) / p[v_st], p[v_st]};
   }
   template <class T>
   STRIBECK_HD_INLINE static T z_ss(const Coeffs<T>& c, const T& v) {
@@ -81,7 +81,7 @@ struct TwentySimLuGre {
   }
   template <class T>
   STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
-    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_res, [&](const T& v) { return z_ss(c, v); });
+    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_s, [&](const T& v) { return z_ss(c, v); });
     st.v_prev = s.v;
     return output(c, s, st.z, dzdt(c, s, st.z));
   }
