@@ -283,6 +283,53 @@ TEST(Systems, FloatAgreesWithDouble) {
   EXPECT_NEAR(f.dissipated, d.dissipated, 1e-3 * d.dissipated);
 }
 
+TEST(Systems, HydraulicCylinderReachesForceBalance) {
+  // Piston under constant chamber pressures against a load: it settles where
+  // A_a p_a - A_b p_b - F_load equals the seal friction of the Simscape
+  // Fluids cylinder law, F_C (1 + (K_brk-1) exp(-c_v v)) + f_vfr v with
+  // F_C = F_pr + f_cfr (p_a + p_b); that velocity is found here by bisection.
+  const double par[] = {50.0, 1e-4, 1.3, 2000.0, 10.0, 1e-4};  // F_pr f_cfr K_brk f_vfr c_v v_th
+  BodySystem<double> b;
+  b.mass = 10;
+  b.area_a = 2e-3;
+  b.area_b = 1e-3;
+  b.pressure_a = constant_profile(1e6);
+  b.pressure_b = constant_profile(1e6);
+  b.external_force = constant_profile(-600.0);
+  SimOptions<double> o;
+  o.t_end = 0.5;
+  o.dt = 1e-4;
+  BodySnapshot<double> last{};
+  auto keep = [&](const BodySnapshot<double>& s) { last = s; };
+  ASSERT_EQ(simulate_smooth<SimscapeCylinder>(SimscapeCylinder::prepare(par), b, o, keep), kSimOk);
+  const double drive = 2e-3 * 1e6 - 1e-3 * 1e6 - 600.0, fc = 50 + 1e-4 * 2e6;
+  double lo = 1e-4, hi = 1.0;
+  for (int i = 0; i < 200; ++i) {
+    const double v = 0.5 * (lo + hi);
+    (fc * (1 + 0.3 * std::exp(-10 * v)) + 2000 * v < drive ? lo : hi) = v;
+  }
+  EXPECT_NEAR(last.x[kBodyV], lo, 1e-9);
+  EXPECT_NEAR(last.f_fric, drive, 1e-6);
+}
+
+TEST(Systems, EveryDynamicModelRunsTheRig) {
+  SimOptions<double> o;
+  o.t_end = 3.0;
+  o.dt = 1e-3;
+  for_each_model(DynamicModels{}, [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const auto p = require_model(M::kId).defaults();
+    BodySystem<double> b = rig<double>();
+    b.normal_force = constant_profile(10.0);  // 20sim-lugre: F_C = 1 N
+    MetricsAccumulator<double> acc(MetricsOptions<double>{}, o.t_end);
+    const int st = simulate_smooth<M>(M::prepare(p.data()), b, o, acc);
+    const auto m = acc.finish(st);
+    EXPECT_EQ(st, kSimOk) << M::kId;
+    EXPECT_GT(m.dissipated, 0.0) << M::kId;
+    EXPECT_GT(m.peak_velocity, 0.05) << M::kId;  // it moved: broke away
+  });
+}
+
 TEST(Systems, StatusFlags) {
   SimOptions<double> o;
   o.t_end = 0.1;

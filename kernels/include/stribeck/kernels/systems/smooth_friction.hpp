@@ -101,10 +101,11 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[kBodyN
 }
 
 // Simulates the body with smooth friction model M; observer(snapshot) is
-// called at t = 0 and after every output step. Returns a SimStatus.
+// called at t = 0 and after every output step. Returns a SimStatus. When
+// rk4_steps is given, the number of RK4 steps taken is added to it.
 template <class M, class T, class Observer>
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
-                                const SimOptions<T>& o, Observer& observe) {
+                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr) {
   const SmoothBody<M, T> sys{b, fc};
   T x[kBodyN];
   body_initial_state(b, x);
@@ -117,6 +118,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
     if (sub > o.max_substeps) return kSimStepLimit;
     const T h = o.dt / T(sub);
     for (int j = 0; j < sub; ++j) rk4_step<kBodyN>(f, t0 + T(j) * h, x, h);
+    if (rk4_steps) *rk4_steps += sub;
     if (!all_finite(x)) return kSimNonFinite;
     observe(sys.snapshot(T(i + 1) * o.dt, x));
   }
