@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
@@ -18,6 +19,22 @@ void add_simulate_command(CLI::App& app) {
   cmd->callback([config, output] {
     const SimulateConfig c = read_simulate_config(*config);
     for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
+    if (c.ensemble) {
+      const EnsembleResult r = run_ensemble(c);
+      write_ensemble(*output, r, c, "stribeck simulate " + *config + " -o " + *output);
+      long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
+      for (const auto& m : r.metrics) {
+        ++counts[m.status >= 0 && m.status < 5 ? m.status : 4];
+        ss += m.stick_slip;
+      }
+      std::fprintf(stderr,
+                   "stribeck simulate: ensemble of %zu points (%s, %s) in %.3g s -> %s\n"
+                   "  stick-slip in %ld; status ok %ld, non-finite %ld, step-limit %ld, event-limit %ld, "
+                   "invalid-parameters %ld\n",
+                   r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds, output->c_str(), ss,
+                   counts[0], counts[1], counts[2], counts[3], counts[4]);
+      return;
+    }
     const SimulateSummary s = run_simulation(c, *output, "stribeck simulate " + *config + " -o " + *output);
     const auto& r = s.metrics;
     std::fprintf(stderr,

@@ -104,7 +104,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
     throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
                      std::string(e.description()));
   }
-  check_keys(path, root, "the config", {"system", "friction", "simulation", "metrics"});
+  check_keys(path, root, "the config", {"system", "friction", "simulation", "metrics", "ensemble"});
 
   // [friction]
   const toml::table* fr = subtable(path, root, "friction");
@@ -213,6 +213,47 @@ SimulateConfig read_simulate_config(const std::string& path) {
             "must be in [0, 1)");
     require(c.metrics.v_stick > 0, path, *mt, "v_stick", "must be > 0");
     require(c.metrics.v_breakaway > 0, path, *mt, "v_breakaway", "must be > 0");
+  }
+  // [ensemble]
+  if (const toml::table* et = subtable(path, root, "ensemble")) {
+    check_keys(path, *et, "[ensemble]", {"design", "points", "seed", "scramble", "precision", "params"});
+    c.ensemble = true;
+    const std::string design = text(path, *et, "design", "grid");
+    c.design = parse_design(design, et->get("design") ? where(path, *et->get("design")) : path);
+    double pts = 0, seed = 1;
+    number(path, *et, "points", pts);
+    number(path, *et, "seed", seed);
+    require(pts >= 0 && pts <= 1e12 && pts == std::floor(pts), path, *et, "points", "must be a whole number");
+    require(seed >= 0 && seed == std::floor(seed), path, *et, "seed", "must be a whole number >= 0");
+    c.points = static_cast<std::uint64_t>(pts);
+    c.seed = static_cast<std::uint64_t>(seed);
+    if (const toml::node* n = et->get("scramble")) {
+      auto b = n->value<bool>();
+      if (!b) throw InputError(where(path, *n) + ": 'scramble' must be true or false");
+      c.scramble = *b;
+    }
+    const std::string prec = text(path, *et, "precision", "fp64");
+    require(prec == "fp64" || prec == "fp32", path, *et, "precision", "must be \"fp64\" or \"fp32\"");
+    c.fp32 = prec == "fp32";
+    const toml::table* pt = subtable(path, *et, "params");
+    if (!pt || pt->empty())
+      throw InputError(path + ": [ensemble] needs [ensemble.params] with at least one varying quantity");
+    // Values use the sweep's flag syntax: a number, "list:a,b", "linear:lo:hi:n",
+    // "log:lo:hi:n", "uniform:lo:hi", "loguniform:lo:hi", "normal:mean:sd[:lo:hi]".
+    SweepConfig sc;
+    for (const auto& [k, v] : *pt) {
+      std::string spec;
+      if (auto d = v.value<double>()) spec = format_number(*d);
+      else if (auto s = v.value<std::string>()) spec = *s;
+      else throw InputError(where(path, v) + ": '" + std::string(k.str()) + "' must be a number or a spec string");
+      try {
+        apply_param_flag(sc, std::string(k.str()) + "=" + spec);
+      } catch (const InputError& e) {
+        throw InputError(where(path, v) + ": " + e.what());
+      }
+      sc.params.back().where = where(path, v);
+    }
+    c.axes = sc.params;
   }
   return c;
 }

@@ -2,9 +2,11 @@
 // `stribeck simulate`: one body system (stick-slip rig, force-driven body,
 // hydraulic cylinder; see kernels/systems/body.hpp) with one friction model,
 // described by a TOML file (docs/dynamics.md), written as time series.
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "stribeck/host/sweep_config.hpp"
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
@@ -23,6 +25,16 @@ struct SimulateConfig {
   BodySystem<double> body;
   SimOptions<double> sim;
   MetricsOptions<double> metrics;
+
+  // [ensemble] (optional): vary model parameters and system quantities over a
+  // sweep parameter space instead of running one simulation.
+  bool ensemble = false;
+  sweep::Design design = sweep::Design::kGrid;
+  std::uint64_t points = 0;         // random, lhs, sobol designs
+  std::uint64_t seed = 1;
+  bool scramble = true;
+  bool fp32 = false;
+  std::vector<ParamSpec> axes;      // parsed with the sweep's NAME=SPEC syntax
 };
 
 // Parses and validates a config; every problem is an InputError naming the

@@ -12,6 +12,7 @@ enum SimStatus : int {
   kSimNonFinite = 1,   // a state became NaN or infinite
   kSimStepLimit = 2,   // the stability bound asked for more sub-steps than max_substeps
   kSimEventLimit = 3,  // more stick/slip events in one step than max_events (chattering)
+  kSimInvalid = 4,     // ensembles: the point's parameters break a model or system rule (not run)
 };
 
 inline const char* sim_status_name(int s) {
@@ -20,6 +21,7 @@ inline const char* sim_status_name(int s) {
     case kSimNonFinite: return "non-finite";
     case kSimStepLimit: return "step-limit";
     case kSimEventLimit: return "event-limit";
+    case kSimInvalid: return "invalid-parameters";
   }
   return "unknown";
 }
