@@ -18,7 +18,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version arrive here as "errors" with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Usage errors: one line like every other error, exit code 1 (CLI11's own
+    // codes, 105..., would be one more thing to document).
+    std::fprintf(stderr, "stribeck: error: %s (run with --help for usage)\n", e.what());
+    return 1;
   } catch (const stribeck::InputError& e) {
     std::fprintf(stderr, "stribeck: error: %s\n", e.what());
     return 2;
