@@ -155,7 +155,10 @@ RawColumns parse_delimited(std::string_view text, const std::string& source, Tex
   for (char d : {'\t', ';', ',', kWhitespace}) {
     bool dc = false;
     k = fits(lines, first_data, d, dc);
-    if (k >= 2 || (k == 1 && d == kWhitespace)) {
+    // One column only when nothing in the first line looks like a delimiter
+    // (else "0,1" rows under a "time,force" header would read as decimal commas).
+    const bool single_ok = d == kWhitespace && lines[0].text.find_first_of(",;\t") == std::string_view::npos;
+    if (k >= 2 || (k == 1 && single_ok)) {
       info.delimiter = d;
       info.decimal_comma = dc;
       break;

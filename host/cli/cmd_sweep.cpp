@@ -15,7 +15,7 @@ namespace {
 
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
-  std::vector<std::string> params, csv, metrics;
+  std::vector<std::string> params, logs, metrics;
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
@@ -40,9 +40,9 @@ void run(const SweepFlags& f) {
   if (f.seed) c.seed = f.seed;
   if (f.no_scramble) c.scramble = false;
   for (const auto& p : f.params) apply_param_flag(c, p);
-  for (const auto& path : f.csv) {
+  for (const auto& path : f.logs) {
     TraceSource t;
-    t.kind = TraceSource::kCsv;
+    t.kind = TraceSource::kFile;
     t.path = path;
     t.where = "--trace " + path;
     c.traces.push_back(t);
@@ -105,7 +105,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)");
   cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
-  cmd->add_option("--trace", f->csv, "CSV input trace (time, velocity, ... columns; repeatable)");
+  cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
   cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");

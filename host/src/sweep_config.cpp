@@ -112,15 +112,20 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
   TraceSource s;
   s.where = where(path, t.source());
   check_keys(path, t,
-             {"csv", "name", "profile", "amplitude", "frequency", "duration", "samples", "p_a", "p_b",
+             {"file", "experiments", "name", "profile", "amplitude", "frequency", "duration", "samples", "p_a", "p_b",
               "normal_force", "reference", "noise", "seed"},
              "[[trace]]");
-  if (t.contains("csv") == t.contains("profile"))
-    throw InputError(s.where + ": [[trace]] needs exactly one of csv = \"file\" or profile = \"sine\"");
-  if (t.contains("name")) s.name = string(path, *t.get("name"), "trace name");
-  if (t.contains("csv")) {
-    s.kind = TraceSource::kCsv;
-    s.path = string(path, *t.get("csv"), "csv");
+  if (t.contains("file") == t.contains("profile"))
+    throw InputError(s.where + ": [[trace]] needs exactly one of file = \"rig.h5\" or profile = \"sine\"");
+  if (t.contains("file")) {
+    s.kind = TraceSource::kFile;
+    s.path = string(path, *t.get("file"), "file");
+    if (t.contains("name")) fail(path, *t.get("name"), "name applies to profiles; select log experiments with experiments = [...]");
+    if (auto n = t.get("experiments")) {
+      const toml::array* arr = n->as_array();
+      if (!arr) fail(path, *n, "experiments must be an array of experiment names");
+      for (const auto& e : *arr) s.experiments.push_back(string(path, e, "experiment name"));
+    }
     // Relative to the config file's directory.
     const auto slash = path.rfind('/');
     if (!s.path.empty() && s.path[0] != '/' && slash != std::string::npos) s.path = path.substr(0, slash + 1) + s.path;
@@ -129,6 +134,8 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
       if (t.contains(k)) fail(path, *t.get(k), std::string(k) + " applies to profiles only");
     return s;
   }
+  if (t.contains("experiments")) fail(path, *t.get("experiments"), "experiments applies to file traces");
+  if (t.contains("name")) s.name = string(path, *t.get("name"), "trace name");
   s.kind = TraceSource::kProfile;
   ProfileSpec& p = s.profile;
   p.shape = string(path, *t.get("profile"), "profile");

@@ -55,6 +55,7 @@ void attr_string(hid_t loc, const char* name, const std::string& value, const st
   if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
   Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type, value.empty() ? 1 : value.size());
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
   H5Tset_cset(type, H5T_CSET_UTF8);
   Hid space(H5Screate(H5S_SCALAR), H5Sclose);
   Hid a(check(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), path, std::string("writing ") + name),
@@ -87,6 +88,8 @@ std::string read_attr_string(hid_t loc, const char* name, const std::string& pat
   std::string s(n, '\0');
   Hid mtype(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mtype, n);
+  H5Tset_strpad(mtype, H5T_STR_NULLPAD);
+  H5Tset_cset(mtype, H5Tget_cset(ftype));
   if (H5Aread(a, mtype, s.data()) < 0) h5fail(path, std::string("reading ") + name);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
@@ -276,13 +279,13 @@ struct SweepWriter::Impl {
   void write_meta() {
     attr_string(file, "format", "stribeck-sweep", path);
     attr_i64(file, "format_version", 1, path);
-    attr_string(file, "stribeck_version", version(), path);
+    attr_string(file, "toolkit_version", version(), path);
     attr_string(file, "model", meta.model, path);
     attr_string(file, "design", meta.design, path);
     attr_string(file, "precision", meta.precision, path);
     attr_string(file, "device", meta.device, path);
     attr_string(file, "config", meta.config, path);
-    attr_string(file, "created", meta.created, path);
+    attr_string(file, "date", meta.created, path);
     attr_u64(file, "points", meta.points, path);
     attr_u64(file, "first", meta.first, path);
     attr_u64(file, "count", meta.count, path);
@@ -415,6 +418,24 @@ void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>&
   }
 }
 
+void SweepWriter::copy_trajectories_from(const std::string& src_path) {
+  Impl& w = *impl_;
+  Hid src(H5Fopen(src_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (src.id < 0) throw InputError(src_path + ": cannot open");
+  if (H5Lexists(src, "trajectories", H5P_DEFAULT) <= 0) return;
+  Hid from = group(src, "trajectories", src_path, false);
+  Hid to = group(w.file, "trajectories", w.path, true);
+  H5G_info_t info;
+  H5Gget_info(from, &info);
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[64];
+    if (H5Lget_name_by_idx(from, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) < 0)
+      h5fail(src_path, "listing trajectories");
+    if (H5Lexists(to, name, H5P_DEFAULT) > 0) continue;
+    if (H5Ocopy(from, name, to, name, H5P_DEFAULT, H5P_DEFAULT) < 0) h5fail(w.path, "copying trajectories");
+  }
+}
+
 void SweepWriter::finish(const SweepProgress& p, double seconds) {
   Impl& w = *impl_;
   w.write_progress(p);
@@ -443,7 +464,7 @@ SweepFile read_sweep_file(const std::string& path) {
   m.precision = read_attr_string(file, "precision", path);
   m.device = read_attr_string(file, "device", path);
   m.config = read_attr_string(file, "config", path);
-  m.created = read_attr_string(file, "created", path);
+  m.created = read_attr_string(file, "date", path);
   m.points = read_u64(file, "points", path);
   m.first = read_u64(file, "first", path);
   m.count = read_u64(file, "count", path);
@@ -562,6 +583,7 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
     progress.nonfinite += f.progress.nonfinite;
     seconds += f.seconds;
     for (const auto& e : f.progress.top) top.add(e);
+    writer->copy_trajectories_from(inputs[i]);
   }
   progress.completed = meta.count;
   progress.top = top.entries();

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
@@ -14,27 +14,6 @@
 
 namespace stribeck {
 namespace {
-
-Experiment read_csv_experiment(const TraceSource& src) {
-  CsvReader reader(src.path);
-  Experiment e;
-  e.source = src.path;
-  if (src.name.empty()) {
-    auto b = src.path.rfind('/');
-    std::string stem = src.path.substr(b == std::string::npos ? 0 : b + 1);
-    auto dot = stem.rfind('.');
-    e.name = dot == std::string::npos ? stem : stem.substr(0, dot);
-  } else {
-    e.name = src.name;
-  }
-  std::vector<std::vector<double>*> cols;
-  for (const auto& c : reader.columns()) cols.push_back(&e.channels[c]);
-  std::vector<double> values;
-  std::vector<std::string_view> cells;
-  while (reader.next(values, cells))
-    for (size_t i = 0; i < values.size(); ++i) cols[i]->push_back(values[i]);
-  return e;
-}
 
 Experiment make_profile(const TraceSource& src, const ModelInfo& model) {
   const ProfileSpec& p = src.profile;
@@ -170,8 +149,22 @@ SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
 
 std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model) {
   std::vector<Experiment> out;
-  for (const auto& src : config.traces)
-    out.push_back(src.kind == TraceSource::kCsv ? read_csv_experiment(src) : make_profile(src, model));
+  for (const auto& src : config.traces) {
+    if (src.kind == TraceSource::kProfile) {
+      out.push_back(make_profile(src, model));
+      continue;
+    }
+    std::vector<Experiment> exps = read_any_log(src.path);
+    if (src.experiments.empty()) {
+      for (auto& e : exps) out.push_back(std::move(e));
+    } else {
+      for (const auto& name : src.experiments) out.push_back(select_experiment(exps, name, src.path));
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].name == out[j].name)
+        throw InputError(out[i].source + ": experiment name '" + out[i].name + "' is used twice in this sweep");
   return out;
 }
 
@@ -274,7 +267,7 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   r.n_relations = static_cast<int>(m.relations.size());
   for (int k = 0; k < r.n_relations; ++k) r.rel_a[k] = m.relations[k].a, r.rel_b[k] = m.relations[k].b;
 
-  if (c.traces.empty()) throw InputError(cfg + ": no input trace: add a [[trace]] with csv = \"file\" or profile = \"sine\"");
+  if (c.traces.empty()) throw InputError(cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
   for (const Experiment& e : load_sweep_experiments(c, m)) plan.traces.push_back(make_sweep_trace(m, e));
 
   for (const auto& name : c.metrics) plan.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));

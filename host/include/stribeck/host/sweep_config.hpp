@@ -38,9 +38,10 @@ struct ProfileSpec {
 
 // One source of experiments.
 struct TraceSource {
-  enum Kind { kCsv, kProfile } kind = kCsv;
-  std::string path;      // CSV file (columns named as in the log schema)
-  std::string name;      // experiment name (profiles, CSV: file stem when empty)
+  enum Kind { kFile, kProfile } kind = kFile;
+  std::string path;      // rig log: HDF5, MATLAB v7.3 or delimited text (read_any_log)
+  std::vector<std::string> experiments;  // experiments of the log to use (empty: all)
+  std::string name;      // profile name
   ProfileSpec profile;
   std::string where;
 };

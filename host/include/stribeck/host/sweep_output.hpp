@@ -54,6 +54,8 @@ class SweepWriter {
   // One force trace per experiment of point `index`.
   void add_trajectory(std::uint64_t index, const std::vector<double>& params,
                       const std::vector<std::string>& experiments, const std::vector<std::vector<double>>& forces);
+  // Copies /trajectories/* of another sweep file (merge).
+  void copy_trajectories_from(const std::string& path);
   // Final checkpoint, close, rename OUT.partial -> OUT.
   void finish(const SweepProgress& progress, double seconds);
 

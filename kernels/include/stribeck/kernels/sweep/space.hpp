@@ -77,9 +77,17 @@ STRIBECK_HD_INLINE double axis_value_at(const Axis& ax, const double* list, doub
     case AxisKind::kLog:
     case AxisKind::kLogUniform: return ax.a * std::exp(u * std::log(ax.b / ax.a));
     case AxisKind::kNormal: {
-      const double plo = normal_cdf((ax.lo - ax.a) / ax.b);
-      const double phi = normal_cdf((ax.hi - ax.a) / ax.b);
-      double x = ax.a + ax.b * normal_quantile(plo + u * (phi - plo));
+      // Inversion in the lower tail only (Phi loses precision near 1): an
+      // interval above the mean is mirrored, keeping the value increasing in u.
+      double zlo = (ax.lo - ax.a) / ax.b, zhi = (ax.hi - ax.a) / ax.b, z;
+      if (zlo > 0) {
+        const double plo = normal_cdf(-zhi), phi = normal_cdf(-zlo);
+        z = -normal_quantile(plo + (1.0 - u) * (phi - plo));
+      } else {
+        const double plo = normal_cdf(zlo), phi = normal_cdf(zhi);
+        z = normal_quantile(plo + u * (phi - plo));
+      }
+      double x = ax.a + ax.b * z;
       if (x < ax.lo) x = ax.lo;  // rounding at the truncation bounds
       if (x > ax.hi) x = ax.hi;
       return x;

@@ -38,6 +38,11 @@ struct Trajectory {
   // Samples [begin, end) of `t` (at most one tile), partial sums flushed into `raw`.
   STRIBECK_HD_INLINE void run(const TraceView<T>& t, std::int64_t begin, std::int64_t end,
                               RawMetrics& raw) {
+    // Locals, not members: stores through the trace's T pointers could
+    // otherwise alias them and force a reload of every coefficient per sample.
+    const typename M::template Coeffs<T> c = coeffs;
+    typename M::template State<T> st = state;
+    T pf = prev_f, pfv = prev_fv;
     TilePartial<T> part;
     part.reset();
     for (std::int64_t k = begin; k < end; ++k) {
@@ -46,7 +51,7 @@ struct Trajectory {
       if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
       if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
       const T dt = t.dt[k];
-      const T f = model_step<M>(coeffs, s, state, dt);
+      const T f = model_step<M>(c, s, st, dt);
       const T e = f - t.f_meas[k];
       part.sse += e * e;
       const T ae = math::abs(e), af = math::abs(f);
@@ -55,11 +60,14 @@ struct Trajectory {
       part.sum_pos += s.v > T(0) ? f : T(0);
       part.sum_neg += s.v < T(0) ? f : T(0);
       const T fv = f * s.v;
-      part.energy += T(0.5) * (prev_fv + fv) * dt;
-      part.loop += T(0.5) * (prev_f + f) * t.dx[k];
-      prev_f = f;
-      prev_fv = fv;
+      part.energy += T(0.5) * (pfv + fv) * dt;
+      part.loop += T(0.5) * (pf + f) * t.dx[k];
+      pf = f;
+      pfv = fv;
     }
+    state = st;
+    prev_f = pf;
+    prev_fv = pfv;
     part.flush_into(raw);
   }
 };

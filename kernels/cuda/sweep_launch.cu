@@ -1,0 +1,252 @@
+// Host side of the CUDA sweep: device discovery, trace upload, chunking by
+// free device memory, two streams so the copy of one sub-chunk's results
+// overlaps the next sub-chunk's kernel. Not thread-safe: one sweep at a time
+// per process (the workspace is shared).
+#include <cuda_runtime.h>
+#include <thrust/device_vector.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
+#include "stribeck/kernels/model_list.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
+#include "sweep_kernel.cuh"
+
+namespace stribeck::cuda {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+// Pinned host staging buffer (page-locked, so copies are truly asynchronous);
+// grows on demand and is kept for the next call.
+struct Pinned {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  void ensure(std::size_t b) {
+    if (b <= bytes) return;
+    if (p) cudaFreeHost(p);
+    p = nullptr;
+    bytes = 0;
+    check(cudaMallocHost(&p, b), "cudaMallocHost");
+    bytes = b;
+  }
+};
+
+// Device buffer that only grows (Thrust storage).
+struct DeviceBytes {
+  thrust::device_vector<unsigned char> v;
+  void* ensure(std::size_t b) {
+    if (b > v.size()) {
+      v.clear();
+      v.shrink_to_fit();
+      v.resize(b);
+    }
+    return thrust::raw_pointer_cast(v.data());
+  }
+};
+
+// Everything that outlives one call: streams, result buffers and the traces
+// uploaded for the current sweep (re-uploaded only when their content, size
+// or precision changes). A sweep calls run_sweep once per host chunk, so
+// allocation and upload cost once per sweep, not per chunk. Deliberately
+// never destroyed: static CUDA objects must not be freed after the runtime
+// has shut down at exit.
+struct Workspace {
+  cudaStream_t streams[2] = {nullptr, nullptr};
+  DeviceBytes rows[2], status[2], traces, lists;
+  Pinned h_rows[2], h_status[2];
+  std::uint64_t trace_key = 0;
+  Workspace() {
+    for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+};
+Workspace& workspace() {
+  static Workspace* w = new Workspace;
+  return *w;
+}
+
+// Content hash of the traces (and the precision) deciding whether the
+// uploaded copy is still current.
+std::uint64_t trace_key(const SweepRequest& r) {
+  std::uint64_t h = sweep::mix64(r.fp32 ? 1 : 2) ^ static_cast<std::uint64_t>(r.n_exp);
+  auto add = [&](const double* p, std::int64_t n) {
+    h = sweep::mix64(h ^ (p ? static_cast<std::uint64_t>(n) : 0x9e37ull));
+    if (!p) return;
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::uint64_t bits;
+      std::memcpy(&bits, p + k, sizeof bits);
+      h = (h ^ bits) * 0x100000001b3ull;
+    }
+  };
+  for (int e = 0; e < r.n_exp; ++e) {
+    const HostTrace& t = r.traces[e];
+    for (const double* p : {t.v, t.p_a, t.p_b, t.f_n, t.f_meas, t.dt, t.dx}) add(p, t.n);
+  }
+  return sweep::mix64(h);
+}
+
+template <class M, class T>
+void run_typed(const SweepRequest& r) {
+  if (r.n_exp > kMaxExperiments)
+    throw std::runtime_error("the GPU path takes at most " + std::to_string(kMaxExperiments) + " experiments");
+  Workspace& ws = workspace();
+  // Traces, converted to the working scalar, packed into one device buffer.
+  std::size_t total = 0;
+  for (int e = 0; e < r.n_exp; ++e) total += 7 * static_cast<std::size_t>(r.traces[e].n);
+  T* dev = static_cast<T*>(ws.traces.ensure(total * sizeof(T)));
+  const std::uint64_t key = trace_key(r);
+  const bool upload = key != ws.trace_key;
+  std::vector<T> host;
+  if (upload) host.resize(total);
+  DeviceTraces<T> dt;
+  dt.n_exp = r.n_exp;
+  std::size_t off = 0;
+  auto place = [&](const double* src, std::int64_t n) -> const T* {
+    if (!src) return nullptr;
+    if (upload)
+      for (std::int64_t k = 0; k < n; ++k) host[off + k] = static_cast<T>(src[k]);
+    const T* p = dev + off;
+    off += static_cast<std::size_t>(n);
+    return p;
+  };
+  for (int e = 0; e < r.n_exp; ++e) {
+    const HostTrace& h = r.traces[e];
+    sweep::TraceView<T>& v = dt.view[e];
+    v.v = place(h.v, h.n);
+    v.p_a = place(h.p_a, h.n);
+    v.p_b = place(h.p_b, h.n);
+    v.f_n = place(h.f_n, h.n);
+    v.f_meas = place(h.f_meas, h.n);
+    v.dt = place(h.dt, h.n);
+    v.dx = place(h.dx, h.n);
+    v.n = h.n;
+    dt.counts[e] = h.counts;
+  }
+  if (upload) {
+    ws.trace_key = 0;  // invalid until the copy has succeeded
+    check(cudaMemcpy(dev, host.data(), off * sizeof(T), cudaMemcpyHostToDevice), "trace upload");
+    ws.trace_key = key;
+  }
+  sweep::SpaceView space = r.space;
+  if (r.n_list) {
+    void* d = ws.lists.ensure(r.n_list * sizeof(double));
+    check(cudaMemcpy(d, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice), "list upload");
+    space.list_values = static_cast<const double*>(d);
+  } else {
+    space.list_values = nullptr;
+  }
+
+  // Sub-chunk size from free device memory (a quarter of it, for two buffers).
+  const int dims = space.dims;
+  const std::size_t exp_row = r.per_experiment ? static_cast<std::size_t>(r.n_exp) * sweep::kNumMetrics : 0;
+  const std::size_t row_doubles = static_cast<std::size_t>(dims) + sweep::kNumMetrics + exp_row;
+  const std::size_t row_bytes = row_doubles * sizeof(double) + 1;
+  std::size_t free_b = 0, total_b = 0;
+  check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  std::uint64_t sub = std::max<std::uint64_t>(kSweepBlock, free_b / 4 / row_bytes);
+  sub = std::min<std::uint64_t>(sub, std::uint64_t(1) << 22);
+  sub = std::min<std::uint64_t>(sub, std::max<std::uint64_t>(r.count, 1));
+
+  double* d_rows[2];
+  std::uint8_t* d_status[2];
+  for (int b = 0; b < 2; ++b) {
+    d_rows[b] = static_cast<double*>(ws.rows[b].ensure(sub * row_doubles * sizeof(double)));
+    d_status[b] = static_cast<std::uint8_t*>(ws.status[b].ensure(sub));
+    ws.h_rows[b].ensure(sub * row_doubles * sizeof(double));
+    ws.h_status[b].ensure(sub);
+  }
+  struct Pending {
+    bool busy = false;
+    std::uint64_t offset = 0, n = 0;
+  } pending[2];
+  // Unpacks a finished sub-chunk from its pinned buffer into the caller's arrays.
+  auto drain = [&](int b) {
+    if (!pending[b].busy) return;
+    pending[b].busy = false;
+    check(cudaStreamSynchronize(ws.streams[b]), "sweep kernel");
+    const std::uint64_t off = pending[b].offset, n = pending[b].n;
+    const double* rows = static_cast<const double*>(ws.h_rows[b].p);
+    std::memcpy(r.params + off * dims, rows, n * dims * sizeof(double));
+    std::memcpy(r.metrics + off * sweep::kNumMetrics, rows + sub * dims, n * sweep::kNumMetrics * sizeof(double));
+    if (r.per_experiment)
+      std::memcpy(r.exp_metrics + off * exp_row, rows + sub * (dims + sweep::kNumMetrics), n * exp_row * sizeof(double));
+    std::memcpy(r.status + off, ws.h_status[b].p, n);
+  };
+  try {
+    int b = 0;
+    for (std::uint64_t off = 0; off < r.count; off += sub, b ^= 1) {
+      drain(b);
+      const std::uint64_t n = std::min<std::uint64_t>(sub, r.count - off);
+      double* d_params = d_rows[b];
+      double* d_metrics = d_rows[b] + sub * dims;
+      double* d_exp = r.per_experiment ? d_rows[b] + sub * (dims + sweep::kNumMetrics) : nullptr;
+      const unsigned blocks = static_cast<unsigned>((n + kSweepBlock - 1) / kSweepBlock);
+      cudaStream_t st = ws.streams[b];
+      sweep_kernel<M, T><<<blocks, kSweepBlock, 0, st>>>(space, r.rules, dt, r.first + off, n, d_params, d_metrics,
+                                                           d_status[b], d_exp);
+      check(cudaGetLastError(), "sweep kernel launch");
+      // Only the n rows written are copied, from each section of the buffer.
+      auto* h = static_cast<double*>(ws.h_rows[b].p);
+      check(cudaMemcpyAsync(h, d_params, n * dims * sizeof(double), cudaMemcpyDeviceToHost, st), "copy params");
+      check(cudaMemcpyAsync(h + sub * dims, d_metrics, n * sweep::kNumMetrics * sizeof(double), cudaMemcpyDeviceToHost, st),
+            "copy metrics");
+      if (d_exp)
+        check(cudaMemcpyAsync(h + sub * (dims + sweep::kNumMetrics), d_exp, n * exp_row * sizeof(double),
+                              cudaMemcpyDeviceToHost, st),
+              "copy per-experiment metrics");
+      check(cudaMemcpyAsync(ws.h_status[b].p, d_status[b], n, cudaMemcpyDeviceToHost, st), "copy status");
+      pending[b] = Pending{true, off, n};
+    }
+    drain(0);
+    drain(1);
+  } catch (...) {
+    // Leave no work in flight on the shared buffers.
+    cudaStreamSynchronize(ws.streams[0]);
+    cudaStreamSynchronize(ws.streams[1]);
+    throw;
+  }
+}
+
+}  // namespace
+
+bool probe_device(std::string& name, std::string& reason) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    reason = cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky error
+    return false;
+  }
+  if (n == 0) {
+    reason = "no CUDA device";
+    return false;
+  }
+  cudaDeviceProp prop;
+  e = cudaGetDeviceProperties(&prop, 0);
+  if (e == cudaSuccess) e = cudaFree(nullptr);  // creates the context: catches unusable devices
+  if (e != cudaSuccess) {
+    reason = cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  name = prop.name;
+  return true;
+}
+
+void run_sweep(const SweepRequest& r) {
+  if (r.count == 0) return;
+  const bool found = visit_model(r.model_id, [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    if (r.fp32) run_typed<M, float>(r);
+    else run_typed<M, double>(r);
+  });
+  if (!found) throw std::runtime_error(std::string("unknown model ") + r.model_id);
+}
+
+}  // namespace stribeck::cuda

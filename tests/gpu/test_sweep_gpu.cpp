@@ -1,0 +1,120 @@
+// GPU path against the CPU path on the same sweeps. Skipped (not failed)
+// where no usable CUDA device exists or the build has no CUDA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/host/sweep_run.hpp"
+
+namespace stribeck {
+namespace {
+
+bool gpu_usable() {
+  try {
+    return choose_device("gpu").gpu;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp) {
+  SweepConfig c;
+  c.model = model;
+  c.design = sweep::Design::kSobol;
+  c.points = 5000;  // not a multiple of the block size: exercises the tail
+  c.seed = 11;
+  for (const auto& p : params) apply_param_flag(c, p);
+  for (int e = 0; e < 2; ++e) {
+    TraceSource t;
+    t.kind = TraceSource::kProfile;
+    t.name = "sine" + std::to_string(e);
+    t.profile.amplitude = 0.05 + 0.1 * e;
+    t.profile.frequency = 1.0 + e;
+    t.profile.samples = 1000 + 333 * e;  // partial last tile
+    t.profile.p_a = 5e6;
+    t.profile.p_b = 1e6;
+    t.profile.f_n = 800;
+    // A measured force for the cost metrics: the model's defaults plus noise.
+    const ModelInfo& m = require_model(model);
+    t.profile.reference = {std::string(m.params[0].name) + "=" + format_number(m.params[0].default_value)};
+    t.profile.noise = 0.3;
+    c.traces.push_back(t);
+  }
+  c.per_experiment = per_exp;
+  return c;
+}
+
+void expect_agree(const SweepChunk& gpu, const SweepChunk& cpu, double rel, const std::string& what) {
+  ASSERT_EQ(gpu.count, cpu.count);
+  ASSERT_EQ(gpu.status, cpu.status) << what;
+  ASSERT_EQ(gpu.params, cpu.params) << what;  // the index -> point mapping is exact on both
+  auto close = [&](const std::vector<double>& a, const std::vector<double>& b, const char* kind) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(b[i])) {
+        EXPECT_TRUE(std::isnan(a[i])) << what << " " << kind << " " << i;
+        continue;
+      }
+      EXPECT_LE(std::fabs(a[i] - b[i]), rel * std::fabs(b[i]) + 1e-300)
+          << what << " " << kind << " " << i << " (" << sweep::kMetricInfo[i % sweep::kNumMetrics].name << ")";
+    }
+  };
+  close(gpu.metrics, cpu.metrics, "metrics");
+  close(gpu.exp_metrics, cpu.exp_metrics, "per-experiment metrics");
+}
+
+struct Case {
+  const char* model;
+  std::vector<std::string> params;
+};
+
+class SweepGpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SweepGpu, AgreesWithCpu) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  const Case& k = GetParam();
+  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true));
+  SweepChunk cpu64, gpu64, gpu32;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, cpu64);
+  evaluate_chunk_gpu(plan, Precision::kFp64, 0, plan.count, gpu64);
+  evaluate_chunk_gpu(plan, Precision::kFp32, 0, plan.count, gpu32);
+  expect_agree(gpu64, cpu64, 1e-12, std::string(k.model) + " fp64");
+  expect_agree(gpu32, cpu64, 1e-4, std::string(k.model) + " fp32");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, SweepGpu,
+    ::testing::Values(Case{"simscape-cylinder",
+                           {"F_pr=uniform:5:60", "f_cfr=loguniform:1e-7:1e-5", "K_brk=uniform:1:3", "c_v=loguniform:1:100",
+                            "v_th=loguniform:1e-5:1e-3"}},
+                      Case{"simscape-translational",
+                           {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1", "f_v=uniform:0:300"}},
+                      Case{"20sim-scvs", {"mu_s=uniform:0.1:0.3", "mu_c=uniform:0.05:0.2", "v_st=loguniform:1e-3:1e-1"}},
+                      Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}}),
+    [](const ::testing::TestParamInfo<Case>& i) {
+      std::string n = i.param.model;
+      for (auto& ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+TEST(SweepGpuRun, ChunkedRunEqualsOneChunkAndKeepsTopK) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  const SweepConfig c = config_for("simscape-cylinder", {"F_pr=uniform:5:60", "K_brk=uniform:1:3"}, false);
+  const SweepPlan plan = plan_sweep(c);
+  SweepRunOptions a, b;
+  a.device = b.device = "gpu";
+  a.chunk = 777;
+  const SweepSummary sa = run_sweep(plan, c, a), sb = run_sweep(plan, c, b);
+  ASSERT_EQ(sa.top.size(), sb.top.size());
+  for (size_t r = 0; r < sa.top.size(); ++r) {
+    EXPECT_EQ(sa.top[r].index, sb.top[r].index);
+    EXPECT_EQ(sa.top[r].objective, sb.top[r].objective);
+  }
+}
+
+}  // namespace
+}  // namespace stribeck

@@ -1,0 +1,182 @@
+// Delimited text and MATLAB v7.3 import: delimiter detection, decimal commas,
+// header units, aliases, SI conversion, absolute pressure, bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/import.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/data/units.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "stribeck_imp_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(DataUnits, ConversionFactorsAreTheDefinitions) {
+  struct Row { const char* unit; double factor; Dimension dim; };
+  const Row rows[] = {
+      {"mm", 1e-3, Dimension::kLength},          {"µm", 1e-6, Dimension::kLength},
+      {"um", 1e-6, Dimension::kLength},          {"mm/s", 1e-3, Dimension::kVelocity},
+      {"m/s²", 1, Dimension::kAcceleration},     {"mm/s^2", 1e-3, Dimension::kAcceleration},
+      {"kN", 1e3, Dimension::kForce},            {"bar", 1e5, Dimension::kPressure},
+      {"kPa", 1e3, Dimension::kPressure},        {"MPa", 1e6, Dimension::kPressure},
+      {"psi", 0.45359237 * 9.80665 / (0.0254 * 0.0254), Dimension::kPressure},
+      {"ms", 1e-3, Dimension::kTime},            {"deg", 3.14159265358979323846 / 180, Dimension::kAngle},
+      {"°", 3.14159265358979323846 / 180, Dimension::kAngle},
+      {"rpm", 2 * 3.14159265358979323846 / 60, Dimension::kAngularVelocity},
+      {"N·m", 1, Dimension::kTorque},            {"Nm", 1, Dimension::kTorque},
+      {"lbf", 0.45359237 * 9.80665, Dimension::kForce},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.unit);
+    const auto u = find_unit(r.unit);
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ(u->dimension, r.dim);
+    EXPECT_NEAR(u->factor, r.factor, 1e-15 * r.factor);
+  }
+  EXPECT_DOUBLE_EQ(find_unit("degC")->offset, 273.15);
+  EXPECT_TRUE(find_unit("bara")->absolute_pressure);
+  EXPECT_TRUE(find_unit("bar (abs)")->absolute_pressure);
+  EXPECT_FALSE(find_unit("barg")->absolute_pressure);
+  EXPECT_FALSE(find_unit("Pa")->absolute_pressure);
+  EXPECT_FALSE(find_unit("furlong").has_value());
+  EXPECT_FALSE(find_unit("").has_value());
+}
+
+TEST(DataUnits, HeaderCellsAndAliases) {
+  std::string n, u;
+  split_header_cell("velocity [mm/s]", n, u);
+  EXPECT_EQ(n, "velocity"); EXPECT_EQ(u, "mm/s");
+  split_header_cell("p_A (bar)", n, u);
+  EXPECT_EQ(n, "p_A"); EXPECT_EQ(u, "bar");
+  split_header_cell("Force/kN", n, u);
+  EXPECT_EQ(n, "Force"); EXPECT_EQ(u, "kN");
+  split_header_cell("\"time in ms\"", n, u);
+  EXPECT_EQ(n, "time"); EXPECT_EQ(u, "ms");
+  split_header_cell("a/b ratio", n, u);
+  EXPECT_EQ(n, "a/b ratio"); EXPECT_EQ(u, "");
+  EXPECT_EQ(canonical_channel("p_A"), "pressure_a");
+  EXPECT_EQ(canonical_channel("Force"), "force");
+  EXPECT_EQ(canonical_channel("t"), "time");
+  EXPECT_EQ(canonical_channel("Fn"), "normal_force");
+  EXPECT_EQ(canonical_channel("Weg"), "position");
+  EXPECT_EQ(canonical_channel("strain gauge 2"), "strain gauge 2");
+}
+
+TEST(DataText, DelimitersDecimalCommasComments) {
+  struct Case { const char* text; char delim; bool comma; };
+  const Case cases[] = {
+      {"time,force\n0,1.5\n0.1,2.5\n", ',', false},
+      {"time;force\n0;1,5\n0,1;2,5\n", ';', true},
+      {"# rig 3\ntime\tforce\n0\t1,5\n0,1\t2,5\n", '\t', true},
+      {"% matlab style\ntime   force\n  0   1.5\n 0.1  2.5\n", ' ', false},
+      {"time force\r\n0 1,5\r\n0,1 2,5\r\n", ' ', true},
+      {"\xEF\xBB\xBFtime, force\n// c++ comment\n0, 1.5\n\n0.1, 2.5\n", ',', false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    TextInfo info;
+    const RawColumns raw = parse_delimited(c.text, "t.csv", &info);
+    EXPECT_EQ(info.delimiter, c.delim);
+    EXPECT_EQ(info.decimal_comma, c.comma);
+    EXPECT_TRUE(info.header);
+    ASSERT_EQ(raw.names, (std::vector<std::string>{"time", "force"}));
+    EXPECT_EQ(raw.values[0], (std::vector<double>{0, 0.1}));
+    EXPECT_EQ(raw.values[1], (std::vector<double>{1.5, 2.5}));
+  }
+}
+
+TEST(DataText, HeaderUnitsConvertToSI) {
+  const std::string path = write_temp("units.csv",
+                                      "Time [ms];Weg [mm];velocity [mm/s];p_A (bar);p_B (psi);Force/kN;Temp [degC]\n"
+                                      "0;1;10;2;0;0,5;20\n"
+                                      "10;2;10;3;1;0,25;21\n");
+  const Experiment e = read_any_log(path).at(0);
+  EXPECT_EQ(e.name, file_stem(path));
+  EXPECT_EQ(e.channels.at("time"), (std::vector<double>{0, 0.01}));
+  EXPECT_EQ(e.channels.at("position"), (std::vector<double>{1e-3, 2e-3}));
+  EXPECT_EQ(e.channels.at("velocity"), (std::vector<double>{0.01, 0.01}));
+  EXPECT_EQ(e.channels.at("pressure_a"), (std::vector<double>{2e5, 3e5}));
+  EXPECT_DOUBLE_EQ(e.channels.at("pressure_b")[1], 6894.757293168361);
+  EXPECT_EQ(e.channels.at("force"), (std::vector<double>{500, 250}));
+  EXPECT_DOUBLE_EQ(e.channels.at("temperature")[0], 293.15);
+  EXPECT_EQ(e.units.at("velocity"), "m/s");
+  EXPECT_EQ(e.units.at("temperature"), "K");
+  EXPECT_EQ(e.attributes.at("pressure_reference"), "gauge");
+  std::remove(path.c_str());
+}
+
+TEST(DataText, HeaderlessWithColumnSpecsAndAbsolutePressure) {
+  const std::string path = write_temp("nohead.txt", "0 9 9 1.0 1.2\n10 9 9 2.0 1.3\n");
+  ReadOptions o;
+  o.columns = parse_column_specs("time=0:ms, position=3:mm, pressure_a=4:bara");
+  o.ambient_pressure = 1e5;
+  const Experiment e = read_any_log(path, o).at(0);
+  EXPECT_EQ(e.channels.size(), 3u);  // only mapped columns
+  EXPECT_EQ(e.channels.at("position"), (std::vector<double>{1e-3, 2e-3}));
+  EXPECT_NEAR(e.channels.at("pressure_a")[0], 0.2e5, 1e-9);
+  EXPECT_EQ(std::stod(e.attributes.at("ambient_pressure")), 1e5);
+  EXPECT_NE(error_of([&] { read_any_log(path); }).find("no header row; map the columns with --columns"),
+            std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST(DataText, RotationalUnitsMarkTheLog) {
+  const std::string path = write_temp("rot.csv", "time,speed [rpm],torque [N*m]\n0,60,1\n1,60,2\n");
+  const Experiment e = read_any_log(path).at(0);
+  EXPECT_EQ(e.attributes.at("motion"), "rotational");
+  EXPECT_DOUBLE_EQ(e.channels.at("velocity")[0], 2 * 3.14159265358979323846);
+  EXPECT_EQ(e.units.at("force"), "N*m");
+  std::remove(path.c_str());
+}
+
+TEST(DataText, BadInputNamesFileLineColumn) {
+  struct Case { const char* name; const char* text; std::vector<const char*> expect; };
+  const Case cases[] = {
+      {"nan", "time,force\n0,1\n1,nan\n", {":3:", "column 2 'force'", "'nan'", "not a finite number"}},
+      {"short", "time,force\n0,1\n1\n", {":3:", "expected 2 cells, found 1"}},
+      {"empty_cell", "time,force\n0,1\n1,\n", {":3:", "column 2", "empty"}},
+      {"unknown_unit", "time,force [furlong]\n0,1\n1,2\n", {"column 1 'force'", "unknown unit 'furlong'"}},
+      {"wrong_dim", "time,velocity [mm]\n0,1\n1,2\n", {"column 1 'velocity'", "is length", "needs velocity"}},
+      {"time_back", "time,force\n0,1\n2,1\n1,1\n", {"channel 'time'", "decreases at index 2"}},
+      {"dup_channel", "F,force\n0,1\n1,1\n", {"column 0 'F' and column 1 'force' both map to channel 'force'"}},
+      {"only_header", "time,force\n", {"header row but no data rows"}},
+      {"empty", "", {"file is empty"}},
+      {"comments_only", "# nothing\n\n", {"no data"}},
+      {"binary", std::string("\x01\x02\x00\x03", 4).c_str(), {"not a log"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write_temp(std::string(c.name) + ".csv",
+                                        std::string(c.name) == "binary" ? std::string("\x01\x02\x00\x03", 4) : c.text);
+    const std::string msg = error_of([&] { read_any_log(path); });
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    for (const char* f : c.expect) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+    std::remove(path.c_str());
+  }
+  EXPECT_NE(error_of([] { parse_column_specs("time=0:parsec"); }).find("unknown unit 'parsec'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_column_specs("time"); }).find("CHANNEL=COLUMN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stribeck

@@ -1,0 +1,182 @@
+// Derived signals: the SG differentiator is exact on polynomials (also on
+// non-uniform time and at the ends), its cut-off is where it says, and the
+// segmentation finds the plateaus and reversals that were built in.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/data/signals.hpp"
+
+namespace stribeck {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+TEST(DataSignals, ExactOnPolynomialsWithJitteredTime) {
+  std::vector<double> t, x;
+  double tt = 0;
+  for (int i = 0; i < 200; ++i) {
+    t.push_back(tt);
+    x.push_back(3.0 + 2.0 * tt - 5.0 * tt * tt);
+    tt += 0.01 + 0.001 * ((i * 7) % 3);  // 10, 11, 12 ms steps
+  }
+  for (int M : {2, 5, 40}) {
+    const auto v = sg_derivative(t, x, 1, M, 2);
+    const auto a = sg_derivative(t, x, 2, M, 2);
+    const auto s = sg_derivative(t, x, 0, M, 2);
+    for (size_t i = 0; i < t.size(); ++i) {
+      EXPECT_NEAR(v[i], 2.0 - 10.0 * t[i], 1e-9) << "M=" << M << " i=" << i;
+      EXPECT_NEAR(a[i], -10.0, 1e-7) << "M=" << M << " i=" << i;
+      EXPECT_NEAR(s[i], x[i], 1e-10);
+    }
+  }
+}
+
+TEST(DataSignals, CutoffIsTheMinus3dBPoint) {
+  // Filter a sine at the reported cut-off in the time domain; its amplitude
+  // in the interior must be 1/sqrt(2).
+  for (int order : {2, 4}) {
+    for (int M : {5, 12, 30}) {
+      const double frac = sg_cutoff_fraction(M, order);
+      std::vector<double> t(4000), x(4000);
+      for (size_t i = 0; i < t.size(); ++i) {
+        t[i] = static_cast<double>(i);
+        x[i] = std::sin(2 * kPi * frac * t[i] + 0.3);
+      }
+      const auto y = sg_derivative(t, x, 0, M, order);
+      double peak = 0;
+      for (size_t i = 500; i < 3500; ++i) peak = std::max(peak, std::abs(y[i]));
+      EXPECT_NEAR(peak, 1 / std::sqrt(2.0), 2e-3) << "order " << order << " M " << M;
+    }
+  }
+  // The half-width search lands on the window whose cut-off is nearest.
+  const int M = sg_half_width(5.0, 100.0, 2);
+  EXPECT_LE(std::abs(sg_cutoff_fraction(M, 2) - 0.05), std::abs(sg_cutoff_fraction(M + 1, 2) - 0.05));
+  EXPECT_LE(std::abs(sg_cutoff_fraction(M, 2) - 0.05), std::abs(sg_cutoff_fraction(M - 1, 2) - 0.05));
+}
+
+TEST(DataSignals, DeriveVelocityOfASlowSine) {
+  Experiment e;
+  e.name = "sine";
+  e.source = "mem";
+  std::vector<double> t(2001), x(2001);
+  for (size_t i = 0; i < t.size(); ++i) {
+    t[i] = 1e-3 * static_cast<double>(i);
+    x[i] = 0.01 * std::sin(2 * kPi * t[i]);
+  }
+  e.channels = {{"time", t}, {"position", x}};
+  e.units = {{"time", "s"}, {"position", "m"}};
+  DeriveOptions o;
+  o.cutoff_hz = 20;
+  const auto s = derive_channels(e, {"velocity", "acceleration"}, o);
+  EXPECT_DOUBLE_EQ(s.cutoff_hz, 20);
+  const auto& v = e.channels.at("velocity");
+  const auto& a = e.channels.at("acceleration");
+  // A quadratic fit over +-M samples has a bias of order (omega*M*dt)^2: at
+  // 1 Hz and M ~ 25 ms that is ~0.3 %; at the ends (shifted windows) more.
+  const size_t M = static_cast<size_t>(s.half_width);
+  for (size_t i = 0; i < t.size(); i += 10) {
+    const bool edge = i < M || i + M >= t.size();
+    EXPECT_NEAR(v[i], 0.02 * kPi * std::cos(2 * kPi * t[i]), (edge ? 2e-2 : 3e-3) * 0.02 * kPi) << i;
+    if (!edge) EXPECT_NEAR(a[i], -0.04 * kPi * kPi * std::sin(2 * kPi * t[i]), 1e-2 * 0.04 * kPi * kPi) << i;
+  }
+  EXPECT_EQ(e.units.at("velocity"), "m/s");
+  EXPECT_NE(e.attributes.at("derived_velocity").find("cutoff 20 Hz"), std::string::npos);
+  EXPECT_THROW(derive_channels(e, {"velocity"}, o), InputError);  // never overwrite
+}
+
+TEST(DataSignals, ResampleIsLinearInterpolation) {
+  Experiment e;
+  e.name = "r";
+  e.channels = {{"time", {0, 0.1, 0.25, 0.3, 0.4}}, {"force", {0, 1, 2.5, 3, 4}}};
+  e.units = {{"time", "s"}, {"force", "N"}};
+  resample_uniform(e, 0.05);
+  ASSERT_EQ(e.size(), 9u);
+  for (size_t k = 0; k < 9; ++k) {
+    EXPECT_NEAR(e.channels.at("time")[k], 0.05 * static_cast<double>(k), 1e-15);
+    EXPECT_NEAR(e.channels.at("force")[k], 0.5 * static_cast<double>(k), 1e-12);
+  }
+}
+
+TEST(DataSignals, PlateausAndReversals) {
+  // 1 s plateaus at +-0.01 and +-0.1 m/s with a 0.1 s ramp between them.
+  const double levels[] = {0.01, -0.01, 0.1, -0.1};
+  std::vector<double> t, v, f;
+  double now = 0, prev = 0;
+  const double dt = 1e-3;
+  for (double level : levels) {
+    for (int i = 0; i < 100; ++i, now += dt) {  // ramp
+      t.push_back(now);
+      v.push_back(prev + (level - prev) * i / 100.0);
+      f.push_back((v.back() > 0 ? 10.0 : -10.0) + 100.0 * v.back());
+    }
+    for (int i = 0; i < 1000; ++i, now += dt) {
+      t.push_back(now);
+      v.push_back(level * (1 + 0.001 * ((i % 5) - 2)));
+      f.push_back((level > 0 ? 10.0 : -10.0) + 100.0 * level + ((i % 2) ? 0.5 : -0.5));
+    }
+    prev = level;
+  }
+  const auto p = find_plateaus(t, v, f);
+  ASSERT_EQ(p.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(p[k].direction, levels[k] > 0 ? 1 : -1);
+    EXPECT_NEAR(p[k].velocity, levels[k], 1e-3 * std::abs(levels[k]));
+    EXPECT_NEAR(p[k].force, (levels[k] > 0 ? 10.0 : -10.0) + 100.0 * levels[k], 1e-2);
+    EXPECT_NEAR(p[k].force_std, 0.5, 1e-2);
+    EXPECT_GE(p[k].duration, 0.95);
+  }
+  const auto r = find_reversals(v, 1e-4);
+  ASSERT_EQ(r.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {  // each reversal lies between plateaus k and k+1, with the new sign
+    EXPECT_GT(r[k], p[k].begin);
+    EXPECT_LT(r[k], p[k + 1].end);
+    EXPECT_GT(v[r[k]] * levels[k + 1], 0);
+    EXPECT_LT(v[r[k] - 1] * levels[k + 1], 1e-4 * std::abs(levels[k + 1]));
+  }
+}
+
+// Real data (../shared, CC0): a pneumatic cylinder stroking at ~10 mm/s.
+TEST(DataSignals, PneumaticSealImportDerivesVelocity) {
+  const char* env = std::getenv("STRIBECK_SHARED_DIR");
+  const std::string dir = std::string(env ? env : STRIBECK_SHARED_DIR) + "/data/pneumatic-seals";
+  const std::string path = dir + "/O-ring_3bar.csv";
+  if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
+  ReadOptions o;
+  o.columns = parse_column_specs("time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N");
+  auto exps = read_any_log(path, o);
+  ASSERT_EQ(exps.size(), 1u);
+  Experiment& e = exps[0];
+  EXPECT_EQ(e.name, "O-ring_3bar");
+  EXPECT_GT(e.size(), 1000u);
+  const auto s = derive_channels(e, {"velocity"});
+  EXPECT_GT(s.rate_hz, 80);
+  EXPECT_LT(s.rate_hz, 110);
+  // Strokes of ~40 mm at ~10 mm/s in both directions.
+  PlateauOptions po;
+  po.rel_tolerance = 0.3;
+  po.abs_tolerance = 1e-3;
+  po.min_duration = 1.0;
+  const auto p = find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
+  int up = 0, down = 0;
+  for (const auto& q : p) {
+    EXPECT_GT(std::abs(q.velocity), 0.003);
+    EXPECT_LT(std::abs(q.velocity), 0.03);
+    (q.direction > 0 ? up : down)++;
+  }
+  EXPECT_GE(up, 3);
+  EXPECT_GE(down, 3);
+  const double p_mean = [&] {
+    double s2 = 0;
+    for (double x : e.channel("pressure_a")) s2 += x;
+    return s2 / static_cast<double>(e.size());
+  }();
+  EXPECT_NEAR(p_mean, 3e5, 0.5e5);
+}
+
+}  // namespace
+}  // namespace stribeck

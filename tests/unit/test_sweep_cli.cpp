@@ -1,0 +1,195 @@
+// `stribeck sweep` and `stribeck merge` end to end: files of a sharded,
+// resumed or repeated run equal those of one uninterrupted run.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/sweep_output.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string tmp(const std::string& name) { return ::testing::TempDir() + "sweep_cli_" + name; }
+
+// Runs the CLI; returns the exit status, stderr+stdout into `out`.
+int run_cli(const std::string& args, std::string* out = nullptr) {
+  const std::string log = tmp("log.txt");
+  const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
+  if (out) {
+    std::ifstream in(log);
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string write_config(const std::string& name, const std::string& extra = "") {
+  const std::string path = tmp(name);
+  std::ofstream(path) << R"(model = "simscape-cylinder"
+[design]
+type = "lhs"
+points = 3001
+seed = 4
+[params]
+F_pr = { uniform = [0.0, 60.0] }
+f_cfr = { loguniform = [1e-7, 1e-5] }
+K_brk = { values = [0.5, 1.5, 2.0] }   # 0.5 is invalid (K_brk >= 1)
+c_v = { log = [1.0, 100.0] }
+[[trace]]
+profile = "sine"
+samples = 300
+p_a = 5e6
+p_b = 1e6
+reference = { F_pr = 30, f_cfr = 2e-6 }
+noise = 0.2
+[[trace]]
+profile = "sine"
+name = "fast"
+frequency = 3.0
+samples = 200
+p_a = 2e6
+p_b = 2e6
+reference = { F_pr = 30, f_cfr = 2e-6 }
+[metrics]
+keep = ["rmse", "peak_force", "energy"]
+per_experiment = true
+top_k = 7
+[run]
+device = "cpu"
+)" << extra;
+  return path;
+}
+
+// Equal results: every row, the top-K table and the counts.
+void expect_same_sweep(const SweepFile& a, const SweepFile& b) {
+  EXPECT_TRUE(a.complete);
+  EXPECT_TRUE(b.complete);
+  EXPECT_EQ(a.meta.points, b.meta.points);
+  EXPECT_EQ(a.meta.first, b.meta.first);
+  EXPECT_EQ(a.meta.count, b.meta.count);
+  EXPECT_EQ(a.meta.config, b.meta.config);
+  EXPECT_EQ(a.progress.completed, b.progress.completed);
+  EXPECT_EQ(a.progress.invalid, b.progress.invalid);
+  EXPECT_EQ(a.progress.nonfinite, b.progress.nonfinite);
+  EXPECT_EQ(a.rows.status, b.rows.status);
+  EXPECT_EQ(a.rows.params, b.rows.params);
+  auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i])))) return false;
+    return true;
+  };
+  EXPECT_TRUE(same(a.rows.metrics, b.rows.metrics));
+  EXPECT_TRUE(same(a.rows.exp_metrics, b.rows.exp_metrics));
+  ASSERT_EQ(a.progress.top.size(), b.progress.top.size());
+  for (size_t r = 0; r < a.progress.top.size(); ++r) {
+    EXPECT_EQ(a.progress.top[r].index, b.progress.top[r].index);
+    EXPECT_EQ(a.progress.top[r].objective, b.progress.top[r].objective);
+    EXPECT_EQ(a.progress.top[r].params, b.progress.top[r].params);
+  }
+}
+
+TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
+  const std::string cfg = write_config("basic.toml"), out = tmp("basic.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " --quiet", &text), 0) << text;
+  const SweepFile f = read_sweep_file(out);
+  EXPECT_EQ(f.rows.count, 3001u);
+  EXPECT_EQ(f.meta.metrics.size(), 3u);
+  // LHS over the 3-value list: one third of the points has K_brk = 0.5.
+  EXPECT_EQ(f.progress.invalid, 1000u);
+  EXPECT_NE(text.find("invalid: point"), std::string::npos) << text;
+  EXPECT_NE(text.find("K_brk = 0.5 must be >= 1"), std::string::npos) << text;
+  EXPECT_EQ(f.progress.top.size(), 7u);
+  for (size_t r = 1; r < f.progress.top.size(); ++r)
+    EXPECT_LE(f.progress.top[r - 1].objective, f.progress.top[r].objective);
+  // The best point's objective is its rmse row.
+  const auto& best = f.progress.top[0];
+  EXPECT_EQ(f.rows.metrics[best.index * sweep::kNumMetrics + sweep::kRmse], best.objective);
+}
+
+TEST(SweepCli, RepeatedRunIsIdentical) {
+  const std::string cfg = write_config("det.toml"), a = tmp("det_a.h5"), b = tmp("det_b.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + a + " -q --chunk 500"), 0);
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + b + " -q"), 0);
+  expect_same_sweep(read_sweep_file(a), read_sweep_file(b));
+}
+
+TEST(SweepCli, ShardsMergedEqualOneRun) {
+  const std::string cfg = write_config("shard.toml"), one = tmp("shard_one.h5"), merged = tmp("shard_merged.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q"), 0);
+  std::string shards;
+  for (int i = 2; i >= 0; --i) {  // any order
+    const std::string s = tmp("shard_" + std::to_string(i) + ".h5");
+    ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s + " -q --shard " + std::to_string(i) + "/3 --chunk 400 --trajectory 2500"), 0);
+    shards += " " + s;
+  }
+  std::string text;
+  ASSERT_EQ(run_cli("merge" + shards + " -o " + merged, &text), 0) << text;
+  expect_same_sweep(read_sweep_file(merged), read_sweep_file(one));
+  EXPECT_EQ(run_cli("merge " + tmp("shard_1.h5") + " -o " + tmp("shard_alone.h5"), &text), 2);
+  // The trajectory of point 2500 (in shard 2) is carried into the merged file.
+  const hid_t f = H5Fopen(merged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  bool found = true;
+  for (const char* p : {"/trajectories", "/trajectories/2500", "/trajectories/2500/sine", "/trajectories/2500/sine/force"})
+    found = found && H5Lexists(f, p, H5P_DEFAULT) > 0;
+  H5Fclose(f);
+  EXPECT_TRUE(found);
+  // A missing shard is named, and nothing is written.
+  const std::string partial = tmp("shard_missing.h5");
+  EXPECT_EQ(run_cli("merge " + tmp("shard_0.h5") + " " + tmp("shard_2.h5") + " -o " + partial, &text), 2);
+  EXPECT_NE(text.find("a shard is missing"), std::string::npos) << text;
+  EXPECT_FALSE(std::ifstream(partial).good());
+}
+
+TEST(SweepCli, ResumedRunEqualsOneRun) {
+  const std::string cfg = write_config("resume.toml"), one = tmp("resume_one.h5"), two = tmp("resume_two.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q --chunk 250"), 0);
+  std::remove(two.c_str());
+  std::string text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --max-chunks 5", &text), 0) << text;
+  EXPECT_FALSE(std::ifstream(two).good()) << "an unfinished sweep must not appear under its final name";
+  EXPECT_NE(text.find("--resume"), std::string::npos) << text;
+  const SweepFile partial = read_sweep_file(two + ".partial");
+  EXPECT_FALSE(partial.complete);
+  EXPECT_EQ(partial.progress.completed, 1250u);
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --resume", &text), 0) << text;
+  expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+}
+
+TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
+  const std::string cfg = write_config("topk.toml"), out = tmp("topk.h5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " -q --top-k-only --top-k 3 --objective energy --maximize "
+                    "--design sobol --points 512 --trajectory 5"),
+            0);
+  const SweepFile f = read_sweep_file(out);
+  EXPECT_TRUE(f.meta.top_k_only);
+  EXPECT_EQ(f.meta.design, "sobol");
+  EXPECT_EQ(f.rows.count, 0u);
+  ASSERT_EQ(f.progress.top.size(), 3u);
+  EXPECT_GE(f.progress.top[0].objective, f.progress.top[1].objective);
+}
+
+TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
+  const std::string cfg = tmp("bad.toml"), out = tmp("bad.h5");
+  std::ofstream(cfg) << "model = \"simscape-cylinder\"\n[params]\nF_pr = { linear = [0, 1], cnt = 3 }\n";
+  std::string text;
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + out, &text), 2);
+  EXPECT_NE(text.find("bad.toml:3:"), std::string::npos) << text;
+  EXPECT_NE(text.find("unknown key 'cnt'"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_FALSE(std::ifstream(out).good());
+  EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param F_pr=linear:0:10 --trace nowhere.csv", &text), 2);
+  EXPECT_NE(text.find("grid range needs count"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
+  EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace stribeck

@@ -1,0 +1,260 @@
+// Sweep metrics on the CPU path against a plain scalar reference written here
+// from the published equations, in long double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/sweep.hpp"
+
+namespace stribeck {
+namespace {
+
+struct RefTrace {
+  std::vector<long double> t, v, pa, pb, x, f;
+};
+
+// A two-tone stroke with varying pressures and a "measured" force unrelated
+// to any model (so errors do not cancel).
+RefTrace make_trace(int n, double f1, double phase) {
+  RefTrace r;
+  for (int k = 0; k < n; ++k) {
+    const long double t = 2.0L * k / (n - 1);
+    const long double w = 2 * M_PIl * f1;
+    r.t.push_back(t);
+    r.v.push_back(0.04L * std::sin(w * t + phase) + 0.01L * std::sin(3 * w * t));
+    r.x.push_back(-0.04L / w * std::cos(w * t + phase) - 0.01L / (3 * w) * std::cos(3 * w * t));
+    r.pa.push_back(4e6L + 1e6L * std::sin(0.7L * t));
+    r.pb.push_back(1e6L + 5e5L * std::cos(1.3L * t));
+    r.f.push_back(35.0L * std::tanh(r.v.back() / 0.002L) + 150.0L * r.v.back() + 3.0L * std::sin(17.0L * t));
+  }
+  return r;
+}
+
+std::string write_csv(const RefTrace& r, const std::string& name) {
+  const std::string path = ::testing::TempDir() + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fprintf(f, "time,velocity,pressure_a,pressure_b,position,force\n");
+  for (size_t k = 0; k < r.t.size(); ++k)
+    std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", double(r.t[k]), double(r.v[k]), double(r.pa[k]),
+                 double(r.pb[k]), double(r.x[k]), double(r.f[k]));
+  std::fclose(f);
+  return path;
+}
+
+// Simscape Fluids Cylinder Friction, from the block documentation.
+long double cylinder_force(const double* p, long double v, long double pa, long double pb) {
+  const long double F_pr = p[0], f_cfr = p[1], K_brk = p[2], f_vfr = p[3], c_v = p[4], v_th = p[5];
+  const long double fc = F_pr + f_cfr * (pa + pb);
+  if (std::fabs(v) > v_th)
+    return fc * (1 + (K_brk - 1) * std::exp(-c_v * std::fabs(v))) * (v > 0 ? 1 : -1) + f_vfr * v;
+  const long double K = (fc * (1 + (K_brk - 1) * std::exp(-c_v * v_th)) + f_vfr * v_th) / v_th;
+  return K * v;
+}
+
+// sse, rmse, max err, peak, mean+, mean-, energy, loop area over all traces.
+std::vector<long double> reference_metrics(const double* p, const std::vector<RefTrace>& traces) {
+  long double sse = 0, maxe = 0, peak = 0, sp = 0, sn = 0, energy = 0, loop = 0;
+  long double n = 0, np = 0, nn = 0;
+  for (const auto& r : traces) {
+    long double fprev = 0, fvprev = 0;
+    for (size_t k = 0; k < r.t.size(); ++k) {
+      const long double F = cylinder_force(p, r.v[k], r.pa[k], r.pb[k]);
+      const long double e = F - r.f[k];
+      sse += e * e;
+      maxe = std::max(maxe, std::fabs(e));
+      peak = std::max(peak, std::fabs(F));
+      if (r.v[k] > 0) sp += F, ++np;
+      if (r.v[k] < 0) sn += F, ++nn;
+      if (k > 0) {
+        energy += 0.5L * (fvprev + F * r.v[k]) * (r.t[k] - r.t[k - 1]);
+        loop += 0.5L * (fprev + F) * (r.x[k] - r.x[k - 1]);
+      }
+      fprev = F;
+      fvprev = F * r.v[k];
+      ++n;
+    }
+  }
+  return {sse, std::sqrt(sse / n), maxe, peak, sp / np, sn / nn, energy, loop};
+}
+
+SweepConfig cylinder_config(const std::vector<std::string>& csvs) {
+  SweepConfig c;
+  c.model = "simscape-cylinder";
+  c.design = sweep::Design::kSobol;
+  c.points = 40;
+  c.seed = 3;
+  apply_param_flag(c, "F_pr=uniform:5:60");
+  apply_param_flag(c, "f_cfr=loguniform:1e-7:1e-5");
+  apply_param_flag(c, "K_brk=uniform:1:3");
+  apply_param_flag(c, "f_vfr=uniform:0:400");
+  apply_param_flag(c, "c_v=loguniform:1:200");
+  apply_param_flag(c, "v_th=loguniform:1e-5:1e-3");
+  for (const auto& path : csvs) {
+    TraceSource t;
+    t.path = path;
+    c.traces.push_back(t);
+  }
+  c.per_experiment = true;
+  return c;
+}
+
+class SweepMetrics : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    traces_ = {make_trace(1500, 1.0, 0.3), make_trace(700, 2.5, 1.1)};
+    csvs_ = {write_csv(traces_[0], "sweep_a.csv"), write_csv(traces_[1], "sweep_b.csv")};
+  }
+  std::vector<RefTrace> traces_;
+  std::vector<std::string> csvs_;
+};
+
+void expect_close(double got, long double want, double rel, const std::string& what) {
+  EXPECT_LE(std::fabs(static_cast<long double>(got) - want), rel * std::fabs(want) + 1e-300L)
+      << what << ": got " << got << " want " << static_cast<double>(want);
+}
+
+TEST_F(SweepMetrics, CpuMatchesScalarReferenceInFp64AndFp32) {
+  const SweepPlan plan = plan_sweep(cylinder_config(csvs_));
+  for (Precision prec : {Precision::kFp64, Precision::kFp32}) {
+    const double rel = prec == Precision::kFp64 ? 1e-12 : 1e-4;
+    SweepChunk c;
+    evaluate_chunk_cpu(plan, prec, 0, plan.count, c);
+    for (std::uint64_t j = 0; j < plan.count; ++j) {
+      ASSERT_EQ(c.status[j], sweep::kStatusOk);
+      const double* p = &c.params[j * 6];
+      const auto ref = reference_metrics(p, traces_);
+      for (int m = 0; m < sweep::kNumMetrics; ++m)
+        expect_close(c.metrics[j * sweep::kNumMetrics + m], ref[m], rel,
+                     std::string(sweep::kMetricInfo[m].name) + " point " + std::to_string(j));
+      // Per-experiment metrics are each experiment on its own.
+      for (int e = 0; e < 2; ++e) {
+        const auto ref_e = reference_metrics(p, {traces_[e]});
+        for (int m = 0; m < sweep::kNumMetrics; ++m)
+          expect_close(c.exp_metrics[(j * 2 + e) * sweep::kNumMetrics + m], ref_e[m], rel,
+                       std::string("experiment ") + std::to_string(e) + " " + sweep::kMetricInfo[m].name);
+      }
+    }
+  }
+}
+
+TEST_F(SweepMetrics, ChunkingDoesNotChangeResults) {
+  const SweepPlan plan = plan_sweep(cylinder_config(csvs_));
+  SweepChunk all, a, b;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, 40, all);
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, 17, a);
+  evaluate_chunk_cpu(plan, Precision::kFp64, 17, 23, b);
+  for (int m = 0; m < 17 * sweep::kNumMetrics; ++m) EXPECT_EQ(all.metrics[m], a.metrics[m]);
+  for (int m = 0; m < 23 * sweep::kNumMetrics; ++m) EXPECT_EQ(all.metrics[17 * sweep::kNumMetrics + m], b.metrics[m]);
+}
+
+// Coulomb + viscous along whole sine cycles: the loop area and the energy are
+// both F_C * 4A/w + f_v * pi A^2 / w per cycle (v = A sin wt).
+TEST(SweepMetricsAnalytic, CoulombViscousEnergyOverFullCycles) {
+  SweepConfig c;
+  c.model = "coulomb-viscous";
+  apply_param_flag(c, "F_C=list:10,25");
+  apply_param_flag(c, "f_v=linear:0:300:3");
+  TraceSource t;
+  t.kind = TraceSource::kProfile;
+  t.name = "sine";
+  t.profile.amplitude = 0.1;
+  t.profile.frequency = 2.0;
+  t.profile.duration = 1.5;  // three cycles
+  t.profile.samples = 200001;
+  c.traces.push_back(t);
+  const SweepPlan plan = plan_sweep(c);
+  ASSERT_EQ(plan.count, 6u);
+  SweepChunk r;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, r);
+  const double A = 0.1, w = 2 * M_PI * 2.0;
+  for (int j = 0; j < 6; ++j) {
+    const double fc = r.params[j * 3], fv = r.params[j * 3 + 1];
+    const double want = 3 * (fc * 4 * A / w + fv * M_PI * A * A / w);
+    EXPECT_NEAR(r.metrics[j * sweep::kNumMetrics + sweep::kEnergy], want, 1e-6 * want) << j;
+    EXPECT_NEAR(r.metrics[j * sweep::kNumMetrics + sweep::kLoopArea], want, 1e-6 * want) << j;
+    EXPECT_NEAR(r.metrics[j * sweep::kNumMetrics + sweep::kPeakForce], fc + fv * A, 1e-6 * (fc + fv * A)) << j;
+    EXPECT_TRUE(std::isnan(r.metrics[j * sweep::kNumMetrics + sweep::kRmse]));  // no measured force
+  }
+}
+
+TEST(SweepMetricsValidity, InvalidPointsAreCountedNotComputed) {
+  SweepConfig c;
+  c.model = "simscape-translational";
+  apply_param_flag(c, "F_brk=list:10,30");
+  apply_param_flag(c, "F_C=list:20,25,40");
+  TraceSource t;
+  t.kind = TraceSource::kProfile;
+  t.name = "sine";
+  t.profile.samples = 100;
+  c.traces.push_back(t);
+  const SweepPlan plan = plan_sweep(c);
+  SweepChunk r;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, r);
+  // F_brk >= F_C holds only for (30, 20) and (30, 25): points 3 and 4.
+  for (std::uint64_t j = 0; j < 6; ++j) {
+    const bool ok = j == 3 || j == 4;
+    EXPECT_EQ(r.status[j], ok ? sweep::kStatusOk : sweep::kStatusInvalidParams) << j;
+    EXPECT_EQ(std::isnan(r.metrics[j * sweep::kNumMetrics + sweep::kEnergy]), !ok) << j;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+Experiment log_experiment(const std::string& name, const RefTrace& r, bool pressures) {
+  Experiment e;
+  e.name = name;
+  auto put = [&](const char* ch, const std::vector<long double>& v, const char* unit) {
+    e.channels[ch].assign(v.begin(), v.end());
+    e.units[ch] = unit;
+  };
+  put("time", r.t, "s");
+  put("velocity", r.v, "m/s");
+  put("position", r.x, "m");
+  put("force", r.f, "N");
+  if (pressures) {
+    put("pressure_a", r.pa, "Pa");
+    put("pressure_b", r.pb, "Pa");
+  }
+  return e;
+}
+
+TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
+  const std::string log = ::testing::TempDir() + "sweep_log.h5";
+  write_log(log, {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
+                  log_experiment("no_pressure", traces_[1], false)},
+            Provenance{});
+  const std::string cfg_text = "model = \"simscape-cylinder\"\n[design]\ntype = \"random\"\npoints = 9\n"
+                               "[params]\nF_pr = { uniform = [5.0, 60.0] }\n"
+                               "[[trace]]\nfile = \"" + log + "\"\nexperiments = [\"fast\", \"slow\"]\n";
+  const SweepPlan plan = plan_sweep(parse_sweep_config(cfg_text, "log.toml"));
+  ASSERT_EQ(plan.traces.size(), 2u);
+  EXPECT_EQ(plan.traces[0].name, "fast");
+  EXPECT_EQ(plan.traces[1].name, "slow");
+  SweepChunk c;
+  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, c);
+  for (std::uint64_t j = 0; j < plan.count; ++j) {
+    const auto ref = reference_metrics(&c.params[j * 6], {traces_[1], traces_[0]});
+    for (int m = 0; m < sweep::kNumMetrics; ++m)
+      expect_close(c.metrics[j * sweep::kNumMetrics + m], ref[m], 1e-12, sweep::kMetricInfo[m].name);
+  }
+  // Every experiment of the log by default: the one without pressures is named.
+  try {
+    plan_sweep(parse_sweep_config(cfg_text.substr(0, cfg_text.find("experiments")), "log.toml"));
+    FAIL() << "a log without the pressures the model needs was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'no_pressure' has no channel 'pressure_a'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
