@@ -13,6 +13,10 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
+#if STRIBECK_HAVE_CUDA
+#include "stribeck/kernels/cuda/ensemble_cuda.hpp"
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
+#endif
 
 namespace stribeck {
 namespace {
@@ -200,13 +204,55 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
   s.list_values = list_values.data();
   r.values.assign(s.points * s.dims, 0.0);
   r.metrics.assign(s.points, StickSlipMetrics<double>{});
-  r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+  bool gpu = false;
+  std::string gpu_name, reason = "this build has no CUDA support";
+#if STRIBECK_HAVE_CUDA
+  if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
+#endif
+  if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   const auto t0 = std::chrono::steady_clock::now();
-  visit_model(c.model.c_str(), [&](auto tag) {
-    using M = typename decltype(tag)::type;
-    if (c.fp32) run_points<M>(make_spec<float>(c, m, target), s, r);
-    else run_points<M>(make_spec<double>(c, m, target), s, r);
-  });
+  if (gpu) {
+#if STRIBECK_HAVE_CUDA
+    r.device = "cuda:0 " + gpu_name;
+    cuda::EnsembleRequest q;
+    q.model_id = c.model.c_str();
+    q.fp32 = c.fp32;
+    q.spec64 = make_spec<double>(c, m, target);
+    q.spec32 = make_spec<float>(c, m, target);
+    q.space = s;
+    q.n_list = list_values.size();
+    q.first = 0;
+    q.count = s.points;
+    std::vector<double> met(s.points * cuda::kEnsembleMetrics);
+    q.values = r.values.data();
+    q.metrics = met.data();
+    cuda::run_ensemble(q);
+    for (std::uint64_t i = 0; i < s.points; ++i) {
+      const double* x = &met[i * cuda::kEnsembleMetrics];
+      StickSlipMetrics<double>& o = r.metrics[i];
+      o.stick_slip = static_cast<int>(x[0]);
+      o.stick_fraction = x[1];
+      o.amp_spring_force = x[2];
+      o.amp_velocity = x[3];
+      o.period = x[4];
+      o.breakaway_force = x[5];
+      o.peak_velocity = x[6];
+      o.dissipated = x[7];
+      o.final_s = x[8];
+      o.final_v = x[9];
+      o.final_z = x[10];
+      o.final_mode = static_cast<int>(x[11]);
+      o.status = static_cast<int>(x[12]);
+    }
+#endif
+  } else {
+    r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+    visit_model(c.model.c_str(), [&](auto tag) {
+      using M = typename decltype(tag)::type;
+      if (c.fp32) run_points<M>(make_spec<float>(c, m, target), s, r);
+      else run_points<M>(make_spec<double>(c, m, target), s, r);
+    });
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& x : r.metrics) r.rk4_points += x.status != kSimInvalid;
   return r;

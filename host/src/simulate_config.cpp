@@ -216,7 +216,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
   }
   // [ensemble]
   if (const toml::table* et = subtable(path, root, "ensemble")) {
-    check_keys(path, *et, "[ensemble]", {"design", "points", "seed", "scramble", "precision", "params"});
+    check_keys(path, *et, "[ensemble]", {"design", "points", "seed", "scramble", "precision", "device", "params"});
     c.ensemble = true;
     const std::string design = text(path, *et, "design", "grid");
     c.design = parse_design(design, et->get("design") ? where(path, *et->get("design")) : path);
@@ -235,6 +235,9 @@ SimulateConfig read_simulate_config(const std::string& path) {
     const std::string prec = text(path, *et, "precision", "fp64");
     require(prec == "fp64" || prec == "fp32", path, *et, "precision", "must be \"fp64\" or \"fp32\"");
     c.fp32 = prec == "fp32";
+    c.device = text(path, *et, "device", "auto");
+    require(c.device == "auto" || c.device == "cpu" || c.device == "gpu", path, *et, "device",
+            "must be \"auto\", \"cpu\" or \"gpu\"");
     const toml::table* pt = subtable(path, *et, "params");
     if (!pt || pt->empty())
       throw InputError(path + ": [ensemble] needs [ensemble.params] with at least one varying quantity");

@@ -139,3 +139,43 @@ TEST(Ensemble, ConfigErrors) {
 
 }  // namespace
 }  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+TEST(Ensemble, GpuEqualsCpu) {
+  auto cfg = [&](const char* device) {
+    return write_config(std::string("ens_dev_") + device + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 4.0
+dt = 1e-3
+[ensemble]
+device = ")" + std::string(device) + R"("
+[ensemble.params]
+stiffness = "log:5:50:4"
+drive_velocity = "linear:0.02:0.2:4"
+)");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, cpu.metrics[i].status);
+    EXPECT_EQ(gpu.metrics[i].stick_slip, cpu.metrics[i].stick_slip);
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1e-3))
+        << i;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck

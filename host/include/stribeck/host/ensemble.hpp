@@ -16,14 +16,16 @@ struct EnsembleResult {
   std::vector<std::string> names;             // space dimensions: parameter or system quantity names
   std::vector<double> values;                 // points x dims
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
-  std::string device;                         // "cpu (N threads)"
+  std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
   double seconds = 0;                         // wall time of the simulations
   long rk4_points = 0;                        // points run (status != invalid)
 };
 
-// Runs every point on the CPU (OpenMP over points, one simulation per
-// iteration, FP64 or FP32 per config.ensemble_fp32). Throws InputError for an
-// ensemble that names unknown quantities or breaks the space rules.
+// Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
+// trajectory) when config.device is "gpu", or "auto" and a CUDA device is
+// usable, else on the CPU (OpenMP over points). Both run the same
+// ensemble_point. Throws InputError for an ensemble that names unknown
+// quantities or breaks the space rules, or asks for a GPU it cannot have.
 EnsembleResult run_ensemble(const SimulateConfig& config);
 
 // Writes the points and metrics: HDF5 (results group "ensemble": `points`

@@ -34,6 +34,7 @@ struct SimulateConfig {
   std::uint64_t seed = 1;
   bool scramble = true;
   bool fp32 = false;
+  std::string device = "auto";      // auto (GPU when usable, else CPU) | cpu | gpu
   std::vector<ParamSpec> axes;      // parsed with the sweep's NAME=SPEC syntax
 };
 
