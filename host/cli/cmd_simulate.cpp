@@ -28,10 +28,11 @@ void add_simulate_command(CLI::App& app) {
         ss += m.stick_slip;
       }
       std::fprintf(stderr,
-                   "stribeck simulate: ensemble of %zu points (%s, %s) in %.3g s -> %s\n"
+                   "stribeck simulate: ensemble of %zu points (%s, %s) in %.3g s, %.3g RK4 steps/s -> %s\n"
                    "  stick-slip in %ld; status ok %ld, non-finite %ld, step-limit %ld, event-limit %ld, "
                    "invalid-parameters %ld\n",
-                   r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds, output->c_str(), ss,
+                   r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
+                   r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0, output->c_str(), ss,
                    counts[0], counts[1], counts[2], counts[3], counts[4]);
       return;
     }

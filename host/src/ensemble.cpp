@@ -173,6 +173,7 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleRes
     o.final_z = m.final_z;
     o.final_mode = m.final_mode;
     o.status = m.status;
+    o.steps = m.steps;
   }
 }
 
@@ -183,7 +184,7 @@ std::vector<std::pair<std::string, double>> metric_row(const StickSlipMetrics<do
           {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
           {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
           {"final_state", r.final_z},            {"final_mode", r.final_mode},
-          {"status", r.status}};
+          {"status", r.status},                  {"steps", double(r.steps)}};
 }
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -243,6 +244,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
       o.final_z = x[10];
       o.final_mode = static_cast<int>(x[11]);
       o.status = static_cast<int>(x[12]);
+      o.steps = static_cast<long>(x[13]);
     }
 #endif
   } else {
@@ -254,7 +256,10 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
     });
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& x : r.metrics) r.rk4_points += x.status != kSimInvalid;
+  for (const auto& x : r.metrics) {
+    r.rk4_points += x.status != kSimInvalid;
+    r.rk4_steps += x.steps;
+  }
   return r;
 }
 

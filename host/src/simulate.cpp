@@ -98,7 +98,7 @@ std::vector<std::pair<std::string, double>> metric_rows(const StickSlipMetrics<d
           {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
           {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
           {"final_state", r.final_z},            {"final_mode", r.final_mode},
-          {"status", r.status}};
+          {"status", r.status},                  {"steps", double(r.steps)}};
 }
 
 void write_csv(const std::string& path, const std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
@@ -170,11 +170,12 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   const ModelInfo& m = require_model(c.model);
   Collector col(c, m);
   int status = kSimOk;
+  long steps = 0;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     const auto fc = M::prepare(c.params.data());
     if constexpr (M::kDynamic) {
-      status = simulate_smooth<M>(fc, c.body, c.sim, col);
+      status = simulate_smooth<M>(fc, c.body, c.sim, col, &steps);
     } else if (c.stiction) {
       // The contact must hold at least what the law pulls just above zero
       // speed, or it breaks away and re-sticks forever.
@@ -184,13 +185,14 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
         throw InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
                          " is below the sliding force " + format_number(slide0) + " of " + m.id +
                          " just above zero velocity; the contact would chatter");
-      status = simulate_stiction<M>(fc, c.breakaway, c.body, c.sim, col);
+      status = simulate_stiction<M>(fc, c.breakaway, c.body, c.sim, col, &steps);
     } else {
-      status = simulate_smooth<M>(fc, c.body, c.sim, col);
+      status = simulate_smooth<M>(fc, c.body, c.sim, col, &steps);
     }
   });
   SimulateSummary s;
   s.metrics = col.acc.finish(status);
+  s.metrics.steps = steps;
   s.samples = static_cast<long>(col.ch[0].v.size());
   if (ends_with(output, ".csv"))
     write_csv(output, col.ch, s.metrics, c);

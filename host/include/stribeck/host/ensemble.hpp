@@ -19,6 +19,7 @@ struct EnsembleResult {
   std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
   double seconds = 0;                         // wall time of the simulations
   long rk4_points = 0;                        // points run (status != invalid)
+  long long rk4_steps = 0;                    // RK4 steps over all points
 };
 
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per

@@ -12,7 +12,7 @@ namespace stribeck::cuda {
 
 // Values written per point after its coordinates: the StickSlipMetrics in the
 // order of ensemble_metric_values().
-constexpr int kEnsembleMetrics = 13;
+constexpr int kEnsembleMetrics = 14;
 
 template <class T>
 STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, double* out) {
@@ -29,6 +29,7 @@ STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, dou
   out[10] = double(m.final_z);
   out[11] = m.final_mode;
   out[12] = m.status;
+  out[13] = double(m.steps);
 }
 
 struct EnsembleRequest {

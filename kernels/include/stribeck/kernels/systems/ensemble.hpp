@@ -120,19 +120,22 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
   for (int k = 0; k < M::kNumParams; ++k) pt[k] = T(p[k]);
   const auto fc = M::prepare(pt);
   int st;
+  long steps = 0;
   if constexpr (M::kDynamic) {
-    st = simulate_smooth<M>(fc, b, e.sim, obs);
+    st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
   } else {
     if (e.stiction) {
       // Breakaway below the law's force just above zero speed would chatter.
       const T slide0 = math::abs(M::force(fc, friction_sample(body_inputs(b, T(0)), T(1e-12))));
       if (!(brk >= slide0) || !(brk > T(0))) return obs.acc.finish(kSimInvalid);
-      st = simulate_stiction<M>(fc, brk, b, e.sim, obs);
+      st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps);
     } else {
-      st = simulate_smooth<M>(fc, b, e.sim, obs);
+      st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
     }
   }
-  return obs.acc.finish(st);
+  StickSlipMetrics<T> m = obs.acc.finish(st);
+  m.steps = steps;
+  return m;
 }
 
 }  // namespace stribeck

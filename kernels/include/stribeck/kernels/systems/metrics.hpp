@@ -18,7 +18,8 @@
 //   dissipated       friction work + damper dissipation at the end (friction
 //                    work includes what LuGre bristles still store, at most
 //                    F_s^2 / (2 sigma0));
-//   final state      s, v, z and the mode at the end.
+//   final state      s, v, z and the mode at the end;
+//   steps            RK4 steps the integrator took (filled by the driver).
 #include "stribeck/kernels/config.hpp"
 #include "stribeck/kernels/scalar_math.hpp"
 #include "stribeck/kernels/systems/body.hpp"
@@ -47,6 +48,7 @@ struct StickSlipMetrics {
   T final_s = T(0), final_v = T(0), final_z = T(0);
   int final_mode = 0;
   int status = 0;
+  long steps = 0;  // integrator (RK4) steps taken: the cost of this trajectory
 };
 
 template <class T>

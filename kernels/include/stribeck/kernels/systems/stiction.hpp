@@ -150,7 +150,8 @@ struct StictionBody {
 // chatters). observer(snapshot) as in simulate_smooth. Returns a SimStatus.
 template <class M, class T, class Observer>
 STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk,
-                                  const BodySystem<T>& b, const SimOptions<T>& o, Observer& observe) {
+                                  const BodySystem<T>& b, const SimOptions<T>& o, Observer& observe,
+                                  long* rk4_steps = nullptr) {
   const StictionBody<M, T> sys{b, fc, f_brk};
   T x[kBodyN];
   body_initial_state(b, x);
@@ -164,6 +165,7 @@ STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, cons
     const int sub = rk4_substeps(o.dt, sys.rate(t0, x, mode), o.max_substeps);
     if (sub > o.max_substeps) return kSimStepLimit;
     const T h = o.dt / T(sub);
+    if (rk4_steps) *rk4_steps += sub;  // sub-steps; event bisection re-steps are not counted
     for (int j = 0; j < sub; ++j) {
       const int st = sys.advance(t0 + T(j) * h, x, h, mode, o.max_events);
       if (st != kSimOk) return st;
