@@ -32,20 +32,39 @@ struct Channel {
 };
 
 // Collects every output signal and the metrics as the simulation runs.
+// The system with the measured input tables attached to its profiles (the
+// pointers refer into c.tables, which outlive the simulation).
+BodySystem<double> with_tables(const SimulateConfig& c) {
+  BodySystem<double> b = c.body;
+  for (const auto& tab : c.tables) {
+    Profile<double>* p = tab.channel == "pressure_a"       ? &b.pressure_a
+                         : tab.channel == "pressure_b"     ? &b.pressure_b
+                         : tab.channel == "normal_force"   ? &b.normal_force
+                         : tab.channel == "external_force" ? &b.external_force
+                                                           : nullptr;
+    if (!p) continue;
+    p->table_t = tab.t.data();
+    p->table_y = tab.y.data();
+    p->table_n = static_cast<int>(tab.t.size());
+  }
+  return b;
+}
+
 struct Collector {
   const SimulateConfig& c;
+  const BodySystem<double>& body;
   const ModelInfo& m;
   bool pressures, normal;
   MetricsAccumulator<double> acc;
   std::vector<Channel> ch;
 
-  Collector(const SimulateConfig& cfg, const ModelInfo& model)
-      : c(cfg), m(model), acc(cfg.metrics, cfg.sim.t_end) {
+  Collector(const SimulateConfig& cfg, const BodySystem<double>& b, const ModelInfo& model)
+      : c(cfg), body(b), m(model), acc(cfg.metrics, cfg.sim.t_end) {
     const bool rot = c.rotational;
     const char* len = rot ? "rad" : "m";
     const char* vel = rot ? "rad/s" : "m/s";
     const char* frc = rot ? "N*m" : "N";
-    pressures = c.body.area_a != 0 || c.body.area_b != 0 || m.needs(kChannelPressureA) ||
+    pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) ||
                 m.needs(kChannelPressureB);
     normal = m.needs(kChannelNormalForce);
     for (auto [n, u] : std::initializer_list<std::pair<const char*, const char*>>{
@@ -68,7 +87,7 @@ struct Collector {
     acc(s);
     const double t = s.t;
     const double vals[] = {t,
-                           drive_position(c.body.drive_velocity, t) - s.x[kBodyS],
+                           drive_position(body.drive_velocity, t) - s.x[kBodyS],
                            s.x[kBodyV],
                            s.v_drive,
                            s.v_rel,
@@ -84,10 +103,10 @@ struct Collector {
     for (double x : vals) ch[i++].v.push_back(x);
     if (m.dynamic) ch[i++].v.push_back(s.x[kBodyZ]);
     if (pressures) {
-      ch[i++].v.push_back(c.body.pressure_a.value(t));
-      ch[i++].v.push_back(c.body.pressure_b.value(t));
+      ch[i++].v.push_back(body.pressure_a.value(t));
+      ch[i++].v.push_back(body.pressure_b.value(t));
     }
-    if (normal) ch[i++].v.push_back(c.body.normal_force.value(t));
+    if (normal) ch[i++].v.push_back(body.normal_force.value(t));
   }
 };
 
@@ -168,26 +187,27 @@ bool ends_with(const std::string& s, const char* suffix) {
 SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output,
                                const std::string& command_line) {
   const ModelInfo& m = require_model(c.model);
-  Collector col(c, m);
+  const BodySystem<double> body = with_tables(c);
+  Collector col(c, body, m);
   int status = kSimOk;
   long steps = 0;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     const auto fc = M::prepare(c.params.data());
     if constexpr (M::kDynamic) {
-      status = simulate_smooth<M>(fc, c.body, c.sim, col, &steps);
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
     } else if (c.stiction) {
       // The contact must hold at least what the law pulls just above zero
       // speed, or it breaks away and re-sticks forever.
-      const BodyInputs<double> in = body_inputs(c.body, 0.0);
+      const BodyInputs<double> in = body_inputs(body, 0.0);
       const double slide0 = std::abs(M::force(fc, friction_sample(in, 1e-12)));
       if (c.breakaway < slide0)
         throw InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
                          " is below the sliding force " + format_number(slide0) + " of " + m.id +
                          " just above zero velocity; the contact would chatter");
-      status = simulate_stiction<M>(fc, c.breakaway, c.body, c.sim, col, &steps);
+      status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps);
     } else {
-      status = simulate_smooth<M>(fc, c.body, c.sim, col, &steps);
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
     }
   });
   SimulateSummary s;

@@ -1,10 +1,12 @@
 // TOML config of `stribeck simulate` (format: docs/dynamics.md).
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
 
@@ -155,7 +157,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
     check_keys(path, *st, "[system]",
                {"motion", "mass", "stiffness", "damping", "friction_on", "drive_velocity", "external_force",
                 "normal_force", "pressure_a", "pressure_b", "area_a", "area_b", "initial_elongation",
-                "initial_velocity", "initial_state"});
+                "initial_velocity", "initial_state", "inputs", "inputs_experiment"});
     const std::string motion = text(path, *st, "motion", "translational");
     require(motion == "translational" || motion == "rotational", path, *st, "motion",
             "must be \"translational\" or \"rotational\"");
@@ -182,6 +184,24 @@ SimulateConfig read_simulate_config(const std::string& path) {
     number(path, *st, "initial_velocity", b.v0);
     if (number(path, *st, "initial_state", b.z0))
       require(m.dynamic, path, *st, "initial_state", "applies to dynamic models only");
+    // Measured inputs from a log (HDF5, .mat or delimited text, read by the
+    // data layer): its pressure_a, pressure_b, normal_force and
+    // external_force channels are added to the profiles of the same name.
+    const std::string log = text(path, *st, "inputs", "");
+    if (!log.empty()) {
+      namespace fs = std::filesystem;
+      fs::path lp(log);
+      if (lp.is_relative()) lp = fs::path(path).parent_path() / lp;  // relative to the config
+      const auto exps = read_any_log(lp.string());
+      const Experiment& e = select_experiment(exps, text(path, *st, "inputs_experiment", ""), lp.string());
+      if (!e.has("time"))
+        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " has no 'time' channel");
+      for (const char* ch : {"pressure_a", "pressure_b", "normal_force", "external_force"})
+        if (e.has(ch)) c.tables.push_back({ch, e.channel("time"), e.channel(ch)});
+      if (c.tables.empty())
+        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+                         " has none of the channels pressure_a, pressure_b, normal_force, external_force");
+    }
   }
 
   // [simulation]
@@ -257,6 +277,9 @@ SimulateConfig read_simulate_config(const std::string& path) {
       sc.params.back().where = where(path, v);
     }
     c.axes = sc.params;
+    if (!c.tables.empty())
+      throw InputError(where(path, *root.get("system")) + ": [system] inputs (a measured log) cannot be combined "
+                       "with [ensemble]; use profiles");
   }
   return c;
 }

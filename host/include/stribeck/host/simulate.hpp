@@ -13,6 +13,13 @@
 
 namespace stribeck {
 
+// A measured input: samples of one log channel, added to the profile of the
+// same name (pressure_a, pressure_b, normal_force, external_force).
+struct InputTable {
+  std::string channel;
+  std::vector<double> t, y;
+};
+
 struct SimulateConfig {
   std::string source;              // config file path (for messages)
   std::string text;                // full config text (provenance)
@@ -22,7 +29,8 @@ struct SimulateConfig {
   bool stiction = false;           // form = "stiction": Karnopp state machine over a static law
   double breakaway = 0.0;          // stiction: breakaway force F_brk [N] (or torque)
   bool rotational = false;         // units only: rad, rad/s, N*m, kg*m^2
-  BodySystem<double> body;
+  BodySystem<double> body;         // profiles without their tables (see tables)
+  std::vector<InputTable> tables;  // [system] inputs = "log": measured inputs
   SimOptions<double> sim;
   MetricsOptions<double> metrics;
 
