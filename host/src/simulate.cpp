@@ -210,6 +210,9 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
       status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
     }
   });
+  if (status == kSimInvalid)
+    throw InputError(c.source + ": [friction]: " + m.id + " with these parameters cannot be simulated as an ODE "
+                     "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
   SimulateSummary s;
   s.metrics = col.acc.finish(status);
   s.metrics.steps = steps;

@@ -330,6 +330,29 @@ TEST(Systems, EveryDynamicModelRunsTheRig) {
   });
 }
 
+TEST(Systems, DahlInTheRigSaturatesAtCoulomb) {
+  // Steady sliding at the drive speed: the Dahl force settles at F_C for
+  // alpha >= 1; alpha < 1 (non-Lipschitz at saturation) is refused.
+  SimOptions<double> o;
+  o.t_end = 5.0;
+  o.dt = 1e-3;
+  for (double alpha : {1.0, 2.0, 0.5}) {
+    const double p[] = {1e5, 1.0, alpha};
+    BodySnapshot<double> last{};
+    auto keep = [&](const BodySnapshot<double>& s) { last = s; };
+    BodySystem<double> b = rig<double>();
+    b.damping = 5.0;  // damp the start-up oscillation
+    const int st = simulate_smooth<Dahl>(Dahl::prepare(p), b, o, keep);
+    if (alpha < 1) {
+      EXPECT_EQ(st, kSimInvalid);
+      continue;
+    }
+    ASSERT_EQ(st, kSimOk) << alpha;
+    EXPECT_NEAR(last.x[kBodyZ], 1.0, alpha == 1.0 ? 1e-9 : 1e-3) << alpha;
+    EXPECT_NEAR(last.x[kBodyV], 0.1, 1e-6) << alpha;
+  }
+}
+
 TEST(Systems, StatusFlags) {
   SimOptions<double> o;
   o.t_end = 0.1;

@@ -28,7 +28,7 @@ struct ModelTag {
 using StaticModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder,
                                SimscapeCylinderIL, TwentySimC, TwentySimV, TwentySimCV,
                                TwentySimSCVS, CoulombViscous>;
-// Models with memory: they implement the ODE form (dzdt, output, relax_rate,
+// Models with memory: they implement the ODE form (dzdt, output, relax_rate, ode_ok,
 // stiffness, damping) and the trace form step(c, sample, state, dt).
 using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl>;
 

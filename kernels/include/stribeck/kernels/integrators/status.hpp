@@ -12,7 +12,8 @@ enum SimStatus : int {
   kSimNonFinite = 1,   // a state became NaN or infinite
   kSimStepLimit = 2,   // the stability bound asked for more sub-steps than max_substeps
   kSimEventLimit = 3,  // more stick/slip events in one step than max_events (chattering)
-  kSimInvalid = 4,     // ensembles: the point's parameters break a model or system rule (not run)
+  kSimInvalid = 4,     // the parameters break a model or system rule, or the model's ODE cannot be
+                       // integrated explicitly for them (Dahl with alpha < 1): not run
 };
 
 inline const char* sim_status_name(int s) {

@@ -75,9 +75,19 @@ struct Dahl {
   STRIBECK_HD_INLINE static T output(const Coeffs<T>&, const Sample<T>&, const T& z, const T&) {
     return z;
   }
+  // |d(dF/dt)/dF| = alpha k |v| |u|^(alpha-1): bounded (|u| <= 2) for
+  // alpha >= 1 only. For alpha < 1 the ODE is not Lipschitz where the force
+  // saturates (u -> 0), which an explicit integrator cannot resolve; system
+  // simulation then refuses the parameter set (ode_ok), while the trace form
+  // above is exact for every alpha.
   template <class T>
-  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s) {
-    return c.alpha * c.k * math::abs(s.v);
+  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
+    const T u = math::abs(T(1) - z * math::sign(s.v) / c.f_c);
+    return c.alpha * c.k * math::abs(s.v) * (c.alpha == T(1) ? T(1) : math::pow(u, c.alpha - T(1)));
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>& c) {
+    return c.alpha >= T(1);
   }
   template <class T>
   STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>&) {

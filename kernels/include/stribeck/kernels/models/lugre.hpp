@@ -73,8 +73,13 @@ struct LuGre {
   // Bounds for the explicit integrators' step: |d(dz/dt)/dz|, force per
   // bristle deflection, and force per velocity.
   template <class T>
-  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s) {
+  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T&) {
     return math::abs(s.v) / z_ss(c, s.v);
+  }
+  // The bristle ODE is Lipschitz for every valid parameter set.
+  template <class T>
+  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>&) {
+    return true;
   }
   template <class T>
   STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>&) {

@@ -68,8 +68,13 @@ struct TwentySimLuGre {
     return s.f_n * (c.sigma0 * z + c.sigma1 * zdot + c.mu_v * s.v);
   }
   template <class T>
-  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s) {
+  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T&) {
     return math::abs(s.v) / z_ss(c, s.v);
+  }
+  // The bristle ODE is Lipschitz for every valid parameter set.
+  template <class T>
+  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>&) {
+    return true;
   }
   template <class T>
   STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>& s) {

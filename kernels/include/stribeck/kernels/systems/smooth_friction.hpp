@@ -9,6 +9,8 @@
 //   static laws: |dF/dv|/m from a central difference of the law.
 // A static law with an exact sign (no smoothing) has an infinite slope at
 // v = 0: the trajectory then ends with kSimStepLimit; use the stiction form.
+// A dynamic model whose ODE is not Lipschitz for the parameter set (Dahl with
+// alpha < 1; M::ode_ok) is refused up front with kSimInvalid.
 #include "stribeck/kernels/integrators/rk4.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/sample.hpp"
@@ -48,12 +50,13 @@ STRIBECK_HD_INLINE T friction_eval(const typename M::template Coeffs<T>& fc, con
 }
 
 template <class M, class T>
-STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, const Sample<T>& s,
+STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
                                    const T& mass) {
   if constexpr (M::kDynamic) {
-    const T a = M::relax_rate(fc, s), K = M::stiffness(fc, s), D = M::damping(fc, s);
+    const T a = M::relax_rate(fc, s, z), K = M::stiffness(fc, s), D = M::damping(fc, s);
     return a + D / mass + math::sqrt((K + D * a) / mass);
   } else {
+    (void)z;
     return law_slope<M>(fc, s) / mass;
   }
 }
@@ -76,7 +79,8 @@ struct SmoothBody {
   }
   STRIBECK_HD_INLINE T rate(const T& t, const T* x) const {
     const BodyInputs<T> in = body_inputs(b, t);
-    return body_rate(b) + friction_rate<M>(fc, friction_sample(in, body_v_rel(b, in, x[kBodyV])), b.mass);
+    return body_rate(b) +
+           friction_rate<M>(fc, friction_sample(in, body_v_rel(b, in, x[kBodyV])), x[kBodyZ], b.mass);
   }
   STRIBECK_HD_INLINE BodySnapshot<T> snapshot(const T& t, const T (&x)[kBodyN]) const {
     BodySnapshot<T> o;
@@ -106,6 +110,9 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[kBodyN
 template <class M, class T, class Observer>
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
                                 const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr) {
+  if constexpr (M::kDynamic) {
+    if (!M::ode_ok(fc)) return kSimInvalid;
+  }
   const SmoothBody<M, T> sys{b, fc};
   T x[kBodyN];
   body_initial_state(b, x);
