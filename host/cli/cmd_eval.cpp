@@ -18,9 +18,16 @@ void add_eval_command(CLI::App& app) {
                   "CSV with a header row naming channels among time, velocity, pressure_a, pressure_b, "
                   "normal_force (SI units); other columns are carried through")
       ->required();
-  cmd->add_option("--output,-o", o->output, "CSV to write: the input columns plus model_force")->required();
+  cmd->add_option("--output,-o", o->output,
+                  "CSV to write: the input columns plus model_force (dynamic models: and model_state)")
+      ->required();
+  cmd->add_option_function<double>(
+      "--initial-state,-z", [o](const double& z0) { o->initial_state = z0; },
+                  "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
+                  "deflection z [m]; dahl: friction force [N]); default 0");
   cmd->callback([o] {
     const EvalSummary s = evaluate_file(*o);
+    for (const auto& w : s.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
     std::fprintf(stderr, "stribeck eval: %s, %ld samples -> %s\n", o->model.c_str(), s.samples,
                  o->output.c_str());
   });

@@ -10,6 +10,7 @@ namespace stribeck::cli {
 void add_models_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_identify_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_import_command(CLI::App& app);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
   stribeck::cli::add_identify_command(app);
+  stribeck::cli::add_simulate_command(app);
   stribeck::cli::add_sweep_command(app);
   stribeck::cli::add_merge_command(app);
   stribeck::cli::add_import_command(app);

@@ -1,6 +1,7 @@
 #pragma once
 // `stribeck eval`: one model, one parameter set, evaluated along every sample
 // of an input file.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,15 +15,23 @@ struct EvalOptions {
   std::string experiment;
   std::string input;                // CSV with a header row of channel names (required)
   std::string output;               // CSV written atomically (required)
+  // Dynamic models only: internal state at the first sample (LuGre family:
+  // bristle deflection z [m]; Dahl: friction force [N]). Unset: 0, i.e. the
+  // contact starts relaxed.
+  std::optional<double> initial_state;
 };
 
 struct EvalSummary {
   long samples = 0;
-  std::vector<std::string> columns;  // output columns, model_force last
+  std::vector<std::string> columns;  // output columns, model_force (then model_state) last
+  std::vector<std::string> warnings; // parameter warnings (e.g. LuGre passivity), one line each
 };
 
 // Streams the input through the model in blocks (constant memory) and writes
-// the input columns plus `model_force`. Throws InputError on bad input; the
+// the input columns plus `model_force`. Dynamic models also need a `time`
+// column (strictly increasing, seconds): the state is integrated from sample
+// to sample with the velocity linear in between, and its value is written as
+// `model_state`. Throws InputError on bad input; the
 // output file then does not exist (or keeps its previous content).
 // An HDF5 log or MATLAB file as input, or an output ending in .h5, goes
 // through evaluate_log() instead (eval_log.cpp).

@@ -6,11 +6,14 @@
 #include <utility>
 
 #include "stribeck/kernels/models/coulomb_viscous.hpp"
+#include "stribeck/kernels/models/dahl.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/models/simscape_cylinder_il.hpp"
 #include "stribeck/kernels/models/simscape_rotational.hpp"
 #include "stribeck/kernels/models/simscape_translational.hpp"
 #include "stribeck/kernels/models/twentysim.hpp"
+#include "stribeck/kernels/models/twentysim_lugre.hpp"
 
 namespace stribeck {
 
@@ -25,7 +28,18 @@ struct ModelTag {
 using StaticModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder,
                                SimscapeCylinderIL, TwentySimC, TwentySimV, TwentySimCV,
                                TwentySimSCVS, CoulombViscous>;
-using AllModels = StaticModels;
+// Models with memory: they implement the ODE form (dzdt, output, relax_rate, ode_ok,
+// stiffness, damping) and the trace form step(c, sample, state, dt).
+using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl>;
+
+template <class A, class B>
+struct ConcatModels;
+template <class... A, class... B>
+struct ConcatModels<ModelList<A...>, ModelList<B...>> {
+  using type = ModelList<A..., B...>;
+};
+// Every model: static laws first, in the order `stribeck models` lists them.
+using AllModels = ConcatModels<StaticModels, DynamicModels>::type;
 
 // Calls f(ModelTag<M>{}) for every model of the list, in order.
 template <class F, class... M>

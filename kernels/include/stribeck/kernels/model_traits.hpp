@@ -30,6 +30,15 @@ struct ParamRelation {
   const char* why;
 };
 
+// A condition that is allowed but worth telling the user about (e.g. LuGre's
+// passivity condition): `holds(p)` is evaluated on the full parameter vector
+// (host only); when it returns false the message `why` is shown as a warning.
+// Models without warnings simply do not declare `kWarnings`.
+struct ParamWarning {
+  bool (*holds)(const double* p);
+  const char* why;
+};
+
 // Helpers that keep the model tables readable.
 constexpr ParamInfo positive(const char* n, const char* u, double d, const char* desc) {
   return ParamInfo{n, u, d, 0.0, kInf, true, false, desc};
@@ -40,6 +49,15 @@ constexpr ParamInfo nonnegative(const char* n, const char* u, double d, const ch
 constexpr ParamInfo at_least(const char* n, const char* u, double d, double lo, const char* desc) {
   return ParamInfo{n, u, d, lo, kInf, false, false, desc};
 }
+
+// Base for models with memory: one internal state z (bristle deflection or
+// friction force) plus the previous velocity sample, which the trace stepper
+// uses to interpolate the velocity linearly across a sample interval.
+template <class T>
+struct BristleState {
+  T z;       // internal state (see the model's kEquation)
+  T v_prev;  // velocity at the end of the previous step
+};
 
 // Base for memoryless laws: an empty state, so static and dynamic models share
 // one stepping interface (see stepping.hpp).

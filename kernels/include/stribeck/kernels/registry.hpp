@@ -7,6 +7,7 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "stribeck/kernels/model_list.hpp"
@@ -20,8 +21,11 @@ struct ModelInfo {
   std::string output_unit;
   std::vector<ParamInfo> params;
   std::vector<ParamRelation> relations;
+  std::vector<ParamWarning> warnings;
   unsigned inputs = 0;  // Channel flags
   bool dynamic = false;
+  std::string state_name;  // dynamic models: name and unit of the internal state z
+  std::string state_unit;
 
   // Index of parameter `name`, or -1.
   int param_index(std::string_view param) const {
@@ -50,6 +54,12 @@ inline const char* channel_name(Channel c) {
 constexpr Channel kAllChannels[] = {kChannelVelocity, kChannelPressureA, kChannelPressureB,
                                     kChannelNormalForce};
 
+// Models opt into warnings by declaring `kWarnings`; the rest have none.
+template <class M, class = void>
+struct HasWarnings : std::false_type {};
+template <class M>
+struct HasWarnings<M, std::void_t<decltype(M::kWarnings)>> : std::true_type {};
+
 template <class M>
 ModelInfo make_model_info() {
   ModelInfo info;
@@ -61,6 +71,11 @@ ModelInfo make_model_info() {
   info.relations.assign(M::kRelations.begin(), M::kRelations.end());
   info.inputs = M::kInputs;
   info.dynamic = M::kDynamic;
+  if constexpr (HasWarnings<M>::value) info.warnings.assign(M::kWarnings.begin(), M::kWarnings.end());
+  if constexpr (M::kDynamic) {
+    info.state_name = M::kStateName;
+    info.state_unit = M::kStateUnit;
+  }
   return info;
 }
 
@@ -120,6 +135,15 @@ inline std::vector<std::string> validate_params(const ModelInfo& m, const double
     }
   }
   return errors;
+}
+
+// Every warning a valid parameter set triggers, one message each (call after
+// validate_params reported no error).
+inline std::vector<std::string> param_warnings(const ModelInfo& m, const double* p) {
+  std::vector<std::string> w;
+  for (const auto& c : m.warnings)
+    if (!c.holds(p)) w.push_back(m.id + ": " + c.why);
+  return w;
 }
 
 }  // namespace stribeck

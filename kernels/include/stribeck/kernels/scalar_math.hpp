@@ -17,6 +17,13 @@ STRIBECK_HD_INLINE T exp(const T& x) {
   using std::exp;
   return exp(x);
 }
+// exp(x) - 1 without cancellation for small |x| (the bristle update needs it
+// when |v| dt / z_ss is tiny, especially in float).
+template <class T>
+STRIBECK_HD_INLINE T expm1(const T& x) {
+  using std::expm1;
+  return expm1(x);
+}
 template <class T>
 STRIBECK_HD_INLINE T tanh(const T& x) {
   using std::tanh;

@@ -1,0 +1,60 @@
+// End-to-end throughput of `stribeck simulate` ensembles (issue 5's GPU
+// target workload, runnable on CPU or GPU): the mass-spring-LuGre stick-slip
+// rig over a grid of spring stiffness x drive velocity, `steps` output steps
+// of dt each, through run_ensemble (the same code path as the CLI, without
+// writing the output).
+//
+//   bench_ensemble [points_per_axis=64] [steps=10000] [dt=2.5e-5] [device=auto] [precision=fp32]
+//
+// Issue 5's target is points_per_axis=1024 (1,048,576 trajectories) x 10,000
+// steps in fp32 on an H100. With dt = 2.5e-5 the stability bound asks for one
+// RK4 step per output step almost everywhere, so RK4 steps ~ output steps;
+// the exact count is printed.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "stribeck/host/ensemble.hpp"
+
+int main(int argc, char** argv) {
+  const long side = argc > 1 ? std::atol(argv[1]) : 64;
+  const long steps = argc > 2 ? std::atol(argv[2]) : 10000;
+  const double dt = argc > 3 ? std::atof(argv[3]) : 2.5e-5;
+  const std::string device = argc > 4 ? argv[4] : "auto";
+  const std::string precision = argc > 5 ? argv[5] : "fp32";
+  char t_end[64], dts[64];
+  std::snprintf(t_end, sizeof t_end, "%.17g", steps * dt);
+  std::snprintf(dts, sizeof dts, "%.17g", dt);
+  const std::string text = std::string("[system]\nmass = 1.0\n[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = ") +
+                           t_end + "\ndt = " + dts + "\n[ensemble]\nprecision = \"" + precision + "\"\ndevice = \"" +
+                           device + "\"\n[ensemble.params]\nstiffness = \"linear:1:50:" + std::to_string(side) +
+                           "\"\ndrive_velocity = \"linear:0.01:0.3:" + std::to_string(side) + "\"\n";
+  const std::string path = "/tmp/stribeck_bench_ensemble.toml";
+  std::ofstream(path) << text;
+  try {
+    const stribeck::SimulateConfig c = stribeck::read_simulate_config(path);
+    const stribeck::EnsembleResult r = stribeck::run_ensemble(c);
+    double sum_v = 0;
+    long bad = 0;
+    for (const auto& m : r.metrics) {
+      sum_v += m.final_v;
+      bad += m.status != 0;
+    }
+    std::printf("ensemble: %zu trajectories x %ld output steps (dt %g s), %s on %s\n", r.metrics.size(), steps, dt,
+                precision.c_str(), r.device.c_str());
+    std::printf("  %.3f s, %lld RK4 steps (%.3f per output step): %.3e RK4 steps/s, %.3e output steps/s\n",
+                r.seconds, r.rk4_steps, double(r.rk4_steps) / (double(r.metrics.size()) * steps),
+                r.rk4_steps / r.seconds, double(r.metrics.size()) * steps / r.seconds);
+    std::printf("  status != ok: %ld; checksum (sum of final velocities) %.9g\n", bad, sum_v);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_ensemble: %s\n", e.what());
+    return 2;
+  }
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char buf[128] = {0};
+    if (std::fgets(buf, sizeof buf, f)) std::printf("load average after the run: %s", buf);
+    std::fclose(f);
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+// `stribeck simulate CONFIG.toml -o OUT.h5`: one body system with friction.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "stribeck/host/ensemble.hpp"
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+
+namespace stribeck::cli {
+
+void add_simulate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "simulate", "Simulate a body with friction (stick-slip rig, force-driven body, hydraulic cylinder)");
+  auto config = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
+  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
+      ->required();
+  cmd->callback([config, output] {
+    const SimulateConfig c = read_simulate_config(*config);
+    for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
+    if (c.ensemble) {
+      const EnsembleResult r = run_ensemble(c);
+      write_ensemble(*output, r, c, "stribeck simulate " + *config + " -o " + *output);
+      long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
+      for (const auto& m : r.metrics) {
+        ++counts[m.status >= 0 && m.status < 5 ? m.status : 4];
+        ss += m.stick_slip;
+      }
+      std::fprintf(stderr,
+                   "stribeck simulate: ensemble of %zu points (%s, %s) in %.3g s, %.3g RK4 steps/s -> %s\n"
+                   "  stick-slip in %ld; status ok %ld, non-finite %ld, step-limit %ld, event-limit %ld, "
+                   "invalid-parameters %ld\n",
+                   r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
+                   r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0, output->c_str(), ss,
+                   counts[0], counts[1], counts[2], counts[3], counts[4]);
+      return;
+    }
+    const SimulateSummary s = run_simulation(c, *output, "stribeck simulate " + *config + " -o " + *output);
+    const auto& r = s.metrics;
+    std::fprintf(stderr,
+                 "stribeck simulate: %s, %ld samples -> %s\n"
+                 "  status %s; stick-slip %s (stick fraction %.3g, period %.6g s), spring force amplitude "
+                 "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J\n",
+                 c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status),
+                 r.stick_slip ? "yes" : "no", r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity,
+                 r.peak_velocity, r.breakaway_force, r.dissipated);
+    if (r.status != kSimOk)
+      std::fprintf(stderr, "stribeck: warning: the simulation stopped early (%s); the output ends there\n",
+                   sim_status_name(r.status));
+  });
+}
+
+}  // namespace stribeck::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Ensembles of body simulations over a sweep parameter space (the [ensemble]
+// table of a simulate config, docs/dynamics.md): every point of the space is
+// one simulation of the base system with some model parameters and system
+// quantities replaced, reduced to per-trajectory metrics.
+#include <string>
+#include <vector>
+
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/host/sweep_config.hpp"
+#include "stribeck/kernels/systems/metrics.hpp"
+
+namespace stribeck {
+
+struct EnsembleResult {
+  std::vector<std::string> names;             // space dimensions: parameter or system quantity names
+  std::vector<double> values;                 // points x dims
+  std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
+  std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
+  double seconds = 0;                         // wall time of the simulations
+  long rk4_points = 0;                        // points run (status != invalid)
+  long long rk4_steps = 0;                    // RK4 steps over all points
+};
+
+// Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
+// trajectory) when config.device is "gpu", or "auto" and a CUDA device is
+// usable, else on the CPU (OpenMP over points). Both run the same
+// ensemble_point. Throws InputError for an ensemble that names unknown
+// quantities or breaks the space rules, or asks for a GPU it cannot have.
+EnsembleResult run_ensemble(const SimulateConfig& config);
+
+// Writes the points and metrics: HDF5 (results group "ensemble": `points`
+// (points x dims, attribute `names`), one dataset per metric) or CSV (one row
+// per point) when the name ends in ".csv". Atomic.
+void write_ensemble(const std::string& path, const EnsembleResult& result, const SimulateConfig& config,
+                    const std::string& command_line);
+
+}  // namespace stribeck

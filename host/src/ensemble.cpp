@@ -1,0 +1,321 @@
+// Ensembles of body simulations on the CPU (OpenMP over points).
+#include "stribeck/host/ensemble.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/kernels/systems/ensemble.hpp"
+#if STRIBECK_HAVE_CUDA
+#include "stribeck/kernels/cuda/ensemble_cuda.hpp"
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
+#endif
+
+namespace stribeck {
+namespace {
+
+// Space axes from the parsed specs. The rules mirror plan_sweep's (a grid
+// takes fixed values, lists and counted linear/log ranges; distributions need
+// a random design).
+sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values,
+                             int* target, std::vector<std::string>& names) {
+  if (c.axes.size() > static_cast<size_t>(sweep::kMaxParams))
+    throw InputError(c.source + ": [ensemble.params]: at most 16 varying quantities");
+  sweep::SpaceView s;
+  s.design = c.design;
+  s.dims = static_cast<int>(c.axes.size());
+  s.seed = c.seed;
+  s.scramble = c.scramble;
+  const bool grid = c.design == sweep::Design::kGrid;
+  long double grid_points = 1;
+  using K = sweep::AxisKind;
+  for (int d = 0; d < s.dims; ++d) {
+    const ParamSpec& spec = c.axes[d];
+    const std::string at = spec.where + ": " + spec.name;
+    names.push_back(spec.name);
+    const int pi = m.param_index(spec.name);
+    int field = -1;
+    for (int f = 0; f < kNumEnsembleFields; ++f)
+      if (spec.name == ensemble_field_name(f)) field = f;
+    if (pi < 0 && field < 0) {
+      std::string known;
+      for (const auto& q : m.params) known += std::string(q.name) + ", ";
+      for (int f = 0; f < kNumEnsembleFields; ++f) known += std::string(ensemble_field_name(f)) + (f + 1 < kNumEnsembleFields ? ", " : "");
+      throw InputError(at + ": not a parameter of " + m.id + " nor a system quantity (known: " + known + ")");
+    }
+    if (field == kFieldBreakaway && !c.stiction) throw InputError(at + ": breakaway varies only with form = \"stiction\"");
+    target[d] = pi >= 0 ? pi : -1 - field;
+    sweep::Axis& ax = s.axis[d];
+    ax.kind = spec.kind;
+    ax.a = spec.a;
+    ax.b = spec.b;
+    ax.lo = spec.lo;
+    ax.hi = spec.hi;
+    ax.count = 1;
+    switch (ax.kind) {
+      case K::kFixed: break;
+      case K::kList:
+        ax.offset = list_values.size();
+        ax.count = spec.values.size();
+        list_values.insert(list_values.end(), spec.values.begin(), spec.values.end());
+        break;
+      case K::kLinear:
+      case K::kLog:
+        if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
+        if (grid) {
+          if (spec.count == 0) throw InputError(at + ": a grid range needs a count (linear:LO:HI:COUNT)");
+          ax.count = spec.count;
+        }
+        break;
+      case K::kUniform:
+      case K::kLogUniform:
+      case K::kNormal:
+        if (grid) throw InputError(at + ": distributions need design random, lhs or sobol");
+        if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
+        if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
+        break;
+    }
+    grid_points *= static_cast<long double>(ax.count);
+  }
+  if (grid) {
+    if (c.points != 0) throw InputError(c.source + ": [ensemble]: points applies to random, lhs and sobol designs");
+    s.points = static_cast<std::uint64_t>(grid_points);
+  } else {
+    if (c.points == 0) throw InputError(c.source + ": [ensemble]: a random, lhs or sobol design needs points = N");
+    s.points = c.points;
+  }
+  if (s.points > 100'000'000ull)
+    throw InputError(c.source + ": [ensemble]: " + std::to_string(s.points) +
+                     " points; at most 1e8 per run on the CPU path");
+  return s;
+}
+
+template <class T>
+EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int* target) {
+  EnsembleSpec<T> e;
+  const BodySystem<double>& b = c.body;
+  auto prof = [](const Profile<double>& p) {
+    Profile<T> q;
+    q.offset = T(p.offset);
+    q.slope = T(p.slope);
+    q.amplitude = T(p.amplitude);
+    q.frequency = T(p.frequency);
+    return q;
+  };
+  e.base.mass = T(b.mass);
+  e.base.stiffness = T(b.stiffness);
+  e.base.damping = T(b.damping);
+  e.base.friction_on_drive = b.friction_on_drive;
+  e.base.drive_velocity = prof(b.drive_velocity);
+  e.base.external_force = prof(b.external_force);
+  e.base.normal_force = prof(b.normal_force);
+  e.base.pressure_a = prof(b.pressure_a);
+  e.base.pressure_b = prof(b.pressure_b);
+  e.base.area_a = T(b.area_a);
+  e.base.area_b = T(b.area_b);
+  e.base.s0 = T(b.s0);
+  e.base.v0 = T(b.v0);
+  e.base.z0 = T(b.z0);
+  for (size_t k = 0; k < c.params.size(); ++k) e.params[k] = c.params[k];
+  e.breakaway = T(c.breakaway);
+  e.stiction = c.stiction;
+  e.sim.t_end = T(c.sim.t_end);
+  e.sim.dt = T(c.sim.dt);
+  e.sim.max_substeps = c.sim.max_substeps;
+  e.sim.max_events = c.sim.max_events;
+  e.metrics.settle_fraction = T(c.metrics.settle_fraction);
+  e.metrics.v_stick = T(c.metrics.v_stick);
+  e.metrics.v_breakaway = T(c.metrics.v_breakaway);
+  sweep::ParamRules& r = e.rules;
+  r.n = static_cast<int>(m.params.size());
+  for (int i = 0; i < r.n; ++i) {
+    r.lo[i] = m.params[i].lo;
+    r.hi[i] = m.params[i].hi;
+    r.lo_open[i] = m.params[i].lo_open;
+    r.hi_open[i] = m.params[i].hi_open;
+  }
+  r.n_relations = static_cast<int>(m.relations.size());
+  for (int k = 0; k < r.n_relations; ++k) {
+    r.rel_a[k] = m.relations[k].a;
+    r.rel_b[k] = m.relations[k].b;
+  }
+  for (int d = 0; d < sweep::kMaxParams; ++d) e.target[d] = target[d];
+  return e;
+}
+
+template <class M, class T>
+void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r) {
+  const std::int64_t n = static_cast<std::int64_t>(s.points);
+  const int dims = s.dims;
+#pragma omp parallel for schedule(dynamic, 8)
+  for (std::int64_t i = 0; i < n; ++i) {
+    double x[sweep::kMaxParams];
+    const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, static_cast<std::uint64_t>(i), x);
+    for (int d = 0; d < dims; ++d) r.values[i * dims + d] = x[d];
+    StickSlipMetrics<double>& o = r.metrics[i];
+    o.stick_slip = m.stick_slip;
+    o.stick_fraction = m.stick_fraction;
+    o.amp_spring_force = m.amp_spring_force;
+    o.amp_velocity = m.amp_velocity;
+    o.period = m.period;
+    o.breakaway_force = m.breakaway_force;
+    o.peak_velocity = m.peak_velocity;
+    o.dissipated = m.dissipated;
+    o.final_s = m.final_s;
+    o.final_v = m.final_v;
+    o.final_z = m.final_z;
+    o.final_mode = m.final_mode;
+    o.status = m.status;
+    o.steps = m.steps;
+  }
+}
+
+std::vector<std::pair<std::string, double>> metric_row(const StickSlipMetrics<double>& r) {
+  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
+          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
+          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
+          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
+          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
+          {"final_state", r.final_z},            {"final_mode", r.final_mode},
+          {"status", r.status},                  {"steps", double(r.steps)}};
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+}  // namespace
+
+EnsembleResult run_ensemble(const SimulateConfig& c) {
+  const ModelInfo& m = require_model(c.model);
+  if (m.params.size() > static_cast<size_t>(sweep::kMaxParams))
+    throw InputError("model " + m.id + " has more parameters than an ensemble supports (16)");
+  std::vector<double> list_values;
+  int target[sweep::kMaxParams] = {};
+  EnsembleResult r;
+  sweep::SpaceView s = build_space(c, m, list_values, target, r.names);
+  s.list_values = list_values.data();
+  r.values.assign(s.points * s.dims, 0.0);
+  r.metrics.assign(s.points, StickSlipMetrics<double>{});
+  bool gpu = false;
+  std::string gpu_name, reason = "this build has no CUDA support";
+#if STRIBECK_HAVE_CUDA
+  if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
+#endif
+  if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (gpu) {
+#if STRIBECK_HAVE_CUDA
+    r.device = "cuda:0 " + gpu_name;
+    cuda::EnsembleRequest q;
+    q.model_id = c.model.c_str();
+    q.fp32 = c.fp32;
+    q.spec64 = make_spec<double>(c, m, target);
+    q.spec32 = make_spec<float>(c, m, target);
+    q.space = s;
+    q.n_list = list_values.size();
+    q.first = 0;
+    q.count = s.points;
+    std::vector<double> met(s.points * cuda::kEnsembleMetrics);
+    q.values = r.values.data();
+    q.metrics = met.data();
+    cuda::run_ensemble(q);
+    for (std::uint64_t i = 0; i < s.points; ++i) {
+      const double* x = &met[i * cuda::kEnsembleMetrics];
+      StickSlipMetrics<double>& o = r.metrics[i];
+      o.stick_slip = static_cast<int>(x[0]);
+      o.stick_fraction = x[1];
+      o.amp_spring_force = x[2];
+      o.amp_velocity = x[3];
+      o.period = x[4];
+      o.breakaway_force = x[5];
+      o.peak_velocity = x[6];
+      o.dissipated = x[7];
+      o.final_s = x[8];
+      o.final_v = x[9];
+      o.final_z = x[10];
+      o.final_mode = static_cast<int>(x[11]);
+      o.status = static_cast<int>(x[12]);
+      o.steps = static_cast<long>(x[13]);
+    }
+#endif
+  } else {
+    r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+    visit_model(c.model.c_str(), [&](auto tag) {
+      using M = typename decltype(tag)::type;
+      if (c.fp32) run_points<M>(make_spec<float>(c, m, target), s, r);
+      else run_points<M>(make_spec<double>(c, m, target), s, r);
+    });
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& x : r.metrics) {
+    r.rk4_points += x.status != kSimInvalid;
+    r.rk4_steps += x.steps;
+  }
+  return r;
+}
+
+void write_ensemble(const std::string& path, const EnsembleResult& r, const SimulateConfig& c,
+                    const std::string& command_line) {
+  const size_t n = r.metrics.size(), dims = r.names.size();
+  if (ends_with(path, ".csv")) {
+    AtomicFile out(path);
+    std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(n) + " points, model " +
+                       c.model + "\nindex";
+    for (const auto& nm : r.names) text += "," + nm;
+    for (const auto& [k, v] : metric_row(StickSlipMetrics<double>{})) text += "," + k;
+    text += '\n';
+    std::FILE* f = out.stream();
+    for (size_t i = 0; i < n; ++i) {
+      text += std::to_string(i);
+      for (size_t d = 0; d < dims; ++d) {
+        text += ',';
+        append_double(text, r.values[i * dims + d]);
+      }
+      for (const auto& [k, v] : metric_row(r.metrics[i])) {
+        text += ',';
+        append_double(text, v);
+      }
+      text += '\n';
+      if (text.size() > (1u << 20) || i + 1 == n) {
+        if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
+        text.clear();
+      }
+    }
+    out.commit();
+    return;
+  }
+  Results res;
+  res.group = "ensemble";
+  std::string names;
+  for (const auto& nm : r.names) names += (names.empty() ? "" : ",") + nm;
+  res.datasets.push_back({"points", {n, dims}, r.values, "", "coordinates of each point: " + names});
+  const auto keys = metric_row(StickSlipMetrics<double>{});
+  const size_t first = res.datasets.size();
+  for (const auto& [k, v] : keys) res.datasets.push_back({k, {n}, {}, "", "per-trajectory metric (docs/dynamics.md)"});
+  for (size_t i = 0; i < n; ++i) {
+    const auto row = metric_row(r.metrics[i]);
+    for (size_t k = 0; k < row.size(); ++k) res.datasets[first + k].values.push_back(row[k].second);
+  }
+  res.attributes["names"] = names;
+  res.attributes["model"] = c.model;
+  res.attributes["form"] = c.stiction ? "stiction" : "smooth";
+  res.attributes["precision"] = c.fp32 ? "fp32" : "fp64";
+  res.provenance.command_line = command_line;
+  res.provenance.config = c.text;
+  res.provenance.device = r.device;
+  AtomicFile out(path);
+  std::remove(out.temp_path().c_str());  // append_results creates the HDF5 file itself
+  append_results(out.temp_path(), res);
+  out.commit();
+}
+
+}  // namespace stribeck

@@ -1,0 +1,227 @@
+// `stribeck simulate`: run one body system and write its time series.
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/kernels/systems/smooth_friction.hpp"
+#include "stribeck/kernels/systems/stiction.hpp"
+
+namespace stribeck {
+namespace {
+
+// Drive position x_d(t) = integral of the drive velocity profile, x_d(0) = 0.
+double drive_position(const Profile<double>& p, double t) {
+  double x = p.offset * t + 0.5 * p.slope * t * t;
+  if (p.amplitude != 0 && p.frequency > 0) {
+    const double w = kTwoPi * p.frequency;
+    x += p.amplitude * (1 - std::cos(w * t)) / w;
+  }
+  return x;
+}
+
+struct Channel {
+  std::string name, unit;
+  std::vector<double> v;
+};
+
+// Collects every output signal and the metrics as the simulation runs.
+// The system with the measured input tables attached to its profiles (the
+// pointers refer into c.tables, which outlive the simulation).
+BodySystem<double> with_tables(const SimulateConfig& c) {
+  BodySystem<double> b = c.body;
+  for (const auto& tab : c.tables) {
+    Profile<double>* p = tab.channel == "pressure_a"       ? &b.pressure_a
+                         : tab.channel == "pressure_b"     ? &b.pressure_b
+                         : tab.channel == "normal_force"   ? &b.normal_force
+                         : tab.channel == "external_force" ? &b.external_force
+                                                           : nullptr;
+    if (!p) continue;
+    p->table_t = tab.t.data();
+    p->table_y = tab.y.data();
+    p->table_n = static_cast<int>(tab.t.size());
+  }
+  return b;
+}
+
+struct Collector {
+  const SimulateConfig& c;
+  const BodySystem<double>& body;
+  const ModelInfo& m;
+  bool pressures, normal;
+  MetricsAccumulator<double> acc;
+  std::vector<Channel> ch;
+
+  Collector(const SimulateConfig& cfg, const BodySystem<double>& b, const ModelInfo& model)
+      : c(cfg), body(b), m(model), acc(cfg.metrics, cfg.sim.t_end) {
+    const bool rot = c.rotational;
+    const char* len = rot ? "rad" : "m";
+    const char* vel = rot ? "rad/s" : "m/s";
+    const char* frc = rot ? "N*m" : "N";
+    pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) ||
+                m.needs(kChannelPressureB);
+    normal = m.needs(kChannelNormalForce);
+    for (auto [n, u] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"time", "s"}, {"position", len}, {"velocity", vel}, {"drive_velocity", vel},
+             {"sliding_velocity", vel}, {"spring_elongation", len}, {"spring_force", frc},
+             {"friction_force", frc}, {"stick_state", "1"}, {"work_drive", "J"}, {"work_external", "J"},
+             {"work_friction", "J"}, {"work_damper", "J"}})
+      ch.push_back({n, u, {}});
+    if (m.dynamic) ch.push_back({"friction_state", m.state_unit, {}});
+    if (pressures) {
+      ch.push_back({"pressure_a", "Pa", {}});
+      ch.push_back({"pressure_b", "Pa", {}});
+    }
+    if (normal) ch.push_back({"normal_force", "N", {}});
+    const size_t n = static_cast<size_t>(sim_num_steps(c.sim)) + 1;
+    for (auto& x : ch) x.v.reserve(n);
+  }
+
+  void operator()(const BodySnapshot<double>& s) {
+    acc(s);
+    const double t = s.t;
+    const double vals[] = {t,
+                           drive_position(body.drive_velocity, t) - s.x[kBodyS],
+                           s.x[kBodyV],
+                           s.v_drive,
+                           s.v_rel,
+                           s.x[kBodyS],
+                           s.f_spring,
+                           s.f_fric,
+                           double(s.mode),
+                           s.x[kBodyWDrive],
+                           s.x[kBodyWExt],
+                           s.x[kBodyWFric],
+                           s.x[kBodyWDamp]};
+    size_t i = 0;
+    for (double x : vals) ch[i++].v.push_back(x);
+    if (m.dynamic) ch[i++].v.push_back(s.x[kBodyZ]);
+    if (pressures) {
+      ch[i++].v.push_back(body.pressure_a.value(t));
+      ch[i++].v.push_back(body.pressure_b.value(t));
+    }
+    if (normal) ch[i++].v.push_back(body.normal_force.value(t));
+  }
+};
+
+std::vector<std::pair<std::string, double>> metric_rows(const StickSlipMetrics<double>& r) {
+  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
+          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
+          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
+          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
+          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
+          {"final_state", r.final_z},            {"final_mode", r.final_mode},
+          {"status", r.status},                  {"steps", double(r.steps)}};
+}
+
+void write_csv(const std::string& path, const std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
+               const SimulateConfig& c) {
+  AtomicFile out(path);
+  std::string text = "# stribeck simulate " + c.source + ": model " + c.model + " (" +
+                     (c.stiction ? "stiction" : "smooth") + "), status " + sim_status_name(r.status) + "\n";
+  for (const auto& [k, v] : metric_rows(r)) {
+    text += "# " + k + " = ";
+    append_double(text, v);
+    text += '\n';
+  }
+  for (size_t i = 0; i < ch.size(); ++i) text += (i ? "," : "") + ch[i].name;
+  text += '\n';
+  std::FILE* f = out.stream();
+  const size_t n = ch[0].v.size();
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < ch.size(); ++i) {
+      if (i) text += ',';
+      append_double(text, ch[i].v[k]);
+    }
+    text += '\n';
+    if (text.size() > (1u << 20) || k + 1 == n) {
+      if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
+      text.clear();
+    }
+  }
+  out.commit();
+}
+
+void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
+                const SimulateConfig& c, const std::string& command_line) {
+  Experiment e;
+  e.name = "simulation";
+  e.source = path;
+  for (auto& x : ch) {
+    e.units[x.name] = x.unit;
+    e.channels[x.name] = std::move(x.v);
+  }
+  e.attributes["model"] = c.model;
+  e.attributes["form"] = c.stiction ? "stiction" : "smooth";
+  e.attributes["motion"] = c.rotational ? "rotational" : "translational";
+  e.attributes["status"] = sim_status_name(r.status);
+  Provenance prov;
+  prov.command_line = command_line;
+  prov.config = c.text;
+  prov.device = "cpu";
+  AtomicFile out(path);
+  write_log(out.temp_path(), {e}, prov);
+  Results res;
+  res.group = "results/metrics";
+  for (const auto& [k, v] : metric_rows(r)) res.datasets.push_back({k, {}, {v}, "", ""});
+  res.attributes["model"] = c.model;
+  res.attributes["status"] = sim_status_name(r.status);
+  res.provenance = prov;
+  append_results(out.temp_path(), res);
+  out.commit();
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+}  // namespace
+
+SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output,
+                               const std::string& command_line) {
+  const ModelInfo& m = require_model(c.model);
+  const BodySystem<double> body = with_tables(c);
+  Collector col(c, body, m);
+  int status = kSimOk;
+  long steps = 0;
+  visit_model(c.model.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const auto fc = M::prepare(c.params.data());
+    if constexpr (M::kDynamic) {
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
+    } else if (c.stiction) {
+      // The contact must hold at least what the law pulls just above zero
+      // speed, or it breaks away and re-sticks forever.
+      const BodyInputs<double> in = body_inputs(body, 0.0);
+      const double slide0 = std::abs(M::force(fc, friction_sample(in, 1e-12)));
+      if (c.breakaway < slide0)
+        throw InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
+                         " is below the sliding force " + format_number(slide0) + " of " + m.id +
+                         " just above zero velocity; the contact would chatter");
+      status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps);
+    } else {
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
+    }
+  });
+  if (status == kSimInvalid)
+    throw InputError(c.source + ": [friction]: " + m.id + " with these parameters cannot be simulated as an ODE "
+                     "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
+  SimulateSummary s;
+  s.metrics = col.acc.finish(status);
+  s.metrics.steps = steps;
+  s.samples = static_cast<long>(col.ch[0].v.size());
+  if (ends_with(output, ".csv"))
+    write_csv(output, col.ch, s.metrics, c);
+  else
+    write_hdf5(output, col.ch, s.metrics, c, command_line);
+  return s;
+}
+
+}  // namespace stribeck

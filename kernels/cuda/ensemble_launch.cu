@@ -1,0 +1,84 @@
+// CUDA ensembles of body simulations: one thread per trajectory, the state,
+// the coefficients and the metric accumulators in registers; the space point
+// is computed on the thread (nothing per point is read from memory), results
+// are written once at the end.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "stribeck/kernels/cuda/ensemble_cuda.hpp"
+#include "stribeck/kernels/model_list.hpp"
+
+namespace stribeck::cuda {
+namespace {
+
+constexpr int kEnsembleBlock = 128;
+constexpr std::uint64_t kEnsembleChunk = 1u << 20;  // points per launch
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <class M, class T>
+__global__ void ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
+                                std::uint64_t count, double* values, double* metrics) {
+  const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  double x[sweep::kMaxParams];
+  const StickSlipMetrics<T> m = ensemble_point<M, T>(spec, space, first + k, x);
+  for (int d = 0; d < space.dims; ++d) values[k * space.dims + d] = x[d];
+  ensemble_metric_values(m, metrics + k * kEnsembleMetrics);
+}
+
+template <class M, class T>
+void launch(const EnsembleSpec<T>& spec, const EnsembleRequest& r) {
+  sweep::SpaceView space = r.space;
+  double* d_list = nullptr;
+  double *d_values = nullptr, *d_metrics = nullptr;
+  const std::uint64_t chunk = r.count < kEnsembleChunk ? r.count : kEnsembleChunk;
+  const int dims = space.dims > 0 ? space.dims : 1;
+  try {
+    if (r.n_list) {
+      check(cudaMalloc(&d_list, r.n_list * sizeof(double)), "cudaMalloc(lists)");
+      check(cudaMemcpy(d_list, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice),
+            "cudaMemcpy(lists)");
+    }
+    space.list_values = d_list;
+    check(cudaMalloc(&d_values, chunk * dims * sizeof(double)), "cudaMalloc(values)");
+    check(cudaMalloc(&d_metrics, chunk * kEnsembleMetrics * sizeof(double)), "cudaMalloc(metrics)");
+    for (std::uint64_t off = 0; off < r.count; off += chunk) {
+      const std::uint64_t n = r.count - off < chunk ? r.count - off : chunk;
+      const unsigned blocks = static_cast<unsigned>((n + kEnsembleBlock - 1) / kEnsembleBlock);
+      ensemble_kernel<M, T><<<blocks, kEnsembleBlock>>>(spec, space, r.first + off, n, d_values, d_metrics);
+      check(cudaGetLastError(), "ensemble_kernel launch");
+      check(cudaMemcpy(r.values + off * space.dims, d_values, n * space.dims * sizeof(double),
+                       cudaMemcpyDeviceToHost),
+            "cudaMemcpy(values)");
+      check(cudaMemcpy(r.metrics + off * kEnsembleMetrics, d_metrics, n * kEnsembleMetrics * sizeof(double),
+                       cudaMemcpyDeviceToHost),
+            "cudaMemcpy(metrics)");
+    }
+  } catch (...) {
+    cudaFree(d_list);
+    cudaFree(d_values);
+    cudaFree(d_metrics);
+    throw;
+  }
+  cudaFree(d_list);
+  cudaFree(d_values);
+  cudaFree(d_metrics);
+}
+
+}  // namespace
+
+void run_ensemble(const EnsembleRequest& r) {
+  const bool found = visit_model(r.model_id, [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    if (r.fp32) launch<M, float>(r.spec32, r);
+    else launch<M, double>(r.spec64, r);
+  });
+  if (!found) throw std::runtime_error(std::string("run_ensemble: unknown model ") + r.model_id);
+}
+
+}  // namespace stribeck::cuda

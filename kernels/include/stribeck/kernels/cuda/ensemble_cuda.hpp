@@ -1,0 +1,52 @@
+#pragma once
+// Plain C++ interface of the CUDA ensemble kernel (kernels/cuda/ensemble_launch.cu):
+// one thread per trajectory runs ensemble_point (systems/ensemble.hpp) with
+// the whole state in registers. Only linked when CMake found nvcc
+// (STRIBECK_HAVE_CUDA); device discovery is cuda::probe_device (sweep_cuda.hpp).
+#include <cstdint>
+
+#include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/kernels/systems/ensemble.hpp"
+
+namespace stribeck::cuda {
+
+// Values written per point after its coordinates: the StickSlipMetrics in the
+// order of ensemble_metric_values().
+constexpr int kEnsembleMetrics = 14;
+
+template <class T>
+STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, double* out) {
+  out[0] = m.stick_slip;
+  out[1] = double(m.stick_fraction);
+  out[2] = double(m.amp_spring_force);
+  out[3] = double(m.amp_velocity);
+  out[4] = double(m.period);
+  out[5] = double(m.breakaway_force);
+  out[6] = double(m.peak_velocity);
+  out[7] = double(m.dissipated);
+  out[8] = double(m.final_s);
+  out[9] = double(m.final_v);
+  out[10] = double(m.final_z);
+  out[11] = m.final_mode;
+  out[12] = m.status;
+  out[13] = double(m.steps);
+}
+
+struct EnsembleRequest {
+  const char* model_id = nullptr;
+  bool fp32 = false;
+  EnsembleSpec<double> spec64;   // used when !fp32
+  EnsembleSpec<float> spec32;    // used when fp32
+  sweep::SpaceView space;        // space.list_values: host pointer to n_list values
+  std::uint64_t n_list = 0;
+  std::uint64_t first = 0, count = 0;
+  // Host outputs, count rows each: coordinates (space.dims) and metrics (kEnsembleMetrics).
+  double* values = nullptr;
+  double* metrics = nullptr;
+};
+
+// Runs the request on device 0 in sub-chunks; throws std::runtime_error
+// naming the CUDA call that failed.
+void run_ensemble(const EnsembleRequest& request);
+
+}  // namespace stribeck::cuda

@@ -1,0 +1,95 @@
+#pragma once
+// LuGre with a normal-force input, parameterised the 20-sim way: every force is
+// the normal force F_n times a coefficient, so the bristle deflection z does
+// not depend on F_n (it cancels in z_ss = g/sigma0) and a changing clamp or
+// pressure load scales the friction without disturbing the bristle state.
+#include <array>
+
+#include "stribeck/kernels/model_traits.hpp"
+#include "stribeck/kernels/models/bristle.hpp"
+#include "stribeck/kernels/models/twentysim.hpp"
+#include "stribeck/kernels/sample.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+
+namespace stribeck {
+
+struct TwentySimLuGre {
+  static constexpr bool kDynamic = true;
+  static constexpr const char* kId = "20sim-lugre";
+  static constexpr const char* kName = "20-sim LuGre friction (normal force times coefficients)";
+  static constexpr const char* kEquation =
+      "dz/dt = v - sigma0*|v|*z/mu(v), mu(v) = mu_c + (mu_s-mu_c)*exp(-(v/v_st)^2), "
+      "F = F_n*(sigma0*z + sigma1*dz/dt + mu_v*v)";
+  static constexpr const char* kOutputUnit = "N";
+  static constexpr const char* kStateName = "z";
+  static constexpr const char* kStateUnit = "m";
+  enum Param { mu_c, mu_s, mu_v, v_st, sigma0, sigma1, kNumParams };
+  static constexpr std::array<ParamInfo, kNumParams> kParams{{
+      positive("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient"),
+      positive("mu_s", "1", twentysim_defaults::kMuS, "static friction coefficient"),
+      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient"),
+      positive("v_st", "m/s", twentysim_defaults::kVSt, "Stribeck velocity"),
+      positive("sigma0", "1/m", 1e4, "bristle stiffness per newton of normal force"),
+      nonnegative("sigma1", "s/m", 0.01, "bristle damping per newton of normal force"),
+  }};
+  static constexpr std::array<ParamRelation, 1> kRelations{{
+      {mu_s, mu_c, "static friction coefficient must not be below Coulomb friction coefficient"},
+  }};
+  static bool passive(const double* p) { return p[mu_v] > p[sigma1] * (p[mu_s] - p[mu_c]) / p[mu_c]; }
+  static constexpr std::array<ParamWarning, 1> kWarnings{{
+      {&passive, "passivity condition mu_v > sigma1*(mu_s-mu_c)/mu_c fails; the model is not "
+                 "guaranteed dissipative (it can feed energy into the system)"},
+  }};
+  static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
+
+  template <class T>
+  struct Coeffs {
+    T sigma0, sigma1, mu_v, mu_c_over_s0, dmu_over_s0, inv_v_st, v_s;  // v_s: Stribeck velocity (sub-step scale)
+  };
+  template <class T>
+  using State = BristleState<T>;
+
+  template <class T>
+  STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
+    return Coeffs<T>{p[sigma0], p[sigma1], p[mu_v], p[mu_c] / p[sigma0],
+                     (p[mu_s] - p[mu_c]) / p[sigma0], T(1) / p[v_st], p[v_st]};
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T z_ss(const Coeffs<T>& c, const T& v) {
+    const T x = v * c.inv_v_st;
+    return c.mu_c_over_s0 + c.dmu_over_s0 * math::exp(-(x * x));
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T dzdt(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
+    return s.v - math::abs(s.v) * z / z_ss(c, s.v);
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T output(const Coeffs<T>& c, const Sample<T>& s, const T& z, const T& zdot) {
+    return s.f_n * (c.sigma0 * z + c.sigma1 * zdot + c.mu_v * s.v);
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T&) {
+    return math::abs(s.v) / z_ss(c, s.v);
+  }
+  // The bristle ODE is Lipschitz for every valid parameter set.
+  template <class T>
+  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>&) {
+    return true;
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>& s) {
+    return math::abs(s.f_n) * c.sigma0;
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c, const Sample<T>& s) {
+    return math::abs(s.f_n) * (c.sigma1 + c.mu_v);
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
+    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_s, [&](const T& v) { return z_ss(c, v); });
+    st.v_prev = s.v;
+    return output(c, s, st.z, dzdt(c, s, st.z));
+  }
+};
+
+}  // namespace stribeck

@@ -1,0 +1,116 @@
+#pragma once
+// The one-body friction system every experiment of issue 5 is a case of:
+//
+//   drive (prescribed velocity v_d(t)) --spring k, damper c--> body (mass m) --friction
+//
+//   m dv/dt = F_spring + F_ext(t) + A_a p_a(t) - A_b p_b(t) - F_f(v_rel, z)
+//   F_spring = k s + c (v_d - v),  ds/dt = v_d - v   (s: spring elongation)
+//   v_rel = v (friction against ground) or v - v_d (friction against the drive)
+//
+// - stick-slip test rig: k > 0, constant v_d, friction against ground (the
+//   classic experiment) or against the drive (Simscape's rotational demo);
+// - force-driven body: k = c = 0, F_ext a ramp (breakaway) or sine (presliding);
+// - hydraulic cylinder: piston mass m, chamber pressures p_a/p_b as inputs
+//   acting on areas A_a/A_b and on the seal friction (pressure-dependent
+//   Coulomb force), load force in F_ext, optional load spring k with v_d = 0.
+// Rotational systems use the same equations with inertia, torques and angles.
+//
+// The state also carries four energy integrals (drive work, external work,
+// friction work, damper dissipation) integrated with the same scheme, so the
+// energy balance is a by-product: W_drive + W_ext = dE_kin + dE_spring + W_fric + W_damp.
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/sample.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+#include "stribeck/kernels/systems/profile.hpp"
+
+namespace stribeck {
+
+template <class T>
+struct BodySystem {
+  T mass = T(1);          // [kg] or [kg m^2]
+  T stiffness = T(0);     // spring between drive and body [N/m]
+  T damping = T(0);       // damper between drive and body [N s/m]
+  bool friction_on_drive = false;  // friction acts on v - v_d instead of v
+  Profile<T> drive_velocity;   // v_d(t) [m/s]
+  Profile<T> external_force;   // F_ext(t) on the body [N] (load forces enter here with a sign)
+  Profile<T> normal_force;     // F_n(t) for friction laws with a normal-force input [N]
+  Profile<T> pressure_a;       // chamber A gauge pressure [Pa]
+  Profile<T> pressure_b;       // chamber B gauge pressure [Pa]
+  T area_a = T(0);             // piston area on the A side [m^2]
+  T area_b = T(0);             // piston area on the B side [m^2]
+  T s0 = T(0);                 // initial spring elongation [m]
+  T v0 = T(0);                 // initial body velocity [m/s]
+  T z0 = T(0);                 // initial friction state (dynamic models)
+};
+
+// State layout.
+enum BodyState : int { kBodyS, kBodyV, kBodyZ, kBodyWDrive, kBodyWExt, kBodyWFric, kBodyWDamp, kBodyN };
+
+// The prescribed inputs at one instant.
+template <class T>
+struct BodyInputs {
+  T v_d, a_d, f_ext, p_a, p_b, f_n;
+};
+
+template <class T>
+STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t) {
+  const T p_a = b.pressure_a.value(t), p_b = b.pressure_b.value(t);
+  return BodyInputs<T>{b.drive_velocity.value(t), b.drive_velocity.rate(t),
+                       b.external_force.value(t) + b.area_a * p_a - b.area_b * p_b, p_a, p_b,
+                       b.normal_force.value(t)};
+}
+
+template <class T>
+STRIBECK_HD_INLINE T body_v_rel(const BodySystem<T>& b, const BodyInputs<T>& in, const T& v) {
+  return b.friction_on_drive ? v - in.v_d : v;
+}
+
+template <class T>
+STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x) {
+  return b.stiffness * x[kBodyS] + b.damping * (in.v_d - x[kBodyV]);
+}
+
+// Right-hand side for a given friction force f and friction-state rate dz.
+template <class T>
+STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f,
+                                 const T& dz, T* dx) {
+  const T v = x[kBodyV], dv_d = in.v_d - v;
+  const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;
+  dx[kBodyS] = dv_d;
+  dx[kBodyV] = (f_spring + in.f_ext - f) / b.mass;
+  dx[kBodyZ] = dz;
+  // The drive holds the spring and, when friction acts against it, takes the
+  // friction reaction: its power is (F_spring - F_f) v_d in that case.
+  dx[kBodyWDrive] = (b.friction_on_drive ? f_spring - f : f_spring) * in.v_d;
+  dx[kBodyWExt] = in.f_ext * v;
+  dx[kBodyWFric] = f * (b.friction_on_drive ? -dv_d : v);
+  dx[kBodyWDamp] = b.damping * dv_d * dv_d;
+}
+
+// Energy stored in the body and the spring (friction-internal storage such as
+// the LuGre bristles is part of the friction work).
+template <class T>
+STRIBECK_HD_INLINE T body_stored_energy(const BodySystem<T>& b, const T* x) {
+  return T(0.5) * (b.mass * x[kBodyV] * x[kBodyV] + b.stiffness * x[kBodyS] * x[kBodyS]);
+}
+
+// Spectral radius bound of the mechanical part alone: undamped frequency of
+// mass and spring plus the damping rate.
+template <class T>
+STRIBECK_HD_INLINE T body_rate(const BodySystem<T>& b) {
+  return math::sqrt(b.stiffness / b.mass) + b.damping / b.mass;
+}
+
+// What a simulation reports at each output step.
+template <class T>
+struct BodySnapshot {
+  T t;
+  T x[kBodyN];
+  T f_fric;    // friction force on the body is -f_fric (f_fric opposes v_rel)
+  T f_spring;  // spring + damper force on the body
+  T v_rel;     // sliding velocity seen by the friction
+  T v_drive;   // drive velocity v_d
+  int mode;    // 0 stuck, +1 forward, -1 backward (smooth models: sign of v_rel)
+};
+
+}  // namespace stribeck

@@ -1,0 +1,141 @@
+#pragma once
+// Ensembles of body simulations: point i of a sweep parameter space (the
+// sweep engine's SpaceView, computed on the fly on whichever thread needs it)
+// sets some model parameters and some system quantities of a base system;
+// one thread simulates it with its state in registers and reduces it to
+// StickSlipMetrics. The same function is the body of the CPU loop (OpenMP
+// over points) and of the CUDA kernel (one thread per point).
+#include <cstdint>
+
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+#include "stribeck/kernels/sweep/rules.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/kernels/systems/metrics.hpp"
+#include "stribeck/kernels/systems/smooth_friction.hpp"
+#include "stribeck/kernels/systems/stiction.hpp"
+
+namespace stribeck {
+
+// System quantities an ensemble can vary (names as in the simulate config).
+enum EnsembleField : int {
+  kFieldMass,
+  kFieldStiffness,
+  kFieldDamping,
+  kFieldDriveVelocity,     // drive_velocity.offset
+  kFieldDriveAmplitude,    // drive_velocity.amplitude
+  kFieldDriveFrequency,    // drive_velocity.frequency
+  kFieldExternalForce,     // external_force.offset
+  kFieldForceSlope,        // external_force.slope
+  kFieldForceAmplitude,    // external_force.amplitude
+  kFieldForceFrequency,    // external_force.frequency
+  kFieldNormalForce,       // normal_force.offset
+  kFieldPressureA,         // pressure_a.offset
+  kFieldPressureB,         // pressure_b.offset
+  kFieldAreaA,
+  kFieldAreaB,
+  kFieldBreakaway,         // stiction form's F_brk
+  kFieldInitialVelocity,
+  kFieldInitialElongation,
+  kNumEnsembleFields
+};
+
+inline const char* ensemble_field_name(int f) {
+  constexpr const char* kNames[kNumEnsembleFields] = {
+      "mass",           "stiffness",       "damping",         "drive_velocity",  "drive_amplitude",
+      "drive_frequency", "external_force", "force_slope",     "force_amplitude", "force_frequency",
+      "normal_force",   "pressure_a",      "pressure_b",      "area_a",          "area_b",
+      "breakaway",      "initial_velocity", "initial_elongation"};
+  return (f >= 0 && f < kNumEnsembleFields) ? kNames[f] : "?";
+}
+
+// Everything a thread needs besides the space (trivially copyable: a kernel
+// argument). Dimension d of the space sets model parameter target[d] when
+// target[d] >= 0, else system field -1 - target[d].
+template <class T>
+struct EnsembleSpec {
+  BodySystem<T> base;
+  double params[sweep::kMaxParams];  // the model's parameters where the space does not set them
+  T breakaway = T(0);
+  bool stiction = false;
+  SimOptions<T> sim;
+  MetricsOptions<T> metrics;
+  sweep::ParamRules rules;           // the model's ranges and relations
+  int target[sweep::kMaxParams];
+};
+
+template <class T>
+STRIBECK_HD_INLINE void set_field(BodySystem<T>& b, T& breakaway, int field, const T& x) {
+  switch (field) {
+    case kFieldMass: b.mass = x; break;
+    case kFieldStiffness: b.stiffness = x; break;
+    case kFieldDamping: b.damping = x; break;
+    case kFieldDriveVelocity: b.drive_velocity.offset = x; break;
+    case kFieldDriveAmplitude: b.drive_velocity.amplitude = x; break;
+    case kFieldDriveFrequency: b.drive_velocity.frequency = x; break;
+    case kFieldExternalForce: b.external_force.offset = x; break;
+    case kFieldForceSlope: b.external_force.slope = x; break;
+    case kFieldForceAmplitude: b.external_force.amplitude = x; break;
+    case kFieldForceFrequency: b.external_force.frequency = x; break;
+    case kFieldNormalForce: b.normal_force.offset = x; break;
+    case kFieldPressureA: b.pressure_a.offset = x; break;
+    case kFieldPressureB: b.pressure_b.offset = x; break;
+    case kFieldAreaA: b.area_a = x; break;
+    case kFieldAreaB: b.area_b = x; break;
+    case kFieldBreakaway: breakaway = x; break;
+    case kFieldInitialVelocity: b.v0 = x; break;
+    case kFieldInitialElongation: b.s0 = x; break;
+  }
+}
+
+template <class T>
+STRIBECK_HD_INLINE bool system_valid(const BodySystem<T>& b) {
+  return b.mass > T(0) && b.stiffness >= T(0) && b.damping >= T(0) && b.area_a >= T(0) && b.area_b >= T(0) &&
+         b.drive_velocity.frequency >= T(0) && b.external_force.frequency >= T(0);
+}
+
+// Observer that only reduces (no time series): what an ensemble thread keeps.
+template <class T>
+struct MetricsOnly {
+  MetricsAccumulator<T> acc;
+  STRIBECK_HD_INLINE void operator()(const BodySnapshot<T>& s) { acc(s); }
+};
+
+// Simulates point i; `values` receives the point's coordinates (space.dims).
+template <class M, class T>
+STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const sweep::SpaceView& space,
+                                               std::uint64_t i, double* values) {
+  sweep::space_point(space, i, values);
+  double p[sweep::kMaxParams];
+  for (int k = 0; k < M::kNumParams; ++k) p[k] = e.params[k];
+  BodySystem<T> b = e.base;
+  T brk = e.breakaway;
+  for (int d = 0; d < space.dims; ++d) {
+    if (e.target[d] >= 0) p[e.target[d]] = values[d];
+    else set_field(b, brk, -1 - e.target[d], T(values[d]));
+  }
+  MetricsOnly<T> obs{MetricsAccumulator<T>(e.metrics, e.sim.t_end)};
+  if (!sweep::params_valid(e.rules, p) || !system_valid(b)) return obs.acc.finish(kSimInvalid);
+  T pt[sweep::kMaxParams];
+  for (int k = 0; k < M::kNumParams; ++k) pt[k] = T(p[k]);
+  const auto fc = M::prepare(pt);
+  int st;
+  long steps = 0;
+  if constexpr (M::kDynamic) {
+    st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
+  } else {
+    if (e.stiction) {
+      // Breakaway below the law's force just above zero speed would chatter.
+      const T slide0 = math::abs(M::force(fc, friction_sample(body_inputs(b, T(0)), T(1e-12))));
+      if (!(brk >= slide0) || !(brk > T(0))) return obs.acc.finish(kSimInvalid);
+      st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps);
+    } else {
+      st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
+    }
+  }
+  StickSlipMetrics<T> m = obs.acc.finish(st);
+  m.steps = steps;
+  return m;
+}
+
+}  // namespace stribeck

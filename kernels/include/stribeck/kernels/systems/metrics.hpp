@@ -1,0 +1,133 @@
+#pragma once
+// Per-trajectory metrics of a body simulation, accumulated one snapshot at a
+// time (constant memory, so a GPU thread keeps them in registers).
+//
+// "Steady state" is the part of the run after settle_fraction * t_end. There:
+//   stick fraction   share of snapshots with |v_rel| <= v_stick (stiction
+//                    form: the stuck mode, whose v_rel is exactly 0), over
+//                    the whole cycles between the first and last crossing;
+//   stick-slip       both stuck snapshots and snapshots sliding faster than
+//                    10 v_stick occur, and the velocity oscillates (a period
+//                    was found);
+//   amplitudes       half the peak-to-peak of the spring force and of v;
+//   period           mean time between upward crossings of v through v_d
+//                    (with a hysteresis of v_stick, so noise does not count).
+// Over the whole run:
+//   breakaway force  largest |F_f| before |v_rel| first exceeds v_breakaway;
+//   peak velocity    largest |v|;
+//   dissipated       friction work + damper dissipation at the end (friction
+//                    work includes what LuGre bristles still store, at most
+//                    F_s^2 / (2 sigma0));
+//   final state      s, v, z and the mode at the end;
+//   steps            RK4 steps the integrator took (filled by the driver).
+#include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/scalar_math.hpp"
+#include "stribeck/kernels/systems/body.hpp"
+
+namespace stribeck {
+
+template <class T>
+struct MetricsOptions {
+  T settle_fraction = T(0.5);  // steady state starts at settle_fraction * t_end
+  // |v_rel| at or below this counts as stuck [m/s]. Must exceed the creep of
+  // dynamic models while stuck (LuGre: about k v_d / sigma0).
+  T v_stick = T(1e-4);
+  T v_breakaway = T(1e-3);     // |v_rel| above this ends the breakaway phase [m/s]
+};
+
+template <class T>
+struct StickSlipMetrics {
+  int stick_slip = 0;
+  T stick_fraction = T(0);
+  T amp_spring_force = T(0);
+  T amp_velocity = T(0);
+  T period = T(0);
+  T breakaway_force = T(0);
+  T peak_velocity = T(0);
+  T dissipated = T(0);
+  T final_s = T(0), final_v = T(0), final_z = T(0);
+  int final_mode = 0;
+  int status = 0;
+  long steps = 0;  // integrator (RK4) steps taken: the cost of this trajectory
+};
+
+template <class T>
+struct MetricsAccumulator {
+  MetricsOptions<T> opt;
+  T t_settle;
+  // running values
+  long n_steady = 0, n_stuck = 0, n_fast = 0, n_cross = 0;
+  T f_min = T(0), f_max = T(0), v_min = T(0), v_max = T(0);
+  T t_first_cross = T(0), t_last_cross = T(0);
+  long stuck_first = 0, steady_first = 0, stuck_last = 0, steady_last = 0;
+  T u_prev = T(0), t_prev = T(0);
+  bool below = false, broke_away = false;
+  StickSlipMetrics<T> m;
+
+  STRIBECK_HD_INLINE MetricsAccumulator(const MetricsOptions<T>& o, const T& t_end)
+      : opt(o), t_settle(o.settle_fraction * t_end) {}
+
+  STRIBECK_HD_INLINE void operator()(const BodySnapshot<T>& s) {
+    const T v = s.x[kBodyV], av_rel = math::abs(s.v_rel);
+    if (math::abs(v) > m.peak_velocity) m.peak_velocity = math::abs(v);
+    if (!broke_away) {
+      if (av_rel > opt.v_breakaway) broke_away = true;
+      else if (math::abs(s.f_fric) > m.breakaway_force) m.breakaway_force = math::abs(s.f_fric);
+    }
+    m.dissipated = s.x[kBodyWFric] + s.x[kBodyWDamp];
+    m.final_s = s.x[kBodyS];
+    m.final_v = v;
+    m.final_z = s.x[kBodyZ];
+    m.final_mode = s.mode;
+    if (s.t < t_settle) return;
+    if (n_steady == 0) {
+      f_min = f_max = s.f_spring;
+      v_min = v_max = v;
+    }
+    ++n_steady;
+    if (s.f_spring < f_min) f_min = s.f_spring;
+    if (s.f_spring > f_max) f_max = s.f_spring;
+    if (v < v_min) v_min = v;
+    if (v > v_max) v_max = v;
+    if (av_rel <= opt.v_stick) ++n_stuck;
+    if (av_rel > T(10) * opt.v_stick) ++n_fast;
+    // Upward crossings of v - v_d, with hysteresis; the crossing time is
+    // interpolated linearly between snapshots.
+    const T u = v - s.v_drive;
+    if (u < -opt.v_stick) {
+      below = true;
+    } else if (below && u > opt.v_stick) {
+      below = false;
+      const T tc = (n_steady > 1 && u != u_prev) ? t_prev + (s.t - t_prev) * (-u_prev) / (u - u_prev) : s.t;
+      if (n_cross == 0) {
+        t_first_cross = tc;
+        stuck_first = n_stuck;
+        steady_first = n_steady;
+      }
+      t_last_cross = tc;
+      stuck_last = n_stuck;
+      steady_last = n_steady;
+      ++n_cross;
+    }
+    u_prev = u;
+    t_prev = s.t;
+  }
+
+  // The metrics, with the simulation's SimStatus.
+  STRIBECK_HD_INLINE StickSlipMetrics<T> finish(int status) {
+    if (n_steady > 0) {
+      // Over whole cycles when there are any, so a partial cycle at either end
+      // of the window does not bias it.
+      m.stick_fraction = (n_cross >= 2) ? T(stuck_last - stuck_first) / T(steady_last - steady_first)
+                                        : T(n_stuck) / T(n_steady);
+      m.amp_spring_force = T(0.5) * (f_max - f_min);
+      m.amp_velocity = T(0.5) * (v_max - v_min);
+    }
+    if (n_cross >= 2) m.period = (t_last_cross - t_first_cross) / T(n_cross - 1);
+    m.stick_slip = (n_stuck > 0 && n_fast > 0 && n_cross >= 2) ? 1 : 0;
+    m.status = status;
+    return m;
+  }
+};
+
+}  // namespace stribeck

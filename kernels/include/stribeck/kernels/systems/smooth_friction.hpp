@@ -1,0 +1,135 @@
+#pragma once
+// A body system with any friction model as a smooth ODE (static laws, LuGre,
+// 20-sim LuGre, Dahl), integrated with RK4 sub-stepped by a stability bound.
+//
+// The bound adds the mechanical rate (body_rate) to the friction's own:
+//   dynamic models: a + D/m + sqrt((K + D a)/m), with a = relax_rate (the
+//     bristle relaxation rate |d(dz/dt)/dz|), K = stiffness (presliding
+//     spring), D = damping (force per velocity);
+//   static laws: |dF/dv|/m from a central difference of the law.
+// A static law with an exact sign (no smoothing) has an infinite slope at
+// v = 0: the trajectory then ends with kSimStepLimit; use the stiction form.
+// A dynamic model whose ODE is not Lipschitz for the parameter set (Dahl with
+// alpha < 1; M::ode_ok) is refused up front with kSimInvalid.
+#include "stribeck/kernels/integrators/rk4.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+#include "stribeck/kernels/sample.hpp"
+#include "stribeck/kernels/systems/body.hpp"
+#include "stribeck/kernels/systems/sim_options.hpp"
+
+namespace stribeck {
+
+template <class T>
+STRIBECK_HD_INLINE Sample<T> friction_sample(const BodyInputs<T>& in, const T& v_rel) {
+  return Sample<T>{v_rel, in.p_a, in.p_b, in.f_n};
+}
+
+// |dF/dv| of a static law by a central difference.
+template <class M, class T>
+STRIBECK_HD_INLINE T law_slope(const typename M::template Coeffs<T>& fc, Sample<T> s) {
+  const T v = s.v, d = T(1e-3) * math::abs(v) + T(1e-7);
+  s.v = v + d;
+  const T fp = M::force(fc, s);
+  s.v = v - d;
+  const T fm = M::force(fc, s);
+  return math::abs(fp - fm) / (T(2) * d);
+}
+
+// Friction force and state rate of model M at (sample, z).
+template <class M, class T>
+STRIBECK_HD_INLINE T friction_eval(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
+                                   T& dz) {
+  if constexpr (M::kDynamic) {
+    dz = M::dzdt(fc, s, z);
+    return M::output(fc, s, z, dz);
+  } else {
+    (void)z;
+    dz = T(0);
+    return M::force(fc, s);
+  }
+}
+
+template <class M, class T>
+STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
+                                   const T& mass) {
+  if constexpr (M::kDynamic) {
+    const T a = M::relax_rate(fc, s, z), K = M::stiffness(fc, s), D = M::damping(fc, s);
+    return a + D / mass + math::sqrt((K + D * a) / mass);
+  } else {
+    (void)z;
+    return law_slope<M>(fc, s) / mass;
+  }
+}
+
+template <class M, class T>
+struct SmoothBody {
+  const BodySystem<T>& b;
+  const typename M::template Coeffs<T>& fc;
+
+  STRIBECK_HD_INLINE T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
+    in = body_inputs(b, t);
+    v_rel = body_v_rel(b, in, x[kBodyV]);
+    return friction_eval<M>(fc, friction_sample(in, v_rel), x[kBodyZ], dz);
+  }
+  STRIBECK_HD_INLINE void operator()(const T& t, const T* x, T* dx) const {
+    BodyInputs<T> in;
+    T v_rel, dz;
+    const T f = friction(t, x, in, v_rel, dz);
+    body_rhs(b, in, x, f, dz, dx);
+  }
+  STRIBECK_HD_INLINE T rate(const T& t, const T* x) const {
+    const BodyInputs<T> in = body_inputs(b, t);
+    return body_rate(b) +
+           friction_rate<M>(fc, friction_sample(in, body_v_rel(b, in, x[kBodyV])), x[kBodyZ], b.mass);
+  }
+  STRIBECK_HD_INLINE BodySnapshot<T> snapshot(const T& t, const T (&x)[kBodyN]) const {
+    BodySnapshot<T> o;
+    o.t = t;
+    for (int i = 0; i < kBodyN; ++i) o.x[i] = x[i];
+    BodyInputs<T> in;
+    T dz;
+    o.f_fric = friction(t, x, in, o.v_rel, dz);
+    o.f_spring = body_spring_force(b, in, x);
+    o.v_drive = in.v_d;
+    o.mode = static_cast<int>(math::sign(o.v_rel));
+    return o;
+  }
+};
+
+template <class T>
+STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[kBodyN]) {
+  for (int i = 0; i < kBodyN; ++i) x[i] = T(0);
+  x[kBodyS] = b.s0;
+  x[kBodyV] = b.v0;
+  x[kBodyZ] = b.z0;
+}
+
+// Simulates the body with smooth friction model M; observer(snapshot) is
+// called at t = 0 and after every output step. Returns a SimStatus. When
+// rk4_steps is given, the number of RK4 steps taken is added to it.
+template <class M, class T, class Observer>
+STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
+                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr) {
+  if constexpr (M::kDynamic) {
+    if (!M::ode_ok(fc)) return kSimInvalid;
+  }
+  const SmoothBody<M, T> sys{b, fc};
+  T x[kBodyN];
+  body_initial_state(b, x);
+  observe(sys.snapshot(T(0), x));
+  const long n = sim_num_steps(o);
+  auto f = [&](const T& t, const T* y, T* dy) { sys(t, y, dy); };
+  for (long i = 0; i < n; ++i) {
+    const T t0 = T(i) * o.dt;
+    const int sub = rk4_substeps(o.dt, sys.rate(t0, x), o.max_substeps);
+    if (sub > o.max_substeps) return kSimStepLimit;
+    const T h = o.dt / T(sub);
+    for (int j = 0; j < sub; ++j) rk4_step<kBodyN>(f, t0 + T(j) * h, x, h);
+    if (rk4_steps) *rk4_steps += sub;
+    if (!all_finite(x)) return kSimNonFinite;
+    observe(sys.snapshot(T(i + 1) * o.dt, x));
+  }
+  return kSimOk;
+}
+
+}  // namespace stribeck

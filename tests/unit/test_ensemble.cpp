@@ -1,0 +1,181 @@
+// Ensembles of body simulations over a sweep parameter space.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/host/ensemble.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const std::string p = ::testing::TempDir() + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+const char* kBase = R"(
+[system]
+mass = 1.0
+drive_velocity = 0.1
+[friction]
+model = "coulomb-viscous"
+form = "stiction"
+breakaway = 1.5
+[friction.params]
+F_C = 1.0
+f_v = 0.0
+[simulation]
+t_end = 40.0
+dt = 1e-3
+)";
+
+TEST(Ensemble, StictionGridMatchesClosedFormPerPoint) {
+  const std::string cfg = write_config("ens1.toml", std::string(kBase) + R"(
+[ensemble]
+[ensemble.params]
+stiffness = "list:2,5,20"
+breakaway = "list:1.2,1.5"
+)");
+  const SimulateConfig c = read_simulate_config(cfg);
+  const EnsembleResult r = run_ensemble(c);
+  ASSERT_EQ(r.metrics.size(), 6u);
+  ASSERT_EQ(r.names.size(), 2u);
+  const int ik = r.names[0] == "stiffness" ? 0 : 1;
+  for (size_t i = 0; i < 6; ++i) {
+    const double k = r.values[i * 2 + ik], fbrk = r.values[i * 2 + 1 - ik];
+    const double w = std::sqrt(k), y0 = (fbrk - 1.0) / k, A = std::hypot(y0, 0.1 / w);
+    const double period = (M_PI + 2 * std::acos(y0 / A)) / w + 2 * y0 / 0.1;
+    EXPECT_EQ(r.metrics[i].status, kSimOk);
+    EXPECT_EQ(r.metrics[i].stick_slip, 1) << k << " " << fbrk;
+    EXPECT_NEAR(r.metrics[i].period, period, 1e-5) << k << " " << fbrk;
+    EXPECT_NEAR(r.metrics[i].amp_spring_force, k * A, 1e-6) << k << " " << fbrk;
+  }
+}
+
+TEST(Ensemble, FloatPointsAgreeAndInvalidPointsAreFlagged) {
+  auto text = [](const char* prec) {
+    return std::string(R"(
+[system]
+mass = 1.0
+stiffness = 20.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 6.0
+dt = 1e-3
+[ensemble]
+design = "sobol"
+points = 16
+precision = ")") + prec + R"("
+[ensemble.params]
+drive_velocity = "uniform:0.05:0.2"
+F_s = "uniform:0.8:2.0"
+)";
+  };
+  const EnsembleResult d = run_ensemble(read_simulate_config(write_config("ens2.toml", text("fp64"))));
+  const EnsembleResult f = run_ensemble(read_simulate_config(write_config("ens3.toml", text("fp32"))));
+  ASSERT_EQ(d.metrics.size(), 16u);
+  const int is = d.names[0] == "F_s" ? 0 : 1;
+  int invalid = 0;
+  for (size_t i = 0; i < 16; ++i) {
+    const double fs = d.values[i * 2 + is];
+    EXPECT_EQ(d.values[i * 2], f.values[i * 2]);  // same points whatever the precision
+    if (fs < 1.0) {  // F_s < F_C breaks the model's rule: not run
+      ++invalid;
+      EXPECT_EQ(d.metrics[i].status, kSimInvalid);
+      continue;
+    }
+    EXPECT_EQ(d.metrics[i].status, kSimOk);
+    EXPECT_EQ(f.metrics[i].status, kSimOk);
+    EXPECT_NEAR(f.metrics[i].peak_velocity, d.metrics[i].peak_velocity, 1e-3 * d.metrics[i].peak_velocity);
+    EXPECT_NEAR(f.metrics[i].dissipated, d.metrics[i].dissipated, 1e-3 * d.metrics[i].dissipated);
+  }
+  EXPECT_GT(invalid, 0);
+  EXPECT_LT(invalid, 8);
+}
+
+TEST(Ensemble, WritesHdf5ResultsGroup) {
+  const std::string cfg = write_config("ens7.toml", std::string(kBase) + R"(
+[ensemble]
+[ensemble.params]
+stiffness = "linear:2:20:4"
+)");
+  const SimulateConfig c = read_simulate_config(cfg);
+  const EnsembleResult r = run_ensemble(c);
+  const std::string out = ::testing::TempDir() + "ens.h5";
+  std::remove(out.c_str());
+  write_ensemble(out, r, c, "test");
+  h5::File f = h5::open_file(out);
+  h5::Group g = h5::open_group(f.id(), "ensemble", "test");
+  EXPECT_EQ(h5::read_string_attribute(g.id(), "names", "test"), "stiffness");
+  const auto pts = h5::read_doubles(h5::open_dataset(g.id(), "points", "test"), "test");
+  const auto period = h5::read_doubles(h5::open_dataset(g.id(), "period", "test"), "test");
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts[3], 20.0);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(period[i], r.metrics[i].period);
+}
+
+TEST(Ensemble, ConfigErrors) {
+  const std::string bad1 = write_config("ens4.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstifness = 3\n");
+  try {
+    run_ensemble(read_simulate_config(bad1));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("stifness: not a parameter of coulomb-viscous nor a system quantity"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string bad2 =
+      write_config("ens5.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstiffness = \"uniform:1:2\"\n");
+  EXPECT_THROW(run_ensemble(read_simulate_config(bad2)), InputError);  // a grid cannot take a distribution
+  const std::string bad3 = write_config("ens6.toml", std::string(kBase) + "[ensemble]\n");
+  EXPECT_THROW(read_simulate_config(bad3), InputError);  // no params
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+TEST(Ensemble, GpuEqualsCpu) {
+  auto cfg = [&](const char* device) {
+    return write_config(std::string("ens_dev_") + device + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 4.0
+dt = 1e-3
+[ensemble]
+device = ")" + std::string(device) + R"("
+[ensemble.params]
+stiffness = "log:5:50:4"
+drive_velocity = "linear:0.02:0.2:4"
+)");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, cpu.metrics[i].status);
+    EXPECT_EQ(gpu.metrics[i].stick_slip, cpu.metrics[i].stick_slip);
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1e-3))
+        << i;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck

@@ -1,0 +1,196 @@
+// `stribeck simulate`: config parsing, HDF5/CSV output, one-line errors.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/simulate.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const std::string p = temp_path(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+// Runs the CLI; returns its exit status and stderr.
+int run_cli(const std::string& args, std::string& err) {
+  const std::string errfile = temp_path("simulate_err.txt");
+  const int rc = std::system((std::string(STRIBECK_CLI) + " simulate " + args + " 2> " + errfile).c_str());
+  std::ifstream e(errfile);
+  err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+const char* kStiction = R"(
+[system]
+mass = 1.0
+stiffness = 20.0
+drive_velocity = 0.1
+
+[friction]
+model = "coulomb-viscous"
+form = "stiction"
+breakaway = 1.5
+[friction.params]
+F_C = 1.0
+f_v = 0.0
+
+[simulation]
+t_end = 10.0
+dt = 1e-3
+)";
+
+TEST(SimulateCli, WritesHdf5TimeSeriesWithExactSticking) {
+  const std::string cfg = write_config("sim_stiction.toml", kStiction), out = temp_path("sim.h5");
+  std::string err;
+  ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
+  EXPECT_NE(err.find("stick-slip yes"), std::string::npos) << err;
+  const auto exps = read_log(out);
+  ASSERT_EQ(exps.size(), 1u);
+  const Experiment& e = exps[0];
+  EXPECT_EQ(e.channel("time").size(), 10001u);
+  EXPECT_EQ(e.units.at("friction_force"), "N");
+  const auto& v = e.channel("velocity");
+  const auto& mode = e.channel("stick_state");
+  const auto& f = e.channel("friction_force");
+  const auto& fs = e.channel("spring_force");
+  long stuck = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (mode[i] == 0) {
+      ++stuck;
+      ASSERT_EQ(v[i], 0.0) << i;
+      ASSERT_DOUBLE_EQ(f[i], fs[i]) << i;  // friction balances the spring exactly
+      ASSERT_LE(std::abs(f[i]), 1.5) << i;
+    } else {
+      ASSERT_DOUBLE_EQ(std::abs(f[i]), 1.0) << i;  // sliding on Coulomb friction
+    }
+  }
+  // Closed form (see test_systems.cpp): stuck 0.5 s of every 1.53 s cycle.
+  EXPECT_GT(stuck, 3000);
+  EXPECT_LT(stuck, 5000);
+}
+
+TEST(SimulateCli, CsvMatchesLibraryRun) {
+  const std::string cfg = write_config("sim_lugre.toml", R"(
+[system]
+mass = 1.0
+stiffness = 20.0
+drive_velocity = { offset = 0.1 }
+[friction]
+model = "lugre"
+[simulation]
+t_end = 2.0
+dt = 1e-3
+)");
+  const std::string out = temp_path("sim.csv");
+  std::string err;
+  ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
+  EXPECT_NE(err.find("warning: lugre: passivity"), std::string::npos) << err;
+  const SimulateConfig c = read_simulate_config(cfg);
+  const SimulateSummary s = run_simulation(c, temp_path("sim_lib.csv"), "test");
+  CsvReader r(out);
+  std::vector<double> row, last;
+  std::vector<std::string_view> cells;
+  while (r.next(row, cells)) last = row;
+  EXPECT_EQ(last[r.column("time")], 2.0);
+  EXPECT_EQ(last[r.column("velocity")], s.metrics.final_v);
+  EXPECT_EQ(last[r.column("friction_state")], s.metrics.final_z);
+  EXPECT_EQ(last[r.column("spring_elongation")], s.metrics.final_s);
+}
+
+TEST(SimulateCli, MeasuredPressuresDriveTheCylinder) {
+  // The same pressure ramp once as a profile and once as a logged CSV (linear
+  // interpolation of a linear ramp is exact): the piston must move the same.
+  const std::string log = ::testing::TempDir() + "pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 100; ++i) f << i * 0.01 << "," << 5e5 + 2e6 * i * 0.01 << ",1e6\n";
+  }
+  const std::string common = R"(
+mass = 12.0
+area_a = 2e-3
+area_b = 1e-3
+external_force = -150.0
+[friction]
+model = "simscape-cylinder"
+[friction.params]
+F_pr = 50.0
+f_cfr = 1e-4
+K_brk = 1.3
+f_vfr = 2000.0
+[simulation]
+t_end = 1.0
+dt = 1e-3
+)";
+  const SimulateConfig a = read_simulate_config(write_config(
+      "cyl_profile.toml", "[system]\npressure_a = { offset = 5e5, slope = 2e6 }\npressure_b = 1e6\n" + common));
+  const SimulateConfig b =
+      read_simulate_config(write_config("cyl_log.toml", "[system]\ninputs = \"" + log + "\"\n" + common));
+  ASSERT_EQ(b.tables.size(), 2u);
+  const SimulateSummary sa = run_simulation(a, temp_path("cyl_a.csv"), "test");
+  const SimulateSummary sb = run_simulation(b, temp_path("cyl_b.csv"), "test");
+  EXPECT_GT(sa.metrics.peak_velocity, 0.1);  // the ramp breaks the piston loose
+  EXPECT_NEAR(sb.metrics.final_v, sa.metrics.final_v, 1e-9 * sa.metrics.final_v);
+  EXPECT_NEAR(sb.metrics.final_s, sa.metrics.final_s, 1e-9 * std::abs(sa.metrics.final_s));
+  EXPECT_NEAR(sb.metrics.dissipated, sa.metrics.dissipated, 1e-9 * sa.metrics.dissipated);
+}
+
+TEST(Profile, TableIsInterpolatedAndHeld) {
+  const double t[] = {0.0, 1.0, 3.0};
+  const double y[] = {2.0, 4.0, 0.0};
+  Profile<double> p = constant_profile(1.0);
+  p.table_t = t;
+  p.table_y = y;
+  p.table_n = 3;
+  EXPECT_DOUBLE_EQ(p.value(-1.0), 3.0);  // held before the first sample
+  EXPECT_DOUBLE_EQ(p.value(0.5), 4.0);
+  EXPECT_DOUBLE_EQ(p.value(2.0), 3.0);
+  EXPECT_DOUBLE_EQ(p.value(5.0), 1.0);   // held after the last
+  EXPECT_DOUBLE_EQ(p.rate(0.5), 2.0);
+  EXPECT_DOUBLE_EQ(p.rate(2.0), -2.0);
+  EXPECT_DOUBLE_EQ(p.rate(5.0), 0.0);
+}
+
+TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"[friction]\nmodel = \"lugre\"\n[system]\nmas = 1\n", ":4:1: unknown key 'mas' in [system]"},
+      {"[friction]\nmodel = \"lugre\"\nform = \"stiction\"\n", ":3:8: form = \"stiction\" needs a static law"},
+      {"[friction]\nmodel = \"coulomb-viscous\"\nform = \"stiction\"\n",
+       "needs 'breakaway' (the law has no F_brk parameter)"},
+      {"[friction]\nmodel = \"coulomb-viscous\"\nform = \"stiction\"\nbreakaway = 10\n",
+       "breakaway = 10 is below the sliding force 20"},
+      {"[friction]\nmodel = \"lugre\"\n[friction.params]\nF_s = 0.5\n", "F_s = 0.5 must be >= F_C = 1"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\nmass = -1\n", ":4:8: 'mass' must be > 0"},
+      {"[friction]\nmodel = \"lugre\"\n[simulation]\ndt = \"x\"\n", ":4:6: 'dt' must be a number"},
+      {"[friction\n", ":1:10:"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"/nonexistent/log.csv\"\n", "/nonexistent/log.csv"},
+  };
+  int k = 0;
+  for (const auto& c : cases) {
+    const std::string cfg = write_config("bad" + std::to_string(k++) + ".toml", c.text);
+    const std::string out = temp_path("bad_out.h5");
+    std::remove(out.c_str());
+    std::string err;
+    EXPECT_EQ(run_cli(cfg + " -o " + out, err), 2) << c.text;
+    EXPECT_NE(err.find(c.expect), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(std::ifstream(out).good()) << c.text;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
