@@ -39,7 +39,7 @@ struct Truth {
 double model_force(const std::string& id, const std::vector<double>& p, double v, double pa, double pb,
                    double fn) {
   long double f = 0;
-  visit_model(id.c_str(), [&](auto tag) {
+  visit_model(StaticModels{}, id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     std::vector<long double> q(p.begin(), p.end());
     f = static_force<M, long double>(q.data(), Sample<long double>{v, pa, pb, fn});

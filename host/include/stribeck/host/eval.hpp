@@ -10,15 +10,15 @@ namespace stribeck {
 struct EvalOptions {
   std::string model;                // model id (required)
   std::vector<std::string> params;  // "NAME=VALUE" overrides of the defaults
-  // Experiment to evaluate when the input is an HDF5 log or .mat file with
-  // several (empty: the only one).
-  std::string experiment;
   std::string input;                // CSV with a header row of channel names (required)
   std::string output;               // CSV written atomically (required)
   // Dynamic models only: internal state at the first sample (LuGre family:
   // bristle deflection z [m]; Dahl: friction force [N]). Unset: 0, i.e. the
   // contact starts relaxed.
   std::optional<double> initial_state;
+  // Experiment to evaluate when the input is an HDF5 log or .mat file with
+  // several (empty: the only one).
+  std::string experiment;
 };
 
 struct EvalSummary {

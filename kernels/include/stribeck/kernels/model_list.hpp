@@ -51,12 +51,13 @@ void for_each_model(F&& f) {
   for_each_model(AllModels{}, std::forward<F>(f));
 }
 
-// Calls f(ModelTag<M>{}) for the model whose id is `id`; returns false when no
-// model has that id.
-template <class F>
-bool visit_model(const char* id, F&& f) {
+// Calls f(ModelTag<M>{}) for the model of `list` whose id is `id`; returns
+// false when no model of the list has that id. Pass StaticModels{} where only
+// memoryless laws make sense, so f is never instantiated for a dynamic model.
+template <class List, class F>
+bool visit_model(List list, const char* id, F&& f) {
   bool found = false;
-  for_each_model([&](auto tag) {
+  for_each_model(list, [&](auto tag) {
     using M = typename decltype(tag)::type;
     if (!found && std::strcmp(M::kId, id) == 0) {
       found = true;
@@ -64,6 +65,10 @@ bool visit_model(const char* id, F&& f) {
     }
   });
   return found;
+}
+template <class F>
+bool visit_model(const char* id, F&& f) {
+  return visit_model(AllModels{}, id, std::forward<F>(f));
 }
 
 }  // namespace stribeck
