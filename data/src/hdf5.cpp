@@ -57,6 +57,20 @@ herr_t collect_child(hid_t group, const char* name, const H5L_info_t*, void* dat
   return 0;
 }
 
+// Opens attribute `name` and checks it holds exactly one value; `space`
+// receives its dataspace. Errors are prefixed with `at`.
+Attribute open_single_attribute(hid_t obj, const std::string& name, const std::string& at,
+                                Dataspace& space) {
+  silence_errors();
+  Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
+  if (!attr.valid()) fail(at, "cannot open");
+  space = Dataspace(H5Aget_space(attr.id()));
+  if (!space.valid()) fail(at, "cannot read dataspace");
+  const hssize_t npoints = H5Sget_simple_extent_npoints(space.id());
+  if (npoints != 1) throw InputError(at + ": expected a single value, found " + std::to_string(npoints));
+  return attr;
+}
+
 herr_t collect_attr(hid_t, const char* name, const H5A_info_t*, void* data) {
   static_cast<std::vector<std::string>*>(data)->push_back(name);
   return 0;
@@ -147,6 +161,10 @@ Group create_group(hid_t loc, const std::string& name, const std::string& where)
   Group g(H5Gcreate2(loc, name.c_str(), lcpl.id(), H5P_DEFAULT, H5P_DEFAULT));
   if (!g.valid()) fail(where, "cannot create group '" + name + "'");
   return g;
+}
+
+Group open_or_create_group(hid_t loc, const std::string& name, const std::string& where) {
+  return has_child(loc, name) ? open_group(loc, name, where) : create_group(loc, name, where);
 }
 
 Dataset open_dataset(hid_t loc, const std::string& name, const std::string& where) {
@@ -266,6 +284,73 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
   return ds;
 }
 
+Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
+                      const std::string& where) {
+  silence_errors();
+  const hsize_t dims = 0, maxdims = H5S_UNLIMITED;
+  Dataspace space(H5Screate_simple(1, &dims, &maxdims));
+  if (!space.valid()) fail(where, "cannot create dataspace for '" + name + "'");
+  PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (H5Pset_chunk(dcpl.id(), 1, &chunk_rows) < 0) fail(where, "cannot set up chunks for '" + name + "'");
+  Dataset ds(H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
+  if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
+  return ds;
+}
+
+void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
+                   const std::string& where) {
+  if (n == 0) return;
+  silence_errors();
+  hsize_t cur = 0;
+  {
+    Dataspace before(H5Dget_space(column.id()));
+    if (!before.valid() || H5Sget_simple_extent_dims(before.id(), &cur, nullptr) != 1)
+      fail(where, "cannot read the extent of a column");
+  }
+  const hsize_t total = cur + n;
+  if (H5Dset_extent(column.id(), &total) < 0) fail(where, "cannot extend a column");
+  Dataspace file_space(H5Dget_space(column.id()));
+  if (!file_space.valid() ||
+      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &cur, nullptr, &n, nullptr) < 0)
+    fail(where, "cannot select the appended rows");
+  Dataspace mem_space(H5Screate_simple(1, &n, nullptr));
+  if (H5Dwrite(column.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, data) < 0)
+    fail(where, "cannot write a column");
+}
+
+void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where) {
+  const Dataset ds = open_dataset(loc, name, where);
+  if (H5Dset_extent(ds.id(), &n) < 0) fail(where, "cannot resize '" + name + "'");
+}
+
+void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n,
+                 const std::string& where) {
+  silence_errors();
+  if (has_child(loc, name) && H5Ldelete(loc, name.c_str(), H5P_DEFAULT) < 0)
+    fail(where, "cannot replace '" + name + "'");
+  Dataspace space(H5Screate_simple(1, &n, nullptr));
+  if (!space.valid()) fail(where, "cannot create dataspace for '" + name + "'");
+  Dataset ds(H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
+  if (n > 0 && H5Dwrite(ds.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    fail(where, "cannot write dataset '" + name + "'");
+}
+
+hsize_t element_count(const Dataset& ds, const std::string& where) {
+  hsize_t n = 1;
+  for (hsize_t d : dataset_info(ds, where).dims) {
+    if (d != 0 && n > kMaxElements / d) throw InputError(where + ": dataset is too large to read");
+    n *= d;
+  }
+  return n;
+}
+
+void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where) {
+  silence_errors();
+  if (H5Dread(ds.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    fail(where, "cannot read data (truncated or corrupt file?)");
+}
+
 bool has_attribute(hid_t obj, const std::string& name) {
   silence_errors();
   const htri_t r = H5Aexists(obj, name.c_str());
@@ -283,14 +368,9 @@ std::vector<std::string> attribute_names(hid_t obj) {
 }
 
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where) {
-  silence_errors();
   const std::string at = where + ": attribute '" + name + "'";
-  Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
-  if (!attr.valid()) fail(at, "cannot open");
-  Dataspace space(H5Aget_space(attr.id()));
-  if (!space.valid()) fail(at, "cannot read dataspace");
-  const hssize_t npoints = H5Sget_simple_extent_npoints(space.id());
-  if (npoints != 1) throw InputError(at + ": expected a single value, found " + std::to_string(npoints));
+  Dataspace space;
+  const Attribute attr = open_single_attribute(obj, name, at, space);
   Datatype type(H5Aget_type(attr.id()));
   if (!type.valid()) fail(at, "cannot read datatype");
   switch (H5Tget_class(type.id())) {
@@ -312,7 +392,10 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
       H5Tset_strpad(mem.id(), H5Tget_strpad(type.id()));
       H5Tset_cset(mem.id(), H5Tget_cset(type.id()));
       if (H5Aread(attr.id(), mem.id(), s.data()) < 0) fail(at, "cannot read");
-      while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+      // Only the padding is stripped: spaces for space-padded (Fortran-style)
+      // strings, NULs otherwise, so a value ending in a space round-trips.
+      const bool space_padded = H5Tget_strpad(type.id()) == H5T_STR_SPACEPAD;
+      while (!s.empty() && (s.back() == '\0' || (space_padded && s.back() == ' '))) s.pop_back();
       return s;
     }
     case H5T_INTEGER:
@@ -346,16 +429,60 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
   if (H5Awrite(attr.id(), type.id(), padded.data()) < 0) fail(where, "cannot write attribute '" + name + "'");
 }
 
-void write_double_attribute(hid_t obj, const std::string& name, double value,
-                            const std::string& where) {
+namespace {
+
+void write_scalar_attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type,
+                            const void* value, const std::string& where) {
   silence_errors();
   if (has_attribute(obj, name) && H5Adelete(obj, name.c_str()) < 0)
     fail(where, "cannot replace attribute '" + name + "'");
   Dataspace space(H5Screate(H5S_SCALAR));
-  Attribute attr(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT));
+  Attribute attr(H5Acreate2(obj, name.c_str(), file_type, space.id(), H5P_DEFAULT, H5P_DEFAULT));
   if (!attr.valid()) fail(where, "cannot create attribute '" + name + "'");
-  if (H5Awrite(attr.id(), H5T_NATIVE_DOUBLE, &value) < 0)
-    fail(where, "cannot write attribute '" + name + "'");
+  if (H5Awrite(attr.id(), mem_type, value) < 0) fail(where, "cannot write attribute '" + name + "'");
+}
+
+void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value,
+                           const std::string& where) {
+  const std::string at = where + ": attribute '" + name + "'";
+  Dataspace space;
+  const Attribute attr = open_single_attribute(obj, name, at, space);
+  if (H5Aread(attr.id(), mem_type, value) < 0) fail(at, "cannot read");
+}
+
+}  // namespace
+
+void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value,
+                         const std::string& where) {
+  write_scalar_attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, where);
+}
+
+void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value,
+                          const std::string& where) {
+  write_scalar_attribute(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, where);
+}
+
+double read_double_attribute(hid_t obj, const std::string& name, const std::string& where) {
+  double v = 0;
+  read_scalar_attribute(obj, name, H5T_NATIVE_DOUBLE, &v, where);
+  return v;
+}
+
+std::int64_t read_int_attribute(hid_t obj, const std::string& name, const std::string& where) {
+  std::int64_t v = 0;
+  read_scalar_attribute(obj, name, H5T_NATIVE_INT64, &v, where);
+  return v;
+}
+
+void write_double_attribute(hid_t obj, const std::string& name, double value,
+                            const std::string& where) {
+  write_scalar_attribute(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, where);
+}
+
+std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std::string& where) {
+  std::uint64_t v = 0;
+  read_scalar_attribute(obj, name, H5T_NATIVE_UINT64, &v, where);
+  return v;
 }
 
 void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,

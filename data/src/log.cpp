@@ -45,6 +45,20 @@ bool is_results_group(hid_t g) {
 // files from other writers only the schema's attribute names are looked up.
 constexpr const char* kAttributeIndex = "stribeck_attribute_names";
 
+// Writes free-form string attributes plus the index read_attributes reads
+// them back by (names may not contain the index's separator, '\n').
+void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes,
+                      const std::string& where) {
+  std::string index;
+  for (const auto& [k, v] : attributes) {
+    if (k == kAttributeIndex || k.find('\n') != std::string::npos)
+      throw InputError(where + ": invalid attribute name '" + k + "'");
+    h5::write_string_attribute(obj, k, v, where);
+    index += (index.empty() ? "" : "\n") + k;
+  }
+  h5::write_string_attribute(obj, kAttributeIndex, index, where);
+}
+
 void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
   std::vector<std::string> names;
   if (h5::has_attribute(obj, kAttributeIndex)) {
@@ -183,14 +197,7 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
     h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
     if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
   }
-  std::string index;
-  for (const auto& [k, v] : e.attributes) {
-    if (k == kAttributeIndex || k.find('\n') != std::string::npos)
-      throw InputError(where + ": invalid attribute name '" + k + "'");
-    h5::write_string_attribute(g.id(), k, v, where);
-    index += (index.empty() ? "" : "\n") + k;
-  }
-  h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
+  write_attributes(g.id(), e.attributes, where);
 }
 
 }  // namespace
@@ -316,14 +323,7 @@ void append_results(const std::string& path, const Results& r) {
     try {
       h5::write_string_attribute(g.id(), "kind", "results", where);
       write_provenance(g.id(), r.provenance, where);
-      std::string index;
-      for (const auto& [k, v] : r.attributes) {
-        if (k == kAttributeIndex || k.find('\n') != std::string::npos)
-          throw InputError(where + ": invalid attribute name '" + k + "'");
-        h5::write_string_attribute(g.id(), k, v, where);
-        index += (index.empty() ? "" : "\n") + k;
-      }
-      h5::write_string_attribute(g.id(), kAttributeIndex, index, where);
+      write_attributes(g.id(), r.attributes, where);
       for (const auto& d : r.datasets) {
         std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
         h5::Dataset ds = h5::write_doubles(g.id(), d.name, dims, d.values.data(), where);

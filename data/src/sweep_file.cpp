@@ -2,8 +2,6 @@
 // Layout in docs/sweep.md.
 #include "stribeck/data/sweep_file.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,158 +9,30 @@
 #include <fstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 
 namespace stribeck {
 namespace {
 
 constexpr hsize_t kChunkRows = 65536;
 
-// Owning hid_t with the right close function.
-struct Hid {
-  hid_t id = -1;
-  herr_t (*close)(hid_t) = nullptr;
-  Hid() = default;
-  Hid(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  Hid(Hid&& o) noexcept : id(o.id), close(o.close) { o.id = -1; }
-  Hid& operator=(Hid&& o) noexcept {
-    reset();
-    id = o.id;
-    close = o.close;
-    o.id = -1;
-    return *this;
-  }
-  ~Hid() { reset(); }
-  void reset() {
-    if (id >= 0 && close) close(id);
-    id = -1;
-  }
-  operator hid_t() const { return id; }
-};
-
-[[noreturn]] void h5fail(const std::string& path, const std::string& what) {
-  throw InputError(path + ": HDF5 error while " + what);
+// Sweep metadata lives in root attributes; a missing one means the file was
+// not written by SweepWriter.
+void require_attribute(hid_t loc, const char* name, const std::string& path) {
+  if (!h5::has_attribute(loc, name))
+    throw InputError(path + ": not a stribeck sweep file (no attribute '" + std::string(name) + "')");
 }
-
-hid_t check(hid_t id, const std::string& path, const std::string& what) {
-  if (id < 0) h5fail(path, what);
-  return id;
+std::string read_string(hid_t loc, const char* name, const std::string& path) {
+  require_attribute(loc, name, path);
+  return h5::read_string_attribute(loc, name, path);
 }
-
-void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-
-void attr_string(hid_t loc, const char* name, const std::string& value, const std::string& path) {
-  if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
-  Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type, value.empty() ? 1 : value.size());
-  H5Tset_strpad(type, H5T_STR_NULLPAD);
-  H5Tset_cset(type, H5T_CSET_UTF8);
-  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hid a(check(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), path, std::string("writing ") + name),
-        H5Aclose);
-  if (H5Awrite(a, type, value.empty() ? "" : value.data()) < 0) h5fail(path, std::string("writing ") + name);
+std::uint64_t read_u64(hid_t loc, const char* name, const std::string& path) {
+  require_attribute(loc, name, path);
+  return h5::read_uint_attribute(loc, name, path);
 }
-
-template <class V>
-void attr_number(hid_t loc, const char* name, V value, hid_t type, const std::string& path) {
-  if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
-  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hid a(check(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), path, std::string("writing ") + name),
-        H5Aclose);
-  if (H5Awrite(a, type, &value) < 0) h5fail(path, std::string("writing ") + name);
-}
-void attr_u64(hid_t loc, const char* name, std::uint64_t v, const std::string& p) {
-  attr_number(loc, name, v, H5T_NATIVE_UINT64, p);
-}
-void attr_i64(hid_t loc, const char* name, std::int64_t v, const std::string& p) {
-  attr_number(loc, name, v, H5T_NATIVE_INT64, p);
-}
-
-std::string read_attr_string(hid_t loc, const char* name, const std::string& path) {
-  if (H5Aexists(loc, name) <= 0) throw InputError(path + ": not a stribeck sweep file (no attribute '" + std::string(name) + "')");
-  Hid a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-  Hid ftype(H5Aget_type(a), H5Tclose);
-  if (H5Tget_class(ftype) != H5T_STRING || H5Tis_variable_str(ftype) > 0)
-    throw InputError(path + ": attribute '" + std::string(name) + "' is not a fixed-length string");
-  const size_t n = H5Tget_size(ftype);
-  std::string s(n, '\0');
-  Hid mtype(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(mtype, n);
-  H5Tset_strpad(mtype, H5T_STR_NULLPAD);
-  H5Tset_cset(mtype, H5Tget_cset(ftype));
-  if (H5Aread(a, mtype, s.data()) < 0) h5fail(path, std::string("reading ") + name);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-
-template <class V>
-V read_attr_number(hid_t loc, const char* name, hid_t type, const std::string& path) {
-  if (H5Aexists(loc, name) <= 0) throw InputError(path + ": not a stribeck sweep file (no attribute '" + std::string(name) + "')");
-  Hid a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-  V v{};
-  if (H5Aread(a, type, &v) < 0) h5fail(path, std::string("reading ") + name);
-  return v;
-}
-std::uint64_t read_u64(hid_t loc, const char* name, const std::string& p) {
-  return read_attr_number<std::uint64_t>(loc, name, H5T_NATIVE_UINT64, p);
-}
-std::int64_t read_i64(hid_t loc, const char* name, const std::string& p) {
-  return read_attr_number<std::int64_t>(loc, name, H5T_NATIVE_INT64, p);
-}
-
-Hid group(hid_t loc, const std::string& name, const std::string& path, bool create) {
-  if (!create || H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0)
-    return Hid(check(H5Gopen2(loc, name.c_str(), H5P_DEFAULT), path, "opening group " + name), H5Gclose);
-  return Hid(check(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path, "creating group " + name),
-             H5Gclose);
-}
-
-// Extendible 1-D dataset, chunked (parameters, metrics, status).
-Hid create_column(hid_t loc, const std::string& name, hid_t type, const std::string& path) {
-  const hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = kChunkRows;
-  Hid space(H5Screate_simple(1, &dims, &maxdims), H5Sclose);
-  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  H5Pset_chunk(dcpl, 1, &chunk);
-  return Hid(check(H5Dcreate2(loc, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), path,
-                   "creating " + name),
-             H5Dclose);
-}
-
-void append_column(hid_t dset, hid_t type, const void* data, hsize_t n, const std::string& path) {
-  if (n == 0) return;
-  Hid fspace0(H5Dget_space(dset), H5Sclose);
-  hsize_t cur = 0;
-  H5Sget_simple_extent_dims(fspace0, &cur, nullptr);
-  const hsize_t total = cur + n;
-  if (H5Dset_extent(dset, &total) < 0) h5fail(path, "extending a column");
-  Hid fspace(H5Dget_space(dset), H5Sclose);
-  H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &cur, nullptr, &n, nullptr);
-  Hid mspace(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  if (H5Dwrite(dset, type, mspace, fspace, H5P_DEFAULT, data) < 0) h5fail(path, "writing a column");
-}
-
-void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n, const std::string& path) {
-  if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0) H5Ldelete(loc, name.c_str(), H5P_DEFAULT);
-  Hid space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Hid d(check(H5Dcreate2(loc, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path,
-              "creating " + name),
-        H5Dclose);
-  if (n && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) h5fail(path, "writing " + name);
-}
-
-template <class V>
-std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const std::string& path) {
-  Hid d(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), path, "opening " + name), H5Dclose);
-  Hid s(H5Dget_space(d), H5Sclose);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(s, &n, nullptr);
-  std::vector<V> v(n);
-  if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) h5fail(path, "reading " + name);
-  return v;
-}
-
-void truncate_column(hid_t loc, const std::string& name, hsize_t n, const std::string& path) {
-  Hid d(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), path, "opening " + name), H5Dclose);
-  if (H5Dset_extent(d, &n) < 0) h5fail(path, "truncating " + name);
+std::int64_t read_i64(hid_t loc, const char* name, const std::string& path) {
+  require_attribute(loc, name, path);
+  return h5::read_int_attribute(loc, name, path);
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -187,102 +57,108 @@ std::vector<std::string> split(const std::string& s) {
 struct SweepWriter::Impl {
   std::string final_path, path;
   SweepMeta meta;
-  Hid file;
-  std::vector<Hid> param_cols, metric_cols;
-  std::vector<std::vector<Hid>> exp_cols;  // [experiment][kept metric]
-  Hid status_col;
+  h5::File file;
+  std::vector<h5::Dataset> param_cols, metric_cols;
+  std::vector<std::vector<h5::Dataset>> exp_cols;  // [experiment][kept metric]
+  h5::Dataset status_col;
+
+  // Columns are created by a new sweep and reopened by a resumed one.
+  h5::Group group(hid_t loc, const std::string& name, bool create) const {
+    return create ? h5::open_or_create_group(loc, name, path) : h5::open_group(loc, name, path);
+  }
 
   void open_columns(bool create) {
-    Hid params = group(file, "parameters", path, create);
-    Hid metrics = group(file, "metrics", path, create);
+    const h5::Group params = group(file.id(), "parameters", create);
+    const h5::Group metrics = group(file.id(), "metrics", create);
     for (size_t d = 0; d < meta.param_names.size(); ++d) {
       const std::string& n = meta.param_names[d];
       if (create) {
-        param_cols.push_back(create_column(params, n, H5T_NATIVE_DOUBLE, path));
-        attr_string(param_cols.back(), "unit", meta.param_units[d], path);
+        param_cols.push_back(h5::create_column(params.id(), n, H5T_NATIVE_DOUBLE, kChunkRows, path));
+        h5::write_string_attribute(param_cols.back().id(), "unit", meta.param_units[d], path);
       } else {
-        param_cols.emplace_back(check(H5Dopen2(params, n.c_str(), H5P_DEFAULT), path, "opening " + n), H5Dclose);
+        param_cols.push_back(h5::open_dataset(params.id(), n, path));
       }
     }
     auto metric_col = [&](hid_t loc, int m) {
       const auto& mi = sweep::kMetricInfo[m];
-      if (!create) return Hid(check(H5Dopen2(loc, mi.name, H5P_DEFAULT), path, "opening metric"), H5Dclose);
-      Hid c = create_column(loc, mi.name, H5T_NATIVE_DOUBLE, path);
-      attr_string(c, "unit", mi.unit, path);
-      attr_string(c, "description", mi.description, path);
+      if (!create) return h5::open_dataset(loc, mi.name, path);
+      h5::Dataset c = h5::create_column(loc, mi.name, H5T_NATIVE_DOUBLE, kChunkRows, path);
+      h5::write_string_attribute(c.id(), "unit", mi.unit, path);
+      h5::write_string_attribute(c.id(), "description", mi.description, path);
       return c;
     };
-    for (int m : meta.metrics) metric_cols.push_back(metric_col(metrics, m));
+    for (int m : meta.metrics) metric_cols.push_back(metric_col(metrics.id(), m));
     if (create) {
-      status_col = create_column(file, "status", H5T_NATIVE_UINT8, path);
-      attr_string(status_col, "meaning", "0 ok, 1 invalid parameters (not computed), 2 non-finite force", path);
+      status_col = h5::create_column(file.id(), "status", H5T_NATIVE_UINT8, kChunkRows, path);
+      h5::write_string_attribute(status_col.id(), "meaning",
+                                 "0 ok, 1 invalid parameters (not computed), 2 non-finite force", path);
     } else {
-      status_col = Hid(check(H5Dopen2(file, "status", H5P_DEFAULT), path, "opening status"), H5Dclose);
+      status_col = h5::open_dataset(file.id(), "status", path);
     }
     if (meta.per_experiment) {
-      Hid exps = group(file, "experiments", path, create);
+      const h5::Group exps = group(file.id(), "experiments", create);
       for (const auto& e : meta.experiments) {
-        Hid g = group(exps, e, path, create);
-        Hid gm = group(g, "metrics", path, create);
+        const h5::Group g = group(exps.id(), e, create);
+        const h5::Group gm = group(g.id(), "metrics", create);
         exp_cols.emplace_back();
-        for (int m : meta.metrics) exp_cols.back().push_back(metric_col(gm, m));
+        for (int m : meta.metrics) exp_cols.back().push_back(metric_col(gm.id(), m));
       }
     }
   }
 
   void write_meta() {
-    attr_string(file, "format", "stribeck-sweep", path);
-    attr_i64(file, "format_version", 1, path);
-    attr_string(file, "toolkit_version", meta.toolkit_version, path);
-    attr_string(file, "model", meta.model, path);
-    attr_string(file, "design", meta.design, path);
-    attr_string(file, "precision", meta.precision, path);
-    attr_string(file, "device", meta.device, path);
-    attr_string(file, "config", meta.config, path);
-    attr_string(file, "sweep_identity", meta.identity, path);
-    attr_string(file, "command_line", meta.command_line, path);
-    attr_string(file, "date", meta.created, path);
-    attr_u64(file, "points", meta.points, path);
-    attr_u64(file, "first", meta.first, path);
-    attr_u64(file, "count", meta.count, path);
-    attr_i64(file, "shard_index", meta.shard_index, path);
-    attr_i64(file, "shard_count", meta.shard_count, path);
-    attr_string(file, "parameter_names", join(meta.param_names), path);
-    attr_string(file, "parameter_units", join(meta.param_units), path);
+    h5::write_string_attribute(file.id(), "format", "stribeck-sweep", path);
+    h5::write_int_attribute(file.id(), "format_version", 1, path);
+    h5::write_string_attribute(file.id(), "toolkit_version", meta.toolkit_version, path);
+    h5::write_string_attribute(file.id(), "model", meta.model, path);
+    h5::write_string_attribute(file.id(), "design", meta.design, path);
+    h5::write_string_attribute(file.id(), "precision", meta.precision, path);
+    h5::write_string_attribute(file.id(), "device", meta.device, path);
+    h5::write_string_attribute(file.id(), "config", meta.config, path);
+    h5::write_string_attribute(file.id(), "sweep_identity", meta.identity, path);
+    h5::write_string_attribute(file.id(), "command_line", meta.command_line, path);
+    h5::write_string_attribute(file.id(), "date", meta.created, path);
+    h5::write_uint_attribute(file.id(), "points", meta.points, path);
+    h5::write_uint_attribute(file.id(), "first", meta.first, path);
+    h5::write_uint_attribute(file.id(), "count", meta.count, path);
+    h5::write_int_attribute(file.id(), "shard_index", meta.shard_index, path);
+    h5::write_int_attribute(file.id(), "shard_count", meta.shard_count, path);
+    h5::write_string_attribute(file.id(), "parameter_names", join(meta.param_names), path);
+    h5::write_string_attribute(file.id(), "parameter_units", join(meta.param_units), path);
     std::vector<std::string> mn;
     for (int m : meta.metrics) mn.push_back(sweep::kMetricInfo[m].name);
-    attr_string(file, "metric_names", join(mn), path);
-    attr_string(file, "experiments", join(meta.experiments), path);
-    attr_string(file, "objective", sweep::kMetricInfo[meta.objective].name, path);
-    attr_i64(file, "maximize", meta.maximize, path);
-    attr_i64(file, "top_k", meta.top_k, path);
-    attr_i64(file, "per_experiment", meta.per_experiment, path);
-    attr_i64(file, "top_k_only", meta.top_k_only, path);
+    h5::write_string_attribute(file.id(), "metric_names", join(mn), path);
+    h5::write_string_attribute(file.id(), "experiments", join(meta.experiments), path);
+    h5::write_string_attribute(file.id(), "objective", sweep::kMetricInfo[meta.objective].name, path);
+    h5::write_int_attribute(file.id(), "maximize", meta.maximize, path);
+    h5::write_int_attribute(file.id(), "top_k", meta.top_k, path);
+    h5::write_int_attribute(file.id(), "per_experiment", meta.per_experiment, path);
+    h5::write_int_attribute(file.id(), "top_k_only", meta.top_k_only, path);
   }
 
   void write_progress(const SweepProgress& p) {
-    attr_u64(file, "completed", p.completed, path);
-    attr_u64(file, "invalid", p.invalid, path);
-    attr_u64(file, "nonfinite", p.nonfinite, path);
-    Hid top = group(file, "top_k", path, true);
+    h5::write_uint_attribute(file.id(), "completed", p.completed, path);
+    h5::write_uint_attribute(file.id(), "invalid", p.invalid, path);
+    h5::write_uint_attribute(file.id(), "nonfinite", p.nonfinite, path);
+    const h5::Group top = h5::open_or_create_group(file.id(), "top_k", path);
     std::vector<std::uint64_t> idx;
     std::vector<double> obj;
     for (const auto& e : p.top) idx.push_back(e.index), obj.push_back(e.objective);
-    write_array(top, "index", H5T_NATIVE_UINT64, idx.data(), idx.size(), path);
-    write_array(top, "objective", H5T_NATIVE_DOUBLE, obj.data(), obj.size(), path);
-    Hid tp = group(top, "parameters", path, true);
+    h5::write_array(top.id(), "index", H5T_NATIVE_UINT64, idx.data(), idx.size(), path);
+    h5::write_array(top.id(), "objective", H5T_NATIVE_DOUBLE, obj.data(), obj.size(), path);
+    const h5::Group tp = h5::open_or_create_group(top.id(), "parameters", path);
     for (size_t d = 0; d < meta.param_names.size(); ++d) {
       std::vector<double> v;
       for (const auto& e : p.top) v.push_back(e.params[d]);
-      write_array(tp, meta.param_names[d], H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
+      h5::write_array(tp.id(), meta.param_names[d], H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
     }
-    Hid tm = group(top, "metrics", path, true);
+    const h5::Group tm = h5::open_or_create_group(top.id(), "metrics", path);
     for (int m = 0; m < sweep::kNumMetrics; ++m) {  // all metrics: the table is small
       std::vector<double> v;
       for (const auto& e : p.top) v.push_back(e.metrics[m]);
-      write_array(tm, sweep::kMetricInfo[m].name, H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
+      h5::write_array(tm.id(), sweep::kMetricInfo[m].name, H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
     }
-    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) h5fail(path, "flushing a checkpoint");
+    if (H5Fflush(file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(path, "cannot flush a checkpoint");
   }
 };
 
@@ -290,13 +166,11 @@ SweepWriter::SweepWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SweepWriter::~SweepWriter() = default;
 
 std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const SweepMeta& meta) {
-  silence_hdf5();
   auto impl = std::make_unique<Impl>();
   impl->final_path = path;
   impl->path = path + ".partial";
   impl->meta = meta;
-  impl->file = Hid(H5Fcreate(impl->path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  if (impl->file.id < 0) throw InputError(impl->path + ": cannot create the output file");
+  impl->file = h5::create_file(impl->path);
   impl->write_meta();
   if (!meta.top_k_only) impl->open_columns(true);
   impl->write_progress(SweepProgress{});
@@ -305,7 +179,6 @@ std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const 
 
 std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const SweepMeta& meta,
                                                  SweepProgress& progress) {
-  silence_hdf5();
   const std::string partial = path + ".partial";
   if (!std::ifstream(partial).good())
     throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
@@ -320,18 +193,17 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
   impl->path = partial;
   impl->meta = meta;
   impl->meta.created = f.meta.created;
-  impl->file = Hid(H5Fopen(partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  if (impl->file.id < 0) throw InputError(partial + ": cannot reopen for --resume");
+  impl->file = h5::open_file(partial, /*write=*/true);
   if (!meta.top_k_only) {
     // Rows written after the last checkpoint are dropped and recomputed.
     const hsize_t n = progress.completed;
-    for (const auto& name : meta.param_names) truncate_column(impl->file, "parameters/" + name, n, partial);
-    for (int m : meta.metrics) truncate_column(impl->file, std::string("metrics/") + sweep::kMetricInfo[m].name, n, partial);
-    truncate_column(impl->file, "status", n, partial);
+    for (const auto& name : meta.param_names) h5::resize_column(impl->file.id(), "parameters/" + name, n, partial);
+    for (int m : meta.metrics) h5::resize_column(impl->file.id(), std::string("metrics/") + sweep::kMetricInfo[m].name, n, partial);
+    h5::resize_column(impl->file.id(), "status", n, partial);
     if (meta.per_experiment)
       for (const auto& e : meta.experiments)
         for (int m : meta.metrics)
-          truncate_column(impl->file, "experiments/" + e + "/metrics/" + sweep::kMetricInfo[m].name, n, partial);
+          h5::resize_column(impl->file.id(), "experiments/" + e + "/metrics/" + sweep::kMetricInfo[m].name, n, partial);
     impl->open_columns(false);
   }
   return std::unique_ptr<SweepWriter>(new SweepWriter(std::move(impl)));
@@ -344,19 +216,19 @@ void SweepWriter::append(const SweepChunk& c, int n_exp) {
   std::vector<double> col(c.count);
   for (int d = 0; d < dims; ++d) {
     for (std::uint64_t j = 0; j < c.count; ++j) col[j] = c.params[j * dims + d];
-    append_column(w.param_cols[d], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
+    h5::append_column(w.param_cols[d], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
   }
   for (size_t k = 0; k < w.meta.metrics.size(); ++k) {
     for (std::uint64_t j = 0; j < c.count; ++j) col[j] = c.metrics[j * sweep::kNumMetrics + w.meta.metrics[k]];
-    append_column(w.metric_cols[k], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
+    h5::append_column(w.metric_cols[k], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
   }
-  append_column(w.status_col, H5T_NATIVE_UINT8, c.status.data(), c.count, w.path);
+  h5::append_column(w.status_col, H5T_NATIVE_UINT8, c.status.data(), c.count, w.path);
   if (w.meta.per_experiment)
     for (int e = 0; e < n_exp; ++e)
       for (size_t k = 0; k < w.meta.metrics.size(); ++k) {
         for (std::uint64_t j = 0; j < c.count; ++j)
           col[j] = c.exp_metrics[(j * n_exp + e) * sweep::kNumMetrics + w.meta.metrics[k]];
-        append_column(w.exp_cols[e][k], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
+        h5::append_column(w.exp_cols[e][k], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
       }
 }
 
@@ -366,93 +238,87 @@ void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>&
                                  const std::vector<std::string>& experiments,
                                  const std::vector<std::vector<double>>& forces) {
   Impl& w = *impl_;
-  Hid tr = group(w.file, "trajectories", w.path, true);
-  Hid g = group(tr, std::to_string(index), w.path, true);
-  Hid gp = group(g, "parameters", w.path, true);
-  for (size_t d = 0; d < params.size(); ++d) attr_number(gp, w.meta.param_names[d].c_str(), params[d], H5T_NATIVE_DOUBLE, w.path);
+  const h5::Group tr = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
+  const h5::Group g = h5::open_or_create_group(tr.id(), std::to_string(index), w.path);
+  const h5::Group gp = h5::open_or_create_group(g.id(), "parameters", w.path);
+  for (size_t d = 0; d < params.size(); ++d)
+    h5::write_double_attribute(gp.id(), w.meta.param_names[d], params[d], w.path);
   for (size_t e = 0; e < experiments.size(); ++e) {
-    Hid ge = group(g, experiments[e], w.path, true);
-    write_array(ge, "force", H5T_NATIVE_DOUBLE, forces[e].data(), forces[e].size(), w.path);
+    const h5::Group ge = h5::open_or_create_group(g.id(), experiments[e], w.path);
+    h5::write_array(ge.id(), "force", H5T_NATIVE_DOUBLE, forces[e].data(), forces[e].size(), w.path);
   }
 }
 
 void SweepWriter::copy_trajectories_from(const std::string& src_path) {
   Impl& w = *impl_;
-  Hid src(H5Fopen(src_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (src.id < 0) throw InputError(src_path + ": cannot open");
-  if (H5Lexists(src, "trajectories", H5P_DEFAULT) <= 0) return;
-  Hid from = group(src, "trajectories", src_path, false);
-  Hid to = group(w.file, "trajectories", w.path, true);
-  H5G_info_t info;
-  H5Gget_info(from, &info);
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    char name[64];
-    if (H5Lget_name_by_idx(from, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) < 0)
-      h5fail(src_path, "listing trajectories");
-    if (H5Lexists(to, name, H5P_DEFAULT) > 0) continue;
-    if (H5Ocopy(from, name, to, name, H5P_DEFAULT, H5P_DEFAULT) < 0) h5fail(w.path, "copying trajectories");
+  const h5::File src = h5::open_file(src_path);
+  if (!h5::has_child(src.id(), "trajectories")) return;
+  const h5::Group from = h5::open_group(src.id(), "trajectories", src_path);
+  const h5::Group to = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
+  for (const h5::Child& c : h5::children(from.id())) {
+    if (h5::has_child(to.id(), c.name)) continue;
+    if (H5Ocopy(from.id(), c.name.c_str(), to.id(), c.name.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+      h5::fail(w.path, "cannot copy trajectory " + c.name + " from " + src_path);
   }
 }
 
 void SweepWriter::finish(const SweepProgress& p, double seconds) {
   Impl& w = *impl_;
   w.write_progress(p);
-  attr_number(w.file, "seconds", seconds, H5T_NATIVE_DOUBLE, w.path);
-  attr_i64(w.file, "complete", 1, w.path);
+  h5::write_double_attribute(w.file.id(), "seconds", seconds, w.path);
+  h5::write_int_attribute(w.file.id(), "complete", 1, w.path);
   w.param_cols.clear();
   w.metric_cols.clear();
   w.exp_cols.clear();
   w.status_col.reset();
-  w.file.reset();
+  h5::close_file(w.file, w.path);
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
     throw InputError(w.final_path + ": cannot move the finished sweep into place");
 }
 
 SweepFile read_sweep_file(const std::string& path) {
-  silence_hdf5();
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file");
-  Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (file.id < 0) throw InputError(path + ": cannot open");
-  if (H5Aexists(file, "format") <= 0 || read_attr_string(file, "format", path) != "stribeck-sweep")
+  const h5::File f5 = h5::open_file(path);
+  const hid_t file = f5.id();
+  if (!h5::has_attribute(file, "format") || h5::read_string_attribute(file, "format", path) != "stribeck-sweep")
     throw InputError(path + ": not a stribeck sweep file");
   SweepFile f;
   SweepMeta& m = f.meta;
-  m.toolkit_version = read_attr_string(file, "toolkit_version", path);
-  m.model = read_attr_string(file, "model", path);
-  m.design = read_attr_string(file, "design", path);
-  m.precision = read_attr_string(file, "precision", path);
-  m.device = read_attr_string(file, "device", path);
-  m.config = read_attr_string(file, "config", path);
-  m.identity = read_attr_string(file, "sweep_identity", path);
-  m.command_line = read_attr_string(file, "command_line", path);
-  m.created = read_attr_string(file, "date", path);
+  m.toolkit_version = read_string(file, "toolkit_version", path);
+  m.model = read_string(file, "model", path);
+  m.design = read_string(file, "design", path);
+  m.precision = read_string(file, "precision", path);
+  m.device = read_string(file, "device", path);
+  m.config = read_string(file, "config", path);
+  m.identity = read_string(file, "sweep_identity", path);
+  m.command_line = read_string(file, "command_line", path);
+  m.created = read_string(file, "date", path);
   m.points = read_u64(file, "points", path);
   m.first = read_u64(file, "first", path);
   m.count = read_u64(file, "count", path);
   m.shard_index = static_cast<int>(read_i64(file, "shard_index", path));
   m.shard_count = static_cast<int>(read_i64(file, "shard_count", path));
-  m.param_names = split(read_attr_string(file, "parameter_names", path));
-  m.param_units = split(read_attr_string(file, "parameter_units", path));
-  for (const auto& name : split(read_attr_string(file, "metric_names", path)))
+  m.param_names = split(read_string(file, "parameter_names", path));
+  m.param_units = split(read_string(file, "parameter_units", path));
+  for (const auto& name : split(read_string(file, "metric_names", path)))
     for (int k = 0; k < sweep::kNumMetrics; ++k)
       if (name == sweep::kMetricInfo[k].name) m.metrics.push_back(k);
-  m.experiments = split(read_attr_string(file, "experiments", path));
-  const std::string obj = read_attr_string(file, "objective", path);
+  m.experiments = split(read_string(file, "experiments", path));
+  const std::string obj = read_string(file, "objective", path);
   for (int k = 0; k < sweep::kNumMetrics; ++k)
     if (obj == sweep::kMetricInfo[k].name) m.objective = k;
   m.maximize = read_i64(file, "maximize", path) != 0;
   m.top_k = static_cast<int>(read_i64(file, "top_k", path));
   m.per_experiment = read_i64(file, "per_experiment", path) != 0;
   m.top_k_only = read_i64(file, "top_k_only", path) != 0;
-  f.complete = H5Aexists(file, "complete") > 0 && read_i64(file, "complete", path) == 1;
-  if (H5Aexists(file, "seconds") > 0) f.seconds = read_attr_number<double>(file, "seconds", H5T_NATIVE_DOUBLE, path);
+  f.complete = h5::has_attribute(file, "complete") && read_i64(file, "complete", path) == 1;
+  if (h5::has_attribute(file, "seconds")) f.seconds = h5::read_double_attribute(file, "seconds", path);
 
   SweepProgress& p = f.progress;
   p.completed = read_u64(file, "completed", path);
   p.invalid = read_u64(file, "invalid", path);
   p.nonfinite = read_u64(file, "nonfinite", path);
-  const auto idx = read_array<std::uint64_t>(file, "top_k/index", H5T_NATIVE_UINT64, path);
-  const auto obj_v = read_array<double>(file, "top_k/objective", H5T_NATIVE_DOUBLE, path);
+  const auto idx = h5::read_array<std::uint64_t>(file, "top_k/index", H5T_NATIVE_UINT64, path);
+  const auto obj_v = h5::read_array<double>(file, "top_k/objective", H5T_NATIVE_DOUBLE, path);
   p.top.resize(idx.size());
   for (size_t i = 0; i < idx.size(); ++i) {
     p.top[i].index = idx[i];
@@ -461,11 +327,11 @@ SweepFile read_sweep_file(const std::string& path) {
     p.top[i].metrics.resize(sweep::kNumMetrics);
   }
   for (size_t d = 0; d < m.param_names.size(); ++d) {
-    const auto v = read_array<double>(file, "top_k/parameters/" + m.param_names[d], H5T_NATIVE_DOUBLE, path);
+    const auto v = h5::read_array<double>(file, "top_k/parameters/" + m.param_names[d], H5T_NATIVE_DOUBLE, path);
     for (size_t i = 0; i < v.size() && i < p.top.size(); ++i) p.top[i].params[d] = v[i];
   }
   for (int k = 0; k < sweep::kNumMetrics; ++k) {
-    const auto v = read_array<double>(file, std::string("top_k/metrics/") + sweep::kMetricInfo[k].name, H5T_NATIVE_DOUBLE, path);
+    const auto v = h5::read_array<double>(file, std::string("top_k/metrics/") + sweep::kMetricInfo[k].name, H5T_NATIVE_DOUBLE, path);
     for (size_t i = 0; i < v.size() && i < p.top.size(); ++i) p.top[i].metrics[k] = v[i];
   }
   if (m.top_k_only) return f;
@@ -473,7 +339,7 @@ SweepFile read_sweep_file(const std::string& path) {
   SweepChunk& r = f.rows;
   const size_t dims = m.param_names.size(), n_exp = m.experiments.size();
   r.first = m.first;
-  r.status = read_array<std::uint8_t>(file, "status", H5T_NATIVE_UINT8, path);
+  r.status = h5::read_array<std::uint8_t>(file, "status", H5T_NATIVE_UINT8, path);
   r.count = r.status.size();
   r.params.assign(r.count * dims, NAN);
   r.metrics.assign(r.count * sweep::kNumMetrics, NAN);
@@ -481,13 +347,13 @@ SweepFile read_sweep_file(const std::string& path) {
     if (v.size() != r.count) throw InputError(path + ": " + what + " has " + std::to_string(v.size()) + " rows, status has " + std::to_string(r.count));
   };
   for (size_t d = 0; d < dims; ++d) {
-    const auto v = read_array<double>(file, "parameters/" + m.param_names[d], H5T_NATIVE_DOUBLE, path);
+    const auto v = h5::read_array<double>(file, "parameters/" + m.param_names[d], H5T_NATIVE_DOUBLE, path);
     need(v, "parameters/" + m.param_names[d]);
     for (size_t j = 0; j < r.count; ++j) r.params[j * dims + d] = v[j];
   }
   for (int k : m.metrics) {
     const std::string name = std::string("metrics/") + sweep::kMetricInfo[k].name;
-    const auto v = read_array<double>(file, name, H5T_NATIVE_DOUBLE, path);
+    const auto v = h5::read_array<double>(file, name, H5T_NATIVE_DOUBLE, path);
     need(v, name);
     for (size_t j = 0; j < r.count; ++j) r.metrics[j * sweep::kNumMetrics + k] = v[j];
   }
@@ -496,7 +362,7 @@ SweepFile read_sweep_file(const std::string& path) {
     for (size_t e = 0; e < n_exp; ++e)
       for (int k : m.metrics) {
         const std::string name = "experiments/" + m.experiments[e] + "/metrics/" + sweep::kMetricInfo[k].name;
-        const auto v = read_array<double>(file, name, H5T_NATIVE_DOUBLE, path);
+        const auto v = h5::read_array<double>(file, name, H5T_NATIVE_DOUBLE, path);
         need(v, name);
         for (size_t j = 0; j < r.count; ++j) r.exp_metrics[(j * n_exp + e) * sweep::kNumMetrics + k] = v[j];
       }

@@ -26,14 +26,7 @@ struct TypedTraces {
     };
     for (const auto& t : traces) {
       sweep::TraceView<T> v;
-      v.v = conv(t.v);
-      v.p_a = conv(t.p_a);
-      v.p_b = conv(t.p_b);
-      v.f_n = conv(t.f_n);
-      v.f_meas = conv(t.f_meas);
-      v.dt = conv(t.dt);
-      v.dx = conv(t.dx);
-      v.n = static_cast<std::int64_t>(t.v.size());
+      t.point_view(v, conv);
       views.push_back(v);
       counts.push_back(t.counts);
     }

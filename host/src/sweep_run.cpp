@@ -53,14 +53,7 @@ cuda::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::
   auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
   for (const auto& t : plan.traces) {
     cuda::HostTrace h;
-    h.v = ptr(t.v);
-    h.p_a = ptr(t.p_a);
-    h.p_b = ptr(t.p_b);
-    h.f_n = ptr(t.f_n);
-    h.f_meas = ptr(t.f_meas);
-    h.dt = ptr(t.dt);
-    h.dx = ptr(t.dx);
-    h.n = static_cast<std::int64_t>(t.v.size());
+    t.point_view(h, ptr);
     h.counts = t.counts;
     traces.push_back(h);
   }

@@ -9,9 +9,11 @@
 // Debian's libhdf5 is built without thread safety: call this layer (and
 // read_log/write_log) from one thread at a time.
 //
-// Only what the log schema needs is wrapped: groups, 1-D/2-D float datasets
-// (chunked, shuffled, deflated), string and number attributes, dimension
-// scales. Reach for the C API through id() for anything else.
+// Only what the log schema and the sweep file need is wrapped: groups, 1-D/2-D
+// float datasets (chunked, shuffled, deflated), extendible 1-D columns that
+// grow by appending, plain 1-D arrays of any native type, string and number
+// attributes, dimension scales. Reach for the C API through id() for anything
+// else.
 #include <hdf5.h>
 
 #include <cstdint>
@@ -108,6 +110,8 @@ bool has_child(hid_t group, const std::string& name);
 Group open_group(hid_t loc, const std::string& name, const std::string& where);
 // Creates `name` (intermediate groups of a path like "results/fit" too).
 Group create_group(hid_t loc, const std::string& name, const std::string& where);
+// Opens `name` if it exists, else creates it (for files written in passes).
+Group open_or_create_group(hid_t loc, const std::string& name, const std::string& where);
 Dataset open_dataset(hid_t loc, const std::string& name, const std::string& where);
 
 // Shape, element class and size of a dataset.
@@ -133,6 +137,28 @@ void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where);
 Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
                       const double* data, const std::string& where);
 
+// Extendible 1-D column of `type` (a native type, also the stored type): starts
+// with 0 rows, unlimited maximum, chunks of `chunk_rows`, no filter (appending
+// stays cheap and the rows are readable while the file is being written).
+Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
+                      const std::string& where);
+// Appends `n` values of `type` at the end of a column from create_column.
+void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
+                   const std::string& where);
+// Cuts (or grows) the column at path `name` to `n` rows.
+void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where);
+
+// Writes a small contiguous 1-D dataset of `n` values of `type` (a native
+// type, also the stored type), replacing any existing `name`.
+void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n,
+                 const std::string& where);
+// Number of elements of a dataset (product of its dimensions).
+hsize_t element_count(const Dataset& ds, const std::string& where);
+// Reads all of dataset `name` (a path below loc) converted to `type`, a native
+// type matching V (H5T_NATIVE_UINT8 for std::uint8_t, ...).
+template <class V>
+std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const std::string& where);
+
 // Attributes: strings are written as fixed-length UTF-8 scalars (kept out of the
 // global heap, see hdf5.cpp); reading
 // accepts fixed- or variable-length strings and numeric scalars (formatted as
@@ -146,10 +172,31 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
                             const std::string& where);
 void write_double_attribute(hid_t obj, const std::string& name, double value,
                             const std::string& where);
+// Scalar 64-bit integer attributes (stored little-endian int64 / uint64).
+void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value,
+                         const std::string& where);
+void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value,
+                          const std::string& where);
+// Read a scalar numeric attribute converted to the C type (HDF5's conversion
+// rules: integers to float exactly where representable, and so on).
+double read_double_attribute(hid_t obj, const std::string& name, const std::string& where);
+std::int64_t read_int_attribute(hid_t obj, const std::string& name, const std::string& where);
+std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std::string& where);
 
 // Marks `scale` as dimension scale `label` and attaches it to dimension 0 of
 // `dataset` (HDF5 dimension-scale convention, readable by h5py/HDFView).
 void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
                   const std::string& where);
+
+// Untyped core of read_array: `out` must hold element_count(ds) values of `type`.
+void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where);
+
+template <class V>
+std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const std::string& where) {
+  const Dataset ds = open_dataset(loc, name, where);
+  std::vector<V> out(static_cast<size_t>(element_count(ds, where + ": " + name)));
+  if (!out.empty()) read_all(ds, type, out.data(), where + ": " + name);
+  return out;
+}
 
 }  // namespace stribeck::h5

@@ -25,6 +25,22 @@ struct SweepTrace {
   std::string name;
   std::vector<double> v, p_a, p_b, f_n, f_meas, dt, dx;
   sweep::TraceCounts counts;
+
+  // Points a per-trace view (sweep::TraceView<T> for the CPU path,
+  // cuda::HostTrace for the GPU request: same channel members) at this
+  // trace's channels; `ptr` maps a channel to its pointer (nullptr when the
+  // channel is empty). The one place that lists the channels a view carries.
+  template <class View, class Ptr>
+  void point_view(View& view, Ptr&& ptr) const {
+    view.v = ptr(v);
+    view.p_a = ptr(p_a);
+    view.p_b = ptr(p_b);
+    view.f_n = ptr(f_n);
+    view.f_meas = ptr(f_meas);
+    view.dt = ptr(dt);
+    view.dx = ptr(dx);
+    view.n = static_cast<std::int64_t>(v.size());
+  }
 };
 
 struct SweepPlan {

@@ -1,0 +1,108 @@
+// The generic pieces of the h5 wrapper that the sweep file is built on:
+// extendible columns, plain arrays, 64-bit integer and string attributes.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string tmp(const std::string& name) {
+  return ::testing::TempDir() + "h5_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(DataHdf5, ColumnGrowsByAppendAndShrinksByResize) {
+  const std::string path = tmp("column.h5");
+  {
+    h5::File f = h5::create_file(path);
+    h5::Dataset c = h5::create_column(f.id(), "x", H5T_NATIVE_DOUBLE, 4, path);
+    const double a[] = {1, 2, 3}, b[] = {4, 5, 6, 7, 8};
+    h5::append_column(c, H5T_NATIVE_DOUBLE, a, 3, path);
+    h5::append_column(c, H5T_NATIVE_DOUBLE, b, 5, path);
+    h5::append_column(c, H5T_NATIVE_DOUBLE, nullptr, 0, path);  // no-op
+    h5::Dataset s = h5::create_column(f.id(), "s", H5T_NATIVE_UINT8, 4, path);
+    const std::uint8_t st[] = {0, 2, 1};
+    h5::append_column(s, H5T_NATIVE_UINT8, st, 3, path);
+    h5::close_file(f, path);
+  }
+  {
+    h5::File f = h5::open_file(path, /*write=*/true);
+    EXPECT_EQ(h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path),
+              (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(h5::read_array<std::uint8_t>(f.id(), "s", H5T_NATIVE_UINT8, path),
+              (std::vector<std::uint8_t>{0, 2, 1}));
+    h5::resize_column(f.id(), "x", 2, path);
+    // Unlimited and chunked as promised: the column can still grow.
+    const h5::Dataset c = h5::open_dataset(f.id(), "x", path);
+    const double more[] = {9};
+    h5::append_column(c, H5T_NATIVE_DOUBLE, more, 1, path);
+    EXPECT_EQ(h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path), (std::vector<double>{1, 2, 9}));
+  }
+  std::remove(path.c_str());
+}
+
+TEST(DataHdf5, ArrayIsReplacedAndMissingOneNamed) {
+  const std::string path = tmp("array.h5");
+  h5::File f = h5::create_file(path);
+  const std::vector<std::uint64_t> a = {std::numeric_limits<std::uint64_t>::max(), 0, 7};
+  h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, a.data(), a.size(), path);
+  const std::vector<std::uint64_t> b = {42};
+  h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, b.data(), b.size(), path);  // replaces
+  EXPECT_EQ(h5::read_array<std::uint64_t>(f.id(), "i", H5T_NATIVE_UINT64, path), b);
+  h5::write_array(f.id(), "empty", H5T_NATIVE_DOUBLE, nullptr, 0, path);
+  EXPECT_TRUE(h5::read_array<double>(f.id(), "empty", H5T_NATIVE_DOUBLE, path).empty());
+  try {
+    h5::read_array<double>(f.id(), "nope", H5T_NATIVE_DOUBLE, path);
+    FAIL() << "no error for a missing dataset";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'nope'"), std::string::npos) << e.what();
+  }
+  f.reset();
+  std::remove(path.c_str());
+}
+
+TEST(DataHdf5, IntegerAndStringAttributesRoundTripExactly) {
+  const std::string path = tmp("attr.h5");
+  h5::File f = h5::create_file(path);
+  const std::uint64_t big = (std::uint64_t(1) << 63) + 12345;  // not representable as double
+  h5::write_uint_attribute(f.id(), "u", big, path);
+  h5::write_int_attribute(f.id(), "i", -(std::int64_t(1) << 60) - 1, path);
+  h5::write_int_attribute(f.id(), "i", -3, path);  // replaces
+  h5::write_double_attribute(f.id(), "d", 0.1, path);
+  EXPECT_EQ(h5::read_uint_attribute(f.id(), "u", path), big);
+  EXPECT_EQ(h5::read_int_attribute(f.id(), "i", path), -3);
+  EXPECT_EQ(h5::read_double_attribute(f.id(), "d", path), 0.1);
+  // Only the NUL padding is stripped: trailing spaces are part of the value.
+  h5::write_string_attribute(f.id(), "s", "a b ", path);
+  EXPECT_EQ(h5::read_string_attribute(f.id(), "s", path), "a b ");
+  h5::write_string_attribute(f.id(), "e", "", path);
+  EXPECT_EQ(h5::read_string_attribute(f.id(), "e", path), "");
+  f.reset();
+  std::remove(path.c_str());
+}
+
+TEST(DataHdf5, OpenOrCreateGroupReusesAnExistingGroup) {
+  const std::string path = tmp("group.h5");
+  h5::File f = h5::create_file(path);
+  {
+    h5::Group g = h5::open_or_create_group(f.id(), "g", path);
+    h5::write_int_attribute(g.id(), "mark", 1, path);
+  }
+  h5::Group g = h5::open_or_create_group(f.id(), "g", path);
+  EXPECT_EQ(h5::read_int_attribute(g.id(), "mark", path), 1);
+  g.reset();
+  f.reset();
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace stribeck
