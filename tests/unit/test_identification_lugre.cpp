@@ -103,13 +103,13 @@ TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParame
     EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error) << name << " = " << pe.value << " +/- " << pe.std_error
                                                         << ", true " << t << "\n" << s.report();
   }
-  // sigma0, sigma1: within 5 % (documented in docs/identification.md); the
-  // sampling of the fit (one step per sample, not 8) biases them slightly,
-  // so their standard errors alone would be too strict a yardstick.
+  // sigma0, sigma1: within 1 % (docs/identification.md). Their stage-2
+  // standard errors ignore stage 1's uncertainty, so the test does not lean
+  // on them; measured over 20 seeds: |error| <= 0.25 %, within 2.7 std errors.
   for (const char* name : {"sigma0", "sigma1"}) {
     const auto& pe = s.param(name);
     const double t = p[m.param_index(name)];
-    EXPECT_NEAR(pe.value, t, 0.05 * t) << name << "\n" << s.report();
+    EXPECT_NEAR(pe.value, t, 0.01 * t) << name << "\n" << s.report();
     ASSERT_TRUE(std::isfinite(pe.std_error)) << name;
     EXPECT_LT(pe.ci95_lo, pe.value);
     EXPECT_GT(pe.ci95_hi, pe.value);
