@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -174,6 +175,25 @@ TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
   EXPECT_GT(j["parameters"]["sigma1"]["std_error"].get<double>(), 0.0);
   EXPECT_NEAR(j["rmse"].get<double>(), kNoise, 0.15 * kNoise);
   EXPECT_NE(slurp(dir + "/out.txt").find("two-stage"), std::string::npos) << slurp(dir + "/out.txt");
+  // Correlations across the two stages are unknown: null, not a number.
+  const auto& cn = j["correlation"]["parameters"];
+  ASSERT_EQ(cn.size(), 6u);
+  EXPECT_EQ(cn[4], "sigma0");
+  EXPECT_EQ(cn[5], "sigma1");
+  EXPECT_TRUE(j["correlation"]["matrix"][0][4].is_null());
+  EXPECT_TRUE(j["correlation"]["matrix"][4][5].is_number());
+  // The results group: the simulated force and residual add up to the measured force.
+  h5::File f = h5::open_file(dir + "/fit.h5");
+  const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/fitted_force", "test"), "test");
+  const auto resid = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/residual", "test"), "test");
+  ASSERT_EQ(fitted.size(), e.size());
+  ASSERT_EQ(resid.size(), e.size());
+  double ss = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    EXPECT_NEAR(fitted[i] + resid[i], e.channels.at("force")[i], 1e-9 * (1 + std::abs(fitted[i])));
+    ss += resid[i] * resid[i];
+  }
+  EXPECT_NEAR(std::sqrt(ss / e.size()), kNoise, 0.15 * kNoise);
 }
 
 }  // namespace
