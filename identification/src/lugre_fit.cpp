@@ -402,7 +402,6 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
   // Parameters: stage 1 as fitted, sigma0/sigma1 from stage 2.
   const double val[2] = {s0, s1};
   for (int i = 0; i < 2; ++i) {
-    ParameterEstimate pe;
     for (auto& p : S.parameters)
       if (p.name == dyn[i]) {
         p.value = val[i];
