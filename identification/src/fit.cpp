@@ -13,6 +13,7 @@
 
 #include "block_cost.hpp"
 #include "problem.hpp"
+#include "lugre_fit.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
@@ -587,6 +588,11 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
 
 }  // namespace
 
+FitSummary detail::fit_lugre_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+                                          const FitOptions& o) {
+  return run_fit<LuGreSteadyState>(model, steady, o);
+}
+
 const char* status_name(FitStatus s) {
   switch (s) {
     case FitStatus::kConverged: return "converged";
@@ -599,8 +605,10 @@ const char* status_name(FitStatus s) {
 
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
+  if (model_id == LuGre::kId && !o.asymmetric) return fit_lugre(experiments, model, o);
   if (model.dynamic)
-    throw InputError("model " + model_id + " is dynamic; identification fits static models only for now");
+    throw InputError("model " + model_id + " is dynamic; identification fits the static models and lugre" +
+                     std::string(o.asymmetric ? " (not --asymmetric)" : ""));
   FitSummary S;
   visit_model(model_id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;

@@ -19,8 +19,8 @@ bool is_smoothing(const std::string& n) { return n == "v_eps" || n == "slope" ||
 
 // Parameters that only matter at low speed (breakaway / Stribeck region).
 bool is_low_speed(const std::string& n) {
-  static const std::set<std::string> s = {"F_brk", "T_brk", "K_brk", "R_brk", "mu_s",
-                                          "v_brk", "w_brk", "c_v",   "v_st"};
+  static const std::set<std::string> s = {"F_brk", "T_brk", "K_brk", "R_brk", "mu_s", "v_brk",
+                                          "w_brk", "c_v",   "v_st",  "F_s",   "v_s"};
   return s.count(n) != 0;
 }
 
@@ -127,10 +127,10 @@ Features features(const std::vector<Prepared>& data, const std::vector<int>& exp
 // Initial value of model parameter `p` from the features; NaN = keep default.
 double guess(const std::string& n, const Features& f, double pressure_mid) {
   if (n == "F_C" || n == "T_C" || n == "mu_c") return f.fc;
-  if (n == "f_v" || n == "f_vfr" || n == "mu_v") return f.fv;
-  if (n == "F_brk" || n == "T_brk" || n == "mu_s") return f.fb;
+  if (n == "f_v" || n == "f_vfr" || n == "mu_v" || n == "sigma2") return f.fv;
+  if (n == "F_brk" || n == "T_brk" || n == "mu_s" || n == "F_s") return f.fb;  // F_s: LuGre's static part
   if (n == "K_brk" || n == "R_brk") return f.fc > 0 ? std::max(1.0, f.fb / f.fc) : 1.0;
-  if (n == "v_brk" || n == "w_brk" || n == "v_st") return f.v_char;
+  if (n == "v_brk" || n == "w_brk" || n == "v_st" || n == "v_s") return f.v_char;
   if (n == "c_v") return 3.0 / f.v_char;
   if (n == "F_pr") return f.pressure_varies ? f.f_pr : std::max(0.0, f.fc - 1e-6 * pressure_mid);
   if (n == "f_cfr") return f.pressure_varies ? f.f_cfr : std::nan("");

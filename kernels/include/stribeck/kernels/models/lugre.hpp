@@ -61,6 +61,14 @@ struct LuGre {
     return c.inv_sigma0_fc + c.inv_sigma0_ds * math::exp(-(x * x));
   }
 
+  // Steady-state force at constant v (z settled at sign(v) z_ss(v)):
+  //   F_ss(v) = g(v) sign(v) + sigma2 v,  g(v) = F_C + (F_s - F_C) exp(-(v/v_s)^2).
+  // The static part identification fits (identification/src/lugre_fit.cpp).
+  template <class T>
+  STRIBECK_HD_INLINE static T steady_force(const Coeffs<T>& c, const T& v) {
+    return c.sigma0 * math::sign(v) * z_ss(c, v) + c.sigma2 * v;
+  }
+
   // ODE form (system simulation): dz/dt and the force for given v, z.
   template <class T>
   STRIBECK_HD_INLINE static T dzdt(const Coeffs<T>& c, const Sample<T>& s, const T& z) {

@@ -1,0 +1,200 @@
+// Identification of the dynamic LuGre model (two stages, docs/identification.md)
+// from a log generated here: the kernels' LuGre integrated in long double at
+// 8 sub-steps per sample along an analytic velocity profile (constant-speed
+// plateaus in both directions joined by slow ramps through zero, then a
+// presliding oscillation inside the bristle deflection), plus seeded noise.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/registry.hpp"
+
+namespace stribeck {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kRate = 2000.0;  // samples per second
+constexpr double kNoise = 0.01;   // N
+
+// Truth: the paper's example (Canudas de Wit et al. 1995), the model defaults.
+std::vector<double> truth() { return find_model("lugre")->defaults(); }
+
+// Velocity profile: plateaus at +-{0.2 .. 50} mm/s held 0.4 s (and at least
+// 0.3 mm of travel, 20 bristle deflections, so slow ones settle), joined by
+// 0.1 s cosine ramps, then 1 s of 5 Hz oscillation with 5 um displacement
+// amplitude (below z_ss = F_C/sigma0 = 10 um: presliding only).
+struct Profile {
+  std::vector<double> level;
+  double hold = 0.4, ramp = 0.1, pre_amp = 5e-6, pre_freq = 5.0, pre_time = 1.0;
+  Profile() {
+    for (double s : {0.2e-3, 0.5e-3, 1e-3, 2e-3, 5e-3, 10e-3, 50e-3}) {
+      level.push_back(s);
+      level.push_back(-s);
+    }
+  }
+  double seg(size_t i) const { return std::max(hold, 3e-4 / std::abs(level[i])) + ramp; }
+  double plateaus() const {
+    double t = 0;
+    for (size_t i = 0; i < level.size(); ++i) t += seg(i);
+    return t;
+  }
+  double duration() const { return plateaus() + pre_time; }
+  double v(double t) const {
+    const int n = static_cast<int>(level.size());
+    int i = 0;
+    double start = 0;
+    while (i < n && t >= start + seg(i)) start += seg(i++);
+    if (i >= n) return pre_amp * 2 * kPi * pre_freq * std::sin(2 * kPi * pre_freq * (t - start));
+    const double tau = t - start, from = i ? level[i - 1] : 0.0;
+    if (tau >= ramp) return level[i];
+    return from + (level[i] - from) * 0.5 * (1 - std::cos(kPi * tau / ramp));
+  }
+};
+
+Experiment lugre_log(unsigned seed) {
+  const Profile prof;
+  const auto p = truth();
+  std::vector<long double> q(p.begin(), p.end());
+  const auto c = LuGre::prepare(q.data());
+  LuGre::State<long double> st{0.0L, 0.0L};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> N(0, kNoise);
+  Experiment e;
+  e.name = "lugre";
+  e.source = "test";
+  const int n = static_cast<int>(prof.duration() * kRate);
+  constexpr int kSub = 8;
+  for (int k = 0; k < n; ++k) {
+    const double t = k / kRate;
+    long double f = 0;
+    if (k == 0) f = LuGre::step(c, Sample<long double>{0.0L, 0, 0, 0}, st, 0.0L);
+    for (int s = 1; k > 0 && s <= kSub; ++s) {
+      const long double ts = (k - 1 + static_cast<double>(s) / kSub) / kRate;
+      f = LuGre::step(c, Sample<long double>{prof.v(static_cast<double>(ts)), 0, 0, 0}, st,
+                      1.0L / (kRate * kSub));
+    }
+    e.channels["time"].push_back(t);
+    e.channels["velocity"].push_back(prof.v(t));
+    e.channels["force"].push_back(static_cast<double>(f) + N(rng));
+  }
+  return e;
+}
+
+TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParameters) {
+  const Experiment e = lugre_log(11);
+  const ident::FitSummary s = ident::fit({e}, "lugre", ident::FitOptions{});
+  ASSERT_TRUE(s.converged) << s.report();
+  const ModelInfo& m = *find_model("lugre");
+  const auto p = truth();
+  for (const char* name : {"F_C", "F_s", "v_s", "sigma2"}) {
+    const auto& pe = s.param(name);
+    const double t = p[m.param_index(name)];
+    ASSERT_TRUE(std::isfinite(pe.std_error)) << name << "\n" << s.report();
+    EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error) << name << " = " << pe.value << " +/- " << pe.std_error
+                                                        << ", true " << t << "\n" << s.report();
+  }
+  // sigma0, sigma1: within 1 % (docs/identification.md). Their stage-2
+  // standard errors ignore stage 1's uncertainty, so the test does not lean
+  // on them; measured over 20 seeds: |error| <= 0.25 %, within 2.7 std errors.
+  for (const char* name : {"sigma0", "sigma1"}) {
+    const auto& pe = s.param(name);
+    const double t = p[m.param_index(name)];
+    EXPECT_NEAR(pe.value, t, 0.01 * t) << name << "\n" << s.report();
+    ASSERT_TRUE(std::isfinite(pe.std_error)) << name;
+    EXPECT_LT(pe.ci95_lo, pe.value);
+    EXPECT_GT(pe.ci95_hi, pe.value);
+  }
+  EXPECT_NEAR(s.rmse, kNoise, 0.15 * kNoise) << s.report();
+  EXPECT_EQ(s.free_parameters, 6);
+  ASSERT_EQ(s.experiments.size(), 1u);
+  EXPECT_EQ(s.experiments[0].fitted.size(), e.size());
+  EXPECT_NE(s.warnings.front().find("two-stage"), std::string::npos);
+}
+
+TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
+  Experiment e = lugre_log(12);
+  ident::FitOptions o;
+  o.fix = {"sigma1=316.2277660168379"};
+  const ident::FitSummary s = ident::fit({e}, "lugre", o);
+  ASSERT_TRUE(s.converged) << s.report();
+  EXPECT_TRUE(s.param("sigma1").fixed);
+  EXPECT_DOUBLE_EQ(s.param("sigma1").value, 316.2277660168379);
+  EXPECT_NEAR(s.param("sigma0").value, 1e5, 5e3) << s.report();
+  EXPECT_EQ(s.free_parameters, 5);
+  // Without a time channel the state cannot be simulated: a clear error.
+  e.channels.erase("time");
+  try {
+    ident::fit({e}, "lugre", ident::FitOptions{});
+    FAIL() << "expected InputError";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("no time channel"), std::string::npos) << err.what();
+  }
+  // Other dynamic models are still refused with a one-line message.
+  EXPECT_THROW(ident::fit({lugre_log(13)}, "dahl", ident::FitOptions{}), InputError);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
+  const std::string dir = ::testing::TempDir() + "/stribeck_identify_lugre";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const Experiment e = lugre_log(21);
+  {
+    std::ofstream csv(dir + "/log.csv");
+    csv << "time,velocity,force\n";
+    csv.precision(17);
+    for (size_t i = 0; i < e.size(); ++i)
+      csv << e.channels.at("time")[i] << "," << e.channels.at("velocity")[i] << "," << e.channels.at("force")[i]
+          << "\n";
+  }
+  const std::string cmd = std::string(STRIBECK_CLI) + " identify " + dir + "/log.csv --model lugre --json " + dir +
+                          "/fit.json -o " + dir + "/fit.h5 > " + dir + "/out.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
+  const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
+  EXPECT_EQ(j["model"], "lugre");
+  EXPECT_TRUE(j["converged"].get<bool>()) << slurp(dir + "/out.txt");
+  EXPECT_NEAR(j["parameters"]["F_C"]["value"].get<double>(), 1.0, 0.02);
+  EXPECT_NEAR(j["parameters"]["F_s"]["value"].get<double>(), 1.5, 0.03);
+  EXPECT_NEAR(j["parameters"]["sigma0"]["value"].get<double>(), 1e5, 5e3);
+  EXPECT_GT(j["parameters"]["sigma1"]["std_error"].get<double>(), 0.0);
+  EXPECT_NEAR(j["rmse"].get<double>(), kNoise, 0.15 * kNoise);
+  EXPECT_NE(slurp(dir + "/out.txt").find("two-stage"), std::string::npos) << slurp(dir + "/out.txt");
+  // Correlations across the two stages are unknown: null, not a number.
+  const auto& cn = j["correlation"]["parameters"];
+  ASSERT_EQ(cn.size(), 6u);
+  EXPECT_EQ(cn[4], "sigma0");
+  EXPECT_EQ(cn[5], "sigma1");
+  EXPECT_TRUE(j["correlation"]["matrix"][0][4].is_null());
+  EXPECT_TRUE(j["correlation"]["matrix"][4][5].is_number());
+  // The results group: the simulated force and residual add up to the measured force.
+  h5::File f = h5::open_file(dir + "/fit.h5");
+  const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/fitted_force", "test"), "test");
+  const auto resid = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/residual", "test"), "test");
+  ASSERT_EQ(fitted.size(), e.size());
+  ASSERT_EQ(resid.size(), e.size());
+  double ss = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    EXPECT_NEAR(fitted[i] + resid[i], e.channels.at("force")[i], 1e-9 * (1 + std::abs(fitted[i])));
+    ss += resid[i] * resid[i];
+  }
+  EXPECT_NEAR(std::sqrt(ss / e.size()), kNoise, 0.15 * kNoise);
+}
+
+}  // namespace
+}  // namespace stribeck
