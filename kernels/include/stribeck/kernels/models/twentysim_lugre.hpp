@@ -7,6 +7,7 @@
 
 #include "stribeck/kernels/model_traits.hpp"
 #include "stribeck/kernels/models/bristle.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/twentysim.hpp"
 #include "stribeck/kernels/sample.hpp"
 #include "stribeck/kernels/scalar_math.hpp"
@@ -42,53 +43,56 @@ struct TwentySimLuGre {
   }};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
 
+  // The bristle law is LuGre's (lugre.hpp) per newton of normal force: the
+  // coefficients are LuGre's with F_C = mu_c, F_s = mu_s, sigma2 = mu_v,
+  // v_s = v_st, and every force is multiplied by F_n.
   template <class T>
-  struct Coeffs {
-    T sigma0, sigma1, mu_v, mu_c_over_s0, dmu_over_s0, inv_v_st, v_s;  // v_s: Stribeck velocity (sub-step scale)
-  };
+  using Coeffs = LuGre::Coeffs<T>;
   template <class T>
   using State = BristleState<T>;
 
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
-    return Coeffs<T>{p[sigma0], p[sigma1], p[mu_v], p[mu_c] / p[sigma0],
-                     (p[mu_s] - p[mu_c]) / p[sigma0], T(1) / p[v_st], p[v_st]};
+    T q[LuGre::kNumParams];
+    q[LuGre::sigma0] = p[sigma0];
+    q[LuGre::sigma1] = p[sigma1];
+    q[LuGre::sigma2] = p[mu_v];
+    q[LuGre::F_C] = p[mu_c];
+    q[LuGre::F_s] = p[mu_s];
+    q[LuGre::v_s] = p[v_st];
+    return LuGre::prepare(q);
   }
   template <class T>
   STRIBECK_HD_INLINE static T z_ss(const Coeffs<T>& c, const T& v) {
-    const T x = v * c.inv_v_st;
-    return c.mu_c_over_s0 + c.dmu_over_s0 * math::exp(-(x * x));
+    return LuGre::z_ss(c, v);
   }
   template <class T>
   STRIBECK_HD_INLINE static T dzdt(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
-    return s.v - math::abs(s.v) * z / z_ss(c, s.v);
+    return LuGre::dzdt(c, s, z);
   }
   template <class T>
   STRIBECK_HD_INLINE static T output(const Coeffs<T>& c, const Sample<T>& s, const T& z, const T& zdot) {
-    return s.f_n * (c.sigma0 * z + c.sigma1 * zdot + c.mu_v * s.v);
+    return s.f_n * LuGre::output(c, s, z, zdot);
   }
   template <class T>
-  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T&) {
-    return math::abs(s.v) / z_ss(c, s.v);
+  STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
+    return LuGre::relax_rate(c, s, z);
   }
-  // The bristle ODE is Lipschitz for every valid parameter set.
   template <class T>
-  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>&) {
-    return true;
+  STRIBECK_HD_INLINE static bool ode_ok(const Coeffs<T>& c) {
+    return LuGre::ode_ok(c);
   }
   template <class T>
   STRIBECK_HD_INLINE static T stiffness(const Coeffs<T>& c, const Sample<T>& s) {
-    return math::abs(s.f_n) * c.sigma0;
+    return math::abs(s.f_n) * LuGre::stiffness(c, s);
   }
   template <class T>
   STRIBECK_HD_INLINE static T damping(const Coeffs<T>& c, const Sample<T>& s) {
-    return math::abs(s.f_n) * (c.sigma1 + c.mu_v);
+    return math::abs(s.f_n) * LuGre::damping(c, s);
   }
   template <class T>
   STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
-    st.z = bristle_advance(st.z, st.v_prev, s.v, dt, c.v_s, [&](const T& v) { return z_ss(c, v); });
-    st.v_prev = s.v;
-    return output(c, s, st.z, dzdt(c, s, st.z));
+    return s.f_n * LuGre::step(c, s, st, dt);
   }
 };
 
