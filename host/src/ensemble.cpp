@@ -177,16 +177,6 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleRes
   }
 }
 
-std::vector<std::pair<std::string, double>> metric_row(const StickSlipMetrics<double>& r) {
-  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
-          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
-          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
-          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
-          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
-          {"final_state", r.final_z},            {"final_mode", r.final_mode},
-          {"status", r.status},                  {"steps", double(r.steps)}};
-}
-
 bool ends_with(const std::string& s, const char* suffix) {
   const std::string x(suffix);
   return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
@@ -271,7 +261,7 @@ void write_ensemble(const std::string& path, const EnsembleResult& r, const Simu
     std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(n) + " points, model " +
                        c.model + "\nindex";
     for (const auto& nm : r.names) text += "," + nm;
-    for (const auto& [k, v] : metric_row(StickSlipMetrics<double>{})) text += "," + k;
+    for (const auto& [k, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) text += "," + k;
     text += '\n';
     std::FILE* f = out.stream();
     for (size_t i = 0; i < n; ++i) {
@@ -280,7 +270,7 @@ void write_ensemble(const std::string& path, const EnsembleResult& r, const Simu
         text += ',';
         append_double(text, r.values[i * dims + d]);
       }
-      for (const auto& [k, v] : metric_row(r.metrics[i])) {
+      for (const auto& [k, v] : stick_slip_metric_columns(r.metrics[i])) {
         text += ',';
         append_double(text, v);
       }
@@ -298,11 +288,11 @@ void write_ensemble(const std::string& path, const EnsembleResult& r, const Simu
   std::string names;
   for (const auto& nm : r.names) names += (names.empty() ? "" : ",") + nm;
   res.datasets.push_back({"points", {n, dims}, r.values, "", "coordinates of each point: " + names});
-  const auto keys = metric_row(StickSlipMetrics<double>{});
+  const auto keys = stick_slip_metric_columns(StickSlipMetrics<double>{});
   const size_t first = res.datasets.size();
   for (const auto& [k, v] : keys) res.datasets.push_back({k, {n}, {}, "", "per-trajectory metric (docs/dynamics.md)"});
   for (size_t i = 0; i < n; ++i) {
-    const auto row = metric_row(r.metrics[i]);
+    const auto row = stick_slip_metric_columns(r.metrics[i]);
     for (size_t k = 0; k < row.size(); ++k) res.datasets[first + k].values.push_back(row[k].second);
   }
   res.attributes["names"] = names;

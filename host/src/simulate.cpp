@@ -110,22 +110,12 @@ struct Collector {
   }
 };
 
-std::vector<std::pair<std::string, double>> metric_rows(const StickSlipMetrics<double>& r) {
-  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
-          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
-          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
-          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
-          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
-          {"final_state", r.final_z},            {"final_mode", r.final_mode},
-          {"status", r.status},                  {"steps", double(r.steps)}};
-}
-
 void write_csv(const std::string& path, const std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
                const SimulateConfig& c) {
   AtomicFile out(path);
   std::string text = "# stribeck simulate " + c.source + ": model " + c.model + " (" +
                      (c.stiction ? "stiction" : "smooth") + "), status " + sim_status_name(r.status) + "\n";
-  for (const auto& [k, v] : metric_rows(r)) {
+  for (const auto& [k, v] : stick_slip_metric_columns(r)) {
     text += "# " + k + " = ";
     append_double(text, v);
     text += '\n';
@@ -169,7 +159,7 @@ void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSl
   write_log(out.temp_path(), {e}, prov);
   Results res;
   res.group = "results/metrics";
-  for (const auto& [k, v] : metric_rows(r)) res.datasets.push_back({k, {}, {v}, "", ""});
+  for (const auto& [k, v] : stick_slip_metric_columns(r)) res.datasets.push_back({k, {}, {v}, "", ""});
   res.attributes["model"] = c.model;
   res.attributes["status"] = sim_status_name(r.status);
   res.provenance = prov;
@@ -222,6 +212,16 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   else
     write_hdf5(output, col.ch, s.metrics, c, command_line);
   return s;
+}
+
+std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const StickSlipMetrics<double>& r) {
+  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
+          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
+          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
+          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
+          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
+          {"final_state", r.final_z},            {"final_mode", r.final_mode},
+          {"status", r.status},                  {"steps", double(r.steps)}};
 }
 
 }  // namespace stribeck

@@ -1,6 +1,8 @@
 // The data commands end to end through the CLI binary: generate, export,
 // import (with derivation), their error handling and determinism.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <unistd.h>
 
 #include <cmath>
@@ -18,7 +20,7 @@ namespace stribeck {
 namespace {
 
 std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "stribeck_cli_" + std::to_string(::getpid()) + "_" + name;
+  return stribeck::test::temp_dir() + "stribeck_cli_" + std::to_string(::getpid()) + "_" + name;
 }
 
 struct CliRun {

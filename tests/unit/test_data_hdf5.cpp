@@ -1,6 +1,8 @@
 // The generic pieces of the h5 wrapper that the sweep file is built on:
 // extendible columns, plain arrays, 64-bit integer and string attributes.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -17,7 +19,7 @@ namespace stribeck {
 namespace {
 
 std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "h5_" + std::to_string(::getpid()) + "_" + name;
+  return stribeck::test::temp_dir() + "h5_" + std::to_string(::getpid()) + "_" + name;
 }
 
 TEST(DataHdf5, ColumnGrowsByAppendAndShrinksByResize) {

@@ -1,6 +1,8 @@
 // Delimited text and MATLAB v7.3 import: delimiter detection, decimal commas,
 // header units, aliases, SI conversion, absolute pressure, bad input.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,7 +19,7 @@ namespace stribeck {
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "stribeck_imp_" + std::to_string(::getpid()) + "_" + name;
+  const std::string path = stribeck::test::temp_dir() + "stribeck_imp_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

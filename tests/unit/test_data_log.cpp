@@ -1,6 +1,8 @@
 // HDF5 log schema: round trip, results groups, and every kind of bad input
 // named in issue 3 §5 (one-line error naming file, experiment, channel, index).
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -18,7 +20,7 @@ namespace stribeck {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "stribeck_log_" + std::to_string(::getpid()) + "_" + name;
+  return stribeck::test::temp_dir() + "stribeck_log_" + std::to_string(::getpid()) + "_" + name;
 }
 
 Experiment make_experiment(const std::string& name, size_t n) {

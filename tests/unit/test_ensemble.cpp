@@ -1,6 +1,8 @@
 // Ensembles of body simulations over a sweep parameter space.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cmath>
 #include <fstream>
 
@@ -13,7 +15,7 @@ namespace stribeck {
 namespace {
 
 std::string write_config(const std::string& name, const std::string& text) {
-  const std::string p = ::testing::TempDir() + name;
+  const std::string p = stribeck::test::temp_dir() + name;
   std::ofstream(p) << text;
   return p;
 }
@@ -107,7 +109,7 @@ stiffness = "linear:2:20:4"
 )");
   const SimulateConfig c = read_simulate_config(cfg);
   const EnsembleResult r = run_ensemble(c);
-  const std::string out = ::testing::TempDir() + "ens.h5";
+  const std::string out = stribeck::test::temp_dir() + "ens.h5";
   std::remove(out.c_str());
   write_ensemble(out, r, c, "test");
   h5::File f = h5::open_file(out);

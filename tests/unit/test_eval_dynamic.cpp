@@ -1,6 +1,8 @@
 // `stribeck eval` with dynamic models: time channel, initial state, errors.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,7 +17,7 @@
 namespace stribeck {
 namespace {
 
-std::string temp_path(const char* name) { return ::testing::TempDir() + name; }
+std::string temp_path(const char* name) { return stribeck::test::temp_dir() + name; }
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

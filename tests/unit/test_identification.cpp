@@ -2,6 +2,8 @@
 // here from the kernels' models with seeded noise), uncertainty, warnings,
 // bad input, and the real pneumatic seal data when present.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -416,7 +418,7 @@ std::string slurp(const std::string& path) {
 }
 
 TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
-  const std::string dir = ::testing::TempDir() + "/stribeck_identify_cli";
+  const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_cli";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const Truth t = truths()[0];  // simscape-translational
   const Experiment e = synth(t, 2000, 77);
@@ -498,7 +500,7 @@ TEST(IdentifyCli, RecoversTheGeneratorsParametersMassAndOffset) {
   // End to end through the data layer's synthetic rig: plateaus at four
   // pressure levels, mass and force offset, 0.5 N noise; identify derives the
   // acceleration itself.
-  const std::string dir = ::testing::TempDir() + "/stribeck_identify_gen";
+  const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_gen";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const std::string cli = STRIBECK_CLI;
   const std::map<std::string, double> truth = {{"F_pr", 40},  {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01},
@@ -525,7 +527,7 @@ TEST(IdentifyCli, RecoversTheGeneratorsParametersMassAndOffset) {
 }
 
 TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
-  const std::string dir = ::testing::TempDir() + "/stribeck_identify_h5";
+  const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_h5";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   // Four pressure levels of the cylinder law, plus a decoy experiment that must not be fitted.
   const Truth t = truths()[3];  // simscape-cylinder-il

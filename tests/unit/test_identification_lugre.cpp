@@ -5,6 +5,8 @@
 // presliding oscillation inside the bristle deflection), plus seeded noise.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -152,7 +154,7 @@ std::string slurp(const std::string& path) {
 }
 
 TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
-  const std::string dir = ::testing::TempDir() + "/stribeck_identify_lugre";
+  const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_lugre";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const Experiment e = lugre_log(21);
   {

@@ -1,6 +1,8 @@
 // `stribeck simulate`: config parsing, HDF5/CSV output, one-line errors.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -13,7 +15,7 @@
 namespace stribeck {
 namespace {
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
+std::string temp_path(const std::string& name) { return stribeck::test::temp_dir() + name; }
 
 std::string write_config(const std::string& name, const std::string& text) {
   const std::string p = temp_path(name);
@@ -110,7 +112,7 @@ dt = 1e-3
 TEST(SimulateCli, MeasuredPressuresDriveTheCylinder) {
   // The same pressure ramp once as a profile and once as a logged CSV (linear
   // interpolation of a linear ramp is exact): the piston must move the same.
-  const std::string log = ::testing::TempDir() + "pressures.csv";
+  const std::string log = stribeck::test::temp_dir() + "pressures.csv";
   {
     std::ofstream f(log);
     f << "time,pressure_a,pressure_b\n";

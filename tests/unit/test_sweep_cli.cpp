@@ -1,6 +1,8 @@
 // `stribeck sweep` and `stribeck merge` end to end: files of a sharded,
 // resumed or repeated run equal those of one uninterrupted run.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -16,7 +18,7 @@
 namespace stribeck {
 namespace {
 
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "sweep_cli_" + name; }
+std::string tmp(const std::string& name) { return stribeck::test::temp_dir() + "sweep_cli_" + name; }
 
 // Runs the CLI; returns the exit status, stderr+stdout into `out`.
 int run_cli(const std::string& args, std::string* out = nullptr) {

@@ -2,6 +2,8 @@
 // from the published equations, in long double.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -37,7 +39,7 @@ RefTrace make_trace(int n, double f1, double phase) {
 }
 
 std::string write_csv(const RefTrace& r, const std::string& name) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = stribeck::test::temp_dir() + name;
   std::FILE* f = std::fopen(path.c_str(), "w");
   std::fprintf(f, "time,velocity,pressure_a,pressure_b,position,force\n");
   for (size_t k = 0; k < r.t.size(); ++k)
@@ -229,7 +231,7 @@ Experiment log_experiment(const std::string& name, const RefTrace& r, bool press
 }
 
 TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
-  const std::string log = ::testing::TempDir() + "sweep_log.h5";
+  const std::string log = stribeck::test::temp_dir() + "sweep_log.h5";
   write_log(log, {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
                   log_experiment("no_pressure", traces_[1], false)},
             Provenance{});

@@ -4,6 +4,7 @@
 // described by a TOML file (docs/dynamics.md), written as time series.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stribeck/host/sweep_config.hpp"
@@ -61,5 +62,9 @@ struct SimulateSummary {
 // HDF5 provenance.
 SimulateSummary run_simulation(const SimulateConfig& config, const std::string& output,
                                const std::string& command_line);
+
+// The stick-slip metrics of one run as named columns, in the order simulate
+// and ensemble outputs write them.
+std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const StickSlipMetrics<double>& r);
 
 }  // namespace stribeck
