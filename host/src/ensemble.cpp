@@ -12,6 +12,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/sweep.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 #if STRIBECK_HAVE_CUDA
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
@@ -21,9 +22,8 @@
 namespace stribeck {
 namespace {
 
-// Space axes from the parsed specs. The rules mirror plan_sweep's (a grid
-// takes fixed values, lists and counted linear/log ranges; distributions need
-// a random design).
+// Space axes from the parsed specs, with the sweep's own axis and point-count
+// rules (fill_axis, design_points); the axes may also name system quantities.
 sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values,
                              int* target, std::vector<std::string>& names) {
   if (c.axes.size() > static_cast<size_t>(sweep::kMaxParams))
@@ -35,7 +35,6 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
   s.scramble = c.scramble;
   const bool grid = c.design == sweep::Design::kGrid;
   long double grid_points = 1;
-  using K = sweep::AxisKind;
   for (int d = 0; d < s.dims; ++d) {
     const ParamSpec& spec = c.axes[d];
     const std::string at = spec.where + ": " + spec.name;
@@ -53,44 +52,10 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
     if (field == kFieldBreakaway && !c.stiction) throw InputError(at + ": breakaway varies only with form = \"stiction\"");
     target[d] = pi >= 0 ? pi : -1 - field;
     sweep::Axis& ax = s.axis[d];
-    ax.kind = spec.kind;
-    ax.a = spec.a;
-    ax.b = spec.b;
-    ax.lo = spec.lo;
-    ax.hi = spec.hi;
-    ax.count = 1;
-    switch (ax.kind) {
-      case K::kFixed: break;
-      case K::kList:
-        ax.offset = list_values.size();
-        ax.count = spec.values.size();
-        list_values.insert(list_values.end(), spec.values.begin(), spec.values.end());
-        break;
-      case K::kLinear:
-      case K::kLog:
-        if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
-        if (grid) {
-          if (spec.count == 0) throw InputError(at + ": a grid range needs a count (linear:LO:HI:COUNT)");
-          ax.count = spec.count;
-        }
-        break;
-      case K::kUniform:
-      case K::kLogUniform:
-      case K::kNormal:
-        if (grid) throw InputError(at + ": distributions need design random, lhs or sobol");
-        if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
-        if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
-        break;
-    }
+    fill_axis(spec, grid, at, list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
   }
-  if (grid) {
-    if (c.points != 0) throw InputError(c.source + ": [ensemble]: points applies to random, lhs and sobol designs");
-    s.points = static_cast<std::uint64_t>(grid_points);
-  } else {
-    if (c.points == 0) throw InputError(c.source + ": [ensemble]: a random, lhs or sobol design needs points = N");
-    s.points = c.points;
-  }
+  s.points = design_points(c.design, grid_points, c.points, c.source + ": [ensemble]", "points");
   if (s.points > 100'000'000ull)
     throw InputError(c.source + ": [ensemble]: " + std::to_string(s.points) +
                      " points; at most 1e8 per run on the CPU path");

@@ -147,6 +147,62 @@ SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
   return tr;
 }
 
+void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vector<double>& list_values,
+               sweep::Axis& ax) {
+  ax.kind = spec.kind;
+  ax.a = spec.a;
+  ax.b = spec.b;
+  ax.lo = spec.lo;
+  ax.hi = spec.hi;
+  ax.count = 1;
+  using K = sweep::AxisKind;
+  if (!std::isfinite(ax.a) || ((ax.kind != K::kFixed && ax.kind != K::kList) && !std::isfinite(ax.b)))
+    throw InputError(at + ": values must be finite");
+  switch (ax.kind) {
+    case K::kFixed: break;
+    case K::kList:
+      ax.offset = list_values.size();
+      ax.count = spec.values.size();
+      list_values.insert(list_values.end(), spec.values.begin(), spec.values.end());
+      break;
+    case K::kLinear:
+    case K::kLog:
+      if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
+      if (grid) {
+        if (spec.count == 0) throw InputError(at + ": a grid range needs count = N");
+        ax.count = spec.count;
+      } else if (spec.count != 0) {
+        throw InputError(at + ": count applies to grid designs; a " + std::string(ax.kind == K::kLog ? "log" : "linear") +
+                         " range in a random, lhs or sobol design is sampled continuously");
+      }
+      break;
+    case K::kUniform:
+    case K::kLogUniform:
+    case K::kNormal:
+      if (grid)
+        throw InputError(at + ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
+      if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
+      if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw InputError(at + ": the range needs lo <= hi");
+      if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
+      if (ax.kind == K::kNormal && !(ax.lo < ax.hi && ax.lo <= ax.a + 37 * ax.b && ax.hi >= ax.a - 37 * ax.b))
+        throw InputError(at + ": truncate needs lo < hi around the mean");
+      break;
+  }
+}
+
+std::uint64_t design_points(sweep::Design design, long double grid_points, std::uint64_t points,
+                            const std::string& where, const std::string& points_key) {
+  if (design == sweep::Design::kGrid) {
+    if (points != 0) throw InputError(where + ": " + points_key + " applies to random, lhs and sobol designs; a grid has the product of its counts");
+    if (grid_points > 1.8e19L) throw InputError(where + ": the grid has more than 2^64 points");
+    return static_cast<std::uint64_t>(grid_points);
+  }
+  if (points == 0) throw InputError(where + ": " + points_key + " is needed for random, lhs and sobol designs");
+  if (design == sweep::Design::kSobol && points > (std::uint64_t(1) << 32))
+    throw InputError(where + ": sobol supports up to 2^32 points");
+  return points;
+}
+
 std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model) {
   std::vector<Experiment> out;
   for (const auto& src : config.traces) {
@@ -201,58 +257,11 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
       continue;
     }
     const std::string at = spec->where + ": parameter " + spec->name;
-    ax.kind = spec->kind;
-    ax.a = spec->a;
-    ax.b = spec->b;
-    ax.lo = spec->lo;
-    ax.hi = spec->hi;
-    ax.count = 1;
-    using K = sweep::AxisKind;
-    if (!std::isfinite(ax.a) || ((ax.kind != K::kFixed && ax.kind != K::kList) && !std::isfinite(ax.b)))
-      throw InputError(at + ": values must be finite");
-    switch (ax.kind) {
-      case K::kFixed: break;
-      case K::kList:
-        ax.offset = plan.list_values.size();
-        ax.count = spec->values.size();
-        plan.list_values.insert(plan.list_values.end(), spec->values.begin(), spec->values.end());
-        break;
-      case K::kLinear:
-      case K::kLog:
-        if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
-        if (grid) {
-          if (spec->count == 0) throw InputError(at + ": a grid range needs count = N");
-          ax.count = spec->count;
-        } else if (spec->count != 0) {
-          throw InputError(at + ": count applies to grid designs; a " + std::string(ax.kind == K::kLog ? "log" : "linear") +
-                           " range in a random, lhs or sobol design is sampled continuously");
-        }
-        break;
-      case K::kUniform:
-      case K::kLogUniform:
-      case K::kNormal:
-        if (grid)
-          throw InputError(at + ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
-        if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
-        if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw InputError(at + ": the range needs lo <= hi");
-        if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
-        if (ax.kind == K::kNormal && !(ax.lo < ax.hi && ax.lo <= ax.a + 37 * ax.b && ax.hi >= ax.a - 37 * ax.b))
-          throw InputError(at + ": truncate needs lo < hi around the mean");
-        break;
-    }
+    fill_axis(*spec, grid, at, plan.list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
   }
   s.list_values = plan.list_values.data();
-  if (grid) {
-    if (c.points != 0) throw InputError(cfg + ": design.points applies to random, lhs and sobol designs; a grid has the product of its counts");
-    if (grid_points > 1.8e19L) throw InputError(cfg + ": the grid has more than 2^64 points");
-    s.points = static_cast<std::uint64_t>(grid_points);
-  } else {
-    if (c.points == 0) throw InputError(cfg + ": design.points (--points) is needed for random, lhs and sobol designs");
-    if (c.design == sweep::Design::kSobol && c.points > (std::uint64_t(1) << 32))
-      throw InputError(cfg + ": sobol supports up to 2^32 points");
-    s.points = c.points;
-  }
+  s.points = design_points(c.design, grid_points, c.points, cfg, "design.points (--points)");
 
   sweep::ParamRules& r = plan.rules;
   r.n = s.dims;

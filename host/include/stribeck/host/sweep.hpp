@@ -70,6 +70,17 @@ struct SweepPlan {
 std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model);
 // Checks a config against the model; throws InputError naming what is wrong.
 // `shard` is "" or "i/N" (0-based i).
+// One varying quantity of a parameter space from its spec: copies the spec
+// into `ax` (list values appended to `list_values`) and enforces the rules of
+// the design (counts only in grids, distributions only in random designs,
+// finite values, valid ranges). `at` names the spec in messages.
+void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vector<double>& list_values,
+               sweep::Axis& ax);
+// Number of points of a design: the product of the axis counts for a grid,
+// else the requested `points` (required, and at most 2^32 for Sobol').
+// `points_key` is how the user sets it, for messages.
+std::uint64_t design_points(sweep::Design design, long double grid_points, std::uint64_t points,
+                            const std::string& where, const std::string& points_key);
 SweepPlan plan_sweep(const SweepConfig& config, const std::string& shard = "");
 // One experiment as the engine reads it; throws InputError for missing channels.
 SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e);
