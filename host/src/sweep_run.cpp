@@ -22,7 +22,8 @@ DeviceChoice choose_device(const std::string& requested) {
   if (requested != "auto" && requested != "gpu" && requested != "cpu")
     throw InputError("--device " + requested + ": expected auto, gpu or cpu");
   DeviceChoice d;
-  const std::string cpu = "CPU (" + std::to_string(omp_get_max_threads()) + " threads)";
+  const std::string cpu =
+      "CPU (" + std::to_string(omp_get_max_threads()) + " threads, " + cpu_vector_level() + " vectors)";
   if (requested == "cpu") {
     d.name = cpu;
     return d;
