@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Step 1 of the GPU benchmarks, run HERE (the build machine): the GPU machine
+# has CUDA but none of Debian's -dev libraries (Ceres, HDF5, ...), so build
+# with CUDA here for the H100/H200 (sm_90) and pack the binaries with their
+# shared libraries into .devpack (git-ignored), which the device call carries.
+# Step 2 is bench/run_gpu.sh, run THERE (see bench/README.md, "GPU runs").
+# Usage: bash bench/gpu_pack.sh [BUILD_DIR]
+set -euo pipefail
+B=${1:-build-gpu}
+PACK=../shared/device/pack.sh
+[ -x "$PACK" ] || { echo "gpu_pack.sh: $PACK not found (run from the repository root)" >&2; exit 2; }
+grep -qx '/.devpack/' .git/info/exclude 2>/dev/null || echo '/.devpack/' >> .git/info/exclude
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build "$B" -j"$(nproc)" --target stribeck_gpu_tests sweep_grid bench_ensemble stribeck
+rm -rf .devpack
+"$PACK" "$B"/tests/stribeck_gpu_tests "$B"/bin/sweep_grid "$B"/bin/bench_ensemble "$B"/bin/stribeck
