@@ -14,3 +14,6 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_CUDA=ON -DCMAKE_CUDA_AR
 cmake --build "$B" -j"$(nproc)" --target stribeck_gpu_tests sweep_grid bench_ensemble stribeck
 rm -rf .devpack
 "$PACK" "$B"/tests/stribeck_gpu_tests "$B"/bin/sweep_grid "$B"/bin/bench_ensemble "$B"/bin/stribeck
+# libmvec (the CPU lanes' vector exp/tanh) is part of glibc, which pack.sh
+# otherwise leaves behind: the GPU machine's own copy matches its libm.
+rm -f .devpack/lib/libmvec.so.*
