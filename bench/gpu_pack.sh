@@ -7,7 +7,7 @@
 # Usage: bash bench/gpu_pack.sh [BUILD_DIR]
 set -euo pipefail
 B=${1:-build-gpu}
-PACK=../shared/device/pack.sh
+PACK=${STRIBECK_PACK:-../shared/device/pack.sh}  # the device tool's packer, beside the main checkout
 [ -x "$PACK" ] || { echo "gpu_pack.sh: $PACK not found (run from the repository root)" >&2; exit 2; }
 grep -qx '/.devpack/' .git/info/exclude 2>/dev/null || echo '/.devpack/' >> .git/info/exclude
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
