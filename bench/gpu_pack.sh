@@ -9,7 +9,9 @@ set -euo pipefail
 B=${1:-build-gpu}
 PACK=${STRIBECK_PACK:-../shared/device/pack.sh}  # the device tool's packer, beside the main checkout
 [ -x "$PACK" ] || { echo "gpu_pack.sh: $PACK not found (run from the repository root)" >&2; exit 2; }
-grep -qx '/.devpack/' .git/info/exclude 2>/dev/null || echo '/.devpack/' >> .git/info/exclude
+EXCLUDE=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$EXCLUDE")"
+grep -qx '/.devpack/' "$EXCLUDE" 2>/dev/null || echo '/.devpack/' >> "$EXCLUDE"
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build "$B" -j"$(nproc)" --target stribeck_gpu_tests sweep_grid bench_ensemble stribeck
 rm -rf .devpack
