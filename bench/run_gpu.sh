@@ -1,17 +1,46 @@
 #!/usr/bin/env bash
-# The GPU benchmark of bench/RESULTS.md, for a session with a GPU machine:
-# builds with CUDA, checks GPU/CPU agreement, then runs the 65,536 x 16,384
-# simscape-cylinder grid on the engine (FP32 and FP64) and the jax.jit peer on
-# the same trace. Usage: bash bench/run_gpu.sh [BUILD_DIR]
-set -euo pipefail
-B=${1:-build-gpu}
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build "$B" -j"$(nproc)" --target sweep_grid stribeck_gpu_tests
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
-date -u
-"$B"/tests/stribeck_gpu_tests
-TRACE=$(mktemp /tmp/stribeck_trace.XXXXXX.csv)
-"$B"/bin/sweep_grid --axis 16 --samples 16384 --device gpu --precision fp32 --repeat 3 --trace-out "$TRACE"
-"$B"/bin/sweep_grid --axis 16 --samples 16384 --device gpu --precision fp64 --repeat 3
-python3 bench/peers/jax_grid.py "$TRACE" --axis 16 --precision fp32
-python3 bench/peers/jax_grid.py "$TRACE" --axis 16 --precision fp64
+# Step 2 of the GPU benchmarks, run ON THE GPU MACHINE from the repository root
+# with .devpack carried (made by bench/gpu_pack.sh here). One call does it all:
+#   run(command="bash bench/run_gpu.sh sweep", carry=[".devpack"])    ~5 min
+#   run(command="bash bench/run_gpu.sh ensemble", carry=[".devpack"]) ~8 min
+# Each part writes its whole log to $OUT (or /tmp without the device tool).
+#   sweep:    GPU/CPU agreement tests; the 65,536 x 16,384 simscape-cylinder
+#             grid on the engine (FP32, FP64; best of 3 after a warm-up) and
+#             the jax.jit peer on the same trace (issue 4's goals: >= 1.2e12
+#             evaluations/s in FP32, >= 10x jax.jit)
+#   ensemble: 1,048,576 trajectories x 10,000 steps of the mass-spring-LuGre
+#             rig on the GPU (FP32) and on all CPU cores, and the jax.jit+vmap
+#             and diffrax peers (issue 5's goals: >= 1.7e11 steps/s, >= 30x
+#             the peers, >= 50x the CPU path)
+set -uo pipefail
+PART=${1:-sweep}
+OUTDIR=${OUT:-/tmp}
+LOG="$OUTDIR/gpu_$PART.log"
+export LD_LIBRARY_PATH="$PWD/.devpack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONUNBUFFERED=1
+P=.devpack/bin
+{
+  echo "== $(date -u +%FT%TZ) part $PART, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
+  echo "$(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+  case "$PART" in
+    sweep)
+      "$P"/stribeck_gpu_tests
+      TRACE=$(mktemp /tmp/stribeck_trace.XXXXXX.csv)
+      "$P"/sweep_grid --axis 16 --samples 16384 --device gpu --precision fp32 --repeat 3 --trace-out "$TRACE"
+      "$P"/sweep_grid --axis 16 --samples 16384 --device gpu --precision fp64 --repeat 3
+      python3 bench/peers/jax_grid.py "$TRACE" --axis 16 --precision fp32
+      python3 bench/peers/jax_grid.py "$TRACE" --axis 16 --precision fp64
+      "$P"/sweep_grid --axis 16 --samples 16384 --device cpu --precision fp32
+      ;;
+    ensemble)
+      "$P"/bench_ensemble 1024 10000 2.5e-5 gpu fp32
+      "$P"/bench_ensemble 1024 10000 2.5e-5 gpu fp64
+      python3 bench/peers/stick_slip_jax.py --trajectories 1048576 --steps 10000 --h 2.5e-5
+      python3 bench/peers/stick_slip_jax.py --trajectories 1048576 --steps 10000 --h 2.5e-5 --diffrax
+      "$P"/bench_ensemble 1024 10000 2.5e-5 cpu fp32
+      ;;
+    *) echo "run_gpu.sh: unknown part '$PART' (expected sweep or ensemble)" >&2; exit 2 ;;
+  esac
+  echo "== end $(date -u +%FT%TZ)"
+} 2>&1 | tee "$LOG"

@@ -22,7 +22,9 @@ DeviceChoice choose_device(const std::string& requested) {
   if (requested != "auto" && requested != "gpu" && requested != "cpu")
     throw InputError("--device " + requested + ": expected auto, gpu or cpu");
   DeviceChoice d;
-  const std::string cpu = "CPU (" + std::to_string(omp_get_max_threads()) + " threads)";
+  const std::string level = cpu_vector_level();
+  const std::string cpu = "CPU (" + std::to_string(omp_get_max_threads()) + " threads, " +
+                          (level == "scalar" ? std::string("no SIMD") : level + " SIMD") + ")";
   if (requested == "cpu") {
     d.name = cpu;
     return d;

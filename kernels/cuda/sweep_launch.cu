@@ -289,6 +289,10 @@ void run_typed(const SweepRequest& r) {
 
 }  // namespace
 
+// Launched once by probe_device: a device whose architecture this build holds
+// no code for (CMAKE_CUDA_ARCHITECTURES) fails here, not in the first sweep.
+__global__ void probe_kernel() {}
+
 bool probe_device(std::string& name, std::string& reason) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
@@ -306,6 +310,17 @@ bool probe_device(std::string& name, std::string& reason) {
   if (e == cudaSuccess) e = cudaFree(nullptr);  // creates the context: catches unusable devices
   if (e != cudaSuccess) {
     reason = cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  probe_kernel<<<1, 1>>>();
+  e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    reason = std::string(cudaGetErrorString(e)) + " on " + prop.name + " (compute capability " +
+             std::to_string(prop.major) + "." + std::to_string(prop.minor) + "; this build has code for " +
+             STRIBECK_CUDA_ARCHS + ": rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) +
+             std::to_string(prop.minor) + ")";
     cudaGetLastError();
     return false;
   }

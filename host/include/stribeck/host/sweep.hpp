@@ -92,9 +92,19 @@ std::vector<double> sweep_force_trace(const ModelInfo& model, const double* para
 
 enum class Precision { kFp64, kFp32 };
 
-// Evaluates points [first, first + count) on the CPU (OpenMP over points).
+// Evaluates points [first, first + count) on the CPU: OpenMP over points,
+// memoryless laws in SIMD batches of points (docs/sweep.md, "CPU path").
 void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first,
                         std::uint64_t count, SweepChunk& out);
+
+// The CPU path's vector level: "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2),
+// "generic" (the build's baseline) or "scalar" (one point at a time). The
+// best this processor runs, unless the environment variable STRIBECK_CPU_ISA
+// names one (InputError when it names an unknown level or one this processor
+// cannot run).
+std::string cpu_vector_level();
+// Every level this build has and this processor runs, best first.
+std::vector<std::string> cpu_vector_levels();
 
 // Keeps the K best points seen so far; ties broken by the smaller index, so
 // the table is the same whatever the chunking or sharding.

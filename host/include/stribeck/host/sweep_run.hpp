@@ -12,7 +12,7 @@ namespace stribeck {
 // Which backend runs, and why (the one line `--device auto` prints).
 struct DeviceChoice {
   bool gpu = false;
-  std::string name;  // "NVIDIA H100 ..." or "CPU (N threads)"
+  std::string name;  // "NVIDIA H100 ..." or "CPU (N threads, LEVEL SIMD)"
   std::string note;  // non-empty when auto fell back to the CPU
 };
 // requested: "auto" | "gpu" | "cpu"; throws InputError for "gpu" without a usable GPU.

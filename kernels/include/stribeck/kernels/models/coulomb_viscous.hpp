@@ -33,7 +33,11 @@ struct CoulombViscous : StaticLaw {
   }
   template <class T>
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
-    const T dir = (c.v_eps > T(0)) ? math::tanh(s.v / c.v_eps) : math::sign(s.v);
+    // Both candidates are computed and one is selected (tanh(v/0) is discarded):
+    // a branch-free body is what lets the CPU sweep vectorise across parameter
+    // sets; on the GPU the tanh is paid either way by warps that mix v_eps = 0.
+    const T smooth = math::tanh(s.v / c.v_eps);
+    const T dir = (c.v_eps > T(0)) ? smooth : math::sign(s.v);
     return c.f_c * dir + c.f_v * s.v;
   }
 };

@@ -50,9 +50,13 @@ struct SimscapeCylinder : StaticLaw {
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
     const T f_c = c.f_pr + c.f_cfr * (s.p_a + s.p_b);
     const T av = math::abs(s.v);
-    const T coulomb_part = (av > c.v_th)
-                               ? (T(1) + c.k_brk_minus_1 * math::exp(-c.c_v * av)) * math::sign(s.v)
-                               : c.linear_slope * s.v;
+    // exp is evaluated for every sample, inside the linear zone too, and the
+    // zone selected afterwards: a branch-free body lets the CPU sweep vectorise
+    // across parameter sets (the vector exp has no masked form), and costs the
+    // GPU nothing outside the zone, where nearly all samples of a trace lie.
+    const T decay = math::exp(-c.c_v * av);
+    const T coulomb_part =
+        (av > c.v_th) ? (T(1) + c.k_brk_minus_1 * decay) * math::sign(s.v) : c.linear_slope * s.v;
     return f_c * coulomb_part + c.f_vfr * s.v;
   }
 };

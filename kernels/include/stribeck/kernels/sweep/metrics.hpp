@@ -88,6 +88,26 @@ struct TilePartial {
   STRIBECK_HD_INLINE void reset() {
     sse = max_abs_error = peak = sum_pos = sum_neg = energy = loop = T(0);
   }
+  // One sample: force f at velocity v against the measured f_meas, over the
+  // sample's dt and dx. prev_f and prev_fv carry F and F*v of the previous
+  // sample (the trapezoids' left ends) and are advanced here. Written once for
+  // the GPU thread, the scalar CPU path and the CPU SIMD lanes, so all three
+  // round the same operations in the same order.
+  STRIBECK_HD_INLINE void add_sample(const T& f, const T& v, const T& f_meas, const T& dt, const T& dx,
+                                     T& prev_f, T& prev_fv) {
+    const T e = f - f_meas;
+    sse += e * e;
+    const T ae = math::abs(e), af = math::abs(f);
+    max_abs_error = ae > max_abs_error ? ae : max_abs_error;
+    peak = af > peak ? af : peak;
+    sum_pos += v > T(0) ? f : T(0);
+    sum_neg += v < T(0) ? f : T(0);
+    const T fv = f * v;
+    energy += T(0.5) * (prev_fv + fv) * dt;
+    loop += T(0.5) * (prev_f + f) * dx;
+    prev_f = f;
+    prev_fv = fv;
+  }
   STRIBECK_HD_INLINE void flush_into(RawMetrics& r) const {
     r.sse += static_cast<double>(sse);
     const double e = static_cast<double>(max_abs_error), p = static_cast<double>(peak);

@@ -52,18 +52,7 @@ struct Trajectory {
       if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
       const T dt = t.dt[k];
       const T f = model_step<M>(c, s, st, dt);
-      const T e = f - t.f_meas[k];
-      part.sse += e * e;
-      const T ae = math::abs(e), af = math::abs(f);
-      part.max_abs_error = ae > part.max_abs_error ? ae : part.max_abs_error;
-      part.peak = af > part.peak ? af : part.peak;
-      part.sum_pos += s.v > T(0) ? f : T(0);
-      part.sum_neg += s.v < T(0) ? f : T(0);
-      const T fv = f * s.v;
-      part.energy += T(0.5) * (pfv + fv) * dt;
-      part.loop += T(0.5) * (pf + f) * t.dx[k];
-      pf = f;
-      pfv = fv;
+      part.add_sample(f, s.v, t.f_meas[k], dt, t.dx[k], pf, pfv);
     }
     state = st;
     prev_f = pf;
