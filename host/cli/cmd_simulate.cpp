@@ -21,6 +21,7 @@ void add_simulate_command(CLI::App& app) {
     for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
     if (c.ensemble) {
       const EnsembleResult r = run_ensemble(c);
+      if (!r.note.empty()) std::fprintf(stderr, "stribeck: %s\n", r.note.c_str());
       write_ensemble(*output, r, c, "stribeck simulate " + *config + " -o " + *output);
       long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
       for (const auto& m : r.metrics) {

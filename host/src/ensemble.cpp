@@ -62,6 +62,27 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
   return s;
 }
 
+// The measured input tables of the config ([system] inputs) in the working
+// scalar; the spec's profiles point into them, so they must outlive the run.
+template <class T>
+struct TypedTables {
+  std::vector<std::vector<T>> store;
+
+  TypedTables(const SimulateConfig& c, BodySystem<T>& b) {
+    store.reserve(2 * c.tables.size());
+    for (const auto& tab : c.tables) {
+      Profile<T>* p = measured_input_profile(b, tab.channel);
+      if (!p) continue;
+      store.emplace_back(tab.t.begin(), tab.t.end());
+      p->table_t = store.back().data();
+      store.emplace_back(tab.y.begin(), tab.y.end());
+      p->table_y = store.back().data();
+      p->table_n = static_cast<int>(tab.t.size());
+    }
+  }
+};
+
+// The spec without measured input tables (TypedTables attaches them).
 template <class T>
 EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int* target) {
   EnsembleSpec<T> e;
@@ -165,7 +186,13 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
 #if STRIBECK_HAVE_CUDA
   if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
 #endif
+  if (!c.tables.empty() && gpu) {
+    // The CUDA kernel takes the spec by value and has no copy of the tables.
+    gpu = false;
+    reason = "measured inputs ([system] inputs) run on the CPU path only";
+  }
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
+  if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
   const auto t0 = std::chrono::steady_clock::now();
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
@@ -206,8 +233,12 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
     r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
     visit_model(c.model.c_str(), [&](auto tag) {
       using M = typename decltype(tag)::type;
-      if (c.fp32) run_points<M>(make_spec<float>(c, m, target), s, r);
-      else run_points<M>(make_spec<double>(c, m, target), s, r);
+      auto run = [&](auto spec) {
+        const TypedTables tables(c, spec.base);
+        run_points<M>(spec, s, r);
+      };
+      if (c.fp32) run(make_spec<float>(c, m, target));
+      else run(make_spec<double>(c, m, target));
     });
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -139,6 +139,46 @@ TEST(Ensemble, ConfigErrors) {
   EXPECT_THROW(read_simulate_config(bad3), InputError);  // no params
 }
 
+// A seal-parameter ensemble of the hydraulic cylinder driven by measured
+// chamber pressures ([system] inputs): every point must equal a single
+// `simulate` run of the same log with that point's parameters, and the
+// pressures must matter (a ramp that breaks the piston loose).
+TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
+  const std::string log = stribeck::test::temp_dir() + "ens_pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
+  }
+  auto config = [&](const std::string& name, const std::string& params, const std::string& ensemble) {
+    return read_simulate_config(write_config(name, "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
+                                                   "external_force = -150.0\ninputs = \"" + log + "\"\n"
+                                                   "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
+                                                   "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" + params +
+                                                   "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
+  };
+  auto axes = [](const char* precision) {
+    return std::string("[ensemble]\ndevice = \"cpu\"\nprecision = \"") + precision +
+           "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n";
+  };
+  const EnsembleResult d = run_ensemble(config("ens_log.toml", "", axes("fp64")));
+  const EnsembleResult f = run_ensemble(config("ens_log32.toml", "", axes("fp32")));
+  ASSERT_EQ(d.metrics.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const double f_pr = d.values[i];
+    const SimulateConfig one = config("ens_log_one.toml", "F_pr = " + std::to_string(f_pr) + "\n", "");
+    const SimulateSummary s = run_simulation(one, stribeck::test::temp_dir() + "ens_log_one.csv", "test");
+    EXPECT_EQ(d.metrics[i].status, kSimOk) << f_pr;
+    EXPECT_GT(d.metrics[i].peak_velocity, 0.05) << f_pr;  // the measured ramp moved the piston
+    EXPECT_NEAR(d.metrics[i].final_v, s.metrics.final_v, 1e-12 * std::abs(s.metrics.final_v)) << f_pr;
+    EXPECT_NEAR(d.metrics[i].final_s, s.metrics.final_s, 1e-12 * std::abs(s.metrics.final_s)) << f_pr;
+    EXPECT_NEAR(d.metrics[i].dissipated, s.metrics.dissipated, 1e-12 * s.metrics.dissipated) << f_pr;
+    EXPECT_EQ(d.metrics[i].steps, s.metrics.steps) << f_pr;
+    EXPECT_NEAR(f.metrics[i].dissipated, d.metrics[i].dissipated, 1e-3 * d.metrics[i].dissipated) << f_pr;
+  }
+  EXPECT_GT(d.metrics[0].peak_velocity, d.metrics[2].peak_velocity);  // more seal friction, slower piston
+}
+
 }  // namespace
 }  // namespace stribeck
 

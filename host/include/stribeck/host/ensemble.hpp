@@ -17,6 +17,7 @@ struct EnsembleResult {
   std::vector<double> values;                 // points x dims
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
   std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
+  std::string note;                           // why device "auto" runs on the CPU ("" otherwise)
   double seconds = 0;                         // wall time of the simulations
   long rk4_points = 0;                        // points run (status != invalid)
   long long rk4_steps = 0;                    // RK4 steps over all points
@@ -25,7 +26,7 @@ struct EnsembleResult {
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
 // trajectory) when config.device is "gpu", or "auto" and a CUDA device is
 // usable, else on the CPU (OpenMP over points). Both run the same
-// ensemble_point. Throws InputError for an ensemble that names unknown
+// ensemble_point. Measured input tables ([system] inputs) run on the CPU only. Throws InputError for an ensemble that names unknown
 // quantities or breaks the space rules, or asks for a GPU it cannot have.
 EnsembleResult run_ensemble(const SimulateConfig& config);
 
