@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
@@ -13,15 +14,19 @@ void add_simulate_command(CLI::App& app) {
       "simulate", "Simulate a body with friction (stick-slip rig, force-driven body, hydraulic cylinder)");
   auto config = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
+  auto quiet = std::make_shared<bool>(false);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
-  cmd->callback([config, output] {
+  cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
+  cmd->callback([config, output, quiet] {
     const SimulateConfig c = read_simulate_config(*config);
     for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
     if (c.ensemble) {
-      const EnsembleResult r = run_ensemble(c);
-      if (!r.note.empty()) std::fprintf(stderr, "stribeck: %s\n", r.note.c_str());
+      EnsembleRunOptions o;
+      o.note = [](const std::string& note) { std::fprintf(stderr, "stribeck: %s\n", note.c_str()); };
+      if (!*quiet) o.progress = progress_printer("points");
+      const EnsembleResult r = run_ensemble(c, o);
       write_ensemble(*output, r, c, "stribeck simulate " + *config + " -o " + *output);
       long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
       for (const auto& m : r.metrics) {

@@ -1,11 +1,10 @@
 // `stribeck sweep`: evaluate a friction model over a parameter space along
 // input traces, reduce to metrics, write HDF5 (docs/sweep.md).
-#include <unistd.h>
-
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/sweep_config.hpp"
 #include "stribeck/host/sweep_mpi.hpp"
@@ -23,15 +22,6 @@ struct SweepFlags {
   bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
        quiet = false, mpi = false;
 };
-
-std::string duration(double s) {
-  char buf[32];
-  if (!(s >= 0) || s > 1e7) return "?";
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
-  return buf;
-}
 
 void run(const SweepFlags& f) {
   SweepConfig c = f.config.empty() ? SweepConfig{} : read_sweep_config(f.config);
@@ -73,20 +63,7 @@ void run(const SweepFlags& f) {
   o.resume = f.resume;
   o.max_chunks = f.max_chunks;
   o.command_line = cli_provenance().command_line;
-  const bool tty = isatty(fileno(stderr));
-  auto last = std::make_shared<double>(-1e9);
-  if (!f.quiet)
-    o.progress = [tty, last](std::uint64_t done, std::uint64_t total, double secs) {
-      const bool end = done == total;
-      if (!end && secs - *last < (tty ? 0.2 : 10.0)) return;
-      *last = secs;
-      const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-      const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;
-      std::fprintf(stderr, "%s%llu/%llu points (%.1f%%), %.3g points/s, ETA %s%s", tty ? "\r\033[K" : "",
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate,
-                   duration(eta).c_str(), tty && !end ? "" : "\n");
-    };
+  if (!f.quiet) o.progress = progress_printer("points");
   int rank = 0;
   SweepSummary s;
   if (f.mpi) {

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -136,10 +137,13 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   return e;
 }
 
-template <class M, class T>
-void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r) {
+// `progress(done)` is called by thread 0 after each of its points (points
+// take milliseconds to seconds, so that is often enough and costs nothing).
+template <class M, class T, class Progress>
+void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r, const Progress& progress) {
   const std::int64_t n = static_cast<std::int64_t>(s.points);
   const int dims = s.dims;
+  std::atomic<std::uint64_t> done{0};
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
@@ -160,6 +164,8 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleRes
     o.final_mode = m.final_mode;
     o.status = m.status;
     o.steps = m.steps;
+    const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: run_ensemble
   }
 }
 
@@ -170,7 +176,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-EnsembleResult run_ensemble(const SimulateConfig& c) {
+EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o) {
   const ModelInfo& m = require_model(c.model);
   if (m.params.size() > static_cast<size_t>(sweep::kMaxParams))
     throw InputError("model " + m.id + " has more parameters than an ensemble supports (16)");
@@ -193,7 +199,12 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
   }
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
+  if (!r.note.empty() && o.note) o.note(r.note);
   const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto progress = [&](std::uint64_t done) {
+    if (o.progress) o.progress(done, s.points, seconds());
+  };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
     r.device = "cuda:0 " + gpu_name;
@@ -235,13 +246,14 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
       using M = typename decltype(tag)::type;
       auto run = [&](auto spec) {
         const TypedTables tables(c, spec.base);
-        run_points<M>(spec, s, r);
+        run_points<M>(spec, s, r, progress);
       };
       if (c.fp32) run(make_spec<float>(c, m, target));
       else run(make_spec<double>(c, m, target));
     });
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.seconds = seconds();
+  if (o.progress && s.points > 0) o.progress(s.points, s.points, r.seconds);
   for (const auto& x : r.metrics) {
     r.rk4_points += x.status != kSimInvalid;
     r.rk4_steps += x.steps;

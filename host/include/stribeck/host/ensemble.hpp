@@ -3,6 +3,8 @@
 // table of a simulate config, docs/dynamics.md): every point of the space is
 // one simulation of the base system with some model parameters and system
 // quantities replaced, reduced to per-trajectory metrics.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,12 +25,22 @@ struct EnsembleResult {
   long long rk4_steps = 0;                    // RK4 steps over all points
 };
 
+struct EnsembleRunOptions {
+  // Called once before the simulations with the reason device "auto" runs
+  // on the CPU (not called when it runs where asked).
+  std::function<void(const std::string&)> note;
+  // Called with (points done, points, seconds since the start) while the
+  // points run (CPU path: from one thread, after each of its points; GPU:
+  // at the end) and once at the end; the callee throttles its output.
+  std::function<void(std::uint64_t, std::uint64_t, double)> progress;
+};
+
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
 // trajectory) when config.device is "gpu", or "auto" and a CUDA device is
 // usable, else on the CPU (OpenMP over points). Both run the same
 // ensemble_point. Measured input tables ([system] inputs) run on the CPU only. Throws InputError for an ensemble that names unknown
 // quantities or breaks the space rules, or asks for a GPU it cannot have.
-EnsembleResult run_ensemble(const SimulateConfig& config);
+EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
 // Writes the points and metrics: HDF5 (results group "ensemble": `points`
 // (points x dims, attribute `names`), one dataset per metric) or CSV (one row
