@@ -13,6 +13,16 @@
 namespace stribeck::cli {
 namespace {
 
+// Numeric flags must be positive integers, so 0 below means "not given"
+// (and an explicit 0 or negative value is an error, not silently ignored).
+const CLI::Validator kPositive(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      return digits && s.find_first_not_of('0') != std::string::npos ? std::string()
+                                                                     : "must be a positive integer, not '" + s + "'";
+    },
+    "POSITIVE");
+
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
   std::vector<std::string> params, logs, profiles, metrics;
@@ -98,8 +108,8 @@ void add_sweep_command(CLI::App& app) {
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
                   "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
   cmd->add_option("--design", f->design, "grid | random | lhs | sobol");
-  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)");
-  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
+  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->check(kPositive);
+  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")->check(kPositive);
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
   cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
   cmd->add_option("--profile", f->profiles,
@@ -108,17 +118,19 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
-  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)");
+  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
   cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)");
   cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)");
-  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)");
+  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
+      ->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
   cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)");
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
-  cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial");
+  cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")
+      ->check(kPositive);
   cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");
   cmd->callback([f] { run(*f); });
 }

@@ -220,6 +220,14 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_NE(text.find("unknown key 'speed'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
   EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
+  // A numeric flag of 0 or below is refused, not taken for "not given" (a
+  // --seed 0 used to run with the config's seed, --top-k -3 with no table).
+  for (const char* flag : {"--seed 0", "--top-k -3", "--chunk 0", "--points 0", "--max-chunks 0"}) {
+    EXPECT_EQ(run_cli("sweep " + cfg + " -o " + out + " " + flag, &text), 1) << flag;
+    EXPECT_NE(text.find("must be a positive integer"), std::string::npos) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_FALSE(std::ifstream(out).good()) << flag;
+  }
 }
 
 }  // namespace
