@@ -40,6 +40,7 @@ void add_simulate_command(CLI::App& app) {
                    r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
                    r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0, output->c_str(), ss,
                    counts[0], counts[1], counts[2], counts[3], counts[4]);
+      for (const auto& e : r.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());
       return;
     }
     const SimulateSummary s = run_simulation(c, *output, "stribeck simulate " + *config + " -o " + *output);

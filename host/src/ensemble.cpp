@@ -169,6 +169,41 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleRes
   }
 }
 
+// Why point i (coordinates x) was not simulated: the first rule it breaks,
+// checked in the order ensemble_point checks them.
+std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const int* target, const double* x,
+                           int dims) {
+  std::vector<double> p = c.params;
+  BodySystem<double> b = c.body;
+  double brk = c.breakaway;
+  for (int d = 0; d < dims; ++d) {
+    if (target[d] >= 0) p[target[d]] = x[d];
+    else set_field(b, brk, -1 - target[d], x[d]);
+  }
+  const auto why = validate_params(m, p.data());
+  if (!why.empty()) return why.front();
+  const std::pair<const char*, double> nonneg[] = {
+      {"stiffness", b.stiffness}, {"damping", b.damping}, {"area_a", b.area_a}, {"area_b", b.area_b},
+      {"drive_frequency", b.drive_velocity.frequency}, {"force_frequency", b.external_force.frequency}};
+  if (!(b.mass > 0)) return "mass = " + format_number(b.mass) + " must be > 0";
+  for (const auto& [name, v] : nonneg)
+    if (!(v >= 0)) return std::string(name) + " = " + format_number(v) + " must be >= 0";
+  std::string reason = "invalid";
+  visit_model(c.model.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const auto fc = M::prepare(p.data());
+    if constexpr (M::kDynamic) {
+      if (!M::ode_ok(fc)) reason = m.id + ": the ODE is not Lipschitz for these parameters (dahl needs alpha >= 1)";
+    } else if (c.stiction) {
+      const double slide0 = std::abs(M::force(fc, friction_sample(body_inputs(b, 0.0), 1e-12)));
+      if (!(brk > 0) || !(brk >= slide0))
+        reason = "breakaway = " + format_number(brk) + " is below the sliding force " + format_number(slide0) +
+                 " just above zero velocity (must be > 0 and >= it)";
+    }
+  });
+  return reason;
+}
+
 bool ends_with(const std::string& s, const char* suffix) {
   const std::string x(suffix);
   return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
@@ -254,9 +289,13 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   }
   r.seconds = seconds();
   if (o.progress && s.points > 0) o.progress(s.points, s.points, r.seconds);
-  for (const auto& x : r.metrics) {
+  for (std::uint64_t i = 0; i < s.points; ++i) {
+    const StickSlipMetrics<double>& x = r.metrics[i];
     r.rk4_points += x.status != kSimInvalid;
     r.rk4_steps += x.steps;
+    if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
+      r.invalid_examples.push_back("point " + std::to_string(i) + ": " +
+                                   invalid_reason(c, m, target, &r.values[i * s.dims], s.dims));
   }
   return r;
 }

@@ -99,6 +99,30 @@ F_s = "uniform:0.8:2.0"
   }
   EXPECT_GT(invalid, 0);
   EXPECT_LT(invalid, 8);
+  ASSERT_EQ(d.invalid_examples.size(), std::min(invalid, 3));
+  EXPECT_NE(d.invalid_examples[0].find("lugre: F_s = "), std::string::npos) << d.invalid_examples[0];
+  EXPECT_NE(d.invalid_examples[0].find("must be >= F_C = 1"), std::string::npos) << d.invalid_examples[0];
+}
+
+// Invalid points are reported with the rule they break (like a sweep's), for
+// system quantities and the stiction form's breakaway too.
+TEST(Ensemble, InvalidPointsNameTheirRule) {
+  const std::string cfg = write_config("ens_invalid.toml", std::string(kBase) + R"(
+[ensemble]
+[ensemble.params]
+mass = "list:-1,1"
+breakaway = "list:0.5,1.5"
+)");
+  const EnsembleResult r = run_ensemble(read_simulate_config(cfg));
+  ASSERT_EQ(r.metrics.size(), 4u);
+  // Keys in name order, the last fastest: (0.5, -1) (0.5, 1) (1.5, -1) (1.5, 1).
+  ASSERT_EQ(r.names, (std::vector<std::string>{"breakaway", "mass"}));
+  ASSERT_EQ(r.invalid_examples.size(), 3u);
+  EXPECT_EQ(r.invalid_examples[0], "point 0: mass = -1 must be > 0");  // checked before the breakaway
+  EXPECT_NE(r.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "), std::string::npos)
+      << r.invalid_examples[1];
+  EXPECT_EQ(r.invalid_examples[2], "point 2: mass = -1 must be > 0");
+  EXPECT_EQ(r.metrics[3].status, kSimOk);
 }
 
 TEST(Ensemble, WritesHdf5ResultsGroup) {

@@ -23,6 +23,7 @@ struct EnsembleResult {
   double seconds = 0;                         // wall time of the simulations
   long rk4_points = 0;                        // points run (status != invalid)
   long long rk4_steps = 0;                    // RK4 steps over all points
+  std::vector<std::string> invalid_examples;  // the first 3 invalid points and the rule each breaks
 };
 
 struct EnsembleRunOptions {
