@@ -2,6 +2,7 @@
 #include "stribeck/host/ensemble.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -211,6 +212,26 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
+std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {
+  const std::uint64_t per_point = sizeof(StickSlipMetrics<double>) + 8ull * dims  // the result
+#if STRIBECK_HAVE_CUDA
+                                  + 8ull * cuda::kEnsembleMetrics  // GPU staging
+#endif
+                                  + 8ull * (dims + 14);  // output columns (stick_slip_metric_columns)
+  return points * per_point;
+}
+
+void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where) {
+  const std::uint64_t need = ensemble_result_bytes(points, dims);
+  if (physical_bytes == 0 || need <= physical_bytes / 10 * 8) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
+                "machine's %.3g GB; split the space (for example one run per value of an axis)",
+                static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
+  throw InputError(where + buf);
+}
+
 EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o) {
   const ModelInfo& m = require_model(c.model);
   if (m.params.size() > static_cast<size_t>(sweep::kMaxParams))
@@ -220,6 +241,9 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   EnsembleResult r;
   sweep::SpaceView s = build_space(c, m, list_values, target, r.names);
   s.list_values = list_values.data();
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  check_ensemble_memory(s.points, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
+                        c.source + ": [ensemble]");
   r.values.assign(s.points * s.dims, 0.0);
   r.metrics.assign(s.points, StickSlipMetrics<double>{});
   bool gpu = false;

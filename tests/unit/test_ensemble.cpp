@@ -104,6 +104,22 @@ F_s = "uniform:0.8:2.0"
   EXPECT_NE(d.invalid_examples[0].find("must be >= F_C = 1"), std::string::npos) << d.invalid_examples[0];
 }
 
+// A space whose results would not fit in memory is refused up front.
+TEST(Ensemble, TooLargeForMemoryIsOneLineError) {
+  const std::uint64_t gib = 1ull << 30;
+  EXPECT_GE(ensemble_result_bytes(1, 2), sizeof(StickSlipMetrics<double>) + 2 * 8 + 16 * 8);
+  EXPECT_NO_THROW(check_ensemble_memory(1'000'000, 2, 16 * gib, "map.toml: [ensemble]"));
+  EXPECT_NO_THROW(check_ensemble_memory(100'000'000, 2, 0, "map.toml: [ensemble]"));  // memory unknown
+  try {
+    check_ensemble_memory(100'000'000, 2, 16 * gib, "map.toml: [ensemble]");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("map.toml: [ensemble]: 100000000 points need about ", 0), 0u) << m;
+    EXPECT_NE(m.find("of this machine's 17.2 GB; split the space"), std::string::npos) << m;
+  }
+}
+
 // Invalid points are reported with the rule they break (like a sweep's), for
 // system quantities and the stiction form's breakaway too.
 TEST(Ensemble, InvalidPointsNameTheirRule) {

@@ -43,6 +43,15 @@ struct EnsembleRunOptions {
 // quantities or breaks the space rules, or asks for a GPU it cannot have.
 EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
+// Results of an ensemble stay in host memory until written: about
+// ensemble_result_bytes(points, dims) at the peak (coordinates, metrics, the
+// GPU staging copy, the output's columns). Throws InputError naming `where`
+// when that exceeds 80 % of `physical_bytes` (run_ensemble passes this
+// machine's memory), so a too-large space is a one-line error, not an
+// out-of-memory kill.
+std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims);
+void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where);
+
 // Writes the points and metrics: HDF5 (results group "ensemble": `points`
 // (points x dims, attribute `names`), one dataset per metric) or CSV (one row
 // per point) when the name ends in ".csv". Atomic.
