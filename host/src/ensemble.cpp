@@ -258,6 +258,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   }
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
+  if (o.start) o.start();
   if (!r.note.empty() && o.note) o.note(r.note);
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

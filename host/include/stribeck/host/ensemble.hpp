@@ -27,6 +27,10 @@ struct EnsembleResult {
 };
 
 struct EnsembleRunOptions {
+  // Called once every check has passed, just before the note and the
+  // simulations (the CLI prints parameter warnings here, so a bad space is
+  // reported alone, in one line).
+  std::function<void()> start;
   // Called once before the simulations with the reason device "auto" runs
   // on the CPU (not called when it runs where asked).
   std::function<void(const std::string&)> note;
