@@ -120,6 +120,11 @@ TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
   // The best point's objective is its rmse row.
   const auto& best = f.progress.top[0];
   EXPECT_EQ(f.rows.metrics[best.index * sweep::kNumMetrics + sweep::kRmse], best.objective);
+  // The summary shows it to four significant digits (the file has them all).
+  char shown[64];
+  std::snprintf(shown, sizeof shown, "#1 point %llu: rmse = %.4g N | F_pr=%.4g ",
+                static_cast<unsigned long long>(best.index), best.objective, best.params[0]);
+  EXPECT_NE(text.find(shown), std::string::npos) << shown << "\n" << text;
 }
 
 TEST(SweepCli, RepeatedRunIsIdentical) {
