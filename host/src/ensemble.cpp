@@ -251,11 +251,6 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
 #if STRIBECK_HAVE_CUDA
   if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
 #endif
-  if (!c.tables.empty() && gpu) {
-    // The CUDA kernel takes the spec by value and has no copy of the tables.
-    gpu = false;
-    reason = "measured inputs ([system] inputs) run on the CPU path only";
-  }
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
   if (o.start) o.start();
@@ -273,6 +268,8 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     q.fp32 = c.fp32;
     q.spec64 = make_spec<double>(c, m, target);
     q.spec32 = make_spec<float>(c, m, target);
+    const TypedTables tables64(c, q.spec64.base);  // host copies; run_ensemble uploads them
+    const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
     q.first = 0;

@@ -259,5 +259,37 @@ drive_velocity = "linear:0.02:0.2:4"
   }
 }
 
+// The measured pressure tables reach the GPU threads (copied to the device):
+// the log-driven cylinder ensemble agrees with the CPU path.
+TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {
+  const std::string log = stribeck::test::temp_dir() + "ens_gpu_pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
+  }
+  auto cfg = [&](const char* device) {
+    return write_config(std::string("ens_gpu_log_") + device + ".toml",
+                        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" +
+                            log + "\"\n[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\nf_cfr = 1e-4\n"
+                            "K_brk = 1.3\nf_vfr = 2000.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" +
+                            device + "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  ASSERT_EQ(gpu.metrics.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, kSimOk) << i;
+    EXPECT_GT(gpu.metrics[i].peak_velocity, 0.05) << i;  // the logged ramp moved the piston
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    EXPECT_NEAR(gpu.metrics[i].final_s, cpu.metrics[i].final_s, 1e-9 * std::abs(cpu.metrics[i].final_s)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace stribeck

@@ -43,7 +43,8 @@ struct EnsembleRunOptions {
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
 // trajectory) when config.device is "gpu", or "auto" and a CUDA device is
 // usable, else on the CPU (OpenMP over points). Both run the same
-// ensemble_point. Measured input tables ([system] inputs) run on the CPU only. Throws InputError for an ensemble that names unknown
+// ensemble_point (measured input tables, [system] inputs, are copied to the
+// device). Throws InputError for an ensemble that names unknown
 // quantities or breaks the space rules, or asks for a GPU it cannot have.
 EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
