@@ -1,11 +1,10 @@
 // `stribeck sweep`: evaluate a friction model over a parameter space along
 // input traces, reduce to metrics, write HDF5 (docs/sweep.md).
-#include <unistd.h>
-
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/sweep_config.hpp"
 #include "stribeck/host/sweep_mpi.hpp"
@@ -13,6 +12,16 @@
 
 namespace stribeck::cli {
 namespace {
+
+// Numeric flags must be positive integers, so 0 below means "not given"
+// (and an explicit 0 or negative value is an error, not silently ignored).
+const CLI::Validator kPositive(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      return digits && s.find_first_not_of('0') != std::string::npos ? std::string()
+                                                                     : "must be a positive integer, not '" + s + "'";
+    },
+    "POSITIVE");
 
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
@@ -23,15 +32,6 @@ struct SweepFlags {
   bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
        quiet = false, mpi = false;
 };
-
-std::string duration(double s) {
-  char buf[32];
-  if (!(s >= 0) || s > 1e7) return "?";
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
-  return buf;
-}
 
 void run(const SweepFlags& f) {
   SweepConfig c = f.config.empty() ? SweepConfig{} : read_sweep_config(f.config);
@@ -73,20 +73,7 @@ void run(const SweepFlags& f) {
   o.resume = f.resume;
   o.max_chunks = f.max_chunks;
   o.command_line = cli_provenance().command_line;
-  const bool tty = isatty(fileno(stderr));
-  auto last = std::make_shared<double>(-1e9);
-  if (!f.quiet)
-    o.progress = [tty, last](std::uint64_t done, std::uint64_t total, double secs) {
-      const bool end = done == total;
-      if (!end && secs - *last < (tty ? 0.2 : 10.0)) return;
-      *last = secs;
-      const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-      const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;
-      std::fprintf(stderr, "%s%llu/%llu points (%.1f%%), %.3g points/s, ETA %s%s", tty ? "\r\033[K" : "",
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate,
-                   duration(eta).c_str(), tty && !end ? "" : "\n");
-    };
+  if (!f.quiet) o.progress = progress_printer("points");
   int rank = 0;
   SweepSummary s;
   if (f.mpi) {
@@ -121,8 +108,8 @@ void add_sweep_command(CLI::App& app) {
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
                   "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
   cmd->add_option("--design", f->design, "grid | random | lhs | sobol");
-  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)");
-  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs");
+  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->check(kPositive);
+  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")->check(kPositive);
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
   cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
   cmd->add_option("--profile", f->profiles,
@@ -131,17 +118,19 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
-  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)");
+  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
   cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)");
   cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)");
-  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)");
+  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
+      ->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
   cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)");
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
-  cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial");
+  cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")
+      ->check(kPositive);
   cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");
   cmd->callback([f] { run(*f); });
 }

@@ -2,7 +2,9 @@
 #include "stribeck/host/ensemble.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -62,6 +64,27 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
   return s;
 }
 
+// The measured input tables of the config ([system] inputs) in the working
+// scalar; the spec's profiles point into them, so they must outlive the run.
+template <class T>
+struct TypedTables {
+  std::vector<std::vector<T>> store;
+
+  TypedTables(const SimulateConfig& c, BodySystem<T>& b) {
+    store.reserve(2 * c.tables.size());
+    for (const auto& tab : c.tables) {
+      Profile<T>* p = measured_input_profile(b, tab.channel);
+      if (!p) continue;
+      store.emplace_back(tab.t.begin(), tab.t.end());
+      p->table_t = store.back().data();
+      store.emplace_back(tab.y.begin(), tab.y.end());
+      p->table_y = store.back().data();
+      p->table_n = static_cast<int>(tab.t.size());
+    }
+  }
+};
+
+// The spec without measured input tables (TypedTables attaches them).
 template <class T>
 EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int* target) {
   EnsembleSpec<T> e;
@@ -115,10 +138,13 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   return e;
 }
 
-template <class M, class T>
-void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r) {
+// `progress(done)` is called by thread 0 after each of its points (points
+// take milliseconds to seconds, so that is often enough and costs nothing).
+template <class M, class T, class Progress>
+void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r, const Progress& progress) {
   const std::int64_t n = static_cast<std::int64_t>(s.points);
   const int dims = s.dims;
+  std::atomic<std::uint64_t> done{0};
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
@@ -139,7 +165,44 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleRes
     o.final_mode = m.final_mode;
     o.status = m.status;
     o.steps = m.steps;
+    const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: run_ensemble
   }
+}
+
+// Why point i (coordinates x) was not simulated: the first rule it breaks,
+// checked in the order ensemble_point checks them.
+std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const int* target, const double* x,
+                           int dims) {
+  std::vector<double> p = c.params;
+  BodySystem<double> b = c.body;
+  double brk = c.breakaway;
+  for (int d = 0; d < dims; ++d) {
+    if (target[d] >= 0) p[target[d]] = x[d];
+    else set_field(b, brk, -1 - target[d], x[d]);
+  }
+  const auto why = validate_params(m, p.data());
+  if (!why.empty()) return why.front();
+  const std::pair<const char*, double> nonneg[] = {
+      {"stiffness", b.stiffness}, {"damping", b.damping}, {"area_a", b.area_a}, {"area_b", b.area_b},
+      {"drive_frequency", b.drive_velocity.frequency}, {"force_frequency", b.external_force.frequency}};
+  if (!(b.mass > 0)) return "mass = " + format_number(b.mass) + " must be > 0";
+  for (const auto& [name, v] : nonneg)
+    if (!(v >= 0)) return std::string(name) + " = " + format_number(v) + " must be >= 0";
+  std::string reason = "invalid";
+  visit_model(c.model.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const auto fc = M::prepare(p.data());
+    if constexpr (M::kDynamic) {
+      if (!M::ode_ok(fc)) reason = m.id + ": the ODE is not Lipschitz for these parameters (dahl needs alpha >= 1)";
+    } else if (c.stiction) {
+      const double slide0 = std::abs(M::force(fc, friction_sample(body_inputs(b, 0.0), 1e-12)));
+      if (!(brk > 0) || !(brk >= slide0))
+        reason = "breakaway = " + format_number(brk) + " is below the sliding force " + format_number(slide0) +
+                 " just above zero velocity (must be > 0 and >= it)";
+    }
+  });
+  return reason;
 }
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -149,7 +212,27 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-EnsembleResult run_ensemble(const SimulateConfig& c) {
+std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {
+  const std::uint64_t per_point = sizeof(StickSlipMetrics<double>) + 8ull * dims  // the result
+#if STRIBECK_HAVE_CUDA
+                                  + 8ull * cuda::kEnsembleMetrics  // GPU staging
+#endif
+                                  + 8ull * (dims + 14);  // output columns (stick_slip_metric_columns)
+  return points * per_point;
+}
+
+void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where) {
+  const std::uint64_t need = ensemble_result_bytes(points, dims);
+  if (physical_bytes == 0 || need <= physical_bytes / 10 * 8) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
+                "machine's %.3g GB; split the space (for example one run per value of an axis)",
+                static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
+  throw InputError(where + buf);
+}
+
+EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o) {
   const ModelInfo& m = require_model(c.model);
   if (m.params.size() > static_cast<size_t>(sweep::kMaxParams))
     throw InputError("model " + m.id + " has more parameters than an ensemble supports (16)");
@@ -158,6 +241,9 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
   EnsembleResult r;
   sweep::SpaceView s = build_space(c, m, list_values, target, r.names);
   s.list_values = list_values.data();
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  check_ensemble_memory(s.points, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
+                        c.source + ": [ensemble]");
   r.values.assign(s.points * s.dims, 0.0);
   r.metrics.assign(s.points, StickSlipMetrics<double>{});
   bool gpu = false;
@@ -166,7 +252,14 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
   if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
 #endif
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
+  if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
+  if (o.start) o.start();
+  if (!r.note.empty() && o.note) o.note(r.note);
   const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto progress = [&](std::uint64_t done) {
+    if (o.progress) o.progress(done, s.points, seconds());
+  };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
     r.device = "cuda:0 " + gpu_name;
@@ -175,6 +268,8 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
     q.fp32 = c.fp32;
     q.spec64 = make_spec<double>(c, m, target);
     q.spec32 = make_spec<float>(c, m, target);
+    const TypedTables tables64(c, q.spec64.base);  // host copies; run_ensemble uploads them
+    const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
     q.first = 0;
@@ -206,14 +301,23 @@ EnsembleResult run_ensemble(const SimulateConfig& c) {
     r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
     visit_model(c.model.c_str(), [&](auto tag) {
       using M = typename decltype(tag)::type;
-      if (c.fp32) run_points<M>(make_spec<float>(c, m, target), s, r);
-      else run_points<M>(make_spec<double>(c, m, target), s, r);
+      auto run = [&](auto spec) {
+        const TypedTables tables(c, spec.base);
+        run_points<M>(spec, s, r, progress);
+      };
+      if (c.fp32) run(make_spec<float>(c, m, target));
+      else run(make_spec<double>(c, m, target));
     });
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& x : r.metrics) {
+  r.seconds = seconds();
+  if (o.progress && s.points > 0) o.progress(s.points, s.points, r.seconds);
+  for (std::uint64_t i = 0; i < s.points; ++i) {
+    const StickSlipMetrics<double>& x = r.metrics[i];
     r.rk4_points += x.status != kSimInvalid;
     r.rk4_steps += x.steps;
+    if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
+      r.invalid_examples.push_back("point " + std::to_string(i) + ": " +
+                                   invalid_reason(c, m, target, &r.values[i * s.dims], s.dims));
   }
   return r;
 }

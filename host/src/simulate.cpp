@@ -37,11 +37,7 @@ struct Channel {
 BodySystem<double> with_tables(const SimulateConfig& c) {
   BodySystem<double> b = c.body;
   for (const auto& tab : c.tables) {
-    Profile<double>* p = tab.channel == "pressure_a"       ? &b.pressure_a
-                         : tab.channel == "pressure_b"     ? &b.pressure_b
-                         : tab.channel == "normal_force"   ? &b.normal_force
-                         : tab.channel == "external_force" ? &b.external_force
-                                                           : nullptr;
+    Profile<double>* p = measured_input_profile(b, tab.channel);
     if (!p) continue;
     p->table_t = tab.t.data();
     p->table_y = tab.y.data();

@@ -277,9 +277,6 @@ SimulateConfig read_simulate_config(const std::string& path) {
       sc.params.back().where = where(path, v);
     }
     c.axes = sc.params;
-    if (!c.tables.empty())
-      throw InputError(where(path, *root.get("system")) + ": [system] inputs (a measured log) cannot be combined "
-                       "with [ensemble]; use profiles");
   }
   return c;
 }

@@ -243,11 +243,17 @@ std::string SweepSummary::report(const SweepPlan& plan) const {
   for (const auto& e : invalid_examples) os << "  invalid: " << e << "\n";
   if (!top.empty()) {
     os << "  best by " << sweep::kMetricInfo[plan.objective].name << (plan.maximize ? " (max)" : " (min)") << ":\n";
+    // Four significant digits for reading; the file's /top_k table has them all.
+    auto short_number = [](double x) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.4g", x);
+      return std::string(b);
+    };
     for (size_t r = 0; r < top.size() && r < 5; ++r) {
       os << "  #" << r + 1 << " point " << top[r].index << ": " << sweep::kMetricInfo[plan.objective].name << " = "
-         << format_number(top[r].objective) << " " << sweep::kMetricInfo[plan.objective].unit << " |";
+         << short_number(top[r].objective) << " " << sweep::kMetricInfo[plan.objective].unit << " |";
       for (size_t d = 0; d < plan.model->params.size(); ++d)
-        os << " " << plan.model->params[d].name << "=" << format_number(top[r].params[d]);
+        os << " " << plan.model->params[d].name << "=" << short_number(top[r].params[d]);
       os << "\n";
     }
   }

@@ -31,14 +31,40 @@ __global__ void ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceVi
   ensemble_metric_values(m, metrics + k * kEnsembleMetrics);
 }
 
+// Device copies of the measured input tables a spec's profiles point to
+// (host pointers on entry, device pointers in `spec` on return).
+template <class T>
+struct DeviceTables {
+  T* mem[4] = {nullptr, nullptr, nullptr, nullptr};
+  void upload(BodySystem<T>& b) {
+    Profile<T>* profiles[4] = {&b.external_force, &b.normal_force, &b.pressure_a, &b.pressure_b};
+    for (int i = 0; i < 4; ++i) {
+      Profile<T>& p = *profiles[i];
+      if (p.table_n <= 0) continue;
+      const std::size_t n = static_cast<std::size_t>(p.table_n);
+      check(cudaMalloc(&mem[i], 2 * n * sizeof(T)), "cudaMalloc(input table)");
+      check(cudaMemcpy(mem[i], p.table_t, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(input table)");
+      check(cudaMemcpy(mem[i] + n, p.table_y, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(input table)");
+      p.table_t = mem[i];
+      p.table_y = mem[i] + n;
+    }
+  }
+  ~DeviceTables() {
+    for (T* m : mem) cudaFree(m);
+  }
+};
+
 template <class M, class T>
-void launch(const EnsembleSpec<T>& spec, const EnsembleRequest& r) {
+void launch(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r) {
   sweep::SpaceView space = r.space;
   double* d_list = nullptr;
   double *d_values = nullptr, *d_metrics = nullptr;
   const std::uint64_t chunk = r.count < kEnsembleChunk ? r.count : kEnsembleChunk;
   const int dims = space.dims > 0 ? space.dims : 1;
+  EnsembleSpec<T> spec = host_spec;
+  DeviceTables<T> tables;
   try {
+    tables.upload(spec.base);
     if (r.n_list) {
       check(cudaMalloc(&d_list, r.n_list * sizeof(double)), "cudaMalloc(lists)");
       check(cudaMemcpy(d_list, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice),

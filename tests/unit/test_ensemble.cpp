@@ -99,6 +99,46 @@ F_s = "uniform:0.8:2.0"
   }
   EXPECT_GT(invalid, 0);
   EXPECT_LT(invalid, 8);
+  ASSERT_EQ(d.invalid_examples.size(), std::min(invalid, 3));
+  EXPECT_NE(d.invalid_examples[0].find("lugre: F_s = "), std::string::npos) << d.invalid_examples[0];
+  EXPECT_NE(d.invalid_examples[0].find("must be >= F_C = 1"), std::string::npos) << d.invalid_examples[0];
+}
+
+// A space whose results would not fit in memory is refused up front.
+TEST(Ensemble, TooLargeForMemoryIsOneLineError) {
+  const std::uint64_t gib = 1ull << 30;
+  EXPECT_GE(ensemble_result_bytes(1, 2), sizeof(StickSlipMetrics<double>) + 2 * 8 + 16 * 8);
+  EXPECT_NO_THROW(check_ensemble_memory(1'000'000, 2, 16 * gib, "map.toml: [ensemble]"));
+  EXPECT_NO_THROW(check_ensemble_memory(100'000'000, 2, 0, "map.toml: [ensemble]"));  // memory unknown
+  try {
+    check_ensemble_memory(100'000'000, 2, 16 * gib, "map.toml: [ensemble]");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("map.toml: [ensemble]: 100000000 points need about ", 0), 0u) << m;
+    EXPECT_NE(m.find("of this machine's 17.2 GB; split the space"), std::string::npos) << m;
+  }
+}
+
+// Invalid points are reported with the rule they break (like a sweep's), for
+// system quantities and the stiction form's breakaway too.
+TEST(Ensemble, InvalidPointsNameTheirRule) {
+  const std::string cfg = write_config("ens_invalid.toml", std::string(kBase) + R"(
+[ensemble]
+[ensemble.params]
+mass = "list:-1,1"
+breakaway = "list:0.5,1.5"
+)");
+  const EnsembleResult r = run_ensemble(read_simulate_config(cfg));
+  ASSERT_EQ(r.metrics.size(), 4u);
+  // Keys in name order, the last fastest: (0.5, -1) (0.5, 1) (1.5, -1) (1.5, 1).
+  ASSERT_EQ(r.names, (std::vector<std::string>{"breakaway", "mass"}));
+  ASSERT_EQ(r.invalid_examples.size(), 3u);
+  EXPECT_EQ(r.invalid_examples[0], "point 0: mass = -1 must be > 0");  // checked before the breakaway
+  EXPECT_NE(r.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "), std::string::npos)
+      << r.invalid_examples[1];
+  EXPECT_EQ(r.invalid_examples[2], "point 2: mass = -1 must be > 0");
+  EXPECT_EQ(r.metrics[3].status, kSimOk);
 }
 
 TEST(Ensemble, WritesHdf5ResultsGroup) {
@@ -139,6 +179,46 @@ TEST(Ensemble, ConfigErrors) {
   EXPECT_THROW(read_simulate_config(bad3), InputError);  // no params
 }
 
+// A seal-parameter ensemble of the hydraulic cylinder driven by measured
+// chamber pressures ([system] inputs): every point must equal a single
+// `simulate` run of the same log with that point's parameters, and the
+// pressures must matter (a ramp that breaks the piston loose).
+TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
+  const std::string log = stribeck::test::temp_dir() + "ens_pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
+  }
+  auto config = [&](const std::string& name, const std::string& params, const std::string& ensemble) {
+    return read_simulate_config(write_config(name, "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
+                                                   "external_force = -150.0\ninputs = \"" + log + "\"\n"
+                                                   "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
+                                                   "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" + params +
+                                                   "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
+  };
+  auto axes = [](const char* precision) {
+    return std::string("[ensemble]\ndevice = \"cpu\"\nprecision = \"") + precision +
+           "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n";
+  };
+  const EnsembleResult d = run_ensemble(config("ens_log.toml", "", axes("fp64")));
+  const EnsembleResult f = run_ensemble(config("ens_log32.toml", "", axes("fp32")));
+  ASSERT_EQ(d.metrics.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const double f_pr = d.values[i];
+    const SimulateConfig one = config("ens_log_one.toml", "F_pr = " + std::to_string(f_pr) + "\n", "");
+    const SimulateSummary s = run_simulation(one, stribeck::test::temp_dir() + "ens_log_one.csv", "test");
+    EXPECT_EQ(d.metrics[i].status, kSimOk) << f_pr;
+    EXPECT_GT(d.metrics[i].peak_velocity, 0.05) << f_pr;  // the measured ramp moved the piston
+    EXPECT_NEAR(d.metrics[i].final_v, s.metrics.final_v, 1e-12 * std::abs(s.metrics.final_v)) << f_pr;
+    EXPECT_NEAR(d.metrics[i].final_s, s.metrics.final_s, 1e-12 * std::abs(s.metrics.final_s)) << f_pr;
+    EXPECT_NEAR(d.metrics[i].dissipated, s.metrics.dissipated, 1e-12 * s.metrics.dissipated) << f_pr;
+    EXPECT_EQ(d.metrics[i].steps, s.metrics.steps) << f_pr;
+    EXPECT_NEAR(f.metrics[i].dissipated, d.metrics[i].dissipated, 1e-3 * d.metrics[i].dissipated) << f_pr;
+  }
+  EXPECT_GT(d.metrics[0].peak_velocity, d.metrics[2].peak_velocity);  // more seal friction, slower piston
+}
+
 }  // namespace
 }  // namespace stribeck
 
@@ -176,6 +256,38 @@ drive_velocity = "linear:0.02:0.2:4"
     EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
     EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1e-3))
         << i;
+  }
+}
+
+// The measured pressure tables reach the GPU threads (copied to the device):
+// the log-driven cylinder ensemble agrees with the CPU path.
+TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {
+  const std::string log = stribeck::test::temp_dir() + "ens_gpu_pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
+  }
+  auto cfg = [&](const char* device) {
+    return write_config(std::string("ens_gpu_log_") + device + ".toml",
+                        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" +
+                            log + "\"\n[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\nf_cfr = 1e-4\n"
+                            "K_brk = 1.3\nf_vfr = 2000.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" +
+                            device + "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  ASSERT_EQ(gpu.metrics.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, kSimOk) << i;
+    EXPECT_GT(gpu.metrics[i].peak_velocity, 0.05) << i;  // the logged ramp moved the piston
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    EXPECT_NEAR(gpu.metrics[i].final_s, cpu.metrics[i].final_s, 1e-9 * std::abs(cpu.metrics[i].final_s)) << i;
   }
 }
 

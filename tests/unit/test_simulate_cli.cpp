@@ -147,6 +147,56 @@ dt = 1e-3
   EXPECT_NEAR(sb.metrics.dissipated, sa.metrics.dissipated, 1e-9 * sa.metrics.dissipated);
 }
 
+// An ensemble through the CLI: progress lines on stderr (plain ones, as
+// stderr is not a terminal here, ending at 100 %), none with -q; a bad
+// ensemble is one line, exit 2, and leaves no file.
+TEST(SimulateCli, EnsembleReportsProgressAndRejectsBadSpaces) {
+  const std::string base = std::string(kStiction) + "[ensemble]\n[ensemble.params]\n";
+  const std::string cfg = write_config("ens_cli.toml", base + "stiffness = \"list:5,10,20,40\"\n");
+  const std::string out = temp_path("ens_cli.h5");
+  std::string err;
+  ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
+  EXPECT_NE(err.find("4/4 points (100.0%)"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\r'), std::string::npos) << err;
+  EXPECT_NE(err.find("ensemble of 4 points"), std::string::npos) << err;
+  EXPECT_TRUE(std::ifstream(out).good());
+  ASSERT_EQ(run_cli(cfg + " -o " + out + " -q", err), 0) << err;
+  EXPECT_EQ(err.find("points (100.0%)"), std::string::npos) << err;
+  for (const char* bad : {"stiffness = \"linear:5:40\"\n", "stifness = 3\n", "stiffness = \"uniform:1:2\"\n"}) {
+    const std::string bcfg = write_config("ens_cli_bad.toml", base + bad), bout = temp_path("ens_cli_bad.h5");
+    std::remove(bout.c_str());
+    EXPECT_EQ(run_cli(bcfg + " -o " + bout, err), 2) << bad;
+    EXPECT_NE(err.find("ens_cli_bad.toml"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(std::ifstream(bout).good()) << bad;
+  }
+}
+
+// --device / --precision override the [ensemble] keys (and are refused for a
+// single simulation); a model warning is not printed before an error found
+// later, so the error stays the only line.
+TEST(SimulateCli, EnsembleFlagsAndWarningsAfterChecks) {
+  const std::string lugre = "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n"
+                            "[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.5\ndt = 1e-3\n";
+  const std::string ens = lugre + "[ensemble]\ndevice = \"gpu\"\n[ensemble.params]\nstiffness = \"list:10,20\"\n";
+  const std::string cfg = write_config("ens_flags.toml", ens), out = temp_path("ens_flags.h5");
+  std::string err;
+  ASSERT_EQ(run_cli(cfg + " -o " + out + " --device cpu --precision fp32 -q", err), 0) << err;
+  EXPECT_NE(err.find("ensemble of 2 points (fp32, cpu"), std::string::npos) << err;
+  EXPECT_NE(err.find("warning: lugre: passivity"), std::string::npos) << err;  // the paper's defaults
+  const std::string single = write_config("single_flags.toml", lugre), sout = temp_path("single_flags.h5");
+  std::remove(sout.c_str());
+  EXPECT_EQ(run_cli(single + " -o " + sout + " --precision fp32", err), 2);
+  EXPECT_NE(err.find("--precision applies to ensembles"), std::string::npos) << err;
+  EXPECT_FALSE(std::ifstream(sout).good());
+  EXPECT_EQ(run_cli(cfg + " -o " + out + " --device tpu", err), 2);
+  EXPECT_NE(err.find("--device tpu: expected auto, gpu or cpu"), std::string::npos) << err;
+  const std::string bad = write_config("ens_bad_warn.toml", lugre + "[ensemble]\n[ensemble.params]\nstiffness = \"linear:1:2\"\n");
+  EXPECT_EQ(run_cli(bad + " -o " + out, err), 2);
+  EXPECT_NE(err.find("a grid range needs count"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;  // no warning line before it
+}
+
 TEST(Profile, TableIsInterpolatedAndHeld) {
   const double t[] = {0.0, 1.0, 3.0};
   const double y[] = {2.0, 4.0, 0.0};

@@ -120,6 +120,11 @@ TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
   // The best point's objective is its rmse row.
   const auto& best = f.progress.top[0];
   EXPECT_EQ(f.rows.metrics[best.index * sweep::kNumMetrics + sweep::kRmse], best.objective);
+  // The summary shows it to four significant digits (the file has them all).
+  char shown[64];
+  std::snprintf(shown, sizeof shown, "#1 point %llu: rmse = %.4g N | F_pr=%.4g ",
+                static_cast<unsigned long long>(best.index), best.objective, best.params[0]);
+  EXPECT_NE(text.find(shown), std::string::npos) << shown << "\n" << text;
 }
 
 TEST(SweepCli, RepeatedRunIsIdentical) {
@@ -220,6 +225,14 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_NE(text.find("unknown key 'speed'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
   EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
+  // A numeric flag of 0 or below is refused, not taken for "not given" (a
+  // --seed 0 used to run with the config's seed, --top-k -3 with no table).
+  for (const char* flag : {"--seed 0", "--top-k -3", "--chunk 0", "--points 0", "--max-chunks 0"}) {
+    EXPECT_EQ(run_cli("sweep " + cfg + " -o " + out + " " + flag, &text), 1) << flag;
+    EXPECT_NE(text.find("must be a positive integer"), std::string::npos) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_FALSE(std::ifstream(out).good()) << flag;
+  }
 }
 
 }  // namespace

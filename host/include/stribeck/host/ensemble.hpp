@@ -3,6 +3,8 @@
 // table of a simulate config, docs/dynamics.md): every point of the space is
 // one simulation of the base system with some model parameters and system
 // quantities replaced, reduced to per-trajectory metrics.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,17 +19,43 @@ struct EnsembleResult {
   std::vector<double> values;                 // points x dims
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
   std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
+  std::string note;                           // why device "auto" runs on the CPU ("" otherwise)
   double seconds = 0;                         // wall time of the simulations
   long rk4_points = 0;                        // points run (status != invalid)
   long long rk4_steps = 0;                    // RK4 steps over all points
+  std::vector<std::string> invalid_examples;  // the first 3 invalid points and the rule each breaks
+};
+
+struct EnsembleRunOptions {
+  // Called once every check has passed, just before the note and the
+  // simulations (the CLI prints parameter warnings here, so a bad space is
+  // reported alone, in one line).
+  std::function<void()> start;
+  // Called once before the simulations with the reason device "auto" runs
+  // on the CPU (not called when it runs where asked).
+  std::function<void(const std::string&)> note;
+  // Called with (points done, points, seconds since the start) while the
+  // points run (CPU path: from one thread, after each of its points; GPU:
+  // at the end) and once at the end; the callee throttles its output.
+  std::function<void(std::uint64_t, std::uint64_t, double)> progress;
 };
 
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
 // trajectory) when config.device is "gpu", or "auto" and a CUDA device is
 // usable, else on the CPU (OpenMP over points). Both run the same
-// ensemble_point. Throws InputError for an ensemble that names unknown
+// ensemble_point (measured input tables, [system] inputs, are copied to the
+// device). Throws InputError for an ensemble that names unknown
 // quantities or breaks the space rules, or asks for a GPU it cannot have.
-EnsembleResult run_ensemble(const SimulateConfig& config);
+EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
+
+// Results of an ensemble stay in host memory until written: about
+// ensemble_result_bytes(points, dims) at the peak (coordinates, metrics, the
+// GPU staging copy, the output's columns). Throws InputError naming `where`
+// when that exceeds 80 % of `physical_bytes` (run_ensemble passes this
+// machine's memory), so a too-large space is a one-line error, not an
+// out-of-memory kill.
+std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims);
+void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where);
 
 // Writes the points and metrics: HDF5 (results group "ensemble": `points`
 // (points x dims, attribute `names`), one dataset per metric) or CSV (one row

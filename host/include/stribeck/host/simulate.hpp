@@ -21,6 +21,16 @@ struct InputTable {
   std::vector<double> t, y;
 };
 
+// The profile of `b` a measured channel adds to (nullptr for other channels).
+template <class T>
+Profile<T>* measured_input_profile(BodySystem<T>& b, const std::string& channel) {
+  return channel == "pressure_a"       ? &b.pressure_a
+         : channel == "pressure_b"     ? &b.pressure_b
+         : channel == "normal_force"   ? &b.normal_force
+         : channel == "external_force" ? &b.external_force
+                                       : nullptr;
+}
+
 struct SimulateConfig {
   std::string source;              // config file path (for messages)
   std::string text;                // full config text (provenance)

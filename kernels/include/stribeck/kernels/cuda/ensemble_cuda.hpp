@@ -35,8 +35,10 @@ STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, dou
 struct EnsembleRequest {
   const char* model_id = nullptr;
   bool fp32 = false;
-  EnsembleSpec<double> spec64;   // used when !fp32
-  EnsembleSpec<float> spec32;    // used when fp32
+  // Used when !fp32 / fp32. Measured input tables of the base system's
+  // profiles are host pointers here; run_ensemble copies them to the device.
+  EnsembleSpec<double> spec64;
+  EnsembleSpec<float> spec32;
   sweep::SpaceView space;        // space.list_values: host pointer to n_list values
   std::uint64_t n_list = 0;
   std::uint64_t first = 0, count = 0;
