@@ -48,10 +48,7 @@ sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> tr
   const int dims = space.dims;
   for (int e = 0; e < traces.n_exp && any_valid; ++e) {
     const sweep::TraceView<T>& t = traces.view[e];
-    sweep::RawMetrics raw;
-    raw.samples = traces.counts[e].samples;
-    raw.n_pos = traces.counts[e].n_pos;
-    raw.n_neg = traces.counts[e].n_neg;
+    sweep::RawMetrics raw = sweep::raw_before_first_sample(traces.counts[e]);
     if (valid) tr.start_experiment();
     for (std::int64_t b = 0; b < t.n; b += sweep::kTraceTile) {
       const int len = static_cast<int>(t.n - b < sweep::kTraceTile ? t.n - b : sweep::kTraceTile);

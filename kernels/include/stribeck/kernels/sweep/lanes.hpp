@@ -21,6 +21,7 @@
 #include "stribeck/kernels/sample.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/kernels/sweep/trace.hpp"
+#include "stribeck/kernels/sweep/trajectory.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #define STRIBECK_LANES_IVDEP _Pragma("GCC ivdep")
@@ -128,18 +129,12 @@ STRIBECK_HD_INLINE void evaluate_points_lanes(const double* params, const TraceV
   TrajectoryLanes<M, T, W> tr;
   for (int l = 0; l < W; ++l) tr.prepare(l, params + l * M::kNumParams);
   for (int e = 0; e < n_exp; ++e) {
-    for (int l = 0; l < W; ++l) {
-      RawMetrics& raw = per_exp[l * n_exp + e];
-      raw = RawMetrics{};
-      raw.samples = counts[e].samples;
-      raw.n_pos = counts[e].n_pos;
-      raw.n_neg = counts[e].n_neg;
-    }
+    for (int l = 0; l < W; ++l) per_exp[l * n_exp + e] = raw_before_first_sample(counts[e]);
     tr.start_experiment();
-    for (std::int64_t b = 0; b < traces[e].n; b += kTraceTile) {
-      const std::int64_t end = b + kTraceTile < traces[e].n ? b + kTraceTile : traces[e].n;
-      tr.run(traces[e], b, end, per_exp + e, n_exp);
-    }
+    // A plain loop, not for_each_tile: a lambda's call operator could be
+    // emitted out of line, shared between the per-ISA builds.
+    for (std::int64_t b = 0; b < traces[e].n; b += kTraceTile)
+      tr.run(traces[e], b, b + kTraceTile < traces[e].n ? b + kTraceTile : traces[e].n, per_exp + e, n_exp);
   }
 }
 

@@ -61,6 +61,23 @@ struct Trajectory {
   }
 };
 
+// Raw sums of one experiment before its first sample: only the counts that
+// do not depend on the parameters.
+STRIBECK_HD_INLINE RawMetrics raw_before_first_sample(const TraceCounts& c) {
+  RawMetrics raw;
+  raw.samples = c.samples;
+  raw.n_pos = c.n_pos;
+  raw.n_neg = c.n_neg;
+  return raw;
+}
+
+// Calls f(begin, end) for the tiles of a trace of n samples, in order: the
+// tiling every path shares, so all of them add the same partial sums.
+template <class F>
+STRIBECK_HD_INLINE void for_each_tile(std::int64_t n, F&& f) {
+  for (std::int64_t b = 0; b < n; b += kTraceTile) f(b, b + kTraceTile < n ? b + kTraceTile : n);
+}
+
 // Host/CPU driver of one point over `n_exp` experiments: per-experiment raw
 // sums into per_exp[0 .. n_exp) (counts taken from `counts`).
 template <class M, class T>
@@ -69,15 +86,9 @@ STRIBECK_HD_INLINE void evaluate_point(const double* p, const TraceView<T>* trac
   Trajectory<M, T> tr;
   tr.prepare(p);
   for (int e = 0; e < n_exp; ++e) {
-    RawMetrics raw;
-    raw.samples = counts[e].samples;
-    raw.n_pos = counts[e].n_pos;
-    raw.n_neg = counts[e].n_neg;
+    RawMetrics raw = raw_before_first_sample(counts[e]);
     tr.start_experiment();
-    for (std::int64_t b = 0; b < traces[e].n; b += kTraceTile) {
-      const std::int64_t end = b + kTraceTile < traces[e].n ? b + kTraceTile : traces[e].n;
-      tr.run(traces[e], b, end, raw);
-    }
+    for_each_tile(traces[e].n, [&](std::int64_t begin, std::int64_t end) { tr.run(traces[e], begin, end, raw); });
     per_exp[e] = raw;
   }
 }
