@@ -272,7 +272,7 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
-                "machine's %.3g GB; split the space (for example one run per value of an axis)",
+                "machine's %.3g GB; split the space (--shard i/N, then stribeck merge)",
                 static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
   throw InputError(where + buf);
 }
@@ -299,8 +299,6 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   check_ensemble_memory(n, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
                         c.source + ": [ensemble]");
-  r.values.assign(n * s.dims, 0.0);
-  r.metrics.assign(n, StickSlipMetrics<double>{});
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";
 #if STRIBECK_HAVE_CUDA
@@ -309,6 +307,8 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
   if (o.start) o.start();
+  r.values.assign(n * s.dims, 0.0);  // after every check (and `start`), so a refused run allocates nothing
+  r.metrics.assign(n, StickSlipMetrics<double>{});
   if (!r.note.empty() && o.note) o.note(r.note);
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

@@ -13,7 +13,9 @@
 #include <fstream>
 #include <string>
 
+#include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/host/ensemble.hpp"
 
 namespace stribeck {
 namespace {
@@ -186,6 +188,46 @@ TEST(EnsembleShards, ShardFlagErrors) {
   std::string text;
   EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard 0/2 -o " + tmp("part.csv"), &text), 2) << text;
   EXPECT_NE(text.find("--shard: shard files are HDF5"), std::string::npos) << text;
+}
+
+// The point limit (1e8 per run) and the memory check apply to the points a
+// shard computes, so a space too large for one run runs as shards. `start`
+// is called once every check has passed (before anything is allocated); it
+// throws here so nothing runs.
+TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
+  const std::string cfg = tmp("huge.toml");
+  std::ofstream(cfg) << "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"coulomb-viscous\"\n"
+                        "[friction.params]\nF_C = 1.0\nf_v = 0.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n"
+                        "[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\nstiffness = \"linear:1:20:1000\"\n"
+                        "drive_velocity = \"linear:0.01:0.3:1000\"\nmass = \"linear:1:2:200\"\n";  // 2e8 points
+  const SimulateConfig c = read_simulate_config(cfg);
+  struct Started {};
+  auto checks_pass = [&](const std::string& shard) {
+    EnsembleRunOptions o;
+    o.shard = shard;
+    o.start = [] { throw Started{}; };
+    try {
+      run_ensemble(c, o);
+    } catch (const Started&) {
+      return std::string();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("ran");
+  };
+  EXPECT_EQ(checks_pass(""), cfg + ": [ensemble]: 200000000 points; at most 1e8 per run on the CPU path (split it "
+                                   "with --shard i/N)");
+  // The smallest split whose shards fit this machine passes every check.
+  const std::uint64_t memory = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGE_SIZE));
+  const std::uint64_t per_point = ensemble_result_bytes(1, 3);
+  std::uint64_t n = 2;
+  while ((200'000'000 + n - 1) / n * per_point > memory / 10 * 8) ++n;
+  EXPECT_EQ(checks_pass(std::to_string(n - 1) + "/" + std::to_string(n)), "");
+  if (100'000'000 * per_point > memory / 10 * 8) {  // halves of 1e8 points do not fit: the memory check says so
+    const std::string m = checks_pass("1/2");
+    EXPECT_EQ(m.rfind(cfg + ": [ensemble]: 100000000 points need about ", 0), 0u) << m;
+    EXPECT_NE(m.find("split the space (--shard i/N, then stribeck merge)"), std::string::npos) << m;
+  }
 }
 
 }  // namespace
