@@ -16,6 +16,7 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
@@ -438,8 +439,10 @@ void write_ensemble(const std::string& path, const EnsembleResult& r, const Simu
 bool is_ensemble_file(const std::string& path) {
   try {
     if (!std::ifstream(path)) return false;
-    const Results r = read_results(path, "ensemble");
-    return r.attributes.count("ensemble_identity") > 0;
+    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
+    if (!h5::has_child(f.id(), "ensemble")) return false;
+    const h5::Group g = h5::open_group(f.id(), "ensemble", path);
+    return h5::has_attribute(g.id(), "ensemble_identity");
   } catch (const std::exception&) {
     return false;
   }

@@ -151,6 +151,11 @@ TEST(EnsembleShards, MergeRefusesShardsThatAreNotOneEnsemble) {
     EXPECT_FALSE(exists(out));
   };
   refused(parts[0] + " " + foreign[1] + " " + parts[2], foreign[1], "belongs to a different ensemble than " + parts[0]);
+  // Same config, other precision: another ensemble too.
+  const std::string fp32 = tmp("part_fp32_1.h5");
+  std::string log;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q --precision fp32 --shard 1/3 -o " + fp32, &log), 0) << log;
+  refused(parts[2] + " " + fp32 + " " + parts[0], fp32, "belongs to a different ensemble than " + parts[0]);
   refused(parts[0] + " " + parts[2], parts[2], "shard starts at point 8, expected 4 (a shard is missing)");
   refused(parts[0] + " " + parts[1], parts[1], "the last shard ends at point 8 of 12 (a shard is missing)");
   refused(parts[0] + " " + parts[1] + " " + parts[1] + " " + parts[2], parts[1], "(overlapping shards)");
