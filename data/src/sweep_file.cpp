@@ -276,6 +276,17 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
     throw InputError(w.final_path + ": cannot move the finished sweep into place");
 }
 
+bool is_sweep_file(const std::string& path) {
+  try {
+    if (!std::ifstream(path)) return false;
+    const h5::File f5 = h5::open_file(path);
+    return h5::has_attribute(f5.id(), "format") &&
+           h5::read_string_attribute(f5.id(), "format", path) == "stribeck-sweep";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 SweepFile read_sweep_file(const std::string& path) {
   const h5::File f5 = h5::open_file(path);
   const hid_t file = f5.id();

@@ -1,21 +1,41 @@
-// `stribeck merge`: combine shard files of one sweep into one file.
+// `stribeck merge`: combine the shard files of one sweep, or of one ensemble,
+// into one file.
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/sweep_output.hpp"
 
 namespace stribeck::cli {
 
 void add_merge_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("merge", "Merge the shard files of one sweep (--shard i/N) into one file");
+  auto* cmd = app.add_subcommand(
+      "merge", "Merge the shard files (--shard i/N) of one sweep or one simulate ensemble into one file");
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   cmd->add_option("inputs", *inputs, "Shard files (any order)")->required();
   cmd->add_option("--output,-o", *output, "Merged HDF5 file")->required();
   cmd->callback([inputs, output] {
-    merge_sweep_files(*inputs, *output);
-    std::printf("stribeck merge: %zu shards -> %s\n", inputs->size(), output->c_str());
+    // The kind of the first ensemble shard decides; a sweep file among
+    // ensemble shards is named as such (other files get the merge's own
+    // "not a ... file" message).
+    const std::vector<std::string>& in = *inputs;
+    size_t ensemble = in.size();
+    for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)
+      if (is_ensemble_file(in[i])) ensemble = i;
+    if (ensemble < in.size()) {
+      for (const auto& f : in)
+        if (is_sweep_file(f))
+          throw InputError(f + ": a sweep file, but " + in[ensemble] +
+                           " is an ensemble shard; merge the shards of one run only");
+      merge_ensemble_files(in, *output, cli_provenance().command_line);
+      std::printf("stribeck merge: %zu ensemble shards -> %s\n", in.size(), output->c_str());
+      return;
+    }
+    merge_sweep_files(in, *output);
+    std::printf("stribeck merge: %zu shards -> %s\n", in.size(), output->c_str());
   });
 }
 

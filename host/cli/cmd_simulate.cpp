@@ -18,14 +18,22 @@ void add_simulate_command(CLI::App& app) {
   auto quiet = std::make_shared<bool>(false);
   auto device = std::make_shared<std::string>();
   auto precision = std::make_shared<std::string>();
+  auto shard = std::make_shared<std::string>();
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
   cmd->add_option("--device", *device, "Ensembles: auto | gpu | cpu (overrides [ensemble] device)");
   cmd->add_option("--precision", *precision, "Ensembles: fp64 | fp32 (overrides [ensemble] precision)");
+  cmd->add_option("--shard", *shard,
+                  "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge");
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision] {
+  cmd->callback([config, output, quiet, device, precision, shard] {
     SimulateConfig c = read_simulate_config(*config);
+    if (!shard->empty() && !c.ensemble)
+      throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
+    if (!shard->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
+      throw InputError("--shard: shard files are HDF5 (stribeck merge reads their metadata); name the output .h5, not " +
+                       *output);
     if ((!device->empty() || !precision->empty()) && !c.ensemble)
       throw InputError(std::string(device->empty() ? "--precision" : "--device") +
                        " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
@@ -50,6 +58,7 @@ void add_simulate_command(CLI::App& app) {
       o.start = warn;
       o.note = [](const std::string& note) { std::fprintf(stderr, "stribeck: %s\n", note.c_str()); };
       if (!*quiet) o.progress = progress_printer("points");
+      o.shard = *shard;
       const EnsembleResult r = run_ensemble(c, o);
       write_ensemble(*output, r, c, command_line);
       long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
@@ -58,10 +67,11 @@ void add_simulate_command(CLI::App& app) {
         ss += m.stick_slip;
       }
       std::fprintf(stderr,
-                   "stribeck simulate: ensemble of %zu points (%s, %s) in %.3g s, %.3g RK4 steps/s -> %s\n"
+                   "stribeck simulate: ensemble of %zu points%s (%s, %s) in %.3g s, %.3g RK4 steps/s -> %s\n"
                    "  stick-slip in %ld; status ok %ld, non-finite %ld, step-limit %ld, event-limit %ld, "
                    "invalid-parameters %ld\n",
-                   r.metrics.size(), c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
+                   r.metrics.size(),
+                   r.shard_count > 1 ? (", shard " + *shard + " of " + std::to_string(r.points)).c_str() : "", c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
                    r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0, output->c_str(), ss,
                    counts[0], counts[1], counts[2], counts[3], counts[4]);
       for (const auto& e : r.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());

@@ -4,17 +4,23 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 #if STRIBECK_HAVE_CUDA
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
@@ -58,9 +64,6 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
     grid_points *= static_cast<long double>(ax.count);
   }
   s.points = design_points(c.design, grid_points, c.points, c.source + ": [ensemble]", "points");
-  if (s.points > 100'000'000ull)
-    throw InputError(c.source + ": [ensemble]: " + std::to_string(s.points) +
-                     " points; at most 1e8 per run on the CPU path");
   return s;
 }
 
@@ -140,15 +143,17 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
 
 // `progress(done)` is called by thread 0 after each of its points (points
 // take milliseconds to seconds, so that is often enough and costs nothing).
+// Points [first, first + n) of the space; row i of `r` is point first + i.
 template <class M, class T, class Progress>
-void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, EnsembleResult& r, const Progress& progress) {
-  const std::int64_t n = static_cast<std::int64_t>(s.points);
+void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64_t first, std::uint64_t count,
+                EnsembleResult& r, const Progress& progress) {
+  const std::int64_t n = static_cast<std::int64_t>(count);
   const int dims = s.dims;
   std::atomic<std::uint64_t> done{0};
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
-    const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, static_cast<std::uint64_t>(i), x);
+    const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
     for (int d = 0; d < dims; ++d) r.values[i * dims + d] = x[d];
     StickSlipMetrics<double>& o = r.metrics[i];
     o.stick_slip = m.stick_slip;
@@ -205,6 +210,47 @@ std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const in
   return reason;
 }
 
+// What makes two runs parts of one ensemble: the config text (the space, the
+// system, the model), the precision after --precision, and the content of
+// the measured input tables it reads. The device is left out: shards from a
+// GPU node and a CPU node belong together (they agree to 1e-12, not bit for bit).
+std::string ensemble_identity(const SimulateConfig& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the text, then mixed
+  for (unsigned char ch : c.text) h = (h ^ ch) * 0x100000001b3ull;
+  h = sweep::mix64(h ^ (c.fp32 ? 32u : 64u));
+  for (const auto& tab : c.tables)
+    for (const auto* v : {&tab.t, &tab.y})
+      for (double x : *v) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        h = sweep::mix64(h ^ bits);
+      }
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// The datasets of the HDF5 group in the order write_ensemble writes them.
+std::vector<std::string> ensemble_dataset_names() {
+  std::vector<std::string> k{"points"};
+  for (const auto& [name, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) k.push_back(name);
+  return k;
+}
+
+void write_results_atomically(const std::string& path, const Results& res) {
+  AtomicFile out(path);
+  std::remove(out.temp_path().c_str());  // append_results creates the HDF5 file itself
+  append_results(out.temp_path(), res);
+  out.commit();
+}
+
+std::uint64_t parse_u64(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
+  return v;
+}
+
 bool ends_with(const std::string& s, const char* suffix) {
   const std::string x(suffix);
   return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
@@ -227,7 +273,7 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
-                "machine's %.3g GB; split the space (for example one run per value of an axis)",
+                "machine's %.3g GB; split the space (--shard i/N, then stribeck merge)",
                 static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
   throw InputError(where + buf);
 }
@@ -241,11 +287,19 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   EnsembleResult r;
   sweep::SpaceView s = build_space(c, m, list_values, target, r.names);
   s.list_values = list_values.data();
+  const ShardRange part = shard_range(o.shard, s.points);
+  const std::uint64_t n = part.count;
+  r.points = s.points;
+  r.first = part.first;
+  r.shard_index = part.index;
+  r.shard_count = part.shards;
+  if (n > 100'000'000ull)
+    throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
+                     (part.shards > 1 ? " in shard " + o.shard : std::string()) +
+                     "; at most 1e8 per run on the CPU path (split it with --shard i/N)");
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  check_ensemble_memory(s.points, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
+  check_ensemble_memory(n, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
                         c.source + ": [ensemble]");
-  r.values.assign(s.points * s.dims, 0.0);
-  r.metrics.assign(s.points, StickSlipMetrics<double>{});
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";
 #if STRIBECK_HAVE_CUDA
@@ -254,11 +308,13 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
   if (o.start) o.start();
+  r.values.assign(n * s.dims, 0.0);  // after every check (and `start`), so a refused run allocates nothing
+  r.metrics.assign(n, StickSlipMetrics<double>{});
   if (!r.note.empty() && o.note) o.note(r.note);
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto progress = [&](std::uint64_t done) {
-    if (o.progress) o.progress(done, s.points, seconds());
+    if (o.progress) o.progress(done, n, seconds());
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
@@ -272,13 +328,13 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
-    q.first = 0;
-    q.count = s.points;
-    std::vector<double> met(s.points * cuda::kEnsembleMetrics);
+    q.first = part.first;
+    q.count = n;
+    std::vector<double> met(n * cuda::kEnsembleMetrics);
     q.values = r.values.data();
     q.metrics = met.data();
     cuda::run_ensemble(q);
-    for (std::uint64_t i = 0; i < s.points; ++i) {
+    for (std::uint64_t i = 0; i < n; ++i) {
       const double* x = &met[i * cuda::kEnsembleMetrics];
       StickSlipMetrics<double>& o = r.metrics[i];
       o.stick_slip = static_cast<int>(x[0]);
@@ -303,20 +359,20 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
       using M = typename decltype(tag)::type;
       auto run = [&](auto spec) {
         const TypedTables tables(c, spec.base);
-        run_points<M>(spec, s, r, progress);
+        run_points<M>(spec, s, part.first, n, r, progress);
       };
       if (c.fp32) run(make_spec<float>(c, m, target));
       else run(make_spec<double>(c, m, target));
     });
   }
   r.seconds = seconds();
-  if (o.progress && s.points > 0) o.progress(s.points, s.points, r.seconds);
-  for (std::uint64_t i = 0; i < s.points; ++i) {
+  if (o.progress && n > 0) o.progress(n, n, r.seconds);
+  for (std::uint64_t i = 0; i < n; ++i) {
     const StickSlipMetrics<double>& x = r.metrics[i];
     r.rk4_points += x.status != kSimInvalid;
     r.rk4_steps += x.steps;
     if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
-      r.invalid_examples.push_back("point " + std::to_string(i) + ": " +
+      r.invalid_examples.push_back("point " + std::to_string(part.first + i) + ": " +
                                    invalid_reason(c, m, target, &r.values[i * s.dims], s.dims));
   }
   return r;
@@ -368,13 +424,115 @@ void write_ensemble(const std::string& path, const EnsembleResult& r, const Simu
   res.attributes["model"] = c.model;
   res.attributes["form"] = c.stiction ? "stiction" : "smooth";
   res.attributes["precision"] = c.fp32 ? "fp32" : "fp64";
+  res.attributes["ensemble_identity"] = ensemble_identity(c);
+  res.attributes["points"] = std::to_string(r.points);
+  res.attributes["first"] = std::to_string(r.first);
+  res.attributes["count"] = std::to_string(n);
+  res.attributes["shard_index"] = std::to_string(r.shard_index);
+  res.attributes["shard_count"] = std::to_string(r.shard_count);
   res.provenance.command_line = command_line;
   res.provenance.config = c.text;
   res.provenance.device = r.device;
-  AtomicFile out(path);
-  std::remove(out.temp_path().c_str());  // append_results creates the HDF5 file itself
-  append_results(out.temp_path(), res);
-  out.commit();
+  write_results_atomically(path, res);
+}
+
+bool is_ensemble_file(const std::string& path) {
+  try {
+    if (!std::ifstream(path)) return false;
+    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
+    if (!h5::has_child(f.id(), "ensemble")) return false;
+    const h5::Group g = h5::open_group(f.id(), "ensemble", path);
+    return h5::has_attribute(g.id(), "ensemble_identity");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
+                          const std::string& command_line) {
+  if (inputs.empty()) throw InputError("merge: no input files");
+  if (ends_with(output, ".csv"))
+    throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
+  struct Shard {
+    std::string path;
+    Results res;
+    std::uint64_t points, first, count;
+  };
+  std::vector<Shard> shards;
+  for (const auto& in : inputs) {
+    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
+    Shard sh{in, read_results(in, "ensemble"), 0, 0, 0};
+    const std::string at = in + ": group 'ensemble'";
+    auto& a = sh.res.attributes;
+    for (const char* k : {"points", "first", "count", "names", "model", "form", "precision"})
+      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
+    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
+    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
+    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
+    shards.push_back(std::move(sh));
+  }
+  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.first < b.first; });
+  const Shard& s0 = shards.front();
+  size_t dims = 0;
+  for (const auto& d : s0.res.datasets)
+    if (d.name == "points" && d.shape.size() == 2) dims = d.shape[1];
+  const std::vector<std::string> keys = ensemble_dataset_names();
+  std::uint64_t next = 0;
+  for (const Shard& sh : shards) {
+    for (const char* k : {"ensemble_identity", "points", "names", "model", "form", "precision"})
+      if (sh.res.attributes.at(k) != s0.res.attributes.at(k))
+        throw InputError(sh.path + ": belongs to a different ensemble than " + s0.path +
+                         " (config, precision or measured inputs differ)");
+    if (sh.first != next)
+      throw InputError(sh.path + ": shard starts at point " + std::to_string(sh.first) + ", expected " +
+                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
+    for (const auto& k : keys) {
+      const ResultDataset* d = nullptr;
+      for (const auto& x : sh.res.datasets)
+        if (x.name == k) d = &x;
+      const size_t width = k == "points" ? dims : 1;
+      if (!d || d->values.size() != sh.count * width)
+        throw InputError(sh.path + ": group 'ensemble': dataset '" + k + "' is missing or does not hold " +
+                         std::to_string(sh.count) + " points");
+    }
+    next = sh.first + sh.count;
+  }
+  if (next != s0.points)
+    throw InputError(shards.back().path + ": the last shard ends at point " + std::to_string(next) + " of " +
+                     std::to_string(s0.points) + " (a shard is missing)");
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  check_ensemble_memory(s0.points, static_cast<int>(dims),
+                        pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0, "merge");
+
+  Results res;
+  res.group = "ensemble";
+  res.attributes = s0.res.attributes;
+  res.attributes["first"] = "0";
+  res.attributes["count"] = std::to_string(s0.points);
+  res.attributes["shard_index"] = "0";
+  res.attributes["shard_count"] = "1";
+  res.attributes["merged_from"] = std::to_string(shards.size()) + " shards";
+  std::string devices;
+  for (const Shard& sh : shards)
+    if (devices.find(sh.res.provenance.device) == std::string::npos)
+      devices += (devices.empty() ? "" : "; ") + sh.res.provenance.device;
+  res.provenance.command_line = command_line;
+  res.provenance.config = s0.res.provenance.config;
+  res.provenance.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
+  for (const auto& k : keys) {
+    ResultDataset out;
+    for (Shard& sh : shards)
+      for (auto& d : sh.res.datasets)
+        if (d.name == k) {
+          if (out.name.empty()) out = ResultDataset{d.name, {}, {}, d.units, d.description};
+          out.values.insert(out.values.end(), d.values.begin(), d.values.end());
+          std::vector<double>().swap(d.values);  // free the shard's copy as it is merged
+        }
+    out.shape = {static_cast<unsigned long long>(s0.points)};
+    if (k == "points") out.shape.push_back(dims);
+    res.datasets.push_back(std::move(out));
+  }
+  write_results_atomically(output, res);
 }
 
 }  // namespace stribeck

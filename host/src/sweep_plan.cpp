@@ -224,6 +224,23 @@ std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const 
   return out;
 }
 
+ShardRange shard_range(const std::string& shard, std::uint64_t points) {
+  ShardRange r;
+  r.count = points;
+  if (shard.empty()) return r;
+  unsigned long i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(shard.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n)
+    throw InputError("--shard " + shard + ": expected i/N with 0 <= i < N");
+  __extension__ typedef unsigned __int128 u128;
+  const u128 total = points;
+  r.first = static_cast<std::uint64_t>(total * i / n);
+  r.count = static_cast<std::uint64_t>(total * (i + 1) / n) - r.first;
+  r.index = static_cast<int>(i);
+  r.shards = static_cast<int>(n);
+  return r;
+}
+
 SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   const std::string cfg = c.path.empty() ? std::string("sweep") : c.path;
   if (c.model.empty()) throw InputError(cfg + ": no model given (model = \"...\" or --model)");
@@ -290,20 +307,11 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   plan.top_k = c.top_k;
   plan.per_experiment = c.per_experiment;
 
-  plan.first = 0;
-  plan.count = s.points;
-  if (!shard.empty()) {
-    unsigned long i = 0, n = 0;
-    char tail = 0;
-    if (std::sscanf(shard.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n)
-      throw InputError("--shard " + shard + ": expected i/N with 0 <= i < N");
-    __extension__ typedef unsigned __int128 u128;
-    const u128 total = s.points;
-    plan.first = static_cast<std::uint64_t>(total * i / n);
-    plan.count = static_cast<std::uint64_t>(total * (i + 1) / n) - plan.first;
-    plan.shard_index = static_cast<int>(i);
-    plan.shard_count = static_cast<int>(n);
-  }
+  const ShardRange part = shard_range(shard, s.points);
+  plan.first = part.first;
+  plan.count = part.count;
+  plan.shard_index = part.index;
+  plan.shard_count = part.shards;
   for (auto idx : c.trajectories)
     if (idx >= s.points)
       throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +

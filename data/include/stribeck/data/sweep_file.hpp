@@ -101,5 +101,8 @@ struct SweepFile {
   double seconds = 0;  // wall time of the run(s)
 };
 SweepFile read_sweep_file(const std::string& path);
+// Whether `path` is a sweep file (root attribute format = "stribeck-sweep");
+// false for other files and missing ones.
+bool is_sweep_file(const std::string& path);
 
 }  // namespace stribeck

@@ -24,6 +24,10 @@ struct EnsembleResult {
   long rk4_points = 0;                        // points run (status != invalid)
   long long rk4_steps = 0;                    // RK4 steps over all points
   std::vector<std::string> invalid_examples;  // the first 3 invalid points and the rule each breaks
+  // This run's part of the space: points [first, first + metrics.size()) of
+  // `points` (the whole space unless run as shard `shard_index`/`shard_count`).
+  std::uint64_t points = 0, first = 0;
+  int shard_index = 0, shard_count = 1;
 };
 
 struct EnsembleRunOptions {
@@ -38,6 +42,10 @@ struct EnsembleRunOptions {
   // points run (CPU path: from one thread, after each of its points; GPU:
   // at the end) and once at the end; the callee throttles its output.
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
+  // "" (every point) or "i/N": run only shard i of N (0-based), the sweep's
+  // split (shard_range). The memory check and the point limit apply to the
+  // shard's own points.
+  std::string shard;
 };
 
 // Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
@@ -60,7 +68,25 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
 // Writes the points and metrics: HDF5 (results group "ensemble": `points`
 // (points x dims, attribute `names`), one dataset per metric) or CSV (one row
 // per point) when the name ends in ".csv". Atomic.
+//
+// The HDF5 group also records what `stribeck merge` checks (every run, so a
+// merged file equals an unsharded one): `ensemble_identity` (a hash of the
+// config text, the precision and the measured input tables), `points`,
+// `first`, `count`, `shard_index`, `shard_count`.
 void write_ensemble(const std::string& path, const EnsembleResult& result, const SimulateConfig& config,
                     const std::string& command_line);
+
+// Whether `path` is an HDF5 file with an ensemble results group carrying the
+// shard attributes above (false for sweep files, other files, missing files).
+bool is_ensemble_file(const std::string& path);
+
+// `stribeck merge` for ensembles: shard files of one ensemble (any order) ->
+// one HDF5 file whose datasets and attributes equal an unsharded run's; the
+// provenance says `merged from N shards` (attribute `merged_from`, device
+// list). Throws InputError naming the file for shards of another ensemble,
+// a missing or overlapping shard, or a file that is no ensemble shard; the
+// output is then not written. Atomic.
+void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
+                          const std::string& command_line);
 
 }  // namespace stribeck

@@ -82,6 +82,15 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
 std::uint64_t design_points(sweep::Design design, long double grid_points, std::uint64_t points,
                             const std::string& where, const std::string& points_key);
 SweepPlan plan_sweep(const SweepConfig& config, const std::string& shard = "");
+// The index range of shard "i/N" (0-based i) of a space of `points`:
+// [floor(points*i/N), floor(points*(i+1)/N)), the same split for sweeps and
+// ensembles so `stribeck merge` can check coverage. "" is the whole space.
+// Throws InputError "--shard TEXT: expected i/N with 0 <= i < N".
+struct ShardRange {
+  std::uint64_t first = 0, count = 0;
+  int index = 0, shards = 1;
+};
+ShardRange shard_range(const std::string& shard, std::uint64_t points);
 // One experiment as the engine reads it; throws InputError for missing channels.
 SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e);
 

@@ -1,0 +1,239 @@
+// `stribeck simulate --shard i/N` for ensembles and `stribeck merge` of their
+// shard files: the merged file equals one unsharded run bit for bit, and
+// shards that do not make up one ensemble are refused without output.
+#include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/ensemble.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string tmp(const std::string& name) { return stribeck::test::temp_dir() + "ens_shard_" + name; }
+
+// Runs the CLI; returns the exit status, stderr+stdout into `out`.
+int run_cli(const std::string& args, std::string* out = nullptr) {
+  static int calls = 0;
+  const std::string log = tmp("log_" + std::to_string(++calls) + ".txt");
+  const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
+  if (out) {
+    std::ifstream in(log);
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::remove(log.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
+
+// 3 x 2 x 2 = 12 points, a third with mass -1 and some with breakaway 0.5
+// below the sliding force: invalid points sit in every shard.
+std::string write_config(const std::string& name, const char* t_end = "2.0") {
+  const std::string path = tmp(name);
+  std::ofstream(path) << R"(
+[system]
+mass = 1.0
+drive_velocity = 0.1
+[friction]
+model = "coulomb-viscous"
+form = "stiction"
+breakaway = 1.5
+[friction.params]
+F_C = 1.0
+f_v = 0.0
+[simulation]
+t_end = )" << t_end << R"(
+dt = 1e-3
+[ensemble]
+device = "cpu"
+[ensemble.params]
+stiffness = "linear:5:20:3"
+mass = "list:-1,1"
+breakaway = "list:0.5,1.5"
+)";
+  return path;
+}
+
+// Shards 0..n-1 of `cfg` as files part_<tag>_<i>.h5.
+std::vector<std::string> run_shards(const std::string& cfg, int n, const std::string& tag) {
+  std::vector<std::string> parts;
+  for (int i = 0; i < n; ++i) {
+    const std::string p = tmp("part_" + tag + "_" + std::to_string(i) + ".h5");
+    std::string text;
+    EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard " + std::to_string(i) + "/" + std::to_string(n) + " -o " + p,
+                      &text),
+              0)
+        << text;
+    parts.push_back(p);
+  }
+  return parts;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
+  const std::string cfg = write_config("grid.toml"), one = tmp("one.h5"), merged = tmp("merged.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + one, &text), 0) << text;
+  const auto parts = run_shards(cfg, 5, "a");
+  // Shard 2 of 5 is points [4, 7): its invalid examples use global indices.
+  const Results p2 = read_results(parts[2], "ensemble");
+  EXPECT_EQ(p2.attributes.at("first"), "4");
+  EXPECT_EQ(p2.attributes.at("count"), "3");
+  EXPECT_EQ(p2.attributes.at("points"), "12");
+  EXPECT_EQ(p2.attributes.at("shard_index"), "2");
+  EXPECT_EQ(p2.attributes.at("shard_count"), "5");
+  // Any order.
+  ASSERT_EQ(run_cli("merge " + parts[3] + " " + parts[0] + " " + parts[4] + " " + parts[1] + " " + parts[2] + " -o " +
+                        merged,
+                    &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("5 ensemble shards"), std::string::npos) << text;
+
+  const Results a = read_results(one, "ensemble"), b = read_results(merged, "ensemble");
+  ASSERT_EQ(a.datasets.size(), b.datasets.size());
+  ASSERT_EQ(a.datasets.size(), 15u);  // points + 14 metrics
+  int invalid = 0;
+  for (size_t k = 0; k < a.datasets.size(); ++k) {
+    const ResultDataset &x = a.datasets[k], &y = b.datasets[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.shape, y.shape) << x.name;
+    EXPECT_EQ(x.description, y.description) << x.name;
+    EXPECT_TRUE(same_bits(x.values, y.values)) << x.name;
+    if (x.name == "status")
+      for (double s : x.values) invalid += s == 4;
+  }
+  EXPECT_GE(invalid, 6);  // mass -1: 6 points; breakaway 0.5: 3 more
+  EXPECT_LT(invalid, 12);
+  auto attrs = b.attributes;
+  EXPECT_EQ(attrs.at("merged_from"), "5 shards");
+  attrs.erase("merged_from");
+  EXPECT_EQ(attrs, a.attributes);  // names, model, form, precision, identity, points, first 0, count, shard 0/1
+  EXPECT_EQ(b.provenance.config, a.provenance.config);
+  EXPECT_EQ(b.provenance.device.rfind("merged from 5 shards: cpu (", 0), 0u) << b.provenance.device;
+
+  // More shards than points: empty shards merge too.
+  const auto many = run_shards(cfg, 13, "b");
+  const std::string merged13 = tmp("merged13.h5");
+  std::string list;
+  for (const auto& p : many) list += " " + p;
+  ASSERT_EQ(run_cli("merge" + list + " -o " + merged13, &text), 0) << text;
+  const Results c = read_results(merged13, "ensemble");
+  for (size_t k = 0; k < a.datasets.size(); ++k) EXPECT_TRUE(same_bits(a.datasets[k].values, c.datasets[k].values));
+}
+
+// Each refusal is one line naming the file, exit 2, and no output file.
+TEST(EnsembleShards, MergeRefusesShardsThatAreNotOneEnsemble) {
+  const std::string cfg = write_config("grid2.toml"), other = write_config("grid3.toml", "2.5");
+  const auto parts = run_shards(cfg, 3, "c");
+  const auto foreign = run_shards(other, 3, "d");
+  const std::string out = tmp("refused.h5");
+  auto refused = [&](const std::string& files, const std::string& named, const std::string& why) {
+    std::string text;
+    EXPECT_EQ(run_cli("merge " + files + " -o " + out, &text), 2) << text;
+    EXPECT_EQ(text.rfind("stribeck: error: " + named + ": ", 0), 0u) << text;
+    EXPECT_NE(text.find(why), std::string::npos) << text;
+    EXPECT_EQ(text.find('\n'), text.size() - 1) << text;
+    EXPECT_FALSE(exists(out));
+  };
+  refused(parts[0] + " " + foreign[1] + " " + parts[2], foreign[1], "belongs to a different ensemble than " + parts[0]);
+  // Same config, other precision: another ensemble too.
+  const std::string fp32 = tmp("part_fp32_1.h5");
+  std::string log;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q --precision fp32 --shard 1/3 -o " + fp32, &log), 0) << log;
+  refused(parts[2] + " " + fp32 + " " + parts[0], fp32, "belongs to a different ensemble than " + parts[0]);
+  refused(parts[0] + " " + parts[2], parts[2], "shard starts at point 8, expected 4 (a shard is missing)");
+  refused(parts[0] + " " + parts[1], parts[1], "the last shard ends at point 8 of 12 (a shard is missing)");
+  refused(parts[0] + " " + parts[1] + " " + parts[1] + " " + parts[2], parts[1], "(overlapping shards)");
+
+  // A sweep file among ensemble shards, either order.
+  const std::string sweep_cfg = tmp("sweep.toml"), sweep_out = tmp("sweep.h5");
+  std::ofstream(sweep_cfg) << "model = \"coulomb-viscous\"\n[design]\ntype = \"grid\"\n[params]\nF_C = { values = [1.0, "
+                              "2.0] }\n[[trace]]\nprofile = \"sine\"\nsamples = 50\n";
+  std::string text;
+  ASSERT_EQ(run_cli("sweep " + sweep_cfg + " -q --device cpu -o " + sweep_out, &text), 0) << text;
+  refused(parts[0] + " " + sweep_out + " " + parts[1] + " " + parts[2], sweep_out, "a sweep file, but " + parts[0]);
+  refused(sweep_out + " " + parts[0] + " " + parts[1] + " " + parts[2], sweep_out, "is an ensemble shard");
+  // A file that is neither.
+  refused(parts[0] + " " + cfg, cfg, "not an ensemble shard file");
+}
+
+TEST(EnsembleShards, ShardFlagErrors) {
+  const std::string single = tmp("single.toml"), out = tmp("flag_out.h5");
+  std::ofstream(single) << "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"coulomb-viscous\"\n"
+                           "[friction.params]\nF_C = 1.0\nf_v = 0.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n";
+  auto refused = [&](const std::string& args, const std::string& message) {
+    std::string text;
+    EXPECT_EQ(run_cli("simulate " + args + " -o " + out, &text), 2) << text;
+    EXPECT_EQ(text, "stribeck: error: " + message + "\n");
+    EXPECT_FALSE(exists(out));
+  };
+  refused(single + " --shard 0/2",
+          "--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
+  const std::string cfg = write_config("grid4.toml");
+  // The sweep's own parsing and message.
+  refused(cfg + " --shard 2/2", "--shard 2/2: expected i/N with 0 <= i < N");
+  refused(cfg + " --shard 1/0", "--shard 1/0: expected i/N with 0 <= i < N");
+  refused(cfg + " --shard 1", "--shard 1: expected i/N with 0 <= i < N");
+  refused(cfg + " --shard 0/2x", "--shard 0/2x: expected i/N with 0 <= i < N");
+  std::string text;
+  EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard 0/2 -o " + tmp("part.csv"), &text), 2) << text;
+  EXPECT_NE(text.find("--shard: shard files are HDF5"), std::string::npos) << text;
+}
+
+// The point limit (1e8 per run) and the memory check apply to the points a
+// shard computes, so a space too large for one run runs as shards. `start`
+// is called once every check has passed (before anything is allocated); it
+// throws here so nothing runs.
+TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
+  const std::string cfg = tmp("huge.toml");
+  std::ofstream(cfg) << "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"coulomb-viscous\"\n"
+                        "[friction.params]\nF_C = 1.0\nf_v = 0.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n"
+                        "[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\nstiffness = \"linear:1:20:1000\"\n"
+                        "drive_velocity = \"linear:0.01:0.3:1000\"\nmass = \"linear:1:2:200\"\n";  // 2e8 points
+  const SimulateConfig c = read_simulate_config(cfg);
+  struct Started {};
+  auto checks_pass = [&](const std::string& shard) {
+    EnsembleRunOptions o;
+    o.shard = shard;
+    o.start = [] { throw Started{}; };
+    try {
+      run_ensemble(c, o);
+    } catch (const Started&) {
+      return std::string();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("ran");
+  };
+  EXPECT_EQ(checks_pass(""), cfg + ": [ensemble]: 200000000 points; at most 1e8 per run on the CPU path (split it "
+                                   "with --shard i/N)");
+  // The smallest split whose shards fit this machine passes every check.
+  const std::uint64_t memory = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGE_SIZE));
+  const std::uint64_t per_point = ensemble_result_bytes(1, 3);
+  std::uint64_t n = 2;
+  while ((200'000'000 + n - 1) / n * per_point > memory / 10 * 8) ++n;
+  EXPECT_EQ(checks_pass(std::to_string(n - 1) + "/" + std::to_string(n)), "");
+  if (100'000'000 * per_point > memory / 10 * 8) {  // halves of 1e8 points do not fit: the memory check says so
+    const std::string m = checks_pass("1/2");
+    EXPECT_EQ(m.rfind(cfg + ": [ensemble]: 100000000 points need about ", 0), 0u) << m;
+    EXPECT_NE(m.find("split the space (--shard i/N, then stribeck merge)"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
