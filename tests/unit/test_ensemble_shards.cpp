@@ -3,6 +3,7 @@
 // shards that do not make up one ensemble are refused without output.
 #include <gtest/gtest.h>
 
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 
 #include <unistd.h>
@@ -22,18 +23,7 @@ namespace {
 
 std::string tmp(const std::string& name) { return stribeck::test::temp_dir() + "ens_shard_" + name; }
 
-// Runs the CLI; returns the exit status, stderr+stdout into `out`.
-int run_cli(const std::string& args, std::string* out = nullptr) {
-  static int calls = 0;
-  const std::string log = tmp("log_" + std::to_string(++calls) + ".txt");
-  const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
-  if (out) {
-    std::ifstream in(log);
-    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  std::remove(log.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using test::run_cli;
 
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 

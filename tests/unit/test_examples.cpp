@@ -5,6 +5,7 @@
 // new one cannot go unchecked.
 #include <gtest/gtest.h>
 
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 
 #include <sys/wait.h>
@@ -29,13 +30,7 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-// Runs the CLI; returns the exit status, stdout+stderr into `out`.
-int run_cli(const std::string& args, std::string& out) {
-  const std::string log = stribeck::test::temp_dir() + "examples_log.txt";
-  const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
-  out = read_text(log);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+int run_cli(const std::string& args, std::string& out) { return test::run_cli(args, &out); }
 
 // The ensemble with every grid count and point count cut to 3, and relative
 // input logs made absolute (the copy lives in the scratch directory).

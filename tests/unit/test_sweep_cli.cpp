@@ -2,6 +2,7 @@
 // resumed or repeated run equal those of one uninterrupted run.
 #include <gtest/gtest.h>
 
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 #include <hdf5.h>
 #include <unistd.h>
@@ -20,19 +21,7 @@ namespace {
 
 std::string tmp(const std::string& name) { return stribeck::test::temp_dir() + "sweep_cli_" + name; }
 
-// Runs the CLI; returns the exit status, stderr+stdout into `out`.
-int run_cli(const std::string& args, std::string* out = nullptr) {
-  // One log per call: CTest runs these tests in parallel processes.
-  static int calls = 0;
-  const std::string log = tmp("log_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt");
-  const int rc = std::system((std::string(STRIBECK_CLI) + " " + args + " > " + log + " 2>&1").c_str());
-  if (out) {
-    std::ifstream in(log);
-    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  std::remove(log.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using test::run_cli;
 
 std::string write_config(const std::string& name, const std::string& extra = "") {
   const std::string path = tmp(name);
