@@ -251,6 +251,12 @@ std::uint64_t parse_u64(const std::string& text, const std::string& where) {
   return v;
 }
 
+// This machine's physical memory (0 when it cannot be read: no check then).
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
 bool ends_with(const std::string& s, const char* suffix) {
   const std::string x(suffix);
   return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
@@ -297,9 +303,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
                      (part.shards > 1 ? " in shard " + o.shard : std::string()) +
                      "; at most 1e8 per run on the CPU path (split it with --shard i/N)");
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  check_ensemble_memory(n, s.dims, pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0,
-                        c.source + ": [ensemble]");
+  check_ensemble_memory(n, s.dims, physical_memory_bytes(), c.source + ": [ensemble]");
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";
 #if STRIBECK_HAVE_CUDA
@@ -458,9 +462,22 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
     Results res;
     std::uint64_t points, first, count;
   };
+  for (const auto& in : inputs)
+    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
+  {
+    // The whole ensemble's size from the first shard's attributes, before any
+    // dataset is read: a merge that memory cannot hold is refused up front.
+    const h5::File f = h5::open_file(inputs.front());
+    const h5::Group g = h5::open_group(f.id(), "ensemble", inputs.front());
+    const std::string at = inputs.front() + ": group 'ensemble'";
+    const std::uint64_t points =
+        parse_u64(h5::read_string_attribute(g.id(), "points", at), at + ": attribute 'points'");
+    const std::string names = h5::read_string_attribute(g.id(), "names", at);
+    const int dims = names.empty() ? 0 : 1 + static_cast<int>(std::count(names.begin(), names.end(), ','));
+    check_ensemble_memory(points, dims, physical_memory_bytes(), "merge");
+  }
   std::vector<Shard> shards;
   for (const auto& in : inputs) {
-    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
     Shard sh{in, read_results(in, "ensemble"), 0, 0, 0};
     const std::string at = in + ": group 'ensemble'";
     auto& a = sh.res.attributes;
@@ -500,9 +517,6 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
   if (next != s0.points)
     throw InputError(shards.back().path + ": the last shard ends at point " + std::to_string(next) + " of " +
                      std::to_string(s0.points) + " (a shard is missing)");
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  check_ensemble_memory(s0.points, static_cast<int>(dims),
-                        pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0, "merge");
 
   Results res;
   res.group = "ensemble";
