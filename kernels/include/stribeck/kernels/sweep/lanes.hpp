@@ -102,10 +102,7 @@ struct TrajectoryLanes {
     TilePartialLanes<T, W> part;
     part.reset();
     for (std::int64_t k = begin; k < end; ++k) {
-      Sample<T> s{t.v[k], T(0), T(0), T(0)};
-      if constexpr ((M::kInputs & kChannelPressureA) != 0) s.p_a = t.p_a[k];
-      if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
-      if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
+      const Sample<T> s = sample_at<M>(t, k);
       const T dt = t.dt[k], dx = t.dx[k], f_meas = t.f_meas[k];
       // GCC's own vectoriser, not `omp simd`: OpenMP's per-lane privatisation
       // would keep the Coeffs temporary in memory and defeat the vectoriser.

@@ -19,6 +19,17 @@
 
 namespace stribeck::sweep {
 
+// Sample k of a trace: the channels model M reads (the others stay 0, and
+// their pointers may be null).
+template <class M, class T>
+STRIBECK_HD_INLINE Sample<T> sample_at(const TraceView<T>& t, std::int64_t k) {
+  Sample<T> s{t.v[k], T(0), T(0), T(0)};
+  if constexpr ((M::kInputs & kChannelPressureA) != 0) s.p_a = t.p_a[k];
+  if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
+  if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
+  return s;
+}
+
 template <class M, class T>
 struct Trajectory {
   typename M::template Coeffs<T> coeffs;
@@ -46,10 +57,7 @@ struct Trajectory {
     TilePartial<T> part;
     part.reset();
     for (std::int64_t k = begin; k < end; ++k) {
-      Sample<T> s{t.v[k], T(0), T(0), T(0)};
-      if constexpr ((M::kInputs & kChannelPressureA) != 0) s.p_a = t.p_a[k];
-      if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
-      if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
+      const Sample<T> s = sample_at<M>(t, k);
       const T dt = t.dt[k];
       const T f = model_step<M>(c, s, st, dt);
       part.add_sample(f, s.v, t.f_meas[k], dt, t.dx[k], pf, pfv);
