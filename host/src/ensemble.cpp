@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 
 #include "stribeck/data/atomic_file.hpp"
@@ -18,6 +17,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/host/content_hash.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
@@ -218,16 +218,8 @@ std::string ensemble_identity(const SimulateConfig& c) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the text, then mixed
   for (unsigned char ch : c.text) h = (h ^ ch) * 0x100000001b3ull;
   h = sweep::mix64(h ^ (c.fp32 ? 32u : 64u));
-  for (const auto& tab : c.tables)
-    for (const auto* v : {&tab.t, &tab.y})
-      for (double x : *v) {
-        std::uint64_t bits;
-        std::memcpy(&bits, &x, sizeof bits);
-        h = sweep::mix64(h ^ bits);
-      }
-  char hex[20];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  for (const auto& tab : c.tables) h = hash_doubles(hash_doubles(h, tab.t), tab.y);
+  return hex64(h);
 }
 
 // The datasets of the HDF5 group in the order write_ensemble writes them.

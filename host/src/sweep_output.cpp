@@ -4,13 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/host/content_hash.hpp"
 #include "stribeck/host/version.hpp"
-#include "stribeck/kernels/sweep/rng.hpp"
 
 namespace stribeck {
 namespace {
@@ -44,16 +42,9 @@ std::string sweep_identity(const SweepPlan& plan, Precision precision) {
   std::uint64_t h = 0;
   for (const auto& t : plan.traces) {
     id += ";trace=" + t.name + ":" + std::to_string(t.v.size());
-    for (const auto* ch : {&t.v, &t.p_a, &t.p_b, &t.f_n, &t.f_meas, &t.dt, &t.dx})
-      for (double x : *ch) {
-        std::uint64_t bits;
-        std::memcpy(&bits, &x, sizeof bits);
-        h = sweep::mix64(h ^ bits);
-      }
+    for (const auto* ch : {&t.v, &t.p_a, &t.p_b, &t.f_n, &t.f_meas, &t.dt, &t.dx}) h = hash_doubles(h, *ch);
   }
-  char hex[20];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  id += std::string(";traces_hash=") + hex;
+  id += ";traces_hash=" + hex64(h);
   id += ";metrics=";
   for (int m : plan.metrics) id += std::string(sweep::kMetricInfo[m].name) + ",";
   id += ";objective=" + std::string(sweep::kMetricInfo[plan.objective].name) + ";maximize=" +
