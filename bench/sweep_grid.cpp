@@ -56,6 +56,12 @@ SweepConfig grid_config(const Args& a) {
   return c;
 }
 
+// x_k - x_{k-1} of the built-in profile trace, which has no position channel:
+// the trapezoid integral of v, as the engine takes it (dx_0 = 0).
+double profile_dx(const SweepTrace& t, std::size_t k) {
+  return k == 0 ? 0.0 : 0.5 * (t.v[k - 1] + t.v[k]) * t.dt[k];
+}
+
 // The peer: what a careful engineer writes without the engine.
 double scalar_loop(const SweepPlan& plan, double* best_rmse) {
   const SweepTrace& tr = plan.traces[0];
@@ -79,7 +85,7 @@ double scalar_loop(const SweepPlan& plan, double* best_rmse) {
       if (v > 0) sp += F;
       if (v < 0) sn += F;
       energy += 0.5 * (fvprev + F * v) * tr.dt[k];
-      loop += 0.5 * (fprev + F) * tr.dx[k];
+      loop += 0.5 * (fprev + F) * profile_dx(tr, k);
       fprev = F;
       fvprev = F * v;
     }
@@ -119,7 +125,8 @@ int main(int argc, char** argv) {
       std::FILE* f = std::fopen(a.trace_out.c_str(), "w");
       std::fprintf(f, "dt,velocity,pressure_a,pressure_b,dx,force\n");
       for (std::size_t k = 0; k < t.v.size(); ++k)
-        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k], t.dx[k], t.f_meas[k]);
+        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k], profile_dx(t, k),
+                     t.f_meas[k]);
       std::fclose(f);
     }
     std::printf("workload: simscape-cylinder grid %d^4 = %llu points x %ld samples = %.3g evaluations\n", a.axis,

@@ -129,12 +129,26 @@ SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
     const auto& src = e.channel(channel_name(c));
     (c == kChannelPressureA ? tr.p_a : c == kChannelPressureB ? tr.p_b : tr.f_n) = src;
   }
-  tr.dx.assign(n, 0.0);
+  std::vector<double> dx(n, 0.0);
   if (e.has("position")) {
     const auto& x = e.channel("position");
-    for (std::size_t k = 1; k < n; ++k) tr.dx[k] = x[k] - x[k - 1];
+    for (std::size_t k = 1; k < n; ++k) dx[k] = x[k] - x[k - 1];
   } else {
-    for (std::size_t k = 1; k < n; ++k) tr.dx[k] = 0.5 * (tr.v[k - 1] + tr.v[k]) * tr.dt[k];
+    for (std::size_t k = 1; k < n; ++k) dx[k] = 0.5 * (tr.v[k - 1] + tr.v[k]) * tr.dt[k];
+  }
+  // The metric weights (kernels/sweep/trace.hpp): the trapezoid rule
+  // regrouped by sample, dt and dx taken as 0 before the first sample and
+  // after the last.
+  tr.w_pos.resize(n);
+  tr.w_neg.resize(n);
+  tr.w_energy.resize(n);
+  tr.w_loop.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double dt_next = k + 1 < n ? tr.dt[k + 1] : 0.0, dx_next = k + 1 < n ? dx[k + 1] : 0.0;
+    tr.w_pos[k] = tr.v[k] > 0 ? 1.0 : 0.0;
+    tr.w_neg[k] = tr.v[k] < 0 ? 1.0 : 0.0;
+    tr.w_energy[k] = tr.v[k] * (0.5 * (tr.dt[k] + dt_next));
+    tr.w_loop[k] = 0.5 * (dx[k] + dx_next);
   }
   tr.counts.samples = n;
   for (double v : tr.v) {

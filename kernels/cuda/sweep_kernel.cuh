@@ -4,6 +4,11 @@
 // into shared memory once; every thread then runs its trajectory over the tile
 // with the same Trajectory code the CPU path runs, keeping its metrics in
 // registers. Nothing per sample is written to device memory.
+//
+// The tile is packed sample by sample (PackedSample: eight values, 16-byte
+// aligned), so a thread reads a whole sample with two 16-byte shared loads in
+// FP32 (four in FP64) instead of one load per channel. Every thread of a warp
+// reads the same sample: the loads are broadcasts, free of bank conflicts.
 #include <cstdint>
 
 #include "stribeck/kernels/sweep/metrics.hpp"
@@ -24,13 +29,58 @@ struct DeviceTraces {
   int n_exp = 0;
 };
 
+// Where a model's inputs besides velocity sit in PackedSample::x: pressure
+// A, pressure B, normal force, then the step of models with memory.
+template <class M>
+struct PackedSlots {
+  static constexpr bool a = (M::kInputs & kChannelPressureA) != 0, b = (M::kInputs & kChannelPressureB) != 0,
+                        n = (M::kInputs & kChannelNormalForce) != 0, d = M::kDynamic;
+  static constexpr int pa = 0, pb = a, fn = a + b, dt = a + b + n;
+  static_assert(a + b + n + d <= 2, "PackedSample holds at most two inputs besides velocity");
+};
+
+template <class T>
+struct alignas(16) PackedSample {
+  T v, x[2], f_meas, w_pos, w_neg, w_energy, w_loop;
+};
+
+// One tile of a trace in shared memory.
+template <class T>
+struct PackedTile {
+  const PackedSample<T>* s;
+};
+
+template <class M, class T>
+__device__ __forceinline__ PackedSample<T> pack_sample(const sweep::TraceView<T>& t, std::int64_t k) {
+  using S = PackedSlots<M>;
+  PackedSample<T> p{t.v[k], {T(0), T(0)}, t.f_meas[k], t.w_pos[k], t.w_neg[k], t.w_energy[k], t.w_loop[k]};
+  if constexpr (S::a) p.x[S::pa] = t.p_a[k];
+  if constexpr (S::b) p.x[S::pb] = t.p_b[k];
+  if constexpr (S::n) p.x[S::fn] = t.f_n[k];
+  if constexpr (S::d) p.x[S::dt] = t.dt[k];
+  return p;
+}
+
+// The Trajectory loop's view of a packed sample (found by argument-dependent
+// lookup from sweep::Trajectory::run).
+template <class M, class T>
+STRIBECK_HD_INLINE sweep::TraceSample<T> trace_sample(const PackedTile<T>& t, std::int64_t k) {
+  using S = PackedSlots<M>;
+  const PackedSample<T> p = t.s[k];
+  sweep::TraceSample<T> s{{p.v, T(0), T(0), T(0)}, T(0), p.f_meas, p.w_pos, p.w_neg, p.w_energy, p.w_loop};
+  if constexpr (S::a) s.in.p_a = p.x[S::pa];
+  if constexpr (S::b) s.in.p_b = p.x[S::pb];
+  if constexpr (S::n) s.in.f_n = p.x[S::fn];
+  if constexpr (S::d) s.dt = p.x[S::dt];
+  return s;
+}
+
 template <class M, class T>
 __global__ void __launch_bounds__(kSweepBlock)
 sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> traces, std::uint64_t first,
              std::uint64_t count, double* __restrict__ params_out, double* __restrict__ metrics_out,
              std::uint8_t* __restrict__ status_out, double* __restrict__ exp_metrics_out) {
-  __shared__ T s_v[sweep::kTraceTile], s_pa[sweep::kTraceTile], s_pb[sweep::kTraceTile], s_fn[sweep::kTraceTile],
-      s_fm[sweep::kTraceTile], s_dt[sweep::kTraceTile], s_dx[sweep::kTraceTile];
+  __shared__ PackedSample<T> s_tile[sweep::kTraceTile];
   const std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in_range = j < count;
   double p[sweep::kMaxParams];
@@ -53,28 +103,9 @@ sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> tr
     for (std::int64_t b = 0; b < t.n; b += sweep::kTraceTile) {
       const int len = static_cast<int>(t.n - b < sweep::kTraceTile ? t.n - b : sweep::kTraceTile);
       __syncthreads();
-      for (int k = threadIdx.x; k < len; k += blockDim.x) {
-        s_v[k] = t.v[b + k];
-        if constexpr ((M::kInputs & kChannelPressureA) != 0) s_pa[k] = t.p_a[b + k];
-        if constexpr ((M::kInputs & kChannelPressureB) != 0) s_pb[k] = t.p_b[b + k];
-        if constexpr ((M::kInputs & kChannelNormalForce) != 0) s_fn[k] = t.f_n[b + k];
-        s_fm[k] = t.f_meas[b + k];
-        s_dt[k] = t.dt[b + k];
-        s_dx[k] = t.dx[b + k];
-      }
+      for (int k = threadIdx.x; k < len; k += blockDim.x) s_tile[k] = pack_sample<M>(t, b + k);
       __syncthreads();
-      if (valid) {
-        sweep::TraceView<T> tile;
-        tile.v = s_v;
-        tile.p_a = s_pa;
-        tile.p_b = s_pb;
-        tile.f_n = s_fn;
-        tile.f_meas = s_fm;
-        tile.dt = s_dt;
-        tile.dx = s_dx;
-        tile.n = len;
-        tr.run(tile, 0, len, raw);
-      }
+      if (valid) tr.run(PackedTile<T>{s_tile}, 0, len, raw);
     }
     if (valid) {
       total.add(raw);

@@ -94,7 +94,8 @@ std::uint64_t trace_key(const SweepRequest& r) {
   };
   for (int e = 0; e < r.n_exp; ++e) {
     const HostTrace& t = r.traces[e];
-    for (const double* p : {t.v, t.p_a, t.p_b, t.f_n, t.f_meas, t.dt, t.dx}) add(p, t.n);
+    for (const double* p : {t.v, t.p_a, t.p_b, t.f_n, t.dt, t.f_meas, t.w_pos, t.w_neg, t.w_energy, t.w_loop})
+      add(p, t.n);
   }
   return sweep::mix64(h);
 }
@@ -168,7 +169,7 @@ void run_typed(const SweepRequest& r) {
   Workspace& ws = workspace();
   // Traces, converted to the working scalar, packed into one device buffer.
   std::size_t total = 0;
-  for (int e = 0; e < r.n_exp; ++e) total += 7 * static_cast<std::size_t>(r.traces[e].n);
+  for (int e = 0; e < r.n_exp; ++e) total += 10 * static_cast<std::size_t>(r.traces[e].n);
   T* dev = static_cast<T*>(ws.traces.ensure(total * sizeof(T)));
   const std::uint64_t key = trace_key(r);
   const bool upload = key != ws.trace_key;
@@ -192,9 +193,12 @@ void run_typed(const SweepRequest& r) {
     v.p_a = place(h.p_a, h.n);
     v.p_b = place(h.p_b, h.n);
     v.f_n = place(h.f_n, h.n);
-    v.f_meas = place(h.f_meas, h.n);
     v.dt = place(h.dt, h.n);
-    v.dx = place(h.dx, h.n);
+    v.f_meas = place(h.f_meas, h.n);
+    v.w_pos = place(h.w_pos, h.n);
+    v.w_neg = place(h.w_neg, h.n);
+    v.w_energy = place(h.w_energy, h.n);
+    v.w_loop = place(h.w_loop, h.n);
     v.n = h.n;
     dt.counts[e] = h.counts;
   }

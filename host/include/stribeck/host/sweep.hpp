@@ -20,10 +20,11 @@ namespace stribeck {
 
 // One experiment prepared for the engine: SoA channels in SI (absent channels
 // the model does not read stay empty; a missing force is zero-filled and
-// flagged in counts.has_force).
+// flagged in counts.has_force) and the per-sample metric weights
+// (kernels/sweep/trace.hpp).
 struct SweepTrace {
   std::string name;
-  std::vector<double> v, p_a, p_b, f_n, f_meas, dt, dx;
+  std::vector<double> v, p_a, p_b, f_n, dt, f_meas, w_pos, w_neg, w_energy, w_loop;
   sweep::TraceCounts counts;
 
   // Points a per-trace view (sweep::TraceView<T> for the CPU path,
@@ -36,9 +37,12 @@ struct SweepTrace {
     view.p_a = ptr(p_a);
     view.p_b = ptr(p_b);
     view.f_n = ptr(f_n);
-    view.f_meas = ptr(f_meas);
     view.dt = ptr(dt);
-    view.dx = ptr(dx);
+    view.f_meas = ptr(f_meas);
+    view.w_pos = ptr(w_pos);
+    view.w_neg = ptr(w_neg);
+    view.w_energy = ptr(w_energy);
+    view.w_loop = ptr(w_loop);
     view.n = static_cast<std::int64_t>(v.size());
   }
 };

@@ -22,8 +22,8 @@ void use_device_for_rank(int local_rank);
 
 // One experiment in host memory (double, SI); null for channels not read.
 struct HostTrace {
-  const double *v = nullptr, *p_a = nullptr, *p_b = nullptr, *f_n = nullptr, *f_meas = nullptr,
-               *dt = nullptr, *dx = nullptr;
+  const double *v = nullptr, *p_a = nullptr, *p_b = nullptr, *f_n = nullptr, *dt = nullptr, *f_meas = nullptr,
+               *w_pos = nullptr, *w_neg = nullptr, *w_energy = nullptr, *w_loop = nullptr;
   std::int64_t n = 0;
   sweep::TraceCounts counts;
 };

@@ -84,16 +84,12 @@ struct TrajectoryLanes {
   static_assert(!M::kDynamic, "lanes run memoryless laws: a state would need per-lane sub-steps");
   using Coeffs = typename M::template Coeffs<T>;
   LaneArray<Coeffs, T, W> coeffs;
-  alignas(64) T prev_f[W], prev_fv[W];
 
   // Lane `lane` takes the parameter set p (as Trajectory::prepare).
   STRIBECK_HD_INLINE void prepare(int lane, const double* p) {
     T pt[M::kNumParams];
     for (int i = 0; i < M::kNumParams; ++i) pt[i] = static_cast<T>(p[i]);
     coeffs.set(lane, M::prepare(pt));
-  }
-  STRIBECK_HD_INLINE void start_experiment() {
-    for (int l = 0; l < W; ++l) prev_f[l] = prev_fv[l] = T(0);
   }
   // Samples [begin, end) of `t` (at most one tile); lane l's partial sums are
   // flushed into raw[l * stride].
@@ -102,15 +98,14 @@ struct TrajectoryLanes {
     TilePartialLanes<T, W> part;
     part.reset();
     for (std::int64_t k = begin; k < end; ++k) {
-      const Sample<T> s = sample_at<M>(t, k);
-      const T dt = t.dt[k], dx = t.dx[k], f_meas = t.f_meas[k];
+      const TraceSample<T> s = trace_sample<M>(t, k);
       // GCC's own vectoriser, not `omp simd`: OpenMP's per-lane privatisation
       // would keep the Coeffs temporary in memory and defeat the vectoriser.
       STRIBECK_LANES_IVDEP
       for (int l = 0; l < W; ++l) {
-        const T f = M::force(coeffs.get(l), s);
+        const T f = M::force(coeffs.get(l), s.in);
         TilePartial<T> p = part.get(l);
-        p.add_sample(f, s.v, f_meas, dt, dx, prev_f[l], prev_fv[l]);
+        p.add_sample(f, s.f_meas, s.w_pos, s.w_neg, s.w_energy, s.w_loop);
         part.set(l, p);
       }
     }
@@ -127,7 +122,6 @@ STRIBECK_HD_INLINE void evaluate_points_lanes(const double* params, const TraceV
   for (int l = 0; l < W; ++l) tr.prepare(l, params + l * M::kNumParams);
   for (int e = 0; e < n_exp; ++e) {
     for (int l = 0; l < W; ++l) per_exp[l * n_exp + e] = raw_before_first_sample(counts[e]);
-    tr.start_experiment();
     // A plain loop, not for_each_tile: a lambda's call operator could be
     // emitted out of line, shared between the per-ISA builds.
     for (std::int64_t b = 0; b < traces[e].n; b += kTraceTile)

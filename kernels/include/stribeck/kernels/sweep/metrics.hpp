@@ -9,9 +9,10 @@
 // per-sample work in float (GPU FP32 throughput). CPU and GPU use the same tile
 // length, so they add the same numbers in the same order.
 //
-// Integrals use the trapezoid rule on the sample grid:
-//   energy    = sum_k (F_{k-1} v_{k-1} + F_k v_k)/2 * (t_k - t_{k-1})   [J]
-//   loop area = sum_k (F_{k-1} + F_k)/2 * (x_k - x_{k-1})               [J]
+// The energy and loop-area integrals are the trapezoid rule on the sample
+// grid, computed as one weighted sum per sample (trace.hpp says how):
+//   energy    = integral of F v dt  [J]
+//   loop area = integral of F dx    [J]
 // (x from the position channel, else the trapezoid integral of v). The loop
 // area is the signed integral of F dx over the whole trace: for a trace of
 // closed cycles it is the total area enclosed by the force-position loops.
@@ -81,6 +82,19 @@ struct RawMetrics {
   }
 };
 
+// max(x, m) for a running maximum m that is never NaN: a NaN x leaves m
+// unchanged (the non-finite status catches it). On the GPU fmax is one
+// instruction with exactly these semantics; on the CPU the select compiles
+// to one maxss/maxsd (vector forms too), which fmax would not.
+template <class T>
+STRIBECK_HD_INLINE T running_max(const T& x, const T& m) {
+#ifdef __CUDA_ARCH__
+  return fmax(x, m);
+#else
+  return x > m ? x : m;
+#endif
+}
+
 // Partial sums of one tile, in the working scalar.
 template <class T>
 struct TilePartial {
@@ -88,25 +102,21 @@ struct TilePartial {
   STRIBECK_HD_INLINE void reset() {
     sse = max_abs_error = peak = sum_pos = sum_neg = energy = loop = T(0);
   }
-  // One sample: force f at velocity v against the measured f_meas, over the
-  // sample's dt and dx. prev_f and prev_fv carry F and F*v of the previous
-  // sample (the trapezoids' left ends) and are advanced here. Written once for
-  // the GPU thread, the scalar CPU path and the CPU SIMD lanes, so all three
-  // round the same operations in the same order.
-  STRIBECK_HD_INLINE void add_sample(const T& f, const T& v, const T& f_meas, const T& dt, const T& dx,
-                                     T& prev_f, T& prev_fv) {
+  // One sample: force f against the measured f_meas, with the sample's
+  // metric weights (trace.hpp). Written once for the GPU thread, the scalar
+  // CPU path and the CPU SIMD lanes, so all three round the same operations
+  // in the same order. Every update is one multiply-add or one max, and none
+  // depends on the previous sample.
+  STRIBECK_HD_INLINE void add_sample(const T& f, const T& f_meas, const T& w_pos, const T& w_neg,
+                                     const T& w_energy, const T& w_loop) {
     const T e = f - f_meas;
     sse += e * e;
-    const T ae = math::abs(e), af = math::abs(f);
-    max_abs_error = ae > max_abs_error ? ae : max_abs_error;
-    peak = af > peak ? af : peak;
-    sum_pos += v > T(0) ? f : T(0);
-    sum_neg += v < T(0) ? f : T(0);
-    const T fv = f * v;
-    energy += T(0.5) * (prev_fv + fv) * dt;
-    loop += T(0.5) * (prev_f + f) * dx;
-    prev_f = f;
-    prev_fv = fv;
+    max_abs_error = running_max(math::abs(e), max_abs_error);
+    peak = running_max(math::abs(f), peak);
+    sum_pos += w_pos * f;
+    sum_neg += w_neg * f;
+    energy += w_energy * f;
+    loop += w_loop * f;
   }
   STRIBECK_HD_INLINE void flush_into(RawMetrics& r) const {
     r.sse += static_cast<double>(sse);

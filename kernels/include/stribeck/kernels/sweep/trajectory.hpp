@@ -19,52 +19,33 @@
 
 namespace stribeck::sweep {
 
-// Sample k of a trace: the channels model M reads (the others stay 0, and
-// their pointers may be null).
-template <class M, class T>
-STRIBECK_HD_INLINE Sample<T> sample_at(const TraceView<T>& t, std::int64_t k) {
-  Sample<T> s{t.v[k], T(0), T(0), T(0)};
-  if constexpr ((M::kInputs & kChannelPressureA) != 0) s.p_a = t.p_a[k];
-  if constexpr ((M::kInputs & kChannelPressureB) != 0) s.p_b = t.p_b[k];
-  if constexpr ((M::kInputs & kChannelNormalForce) != 0) s.f_n = t.f_n[k];
-  return s;
-}
-
 template <class M, class T>
 struct Trajectory {
   typename M::template Coeffs<T> coeffs;
   typename M::template State<T> state;
-  T prev_f, prev_fv;
 
   STRIBECK_HD_INLINE void prepare(const double* p) {
     T pt[M::kNumParams];
     for (int i = 0; i < M::kNumParams; ++i) pt[i] = static_cast<T>(p[i]);
     coeffs = M::prepare(pt);
   }
-  STRIBECK_HD_INLINE void start_experiment() {
-    state = typename M::template State<T>{};
-    prev_f = T(0);
-    prev_fv = T(0);
-  }
-  // Samples [begin, end) of `t` (at most one tile), partial sums flushed into `raw`.
-  STRIBECK_HD_INLINE void run(const TraceView<T>& t, std::int64_t begin, std::int64_t end,
-                              RawMetrics& raw) {
+  STRIBECK_HD_INLINE void start_experiment() { state = typename M::template State<T>{}; }
+  // Samples [begin, end) of `t` (at most one tile), partial sums flushed into
+  // `raw`. `t` is a TraceView, or any source with the same
+  // `trace_sample<M>(t, k)` (the GPU kernel's shared-memory tile).
+  template <class Src>
+  STRIBECK_HD_INLINE void run(const Src& t, std::int64_t begin, std::int64_t end, RawMetrics& raw) {
     // Locals, not members: stores through the trace's T pointers could
     // otherwise alias them and force a reload of every coefficient per sample.
     const typename M::template Coeffs<T> c = coeffs;
     typename M::template State<T> st = state;
-    T pf = prev_f, pfv = prev_fv;
     TilePartial<T> part;
     part.reset();
     for (std::int64_t k = begin; k < end; ++k) {
-      const Sample<T> s = sample_at<M>(t, k);
-      const T dt = t.dt[k];
-      const T f = model_step<M>(c, s, st, dt);
-      part.add_sample(f, s.v, t.f_meas[k], dt, t.dx[k], pf, pfv);
+      const TraceSample<T> s = trace_sample<M>(t, k);
+      part.add_sample(model_step<M>(c, s.in, st, s.dt), s.f_meas, s.w_pos, s.w_neg, s.w_energy, s.w_loop);
     }
     state = st;
-    prev_f = pf;
-    prev_fv = pfv;
     part.flush_into(raw);
   }
 };
