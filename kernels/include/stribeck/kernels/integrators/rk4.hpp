@@ -14,12 +14,14 @@ namespace stribeck {
 // little low still gives a stable step.
 constexpr double kRk4StableRho = 2.0;
 
-// One RK4 step of dx/dt = f(t, x) in place; f(t, x, dxdt) writes dxdt.
+// One RK4 step of dx/dt = f(t, x) in place whose first stage k1 = f(t, x)
+// is already known (a driver that evaluates the system at the step's start
+// anyway, for its output, passes that derivative instead of paying for it
+// twice); f(t, x, dxdt) writes dxdt.
 template <int N, class T, class F>
-STRIBECK_HD_INLINE void rk4_step(const F& f, const T& t, T (&x)[N], const T& h) {
-  T k1[N], k2[N], k3[N], k4[N], y[N];
+STRIBECK_HD_INLINE void rk4_step_k1(const F& f, const T& t, T (&x)[N], const T& h, const T (&k1)[N]) {
+  T k2[N], k3[N], k4[N], y[N];
   const T h2 = h * T(0.5);
-  f(t, x, k1);
   for (int i = 0; i < N; ++i) y[i] = x[i] + h2 * k1[i];
   f(t + h2, y, k2);
   for (int i = 0; i < N; ++i) y[i] = x[i] + h2 * k2[i];
@@ -28,6 +30,14 @@ STRIBECK_HD_INLINE void rk4_step(const F& f, const T& t, T (&x)[N], const T& h) 
   f(t + h, y, k4);
   const T h6 = h / T(6);
   for (int i = 0; i < N; ++i) x[i] += h6 * (k1[i] + T(2) * (k2[i] + k3[i]) + k4[i]);
+}
+
+// One RK4 step of dx/dt = f(t, x) in place.
+template <int N, class T, class F>
+STRIBECK_HD_INLINE void rk4_step(const F& f, const T& t, T (&x)[N], const T& h) {
+  T k1[N];
+  f(t, x, k1);
+  rk4_step_k1(f, t, x, h, k1);
 }
 
 // Number of sub-steps that splits `dt` into stable RK4 steps for spectral

@@ -60,6 +60,26 @@ STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t)
                        b.normal_force.value(t)};
 }
 
+// True when every input is affine in t (no sine, no measured table): constant
+// drive speeds, force ramps, constant pressures. Checked once per trajectory,
+// so that body_inputs(b, t, true) costs five multiply-adds instead of six
+// profile evaluations with two tests each (SmoothBody calls it six times per
+// output step). Both forms give the same values.
+template <class T>
+STRIBECK_HD_INLINE bool body_inputs_affine(const BodySystem<T>& b) {
+  return b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() &&
+         b.pressure_a.affine() && b.pressure_b.affine();
+}
+
+template <class T>
+STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, bool affine) {
+  if (!affine) return body_inputs(b, t);
+  const T p_a = b.pressure_a.affine_value(t), p_b = b.pressure_b.affine_value(t);
+  return BodyInputs<T>{b.drive_velocity.affine_value(t), b.drive_velocity.slope,
+                       b.external_force.affine_value(t) + b.area_a * p_a - b.area_b * p_b, p_a, p_b,
+                       b.normal_force.affine_value(t)};
+}
+
 template <class T>
 STRIBECK_HD_INLINE T body_v_rel(const BodySystem<T>& b, const BodyInputs<T>& in, const T& v) {
   return b.friction_on_drive ? v - in.v_d : v;

@@ -24,9 +24,13 @@ struct Profile {
   const T* table_y = nullptr;  // sample values
   int table_n = 0;
 
+  // True when the signal is offset + slope*t alone (no sine, no table).
+  STRIBECK_HD_INLINE bool affine() const { return amplitude == T(0) && table_n == 0; }
+  STRIBECK_HD_INLINE T affine_value(const T& t) const { return offset + slope * t; }
+
   STRIBECK_HD_INLINE T value(const T& t) const {
     using std::sin;
-    T u = offset + slope * t + (amplitude != T(0) ? amplitude * sin(T(kTwoPi) * frequency * t) : T(0));
+    T u = affine_value(t) + (amplitude != T(0) ? amplitude * sin(T(kTwoPi) * frequency * t) : T(0));
     if (table_n > 0) {
       const int k = segment(t);
       if (k < 0) u += table_y[0];

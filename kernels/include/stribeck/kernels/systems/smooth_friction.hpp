@@ -65,9 +65,10 @@ template <class M, class T>
 struct SmoothBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
+  const bool affine = body_inputs_affine(b);
 
   STRIBECK_HD_INLINE T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
-    in = body_inputs(b, t);
+    in = body_inputs(b, t, affine);
     v_rel = body_v_rel(b, in, x[kBodyV]);
     return friction_eval<M>(fc, friction_sample(in, v_rel), x[kBodyZ], dz);
   }
@@ -77,21 +78,21 @@ struct SmoothBody {
     const T f = friction(t, x, in, v_rel, dz);
     body_rhs(b, in, x, f, dz, dx);
   }
-  STRIBECK_HD_INLINE T rate(const T& t, const T* x) const {
-    const BodyInputs<T> in = body_inputs(b, t);
-    return body_rate(b) +
-           friction_rate<M>(fc, friction_sample(in, body_v_rel(b, in, x[kBodyV])), x[kBodyZ], b.mass);
-  }
-  STRIBECK_HD_INLINE BodySnapshot<T> snapshot(const T& t, const T (&x)[kBodyN]) const {
+  // Everything the driver needs at one instant, from one friction
+  // evaluation: the output snapshot, the derivative dx (the first RK4 stage
+  // of the step that starts here) and the stability rate for that step.
+  STRIBECK_HD_INLINE BodySnapshot<T> at(const T& t, const T (&x)[kBodyN], T (&dx)[kBodyN], T& rate) const {
     BodySnapshot<T> o;
     o.t = t;
     for (int i = 0; i < kBodyN; ++i) o.x[i] = x[i];
     BodyInputs<T> in;
     T dz;
     o.f_fric = friction(t, x, in, o.v_rel, dz);
+    body_rhs(b, in, x, o.f_fric, dz, dx);
     o.f_spring = body_spring_force(b, in, x);
     o.v_drive = in.v_d;
     o.mode = static_cast<int>(math::sign(o.v_rel));
+    rate = body_rate(b) + friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass);
     return o;
   }
 };
@@ -114,20 +115,25 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
     if (!M::ode_ok(fc)) return kSimInvalid;
   }
   const SmoothBody<M, T> sys{b, fc};
-  T x[kBodyN];
+  T x[kBodyN], k1[kBodyN], rate;
   body_initial_state(b, x);
-  observe(sys.snapshot(T(0), x));
+  // Each output instant is evaluated once: its snapshot, the first stage of
+  // the next step and that step's stability rate come from one call.
+  observe(sys.at(T(0), x, k1, rate));
   const long n = sim_num_steps(o);
   auto f = [&](const T& t, const T* y, T* dy) { sys(t, y, dy); };
   for (long i = 0; i < n; ++i) {
     const T t0 = T(i) * o.dt;
-    const int sub = rk4_substeps(o.dt, sys.rate(t0, x), o.max_substeps);
+    const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
     if (sub > o.max_substeps) return kSimStepLimit;
     const T h = o.dt / T(sub);
-    for (int j = 0; j < sub; ++j) rk4_step<kBodyN>(f, t0 + T(j) * h, x, h);
+    for (int j = 0; j < sub; ++j) {
+      if (j > 0) f(t0 + T(j) * h, x, k1);
+      rk4_step_k1<kBodyN>(f, t0 + T(j) * h, x, h, k1);
+    }
     if (rk4_steps) *rk4_steps += sub;
     if (!all_finite(x)) return kSimNonFinite;
-    observe(sys.snapshot(T(i + 1) * o.dt, x));
+    observe(sys.at(T(i + 1) * o.dt, x, k1, rate));
   }
   return kSimOk;
 }
