@@ -97,7 +97,10 @@ STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in
   const T v = x[kBodyV], dv_d = in.v_d - v;
   const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;
   dx[kBodyS] = dv_d;
-  dx[kBodyV] = (f_spring + in.f_ext - f) / b.mass;
+  // Times 1/m rather than divided by m: 1/m is loop-invariant, so the
+  // compiler computes it once per trajectory instead of dividing (about eight
+  // GPU instructions) at every RK4 stage.
+  dx[kBodyV] = (f_spring + in.f_ext - f) * (T(1) / b.mass);
   dx[kBodyZ] = dz;
   // The drive holds the spring and, when friction acts against it, takes the
   // friction reaction: its power is (F_spring - F_f) v_d in that case.

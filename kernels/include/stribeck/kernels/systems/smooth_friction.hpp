@@ -54,7 +54,8 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
                                    const T& mass) {
   if constexpr (M::kDynamic) {
     const T a = M::relax_rate(fc, s, z), K = M::stiffness(fc, s), D = M::damping(fc, s);
-    return a + D / mass + math::sqrt((K + D * a) / mass);
+    const T inv_mass = T(1) / mass;  // loop-invariant: computed once per trajectory (see body_rhs)
+    return a + D * inv_mass + math::sqrt((K + D * a) * inv_mass);
   } else {
     (void)z;
     return law_slope<M>(fc, s) / mass;
