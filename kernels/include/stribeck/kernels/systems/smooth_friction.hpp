@@ -127,7 +127,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
     const T t0 = T(i) * o.dt;
     const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
     if (sub > o.max_substeps) return kSimStepLimit;
-    const T h = o.dt / T(sub);
+    const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
     for (int j = 0; j < sub; ++j) {
       if (j > 0) f(t0 + T(j) * h, x, k1);
       rk4_step_k1<kBodyN>(f, t0 + T(j) * h, x, h, k1);

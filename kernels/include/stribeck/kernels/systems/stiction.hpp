@@ -164,7 +164,7 @@ STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, cons
     const T t0 = T(i) * o.dt;
     const int sub = rk4_substeps(o.dt, sys.rate(t0, x, mode), o.max_substeps);
     if (sub > o.max_substeps) return kSimStepLimit;
-    const T h = o.dt / T(sub);
+    const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
     if (rk4_steps) *rk4_steps += sub;  // sub-steps; event bisection re-steps are not counted
     for (int j = 0; j < sub; ++j) {
       const int st = sys.advance(t0 + T(j) * h, x, h, mode, o.max_events);
