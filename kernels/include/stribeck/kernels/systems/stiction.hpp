@@ -36,6 +36,9 @@ struct StictionBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
   T f_brk;  // breakaway force: the most the stuck contact can hold
+  const bool affine = body_inputs_affine(b);
+
+  STRIBECK_HD_INLINE BodyInputs<T> inputs(const T& t) const { return body_inputs(b, t, affine); }
 
   // Velocity of the surface the friction acts against, and its acceleration.
   STRIBECK_HD_INLINE T v_ref(const BodyInputs<T>& in) const { return b.friction_on_drive ? in.v_d : T(0); }
@@ -53,7 +56,7 @@ struct StictionBody {
     return M::force(fc, friction_sample(in, v));
   }
   STRIBECK_HD_INLINE T friction(const T& t, const T* x, int mode, BodyInputs<T>& in, T& v_rel) const {
-    in = body_inputs(b, t);
+    in = inputs(t);
     v_rel = body_v_rel(b, in, x[kBodyV]);
     return mode == kStuck ? required(in, x) : slide(in, v_rel, mode);
   }
@@ -65,7 +68,7 @@ struct StictionBody {
   }
   // Mode at a point where v_rel = 0.
   STRIBECK_HD_INLINE int mode_at_rest(const T& t, const T* x) const {
-    const BodyInputs<T> in = body_inputs(b, t);
+    const BodyInputs<T> in = inputs(t);
     const T f = required(in, x);
     if (math::abs(f) <= f_brk) return kStuck;
     return f > T(0) ? kForward : kBackward;
@@ -73,7 +76,7 @@ struct StictionBody {
   STRIBECK_HD_INLINE T rate(const T& t, const T* x, int mode) const {
     T r = body_rate(b);
     if (mode != kStuck) {
-      const BodyInputs<T> in = body_inputs(b, t);
+      const BodyInputs<T> in = inputs(t);
       const T v_rel = body_v_rel(b, in, x[kBodyV]);
       const T d = T(mode), v = (v_rel * d > T(0)) ? v_rel : d * T(1e-12);
       const T dv = T(1e-3) * math::abs(v) + T(1e-7);
@@ -87,11 +90,11 @@ struct StictionBody {
   STRIBECK_HD_INLINE void step(const T& t, T (&x)[kBodyN], const T& h, int mode) const {
     auto f = [&](const T& tt, const T* y, T* dy) { rhs(tt, y, mode, dy); };
     rk4_step<kBodyN>(f, t, x, h);
-    if (mode == kStuck) x[kBodyV] = v_ref(body_inputs(b, t + h));
+    if (mode == kStuck) x[kBodyV] = v_ref(inputs(t + h));
   }
   // Event function of a step taken in `mode` (switch when it becomes > 0).
   STRIBECK_HD_INLINE T event(const T& t, const T* x, int mode) const {
-    const BodyInputs<T> in = body_inputs(b, t);
+    const BodyInputs<T> in = inputs(t);
     if (mode == kStuck) return math::abs(required(in, x)) - f_brk;
     return -T(mode) * body_v_rel(b, in, x[kBodyV]);
   }
@@ -122,10 +125,10 @@ struct StictionBody {
       tt += hi * left;
       left -= hi * left;
       if (mode == kStuck) {
-        const T f = required(body_inputs(b, tt), x);
+        const T f = required(inputs(tt), x);
         mode = f > T(0) ? kForward : kBackward;
       } else {
-        x[kBodyV] = v_ref(body_inputs(b, tt));  // exactly on the switching surface
+        x[kBodyV] = v_ref(inputs(tt));  // exactly on the switching surface
         mode = mode_at_rest(tt, x);
       }
       if (!(left > T(0))) return kSimOk;
