@@ -7,7 +7,10 @@
 // range (a chunk, a shard, a resumed tail) is computed identically.
 //
 // Point values are computed in double on every path; the model then converts
-// them to its scalar (float or double) in prepare().
+// them to its scalar (float or double) in prepare(). List, fixed and linear
+// axes give the same bits on the CPU and the GPU (lerp below is never fused
+// into an FMA); log and normal axes go through the device's exp/log/erfc,
+// which may round the last bit differently from the C library's.
 #include <cmath>
 #include <cstdint>
 
@@ -58,6 +61,17 @@ struct SpaceView {
   const double* list_values = nullptr;
 };
 
+// a + u (b - a) rounded step by step on every compiler: nvcc would otherwise
+// contract it into one FMA on the GPU, where the CPU build (no FMA in the
+// x86-64 baseline) rounds twice, and the GPU's points would differ.
+STRIBECK_HD_INLINE double lerp(double a, double b, double u) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, __dmul_rn(u, __dsub_rn(b, a)));
+#else
+  return a + u * (b - a);
+#endif
+}
+
 // Whether axis d draws a coordinate (everything but fixed values in
 // non-grid designs). Sobol'/LHS dimensions are numbered over varying axes only,
 // so adding a fixed parameter does not change the other columns.
@@ -73,7 +87,7 @@ STRIBECK_HD_INLINE double axis_value_at(const Axis& ax, const double* list, doub
       return list[ax.offset + k];
     }
     case AxisKind::kLinear:
-    case AxisKind::kUniform: return ax.a + u * (ax.b - ax.a);
+    case AxisKind::kUniform: return lerp(ax.a, ax.b, u);
     case AxisKind::kLog:
     case AxisKind::kLogUniform: return ax.a * std::exp(u * std::log(ax.b / ax.a));
     case AxisKind::kNormal: {
@@ -103,7 +117,7 @@ STRIBECK_HD_INLINE double axis_level(const Axis& ax, const double* list, std::ui
     case AxisKind::kLinear:
       if (ax.count == 1) return ax.a;
       if (k + 1 == ax.count) return ax.b;  // exact end point
-      return ax.a + (ax.b - ax.a) * (static_cast<double>(k) / static_cast<double>(ax.count - 1));
+      return lerp(ax.a, ax.b, static_cast<double>(k) / static_cast<double>(ax.count - 1));
     case AxisKind::kLog:
       if (ax.count == 1) return ax.a;
       if (k + 1 == ax.count) return ax.b;
