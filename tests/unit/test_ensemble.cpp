@@ -254,7 +254,12 @@ drive_velocity = "linear:0.02:0.2:4"
     EXPECT_EQ(gpu.metrics[i].status, cpu.metrics[i].status);
     EXPECT_EQ(gpu.metrics[i].stick_slip, cpu.metrics[i].stick_slip);
     EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
-    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1e-3))
+    // nvcc fuses multiply-adds that the CPU build rounds twice, and the grid's
+    // log axis goes through the device's exp/log: 1e-16 differences that shift
+    // the phase of a stick-slip cycle slightly. A phase shift moves the final
+    // velocity by about the acceleration times the shift, hence the absolute
+    // floor of 1e-9 m/s (the body may be stuck, v ~ 0, at the end).
+    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1.0))
         << i;
   }
 }
