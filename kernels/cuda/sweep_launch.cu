@@ -170,9 +170,12 @@ void run_typed(const SweepRequest& r) {
   // Traces, converted to the working scalar, packed into one device buffer.
   std::size_t total = 0;
   for (int e = 0; e < r.n_exp; ++e) total += 10 * static_cast<std::size_t>(r.traces[e].n);
-  T* dev = static_cast<T*>(ws.traces.ensure(total * sizeof(T)));
   const std::uint64_t key = trace_key(r);
   const bool upload = key != ws.trace_key;
+  // Invalid before the buffer may be freed and reallocated: a failed
+  // allocation must not leave the old key naming a buffer that is gone.
+  if (upload) ws.trace_key = 0;
+  T* dev = static_cast<T*>(ws.traces.ensure(total * sizeof(T)));
   std::vector<T> host;
   if (upload) host.resize(total);
   DeviceTraces<T> dt;
@@ -202,15 +205,21 @@ void run_typed(const SweepRequest& r) {
     v.n = h.n;
     dt.counts[e] = h.counts;
   }
+  // Uploads go on the kernels' own stream and are waited for: a plain
+  // cudaMemcpy from pageable memory runs on the legacy stream, which the
+  // non-blocking streams below do not wait for, and may return before its DMA
+  // has landed.
   if (upload) {
-    ws.trace_key = 0;  // invalid until the copy has succeeded
-    check(cudaMemcpy(dev, host.data(), off * sizeof(T), cudaMemcpyHostToDevice), "trace upload");
+    check(cudaMemcpyAsync(dev, host.data(), off * sizeof(T), cudaMemcpyHostToDevice, ws.streams[0]), "trace upload");
+    check(cudaStreamSynchronize(ws.streams[0]), "trace upload");
     ws.trace_key = key;
   }
   sweep::SpaceView space = r.space;
   if (r.n_list) {
     void* d = ws.lists.ensure(r.n_list * sizeof(double));
-    check(cudaMemcpy(d, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice), "list upload");
+    check(cudaMemcpyAsync(d, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice, ws.streams[0]),
+          "list upload");
+    check(cudaStreamSynchronize(ws.streams[0]), "list upload");
     space.list_values = static_cast<const double*>(d);
   } else {
     space.list_values = nullptr;
@@ -225,7 +234,12 @@ void run_typed(const SweepRequest& r) {
   check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   std::uint64_t sub = std::max<std::uint64_t>(kSweepBlock, free_b / 4 / row_bytes);
   sub = std::min<std::uint64_t>(sub, std::uint64_t(1) << 22);
-  sub = std::min<std::uint64_t>(sub, std::max<std::uint64_t>(r.count, 1));
+  // At least two sub-chunks, so that the two streams overlap: the second
+  // kernel runs while the first one's rows are copied back (for the grid
+  // benchmark the copy is estimated at a third of the kernel's time).
+  const std::uint64_t half = (r.count + 1) / 2;
+  const std::uint64_t half_blocks = (half + kSweepBlock - 1) / kSweepBlock * kSweepBlock;
+  sub = std::min<std::uint64_t>(sub, std::max<std::uint64_t>(kSweepBlock, half_blocks));
 
   double* d_rows[2];
   std::uint8_t* d_status[2];
