@@ -1,4 +1,4 @@
-// Compiled to PTX only (bench/ptx/per_sample.py): the sweep kernel of the
+// Compiled to PTX only (tests/gpu/ptx_per_sample.py): the sweep kernel of the
 // grid benchmark, simscape-cylinder in FP32, to count the instructions each
 // sample costs without a GPU.
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
