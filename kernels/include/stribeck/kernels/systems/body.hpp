@@ -63,8 +63,8 @@ STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t)
 // True when every input is affine in t (no sine, no measured table): constant
 // drive speeds, force ramps, constant pressures. Checked once per trajectory,
 // so that body_inputs(b, t, true) costs five multiply-adds instead of six
-// profile evaluations with two tests each (SmoothBody calls it six times per
-// output step). Both forms give the same values.
+// profile evaluations with two tests each (the body systems call it at every
+// RK4 stage). Both forms give the same values.
 template <class T>
 STRIBECK_HD_INLINE bool body_inputs_affine(const BodySystem<T>& b) {
   return b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() &&
