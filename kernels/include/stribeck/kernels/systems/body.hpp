@@ -43,8 +43,12 @@ struct BodySystem {
   T z0 = T(0);                 // initial friction state (dynamic models)
 };
 
-// State layout.
-enum BodyState : int { kBodyS, kBodyV, kBodyZ, kBodyWDrive, kBodyWExt, kBodyWFric, kBodyWDamp, kBodyN };
+// State layout. The two dissipation integrals come before the two input-work
+// integrals so that a driver that needs only dissipation (an ensemble: its
+// metrics read W_fric + W_damp) integrates the first kBodyNDissipation states
+// and skips the rest.
+enum BodyState : int { kBodyS, kBodyV, kBodyZ, kBodyWFric, kBodyWDamp, kBodyWDrive, kBodyWExt, kBodyN };
+constexpr int kBodyNDissipation = kBodyWDrive;
 
 // The prescribed inputs at one instant.
 template <class T>
@@ -90,10 +94,13 @@ STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<
   return b.stiffness * x[kBodyS] + b.damping * (in.v_d - x[kBodyV]);
 }
 
-// Right-hand side for a given friction force f and friction-state rate dz.
-template <class T>
+// Right-hand side for a given friction force f and friction-state rate dz,
+// of the first N states (kBodyN: all; kBodyNDissipation: without the work of
+// the drive and of the external force).
+template <int N = kBodyN, class T>
 STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f,
                                  const T& dz, T* dx) {
+  static_assert(N == kBodyN || N == kBodyNDissipation, "body_rhs integrates all states or the dissipative ones");
   const T v = x[kBodyV], dv_d = in.v_d - v;
   const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;
   dx[kBodyS] = dv_d;
@@ -102,12 +109,14 @@ STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in
   // GPU instructions) at every RK4 stage.
   dx[kBodyV] = (f_spring + in.f_ext - f) * (T(1) / b.mass);
   dx[kBodyZ] = dz;
-  // The drive holds the spring and, when friction acts against it, takes the
-  // friction reaction: its power is (F_spring - F_f) v_d in that case.
-  dx[kBodyWDrive] = (b.friction_on_drive ? f_spring - f : f_spring) * in.v_d;
-  dx[kBodyWExt] = in.f_ext * v;
   dx[kBodyWFric] = f * (b.friction_on_drive ? -dv_d : v);
   dx[kBodyWDamp] = b.damping * dv_d * dv_d;
+  if constexpr (N == kBodyN) {
+    // The drive holds the spring and, when friction acts against it, takes
+    // the friction reaction: its power is (F_spring - F_f) v_d in that case.
+    dx[kBodyWDrive] = (b.friction_on_drive ? f_spring - f : f_spring) * in.v_d;
+    dx[kBodyWExt] = in.f_ext * v;
+  }
 }
 
 // Energy stored in the body and the spring (friction-internal storage such as

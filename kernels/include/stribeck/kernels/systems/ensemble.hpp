@@ -122,7 +122,7 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
   int st;
   long steps = 0;
   if constexpr (M::kDynamic) {
-    st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
+    st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps);
   } else {
     if (e.stiction) {
       // Breakaway below the law's force just above zero speed would chatter.
@@ -130,7 +130,7 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
       if (!(brk >= slide0) || !(brk > T(0))) return obs.acc.finish(kSimInvalid);
       st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps);
     } else {
-      st = simulate_smooth<M>(fc, b, e.sim, obs, &steps);
+      st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps);
     }
   }
   StickSlipMetrics<T> m = obs.acc.finish(st);

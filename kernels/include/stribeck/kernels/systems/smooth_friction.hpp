@@ -62,7 +62,9 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
   }
 }
 
-template <class M, class T>
+// The body with smooth friction model M, integrating its first N states
+// (body_rhs).
+template <class M, class T, int N = kBodyN>
 struct SmoothBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
@@ -77,19 +79,19 @@ struct SmoothBody {
     BodyInputs<T> in;
     T v_rel, dz;
     const T f = friction(t, x, in, v_rel, dz);
-    body_rhs(b, in, x, f, dz, dx);
+    body_rhs<N>(b, in, x, f, dz, dx);
   }
   // Everything the driver needs at one instant, from one friction
   // evaluation: the output snapshot, the derivative dx (the first RK4 stage
   // of the step that starts here) and the stability rate for that step.
-  STRIBECK_HD_INLINE BodySnapshot<T> at(const T& t, const T (&x)[kBodyN], T (&dx)[kBodyN], T& rate) const {
+  STRIBECK_HD_INLINE BodySnapshot<T> at(const T& t, const T (&x)[N], T (&dx)[N], T& rate) const {
     BodySnapshot<T> o;
     o.t = t;
-    for (int i = 0; i < kBodyN; ++i) o.x[i] = x[i];
+    for (int i = 0; i < kBodyN; ++i) o.x[i] = i < N ? x[i] : T(0);
     BodyInputs<T> in;
     T dz;
     o.f_fric = friction(t, x, in, o.v_rel, dz);
-    body_rhs(b, in, x, o.f_fric, dz, dx);
+    body_rhs<N>(b, in, x, o.f_fric, dz, dx);
     o.f_spring = body_spring_force(b, in, x);
     o.v_drive = in.v_d;
     o.mode = static_cast<int>(math::sign(o.v_rel));
@@ -98,9 +100,9 @@ struct SmoothBody {
   }
 };
 
-template <class T>
-STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[kBodyN]) {
-  for (int i = 0; i < kBodyN; ++i) x[i] = T(0);
+template <class T, int N>
+STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[N]) {
+  for (int i = 0; i < N; ++i) x[i] = T(0);
   x[kBodyS] = b.s0;
   x[kBodyV] = b.v0;
   x[kBodyZ] = b.z0;
@@ -108,15 +110,17 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[kBodyN
 
 // Simulates the body with smooth friction model M; observer(snapshot) is
 // called at t = 0 and after every output step. Returns a SimStatus. When
-// rk4_steps is given, the number of RK4 steps taken is added to it.
-template <class M, class T, class Observer>
+// rk4_steps is given, the number of RK4 steps taken is added to it. N is the
+// number of states integrated (body_rhs): the snapshots of kBodyNDissipation
+// carry zero drive and external work.
+template <class M, int N = kBodyN, class T, class Observer>
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
                                 const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr) {
   if constexpr (M::kDynamic) {
     if (!M::ode_ok(fc)) return kSimInvalid;
   }
-  const SmoothBody<M, T> sys{b, fc};
-  T x[kBodyN], k1[kBodyN], rate;
+  const SmoothBody<M, T, N> sys{b, fc};
+  T x[N], k1[N], rate;
   body_initial_state(b, x);
   // Each output instant is evaluated once: its snapshot, the first stage of
   // the next step and that step's stability rate come from one call.
@@ -130,7 +134,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
     const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
     for (int j = 0; j < sub; ++j) {
       if (j > 0) f(t0 + T(j) * h, x, k1);
-      rk4_step_k1<kBodyN>(f, t0 + T(j) * h, x, h, k1);
+      rk4_step_k1<N>(f, t0 + T(j) * h, x, h, k1);
     }
     if (rk4_steps) *rk4_steps += sub;
     if (!all_finite(x)) return kSimNonFinite;
