@@ -20,8 +20,17 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
+// Blocks per SM the register allocation must allow. FP32 models with memory
+// (the LuGre family, Dahl: the stick-slip ensembles) fit in 128 registers
+// without spilling when asked (ptxas -v: LuGre 130 -> 128, no spill), which
+// lets 4 blocks of 128 threads share an SM instead of 3. The others keep the
+// compiler's choice: capped, the static laws' stiction path spills ~100
+// bytes in FP32, and FP64 spills heavily.
 template <class M, class T>
-__global__ void ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
+constexpr int kEnsembleMinBlocks = (sizeof(T) == 4 && M::kDynamic) ? 4 : 1;
+
+template <class M, class T>
+__global__ void __launch_bounds__(kEnsembleBlock, kEnsembleMinBlocks<M, T>) ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
                                 std::uint64_t count, double* values, double* metrics) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
