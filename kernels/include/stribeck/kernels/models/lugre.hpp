@@ -70,9 +70,11 @@ struct LuGre {
   }
 
   // ODE form (system simulation): dz/dt and the force for given v, z.
+  // dz/dt = v - a z with a = relax_rate: written through it so that a
+  // driver needing both at one instant (the stability bound) divides once.
   template <class T>
   STRIBECK_HD_INLINE static T dzdt(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
-    return s.v - math::abs(s.v) * z / z_ss(c, s.v);
+    return s.v - relax_rate(c, s, z) * z;
   }
   template <class T>
   STRIBECK_HD_INLINE static T output(const Coeffs<T>& c, const Sample<T>& s, const T& z, const T& zdot) {
