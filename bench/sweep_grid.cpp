@@ -56,14 +56,20 @@ SweepConfig grid_config(const Args& a) {
   return c;
 }
 
-// x_k - x_{k-1} of the built-in profile trace, which has no position channel:
-// the trapezoid integral of v, as the engine takes it (dx_0 = 0).
-double profile_dx(const SweepTrace& t, std::size_t k) {
-  return k == 0 ? 0.0 : 0.5 * (t.v[k - 1] + t.v[k]) * t.dt[k];
+// x_k - x_{k-1} of the built-in sine profile, from the exact position the
+// profile's log carries (x = A/w (1 - cos w t), as make_profile writes it),
+// which is the dx the engine integrates the loop area over.
+double profile_dx(const ProfileSpec& p, std::size_t k) {
+  if (k == 0) return 0.0;
+  const double w = 2 * M_PI * p.frequency, n1 = static_cast<double>(p.samples - 1);
+  auto x = [&](std::size_t i) {
+    return p.amplitude / w * (1 - std::cos(w * (p.duration * static_cast<double>(i) / n1)));
+  };
+  return x(k) - x(k - 1);
 }
 
 // The peer: what a careful engineer writes without the engine.
-double scalar_loop(const SweepPlan& plan, double* best_rmse) {
+double scalar_loop(const SweepPlan& plan, const ProfileSpec& profile, double* best_rmse) {
   const SweepTrace& tr = plan.traces[0];
   const std::size_t n = tr.v.size();
   double best = INFINITY;
@@ -85,7 +91,7 @@ double scalar_loop(const SweepPlan& plan, double* best_rmse) {
       if (v > 0) sp += F;
       if (v < 0) sn += F;
       energy += 0.5 * (fvprev + F * v) * tr.dt[k];
-      loop += 0.5 * (fprev + F) * profile_dx(tr, k);
+      loop += 0.5 * (fprev + F) * profile_dx(profile, k);
       fprev = F;
       fvprev = F * v;
     }
@@ -125,8 +131,8 @@ int main(int argc, char** argv) {
       std::FILE* f = std::fopen(a.trace_out.c_str(), "w");
       std::fprintf(f, "dt,velocity,pressure_a,pressure_b,dx,force\n");
       for (std::size_t k = 0; k < t.v.size(); ++k)
-        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k], profile_dx(t, k),
-                     t.f_meas[k]);
+        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k],
+                     profile_dx(c.traces[0].profile, k), t.f_meas[k]);
       std::fclose(f);
     }
     std::printf("workload: simscape-cylinder grid %d^4 = %llu points x %ld samples = %.3g evaluations\n", a.axis,
@@ -141,7 +147,7 @@ int main(int argc, char** argv) {
     }
     if (a.peer == "scalar") {
       double best = 0;
-      const double secs = scalar_loop(plan, &best);
+      const double secs = scalar_loop(plan, c.traces[0].profile, &best);
       std::printf("scalar loop (1 thread, fp64): %.3f s, %.3g evaluations/s, best rmse %.10g\n", secs, evals / secs, best);
     }
   } catch (const std::exception& e) {
