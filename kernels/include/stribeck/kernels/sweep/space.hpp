@@ -62,13 +62,16 @@ struct SpaceView {
 };
 
 // a + u (b - a) rounded step by step on every compiler: nvcc would otherwise
-// contract it into one FMA on the GPU, where the CPU build (no FMA in the
-// x86-64 baseline) rounds twice, and the GPU's points would differ.
+// contract it into one FMA on the GPU, and a host compiler may too where the
+// target has FMA (-march=native, aarch64), so points would differ between
+// devices. The volatile keeps the host product a separate rounding; points are
+// computed once per parameter set, off the hot path.
 STRIBECK_HD_INLINE double lerp(double a, double b, double u) {
 #ifdef __CUDA_ARCH__
   return __dadd_rn(a, __dmul_rn(u, __dsub_rn(b, a)));
 #else
-  return a + u * (b - a);
+  const volatile double step = u * (b - a);
+  return a + step;
 #endif
 }
 
