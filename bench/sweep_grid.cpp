@@ -56,20 +56,21 @@ SweepConfig grid_config(const Args& a) {
   return c;
 }
 
-// x_k - x_{k-1} of the built-in sine profile, from the exact position the
-// profile's log carries (x = A/w (1 - cos w t), as make_profile writes it),
-// which is the dx the engine integrates the loop area over.
-double profile_dx(const ProfileSpec& p, std::size_t k) {
-  if (k == 0) return 0.0;
+// x_k - x_{k-1} (dx_0 = 0) of the built-in sine profile, from the exact
+// position the profile's log carries (x = A/w (1 - cos w t), as make_profile
+// writes it), which is the dx the engine integrates the loop area over.
+std::vector<double> profile_dx(const ProfileSpec& p) {
   const double w = 2 * M_PI * p.frequency, n1 = static_cast<double>(p.samples - 1);
-  auto x = [&](std::size_t i) {
+  auto x = [&](std::int64_t i) {
     return p.amplitude / w * (1 - std::cos(w * (p.duration * static_cast<double>(i) / n1)));
   };
-  return x(k) - x(k - 1);
+  std::vector<double> dx(static_cast<std::size_t>(p.samples), 0.0);
+  for (std::int64_t k = 1; k < p.samples; ++k) dx[static_cast<std::size_t>(k)] = x(k) - x(k - 1);
+  return dx;
 }
 
 // The peer: what a careful engineer writes without the engine.
-double scalar_loop(const SweepPlan& plan, const ProfileSpec& profile, double* best_rmse) {
+double scalar_loop(const SweepPlan& plan, const std::vector<double>& dx, double* best_rmse) {
   const SweepTrace& tr = plan.traces[0];
   const std::size_t n = tr.v.size();
   double best = INFINITY;
@@ -91,7 +92,7 @@ double scalar_loop(const SweepPlan& plan, const ProfileSpec& profile, double* be
       if (v > 0) sp += F;
       if (v < 0) sn += F;
       energy += 0.5 * (fvprev + F * v) * tr.dt[k];
-      loop += 0.5 * (fprev + F) * profile_dx(profile, k);
+      loop += 0.5 * (fprev + F) * dx[k];
       fprev = F;
       fvprev = F * v;
     }
@@ -126,13 +127,14 @@ int main(int argc, char** argv) {
     const SweepConfig c = grid_config(a);
     const SweepPlan plan = plan_sweep(c);
     const double evals = static_cast<double>(plan.count) * static_cast<double>(a.samples);
+    const std::vector<double> dx = profile_dx(c.traces[0].profile);
     if (!a.trace_out.empty()) {
       const SweepTrace& t = plan.traces[0];
       std::FILE* f = std::fopen(a.trace_out.c_str(), "w");
       std::fprintf(f, "dt,velocity,pressure_a,pressure_b,dx,force\n");
       for (std::size_t k = 0; k < t.v.size(); ++k)
         std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k],
-                     profile_dx(c.traces[0].profile, k), t.f_meas[k]);
+                     dx[k], t.f_meas[k]);
       std::fclose(f);
     }
     std::printf("workload: simscape-cylinder grid %d^4 = %llu points x %ld samples = %.3g evaluations\n", a.axis,
@@ -147,7 +149,7 @@ int main(int argc, char** argv) {
     }
     if (a.peer == "scalar") {
       double best = 0;
-      const double secs = scalar_loop(plan, c.traces[0].profile, &best);
+      const double secs = scalar_loop(plan, dx, &best);
       std::printf("scalar loop (1 thread, fp64): %.3f s, %.3g evaluations/s, best rmse %.10g\n", secs, evals / secs, best);
     }
   } catch (const std::exception& e) {

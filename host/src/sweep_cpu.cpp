@@ -25,7 +25,7 @@ struct TypedTraces {
   std::vector<sweep::TraceCounts> counts;
 
   explicit TypedTraces(const std::vector<SweepTrace>& traces) {
-    store.reserve(traces.size() * 10);
+    store.reserve(traces.size() * sweep::kTraceChannels);
     auto conv = [&](const std::vector<double>& src) -> const T* {
       if (src.empty()) return nullptr;
       store.emplace_back(src.begin(), src.end());

@@ -42,8 +42,11 @@ std::string sweep_identity(const SweepPlan& plan, Precision precision) {
   std::uint64_t h = 0;
   for (const auto& t : plan.traces) {
     id += ";trace=" + t.name + ":" + std::to_string(t.v.size());
-    for (const auto* ch : {&t.v, &t.p_a, &t.p_b, &t.f_n, &t.dt, &t.f_meas, &t.w_pos, &t.w_neg, &t.w_energy, &t.w_loop})
-      h = hash_doubles(h, *ch);
+    sweep::TraceView<double> every_channel;  // point_view walks the channels once, hashing each
+    t.point_view(every_channel, [&](const std::vector<double>& ch) {
+      h = hash_doubles(h, ch);
+      return ch.empty() ? nullptr : ch.data();
+    });
   }
   id += ";traces_hash=" + hex64(h);
   id += ";metrics=";

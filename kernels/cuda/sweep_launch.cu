@@ -169,7 +169,7 @@ void run_typed(const SweepRequest& r) {
   Workspace& ws = workspace();
   // Traces, converted to the working scalar, packed into one device buffer.
   std::size_t total = 0;
-  for (int e = 0; e < r.n_exp; ++e) total += 10 * static_cast<std::size_t>(r.traces[e].n);
+  for (int e = 0; e < r.n_exp; ++e) total += sweep::kTraceChannels * static_cast<std::size_t>(r.traces[e].n);
   const std::uint64_t key = trace_key(r);
   const bool upload = key != ws.trace_key;
   // Invalid before the buffer may be freed and reallocated: a failed

@@ -36,6 +36,10 @@ struct TraceView {
   const T* w_loop = nullptr;    // (dx_k + dx_{k+1}) / 2
   std::int64_t n = 0;
 };
+// Channels of a TraceView: per-sample values a trace may carry.
+constexpr int kTraceChannels = 10;
+static_assert(sizeof(TraceView<float>) == kTraceChannels * sizeof(const float*) + sizeof(std::int64_t),
+              "kTraceChannels counts the channel pointers of TraceView");
 
 // Everything the trajectory loop consumes at one sample: the model's inputs,
 // the step and the metric weights.
