@@ -14,18 +14,37 @@ namespace stribeck {
 namespace math {
 
 // In FP32 on the GPU, exp is the special-function unit's exp2 after one
-// multiply (__expf: two instructions instead of the accurate expf's eight,
-// where the sweep's whole per-sample budget is about 25). Its error,
-// 2 + floor(1.173 |x|) ulp by the CUDA Math API, is under 1e-6 relative for
-// |x| <= 10, far inside the FP32 tolerance (docs/models.md). Everywhere else
-// (double, the CPU, Jets) exp is the standard library's.
+// multiply by log2(e), with subnormal results flushed to zero
+// (ex2.approx.ftz: the multiply and one MUFU instruction; __expf adds three
+// instructions to produce subnormals, the accurate expf about fifteen, where
+// the sweep's whole per-sample budget is about 25). Its error, that of
+// __expf, 2 + floor(1.173 |x|) ulp by the CUDA Math API, is under 1e-6
+// relative for |x| <= 10, far inside the FP32 tolerance (docs/models.md);
+// results below 2^-126 (x < -87.3) are 0. Everywhere else (double, the CPU,
+// Jets) exp is the standard library's.
 template <class T>
 STRIBECK_HD_INLINE T exp(const T& x) {
 #ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return __expf(x);
+  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * 1.44269504088896341f);
 #endif
   using std::exp;
   return exp(x);
+}
+// exp(-(x s)^2), the Gaussian decay of Stribeck curves (x a velocity, s the
+// inverse Stribeck velocity). In FP32 on the GPU it is exp2(x^2 * c) with
+// c = -log2(e) s^2, which the compiler computes once when s is
+// loop-invariant (the per-thread coefficient of a sweep or an ensemble): two
+// multiplies and the MUFU instead of three multiplies, one fewer step on the
+// critical path of every RK4 stage. Its error is exp's plus a few ulp of the
+// argument, i.e. under 1e-7 of the curve's amplitude. Everywhere else it is
+// exp(-(x s)^2) as written.
+template <class T>
+STRIBECK_HD_INLINE T exp_neg_sq(const T& x, const T& s) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f((x * x) * (s * s * -1.44269504088896341f));
+#endif
+  const T u = x * s;
+  return exp(-(u * u));
 }
 // exp(x) - 1 without cancellation for small |x| (the bristle update needs it
 // when |v| dt / z_ss is tiny, especially in float).
@@ -44,7 +63,31 @@ STRIBECK_HD_INLINE T sqrt(const T& x) {
   using std::sqrt;
   return sqrt(x);
 }
-// |a| with the sign of b (for Jets, Ceres' overload).
+// a / b where a few ulp do not matter. In FP32 on the GPU, the
+// special-function unit's reciprocal and a multiply (div.approx.ftz, three
+// instructions with its use; the IEEE division is about fourteen, with a
+// slow-path branch). Its error is 2 ulp for 2^-126 <= |b| <= 2^126 (the
+// range of every rate and force here); subnormal operands count as zero.
+// Everywhere else it is the correctly rounded division.
+template <class T>
+STRIBECK_HD_INLINE T fast_divide(const T& a, const T& b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return __nvvm_div_approx_ftz_f(a, b);
+#endif
+  return a / b;
+}
+// sqrt(x) where a few ulp do not matter (step-size bounds): in FP32 on the
+// GPU, the special-function unit's approximation (sqrt.approx.ftz, relative
+// error about 2^-23; the IEEE sqrt is about fifteen instructions); everywhere
+// else the correctly rounded sqrt.
+template <class T>
+STRIBECK_HD_INLINE T fast_sqrt(const T& x) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return __nvvm_sqrt_approx_ftz_f(x);
+#endif
+  using std::sqrt;
+  return sqrt(x);
+}
 template <class T>
 STRIBECK_HD_INLINE T copysign(const T& a, const T& b) {
   using std::copysign;
@@ -59,6 +102,28 @@ template <class T>
 STRIBECK_HD_INLINE T pow(const T& x, const T& y) {
   using std::pow;
   return pow(x, y);
+}
+
+// Running extrema: max(x, m) and min(x, m) for an accumulator m that is never
+// NaN; a NaN x leaves m unchanged (the non-finite status catches it). On the
+// GPU fmax/fmin have exactly these semantics in one instruction (a compare and
+// select are two); on the CPU the compare and select compile to one
+// maxss/minss (vector forms too), which fmax would not.
+template <class T>
+STRIBECK_HD_INLINE T running_max(const T& x, const T& m) {
+#ifdef __CUDA_ARCH__
+  return fmax(x, m);
+#else
+  return x > m ? x : m;
+#endif
+}
+template <class T>
+STRIBECK_HD_INLINE T running_min(const T& x, const T& m) {
+#ifdef __CUDA_ARCH__
+  return fmin(x, m);
+#else
+  return x < m ? x : m;
+#endif
 }
 
 // sign(v) with sign(0) = 0 (and sign(NaN) = 0), as the reference tools

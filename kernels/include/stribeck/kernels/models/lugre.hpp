@@ -57,8 +57,7 @@ struct LuGre {
   // z_ss(v) = g(v)/sigma0: steady-state deflection magnitude.
   template <class T>
   STRIBECK_HD_INLINE static T z_ss(const Coeffs<T>& c, const T& v) {
-    const T x = v * c.inv_v_s;
-    return c.inv_sigma0_fc + c.inv_sigma0_ds * math::exp(-(x * x));
+    return c.inv_sigma0_fc + c.inv_sigma0_ds * math::exp_neg_sq(v, c.inv_v_s);
   }
 
   // Steady-state force at constant v (z settled at sign(v) z_ss(v)):
@@ -84,7 +83,7 @@ struct LuGre {
   // bristle deflection, and force per velocity.
   template <class T>
   STRIBECK_HD_INLINE static T relax_rate(const Coeffs<T>& c, const Sample<T>& s, const T&) {
-    return math::abs(s.v) / z_ss(c, s.v);
+    return math::fast_divide(math::abs(s.v), z_ss(c, s.v));
   }
   // The bristle ODE is Lipschitz for every valid parameter set.
   template <class T>

@@ -82,19 +82,6 @@ struct RawMetrics {
   }
 };
 
-// max(x, m) for a running maximum m that is never NaN: a NaN x leaves m
-// unchanged (the non-finite status catches it). On the GPU fmax is one
-// instruction with exactly these semantics; on the CPU the select compiles
-// to one maxss/maxsd (vector forms too), which fmax would not.
-template <class T>
-STRIBECK_HD_INLINE T running_max(const T& x, const T& m) {
-#ifdef __CUDA_ARCH__
-  return fmax(x, m);
-#else
-  return x > m ? x : m;
-#endif
-}
-
 // Partial sums of one tile, in the working scalar.
 template <class T>
 struct TilePartial {
@@ -111,8 +98,8 @@ struct TilePartial {
                                      const T& w_energy, const T& w_loop) {
     const T e = f - f_meas;
     sse += e * e;
-    max_abs_error = running_max(math::abs(e), max_abs_error);
-    peak = running_max(math::abs(f), peak);
+    max_abs_error = math::running_max(math::abs(e), max_abs_error);
+    peak = math::running_max(math::abs(f), peak);
     sum_pos += w_pos * f;
     sum_neg += w_neg * f;
     energy += w_energy * f;
