@@ -62,8 +62,9 @@ double run_project(long n, long steps, double dt, long& rk4_steps, long& stick_s
     o.t_end = T(dt * steps);
     MetricsAccumulator<T> acc(MetricsOptions<T>{}, o.t_end);
     long count = 0;
-    const int st = simulate_smooth<LuGre>(fc, b, o, acc, &count);
-    const auto m = acc.finish(st);
+    BodySnapshot<T> end;
+    const int st = simulate_smooth<LuGre>(fc, b, o, acc, &count, &end);
+    const auto m = acc.finish(st, end);
     total += count;
     ss += m.stick_slip;
     nbad += st != kSimOk;

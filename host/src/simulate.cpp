@@ -177,11 +177,12 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   Collector col(c, body, m);
   int status = kSimOk;
   long steps = 0;
+  BodySnapshot<double> last;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     const auto fc = M::prepare(c.params.data());
     if constexpr (M::kDynamic) {
-      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps, &last);
     } else if (c.stiction) {
       // The contact must hold at least what the law pulls just above zero
       // speed, or it breaks away and re-sticks forever.
@@ -191,16 +192,16 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
         throw InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
                          " is below the sliding force " + format_number(slide0) + " of " + m.id +
                          " just above zero velocity; the contact would chatter");
-      status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps);
+      status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps, &last);
     } else {
-      status = simulate_smooth<M>(fc, body, c.sim, col, &steps);
+      status = simulate_smooth<M>(fc, body, c.sim, col, &steps, &last);
     }
   });
   if (status == kSimInvalid)
     throw InputError(c.source + ": [friction]: " + m.id + " with these parameters cannot be simulated as an ODE "
                      "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
   SimulateSummary s;
-  s.metrics = col.acc.finish(status);
+  s.metrics = status == kSimInvalid ? col.acc.finish(status) : col.acc.finish(status, last);
   s.metrics.steps = steps;
   s.samples = static_cast<long>(col.ch[0].v.size());
   if (ends_with(output, ".csv"))

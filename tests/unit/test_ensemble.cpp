@@ -264,6 +264,46 @@ drive_velocity = "linear:0.02:0.2:4"
   }
 }
 
+// FP32 on the GPU (special-function exp, division and square root; FMA
+// contraction) follows the CPU's FP64 as closely as the CPU's own FP32 does
+// (FloatPointsAgreeAndInvalidPointsAreFlagged): 1e-3 relative on what a
+// designer reads off a stick-slip map (docs/dynamics.md, "Precision").
+TEST(Ensemble, GpuFp32FollowsCpuFp64) {
+  auto cfg = [&](const char* device, const char* precision) {
+    return write_config(std::string("ens_fp32_") + device + precision + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 4.0
+dt = 1e-3
+[ensemble]
+device = ")" + std::string(device) + R"("
+precision = ")" + std::string(precision) + R"("
+[ensemble.params]
+stiffness = "log:5:50:4"
+drive_velocity = "linear:0.02:0.2:4"
+)");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu", "fp32")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu", "fp64")));
+  ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    const auto &g = gpu.metrics[i], &c = cpu.metrics[i];
+    EXPECT_EQ(g.status, kSimOk) << i;
+    EXPECT_EQ(g.stick_slip, c.stick_slip) << i;
+    EXPECT_NEAR(g.peak_velocity, c.peak_velocity, 1e-3 * c.peak_velocity) << i;
+    EXPECT_NEAR(g.dissipated, c.dissipated, 1e-3 * c.dissipated) << i;
+    EXPECT_NEAR(g.amp_spring_force, c.amp_spring_force, 1e-3 * c.amp_spring_force + 1e-6) << i;
+  }
+}
+
 // The measured pressure tables reach the GPU threads (copied to the device):
 // the log-driven cylinder ensemble agrees with the CPU path.
 TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {

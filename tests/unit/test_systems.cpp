@@ -114,6 +114,21 @@ TEST(Systems, Rk4IsFourthOrder) {
   EXPECT_NEAR(std::log2(e2 / e3), 4.0, 0.3) << e2 << " " << e3;
 }
 
+TEST(Systems, AllFiniteFlagsInfinitiesAndNanOnly) {
+  // Values whose sum overflows are still finite: the test multiplies each by
+  // zero before summing.
+  const double big[3] = {1.7e308, 1.7e308, -0.0};
+  EXPECT_TRUE(all_finite(big));
+  const float bigf[2] = {3.4e38f, 3.4e38f};
+  EXPECT_TRUE(all_finite(bigf));
+  for (double bad : {double(INFINITY), -double(INFINITY), double(NAN)}) {
+    const double x[4] = {1.0, 2.0, bad, 3.0};
+    EXPECT_FALSE(all_finite(x)) << bad;
+    const float xf[2] = {static_cast<float>(bad), 0.0f};
+    EXPECT_FALSE(all_finite(xf)) << bad;
+  }
+}
+
 TEST(Systems, BristleStepperIsSecondOrder) {
   // One trace interval with linear velocity, sub-steps forced by v_res.
   const auto p = lugre_params<double>();
@@ -150,8 +165,9 @@ TEST(Systems, StictionRigMatchesClosedForm) {
     rec(s);
     acc(s);
   };
-  ASSERT_EQ(simulate_stiction<CoulombViscous>(fc, fbrk, b, o, both), kSimOk);
-  const auto m = acc.finish(kSimOk);
+  BodySnapshot<double> end;
+  ASSERT_EQ(simulate_stiction<CoulombViscous>(fc, fbrk, b, o, both, nullptr, &end), kSimOk);
+  const auto m = acc.finish(kSimOk, end);
   const double w = std::sqrt(k), y0 = (fbrk - fc_) / k, A = std::hypot(y0, vd / w);
   const double t_slip = (M_PI + 2 * std::acos(y0 / A)) / w, t_stick = 2 * y0 / vd;
   EXPECT_EQ(m.stick_slip, 1);
@@ -268,8 +284,9 @@ TEST(Systems, FloatAgreesWithDouble) {
     o.t_end = T(20);
     o.dt = T(1e-3);
     MetricsAccumulator<T> acc(MetricsOptions<T>{}, o.t_end);
-    const int st = simulate_smooth<LuGre>(LuGre::prepare(p.data()), rig<T>(), o, acc);
-    return acc.finish(st);
+    BodySnapshot<T> end;
+    const int st = simulate_smooth<LuGre>(LuGre::prepare(p.data()), rig<T>(), o, acc, nullptr, &end);
+    return acc.finish(st, end);
   };
   const auto d = metrics(0.0);
   const auto f = metrics(0.0f);
@@ -322,8 +339,9 @@ TEST(Systems, EveryDynamicModelRunsTheRig) {
     BodySystem<double> b = rig<double>();
     b.normal_force = constant_profile(10.0);  // 20sim-lugre: F_C = 1 N
     MetricsAccumulator<double> acc(MetricsOptions<double>{}, o.t_end);
-    const int st = simulate_smooth<M>(M::prepare(p.data()), b, o, acc);
-    const auto m = acc.finish(st);
+    BodySnapshot<double> end;
+    const int st = simulate_smooth<M>(M::prepare(p.data()), b, o, acc, nullptr, &end);
+    const auto m = acc.finish(st, end);
     EXPECT_EQ(st, kSimOk) << M::kId;
     EXPECT_GT(m.dissipated, 0.0) << M::kId;
     EXPECT_GT(m.peak_velocity, 0.05) << M::kId;  // it moved: broke away
@@ -351,6 +369,41 @@ TEST(Systems, DahlInTheRigSaturatesAtCoulomb) {
     EXPECT_NEAR(last.x[kBodyZ], 1.0, alpha == 1.0 ? 1e-9 : 1e-3) << alpha;
     EXPECT_NEAR(last.x[kBodyV], 0.1, 1e-6) << alpha;
   }
+}
+
+// The drivers' `last` snapshot is where the run stopped: the snapshot the
+// observer saw last when the run completes or hits the step limit (both
+// drivers), and the non-finite state itself for kSimNonFinite.
+TEST(Systems, LastSnapshotIsWhereTheRunStopped) {
+  SimOptions<double> o;
+  o.t_end = 2.0;
+  o.dt = 1e-3;
+  BodySnapshot<double> seen{}, end{};
+  auto keep = [&](const BodySnapshot<double>& s) { seen = s; };
+  auto same = [&](const char* what) {
+    EXPECT_EQ(end.t, seen.t) << what;
+    for (int i = 0; i < kBodyN; ++i) EXPECT_EQ(end.x[i], seen.x[i]) << what << " state " << i;
+    EXPECT_EQ(end.f_fric, seen.f_fric) << what;
+    EXPECT_EQ(end.mode, seen.mode) << what;
+  };
+  const auto p = lugre_params<double>();
+  ASSERT_EQ(simulate_smooth<LuGre>(LuGre::prepare(p.data()), rig<double>(), o, keep, nullptr, &end), kSimOk);
+  EXPECT_DOUBLE_EQ(end.t, 2.0);
+  same("lugre, complete");
+  const double cv[] = {1.0, 0.0, 0.0};
+  ASSERT_EQ(simulate_stiction<CoulombViscous>(CoulombViscous::prepare(cv), 1.5, rig<double>(), o, keep, nullptr,
+                                              &end),
+            kSimOk);
+  same("stiction, complete");
+  ASSERT_EQ(simulate_smooth<CoulombViscous>(CoulombViscous::prepare(cv), rig<double>(), o, keep, nullptr, &end),
+            kSimStepLimit);
+  same("exact sign, step limit");
+  BodySystem<double> b = rig<double>();
+  b.external_force.offset = NAN;
+  ASSERT_EQ(simulate_smooth<LuGre>(LuGre::prepare(p.data()), b, o, keep, nullptr, &end), kSimNonFinite);
+  EXPECT_TRUE(std::isnan(end.x[kBodyV]));
+  EXPECT_DOUBLE_EQ(end.t, o.dt);  // the first step failed
+  EXPECT_DOUBLE_EQ(seen.t, 0.0);
 }
 
 TEST(Systems, StatusFlags) {

@@ -43,12 +43,13 @@ struct BodySystem {
   T z0 = T(0);                 // initial friction state (dynamic models)
 };
 
-// State layout. The two dissipation integrals come before the two input-work
-// integrals so that a driver that needs only dissipation (an ensemble: its
-// metrics read W_fric + W_damp) integrates the first kBodyNDissipation states
-// and skips the rest.
+// State layout. The dissipation integrals come first after the mechanical
+// states so that a driver that needs only the total dissipation (an
+// ensemble: its metrics read W_fric + W_damp) integrates the first
+// kBodyNDissipation states: there the kBodyWFric state integrates the sum
+// W_fric + W_damp (one state instead of two), and W_damp reads 0.
 enum BodyState : int { kBodyS, kBodyV, kBodyZ, kBodyWFric, kBodyWDamp, kBodyWDrive, kBodyWExt, kBodyN };
-constexpr int kBodyNDissipation = kBodyWDrive;
+constexpr int kBodyNDissipation = kBodyWDamp;
 
 // The prescribed inputs at one instant.
 template <class T>
@@ -64,24 +65,44 @@ STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t)
                        b.normal_force.value(t)};
 }
 
-// True when every input is affine in t (no sine, no measured table): constant
-// drive speeds, force ramps, constant pressures. Checked once per trajectory,
-// so that body_inputs(b, t, true) costs five multiply-adds instead of six
-// profile evaluations with two tests each (the body systems call it at every
-// RK4 stage). Both forms give the same values.
+// The inputs as affine functions of t, set up once per trajectory when every
+// input is affine (no sine, no measured table: constant drive speeds, force
+// ramps, constant pressures). The body systems read their inputs at every RK4
+// stage; this way that costs one multiply-add per input, with the external
+// force and the two pressure forces folded into one (the general form takes
+// six profile evaluations with two tests each). The folded force equals the
+// general form's up to rounding.
 template <class T>
-STRIBECK_HD_INLINE bool body_inputs_affine(const BodySystem<T>& b) {
-  return b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() &&
+struct AffineInputs {
+  bool on = false;  // every input is affine; otherwise body_inputs(b, t)
+  T v_d0 = T(0), v_d1 = T(0), f0 = T(0), f1 = T(0), p_a0 = T(0), p_a1 = T(0), p_b0 = T(0), p_b1 = T(0),
+    f_n0 = T(0), f_n1 = T(0);
+};
+
+template <class T>
+STRIBECK_HD_INLINE AffineInputs<T> body_inputs_affine(const BodySystem<T>& b) {
+  AffineInputs<T> a;
+  a.on = b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() &&
          b.pressure_a.affine() && b.pressure_b.affine();
+  if (!a.on) return a;
+  a.v_d0 = b.drive_velocity.offset;
+  a.v_d1 = b.drive_velocity.slope;
+  a.f0 = b.external_force.offset + b.area_a * b.pressure_a.offset - b.area_b * b.pressure_b.offset;
+  a.f1 = b.external_force.slope + b.area_a * b.pressure_a.slope - b.area_b * b.pressure_b.slope;
+  a.p_a0 = b.pressure_a.offset;
+  a.p_a1 = b.pressure_a.slope;
+  a.p_b0 = b.pressure_b.offset;
+  a.p_b1 = b.pressure_b.slope;
+  a.f_n0 = b.normal_force.offset;
+  a.f_n1 = b.normal_force.slope;
+  return a;
 }
 
 template <class T>
-STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, bool affine) {
-  if (!affine) return body_inputs(b, t);
-  const T p_a = b.pressure_a.affine_value(t), p_b = b.pressure_b.affine_value(t);
-  return BodyInputs<T>{b.drive_velocity.affine_value(t), b.drive_velocity.slope,
-                       b.external_force.affine_value(t) + b.area_a * p_a - b.area_b * p_b, p_a, p_b,
-                       b.normal_force.affine_value(t)};
+STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, const AffineInputs<T>& a) {
+  if (!a.on) return body_inputs(b, t);
+  return BodyInputs<T>{a.v_d0 + a.v_d1 * t, a.v_d1,           a.f0 + a.f1 * t,
+                       a.p_a0 + a.p_a1 * t, a.p_b0 + a.p_b1 * t, a.f_n0 + a.f_n1 * t};
 }
 
 template <class T>
@@ -95,8 +116,9 @@ STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<
 }
 
 // Right-hand side for a given friction force f and friction-state rate dz,
-// of the first N states (kBodyN: all; kBodyNDissipation: without the work of
-// the drive and of the external force).
+// of the first N states (kBodyN: all; kBodyNDissipation: s, v, z and the
+// total dissipation W_fric + W_damp, without the work of the drive and of the
+// external force).
 template <int N = kBodyN, class T>
 STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f,
                                  const T& dz, T* dx) {
@@ -105,13 +127,16 @@ STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in
   const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;
   dx[kBodyS] = dv_d;
   // Times 1/m rather than divided by m: 1/m is loop-invariant, so the
-  // compiler computes it once per trajectory instead of dividing (about eight
+  // compiler computes it once per trajectory instead of dividing (about 14
   // GPU instructions) at every RK4 stage.
   dx[kBodyV] = (f_spring + in.f_ext - f) * (T(1) / b.mass);
   dx[kBodyZ] = dz;
-  dx[kBodyWFric] = f * (b.friction_on_drive ? -dv_d : v);
-  dx[kBodyWDamp] = b.damping * dv_d * dv_d;
-  if constexpr (N == kBodyN) {
+  const T p_fric = f * (b.friction_on_drive ? -dv_d : v), p_damp = b.damping * dv_d * dv_d;
+  if constexpr (N == kBodyNDissipation) {
+    dx[kBodyWFric] = p_fric + p_damp;
+  } else {
+    dx[kBodyWFric] = p_fric;
+    dx[kBodyWDamp] = p_damp;
     // The drive holds the spring and, when friction acts against it, takes
     // the friction reaction: its power is (F_spring - F_f) v_d in that case.
     dx[kBodyWDrive] = (b.friction_on_drive ? f_spring - f : f_spring) * in.v_d;

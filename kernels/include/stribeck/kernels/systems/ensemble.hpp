@@ -121,19 +121,20 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
   const auto fc = M::prepare(pt);
   int st;
   long steps = 0;
+  BodySnapshot<T> last;
   if constexpr (M::kDynamic) {
-    st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps);
+    st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps, &last);
   } else {
     if (e.stiction) {
       // Breakaway below the law's force just above zero speed would chatter.
       const T slide0 = math::abs(M::force(fc, friction_sample(body_inputs(b, T(0)), T(1e-12))));
       if (!(brk >= slide0) || !(brk > T(0))) return obs.acc.finish(kSimInvalid);
-      st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps);
+      st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps, &last);
     } else {
-      st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps);
+      st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps, &last);
     }
   }
-  StickSlipMetrics<T> m = obs.acc.finish(st);
+  StickSlipMetrics<T> m = st == kSimInvalid ? obs.acc.finish(st) : obs.acc.finish(st, last);
   m.steps = steps;
   return m;
 }

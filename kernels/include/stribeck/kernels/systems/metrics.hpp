@@ -18,7 +18,8 @@
 //   dissipated       friction work + damper dissipation at the end (friction
 //                    work includes what LuGre bristles still store, at most
 //                    F_s^2 / (2 sigma0));
-//   final state      s, v, z and the mode at the end;
+//   final state      s, v, z and the mode where the simulation stopped (the
+//                    driver's last snapshot: see simulate_smooth);
 //   steps            RK4 steps the integrator took (filled by the driver).
 #include "stribeck/kernels/config.hpp"
 #include "stribeck/kernels/scalar_math.hpp"
@@ -55,42 +56,43 @@ template <class T>
 struct MetricsAccumulator {
   MetricsOptions<T> opt;
   T t_settle;
-  // running values
-  long n_steady = 0, n_stuck = 0, n_fast = 0, n_cross = 0;
-  T f_min = T(0), f_max = T(0), v_min = T(0), v_max = T(0);
+  T v_fast;  // 10 v_stick: sliding clearly
+  // Running values. Counts are int: a simulation has at most 5e7 output
+  // steps (simulate_config.cpp), and 64-bit adds cost two GPU instructions.
+  int n_steady = 0, n_stuck = 0, n_fast = 0, n_cross = 0;
+  // Extrema start at +-inf (a steady-state window that saw no snapshot
+  // leaves the amplitudes 0, see finish), so each update is one min or max.
+  T f_min, f_max, v_min, v_max;
   T t_first_cross = T(0), t_last_cross = T(0);
-  long stuck_first = 0, steady_first = 0, stuck_last = 0, steady_last = 0;
+  int stuck_first = 0, steady_first = 0, stuck_last = 0, steady_last = 0;
   T u_prev = T(0), t_prev = T(0);
   bool below = false, broke_away = false;
   StickSlipMetrics<T> m;
 
   STRIBECK_HD_INLINE MetricsAccumulator(const MetricsOptions<T>& o, const T& t_end)
-      : opt(o), t_settle(o.settle_fraction * t_end) {}
+      : opt(o),
+        t_settle(o.settle_fraction * t_end),
+        v_fast(T(10) * o.v_stick),
+        f_min(T(HUGE_VAL)),
+        f_max(-T(HUGE_VAL)),
+        v_min(T(HUGE_VAL)),
+        v_max(-T(HUGE_VAL)) {}
 
   STRIBECK_HD_INLINE void operator()(const BodySnapshot<T>& s) {
     const T v = s.x[kBodyV], av_rel = math::abs(s.v_rel);
-    if (math::abs(v) > m.peak_velocity) m.peak_velocity = math::abs(v);
+    m.peak_velocity = math::running_max(math::abs(v), m.peak_velocity);
     if (!broke_away) {
       if (av_rel > opt.v_breakaway) broke_away = true;
-      else if (math::abs(s.f_fric) > m.breakaway_force) m.breakaway_force = math::abs(s.f_fric);
+      else m.breakaway_force = math::running_max(math::abs(s.f_fric), m.breakaway_force);
     }
-    m.dissipated = s.x[kBodyWFric] + s.x[kBodyWDamp];
-    m.final_s = s.x[kBodyS];
-    m.final_v = v;
-    m.final_z = s.x[kBodyZ];
-    m.final_mode = s.mode;
     if (s.t < t_settle) return;
-    if (n_steady == 0) {
-      f_min = f_max = s.f_spring;
-      v_min = v_max = v;
-    }
     ++n_steady;
-    if (s.f_spring < f_min) f_min = s.f_spring;
-    if (s.f_spring > f_max) f_max = s.f_spring;
-    if (v < v_min) v_min = v;
-    if (v > v_max) v_max = v;
-    if (av_rel <= opt.v_stick) ++n_stuck;
-    if (av_rel > T(10) * opt.v_stick) ++n_fast;
+    f_min = math::running_min(s.f_spring, f_min);
+    f_max = math::running_max(s.f_spring, f_max);
+    v_min = math::running_min(v, v_min);
+    v_max = math::running_max(v, v_max);
+    n_stuck += av_rel <= opt.v_stick;
+    n_fast += av_rel > v_fast;
     // Upward crossings of v - v_d, with hysteresis; the crossing time is
     // interpolated linearly between snapshots.
     const T u = v - s.v_drive;
@@ -113,7 +115,19 @@ struct MetricsAccumulator {
     t_prev = s.t;
   }
 
-  // The metrics, with the simulation's SimStatus.
+  // The metrics of a simulation that ended with SimStatus `status` in the
+  // snapshot `last` (the drivers' last argument): the final state and the
+  // dissipated energy are read there, not copied at every step.
+  STRIBECK_HD_INLINE StickSlipMetrics<T> finish(int status, const BodySnapshot<T>& last) {
+    m.dissipated = last.x[kBodyWFric] + last.x[kBodyWDamp];
+    m.final_s = last.x[kBodyS];
+    m.final_v = last.x[kBodyV];
+    m.final_z = last.x[kBodyZ];
+    m.final_mode = last.mode;
+    return finish(status);
+  }
+  // The metrics of a trajectory that was not simulated (kSimInvalid): the
+  // final state and the dissipated energy stay 0.
   STRIBECK_HD_INLINE StickSlipMetrics<T> finish(int status) {
     if (n_steady > 0) {
       // Over whole cycles when there are any, so a partial cycle at either end

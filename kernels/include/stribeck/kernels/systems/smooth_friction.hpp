@@ -55,7 +55,7 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
   if constexpr (M::kDynamic) {
     const T a = M::relax_rate(fc, s, z), K = M::stiffness(fc, s), D = M::damping(fc, s);
     const T inv_mass = T(1) / mass;  // loop-invariant: computed once per trajectory (see body_rhs)
-    return a + D * inv_mass + math::sqrt((K + D * a) * inv_mass);
+    return a + D * inv_mass + math::fast_sqrt((K + D * a) * inv_mass);
   } else {
     (void)z;
     return law_slope<M>(fc, s) / mass;
@@ -68,7 +68,8 @@ template <class M, class T, int N = kBodyN>
 struct SmoothBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
-  const bool affine = body_inputs_affine(b);
+  const AffineInputs<T> affine = body_inputs_affine(b);
+  const T mech_rate = body_rate(b);  // the mechanical part of the stability rate: per trajectory
 
   STRIBECK_HD_INLINE T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
     in = body_inputs(b, t, affine);
@@ -94,8 +95,8 @@ struct SmoothBody {
     body_rhs<N>(b, in, x, o.f_fric, dz, dx);
     o.f_spring = body_spring_force(b, in, x);
     o.v_drive = in.v_d;
-    o.mode = static_cast<int>(math::sign(o.v_rel));
-    rate = body_rate(b) + friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass);
+    o.mode = static_cast<int>(o.v_rel > T(0)) - static_cast<int>(o.v_rel < T(0));  // sign(v_rel)
+    rate = mech_rate + friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass);
     return o;
   }
 };
@@ -110,37 +111,73 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[N]) {
 
 // Simulates the body with smooth friction model M; observer(snapshot) is
 // called at t = 0 and after every output step. Returns a SimStatus. When
-// rk4_steps is given, the number of RK4 steps taken is added to it. N is the
-// number of states integrated (body_rhs): the snapshots of kBodyNDissipation
-// carry zero drive and external work.
+// rk4_steps is given, the number of RK4 steps taken is added to it; when
+// last is given, it receives the snapshot where the simulation stopped (at
+// t_end; at the last output step reached when the step limit stops it; the
+// non-finite state after the failing step for kSimNonFinite; kSimInvalid
+// leaves it unwritten). N is the number of states integrated (body_rhs):
+// the snapshots of kBodyNDissipation carry the total dissipation in
+// W_fric, and zero damper, drive and external work.
 template <class M, int N = kBodyN, class T, class Observer>
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
-                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr) {
-  if constexpr (M::kDynamic) {
-    if (!M::ode_ok(fc)) return kSimInvalid;
-  }
+                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
+                                BodySnapshot<T>* last = nullptr) {
   const SmoothBody<M, T, N> sys{b, fc};
   T x[N], k1[N], rate;
   body_initial_state(b, x);
+  if constexpr (M::kDynamic) {
+    if (!M::ode_ok(fc)) return kSimInvalid;
+  }
+  const long n_steps = sim_num_steps(o);
+  // An int step counter (64-bit counters cost two GPU instructions per
+  // step); the configs allow at most 5e7 steps (simulate_config.cpp).
+  if (n_steps > 2147483647L) return kSimInvalid;
+  const int n = static_cast<int>(n_steps);
   // Each output instant is evaluated once: its snapshot, the first stage of
   // the next step and that step's stability rate come from one call.
   observe(sys.at(T(0), x, k1, rate));
-  const long n = sim_num_steps(o);
+  // A step whose rate is at most rate_one needs one RK4 step: the usual
+  // case, decided with one comparison (rk4_substeps would give 1 there).
+  const T rate_one = T(kRk4StableRho) / o.dt;
   auto f = [&](const T& t, const T* y, T* dy) { sys(t, y, dy); };
-  for (long i = 0; i < n; ++i) {
-    const T t0 = T(i) * o.dt;
-    const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
-    if (sub > o.max_substeps) return kSimStepLimit;
-    const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
-    for (int j = 0; j < sub; ++j) {
-      if (j > 0) f(t0 + T(j) * h, x, k1);
-      rk4_step_k1<N>(f, t0 + T(j) * h, x, h, k1);
+  int status = kSimOk;
+  long steps = n, extra = 0;  // output steps taken; RK4 steps beyond one per output step
+  T t0 = T(0);
+  for (int i = 0; i < n; ++i) {
+    const T t1 = T(i + 1) * o.dt;
+    if (rate <= rate_one) {
+      rk4_step_k1<N>(f, t0, x, o.dt, k1);
+    } else {
+      const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
+      if (sub > o.max_substeps) {
+        status = kSimStepLimit;
+        steps = i;
+        break;
+      }
+      const T h = o.dt / T(sub);
+      for (int j = 0; j < sub; ++j) {
+        if (j > 0) f(t0 + T(j) * h, x, k1);
+        rk4_step_k1<N>(f, t0 + T(j) * h, x, h, k1);
+      }
+      extra += sub - 1;
     }
-    if (rk4_steps) *rk4_steps += sub;
-    if (!all_finite(x)) return kSimNonFinite;
-    observe(sys.at(T(i + 1) * o.dt, x, k1, rate));
+    t0 = t1;
+    if (!all_finite(x)) {
+      status = kSimNonFinite;
+      steps = i + 1;
+      break;
+    }
+    observe(sys.at(t1, x, k1, rate));
   }
-  return kSimOk;
+  if (rk4_steps) *rk4_steps += steps + extra;
+  // The final snapshot is computed once where the run stopped (x, t0)
+  // rather than remembered from every step, which costs copies in the GPU
+  // loop.
+  if (last) {
+    T dx[N], r;
+    *last = sys.at(t0, x, dx, r);
+  }
+  return status;
 }
 
 }  // namespace stribeck

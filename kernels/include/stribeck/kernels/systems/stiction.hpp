@@ -36,7 +36,7 @@ struct StictionBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
   T f_brk;  // breakaway force: the most the stuck contact can hold
-  const bool affine = body_inputs_affine(b);
+  const AffineInputs<T> affine = body_inputs_affine(b);
 
   STRIBECK_HD_INLINE BodyInputs<T> inputs(const T& t) const { return body_inputs(b, t, affine); }
 
@@ -150,33 +150,41 @@ struct StictionBody {
 
 // Simulates the body with the stiction form over static law M and breakaway
 // force f_brk (>= the law's force just above zero velocity, or the contact
-// chatters). observer(snapshot) as in simulate_smooth. Returns a SimStatus.
+// chatters). observer(snapshot), rk4_steps and last as in simulate_smooth
+// (kSimEventLimit: last is the last output step reached). Returns a
+// SimStatus.
 template <class M, class T, class Observer>
 STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk,
                                   const BodySystem<T>& b, const SimOptions<T>& o, Observer& observe,
-                                  long* rk4_steps = nullptr) {
+                                  long* rk4_steps = nullptr, BodySnapshot<T>* last = nullptr) {
   const StictionBody<M, T> sys{b, fc, f_brk};
   T x[kBodyN];
   body_initial_state(b, x);
   const BodyInputs<T> in0 = body_inputs(b, T(0));
   const T v_rel0 = body_v_rel(b, in0, x[kBodyV]);
   int mode = v_rel0 > T(0) ? kForward : v_rel0 < T(0) ? kBackward : sys.mode_at_rest(T(0), x);
-  observe(sys.snapshot(T(0), x, mode));
+  BodySnapshot<T> snap = sys.snapshot(T(0), x, mode);
+  observe(snap);
+  auto stop = [&](int status, const BodySnapshot<T>& at) {
+    if (last) *last = at;
+    return status;
+  };
   const long n = sim_num_steps(o);
   for (long i = 0; i < n; ++i) {
     const T t0 = T(i) * o.dt;
     const int sub = rk4_substeps(o.dt, sys.rate(t0, x, mode), o.max_substeps);
-    if (sub > o.max_substeps) return kSimStepLimit;
+    if (sub > o.max_substeps) return stop(kSimStepLimit, snap);
     const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
     if (rk4_steps) *rk4_steps += sub;  // sub-steps; event bisection re-steps are not counted
     for (int j = 0; j < sub; ++j) {
       const int st = sys.advance(t0 + T(j) * h, x, h, mode, o.max_events);
-      if (st != kSimOk) return st;
+      if (st != kSimOk) return stop(st, snap);
     }
-    if (!all_finite(x)) return kSimNonFinite;
-    observe(sys.snapshot(T(i + 1) * o.dt, x, mode));
+    snap = sys.snapshot(T(i + 1) * o.dt, x, mode);
+    if (!all_finite(x)) return stop(kSimNonFinite, snap);
+    observe(snap);
   }
-  return kSimOk;
+  return stop(kSimOk, snap);
 }
 
 }  // namespace stribeck
