@@ -41,8 +41,11 @@ struct Trajectory {
     typename M::template State<T> st = state;
     TilePartial<T> part;
     part.reset();
-    for (std::int64_t k = begin; k < end; ++k) {
-      const TraceSample<T> s = trace_sample<M>(t, k);
+    // A 32-bit counter over the tile (at most kTraceTile samples): 64-bit
+    // loop arithmetic costs the GPU about two instructions per sample.
+    const int n = static_cast<int>(end - begin);
+    for (int i = 0; i < n; ++i) {
+      const TraceSample<T> s = trace_sample<M>(t, begin + i);
       part.add_sample(model_step<M>(c, s.in, st, s.dt), s.f_meas, s.w_pos, s.w_neg, s.w_energy, s.w_loop);
     }
     state = st;
