@@ -1,7 +1,9 @@
 // MATLAB v7.3 .mat files: HDF5 with a 512-byte user block; every variable is
 // a dataset (numeric, char, logical) or a group (struct) carrying the
 // attribute MATLAB_class. Arrays are stored column-major, so a MATLAB R×C
-// matrix appears in HDF5 with dims {C, R}.
+// matrix appears in HDF5 with dims {C, R}. A struct array is a group whose
+// fields are datasets of object references, one per element, pointing to the
+// elements' values in the group "#refs#".
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -39,15 +41,23 @@ std::string matlab_class(hid_t obj, const std::string& where) {
                    "save(FILE, 'time', 'force', '-v7.3')");
 }
 
-// Adds the numeric variable `ds` as one column (vector), several columns
-// (matrix: name_0, name_1, ...) or an attribute (scalar).
-void add_variable(hid_t loc, const std::string& var, const std::string& where, RawColumns& raw,
-                  std::map<std::string, std::string>& attributes) {
-  h5::Dataset ds = h5::open_dataset(loc, var, where);
+// One experiment's variables as found, before finish() checks and maps them.
+struct Part {
+  std::string name;
+  RawColumns raw;
+  std::map<std::string, std::string> attributes;
+};
+
+// Adds the numeric dataset `ds`, named `var`, as one column (vector), several
+// columns (matrix: var_0, var_1, ...) or an attribute (scalar).
+void add_dataset(const h5::Dataset& ds, const std::string& var, const std::string& where, RawColumns& raw,
+                 std::map<std::string, std::string>& attributes) {
+  // An empty value of any class holds no samples; an empty struct (array)
+  // can be stored as such a dataset of class "struct", no opaque object.
+  if (h5::has_attribute(ds.id(), "MATLAB_empty")) return;
   const std::string cls = matlab_class(ds.id(), where);
   if (cls == "char" || cls == "logical" || cls == "cell") return;  // not signals
   if (!cls.empty() && !is_numeric_class(cls)) opaque(where, cls);
-  if (h5::has_attribute(ds.id(), "MATLAB_empty")) return;
   const h5::DatasetInfo info = h5::dataset_info(ds, where);
   if (info.type_class != H5T_FLOAT && info.type_class != H5T_INTEGER)
     throw InputError(where + ": is " + info.type_name() + " (complex or compound data), expected real numbers");
@@ -75,6 +85,98 @@ void add_variable(hid_t loc, const std::string& var, const std::string& where, R
     raw.units.emplace_back();
     raw.values.emplace_back(v.begin() + static_cast<long>(c * rows), v.begin() + static_cast<long>((c + 1) * rows));
   }
+}
+
+void add_variable(hid_t loc, const std::string& var, const std::string& where, RawColumns& raw,
+                  std::map<std::string, std::string>& attributes) {
+  add_dataset(h5::open_dataset(loc, var, where), var, where, raw, attributes);
+}
+
+// A struct array's fields are reference datasets without MATLAB_class; a
+// scalar struct's fields hold their values (a cell field is a reference
+// dataset too, but is marked MATLAB_class "cell").
+bool holds_element_references(const h5::Dataset& field, const std::string& where) {
+  return h5::dataset_info(field, where).type_class == H5T_REFERENCE &&
+         !h5::has_attribute(field.id(), "MATLAB_class");
+}
+
+bool is_struct_array(hid_t group, const std::string& where) {
+  for (const auto& kid : h5::children(group))
+    if (kid.kind == h5::Kind::kDataset) {
+      const std::string at = where + ": field '" + kid.name + "'";
+      if (holds_element_references(h5::open_dataset(group, kid.name, at), at)) return true;
+    }
+  return false;
+}
+
+// The element references of one struct-array field in MATLAB's linear order:
+// HDF5 holds the transposed array, whose row-major order is MATLAB's
+// column-major one.
+std::vector<hobj_ref_t> element_references(hid_t group, const std::string& field, const std::string& where) {
+  const h5::Dataset ds = h5::open_dataset(group, field, where);
+  if (!holds_element_references(ds, where))
+    throw InputError(where + ": holds values, but the other fields of this struct array hold element references "
+                             "(corrupt file?)");
+  const h5::Datatype type(H5Dget_type(ds.id()));
+  if (H5Tequal(type.id(), H5T_STD_REF_OBJ) <= 0)
+    throw InputError(where + ": holds region references, expected object references (corrupt file?)");
+  const hsize_t n = h5::element_count(ds, where);
+  h5::check_stored_size(ds, n, where);
+  std::vector<hobj_ref_t> refs(static_cast<size_t>(n));
+  if (n > 0) h5::read_all(ds, H5T_STD_REF_OBJ, refs.data(), where);
+  return refs;
+}
+
+// Adds the value `ref` points to as variable `field`. A group there is a
+// nested struct, which is not a signal (as in a scalar struct).
+void add_referenced(hid_t loc, const hobj_ref_t& ref, const std::string& field, const std::string& where,
+                    RawColumns& raw, std::map<std::string, std::string>& attributes) {
+  const hid_t id = H5Rdereference2(loc, H5P_DEFAULT, H5R_OBJECT, &ref);
+  if (id < 0) h5::fail(where, "refers to a missing object (corrupt file?)");
+  if (H5Iget_type(id) != H5I_DATASET) {
+    h5::Object skipped(id);
+    return;
+  }
+  add_dataset(h5::Dataset(id), field, where, raw, attributes);
+}
+
+// Each element with numeric vectors is one part, named var_i with i MATLAB's
+// 1-based linear index, so the names stay stable when elements are skipped.
+std::vector<Part> read_struct_array(hid_t group, const std::string& var, const std::string& path) {
+  const std::string where = path + ": variable '" + var + "'";
+  std::vector<std::pair<std::string, std::vector<hobj_ref_t>>> fields;
+  for (const auto& kid : h5::children(group)) {
+    if (kid.kind != h5::Kind::kDataset) continue;
+    fields.emplace_back(kid.name, element_references(group, kid.name, where + ": field '" + kid.name + "'"));
+    if (fields.back().second.size() != fields.front().second.size())
+      throw InputError(where + ": field '" + kid.name + "' has " + std::to_string(fields.back().second.size()) +
+                       " elements, field '" + fields.front().first + "' has " +
+                       std::to_string(fields.front().second.size()) + " (corrupt file?)");
+  }
+  std::vector<Part> parts;
+  const size_t numel = fields.empty() ? 0 : fields.front().second.size();
+  for (size_t e = 0; e < numel; ++e) {
+    const std::string i = std::to_string(e + 1);
+    Part p{var + "_" + i, {}, {}};
+    for (const auto& [field, refs] : fields)
+      add_referenced(group, refs[e], field, path + ": variable '" + var + "(" + i + ")': field '" + field + "'",
+                     p.raw, p.attributes);
+    if (!p.raw.values.empty()) parts.push_back(std::move(p));
+  }
+  return parts;
+}
+
+// A scalar struct gives one part named after the variable, a struct array
+// one per element; none for those without numeric vectors.
+std::vector<Part> read_struct(hid_t group, const std::string& var, const std::string& path) {
+  const std::string where = path + ": variable '" + var + "'";
+  if (is_struct_array(group, where)) return read_struct_array(group, var, path);
+  Part p{var, {}, {}};
+  for (const auto& kid : h5::children(group))
+    if (kid.kind == h5::Kind::kDataset)
+      add_variable(group, kid.name, where + ": field '" + kid.name + "'", p.raw, p.attributes);
+  if (p.raw.values.empty()) return {};
+  return {std::move(p)};
 }
 
 Experiment finish(RawColumns& raw, std::map<std::string, std::string>& attrs, const ReadOptions& o,
@@ -126,15 +228,11 @@ std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions&
   auto name_of = [&](const std::string& n) { return single && !o.name.empty() ? o.name : n; };
   if (!root.values.empty()) out.push_back(finish(root, root_attrs, o, path, name_of(file_stem(path))));
   for (const auto& s : structs) {
-    const std::string where = path + ": variable '" + s + "'";
-    h5::Group g = h5::open_group(f.id(), s, where);
-    RawColumns raw;
-    std::map<std::string, std::string> attrs;
-    for (const auto& kid : h5::children(g.id()))
-      if (kid.kind == h5::Kind::kDataset)
-        add_variable(g.id(), kid.name, where + ": field '" + kid.name + "'", raw, attrs);
-    if (raw.values.empty()) continue;
-    out.push_back(finish(raw, attrs, o, path, structs.size() == 1 ? name_of(s) : s));
+    h5::Group g = h5::open_group(f.id(), s, path + ": variable '" + s + "'");
+    std::vector<Part> parts = read_struct(g.id(), s, path);
+    for (Part& p : parts)
+      out.push_back(finish(p.raw, p.attributes, o, path,
+                           structs.size() == 1 && parts.size() == 1 ? name_of(p.name) : p.name));
   }
   if (out.empty()) throw InputError(path + ": no numeric vectors or structs of vectors in this .mat file");
   return out;
@@ -151,6 +249,10 @@ bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& 
     if (v->dims[i] != 0 && n > (size_t(1) << 32) / v->dims[i]) throw InputError(where + ": is too large");
     n *= v->dims[i];
   }
+  out.clear();
+  // [] (e.g. a field a struct-array element leaves unset) has no samples, and
+  // libmatio may hold no buffer for it (malloc(0) may return null).
+  if (n == 0) return true;
   const size_t elem = Mat_SizeOfClass(v->class_type);
   if (v->data == nullptr || elem == 0 || v->nbytes < n * elem)
     throw InputError(where + ": data is missing or shorter than its size says (corrupt file?)");
@@ -199,6 +301,35 @@ void add_v5_variable(const matvar_t* v, const std::string& var, const std::strin
       raw.values.emplace_back(d.begin() + static_cast<long>(c * rows), d.begin() + static_cast<long>((c + 1) * rows));
     }
   }
+}
+
+// A scalar struct gives one part named after the variable, a struct array
+// one per element, named var_i with i MATLAB's 1-based linear index; none for
+// those without numeric vectors.
+std::vector<Part> read_v5_struct(matvar_t* v, const std::string& var, const std::string& path) {
+  const unsigned nf = Mat_VarGetNumberOfFields(v);
+  size_t numel = 1;
+  for (int i = 0; i < v->rank; ++i)  // saturates: the size check below then fails
+    numel = v->dims[i] == 0 || numel <= SIZE_MAX / v->dims[i] ? numel * v->dims[i] : SIZE_MAX;
+  if (nf == 0 || numel == 0) return {};
+  // Mat_VarGetStructFieldByIndex trusts the data to hold nf field pointers per
+  // element; a corrupt file must not make it read past them.
+  if (v->data == nullptr || v->nbytes / sizeof(matvar_t*) / nf < numel)
+    throw InputError(path + ": variable '" + var +
+                     "': struct data is missing or shorter than its size says (corrupt file?)");
+  std::vector<Part> parts;
+  for (size_t e = 0; e < numel; ++e) {
+    const std::string i = std::to_string(e + 1);
+    const std::string where = path + ": variable '" + (numel == 1 ? var : var + "(" + i + ")") + "'";
+    Part p{numel == 1 ? var : var + "_" + i, {}, {}};
+    for (unsigned k = 0; k < nf; ++k) {
+      const matvar_t* field = Mat_VarGetStructFieldByIndex(v, k, e);
+      if (!field || !field->name) continue;
+      add_v5_variable(field, field->name, where + ": field '" + field->name + "'", p.raw, p.attributes);
+    }
+    if (!p.raw.values.empty()) parts.push_back(std::move(p));
+  }
+  return parts;
 }
 
 // libmatio stops quietly at a damaged variable, which would drop the rest of
@@ -253,28 +384,16 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
   using Var = std::unique_ptr<matvar_t, void (*)(matvar_t*)>;
   RawColumns root;
   std::map<std::string, std::string> root_attrs;
-  std::vector<std::pair<std::string, std::pair<RawColumns, std::map<std::string, std::string>>>> structs;
+  std::vector<Part> structs;
   for (;;) {
     Var v(Mat_VarReadNext(mat.get()), &Mat_VarFree);
     if (!v) break;
     ++read;
     const std::string name = v->name ? v->name : "";
-    const std::string where = path + ": variable '" + name + "'";
     if (v->class_type == MAT_C_STRUCT) {
-      size_t numel = 1;
-      for (int i = 0; i < v->rank; ++i) numel *= v->dims[i];
-      if (numel != 1) throw InputError(where + ": is a struct array; save one struct per experiment");
-      RawColumns raw;
-      std::map<std::string, std::string> attrs;
-      const unsigned nf = Mat_VarGetNumberOfFields(v.get());
-      for (unsigned k = 0; k < nf; ++k) {
-        const matvar_t* field = Mat_VarGetStructFieldByIndex(v.get(), k, 0);
-        if (!field || !field->name) continue;
-        add_v5_variable(field, field->name, where + ": field '" + field->name + "'", raw, attrs);
-      }
-      if (!raw.values.empty()) structs.push_back({name, {std::move(raw), std::move(attrs)}});
+      for (Part& p : read_v5_struct(v.get(), name, path)) structs.push_back(std::move(p));
     } else {
-      add_v5_variable(v.get(), name, where, root, root_attrs);
+      add_v5_variable(v.get(), name, path + ": variable '" + name + "'", root, root_attrs);
     }
   }
   if (read != elements)
@@ -284,8 +403,9 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
   const bool single = structs.empty() || root.values.empty();
   if (!root.values.empty())
     out.push_back(finish(root, root_attrs, o, path, single && !o.name.empty() ? o.name : file_stem(path)));
-  for (auto& [name, data] : structs)
-    out.push_back(finish(data.first, data.second, o, path, single && structs.size() == 1 && !o.name.empty() ? o.name : name));
+  for (Part& p : structs)
+    out.push_back(
+        finish(p.raw, p.attributes, o, path, single && structs.size() == 1 && !o.name.empty() ? o.name : p.name));
   if (out.empty()) throw InputError(path + ": no numeric vectors or structs of vectors in this .mat file");
   return out;
 }

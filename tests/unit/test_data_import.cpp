@@ -5,9 +5,14 @@
 #include "temp_dir.hpp"
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+
+#ifdef STRIBECK_HAVE_MATIO
+#include <matio.h>
+#endif
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
@@ -207,11 +212,41 @@ class MatFile {
     H5Dclose(d);
     H5Sclose(sp);
   }
-  hid_t group(const char* name, const char* cls) {
-    hid_t g = H5Gcreate2(file_, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    h5::write_string_attribute(g, "MATLAB_class", cls, "test");
+  // A group; cls nullptr for MATLAB's unmarked "#refs#".
+  hid_t group(const char* name, const char* cls, hid_t loc = -1) {
+    hid_t g = H5Gcreate2(loc < 0 ? file_ : loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (cls) h5::write_string_attribute(g, "MATLAB_class", cls, "test");
     groups_.push_back(g);
     return g;
+  }
+  // MATLAB's []: the MATLAB dims stored as values, marked MATLAB_empty.
+  void empty(hid_t loc, const char* name, const char* cls = "double") {
+    const hsize_t n = 2;
+    const std::uint64_t dims[2] = {0, 0};
+    hid_t sp = H5Screate_simple(1, &n, nullptr);
+    hid_t d = H5Dcreate2(loc, name, H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dims);
+    h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    h5::write_uint_attribute(d, "MATLAB_empty", 1, "test");
+    H5Dclose(d);
+    H5Sclose(sp);
+  }
+  hobj_ref_t ref(const char* path) const {
+    hobj_ref_t r = 0;
+    H5Rcreate(&r, file_, path, H5R_OBJECT, -1);
+    return r;
+  }
+  // A dataset of object references for a rows x cols MATLAB array: a field of
+  // a struct array (cls nullptr, as MATLAB writes it) or a cell array.
+  void references(hid_t loc, const char* name, size_t rows, size_t cols, const std::vector<hobj_ref_t>& refs,
+                  const char* cls = nullptr) {
+    const hsize_t dims[2] = {cols, rows};
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    hid_t d = H5Dcreate2(loc, name, H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_STD_REF_OBJ, H5S_ALL, H5S_ALL, H5P_DEFAULT, refs.data());
+    if (cls) h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    H5Dclose(d);
+    H5Sclose(sp);
   }
   hid_t root() const { return file_; }
   std::string close() {
@@ -265,6 +300,193 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
   EXPECT_EQ(e2[0].name, "trial");
   EXPECT_EQ(e2[0].channel("velocity"), (std::vector<double>{0.1, 0.2}));
   std::remove(p2.c_str());
+}
+
+// `save('f.mat', 'runs', 'trial', '-v7.3')` with runs a 1x3 struct array:
+// runs(1) full, runs(2) without force, runs(3) with nothing numeric; trial a
+// scalar struct with a cell field; an empty struct array beside them.
+TEST(DataMat, StructArrayElementsAreExperimentsV73) {
+  MatFile m("structarray.mat");
+  hid_t refs = m.group("#refs#", nullptr);
+  m.matrix(refs, "a", 3, 1, {0, 1, 2});
+  m.matrix(refs, "b", 3, 1, {10, 20, 30});
+  m.matrix(refs, "c", 1, 1, {2});
+  m.matrix(refs, "d", 1, 2, {0, 0.5});
+  m.empty(refs, "e");
+  m.empty(refs, "f", "char");
+  m.group("g", "struct", refs);  // runs(3).gain: a nested struct
+  m.matrix(refs, "h", 1, 2, {7, 8});
+  hid_t runs = m.group("runs", "struct");
+  m.references(runs, "time", 1, 3, {m.ref("/#refs#/a"), m.ref("/#refs#/d"), m.ref("/#refs#/f")});
+  m.references(runs, "force", 1, 3, {m.ref("/#refs#/b"), m.ref("/#refs#/e"), m.ref("/#refs#/e")});
+  m.references(runs, "gain", 1, 3, {m.ref("/#refs#/c"), m.ref("/#refs#/c"), m.ref("/#refs#/g")});
+  hid_t trial = m.group("trial", "struct");
+  m.matrix(trial, "time", 2, 1, {0, 1});
+  m.matrix(trial, "force", 2, 1, {3, 4});
+  m.references(trial, "notes", 1, 1, {m.ref("/#refs#/h")}, "cell");
+  m.empty(m.root(), "none", "struct");
+  const std::string path = m.close();
+  ReadOptions o;
+  o.name = "ignored";  // names only a file's single experiment
+  const auto exps = read_any_log(path, o);
+  ASSERT_EQ(exps.size(), 3u);
+  EXPECT_EQ(exps[0].name, "runs_1");
+  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
+  EXPECT_EQ(exps[0].attributes.at("gain"), "2");
+  EXPECT_EQ(exps[1].name, "runs_2");
+  EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
+  EXPECT_FALSE(exps[1].has("force"));
+  EXPECT_EQ(exps[1].attributes.at("gain"), "2");
+  EXPECT_EQ(exps[2].name, "trial");  // a scalar struct reads as before
+  EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{3, 4}));
+  EXPECT_FALSE(exps[2].has("notes"));
+  std::remove(path.c_str());
+  // A lone scalar struct still takes the given name.
+  MatFile m2("scalar.mat");
+  hid_t s = m2.group("trial", "struct");
+  m2.matrix(s, "time", 2, 1, {0, 1});
+  const std::string p2 = m2.close();
+  o.name = "bench";
+  const auto one = read_any_log(p2, o);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].name, "bench");
+  std::remove(p2.c_str());
+}
+
+TEST(DataMat, BrokenStructArraysAreOneLineErrors) {
+  struct Case {
+    const char* name;
+    void (*build)(MatFile&, hid_t runs, hid_t refs);
+    std::vector<const char*> expect;
+  };
+  const Case cases[] = {
+      {"dangling",
+       [](MatFile& m, hid_t runs, hid_t) {
+         m.references(runs, "time", 1, 2, {m.ref("/#refs#/a"), hobj_ref_t(1) << 40});
+       },
+       {"variable 'runs(2)': field 'time'", "refers to a missing object"}},
+      {"counts",
+       [](MatFile& m, hid_t runs, hid_t) {
+         m.references(runs, "force", 1, 3, {m.ref("/#refs#/a"), m.ref("/#refs#/a"), m.ref("/#refs#/a")});
+         m.references(runs, "time", 1, 2, {m.ref("/#refs#/a"), m.ref("/#refs#/a")});
+       },
+       {"variable 'runs': field 'time' has 2 elements, field 'force' has 3"}},
+      {"mixed",
+       [](MatFile& m, hid_t runs, hid_t) {
+         m.matrix(runs, "force", 2, 1, {1, 2});
+         m.references(runs, "time", 1, 2, {m.ref("/#refs#/a"), m.ref("/#refs#/a")});
+       },
+       {"variable 'runs': field 'force'", "other fields of this struct array hold element references"}},
+      {"lengths",
+       [](MatFile& m, hid_t runs, hid_t refs) {
+         m.matrix(refs, "b", 3, 1, {1, 2, 3});
+         m.references(runs, "force", 1, 2, {m.ref("/#refs#/a"), m.ref("/#refs#/b")});
+         m.references(runs, "time", 1, 2, {m.ref("/#refs#/a"), m.ref("/#refs#/a")});
+       },
+       {"experiment 'runs_2'", "'time' has 2 samples, 'force' has 3"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    MatFile m(std::string("broken_") + c.name + ".mat");
+    hid_t refs = m.group("#refs#", nullptr);
+    m.matrix(refs, "a", 2, 1, {0, 1});
+    c.build(m, m.group("runs", "struct"), refs);
+    const std::string path = m.close();
+    const std::string msg = error_of([&] { read_any_log(path); });
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    for (const char* f : c.expect) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+    std::remove(path.c_str());
+  }
+}
+
+#ifdef STRIBECK_HAVE_MATIO
+// A MATLAB double array as libmatio writes it (values column-major; no name
+// for a struct field, which takes its field's).
+matvar_t* mat5_double(size_t rows, size_t cols, std::vector<double> v, const char* name = nullptr) {
+  size_t dims[2] = {rows, cols};
+  return Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, v.empty() ? nullptr : v.data(), 0);
+}
+
+// Writes (and frees) the variables as a compressed v7 file, MATLAB's default.
+std::string write_mat5(const std::string& name, const std::vector<matvar_t*>& vars) {
+  const std::string path = write_temp(name, "");
+  mat_t* mat = Mat_CreateVer(path.c_str(), nullptr, MAT_FT_MAT5);
+  for (matvar_t* v : vars) {
+    Mat_VarWrite(mat, v, MAT_COMPRESSION_ZLIB);
+    Mat_VarFree(v);
+  }
+  Mat_Close(mat);
+  return path;
+}
+
+// A 2x2 struct array runs with fields time, force, gain, given element by
+// element in MATLAB's linear (column-major) order; a field left out or
+// nullptr stays unset, which matio writes as [].
+matvar_t* mat5_runs(const std::vector<std::vector<matvar_t*>>& elements) {
+  const char* fields[] = {"time", "force", "gain", nullptr};
+  size_t dims[2] = {2, 2};
+  matvar_t* runs = Mat_VarCreateStruct2("runs", 2, dims, fields);
+  for (size_t e = 0; e < elements.size(); ++e)
+    for (size_t k = 0; k < elements[e].size(); ++k)
+      if (elements[e][k]) Mat_VarSetStructFieldByIndex(runs, k, e, elements[e][k]);
+  return runs;
+}
+#endif
+
+TEST(DataMat, StructArrayElementsAreExperimentsV5) {
+#ifndef STRIBECK_HAVE_MATIO
+  GTEST_SKIP() << "built without libmatio";
+#else
+  // runs(1) full; runs(2) leaves force unset; runs(3) all []; runs(4) no gain.
+  const std::string path = write_mat5(
+      "runs.mat", {mat5_runs({{mat5_double(3, 1, {0, 1, 2}), mat5_double(3, 1, {10, 20, 30}), mat5_double(1, 1, {2})},
+                              {mat5_double(1, 2, {0, 0.5}), nullptr, mat5_double(1, 1, {3})},
+                              {mat5_double(0, 0, {}), mat5_double(0, 0, {}), mat5_double(0, 0, {})},
+                              {mat5_double(2, 1, {5, 6}), mat5_double(2, 1, {-1, -2}), nullptr}})});
+  ReadOptions o;
+  o.name = "ignored";  // names only a file's single experiment
+  const auto exps = read_any_log(path, o);
+  ASSERT_EQ(exps.size(), 3u);
+  EXPECT_EQ(exps[0].name, "runs_1");
+  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
+  EXPECT_EQ(exps[0].attributes.at("gain"), "2");
+  EXPECT_EQ(exps[1].name, "runs_2");
+  EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
+  EXPECT_FALSE(exps[1].has("force"));
+  EXPECT_EQ(exps[1].attributes.at("gain"), "3");
+  EXPECT_EQ(exps[2].name, "runs_4");
+  EXPECT_EQ(exps[2].channel("time"), (std::vector<double>{5, 6}));
+  EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{-1, -2}));
+  EXPECT_EQ(exps[2].attributes.count("gain"), 0u);
+  std::remove(path.c_str());
+  // A 1x1 struct is one experiment as before, taking the given name.
+  const char* fields[] = {"time", "force", nullptr};
+  size_t one[2] = {1, 1};
+  matvar_t* trial = Mat_VarCreateStruct2("trial", 2, one, fields);
+  Mat_VarSetStructFieldByIndex(trial, 0, 0, mat5_double(2, 1, {0, 1}));
+  Mat_VarSetStructFieldByIndex(trial, 1, 0, mat5_double(2, 1, {3, 4}));
+  const std::string p2 = write_mat5("trial.mat", {trial});
+  o.name = "bench";
+  const auto single = read_any_log(p2, o);
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].name, "bench");
+  EXPECT_EQ(single[0].channel("force"), (std::vector<double>{3, 4}));
+  std::remove(p2.c_str());
+  // An element's bad field is named by MATLAB's index, in one line.
+  size_t cube[3] = {2, 2, 2};
+  std::vector<double> eight(8, 1.0);
+  const std::string p3 = write_mat5(
+      "bad.mat", {mat5_runs({{mat5_double(2, 1, {0, 1})},
+                             {mat5_double(2, 1, {0, 1}),
+                              Mat_VarCreate(nullptr, MAT_C_DOUBLE, MAT_T_DOUBLE, 3, cube, eight.data(), 0)}})});
+  const std::string msg = error_of([&] { read_any_log(p3); });
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_NE(msg.find(p3 + ": variable 'runs(2)': field 'force': has 3 dimensions"), std::string::npos) << msg;
+  std::remove(p3.c_str());
+#endif
 }
 
 TEST(DataMat, OpaqueObjectsAndV5AreExplained) {

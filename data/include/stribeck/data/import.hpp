@@ -40,7 +40,9 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& optio
 
 Experiment read_text_log(const std::string& path, const ReadOptions& options);
 // MATLAB v7.3: root numeric vectors form one experiment; each struct of
-// vectors another; a matrix is split into its columns (name_0, name_1, ...).
+// vectors another, each element of a struct array one more (VAR_1, VAR_2, ...
+// by MATLAB's linear index); a matrix is split into its columns (name_0,
+// name_1, ...).
 std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions& options);
 
 // MATLAB v5/v7 (the default `save` format) through libmatio, when the build
