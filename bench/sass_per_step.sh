@@ -1,10 +1,11 @@
 #!/bin/bash
-# What one ensemble step (bench/ptx_ensemble_step.cu) costs on an H100, counted
-# without a GPU or a disassembler: PTX instructions between the markers, and
-# SASS instructions from the size of the kernel's code in the cubin (sm_90
-# instructions are 16 bytes) with 6 unrolled steps minus 2, over 4. The SASS
-# count is static (both arms of every branch); bench/RESULTS.md has the
-# budget it is compared with.
+# What one ensemble step (bench/ptx_ensemble_step.cu) and one grid-sweep
+# sample (bench/sass_sweep_sample.cu) cost on an H100, counted without a GPU
+# or a disassembler: PTX instructions between the step's markers, and SASS
+# instructions from the size of a kernel's code in the cubin (sm_90
+# instructions are 16 bytes): 6 unrolled steps minus 2, over 4; 12 unrolled
+# samples minus 4, over 8. The SASS counts are static (both arms of every
+# branch); bench/RESULTS.md has the budgets they are compared with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -12,10 +13,13 @@ trap 'rm -rf "$tmp"' EXIT
 nv=(nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Ikernels/include)
 "${nv[@]}" -ptx bench/ptx_ensemble_step.cu -o "$tmp/step.ptx"
 echo "PTX per step:  $(awk '/STEP BEGIN/,/STEP END/' "$tmp/step.ptx" | grep -c ';')"
-text_bytes() {
-  "${nv[@]}" -DSTEPS="$1" -cubin bench/ptx_ensemble_step.cu -o "$tmp/s$1.cubin"
-  readelf -SW "$tmp/s$1.cubin" 2>/dev/null | awk '/\.text\..*one_step/ && !/rela/ {
+text_bytes() {  # FILE KERNEL DEFINE: size in bytes of KERNEL's code
+  "${nv[@]}" -Ikernels/cuda "-D$3" -cubin "$1" -o "$tmp/k.cubin"
+  readelf -SW "$tmp/k.cubin" 2>/dev/null | awk -v k="$2" '$0 ~ "\\.text\\..*" k && !/rela/ {
     for (i = 1; i <= NF; i++) if ($i == "PROGBITS") print $(i + 3) }'
 }
-two=$((16#$(text_bytes 2))) six=$((16#$(text_bytes 6)))
+step=bench/ptx_ensemble_step.cu sample=bench/sass_sweep_sample.cu
+two=$((16#$(text_bytes $step one_step STEPS=2))) six=$((16#$(text_bytes $step one_step STEPS=6)))
 echo "SASS per step: $(((six - two) / 4 / 16)) (static)"
+four=$((16#$(text_bytes $sample sweep_samples NS=4))) twelve=$((16#$(text_bytes $sample sweep_samples NS=12)))
+echo "SASS per sweep sample: $(((twelve - four) / 8 / 16)) (static)"

@@ -54,7 +54,7 @@ struct SimscapeCylinder : StaticLaw {
     // zone selected afterwards: a branch-free body lets the CPU sweep vectorise
     // across parameter sets (the vector exp has no masked form), and costs the
     // GPU nothing outside the zone, where nearly all samples of a trace lie.
-    const T decay = math::exp(-c.c_v * av);
+    const T decay = math::exp_neg_mul(c.c_v, av);
     // Outside the zone v != 0, so sign(v) * m = copysign(m, v) for the
     // magnitude m >= 1: one bit operation instead of two compares.
     const T coulomb_part =
