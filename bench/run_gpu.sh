@@ -4,7 +4,8 @@
 #   run(command="bash bench/run_gpu.sh sweep", carry=[".devpack"])    ~5 min
 #   run(command="bash bench/run_gpu.sh ensemble", carry=[".devpack"]) ~8 min
 # Each part writes its whole log to $OUT (or /tmp without the device tool).
-#   sweep:    GPU/CPU agreement tests; the 65,536 x 16,384 simscape-cylinder
+#   sweep:    GPU/CPU agreement tests (sweeps and ensembles: stribeck_gpu_tests);
+#             the 65,536 x 16,384 simscape-cylinder
 #             grid on the engine (FP32, FP64; best of 3 after a warm-up) and
 #             the jax.jit peer on the same trace (issue 4's goals: >= 1.2e12
 #             evaluations/s in FP32, >= 10x jax.jit)

@@ -1,0 +1,122 @@
+// Ensembles on the GPU against the CPU path. Part of stribeck_gpu_tests (no
+// Ceres, so it packs for a GPU machine: bench/gpu_pack.sh); every test skips
+// without a usable GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "../unit/temp_dir.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/ensemble.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const std::string p = stribeck::test::temp_dir() + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+// The 4 x 4 (stiffness, drive velocity) LuGre grid the GPU tests compare.
+std::string lugre_grid_config(const char* device, const char* precision) {
+  return write_config(std::string("ens_grid_") + device + "_" + precision + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 4.0
+dt = 1e-3
+[ensemble]
+device = ")" + std::string(device) + R"("
+precision = ")" + std::string(precision) + R"("
+[ensemble.params]
+stiffness = "log:5:50:4"
+drive_velocity = "linear:0.02:0.2:4"
+)");
+}
+
+TEST(Ensemble, GpuEqualsCpu) {
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(lugre_grid_config("gpu", "fp64")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(lugre_grid_config("cpu", "fp64")));
+  ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, cpu.metrics[i].status);
+    EXPECT_EQ(gpu.metrics[i].stick_slip, cpu.metrics[i].stick_slip);
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    // nvcc fuses multiply-adds that the CPU build rounds twice, and the grid's
+    // log axis goes through the device's exp/log: 1e-16 differences that shift
+    // the phase of a stick-slip cycle slightly. A phase shift moves the final
+    // velocity by about the acceleration times the shift, hence the absolute
+    // floor of 1e-9 m/s (the body may be stuck, v ~ 0, at the end).
+    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1.0))
+        << i;
+  }
+}
+
+// FP32 on the GPU (special-function exp, division and square root; FMA
+// contraction) follows the CPU's FP64 as closely as the CPU's own FP32 does
+// (FloatPointsAgreeAndInvalidPointsAreFlagged): 1e-3 relative on what a
+// designer reads off a stick-slip map (docs/dynamics.md, "Precision").
+TEST(Ensemble, GpuFp32FollowsCpuFp64) {
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(lugre_grid_config("gpu", "fp32")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(lugre_grid_config("cpu", "fp64")));
+  ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    const auto &g = gpu.metrics[i], &c = cpu.metrics[i];
+    EXPECT_EQ(g.status, kSimOk) << i;
+    EXPECT_EQ(g.stick_slip, c.stick_slip) << i;
+    EXPECT_NEAR(g.peak_velocity, c.peak_velocity, 1e-3 * c.peak_velocity) << i;
+    EXPECT_NEAR(g.dissipated, c.dissipated, 1e-3 * c.dissipated) << i;
+    EXPECT_NEAR(g.amp_spring_force, c.amp_spring_force, 1e-3 * c.amp_spring_force + 1e-6) << i;
+  }
+}
+
+// The measured pressure tables reach the GPU threads (copied to the device):
+// the log-driven cylinder ensemble agrees with the CPU path.
+TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {
+  const std::string log = stribeck::test::temp_dir() + "ens_gpu_pressures.csv";
+  {
+    std::ofstream f(log);
+    f << "time,pressure_a,pressure_b\n";
+    for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
+  }
+  auto cfg = [&](const char* device) {
+    return write_config(std::string("ens_gpu_log_") + device + ".toml",
+                        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" +
+                            log + "\"\n[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\nf_cfr = 1e-4\n"
+                            "K_brk = 1.3\nf_vfr = 2000.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" +
+                            device + "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n");
+  };
+  EnsembleResult gpu;
+  try {
+    gpu = run_ensemble(read_simulate_config(cfg("gpu")));
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  ASSERT_EQ(gpu.metrics.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(gpu.metrics[i].status, kSimOk) << i;
+    EXPECT_GT(gpu.metrics[i].peak_velocity, 0.05) << i;  // the logged ramp moved the piston
+    EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
+    EXPECT_NEAR(gpu.metrics[i].final_s, cpu.metrics[i].final_s, 1e-9 * std::abs(cpu.metrics[i].final_s)) << i;
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
