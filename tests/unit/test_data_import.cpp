@@ -302,6 +302,19 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
   std::remove(p2.c_str());
 }
 
+// The first two elements both struct-array tests write: runs(1) complete
+// (time, force, a scalar gain of 2), runs(2) a shorter time and no force.
+void expect_runs_1_and_2(const std::vector<Experiment>& exps, const std::string& gain_2) {
+  EXPECT_EQ(exps[0].name, "runs_1");
+  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
+  EXPECT_EQ(exps[0].attributes.at("gain"), "2");
+  EXPECT_EQ(exps[1].name, "runs_2");
+  EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
+  EXPECT_FALSE(exps[1].has("force"));
+  EXPECT_EQ(exps[1].attributes.at("gain"), gain_2);
+}
+
 // `save('f.mat', 'runs', 'trial', '-v7.3')` with runs a 1x3 struct array:
 // runs(1) full, runs(2) without force, runs(3) with nothing numeric; trial a
 // scalar struct with a cell field; an empty struct array beside them.
@@ -330,14 +343,7 @@ TEST(DataMat, StructArrayElementsAreExperimentsV73) {
   o.name = "ignored";  // names only a file's single experiment
   const auto exps = read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
-  EXPECT_EQ(exps[0].name, "runs_1");
-  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
-  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
-  EXPECT_EQ(exps[0].attributes.at("gain"), "2");
-  EXPECT_EQ(exps[1].name, "runs_2");
-  EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
-  EXPECT_FALSE(exps[1].has("force"));
-  EXPECT_EQ(exps[1].attributes.at("gain"), "2");
+  expect_runs_1_and_2(exps, "2");
   EXPECT_EQ(exps[2].name, "trial");  // a scalar struct reads as before
   EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{3, 4}));
   EXPECT_FALSE(exps[2].has("notes"));
@@ -449,14 +455,7 @@ TEST(DataMat, StructArrayElementsAreExperimentsV5) {
   o.name = "ignored";  // names only a file's single experiment
   const auto exps = read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
-  EXPECT_EQ(exps[0].name, "runs_1");
-  EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
-  EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
-  EXPECT_EQ(exps[0].attributes.at("gain"), "2");
-  EXPECT_EQ(exps[1].name, "runs_2");
-  EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
-  EXPECT_FALSE(exps[1].has("force"));
-  EXPECT_EQ(exps[1].attributes.at("gain"), "3");
+  expect_runs_1_and_2(exps, "3");
   EXPECT_EQ(exps[2].name, "runs_4");
   EXPECT_EQ(exps[2].channel("time"), (std::vector<double>{5, 6}));
   EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{-1, -2}));
