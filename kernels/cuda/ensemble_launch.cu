@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
 #include "stribeck/kernels/model_list.hpp"
@@ -23,19 +24,30 @@ void check(cudaError_t e, const char* what) {
 // Blocks per SM the register allocation must allow. FP32 models with memory
 // (the LuGre family, Dahl: the stick-slip ensembles) fit in 128 registers
 // without spilling when asked (ptxas -v: LuGre 130 -> 128, no spill), which
-// lets 4 blocks of 128 threads share an SM instead of 3. The others keep the
-// compiler's choice: capped, the static laws' stiction path spills ~100
-// bytes in FP32, and FP64 spills heavily.
-template <class M, class T>
-constexpr int kEnsembleMinBlocks = (sizeof(T) == 4 && M::kDynamic) ? 4 : 1;
+// lets 4 blocks of 128 threads share an SM instead of 3. With affine inputs
+// only (kAffine: no general profile evaluation compiled in) they need far
+// fewer, and more warps per SM hide more of the latency of each RK4 stage's
+// dependent chain: LuGre fits 80 registers (6 blocks, 24 warps), 20sim-lugre
+// and Dahl 102 (5 blocks; at 80 they spill 10 and 68 bytes). ptxas -v, no
+// spill at these bounds. The others keep the compiler's choice: capped, the
+// static laws' stiction path spills ~100 bytes in FP32, and FP64 spills
+// heavily.
+template <class M, class T, bool kAffine>
+constexpr int kEnsembleMinBlocks =
+    (sizeof(T) == 4 && M::kDynamic) ? (kAffine ? (std::is_same_v<M, LuGre> ? 6 : 5) : 4) : 1;
 
+// The affine-only kernel is compiled where it pays: FP32 models with memory.
 template <class M, class T>
-__global__ void __launch_bounds__(kEnsembleBlock, kEnsembleMinBlocks<M, T>) ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
-                                std::uint64_t count, double* values, double* metrics) {
+constexpr bool kHasAffineKernel = sizeof(T) == 4 && M::kDynamic;
+
+template <class M, class T, bool kAffine>
+__global__ void __launch_bounds__(kEnsembleBlock, kEnsembleMinBlocks<M, T, kAffine>)
+    ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
+                    std::uint64_t count, double* values, double* metrics) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
   double x[sweep::kMaxParams];
-  const StickSlipMetrics<T> m = ensemble_point<M, T>(spec, space, first + k, x);
+  const StickSlipMetrics<T> m = ensemble_point<M, T, kAffine>(spec, space, first + k, x);
   for (int d = 0; d < space.dims; ++d) values[k * space.dims + d] = x[d];
   ensemble_metric_values(m, metrics + k * kEnsembleMetrics);
 }
@@ -71,6 +83,8 @@ void launch(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r) {
   const std::uint64_t chunk = r.count < kEnsembleChunk ? r.count : kEnsembleChunk;
   const int dims = space.dims > 0 ? space.dims : 1;
   EnsembleSpec<T> spec = host_spec;
+  bool affine = false;
+  if constexpr (kHasAffineKernel<M, T>) affine = ensemble_affine(spec, space.dims);
   DeviceTables<T> tables;
   try {
     tables.upload(spec.base);
@@ -85,7 +99,12 @@ void launch(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r) {
     for (std::uint64_t off = 0; off < r.count; off += chunk) {
       const std::uint64_t n = r.count - off < chunk ? r.count - off : chunk;
       const unsigned blocks = static_cast<unsigned>((n + kEnsembleBlock - 1) / kEnsembleBlock);
-      ensemble_kernel<M, T><<<blocks, kEnsembleBlock>>>(spec, space, r.first + off, n, d_values, d_metrics);
+      if (affine) {
+        if constexpr (kHasAffineKernel<M, T>)
+          ensemble_kernel<M, T, true><<<blocks, kEnsembleBlock>>>(spec, space, r.first + off, n, d_values, d_metrics);
+      } else {
+        ensemble_kernel<M, T, false><<<blocks, kEnsembleBlock>>>(spec, space, r.first + off, n, d_values, d_metrics);
+      }
       check(cudaGetLastError(), "ensemble_kernel launch");
       check(cudaMemcpy(r.values + off * space.dims, d_values, n * space.dims * sizeof(double),
                        cudaMemcpyDeviceToHost),

@@ -5,11 +5,16 @@
 
 #include <cmath>
 #include <fstream>
+#include <type_traits>
+#include <vector>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/host/ensemble.hpp"
+#include "stribeck/host/params.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/systems/ensemble.hpp"
 
 namespace stribeck {
 namespace {
@@ -217,6 +222,66 @@ TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
     EXPECT_NEAR(f.metrics[i].dissipated, d.metrics[i].dissipated, 1e-3 * d.metrics[i].dissipated) << f_pr;
   }
   EXPECT_GT(d.metrics[0].peak_velocity, d.metrics[2].peak_velocity);  // more seal friction, slower piston
+}
+
+// The GPU runs ensemble_point<M, T, true> (no general profile evaluation)
+// when ensemble_affine holds: the predicate sees every way a point can leave
+// the affine form, and the affine-only path gives the general path's results
+// bit for bit (run here on the CPU, in float as the GPU does).
+TEST(Ensemble, AffineOnlyPathIsExactAndChosenOnlyWhenEveryPointIsAffine) {
+  EnsembleSpec<float> e{};
+  e.base.mass = 1.0f;
+  e.base.stiffness = 20.0f;
+  e.base.drive_velocity.offset = 0.1f;
+  e.base.external_force.slope = 0.05f;  // a ramp is affine
+  e.base.pressure_a.offset = 1e5f;
+  e.base.area_a = 1e-5f;
+  e.target[0] = -1 - kFieldStiffness;
+  e.target[1] = -1 - kFieldDriveFrequency;  // a frequency without an amplitude changes nothing
+  EXPECT_TRUE(ensemble_affine(e, 2));
+  EnsembleSpec<float> amp = e;
+  amp.target[1] = -1 - kFieldDriveAmplitude;
+  EXPECT_FALSE(ensemble_affine(amp, 2));
+  amp.target[1] = -1 - kFieldForceAmplitude;
+  EXPECT_FALSE(ensemble_affine(amp, 2));
+  EXPECT_TRUE(ensemble_affine(amp, 1));  // the amplitude dimension is not part of this space
+  EnsembleSpec<float> sine = e;
+  sine.base.normal_force.amplitude = 1.0f;
+  EXPECT_FALSE(ensemble_affine(sine, 2));
+  EnsembleSpec<float> table = e;
+  const float tt[2] = {0.0f, 1.0f}, ty[2] = {0.0f, 1.0f};
+  table.base.pressure_b.table_t = tt;
+  table.base.pressure_b.table_y = ty;
+  table.base.pressure_b.table_n = 2;
+  EXPECT_FALSE(ensemble_affine(table, 2));
+
+  const auto d = require_model("lugre").defaults();
+  std::vector<float> pf(d.begin(), d.end());
+  const auto fc = LuGre::prepare(pf.data());
+  SimOptions<float> o;
+  o.t_end = 3.0f;
+  o.dt = 1e-3f;
+  auto run = [&](auto affine_only) {
+    MetricsAccumulator<float> acc(MetricsOptions<float>{}, o.t_end);
+    BodySnapshot<float> end;
+    long steps = 0;
+    const int st = simulate_smooth<LuGre, kBodyNDissipation, decltype(affine_only)::value>(fc, e.base, o, acc,
+                                                                                          &steps, &end);
+    StickSlipMetrics<float> m = acc.finish(st, end);
+    m.steps = steps;
+    return m;
+  };
+  const StickSlipMetrics<float> general = run(std::false_type{}), affine = run(std::true_type{});
+  EXPECT_EQ(general.status, kSimOk);
+  EXPECT_GT(general.peak_velocity, 0.05f);  // it moved
+  EXPECT_EQ(affine.status, general.status);
+  EXPECT_EQ(affine.steps, general.steps);
+  EXPECT_EQ(affine.peak_velocity, general.peak_velocity);
+  EXPECT_EQ(affine.amp_spring_force, general.amp_spring_force);
+  EXPECT_EQ(affine.dissipated, general.dissipated);
+  EXPECT_EQ(affine.final_s, general.final_s);
+  EXPECT_EQ(affine.final_v, general.final_v);
+  EXPECT_EQ(affine.final_z, general.final_z);
 }
 
 }  // namespace

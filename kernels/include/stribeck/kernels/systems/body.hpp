@@ -98,9 +98,14 @@ STRIBECK_HD_INLINE AffineInputs<T> body_inputs_affine(const BodySystem<T>& b) {
   return a;
 }
 
-template <class T>
+// kAlwaysAffine: the caller guarantees a.on (a GPU ensemble whose every point
+// has affine inputs, see ensemble_affine), so the general form is not
+// compiled in: it holds registers the affine loop does not need.
+template <bool kAlwaysAffine = false, class T>
 STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, const AffineInputs<T>& a) {
-  if (!a.on) return body_inputs(b, t);
+  if constexpr (!kAlwaysAffine) {
+    if (!a.on) return body_inputs(b, t);
+  }
   return BodyInputs<T>{a.v_d0 + a.v_d1 * t, a.v_d1,           a.f0 + a.f1 * t,
                        a.p_a0 + a.p_a1 * t, a.p_b0 + a.p_b1 * t, a.f_n0 + a.f_n1 * t};
 }

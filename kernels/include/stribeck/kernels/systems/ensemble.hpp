@@ -94,6 +94,19 @@ STRIBECK_HD_INLINE bool system_valid(const BodySystem<T>& b) {
          b.drive_velocity.frequency >= T(0) && b.external_force.frequency >= T(0);
 }
 
+// True when every point of the ensemble has affine inputs (no sine, no
+// measured table): the base system's are, and no dimension of the space sets
+// an amplitude. The GPU path then runs ensemble_point<M, T, true>, whose loop
+// has no general profile evaluation compiled in (fewer registers, more
+// threads per SM); the results are the same.
+template <class T>
+STRIBECK_HD_INLINE bool ensemble_affine(const EnsembleSpec<T>& e, int dims) {
+  if (!body_inputs_affine(e.base).on) return false;
+  for (int d = 0; d < dims; ++d)
+    if (e.target[d] == -1 - kFieldDriveAmplitude || e.target[d] == -1 - kFieldForceAmplitude) return false;
+  return true;
+}
+
 // Observer that only reduces (no time series): what an ensemble thread keeps.
 template <class T>
 struct MetricsOnly {
@@ -102,7 +115,8 @@ struct MetricsOnly {
 };
 
 // Simulates point i; `values` receives the point's coordinates (space.dims).
-template <class M, class T>
+// kAffine (models with memory only): ensemble_affine(e, space.dims) holds.
+template <class M, class T, bool kAffine = false>
 STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const sweep::SpaceView& space,
                                                std::uint64_t i, double* values) {
   sweep::space_point(space, i, values);
@@ -123,8 +137,9 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
   long steps = 0;
   BodySnapshot<T> last;
   if constexpr (M::kDynamic) {
-    st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps, &last);
+    st = simulate_smooth<M, kBodyNDissipation, kAffine>(fc, b, e.sim, obs, &steps, &last);
   } else {
+    static_assert(!kAffine, "the affine-only path is compiled for models with memory");
     if (e.stiction) {
       // Breakaway below the law's force just above zero speed would chatter.
       const T slide0 = math::abs(M::force(fc, friction_sample(body_inputs(b, T(0)), T(1e-12))));

@@ -63,8 +63,8 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
 }
 
 // The body with smooth friction model M, integrating its first N states
-// (body_rhs).
-template <class M, class T, int N = kBodyN>
+// (body_rhs); kAffine: every input is affine (body_inputs<true>).
+template <class M, class T, int N = kBodyN, bool kAffine = false>
 struct SmoothBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
@@ -72,7 +72,7 @@ struct SmoothBody {
   const T mech_rate = body_rate(b);  // the mechanical part of the stability rate: per trajectory
 
   STRIBECK_HD_INLINE T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
-    in = body_inputs(b, t, affine);
+    in = body_inputs<kAffine>(b, t, affine);
     v_rel = body_v_rel(b, in, x[kBodyV]);
     return friction_eval<M>(fc, friction_sample(in, v_rel), x[kBodyZ], dz);
   }
@@ -117,12 +117,13 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[N]) {
 // non-finite state after the failing step for kSimNonFinite; kSimInvalid
 // leaves it unwritten). N is the number of states integrated (body_rhs):
 // the snapshots of kBodyNDissipation carry the total dissipation in
-// W_fric, and zero damper, drive and external work.
-template <class M, int N = kBodyN, class T, class Observer>
+// W_fric, and zero damper, drive and external work. kAffine: the caller
+// guarantees affine inputs (SmoothBody).
+template <class M, int N = kBodyN, bool kAffine = false, class T, class Observer>
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
                                 const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
                                 BodySnapshot<T>* last = nullptr) {
-  const SmoothBody<M, T, N> sys{b, fc};
+  const SmoothBody<M, T, N, kAffine> sys{b, fc};
   T x[N], k1[N], rate;
   body_initial_state(b, x);
   if constexpr (M::kDynamic) {
