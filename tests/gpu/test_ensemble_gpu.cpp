@@ -15,15 +15,11 @@
 namespace stribeck {
 namespace {
 
-std::string write_config(const std::string& name, const std::string& text) {
-  const std::string p = stribeck::test::temp_dir() + name;
-  std::ofstream(p) << text;
-  return p;
-}
+using stribeck::test::write_temp_file;
 
 // The 4 x 4 (stiffness, drive velocity) LuGre grid the GPU tests compare.
 std::string lugre_grid_config(const char* device, const char* precision) {
-  return write_config(std::string("ens_grid_") + device + "_" + precision + ".toml", R"(
+  return write_temp_file(std::string("ens_grid_") + device + "_" + precision + ".toml", R"(
 [system]
 mass = 1.0
 [friction]
@@ -96,11 +92,12 @@ TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {
     for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
   }
   auto cfg = [&](const char* device) {
-    return write_config(std::string("ens_gpu_log_") + device + ".toml",
-                        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" +
-                            log + "\"\n[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\nf_cfr = 1e-4\n"
-                            "K_brk = 1.3\nf_vfr = 2000.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" +
-                            device + "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n");
+    return write_temp_file(
+        std::string("ens_gpu_log_") + device + ".toml",
+        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" + log +
+            "\"\n[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\nf_cfr = 1e-4\n"
+            "K_brk = 1.3\nf_vfr = 2000.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" +
+            device + "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n");
   };
   EnsembleResult gpu;
   try {

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace stribeck::test {
@@ -32,6 +33,14 @@ inline const std::string& temp_dir() {
     });
   }
   return *dir;
+}
+
+// Writes `text` to the file `name` in temp_dir() and returns its path (the
+// config files the CLI and ensemble tests read).
+inline std::string write_temp_file(const std::string& name, const std::string& text) {
+  const std::string p = temp_dir() + name;
+  std::ofstream(p) << text;
+  return p;
 }
 
 }  // namespace stribeck::test

@@ -19,11 +19,7 @@
 namespace stribeck {
 namespace {
 
-std::string write_config(const std::string& name, const std::string& text) {
-  const std::string p = stribeck::test::temp_dir() + name;
-  std::ofstream(p) << text;
-  return p;
-}
+using stribeck::test::write_temp_file;
 
 const char* kBase = R"(
 [system]
@@ -42,7 +38,7 @@ dt = 1e-3
 )";
 
 TEST(Ensemble, StictionGridMatchesClosedFormPerPoint) {
-  const std::string cfg = write_config("ens1.toml", std::string(kBase) + R"(
+  const std::string cfg = write_temp_file("ens1.toml", std::string(kBase) + R"(
 [ensemble]
 [ensemble.params]
 stiffness = "list:2,5,20"
@@ -84,8 +80,8 @@ drive_velocity = "uniform:0.05:0.2"
 F_s = "uniform:0.8:2.0"
 )";
   };
-  const EnsembleResult d = run_ensemble(read_simulate_config(write_config("ens2.toml", text("fp64"))));
-  const EnsembleResult f = run_ensemble(read_simulate_config(write_config("ens3.toml", text("fp32"))));
+  const EnsembleResult d = run_ensemble(read_simulate_config(write_temp_file("ens2.toml", text("fp64"))));
+  const EnsembleResult f = run_ensemble(read_simulate_config(write_temp_file("ens3.toml", text("fp32"))));
   ASSERT_EQ(d.metrics.size(), 16u);
   const int is = d.names[0] == "F_s" ? 0 : 1;
   int invalid = 0;
@@ -128,7 +124,7 @@ TEST(Ensemble, TooLargeForMemoryIsOneLineError) {
 // Invalid points are reported with the rule they break (like a sweep's), for
 // system quantities and the stiction form's breakaway too.
 TEST(Ensemble, InvalidPointsNameTheirRule) {
-  const std::string cfg = write_config("ens_invalid.toml", std::string(kBase) + R"(
+  const std::string cfg = write_temp_file("ens_invalid.toml", std::string(kBase) + R"(
 [ensemble]
 [ensemble.params]
 mass = "list:-1,1"
@@ -147,7 +143,7 @@ breakaway = "list:0.5,1.5"
 }
 
 TEST(Ensemble, WritesHdf5ResultsGroup) {
-  const std::string cfg = write_config("ens7.toml", std::string(kBase) + R"(
+  const std::string cfg = write_temp_file("ens7.toml", std::string(kBase) + R"(
 [ensemble]
 [ensemble.params]
 stiffness = "linear:2:20:4"
@@ -168,7 +164,8 @@ stiffness = "linear:2:20:4"
 }
 
 TEST(Ensemble, ConfigErrors) {
-  const std::string bad1 = write_config("ens4.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstifness = 3\n");
+  const std::string bad1 =
+      write_temp_file("ens4.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstifness = 3\n");
   try {
     run_ensemble(read_simulate_config(bad1));
     FAIL();
@@ -178,9 +175,9 @@ TEST(Ensemble, ConfigErrors) {
         << e.what();
   }
   const std::string bad2 =
-      write_config("ens5.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstiffness = \"uniform:1:2\"\n");
+      write_temp_file("ens5.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstiffness = \"uniform:1:2\"\n");
   EXPECT_THROW(run_ensemble(read_simulate_config(bad2)), InputError);  // a grid cannot take a distribution
-  const std::string bad3 = write_config("ens6.toml", std::string(kBase) + "[ensemble]\n");
+  const std::string bad3 = write_temp_file("ens6.toml", std::string(kBase) + "[ensemble]\n");
   EXPECT_THROW(read_simulate_config(bad3), InputError);  // no params
 }
 
@@ -196,7 +193,7 @@ TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
     for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
   }
   auto config = [&](const std::string& name, const std::string& params, const std::string& ensemble) {
-    return read_simulate_config(write_config(name, "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
+    return read_simulate_config(write_temp_file(name, "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
                                                    "external_force = -150.0\ninputs = \"" + log + "\"\n"
                                                    "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
                                                    "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" + params +

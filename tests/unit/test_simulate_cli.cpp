@@ -17,11 +17,7 @@ namespace {
 
 std::string temp_path(const std::string& name) { return stribeck::test::temp_dir() + name; }
 
-std::string write_config(const std::string& name, const std::string& text) {
-  const std::string p = temp_path(name);
-  std::ofstream(p) << text;
-  return p;
-}
+using stribeck::test::write_temp_file;
 
 // Runs the CLI; returns its exit status and stderr.
 int run_cli(const std::string& args, std::string& err) {
@@ -52,7 +48,7 @@ dt = 1e-3
 )";
 
 TEST(SimulateCli, WritesHdf5TimeSeriesWithExactSticking) {
-  const std::string cfg = write_config("sim_stiction.toml", kStiction), out = temp_path("sim.h5");
+  const std::string cfg = write_temp_file("sim_stiction.toml", kStiction), out = temp_path("sim.h5");
   std::string err;
   ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
   EXPECT_NE(err.find("stick-slip yes"), std::string::npos) << err;
@@ -82,7 +78,7 @@ TEST(SimulateCli, WritesHdf5TimeSeriesWithExactSticking) {
 }
 
 TEST(SimulateCli, CsvMatchesLibraryRun) {
-  const std::string cfg = write_config("sim_lugre.toml", R"(
+  const std::string cfg = write_temp_file("sim_lugre.toml", R"(
 [system]
 mass = 1.0
 stiffness = 20.0
@@ -134,10 +130,10 @@ f_vfr = 2000.0
 t_end = 1.0
 dt = 1e-3
 )";
-  const SimulateConfig a = read_simulate_config(write_config(
+  const SimulateConfig a = read_simulate_config(write_temp_file(
       "cyl_profile.toml", "[system]\npressure_a = { offset = 5e5, slope = 2e6 }\npressure_b = 1e6\n" + common));
   const SimulateConfig b =
-      read_simulate_config(write_config("cyl_log.toml", "[system]\ninputs = \"" + log + "\"\n" + common));
+      read_simulate_config(write_temp_file("cyl_log.toml", "[system]\ninputs = \"" + log + "\"\n" + common));
   ASSERT_EQ(b.tables.size(), 2u);
   const SimulateSummary sa = run_simulation(a, temp_path("cyl_a.csv"), "test");
   const SimulateSummary sb = run_simulation(b, temp_path("cyl_b.csv"), "test");
@@ -152,7 +148,7 @@ dt = 1e-3
 // ensemble is one line, exit 2, and leaves no file.
 TEST(SimulateCli, EnsembleReportsProgressAndRejectsBadSpaces) {
   const std::string base = std::string(kStiction) + "[ensemble]\n[ensemble.params]\n";
-  const std::string cfg = write_config("ens_cli.toml", base + "stiffness = \"list:5,10,20,40\"\n");
+  const std::string cfg = write_temp_file("ens_cli.toml", base + "stiffness = \"list:5,10,20,40\"\n");
   const std::string out = temp_path("ens_cli.h5");
   std::string err;
   ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
@@ -163,7 +159,7 @@ TEST(SimulateCli, EnsembleReportsProgressAndRejectsBadSpaces) {
   ASSERT_EQ(run_cli(cfg + " -o " + out + " -q", err), 0) << err;
   EXPECT_EQ(err.find("points (100.0%)"), std::string::npos) << err;
   for (const char* bad : {"stiffness = \"linear:5:40\"\n", "stifness = 3\n", "stiffness = \"uniform:1:2\"\n"}) {
-    const std::string bcfg = write_config("ens_cli_bad.toml", base + bad), bout = temp_path("ens_cli_bad.h5");
+    const std::string bcfg = write_temp_file("ens_cli_bad.toml", base + bad), bout = temp_path("ens_cli_bad.h5");
     std::remove(bout.c_str());
     EXPECT_EQ(run_cli(bcfg + " -o " + bout, err), 2) << bad;
     EXPECT_NE(err.find("ens_cli_bad.toml"), std::string::npos) << err;
@@ -179,19 +175,20 @@ TEST(SimulateCli, EnsembleFlagsAndWarningsAfterChecks) {
   const std::string lugre = "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n"
                             "[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.5\ndt = 1e-3\n";
   const std::string ens = lugre + "[ensemble]\ndevice = \"gpu\"\n[ensemble.params]\nstiffness = \"list:10,20\"\n";
-  const std::string cfg = write_config("ens_flags.toml", ens), out = temp_path("ens_flags.h5");
+  const std::string cfg = write_temp_file("ens_flags.toml", ens), out = temp_path("ens_flags.h5");
   std::string err;
   ASSERT_EQ(run_cli(cfg + " -o " + out + " --device cpu --precision fp32 -q", err), 0) << err;
   EXPECT_NE(err.find("ensemble of 2 points (fp32, cpu"), std::string::npos) << err;
   EXPECT_NE(err.find("warning: lugre: passivity"), std::string::npos) << err;  // the paper's defaults
-  const std::string single = write_config("single_flags.toml", lugre), sout = temp_path("single_flags.h5");
+  const std::string single = write_temp_file("single_flags.toml", lugre), sout = temp_path("single_flags.h5");
   std::remove(sout.c_str());
   EXPECT_EQ(run_cli(single + " -o " + sout + " --precision fp32", err), 2);
   EXPECT_NE(err.find("--precision applies to ensembles"), std::string::npos) << err;
   EXPECT_FALSE(std::ifstream(sout).good());
   EXPECT_EQ(run_cli(cfg + " -o " + out + " --device tpu", err), 2);
   EXPECT_NE(err.find("--device tpu: expected auto, gpu or cpu"), std::string::npos) << err;
-  const std::string bad = write_config("ens_bad_warn.toml", lugre + "[ensemble]\n[ensemble.params]\nstiffness = \"linear:1:2\"\n");
+  const std::string bad =
+      write_temp_file("ens_bad_warn.toml", lugre + "[ensemble]\n[ensemble.params]\nstiffness = \"linear:1:2\"\n");
   EXPECT_EQ(run_cli(bad + " -o " + out, err), 2);
   EXPECT_NE(err.find("a grid range needs count"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;  // no warning line before it
@@ -233,7 +230,7 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
   };
   int k = 0;
   for (const auto& c : cases) {
-    const std::string cfg = write_config("bad" + std::to_string(k++) + ".toml", c.text);
+    const std::string cfg = write_temp_file("bad" + std::to_string(k++) + ".toml", c.text);
     const std::string out = temp_path("bad_out.h5");
     std::remove(out.c_str());
     std::string err;
