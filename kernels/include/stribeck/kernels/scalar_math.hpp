@@ -11,6 +11,10 @@
 #include "stribeck/kernels/config.hpp"
 
 namespace stribeck {
+
+// log2(e): the GPU's FP32 exp forms below are exp2 of the argument times it.
+constexpr double kLog2e = 1.44269504088896340735992468100189214;
+
 namespace math {
 
 // In FP32 on the GPU, exp is the special-function unit's exp2 after one
@@ -25,7 +29,7 @@ namespace math {
 template <class T>
 STRIBECK_HD_INLINE T exp(const T& x) {
 #ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * 1.44269504088896341f);
+  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * float(kLog2e));
 #endif
   using std::exp;
   return exp(x);
@@ -39,7 +43,7 @@ STRIBECK_HD_INLINE T exp(const T& x) {
 template <class T>
 STRIBECK_HD_INLINE T exp_neg_mul(const T& c, const T& x) {
 #ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * (c * -1.44269504088896341f));
+  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * (c * -float(kLog2e)));
 #endif
   return exp(-c * x);
 }
@@ -54,7 +58,7 @@ STRIBECK_HD_INLINE T exp_neg_mul(const T& c, const T& x) {
 template <class T>
 STRIBECK_HD_INLINE T exp_neg_sq(const T& x, const T& s) {
 #ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f((x * x) * (s * s * -1.44269504088896341f));
+  if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f((x * x) * (s * s * -float(kLog2e)));
 #endif
   const T u = x * s;
   return exp(-(u * u));
