@@ -284,14 +284,29 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
   return ds;
 }
 
+namespace {
+// Rank (1 or 2) and extent of a column; rank 1 reports width 1 (one value per row).
+int column_extent(hid_t ds, hsize_t& rows, hsize_t& width, const std::string& where) {
+  Dataspace space(H5Dget_space(ds));
+  hsize_t dims[2] = {0, 1};
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.id()) : -1;
+  if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space.id(), dims, nullptr) != rank)
+    fail(where, "not a 1-D or 2-D dataset");
+  rows = dims[0];
+  width = rank == 2 ? dims[1] : 1;
+  return rank;
+}
+}  // namespace
+
 Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
-                      const std::string& where) {
+                      const std::string& where, hsize_t width) {
   silence_errors();
-  const hsize_t dims = 0, maxdims = H5S_UNLIMITED;
-  Dataspace space(H5Screate_simple(1, &dims, &maxdims));
+  const int rank = width == 0 ? 1 : 2;
+  const hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {chunk_rows, width};
+  Dataspace space(H5Screate_simple(rank, dims, maxdims));
   if (!space.valid()) fail(where, "cannot create dataspace for '" + name + "'");
   PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
-  if (H5Pset_chunk(dcpl.id(), 1, &chunk_rows) < 0) fail(where, "cannot set up chunks for '" + name + "'");
+  if (H5Pset_chunk(dcpl.id(), rank, chunk) < 0) fail(where, "cannot set up chunks for '" + name + "'");
   Dataset ds(H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
   if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
   return ds;
@@ -301,26 +316,43 @@ void append_column(const Dataset& column, hid_t type, const void* data, hsize_t 
                    const std::string& where) {
   if (n == 0) return;
   silence_errors();
-  hsize_t cur = 0;
-  {
-    Dataspace before(H5Dget_space(column.id()));
-    if (!before.valid() || H5Sget_simple_extent_dims(before.id(), &cur, nullptr) != 1)
-      fail(where, "cannot read the extent of a column");
-  }
-  const hsize_t total = cur + n;
-  if (H5Dset_extent(column.id(), &total) < 0) fail(where, "cannot extend a column");
+  hsize_t cur = 0, width = 1;
+  const int rank = column_extent(column.id(), cur, width, where);
+  const hsize_t total[2] = {cur + n, width}, start[2] = {cur, 0}, count[2] = {n, width};
+  if (H5Dset_extent(column.id(), total) < 0) fail(where, "cannot extend a column");
   Dataspace file_space(H5Dget_space(column.id()));
   if (!file_space.valid() ||
-      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &cur, nullptr, &n, nullptr) < 0)
+      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
     fail(where, "cannot select the appended rows");
-  Dataspace mem_space(H5Screate_simple(1, &n, nullptr));
+  Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
   if (H5Dwrite(column.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, data) < 0)
     fail(where, "cannot write a column");
 }
 
 void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where) {
   const Dataset ds = open_dataset(loc, name, where);
-  if (H5Dset_extent(ds.id(), &n) < 0) fail(where, "cannot resize '" + name + "'");
+  hsize_t rows = 0, width = 1;
+  column_extent(ds.id(), rows, width, where + ": " + name);
+  const hsize_t extent[2] = {n, width};
+  if (H5Dset_extent(ds.id(), extent) < 0) fail(where, "cannot resize '" + name + "'");
+}
+
+void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* out, const std::string& where) {
+  silence_errors();
+  hsize_t rows = 0, width = 1;
+  const int rank = column_extent(ds.id(), rows, width, where);
+  if (first > rows || n > rows - first)
+    throw InputError(where + ": rows [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                     ") are past its " + std::to_string(rows) + " rows");
+  if (n == 0) return;
+  const hsize_t start[2] = {first, 0}, count[2] = {n, width};
+  Dataspace file_space(H5Dget_space(ds.id()));
+  if (!file_space.valid() ||
+      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
+    fail(where, "cannot select rows");
+  Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
+  if (H5Dread(ds.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, out) < 0)
+    fail(where, "cannot read data (truncated or corrupt file?)");
 }
 
 void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n,

@@ -12,13 +12,19 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
+#include "group_attributes.hpp"
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck {
 namespace {
 
-constexpr const char* kSchemaVersion = "stribeck-log/1";
+using detail::is_results_group;
+using detail::kSchemaVersion;
+using detail::read_attributes;
+using detail::write_attributes;
+using detail::write_provenance;
+
 
 std::string exp_where(const std::string& path, const std::string& name) {
   return path + ": experiment '" + name + "'";
@@ -27,63 +33,6 @@ std::string exp_where(const std::string& path, const std::string& name) {
 bool is_rotational(const Experiment& e) {
   auto it = e.attributes.find("motion");
   return it != e.attributes.end() && it->second == "rotational";
-}
-
-bool is_results_group(hid_t g) {
-  if (!h5::has_attribute(g, "kind")) return false;
-  try {
-    return h5::read_string_attribute(g, "kind", "") == "results";
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
-// Names of the experiment attributes, stored by write_log as one attribute so
-// that reading never has to list an object's attributes: libhdf5 1.10
-// segfaults (H5A__close in H5A__attr_release_table) when listing a corrupted
-// attribute table, while opening attributes by name takes another path. In
-// files from other writers only the schema's attribute names are looked up.
-constexpr const char* kAttributeIndex = "stribeck_attribute_names";
-
-// Writes free-form string attributes plus the index read_attributes reads
-// them back by (names may not contain the index's separator, '\n').
-void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes,
-                      const std::string& where) {
-  std::string index;
-  for (const auto& [k, v] : attributes) {
-    if (k == kAttributeIndex || k.find('\n') != std::string::npos)
-      throw InputError(where + ": invalid attribute name '" + k + "'");
-    h5::write_string_attribute(obj, k, v, where);
-    index += (index.empty() ? "" : "\n") + k;
-  }
-  h5::write_string_attribute(obj, kAttributeIndex, index, where);
-}
-
-void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
-  std::vector<std::string> names;
-  if (h5::has_attribute(obj, kAttributeIndex)) {
-    const std::string index = h5::read_string_attribute(obj, kAttributeIndex, where);
-    size_t pos = 0;
-    while (pos < index.size()) {
-      size_t end = index.find('\n', pos);
-      if (end == std::string::npos) end = index.size();
-      if (end > pos) names.push_back(index.substr(pos, end - pos));
-      pos = end + 1;
-    }
-  } else {
-    // Files not written by Stribeck: the schema's attributes, by name.
-    names = {"description", "rig",         "specimen",         "seal_id", "date",
-             "motion",      "pressure_reference", "ambient_pressure", "source_file", "operator"};
-  }
-  for (const auto& a : names) {
-    if (a == kAttributeIndex || !h5::has_attribute(obj, a)) continue;
-    try {
-      out[a] = h5::read_string_attribute(obj, a, where);
-    } catch (const InputError&) {
-      // Free-form metadata that is not a single string or number (arrays,
-      // references) is not part of the schema; it is left in the file.
-    }
-  }
 }
 
 // Reads the channel datasets of one group into an experiment.
@@ -166,14 +115,6 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
     if (is_results_group(g.id())) continue;
     walk(g.id(), path, child, out, visited, depth + 1);
   }
-}
-
-void write_provenance(hid_t obj, const Provenance& p, const std::string& where) {
-  h5::write_string_attribute(obj, "toolkit_version", p.toolkit_version.empty() ? STRIBECK_VERSION : p.toolkit_version, where);
-  h5::write_string_attribute(obj, "command_line", p.command_line, where);
-  h5::write_string_attribute(obj, "config", p.config, where);
-  h5::write_string_attribute(obj, "date", p.date.empty() ? utc_now() : p.date, where);
-  h5::write_string_attribute(obj, "device", p.device.empty() ? "cpu" : p.device, where);
 }
 
 void check_group_name(const std::string& name, const std::string& where) {
@@ -379,7 +320,7 @@ std::vector<std::string> list_results(const std::string& path) {
   return out;
 }
 
-Results read_results(const std::string& path, const std::string& group) {
+Results read_results(const std::string& path, const std::string& group, bool with_datasets) {
   const std::string where = path + ": results group '" + group + "'";
   h5::File f = h5::open_file(path);
   if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
@@ -398,6 +339,7 @@ Results read_results(const std::string& path, const std::string& group) {
   r.provenance.device = attrs["device"];
   for (const char* p : {"toolkit_version", "command_line", "config", "date", "device", "kind"}) attrs.erase(p);
   r.attributes = std::move(attrs);
+  if (!with_datasets) return r;
   for (const auto& k : h5::children(g.id())) {
     if (k.kind != h5::Kind::kDataset) continue;
     const std::string at = where + ": dataset '" + k.name + "'";

@@ -10,8 +10,8 @@
 // read_log/write_log) from one thread at a time.
 //
 // Only what the log schema and the sweep file need is wrapped: groups, 1-D/2-D
-// float datasets (chunked, shuffled, deflated), extendible 1-D columns that
-// grow by appending, plain 1-D arrays of any native type, string and number
+// float datasets (chunked, shuffled, deflated), extendible 1-D and 2-D columns
+// that grow by appending (and are read back a block of rows at a time), plain 1-D arrays of any native type, string and number
 // attributes, dimension scales. Reach for the C API through id() for anything
 // else.
 #include <hdf5.h>
@@ -137,16 +137,21 @@ void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where);
 Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
                       const double* data, const std::string& where);
 
-// Extendible 1-D column of `type` (a native type, also the stored type): starts
+// Extendible column of `type` (a native type, also the stored type): starts
 // with 0 rows, unlimited maximum, chunks of `chunk_rows`, no filter (appending
 // stays cheap and the rows are readable while the file is being written).
+// `width` 0 makes a 1-D column; width w >= 1 a 2-D table of rows x w.
 Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
-                      const std::string& where);
-// Appends `n` values of `type` at the end of a column from create_column.
+                      const std::string& where, hsize_t width = 0);
+// Appends `n` rows (n values; n x w for a table) of `type` at the end of a column from
+// create_column.
 void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
                    const std::string& where);
 // Cuts (or grows) the column at path `name` to `n` rows.
 void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where);
+// Reads rows [first, first + n) of a 1-D or 2-D dataset (any layout, filters
+// included), converted to `type`, into `out` (n values; n x w for a table).
+void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* out, const std::string& where);
 
 // Writes a small contiguous 1-D dataset of `n` values of `type` (a native
 // type, also the stored type), replacing any existing `name`.

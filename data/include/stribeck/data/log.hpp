@@ -81,9 +81,10 @@ struct Results {
 void append_results(const std::string& path, const Results& results);
 
 // Reads a results group back (datasets with shapes and units, attributes
-// including the provenance). Throws InputError if `group` is missing or not a
-// results group.
-Results read_results(const std::string& path, const std::string& group);
+// including the provenance; `with_datasets` false: attributes and provenance
+// only, for groups too large to hold). Throws InputError if `group` is
+// missing or not a results group.
+Results read_results(const std::string& path, const std::string& group, bool with_datasets = true);
 // Paths of all results groups in a file, in name order.
 std::vector<std::string> list_results(const std::string& path);
 

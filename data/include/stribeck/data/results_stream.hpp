@@ -1,0 +1,81 @@
+#pragma once
+// A results group (the same group read_results reads back) written a block
+// of rows at a time, for runs whose results outgrow memory or outlast a job:
+// the file is OUT.partial while it grows, with a checkpoint after every
+// block, so a killed run resumes from the last checkpoint; it is renamed to
+// OUT when complete, so OUT never holds a partial result.
+//
+//   auto s = ResultsStream::create("map.h5", "ensemble", columns, attributes, provenance);
+//   s->append(rows, {points, period, ...});  // one pointer per column
+//   s->checkpoint({rows_so_far, {{"ok", "12"}}});
+//   s->finish();                             // map.h5.partial -> map.h5
+//
+// Plain types only: the engine (host/) decides what the columns and the
+// checkpoint's state mean; this layer knows the file.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/log.hpp"
+
+namespace stribeck {
+
+// One float64 dataset of the group.
+struct StreamColumn {
+  std::string name;
+  std::uint64_t width = 0;  // 0: a 1-D dataset (one value per row); w >= 1: rows x w
+  std::string units;        // `units` attribute ("" for none)
+  std::string description;  // `description` attribute ("" for none)
+};
+
+// What a checkpoint records: the rows written, and the engine's running
+// totals as text (counts, examples), so a resumed run continues them.
+// State keys may not contain '=' or '\n'; values may not contain '\n'.
+struct StreamCheckpoint {
+  std::uint64_t rows = 0;
+  std::map<std::string, std::string> state;
+};
+
+class ResultsStream {
+ public:
+  // Starts PATH.partial (replacing a stale one) holding group `group` with
+  // kind = "results", the provenance, `attributes` (as append_results writes
+  // them) and empty columns.
+  static std::unique_ptr<ResultsStream> create(const std::string& path, const std::string& group,
+                                               const std::vector<StreamColumn>& columns,
+                                               const std::map<std::string, std::string>& attributes,
+                                               const Provenance& provenance);
+  // Reopens PATH.partial after an interruption. Its group must hold the same
+  // columns and every one of `attributes` with the same value (else a
+  // one-line InputError naming the first that differs: a partial file of
+  // another run is never continued); rows past the last checkpoint are cut
+  // off. Returns the checkpoint in `checkpoint`. The provenance stays the
+  // first run's, except that a different device is appended ("A; resumed
+  // on B").
+  static std::unique_ptr<ResultsStream> resume(const std::string& path, const std::string& group,
+                                               const std::vector<StreamColumn>& columns,
+                                               const std::map<std::string, std::string>& attributes,
+                                               const Provenance& provenance, StreamCheckpoint& checkpoint);
+  ~ResultsStream();
+  ResultsStream(const ResultsStream&) = delete;
+  ResultsStream& operator=(const ResultsStream&) = delete;
+
+  // Appends `rows` rows: data[c] holds the rows of column c
+  // (rows values, or rows x width).
+  void append(std::uint64_t rows, const std::vector<const double*>& data);
+  // Records the checkpoint and flushes the file to disk.
+  void checkpoint(const StreamCheckpoint& checkpoint);
+  // Removes the checkpoint attributes, closes and renames PATH.partial ->
+  // PATH (replacing it).
+  void finish();
+
+  struct Impl;
+
+ private:
+  explicit ResultsStream(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stribeck

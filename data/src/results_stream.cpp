@@ -1,0 +1,160 @@
+// Results groups streamed block by block with checkpoints (results_stream.hpp).
+#include "stribeck/data/results_stream.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "group_attributes.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+
+namespace stribeck {
+namespace {
+
+// HDF5 chunk of a streamed column: 64 Ki rows (512 KiB of float64 for a
+// 1-D column), large enough that appends and reads stay sequential.
+constexpr hsize_t kChunkRows = 65536;
+
+// Written at every checkpoint, removed by finish: a complete file has
+// neither, so a finished run and a resumed one end with the same attributes.
+constexpr const char* kRowsAttribute = "checkpoint_rows";
+constexpr const char* kStateAttribute = "checkpoint_state";
+
+std::string encode(const std::map<std::string, std::string>& state) {
+  std::string s;
+  for (const auto& [k, v] : state) s += k + "=" + v + "\n";
+  return s;
+}
+
+std::map<std::string, std::string> decode(const std::string& text) {
+  std::map<std::string, std::string> state;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) state[line.substr(0, eq)] = line.substr(eq + 1);
+    pos = end + 1;
+  }
+  return state;
+}
+
+}  // namespace
+
+struct ResultsStream::Impl {
+  std::string final_path, path, where;
+  h5::File file;
+  h5::Group group;
+  std::vector<StreamColumn> columns;
+  std::vector<h5::Dataset> datasets;
+};
+
+ResultsStream::ResultsStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResultsStream::~ResultsStream() = default;
+
+std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, const std::string& group,
+                                                     const std::vector<StreamColumn>& columns,
+                                                     const std::map<std::string, std::string>& attributes,
+                                                     const Provenance& provenance) {
+  auto w = std::make_unique<Impl>();
+  w->final_path = path;
+  w->path = path + ".partial";
+  w->where = w->path + ": results group '" + group + "'";
+  w->columns = columns;
+  w->file = h5::create_file(w->path);
+  h5::write_string_attribute(w->file.id(), "schema", detail::kSchemaVersion, w->path);
+  w->group = h5::create_group(w->file.id(), group, w->where);
+  h5::write_string_attribute(w->group.id(), "kind", "results", w->where);
+  detail::write_provenance(w->group.id(), provenance, w->where);
+  detail::write_attributes(w->group.id(), attributes, w->where);
+  for (const auto& c : columns) {
+    w->datasets.push_back(h5::create_column(w->group.id(), c.name, H5T_NATIVE_DOUBLE, kChunkRows, w->where, c.width));
+    if (!c.units.empty()) h5::write_string_attribute(w->datasets.back().id(), "units", c.units, w->where);
+    if (!c.description.empty())
+      h5::write_string_attribute(w->datasets.back().id(), "description", c.description, w->where);
+  }
+  std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
+  s->checkpoint(StreamCheckpoint{});
+  return s;
+}
+
+std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, const std::string& group,
+                                                     const std::vector<StreamColumn>& columns,
+                                                     const std::map<std::string, std::string>& attributes,
+                                                     const Provenance& provenance, StreamCheckpoint& checkpoint) {
+  const std::string partial = path + ".partial";
+  if (!std::ifstream(partial).good())
+    throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
+  auto w = std::make_unique<Impl>();
+  w->final_path = path;
+  w->path = partial;
+  w->where = partial + ": results group '" + group + "'";
+  w->columns = columns;
+  w->file = h5::open_file(partial, /*write=*/true);
+  if (!h5::has_child(w->file.id(), group)) throw InputError(w->where + ": does not exist; remove " + partial);
+  w->group = h5::open_group(w->file.id(), group, w->where);
+  if (!h5::has_attribute(w->group.id(), kRowsAttribute))
+    throw InputError(w->where + ": has no checkpoint; remove " + partial + " and run without --resume");
+  std::map<std::string, std::string> stored;
+  detail::read_attributes(w->group.id(), stored, w->where);
+  for (const auto& [k, v] : attributes) {
+    const auto it = stored.find(k);
+    if (it == stored.end() || it->second != v)
+      throw InputError(partial + ": belongs to a different run (attribute '" + k + "' is '" +
+                       (it == stored.end() ? std::string("missing") : it->second) + "', this run has '" + v +
+                       "'); remove it or run without --resume");
+  }
+  checkpoint.rows = h5::read_uint_attribute(w->group.id(), kRowsAttribute, w->where);
+  checkpoint.state = decode(h5::read_string_attribute(w->group.id(), kStateAttribute, w->where));
+  for (const auto& c : columns) {
+    const std::string at = w->where + ": dataset '" + c.name + "'";
+    h5::Dataset ds = h5::open_dataset(w->group.id(), c.name, at);
+    const auto info = h5::dataset_info(ds, at);
+    const std::uint64_t width = info.dims.size() == 2 ? info.dims[1] : 0;
+    if (info.dims.empty() || info.dims.size() > 2 || width != c.width || info.dims[0] < checkpoint.rows)
+      throw InputError(at + ": does not hold the " + std::to_string(checkpoint.rows) +
+                       " rows of its checkpoint; remove " + partial);
+    ds.reset();
+    // Rows written after the last checkpoint are dropped and computed again.
+    h5::resize_column(w->group.id(), c.name, checkpoint.rows, w->where);
+    w->datasets.push_back(h5::open_dataset(w->group.id(), c.name, at));
+  }
+  const std::string device = provenance.device.empty() ? "cpu" : provenance.device;
+  if (h5::has_attribute(w->group.id(), "device")) {
+    const std::string first = h5::read_string_attribute(w->group.id(), "device", w->where);
+    if (first.find(device) == std::string::npos)
+      h5::write_string_attribute(w->group.id(), "device", first + "; resumed on " + device, w->where);
+  }
+  return std::unique_ptr<ResultsStream>(new ResultsStream(std::move(w)));
+}
+
+void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>& data) {
+  Impl& w = *impl_;
+  if (data.size() != w.columns.size())
+    throw std::logic_error("ResultsStream::append: one data pointer per column expected");
+  for (size_t c = 0; c < data.size(); ++c)
+    h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
+}
+
+void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
+  Impl& w = *impl_;
+  h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
+  h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
+  if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
+}
+
+void ResultsStream::finish() {
+  Impl& w = *impl_;
+  for (const char* a : {kRowsAttribute, kStateAttribute})
+    if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
+      h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
+  w.datasets.clear();
+  w.group.reset();
+  h5::close_file(w.file, w.path);
+  if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
+    throw InputError(w.final_path + ": cannot move the finished results into place");
+}
+
+}  // namespace stribeck
