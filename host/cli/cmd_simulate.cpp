@@ -19,6 +19,9 @@ void add_simulate_command(CLI::App& app) {
   auto device = std::make_shared<std::string>();
   auto precision = std::make_shared<std::string>();
   auto shard = std::make_shared<std::string>();
+  auto resume = std::make_shared<bool>(false);
+  auto chunk = std::make_shared<std::uint64_t>(0);
+  auto max_chunks = std::make_shared<std::uint64_t>(0);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
@@ -26,8 +29,14 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--precision", *precision, "Ensembles: fp64 | fp32 (overrides [ensemble] precision)");
   cmd->add_option("--shard", *shard,
                   "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge");
+  cmd->add_flag("--resume", *resume, "Ensembles: continue OUT.h5.partial from its last checkpoint");
+  cmd->add_option("--chunk", *chunk,
+                  "Ensembles: points per chunk, written with a checkpoint (default 1048576 on a GPU, 16384 on the CPU)")
+      ->check(kPositive);
+  cmd->add_option("--max-chunks", *max_chunks, "Ensembles: stop after this many chunks, leaving a resumable OUT.h5.partial")
+      ->check(kPositive);
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision, shard] {
+  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks] {
     SimulateConfig c = read_simulate_config(*config);
     if (!shard->empty() && !c.ensemble)
       throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
@@ -37,6 +46,9 @@ void add_simulate_command(CLI::App& app) {
     if ((!device->empty() || !precision->empty()) && !c.ensemble)
       throw InputError(std::string(device->empty() ? "--precision" : "--device") +
                        " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
+    if ((*resume || *chunk || *max_chunks) && !c.ensemble)
+      throw InputError(std::string(*resume ? "--resume" : *chunk ? "--chunk" : "--max-chunks") +
+                       " applies to ensembles (an [ensemble] table); a single simulation is written in one go");
     if (!device->empty()) {
       if (*device != "auto" && *device != "gpu" && *device != "cpu")
         throw InputError("--device " + *device + ": expected auto, gpu or cpu");
@@ -59,22 +71,32 @@ void add_simulate_command(CLI::App& app) {
       o.note = [](const std::string& note) { std::fprintf(stderr, "stribeck: %s\n", note.c_str()); };
       if (!*quiet) o.progress = progress_printer("points");
       o.shard = *shard;
+      o.output = *output;
+      o.resume = *resume;
+      o.chunk = *chunk;
+      o.max_chunks = *max_chunks;
+      o.command_line = command_line;
       const EnsembleResult r = run_ensemble(c, o);
-      write_ensemble(*output, r, c, command_line);
-      long counts[5] = {0, 0, 0, 0, 0}, ss = 0;
-      for (const auto& m : r.metrics) {
-        ++counts[m.status >= 0 && m.status < 5 ? m.status : 4];
-        ss += m.stick_slip;
-      }
+      const std::string part =
+          r.shard_count > 1 ? ", shard " + *shard + " of " + std::to_string(r.points) : std::string();
       std::fprintf(stderr,
-                   "stribeck simulate: ensemble of %zu points%s (%s, %s) in %.3g s, %.3g RK4 steps/s -> %s\n"
-                   "  stick-slip in %ld; status ok %ld, non-finite %ld, step-limit %ld, event-limit %ld, "
-                   "invalid-parameters %ld\n",
-                   r.metrics.size(),
-                   r.shard_count > 1 ? (", shard " + *shard + " of " + std::to_string(r.points)).c_str() : "", c.fp32 ? "fp32" : "fp64", r.device.c_str(), r.seconds,
-                   r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0, output->c_str(), ss,
-                   counts[0], counts[1], counts[2], counts[3], counts[4]);
+                   "stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
+                   "steps/s -> %s\n"
+                   "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
+                   "invalid-parameters %llu\n",
+                   static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64",
+                   r.device.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
+                   r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
+                   r.finished ? output->c_str() : (*output + ".partial").c_str(),
+                   static_cast<unsigned long long>(r.stick_slip), static_cast<unsigned long long>(r.status_counts[0]),
+                   static_cast<unsigned long long>(r.status_counts[1]),
+                   static_cast<unsigned long long>(r.status_counts[2]),
+                   static_cast<unsigned long long>(r.status_counts[3]),
+                   static_cast<unsigned long long>(r.status_counts[4]));
       for (const auto& e : r.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());
+      if (!r.finished)
+        std::fprintf(stderr, "  stopped after %llu of %llu points; continue with --resume\n",
+                     static_cast<unsigned long long>(r.completed), static_cast<unsigned long long>(r.count));
       return;
     }
     const SimulateSummary s = run_simulation(c, *output, command_line);

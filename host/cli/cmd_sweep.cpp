@@ -13,16 +13,6 @@
 namespace stribeck::cli {
 namespace {
 
-// Numeric flags must be positive integers, so 0 below means "not given"
-// (and an explicit 0 or negative value is an error, not silently ignored).
-const CLI::Validator kPositive(
-    [](std::string& s) {
-      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-      return digits && s.find_first_not_of('0') != std::string::npos ? std::string()
-                                                                     : "must be a positive integer, not '" + s + "'";
-    },
-    "POSITIVE");
-
 struct SweepFlags {
   std::string config, output, model, design, device, precision, objective, shard;
   std::vector<std::string> params, logs, profiles, metrics;

@@ -17,6 +17,16 @@ void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 
+// Numeric flags must be positive integers, so 0 below means "not given"
+// (and an explicit 0 or negative value is an error, not silently ignored).
+inline const CLI::Validator kPositive(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      return digits && s.find_first_not_of('0') != std::string::npos ? std::string()
+                                                                     : "must be a positive integer, not '" + s + "'";
+    },
+    "POSITIVE");
+
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.
 Provenance cli_provenance();

@@ -1,4 +1,5 @@
-// Ensembles of body simulations on the CPU (OpenMP over points).
+// Ensembles of body simulations, chunk by chunk, on the GPU or the CPU
+// (OpenMP over points); the chunks go to an EnsembleSink (ensemble_output.cpp).
 #include "stribeck/host/ensemble.hpp"
 
 #include <omp.h>
@@ -12,12 +13,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
+#include "ensemble_output.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/hdf5.hpp"
-#include "stribeck/data/log.hpp"
-#include "stribeck/host/content_hash.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
@@ -141,12 +138,13 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   return e;
 }
 
-// `progress(done)` is called by thread 0 after each of its points (points
-// take milliseconds to seconds, so that is often enough and costs nothing).
-// Points [first, first + n) of the space; row i of `r` is point first + i.
+// Points [first, first + count) of the space into one chunk's buffers (row i
+// is point first + i). `progress(done)` is called by thread 0 after each of
+// its points (points take milliseconds to seconds, so that is often enough
+// and costs nothing).
 template <class M, class T, class Progress>
 void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64_t first, std::uint64_t count,
-                EnsembleResult& r, const Progress& progress) {
+                double* values, StickSlipMetrics<double>* metrics, const Progress& progress) {
   const std::int64_t n = static_cast<std::int64_t>(count);
   const int dims = s.dims;
   std::atomic<std::uint64_t> done{0};
@@ -154,8 +152,8 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
     const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
-    for (int d = 0; d < dims; ++d) r.values[i * dims + d] = x[d];
-    StickSlipMetrics<double>& o = r.metrics[i];
+    for (int d = 0; d < dims; ++d) values[i * dims + d] = x[d];
+    StickSlipMetrics<double>& o = metrics[i];
     o.stick_slip = m.stick_slip;
     o.stick_fraction = m.stick_fraction;
     o.amp_spring_force = m.amp_spring_force;
@@ -171,8 +169,44 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
     o.status = m.status;
     o.steps = m.steps;
     const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: run_ensemble
+    if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: the chunk loop
   }
+}
+
+#if STRIBECK_HAVE_CUDA
+// A chunk on the GPU: one launch of cuda::run_ensemble, metrics unpacked.
+void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
+                StickSlipMetrics<double>* metrics, std::vector<double>& staging) {
+  staging.resize(count * cuda::kEnsembleMetrics);
+  q.first = first;
+  q.count = count;
+  q.values = values;
+  q.metrics = staging.data();
+  cuda::run_ensemble(q);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const double* x = &staging[i * cuda::kEnsembleMetrics];
+    StickSlipMetrics<double>& o = metrics[i];
+    o.stick_slip = static_cast<int>(x[0]);
+    o.stick_fraction = x[1];
+    o.amp_spring_force = x[2];
+    o.amp_velocity = x[3];
+    o.period = x[4];
+    o.breakaway_force = x[5];
+    o.peak_velocity = x[6];
+    o.dissipated = x[7];
+    o.final_s = x[8];
+    o.final_v = x[9];
+    o.final_z = x[10];
+    o.final_mode = static_cast<int>(x[11]);
+    o.status = static_cast<int>(x[12]);
+    o.steps = static_cast<long>(x[13]);
+  }
+}
+#endif
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
 }
 
 // Why point i (coordinates x) was not simulated: the first rule it breaks,
@@ -210,59 +244,18 @@ std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const in
   return reason;
 }
 
-// What makes two runs parts of one ensemble: the config text (the space, the
-// system, the model), the precision after --precision, and the content of
-// the measured input tables it reads. The device is left out: shards from a
-// GPU node and a CPU node belong together (they agree to 1e-12, not bit for bit).
-std::string ensemble_identity(const SimulateConfig& c) {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the text, then mixed
-  for (unsigned char ch : c.text) h = (h ^ ch) * 0x100000001b3ull;
-  h = sweep::mix64(h ^ (c.fp32 ? 32u : 64u));
-  for (const auto& tab : c.tables) h = hash_doubles(hash_doubles(h, tab.t), tab.y);
-  return hex64(h);
-}
-
-// The datasets of the HDF5 group in the order write_ensemble writes them.
-std::vector<std::string> ensemble_dataset_names() {
-  std::vector<std::string> k{"points"};
-  for (const auto& [name, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) k.push_back(name);
-  return k;
-}
-
-void write_results_atomically(const std::string& path, const Results& res) {
-  AtomicFile out(path);
-  std::remove(out.temp_path().c_str());  // append_results creates the HDF5 file itself
-  append_results(out.temp_path(), res);
-  out.commit();
-}
-
-std::uint64_t parse_u64(const std::string& text, const std::string& where) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
-  return v;
-}
-
 // This machine's physical memory (0 when it cannot be read: no check then).
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
 }  // namespace
 
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {
-  const std::uint64_t per_point = sizeof(StickSlipMetrics<double>) + 8ull * dims  // the result
-#if STRIBECK_HAVE_CUDA
-                                  + 8ull * cuda::kEnsembleMetrics  // GPU staging
-#endif
-                                  + 8ull * (dims + 14);  // output columns (stick_slip_metric_columns)
-  return points * per_point;
+  // The coordinates and metrics of every point; a chunk's buffers and the
+  // GPU's staging copy are bounded by the chunk, not counted.
+  return points * (sizeof(StickSlipMetrics<double>) + 8ull * static_cast<std::uint64_t>(dims));
 }
 
 void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where) {
@@ -271,7 +264,7 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
-                "machine's %.3g GB; split the space (--shard i/N, then stribeck merge)",
+                "machine's %.3g GB; write them to a file (-o OUT.h5), which streams them",
                 static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
   throw InputError(where + buf);
 }
@@ -289,13 +282,21 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   const std::uint64_t n = part.count;
   r.points = s.points;
   r.first = part.first;
+  r.count = n;
   r.shard_index = part.index;
   r.shard_count = part.shards;
-  if (n > 100'000'000ull)
-    throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
-                     (part.shards > 1 ? " in shard " + o.shard : std::string()) +
-                     "; at most 1e8 per run on the CPU path (split it with --shard i/N)");
-  check_ensemble_memory(n, s.dims, physical_memory_bytes(), c.source + ": [ensemble]");
+  const bool csv = ends_with(o.output, ".csv");
+  if (o.output.empty()) {
+    if (o.resume) throw InputError("--resume needs an output file (-o OUT.h5)");
+    if (n > 100'000'000ull)
+      throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
+                       (part.shards > 1 ? " in shard " + o.shard : std::string()) +
+                       "; at most 1e8 per run with the results in memory (write them to a file)");
+    check_ensemble_memory(n, s.dims, physical_memory_bytes(), c.source + ": [ensemble]");
+  } else if (csv && (o.resume || o.max_chunks)) {
+    throw InputError(std::string(o.resume ? "--resume" : "--max-chunks") + ": " + o.output +
+                     ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
+  }
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";
 #if STRIBECK_HAVE_CUDA
@@ -303,242 +304,81 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
 #endif
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
+  r.device = gpu ? "cuda:0 " + gpu_name : "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+  // Opened before `start`: a --resume of another run's partial file is
+  // refused before anything is announced or allocated.
+  const std::unique_ptr<EnsembleSink> sink = open_ensemble_sink(c, o, r);
   if (o.start) o.start();
-  r.values.assign(n * s.dims, 0.0);  // after every check (and `start`), so a refused run allocates nothing
-  r.metrics.assign(n, StickSlipMetrics<double>{});
   if (!r.note.empty() && o.note) o.note(r.note);
+  const std::uint64_t chunk = o.chunk ? o.chunk : gpu ? std::uint64_t(1) << 20 : std::uint64_t(1) << 14;
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  auto progress = [&](std::uint64_t done) {
-    if (o.progress) o.progress(done, n, seconds());
+
+  // Runs the chunks left with `simulate(first, count, values, metrics,
+  // progress)`, tallies the totals, hands each chunk to the sink.
+  auto chunks = [&](auto&& simulate) {
+    std::vector<double> values;
+    std::vector<StickSlipMetrics<double>> metrics;
+    for (std::uint64_t done_chunks = 0; r.completed < n; ++done_chunks) {
+      if (o.max_chunks && done_chunks == o.max_chunks) break;
+      const std::uint64_t k = std::min(chunk, n - r.completed), first = part.first + r.completed;
+      values.assign(k * s.dims, 0.0);
+      metrics.assign(k, StickSlipMetrics<double>{});
+      const std::uint64_t base = r.completed;
+      simulate(first, k, values.data(), metrics.data(), [&](std::uint64_t done) {
+        if (o.progress) o.progress(base + done, n, seconds());
+      });
+      for (std::uint64_t i = 0; i < k; ++i) {
+        const StickSlipMetrics<double>& x = metrics[i];
+        ++r.status_counts[x.status >= 0 && x.status < 5 ? x.status : kSimInvalid];
+        r.stick_slip += x.stick_slip != 0;
+        r.rk4_steps += x.steps;
+        if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
+          r.invalid_examples.push_back("point " + std::to_string(first + i) + ": " +
+                                       invalid_reason(c, m, target, &values[i * s.dims], s.dims));
+      }
+      sink->append(k, values.data(), metrics.data());
+      r.completed += k;
+      r.evaluated += k;
+      sink->checkpoint(r);
+      if (o.progress) o.progress(r.completed, n, seconds());
+    }
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
-    r.device = "cuda:0 " + gpu_name;
     cuda::EnsembleRequest q;
     q.model_id = c.model.c_str();
     q.fp32 = c.fp32;
     q.spec64 = make_spec<double>(c, m, target);
     q.spec32 = make_spec<float>(c, m, target);
-    const TypedTables tables64(c, q.spec64.base);  // host copies; run_ensemble uploads them
+    const TypedTables tables64(c, q.spec64.base);  // host copies; cuda::run_ensemble uploads them
     const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
-    q.first = part.first;
-    q.count = n;
-    std::vector<double> met(n * cuda::kEnsembleMetrics);
-    q.values = r.values.data();
-    q.metrics = met.data();
-    cuda::run_ensemble(q);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const double* x = &met[i * cuda::kEnsembleMetrics];
-      StickSlipMetrics<double>& o = r.metrics[i];
-      o.stick_slip = static_cast<int>(x[0]);
-      o.stick_fraction = x[1];
-      o.amp_spring_force = x[2];
-      o.amp_velocity = x[3];
-      o.period = x[4];
-      o.breakaway_force = x[5];
-      o.peak_velocity = x[6];
-      o.dissipated = x[7];
-      o.final_s = x[8];
-      o.final_v = x[9];
-      o.final_z = x[10];
-      o.final_mode = static_cast<int>(x[11]);
-      o.status = static_cast<int>(x[12]);
-      o.steps = static_cast<long>(x[13]);
-    }
+    std::vector<double> staging;
+    chunks([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics, auto&&) {
+      gpu_points(q, first, k, values, metrics, staging);
+    });
 #endif
   } else {
-    r.device = "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
     visit_model(c.model.c_str(), [&](auto tag) {
       using M = typename decltype(tag)::type;
       auto run = [&](auto spec) {
         const TypedTables tables(c, spec.base);
-        run_points<M>(spec, s, part.first, n, r, progress);
+        chunks([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
+                   auto&& progress) { run_points<M>(spec, s, first, k, values, metrics, progress); });
       };
       if (c.fp32) run(make_spec<float>(c, m, target));
       else run(make_spec<double>(c, m, target));
     });
   }
   r.seconds = seconds();
-  if (o.progress && n > 0) o.progress(n, n, r.seconds);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const StickSlipMetrics<double>& x = r.metrics[i];
-    r.rk4_points += x.status != kSimInvalid;
-    r.rk4_steps += x.steps;
-    if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
-      r.invalid_examples.push_back("point " + std::to_string(part.first + i) + ": " +
-                                   invalid_reason(c, m, target, &r.values[i * s.dims], s.dims));
+  r.finished = r.completed == n;
+  if (r.finished) {
+    sink->finish(r);
+    r.output = o.output;
   }
   return r;
-}
-
-void write_ensemble(const std::string& path, const EnsembleResult& r, const SimulateConfig& c,
-                    const std::string& command_line) {
-  const size_t n = r.metrics.size(), dims = r.names.size();
-  if (ends_with(path, ".csv")) {
-    AtomicFile out(path);
-    std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(n) + " points, model " +
-                       c.model + "\nindex";
-    for (const auto& nm : r.names) text += "," + nm;
-    for (const auto& [k, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) text += "," + k;
-    text += '\n';
-    std::FILE* f = out.stream();
-    for (size_t i = 0; i < n; ++i) {
-      text += std::to_string(i);
-      for (size_t d = 0; d < dims; ++d) {
-        text += ',';
-        append_double(text, r.values[i * dims + d]);
-      }
-      for (const auto& [k, v] : stick_slip_metric_columns(r.metrics[i])) {
-        text += ',';
-        append_double(text, v);
-      }
-      text += '\n';
-      if (text.size() > (1u << 20) || i + 1 == n) {
-        if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
-        text.clear();
-      }
-    }
-    out.commit();
-    return;
-  }
-  Results res;
-  res.group = "ensemble";
-  std::string names;
-  for (const auto& nm : r.names) names += (names.empty() ? "" : ",") + nm;
-  res.datasets.push_back({"points", {n, dims}, r.values, "", "coordinates of each point: " + names});
-  const auto keys = stick_slip_metric_columns(StickSlipMetrics<double>{});
-  const size_t first = res.datasets.size();
-  for (const auto& [k, v] : keys) res.datasets.push_back({k, {n}, {}, "", "per-trajectory metric (docs/dynamics.md)"});
-  for (size_t i = 0; i < n; ++i) {
-    const auto row = stick_slip_metric_columns(r.metrics[i]);
-    for (size_t k = 0; k < row.size(); ++k) res.datasets[first + k].values.push_back(row[k].second);
-  }
-  res.attributes["names"] = names;
-  res.attributes["model"] = c.model;
-  res.attributes["form"] = c.stiction ? "stiction" : "smooth";
-  res.attributes["precision"] = c.fp32 ? "fp32" : "fp64";
-  res.attributes["ensemble_identity"] = ensemble_identity(c);
-  res.attributes["points"] = std::to_string(r.points);
-  res.attributes["first"] = std::to_string(r.first);
-  res.attributes["count"] = std::to_string(n);
-  res.attributes["shard_index"] = std::to_string(r.shard_index);
-  res.attributes["shard_count"] = std::to_string(r.shard_count);
-  res.provenance.command_line = command_line;
-  res.provenance.config = c.text;
-  res.provenance.device = r.device;
-  write_results_atomically(path, res);
-}
-
-bool is_ensemble_file(const std::string& path) {
-  try {
-    if (!std::ifstream(path)) return false;
-    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
-    if (!h5::has_child(f.id(), "ensemble")) return false;
-    const h5::Group g = h5::open_group(f.id(), "ensemble", path);
-    return h5::has_attribute(g.id(), "ensemble_identity");
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
-                          const std::string& command_line) {
-  if (inputs.empty()) throw InputError("merge: no input files");
-  if (ends_with(output, ".csv"))
-    throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
-  struct Shard {
-    std::string path;
-    Results res;
-    std::uint64_t points, first, count;
-  };
-  for (const auto& in : inputs)
-    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
-  {
-    // The whole ensemble's size from the first shard's attributes, before any
-    // dataset is read: a merge that memory cannot hold is refused up front.
-    const h5::File f = h5::open_file(inputs.front());
-    const h5::Group g = h5::open_group(f.id(), "ensemble", inputs.front());
-    const std::string at = inputs.front() + ": group 'ensemble'";
-    const std::uint64_t points =
-        parse_u64(h5::read_string_attribute(g.id(), "points", at), at + ": attribute 'points'");
-    const std::string names = h5::read_string_attribute(g.id(), "names", at);
-    const int dims = names.empty() ? 0 : 1 + static_cast<int>(std::count(names.begin(), names.end(), ','));
-    check_ensemble_memory(points, dims, physical_memory_bytes(), "merge");
-  }
-  std::vector<Shard> shards;
-  for (const auto& in : inputs) {
-    Shard sh{in, read_results(in, "ensemble"), 0, 0, 0};
-    const std::string at = in + ": group 'ensemble'";
-    auto& a = sh.res.attributes;
-    for (const char* k : {"points", "first", "count", "names", "model", "form", "precision"})
-      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
-    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
-    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
-    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
-    shards.push_back(std::move(sh));
-  }
-  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.first < b.first; });
-  const Shard& s0 = shards.front();
-  size_t dims = 0;
-  for (const auto& d : s0.res.datasets)
-    if (d.name == "points" && d.shape.size() == 2) dims = d.shape[1];
-  const std::vector<std::string> keys = ensemble_dataset_names();
-  std::uint64_t next = 0;
-  for (const Shard& sh : shards) {
-    for (const char* k : {"ensemble_identity", "points", "names", "model", "form", "precision"})
-      if (sh.res.attributes.at(k) != s0.res.attributes.at(k))
-        throw InputError(sh.path + ": belongs to a different ensemble than " + s0.path +
-                         " (config, precision or measured inputs differ)");
-    if (sh.first != next)
-      throw InputError(sh.path + ": shard starts at point " + std::to_string(sh.first) + ", expected " +
-                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
-    for (const auto& k : keys) {
-      const ResultDataset* d = nullptr;
-      for (const auto& x : sh.res.datasets)
-        if (x.name == k) d = &x;
-      const size_t width = k == "points" ? dims : 1;
-      if (!d || d->values.size() != sh.count * width)
-        throw InputError(sh.path + ": group 'ensemble': dataset '" + k + "' is missing or does not hold " +
-                         std::to_string(sh.count) + " points");
-    }
-    next = sh.first + sh.count;
-  }
-  if (next != s0.points)
-    throw InputError(shards.back().path + ": the last shard ends at point " + std::to_string(next) + " of " +
-                     std::to_string(s0.points) + " (a shard is missing)");
-
-  Results res;
-  res.group = "ensemble";
-  res.attributes = s0.res.attributes;
-  res.attributes["first"] = "0";
-  res.attributes["count"] = std::to_string(s0.points);
-  res.attributes["shard_index"] = "0";
-  res.attributes["shard_count"] = "1";
-  res.attributes["merged_from"] = std::to_string(shards.size()) + " shards";
-  std::string devices;
-  for (const Shard& sh : shards)
-    if (devices.find(sh.res.provenance.device) == std::string::npos)
-      devices += (devices.empty() ? "" : "; ") + sh.res.provenance.device;
-  res.provenance.command_line = command_line;
-  res.provenance.config = s0.res.provenance.config;
-  res.provenance.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  for (const auto& k : keys) {
-    ResultDataset out;
-    for (Shard& sh : shards)
-      for (auto& d : sh.res.datasets)
-        if (d.name == k) {
-          if (out.name.empty()) out = ResultDataset{d.name, {}, {}, d.units, d.description};
-          out.values.insert(out.values.end(), d.values.begin(), d.values.end());
-          std::vector<double>().swap(d.values);  // free the shard's copy as it is merged
-        }
-    out.shape = {static_cast<unsigned long long>(s0.points)};
-    if (k == "points") out.shape.push_back(dims);
-    res.datasets.push_back(std::move(out));
-  }
-  write_results_atomically(output, res);
 }
 
 }  // namespace stribeck

@@ -185,9 +185,10 @@ TEST(EnsembleShards, ShardFlagErrors) {
   EXPECT_NE(text.find("--shard: shard files are HDF5"), std::string::npos) << text;
 }
 
-// The point limit (1e8 per run) and the memory check apply to the points a
-// shard computes, so a space too large for one run runs as shards. `start`
-// is called once every check has passed (before anything is allocated); it
+// Results kept in memory: the point limit (1e8 per run) and the memory check
+// apply to the points a shard computes, so a space too large for one run
+// runs as shards. Results streamed to a file have neither limit. `start` is
+// called once every check has passed (before anything is allocated); it
 // throws here so nothing runs.
 TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
   const std::string cfg = tmp("huge.toml");
@@ -197,9 +198,10 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
                         "drive_velocity = \"linear:0.01:0.3:1000\"\nmass = \"linear:1:2:200\"\n";  // 2e8 points
   const SimulateConfig c = read_simulate_config(cfg);
   struct Started {};
-  auto checks_pass = [&](const std::string& shard) {
+  auto checks_pass = [&](const std::string& shard, const std::string& output = "") {
     EnsembleRunOptions o;
     o.shard = shard;
+    o.output = output;
     o.start = [] { throw Started{}; };
     try {
       run_ensemble(c, o);
@@ -210,8 +212,11 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
     }
     return std::string("ran");
   };
-  EXPECT_EQ(checks_pass(""), cfg + ": [ensemble]: 200000000 points; at most 1e8 per run on the CPU path (split it "
-                                   "with --shard i/N)");
+  EXPECT_EQ(checks_pass(""), cfg + ": [ensemble]: 200000000 points; at most 1e8 per run with the results in memory "
+                                   "(write them to a file)");
+  const std::string streamed = tmp("huge.h5");
+  EXPECT_EQ(checks_pass("", streamed), "");
+  std::remove((streamed + ".partial").c_str());
   // The smallest split whose shards fit this machine passes every check.
   const std::uint64_t memory = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGE_SIZE));
   const std::uint64_t per_point = ensemble_result_bytes(1, 3);
@@ -221,7 +226,7 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
   if (100'000'000 * per_point > memory / 10 * 8) {  // halves of 1e8 points do not fit: the memory check says so
     const std::string m = checks_pass("1/2");
     EXPECT_EQ(m.rfind(cfg + ": [ensemble]: 100000000 points need about ", 0), 0u) << m;
-    EXPECT_NE(m.find("split the space (--shard i/N, then stribeck merge)"), std::string::npos) << m;
+    EXPECT_NE(m.find("write them to a file (-o OUT.h5)"), std::string::npos) << m;
   }
 }
 

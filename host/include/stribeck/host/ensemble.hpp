@@ -16,18 +16,29 @@ namespace stribeck {
 
 struct EnsembleResult {
   std::vector<std::string> names;             // space dimensions: parameter or system quantity names
+  // Only when run without an output file (EnsembleRunOptions::output ""):
   std::vector<double> values;                 // points x dims
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
   std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
   std::string note;                           // why device "auto" runs on the CPU ("" otherwise)
-  double seconds = 0;                         // wall time of the simulations
-  long rk4_points = 0;                        // points run (status != invalid)
-  long long rk4_steps = 0;                    // RK4 steps over all points
-  std::vector<std::string> invalid_examples;  // the first 3 invalid points and the rule each breaks
-  // This run's part of the space: points [first, first + metrics.size()) of
-  // `points` (the whole space unless run as shard `shard_index`/`shard_count`).
-  std::uint64_t points = 0, first = 0;
+  double seconds = 0;                         // wall time of this invocation's simulations
+  // This invocation's work (a resumed run counts only what it simulated):
+  std::uint64_t evaluated = 0;                // points simulated
+  long long rk4_steps = 0;                    // RK4 steps over those points
+  // This run's part of the space: points [first, first + count) of `points`
+  // (the whole space unless run as shard `shard_index`/`shard_count`).
+  std::uint64_t points = 0, first = 0, count = 0;
   int shard_index = 0, shard_count = 1;
+  // Totals over the points of [first, first + completed), resumed ones
+  // included: per SimStatus (ok, non-finite, step-limit, event-limit,
+  // invalid-parameters), stick-slip present, and the first 3 invalid points
+  // with the rule each breaks.
+  std::uint64_t completed = 0;
+  std::uint64_t status_counts[5] = {0, 0, 0, 0, 0};
+  std::uint64_t stick_slip = 0;
+  std::vector<std::string> invalid_examples;
+  bool finished = false;                      // completed == count (false when stopped by max_chunks)
+  std::string output;                         // the file written ("" when none, or not finished)
 };
 
 struct EnsembleRunOptions {
@@ -38,43 +49,58 @@ struct EnsembleRunOptions {
   // Called once before the simulations with the reason device "auto" runs
   // on the CPU (not called when it runs where asked).
   std::function<void(const std::string&)> note;
-  // Called with (points done, points, seconds since the start) while the
-  // points run (CPU path: from one thread, after each of its points; GPU:
-  // at the end) and once at the end; the callee throttles its output.
+  // Called with (points done, points of this run, seconds since the start)
+  // while the points run (CPU path: from one thread, after each of its
+  // points; GPU: after each chunk) and once at the end; the callee throttles
+  // its output.
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
   // "" (every point) or "i/N": run only shard i of N (0-based), the sweep's
-  // split (shard_range). The memory check and the point limit apply to the
-  // shard's own points.
+  // split (shard_range).
   std::string shard;
+  // "": the results stay in memory (EnsembleResult::values, metrics), for
+  // at most 1e8 points whose results fit in 80 % of this machine's memory.
+  // Else the file they are streamed to, chunk by chunk, in bounded memory:
+  // HDF5 (write_ensemble's layout, via OUT.partial with a checkpoint after
+  // every chunk, renamed when complete), or CSV when the name ends in ".csv"
+  // (one row per point; no checkpoints).
+  std::string output;
+  // HDF5 output: continue OUT.partial from its last checkpoint. The final
+  // file equals an uninterrupted run's (provenance aside).
+  bool resume = false;
+  // Points per chunk: what a kill can lose and what a chunk's results hold
+  // in memory. 0: 2^20 on the GPU (one launch), 2^14 on the CPU.
+  std::uint64_t chunk = 0;
+  // > 0: stop after this many chunks, leaving a resumable OUT.partial
+  // (time-boxed jobs; HDF5 output only).
+  std::uint64_t max_chunks = 0;
+  std::string command_line;                   // provenance of the output file
 };
 
-// Runs every point, FP64 or FP32 (config.fp32), on the GPU (one thread per
-// trajectory) when config.device is "gpu", or "auto" and a CUDA device is
-// usable, else on the CPU (OpenMP over points). Both run the same
-// ensemble_point (measured input tables, [system] inputs, are copied to the
-// device). Throws InputError for an ensemble that names unknown
-// quantities or breaks the space rules, or asks for a GPU it cannot have.
+// Runs the points of this run's part of the space, FP64 or FP32
+// (config.fp32), chunk by chunk, on the GPU (one thread per trajectory) when
+// config.device is "gpu", or "auto" and a CUDA device is usable, else on
+// the CPU (OpenMP over points). Both run the same ensemble_point (measured
+// input tables, [system] inputs, are copied to the device). Throws
+// InputError for an ensemble that names unknown quantities or breaks the
+// space rules, asks for a GPU it cannot have, or (results in memory) is too
+// large for memory; for a --resume whose partial file belongs to another
+// run.
 EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
-// Results of an ensemble stay in host memory until written: about
-// ensemble_result_bytes(points, dims) at the peak (coordinates, metrics, the
-// GPU staging copy, the output's columns). Throws InputError naming `where`
-// when that exceeds 80 % of `physical_bytes` (run_ensemble passes this
-// machine's memory), so a too-large space is a one-line error, not an
-// out-of-memory kill.
+// Results kept in memory take about ensemble_result_bytes(points, dims) at
+// the peak (coordinates, metrics, the GPU staging copy). check_ensemble_memory
+// throws InputError naming `where` when that exceeds 80 % of
+// `physical_bytes` (run_ensemble passes this machine's memory), so a
+// too-large space is a one-line error, not an out-of-memory kill.
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims);
 void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where);
 
-// Writes the points and metrics: HDF5 (results group "ensemble": `points`
-// (points x dims, attribute `names`), one dataset per metric) or CSV (one row
-// per point) when the name ends in ".csv". Atomic.
-//
-// The HDF5 group also records what `stribeck merge` checks (every run, so a
-// merged file equals an unsharded one): `ensemble_identity` (a hash of the
-// config text, the precision and the measured input tables), `points`,
-// `first`, `count`, `shard_index`, `shard_count`.
-void write_ensemble(const std::string& path, const EnsembleResult& result, const SimulateConfig& config,
-                    const std::string& command_line);
+// The HDF5 layout of an ensemble (results group "ensemble"): `points`
+// (points x dims, attribute `names`) and one dataset per metric, with the
+// attributes `stribeck merge` checks, so a merged file equals an unsharded
+// one: `ensemble_identity` (a hash of the config text, the precision and the
+// measured input tables), `points`, `first`, `count`, `shard_index`,
+// `shard_count`.
 
 // Whether `path` is an HDF5 file with an ensemble results group carrying the
 // shard attributes above (false for sweep files, other files, missing files).
@@ -85,7 +111,8 @@ bool is_ensemble_file(const std::string& path);
 // provenance says `merged from N shards` (attribute `merged_from`, device
 // list). Throws InputError naming the file for shards of another ensemble,
 // a missing or overlapping shard, or a file that is no ensemble shard; the
-// output is then not written. Atomic.
+// output is then not written. Streams the shards a block of rows at a time
+// (bounded memory, whatever the ensemble's size); atomic.
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line);
 

@@ -1,0 +1,346 @@
+// Ensemble results out: host memory, HDF5 streamed with checkpoints, CSV;
+// recognising shard files and merging them.
+#include "ensemble_output.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/results_stream.hpp"
+#include "stribeck/host/content_hash.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
+
+namespace stribeck {
+namespace {
+
+constexpr const char* kGroup = "ensemble";
+constexpr const char* kMetricDescription = "per-trajectory metric (docs/dynamics.md)";
+
+// What makes two runs parts of one ensemble: the config text (the space, the
+// system, the model), the precision after --precision, and the content of
+// the measured input tables it reads. The device is left out: shards from a
+// GPU node and a CPU node belong together (they agree to 1e-12, not bit for bit).
+std::string ensemble_identity(const SimulateConfig& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the text, then mixed
+  for (unsigned char ch : c.text) h = (h ^ ch) * 0x100000001b3ull;
+  h = sweep::mix64(h ^ (c.fp32 ? 32u : 64u));
+  for (const auto& tab : c.tables) h = hash_doubles(hash_doubles(h, tab.t), tab.y);
+  return hex64(h);
+}
+
+std::vector<std::string> metric_names() {
+  std::vector<std::string> k;
+  for (const auto& [name, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) k.push_back(name);
+  return k;
+}
+
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+// The datasets of the group, in the order they are written: `points`
+// (points x dims) and one 1-D column per metric.
+std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64_t dims) {
+  std::vector<StreamColumn> c{{"points", dims, "", "coordinates of each point: " + names}};
+  for (const auto& k : metric_names()) c.push_back({k, 0, "", kMetricDescription});
+  return c;
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+// The metrics of n points as columns (column k: n values of metric k).
+std::vector<std::vector<double>> metric_columns(std::uint64_t n, const StickSlipMetrics<double>* m) {
+  std::vector<std::vector<double>> cols;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto row = stick_slip_metric_columns(m[i]);
+    if (cols.empty()) cols.assign(row.size(), std::vector<double>(n));
+    for (size_t k = 0; k < row.size(); ++k) cols[k][i] = row[k].second;
+  }
+  return cols;
+}
+
+class MemorySink : public EnsembleSink {
+ public:
+  MemorySink(EnsembleResult& r) : r_(r) {
+    r_.values.reserve(r_.count * r_.names.size());
+    r_.metrics.reserve(r_.count);
+  }
+  void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
+    r_.values.insert(r_.values.end(), values, values + n * r_.names.size());
+    r_.metrics.insert(r_.metrics.end(), metrics, metrics + n);
+  }
+  void checkpoint(const EnsembleResult&) override {}
+  void finish(const EnsembleResult&) override {}
+
+ private:
+  EnsembleResult& r_;
+};
+
+// One row per point: index (of the whole space), coordinates, metrics.
+class CsvSink : public EnsembleSink {
+ public:
+  CsvSink(const std::string& path, const SimulateConfig& c, const EnsembleResult& r)
+      : out_(path), dims_(r.names.size()), next_(r.first) {
+    std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(r.count) +
+                       " points, model " + c.model + "\nindex";
+    for (const auto& nm : r.names) text += "," + nm;
+    for (const auto& k : metric_names()) text += "," + k;
+    write(text + '\n');
+  }
+  void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
+    std::string text;
+    for (std::uint64_t i = 0; i < n; ++i, ++next_) {
+      text += std::to_string(next_);
+      for (size_t d = 0; d < dims_; ++d) {
+        text += ',';
+        append_double(text, values[i * dims_ + d]);
+      }
+      for (const auto& [k, v] : stick_slip_metric_columns(metrics[i])) {
+        text += ',';
+        append_double(text, v);
+      }
+      text += '\n';
+      if (text.size() > (1u << 20)) write(text), text.clear();
+    }
+    write(text);
+  }
+  void checkpoint(const EnsembleResult&) override {}
+  void finish(const EnsembleResult&) override { out_.commit(); }
+
+ private:
+  void write(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), out_.stream()) != text.size())
+      throw InputError(out_.target() + ": write failed");
+  }
+  AtomicFile out_;
+  size_t dims_;
+  std::uint64_t next_;
+};
+
+// Checkpoint state: the totals run_ensemble keeps besides the rows.
+std::map<std::string, std::string> totals_state(const EnsembleResult& r) {
+  std::map<std::string, std::string> s;
+  std::string counts;
+  for (std::uint64_t c : r.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
+  s["status_counts"] = counts;
+  s["stick_slip"] = std::to_string(r.stick_slip);
+  for (size_t i = 0; i < r.invalid_examples.size(); ++i) s["invalid_example_" + std::to_string(i)] = r.invalid_examples[i];
+  return s;
+}
+
+void restore_totals(const StreamCheckpoint& cp, EnsembleResult& r, const std::string& where) {
+  auto number = [&](const std::string& text) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end) throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
+    return static_cast<std::uint64_t>(v);
+  };
+  const auto counts = cp.state.find("status_counts"), ss = cp.state.find("stick_slip");
+  if (counts == cp.state.end() || ss == cp.state.end() || cp.rows > r.count)
+    throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
+  size_t pos = 0;
+  for (std::uint64_t& c : r.status_counts) {
+    const size_t comma = std::min(counts->second.find(',', pos), counts->second.size());
+    c = number(counts->second.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  r.stick_slip = number(ss->second);
+  for (int i = 0; i < 3; ++i)
+    if (const auto it = cp.state.find("invalid_example_" + std::to_string(i)); it != cp.state.end())
+      r.invalid_examples.push_back(it->second);
+  r.completed = cp.rows;
+}
+
+class Hdf5Sink : public EnsembleSink {
+ public:
+  Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
+    const std::string names = joined_names(r.names);
+    const std::map<std::string, std::string> attributes{
+        {"names", names},
+        {"model", c.model},
+        {"form", c.stiction ? "stiction" : "smooth"},
+        {"precision", c.fp32 ? "fp32" : "fp64"},
+        {"ensemble_identity", ensemble_identity(c)},
+        {"points", std::to_string(r.points)},
+        {"first", std::to_string(r.first)},
+        {"count", std::to_string(r.count)},
+        {"shard_index", std::to_string(r.shard_index)},
+        {"shard_count", std::to_string(r.shard_count)}};
+    Provenance p;
+    p.command_line = o.command_line;
+    p.config = c.text;
+    p.device = r.device;
+    const auto columns = ensemble_columns(names, dims_);
+    if (o.resume) {
+      StreamCheckpoint cp;
+      stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp);
+      restore_totals(cp, r, o.output + ".partial");
+    } else {
+      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p);
+    }
+  }
+  void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
+    const auto cols = metric_columns(n, metrics);
+    std::vector<const double*> data{values};
+    for (const auto& col : cols) data.push_back(col.data());
+    if (n) stream_->append(n, data);
+  }
+  void checkpoint(const EnsembleResult& r) override { stream_->checkpoint({r.completed, totals_state(r)}); }
+  void finish(const EnsembleResult& r) override {
+    checkpoint(r);
+    stream_->finish();
+  }
+
+ private:
+  size_t dims_;
+  std::unique_ptr<ResultsStream> stream_;
+};
+
+std::uint64_t parse_u64(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const EnsembleRunOptions& o,
+                                                 EnsembleResult& r) {
+  if (o.output.empty()) return std::make_unique<MemorySink>(r);
+  if (ends_with(o.output, ".csv")) return std::make_unique<CsvSink>(o.output, c, r);
+  return std::make_unique<Hdf5Sink>(c, o, r);
+}
+
+bool is_ensemble_file(const std::string& path) {
+  try {
+    if (!std::ifstream(path)) return false;
+    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
+    if (!h5::has_child(f.id(), kGroup)) return false;
+    const h5::Group g = h5::open_group(f.id(), kGroup, path);
+    return h5::has_attribute(g.id(), "ensemble_identity");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
+                          const std::string& command_line) {
+  if (inputs.empty()) throw InputError("merge: no input files");
+  if (ends_with(output, ".csv"))
+    throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
+  struct Shard {
+    std::string path;
+    std::map<std::string, std::string> attributes;
+    std::string device, config;
+    std::uint64_t points, first, count;
+  };
+  for (const auto& in : inputs)
+    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
+  const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"points"};
+    for (const auto& m : metric_names()) k.push_back(m);
+    return k;
+  }();
+  // Attributes and dataset shapes only; the rows are streamed below.
+  std::vector<Shard> shards;
+  size_t dims = 0;
+  for (const auto& in : inputs) {
+    const std::string at = in + ": group 'ensemble'";
+    Results head = read_results(in, kGroup, /*with_datasets=*/false);
+    Shard sh{in, std::move(head.attributes), head.provenance.device, head.provenance.config, 0, 0, 0};
+    auto& a = sh.attributes;
+    for (const char* k : {"points", "first", "count", "names", "model", "form", "precision"})
+      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
+    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
+    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
+    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
+    const std::string& names = a["names"];
+    dims = names.empty() ? 0 : 1 + static_cast<size_t>(std::count(names.begin(), names.end(), ','));
+    const h5::File f = h5::open_file(in);
+    const h5::Group g = h5::open_group(f.id(), kGroup, at);
+    for (const auto& k : keys) {
+      bool ok = h5::has_child(g.id(), k);
+      if (ok) {
+        const auto info = h5::dataset_info(h5::open_dataset(g.id(), k, at), at + ": dataset '" + k + "'");
+        ok = info.type_class == H5T_FLOAT && !info.dims.empty() && info.dims[0] == sh.count &&
+             (k == "points" ? info.dims.size() == 2 && info.dims[1] == dims : info.dims.size() == 1);
+      }
+      if (!ok)
+        throw InputError(at + ": dataset '" + k + "' is missing or does not hold " + std::to_string(sh.count) +
+                         " points");
+    }
+    shards.push_back(std::move(sh));
+  }
+  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.first < b.first; });
+  const Shard& s0 = shards.front();
+  std::uint64_t next = 0;
+  for (const Shard& sh : shards) {
+    for (const char* k : {"ensemble_identity", "points", "names", "model", "form", "precision"})
+      if (sh.attributes.at(k) != s0.attributes.at(k))
+        throw InputError(sh.path + ": belongs to a different ensemble than " + s0.path +
+                         " (config, precision or measured inputs differ)");
+    if (sh.first != next)
+      throw InputError(sh.path + ": shard starts at point " + std::to_string(sh.first) + ", expected " +
+                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
+    next = sh.first + sh.count;
+  }
+  if (next != s0.points)
+    throw InputError(shards.back().path + ": the last shard ends at point " + std::to_string(next) + " of " +
+                     std::to_string(s0.points) + " (a shard is missing)");
+
+  std::map<std::string, std::string> attributes = s0.attributes;
+  attributes["first"] = "0";
+  attributes["count"] = std::to_string(s0.points);
+  attributes["shard_index"] = "0";
+  attributes["shard_count"] = "1";
+  attributes["merged_from"] = std::to_string(shards.size()) + " shards";
+  std::string devices;
+  for (const Shard& sh : shards)
+    if (devices.find(sh.device) == std::string::npos) devices += (devices.empty() ? "" : "; ") + sh.device;
+  Provenance p;
+  p.command_line = command_line;
+  p.config = s0.config;
+  p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
+  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims), attributes, p);
+  try {
+    const std::uint64_t block = 1 << 16;
+    std::vector<std::vector<double>> cols(keys.size());
+    std::uint64_t rows = 0;
+    for (const Shard& sh : shards) {
+      const h5::File f = h5::open_file(sh.path);
+      const h5::Group g = h5::open_group(f.id(), kGroup, sh.path);
+      for (std::uint64_t at = 0; at < sh.count; at += block) {
+        const std::uint64_t n = std::min(block, sh.count - at);
+        std::vector<const double*> data;
+        for (size_t k = 0; k < keys.size(); ++k) {
+          cols[k].resize(n * (k == 0 ? dims : 1));
+          const h5::Dataset ds = h5::open_dataset(g.id(), keys[k], sh.path);
+          h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(),
+                        sh.path + ": group 'ensemble': dataset '" + keys[k] + "'");
+          data.push_back(cols[k].data());
+        }
+        stream->append(n, data);
+        rows += n;
+      }
+    }
+    stream->checkpoint({rows, {}});
+    stream->finish();
+  } catch (...) {
+    stream.reset();  // a merge is not resumable: no OUT.partial is left behind
+    std::remove((output + ".partial").c_str());
+    throw;
+  }
+}
+
+}  // namespace stribeck

@@ -1,0 +1,31 @@
+#pragma once
+// Where the chunks of an ensemble go (run_ensemble's loop in ensemble.cpp ->
+// ensemble_output.cpp): host memory, an HDF5 file streamed with checkpoints,
+// or a CSV file. Private to host/.
+#include <cstdint>
+#include <memory>
+
+#include "stribeck/host/ensemble.hpp"
+
+namespace stribeck {
+
+class EnsembleSink {
+ public:
+  virtual ~EnsembleSink() = default;
+  // The next `n` points of the run's range, in order: coordinates (n x dims)
+  // and metrics.
+  virtual void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) = 0;
+  // After each chunk: the totals of `r` so far (a resumed run restores them).
+  virtual void checkpoint(const EnsembleResult& r) = 0;
+  // Once every point of the range is in.
+  virtual void finish(const EnsembleResult& r) = 0;
+};
+
+// The sink of options.output ("" : r.values and r.metrics). `r` must hold
+// the names, the range and the device. With options.resume, opens the
+// partial file (refusing one of another run) and restores r.completed and
+// the totals from its checkpoint.
+std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& config, const EnsembleRunOptions& options,
+                                                 EnsembleResult& r);
+
+}  // namespace stribeck
