@@ -140,6 +140,10 @@ void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>&
 
 void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
   Impl& w = *impl_;
+  // The rows reach the disk before the checkpoint that counts them: HDF5
+  // writes its metadata in no particular order, so with one flush a kill
+  // during it could leave the new row count with a column's old extent.
+  if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush the rows of a checkpoint");
   h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");

@@ -137,6 +137,10 @@ struct SweepWriter::Impl {
   }
 
   void write_progress(const SweepProgress& p) {
+    // The rows reach the disk before the progress that counts them: HDF5
+    // writes its metadata in no particular order, so with one flush a kill
+    // during it could leave the new count with a column's old extent.
+    if (H5Fflush(file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(path, "cannot flush the rows of a checkpoint");
     h5::write_uint_attribute(file.id(), "completed", p.completed, path);
     h5::write_uint_attribute(file.id(), "invalid", p.invalid, path);
     h5::write_uint_attribute(file.id(), "nonfinite", p.nonfinite, path);
