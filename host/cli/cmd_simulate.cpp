@@ -88,15 +88,15 @@ void add_simulate_command(CLI::App& app) {
                    r.device.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
                    r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
                    r.finished ? output->c_str() : (*output + ".partial").c_str(),
-                   static_cast<unsigned long long>(r.stick_slip), static_cast<unsigned long long>(r.status_counts[0]),
-                   static_cast<unsigned long long>(r.status_counts[1]),
-                   static_cast<unsigned long long>(r.status_counts[2]),
-                   static_cast<unsigned long long>(r.status_counts[3]),
-                   static_cast<unsigned long long>(r.status_counts[4]));
-      for (const auto& e : r.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());
+                   static_cast<unsigned long long>(r.totals.stick_slip), static_cast<unsigned long long>(r.totals.status_counts[0]),
+                   static_cast<unsigned long long>(r.totals.status_counts[1]),
+                   static_cast<unsigned long long>(r.totals.status_counts[2]),
+                   static_cast<unsigned long long>(r.totals.status_counts[3]),
+                   static_cast<unsigned long long>(r.totals.status_counts[4]));
+      for (const auto& e : r.totals.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());
       if (!r.finished)
         std::fprintf(stderr, "  stopped after %llu of %llu points; continue with --resume\n",
-                     static_cast<unsigned long long>(r.completed), static_cast<unsigned long long>(r.count));
+                     static_cast<unsigned long long>(r.totals.completed), static_cast<unsigned long long>(r.count));
       return;
     }
     const SimulateSummary s = run_simulation(c, *output, command_line);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 
 #include "ensemble_output.hpp"
 #include "stribeck/data/error.hpp"
@@ -315,34 +316,46 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
   // Runs the chunks left with `simulate(first, count, values, metrics,
-  // progress)`, tallies the totals, hands each chunk to the sink.
+  // progress)` and tallies the totals. Each chunk is handed to the sink on a
+  // writer thread while the next one is simulated (a GPU chunk takes
+  // milliseconds, its HDF5 columns about as long), in two sets of buffers:
+  // chunk i + 2 reuses chunk i's once chunk i's write is waited for.
   auto chunks = [&](auto&& simulate) {
-    std::vector<double> values;
-    std::vector<StickSlipMetrics<double>> metrics;
-    for (std::uint64_t done_chunks = 0; r.completed < n; ++done_chunks) {
+    EnsembleTotals& t = r.totals;
+    std::vector<double> values[2];
+    std::vector<StickSlipMetrics<double>> metrics[2];
+    std::future<void> writing;  // declared after the buffers it reads: destroyed (joined) first
+    for (std::uint64_t done_chunks = 0; t.completed < n; ++done_chunks) {
       if (o.max_chunks && done_chunks == o.max_chunks) break;
-      const std::uint64_t k = std::min(chunk, n - r.completed), first = part.first + r.completed;
-      values.assign(k * s.dims, 0.0);
-      metrics.assign(k, StickSlipMetrics<double>{});
-      const std::uint64_t base = r.completed;
-      simulate(first, k, values.data(), metrics.data(), [&](std::uint64_t done) {
+      const int b = done_chunks & 1;
+      const std::uint64_t k = std::min(chunk, n - t.completed), first = part.first + t.completed;
+      values[b].assign(k * s.dims, 0.0);
+      metrics[b].assign(k, StickSlipMetrics<double>{});
+      const std::uint64_t base = t.completed;
+      const auto c0 = std::chrono::steady_clock::now();
+      simulate(first, k, values[b].data(), metrics[b].data(), [&](std::uint64_t done) {
         if (o.progress) o.progress(base + done, n, seconds());
       });
+      r.simulate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
       for (std::uint64_t i = 0; i < k; ++i) {
-        const StickSlipMetrics<double>& x = metrics[i];
-        ++r.status_counts[x.status >= 0 && x.status < 5 ? x.status : kSimInvalid];
-        r.stick_slip += x.stick_slip != 0;
+        const StickSlipMetrics<double>& x = metrics[b][i];
+        ++t.status_counts[x.status >= 0 && x.status < 5 ? x.status : kSimInvalid];
+        t.stick_slip += x.stick_slip != 0;
         r.rk4_steps += x.steps;
-        if (x.status == kSimInvalid && r.invalid_examples.size() < 3)
-          r.invalid_examples.push_back("point " + std::to_string(first + i) + ": " +
-                                       invalid_reason(c, m, target, &values[i * s.dims], s.dims));
+        if (x.status == kSimInvalid && t.invalid_examples.size() < 3)
+          t.invalid_examples.push_back("point " + std::to_string(first + i) + ": " +
+                                       invalid_reason(c, m, target, &values[b][i * s.dims], s.dims));
       }
-      sink->append(k, values.data(), metrics.data());
-      r.completed += k;
+      t.completed += k;
       r.evaluated += k;
-      sink->checkpoint(r);
-      if (o.progress) o.progress(r.completed, n, seconds());
+      if (writing.valid()) writing.get();  // chunk i - 1 is in the file (or its error is thrown here)
+      writing = std::async(std::launch::async, [&sink, &values, &metrics, b, k, snapshot = t] {
+        sink->append(k, values[b].data(), metrics[b].data());
+        sink->checkpoint(snapshot);
+      });
+      if (o.progress) o.progress(t.completed, n, seconds());
     }
+    if (writing.valid()) writing.get();
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
@@ -372,12 +385,12 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
       else run(make_spec<double>(c, m, target));
     });
   }
-  r.seconds = seconds();
-  r.finished = r.completed == n;
+  r.finished = r.totals.completed == n;
   if (r.finished) {
-    sink->finish(r);
+    sink->finish(r.totals);
     r.output = o.output;
   }
+  r.seconds = seconds();
   return r;
 }
 

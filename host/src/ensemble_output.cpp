@@ -79,8 +79,8 @@ class MemorySink : public EnsembleSink {
     r_.values.insert(r_.values.end(), values, values + n * r_.names.size());
     r_.metrics.insert(r_.metrics.end(), metrics, metrics + n);
   }
-  void checkpoint(const EnsembleResult&) override {}
-  void finish(const EnsembleResult&) override {}
+  void checkpoint(const EnsembleTotals&) override {}
+  void finish(const EnsembleTotals&) override {}
 
  private:
   EnsembleResult& r_;
@@ -114,8 +114,8 @@ class CsvSink : public EnsembleSink {
     }
     write(text);
   }
-  void checkpoint(const EnsembleResult&) override {}
-  void finish(const EnsembleResult&) override { out_.commit(); }
+  void checkpoint(const EnsembleTotals&) override {}
+  void finish(const EnsembleTotals&) override { out_.commit(); }
 
  private:
   void write(const std::string& text) {
@@ -128,7 +128,7 @@ class CsvSink : public EnsembleSink {
 };
 
 // Checkpoint state: the totals run_ensemble keeps besides the rows.
-std::map<std::string, std::string> totals_state(const EnsembleResult& r) {
+std::map<std::string, std::string> totals_state(const EnsembleTotals& r) {
   std::map<std::string, std::string> s;
   std::string counts;
   for (std::uint64_t c : r.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
@@ -138,7 +138,7 @@ std::map<std::string, std::string> totals_state(const EnsembleResult& r) {
   return s;
 }
 
-void restore_totals(const StreamCheckpoint& cp, EnsembleResult& r, const std::string& where) {
+void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTotals& r, const std::string& where) {
   auto number = [&](const std::string& text) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
@@ -146,7 +146,7 @@ void restore_totals(const StreamCheckpoint& cp, EnsembleResult& r, const std::st
     return static_cast<std::uint64_t>(v);
   };
   const auto counts = cp.state.find("status_counts"), ss = cp.state.find("stick_slip");
-  if (counts == cp.state.end() || ss == cp.state.end() || cp.rows > r.count)
+  if (counts == cp.state.end() || ss == cp.state.end() || cp.rows > count)
     throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
   size_t pos = 0;
   for (std::uint64_t& c : r.status_counts) {
@@ -184,7 +184,7 @@ class Hdf5Sink : public EnsembleSink {
     if (o.resume) {
       StreamCheckpoint cp;
       stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp);
-      restore_totals(cp, r, o.output + ".partial");
+      restore_totals(cp, r.count, r.totals, o.output + ".partial");
     } else {
       stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p);
     }
@@ -195,9 +195,9 @@ class Hdf5Sink : public EnsembleSink {
     for (const auto& col : cols) data.push_back(col.data());
     if (n) stream_->append(n, data);
   }
-  void checkpoint(const EnsembleResult& r) override { stream_->checkpoint({r.completed, totals_state(r)}); }
-  void finish(const EnsembleResult& r) override {
-    checkpoint(r);
+  void checkpoint(const EnsembleTotals& t) override { stream_->checkpoint({t.completed, totals_state(t)}); }
+  void finish(const EnsembleTotals& t) override {
+    checkpoint(t);
     stream_->finish();
   }
 

@@ -100,9 +100,9 @@ F_s = "uniform:0.8:2.0"
   }
   EXPECT_GT(invalid, 0);
   EXPECT_LT(invalid, 8);
-  ASSERT_EQ(d.invalid_examples.size(), std::min(invalid, 3));
-  EXPECT_NE(d.invalid_examples[0].find("lugre: F_s = "), std::string::npos) << d.invalid_examples[0];
-  EXPECT_NE(d.invalid_examples[0].find("must be >= F_C = 1"), std::string::npos) << d.invalid_examples[0];
+  ASSERT_EQ(d.totals.invalid_examples.size(), std::min(invalid, 3));
+  EXPECT_NE(d.totals.invalid_examples[0].find("lugre: F_s = "), std::string::npos) << d.totals.invalid_examples[0];
+  EXPECT_NE(d.totals.invalid_examples[0].find("must be >= F_C = 1"), std::string::npos) << d.totals.invalid_examples[0];
 }
 
 // A space whose results would not fit in memory is refused up front.
@@ -134,11 +134,11 @@ breakaway = "list:0.5,1.5"
   ASSERT_EQ(r.metrics.size(), 4u);
   // Keys in name order, the last fastest: (0.5, -1) (0.5, 1) (1.5, -1) (1.5, 1).
   ASSERT_EQ(r.names, (std::vector<std::string>{"breakaway", "mass"}));
-  ASSERT_EQ(r.invalid_examples.size(), 3u);
-  EXPECT_EQ(r.invalid_examples[0], "point 0: mass = -1 must be > 0");  // checked before the breakaway
-  EXPECT_NE(r.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "), std::string::npos)
-      << r.invalid_examples[1];
-  EXPECT_EQ(r.invalid_examples[2], "point 2: mass = -1 must be > 0");
+  ASSERT_EQ(r.totals.invalid_examples.size(), 3u);
+  EXPECT_EQ(r.totals.invalid_examples[0], "point 0: mass = -1 must be > 0");  // checked before the breakaway
+  EXPECT_NE(r.totals.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "), std::string::npos)
+      << r.totals.invalid_examples[1];
+  EXPECT_EQ(r.totals.invalid_examples[2], "point 2: mass = -1 must be > 0");
   EXPECT_EQ(r.metrics[3].status, kSimOk);
 }
 
@@ -158,7 +158,7 @@ stiffness = "linear:2:20:4"
   const EnsembleResult w = run_ensemble(c, o);
   EXPECT_TRUE(w.metrics.empty());  // streamed, not kept
   EXPECT_TRUE(w.finished);
-  EXPECT_EQ(w.completed, 4u);
+  EXPECT_EQ(w.totals.completed, 4u);
   EXPECT_FALSE(std::ifstream(out + ".partial").good());
   h5::File f = h5::open_file(out);
   h5::Group g = h5::open_group(f.id(), "ensemble", "test");

@@ -14,6 +14,17 @@
 
 namespace stribeck {
 
+// Totals over the points of a run's range done so far (a resumed run's
+// include the points of the runs before it): per SimStatus (ok, non-finite,
+// step-limit, event-limit, invalid-parameters), stick-slip present, and the
+// first 3 invalid points with the rule each breaks.
+struct EnsembleTotals {
+  std::uint64_t completed = 0;
+  std::uint64_t status_counts[5] = {0, 0, 0, 0, 0};
+  std::uint64_t stick_slip = 0;
+  std::vector<std::string> invalid_examples;
+};
+
 struct EnsembleResult {
   std::vector<std::string> names;             // space dimensions: parameter or system quantity names
   // Only when run without an output file (EnsembleRunOptions::output ""):
@@ -21,23 +32,17 @@ struct EnsembleResult {
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
   std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
   std::string note;                           // why device "auto" runs on the CPU ("" otherwise)
-  double seconds = 0;                         // wall time of this invocation's simulations
+  double seconds = 0;                         // wall time of this invocation, output included
   // This invocation's work (a resumed run counts only what it simulated):
+  double simulate_seconds = 0;                // time in the simulations (GPU: launches, copies, unpacking)
   std::uint64_t evaluated = 0;                // points simulated
   long long rk4_steps = 0;                    // RK4 steps over those points
   // This run's part of the space: points [first, first + count) of `points`
   // (the whole space unless run as shard `shard_index`/`shard_count`).
   std::uint64_t points = 0, first = 0, count = 0;
   int shard_index = 0, shard_count = 1;
-  // Totals over the points of [first, first + completed), resumed ones
-  // included: per SimStatus (ok, non-finite, step-limit, event-limit,
-  // invalid-parameters), stick-slip present, and the first 3 invalid points
-  // with the rule each breaks.
-  std::uint64_t completed = 0;
-  std::uint64_t status_counts[5] = {0, 0, 0, 0, 0};
-  std::uint64_t stick_slip = 0;
-  std::vector<std::string> invalid_examples;
-  bool finished = false;                      // completed == count (false when stopped by max_chunks)
+  EnsembleTotals totals;                      // over [first, first + totals.completed)
+  bool finished = false;                      // totals.completed == count (false when stopped by max_chunks)
   std::string output;                         // the file written ("" when none, or not finished)
 };
 
