@@ -204,6 +204,17 @@ Experiment finish(RawColumns& raw, std::map<std::string, std::string>& attrs, co
   return e;
 }
 
+// --name for the experiments of one file (default names: the file stem for
+// the root vectors, the variable for a struct, `<var>_<i>` for struct array
+// elements): the only experiment takes the name; of several, the root's
+// takes it and every other is prefixed with it (`<name>_runs_1`), so files
+// with the same variables still import side by side.
+void apply_name(std::vector<Experiment>& out, bool has_root, const std::string& name) {
+  if (name.empty()) return;
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i].name = out.size() == 1 || (has_root && i == 0) ? name : name + "_" + out[i].name;
+}
+
 }  // namespace
 
 std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions& o) {
@@ -224,17 +235,13 @@ std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions&
       structs.push_back(kid.name);
     }
   }
-  const bool single = structs.empty() || root.values.empty();
-  auto name_of = [&](const std::string& n) { return single && !o.name.empty() ? o.name : n; };
-  if (!root.values.empty()) out.push_back(finish(root, root_attrs, o, path, name_of(file_stem(path))));
+  if (!root.values.empty()) out.push_back(finish(root, root_attrs, o, path, file_stem(path)));
   for (const auto& s : structs) {
     h5::Group g = h5::open_group(f.id(), s, path + ": variable '" + s + "'");
-    std::vector<Part> parts = read_struct(g.id(), s, path);
-    for (Part& p : parts)
-      out.push_back(finish(p.raw, p.attributes, o, path,
-                           structs.size() == 1 && parts.size() == 1 ? name_of(p.name) : p.name));
+    for (Part& p : read_struct(g.id(), s, path)) out.push_back(finish(p.raw, p.attributes, o, path, p.name));
   }
   if (out.empty()) throw InputError(path + ": no numeric vectors or structs of vectors in this .mat file");
+  apply_name(out, !root.values.empty(), o.name);
   return out;
 }
 
@@ -400,13 +407,10 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
     throw InputError(path + ": variable " + std::to_string(read + 1) + " of " + std::to_string(elements) +
                      " cannot be read (corrupt file?)");
   std::vector<Experiment> out;
-  const bool single = structs.empty() || root.values.empty();
-  if (!root.values.empty())
-    out.push_back(finish(root, root_attrs, o, path, single && !o.name.empty() ? o.name : file_stem(path)));
-  for (Part& p : structs)
-    out.push_back(
-        finish(p.raw, p.attributes, o, path, single && structs.size() == 1 && !o.name.empty() ? o.name : p.name));
+  if (!root.values.empty()) out.push_back(finish(root, root_attrs, o, path, file_stem(path)));
+  for (Part& p : structs) out.push_back(finish(p.raw, p.attributes, o, path, p.name));
   if (out.empty()) throw InputError(path + ": no numeric vectors or structs of vectors in this .mat file");
+  apply_name(out, !root.values.empty(), o.name);
   return out;
 }
 #endif  // STRIBECK_HAVE_MATIO

@@ -304,12 +304,13 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
 
 // The first two elements both struct-array tests write: runs(1) complete
 // (time, force, a scalar gain of 2), runs(2) a shorter time and no force.
-void expect_runs_1_and_2(const std::vector<Experiment>& exps, const std::string& gain_2) {
-  EXPECT_EQ(exps[0].name, "runs_1");
+// `prefix`: the --name the file was read with.
+void expect_runs_1_and_2(const std::vector<Experiment>& exps, const std::string& gain_2, const std::string& prefix) {
+  EXPECT_EQ(exps[0].name, prefix + "runs_1");
   EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
   EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
   EXPECT_EQ(exps[0].attributes.at("gain"), "2");
-  EXPECT_EQ(exps[1].name, "runs_2");
+  EXPECT_EQ(exps[1].name, prefix + "runs_2");
   EXPECT_EQ(exps[1].channel("time"), (std::vector<double>{0, 0.5}));
   EXPECT_FALSE(exps[1].has("force"));
   EXPECT_EQ(exps[1].attributes.at("gain"), gain_2);
@@ -340,11 +341,17 @@ TEST(DataMat, StructArrayElementsAreExperimentsV73) {
   m.empty(m.root(), "none", "struct");
   const std::string path = m.close();
   ReadOptions o;
-  o.name = "ignored";  // names only a file's single experiment
   const auto exps = read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
-  expect_runs_1_and_2(exps, "2");
+  expect_runs_1_and_2(exps, "2", "");
   EXPECT_EQ(exps[2].name, "trial");  // a scalar struct reads as before
+  // --name prefixes the experiments of a file that holds several, so two
+  // such files import side by side.
+  o.name = "rigA";
+  const auto named = read_any_log(path, o);
+  ASSERT_EQ(named.size(), 3u);
+  expect_runs_1_and_2(named, "2", "rigA_");
+  EXPECT_EQ(named[2].name, "rigA_trial");
   EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{3, 4}));
   EXPECT_FALSE(exps[2].has("notes"));
   std::remove(path.c_str());
@@ -452,11 +459,11 @@ TEST(DataMat, StructArrayElementsAreExperimentsV5) {
                               {mat5_double(0, 0, {}), mat5_double(0, 0, {}), mat5_double(0, 0, {})},
                               {mat5_double(2, 1, {5, 6}), mat5_double(2, 1, {-1, -2}), nullptr}})});
   ReadOptions o;
-  o.name = "ignored";  // names only a file's single experiment
+  o.name = "rigB";  // prefixes the experiments of a file that holds several
   const auto exps = read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
-  expect_runs_1_and_2(exps, "3");
-  EXPECT_EQ(exps[2].name, "runs_4");
+  expect_runs_1_and_2(exps, "3", "rigB_");
+  EXPECT_EQ(exps[2].name, "rigB_runs_4");
   EXPECT_EQ(exps[2].channel("time"), (std::vector<double>{5, 6}));
   EXPECT_EQ(exps[2].channel("force"), (std::vector<double>{-1, -2}));
   EXPECT_EQ(exps[2].attributes.count("gain"), 0u);
