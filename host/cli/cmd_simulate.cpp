@@ -6,6 +6,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
+#include "stribeck/host/sweep_mpi.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
 namespace stribeck::cli {
@@ -22,6 +23,7 @@ void add_simulate_command(CLI::App& app) {
   auto resume = std::make_shared<bool>(false);
   auto chunk = std::make_shared<std::uint64_t>(0);
   auto max_chunks = std::make_shared<std::uint64_t>(0);
+  auto mpi = std::make_shared<bool>(false);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
@@ -35,8 +37,10 @@ void add_simulate_command(CLI::App& app) {
       ->check(kPositive);
   cmd->add_option("--max-chunks", *max_chunks, "Ensembles: stop after this many chunks, leaving a resumable OUT.h5.partial")
       ->check(kPositive);
+  cmd->add_flag("--mpi", *mpi,
+                "Ensembles: split the space over MPI ranks (mpirun -np N stribeck simulate ... --mpi -o OUT.h5)");
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks] {
+  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi] {
     SimulateConfig c = read_simulate_config(*config);
     if (!shard->empty() && !c.ensemble)
       throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
@@ -46,8 +50,8 @@ void add_simulate_command(CLI::App& app) {
     if ((!device->empty() || !precision->empty()) && !c.ensemble)
       throw InputError(std::string(device->empty() ? "--precision" : "--device") +
                        " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
-    if ((*resume || *chunk || *max_chunks) && !c.ensemble)
-      throw InputError(std::string(*resume ? "--resume" : *chunk ? "--chunk" : "--max-chunks") +
+    if ((*resume || *chunk || *max_chunks || *mpi) && !c.ensemble)
+      throw InputError(std::string(*resume ? "--resume" : *chunk ? "--chunk" : *max_chunks ? "--max-chunks" : "--mpi") +
                        " applies to ensembles (an [ensemble] table); a single simulation is written in one go");
     if (!device->empty()) {
       if (*device != "auto" && *device != "gpu" && *device != "cpu")
@@ -76,7 +80,21 @@ void add_simulate_command(CLI::App& app) {
       o.chunk = *chunk;
       o.max_chunks = *max_chunks;
       o.command_line = command_line;
-      const EnsembleResult r = run_ensemble(c, o);
+      EnsembleResult r;
+      if (*mpi) {
+        int rank = 0;
+        mpi_init(nullptr, nullptr);
+        try {
+          r = run_ensemble_mpi(c, o, &rank);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
+          mpi_abort(2);
+        }
+        mpi_finalize();
+        if (rank != 0) return;  // rank 0 reports the whole space
+      } else {
+        r = run_ensemble(c, o);
+      }
       const std::string part =
           r.shard_count > 1 ? ", shard " + *shard + " of " + std::to_string(r.points) : std::string();
       std::fprintf(stderr,

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "stribeck/data/error.hpp"
@@ -228,6 +229,50 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
     EXPECT_EQ(m.rfind(cfg + ": [ensemble]: 100000000 points need about ", 0), 0u) << m;
     EXPECT_NE(m.find("write them to a file (-o OUT.h5)"), std::string::npos) << m;
   }
+}
+
+// mpirun -np 2: each rank runs its shard, rank 0 merges and reports the whole
+// space once. Skipped in builds without MPI.
+TEST(EnsembleMpi, TwoRanksEqualOneRun) {
+#ifndef STRIBECK_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  const std::string cfg = write_config("mpi.toml"), one = tmp("mpi_one.h5"), two = tmp("mpi_two.h5");
+  std::string whole;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + one, &whole), 0) << whole;
+  const std::string log = tmp("mpi_log_" + std::to_string(getpid()) + ".txt");
+  const std::string cmd = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " simulate " + cfg + " -o " + two + " -q --mpi > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("ensemble of 12 points (fp64, cpu ("), std::string::npos) << text;
+  EXPECT_NE(text.find(" x 2 MPI ranks): 12 simulated"), std::string::npos) << text;
+  EXPECT_EQ(text.find("stribeck simulate:"), text.rfind("stribeck simulate:")) << "summary printed once: " << text;
+  // The totals and the invalid examples are the whole space's.
+  auto from = [](const std::string& t, const char* key) { return t.substr(t.find(key)); };
+  EXPECT_EQ(from(text, "  stick-slip in "), from(whole, "  stick-slip in "));
+  const Results a = read_results(one, "ensemble"), b = read_results(two, "ensemble");
+  ASSERT_EQ(a.datasets.size(), b.datasets.size());
+  for (size_t k = 0; k < a.datasets.size(); ++k)
+    EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
+  auto attrs = b.attributes;
+  EXPECT_EQ(attrs.at("merged_from"), "2 shards");
+  attrs.erase("merged_from");
+  EXPECT_EQ(attrs, a.attributes);
+  EXPECT_FALSE(exists(two + ".rank0"));
+  EXPECT_FALSE(exists(two + ".rank1"));
+  // Refusals come from every rank before anything runs: one exit status 2.
+  const std::string bad = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " +
+                          STRIBECK_CLI + " simulate " + cfg + " -o " + tmp("mpi_bad.h5") + " -q --mpi --shard 0/2 > " +
+                          log + " 2>&1";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  std::ifstream bin(log);
+  const std::string btext((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
+  EXPECT_NE(btext.find("--mpi splits the space itself; drop --shard"), std::string::npos) << btext;
+  EXPECT_FALSE(exists(tmp("mpi_bad.h5")));
+#endif
 }
 
 }  // namespace

@@ -92,6 +92,17 @@ struct EnsembleRunOptions {
 // run.
 EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
+// `stribeck simulate --mpi` (builds with MPI; MPI initialised): every rank
+// of MPI_COMM_WORLD runs shard rank/size of the space on its own device
+// (GPUs picked by node-local rank) into OUT.rankR, and rank 0 merges the
+// shard files into options.output (merge_ensemble_files: the datasets of a
+// single run) and removes them. Returns on rank 0 the whole space's totals
+// (summed over the ranks; invalid examples in point order; seconds of the
+// slowest rank; device "<rank 0's> x N MPI ranks"), on the others their
+// shard's. Throws InputError without an HDF5 output, with a shard, --resume
+// or max_chunks, and in a build without MPI.
+EnsembleResult run_ensemble_mpi(const SimulateConfig& config, EnsembleRunOptions options, int* rank_out);
+
 // Results kept in memory take about ensemble_result_bytes(points, dims) at
 // the peak (coordinates, metrics, the GPU staging copy). check_ensemble_memory
 // throws InputError naming `where` when that exceeds 80 % of

@@ -18,7 +18,8 @@ bool mpi_built();
 // return their shard's summary. Output is required.
 SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions options, int* rank_out);
 
-// MPI_Init / MPI_Finalize / MPI_Abort wrappers so the CLI needs no MPI header.
+// MPI_Init / MPI_Finalize / MPI_Abort wrappers so the CLI needs no MPI header
+// (`stribeck sweep --mpi` and `stribeck simulate --mpi` alike).
 void mpi_init(int* argc, char*** argv);
 void mpi_finalize();
 [[noreturn]] void mpi_abort(int code);
