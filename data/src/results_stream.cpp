@@ -43,6 +43,12 @@ std::map<std::string, std::string> decode(const std::string& text) {
 
 }  // namespace
 
+void refuse_unfinished(const std::string& partial) {
+  if (std::ifstream(partial).good())
+    throw InputError(partial + ": the checkpointed results of an unfinished run; continue it with --resume, or "
+                               "remove the file to start again");
+}
+
 struct ResultsStream::Impl {
   std::string final_path, path, where;
   h5::File file;
@@ -63,6 +69,7 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   w->path = path + ".partial";
   w->where = w->path + ": results group '" + group + "'";
   w->columns = columns;
+  refuse_unfinished(w->path);
   w->file = h5::create_file(w->path);
   h5::write_string_attribute(w->file.id(), "schema", detail::kSchemaVersion, w->path);
   w->group = h5::create_group(w->file.id(), group, w->where);

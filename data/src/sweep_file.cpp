@@ -10,6 +10,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/results_stream.hpp"
 
 namespace stribeck {
 namespace {
@@ -174,6 +175,7 @@ std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const 
   impl->final_path = path;
   impl->path = path + ".partial";
   impl->meta = meta;
+  refuse_unfinished(impl->path);
   impl->file = h5::create_file(impl->path);
   impl->write_meta();
   if (!meta.top_k_only) impl->open_columns(true);

@@ -152,6 +152,8 @@ TEST(EnsembleResume, RefusalsAreOneLineAndKeepThePartialFile) {
   refused(cfg + " --resume -o " + out,
           "--resume: nothing to resume (" + out + ".partial does not exist); run without --resume");
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --chunk 5 --max-chunks 1 -o " + out, &text), 0) << text;
+  refused(cfg + " -o " + out, out + ".partial: the checkpointed results of an unfinished run; continue it with "
+                                   "--resume, or remove the file to start again");
   refused(other + " --resume -o " + out, out + ".partial: belongs to a different run (attribute 'ensemble_identity' is '");
   refused(cfg + " --resume --precision fp32 -o " + out,
           out + ".partial: belongs to a different run (attribute 'ensemble_identity' is '");

@@ -129,6 +129,14 @@ TEST(ResultsStream, ResumeRefusesAnotherRunsFileAndAMissingOne) {
   auto wider = kColumns;
   wider[0].width = 3;
   EXPECT_THROW(ResultsStream::resume(out, "ensemble", wider, kAttributes, provenance("cpu"), cp), InputError);
+  // A new run does not overwrite an unfinished one's work.
+  try {
+    ResultsStream::create(out, "ensemble", kColumns, kAttributes, provenance("cpu"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), out + ".partial: the checkpointed results of an unfinished run; continue it "
+                                           "with --resume, or remove the file to start again");
+  }
   // The refused file is untouched: it still resumes.
   auto s = ResultsStream::resume(out, "ensemble", kColumns, kAttributes, provenance("cpu"), cp);
   EXPECT_EQ(cp.rows, 3u);

@@ -162,6 +162,11 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
   const SweepFile partial = read_sweep_file(two + ".partial");
   EXPECT_FALSE(partial.complete);
   EXPECT_EQ(partial.progress.completed, 1250u);
+  // A new run without --resume does not overwrite the unfinished one.
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250", &text), 2);
+  EXPECT_NE(text.find(".partial: the checkpointed results of an unfinished run; continue it with --resume"),
+            std::string::npos)
+      << text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --resume", &text), 0) << text;
   expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
   // Nothing left to resume: one line, exit 2.

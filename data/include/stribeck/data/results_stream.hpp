@@ -38,11 +38,17 @@ struct StreamCheckpoint {
   std::map<std::string, std::string> state;
 };
 
+// Throws InputError when `partial` exists: the checkpointed results of an
+// unfinished run are never overwritten by a new one (continue it with
+// --resume, or remove it). Shared with the sweep file.
+void refuse_unfinished(const std::string& partial);
+
 class ResultsStream {
  public:
-  // Starts PATH.partial (replacing a stale one) holding group `group` with
+  // Starts PATH.partial holding group `group` with
   // kind = "results", the provenance, `attributes` (as append_results writes
-  // them) and empty columns.
+  // them) and empty columns. An existing PATH.partial is refused
+  // (refuse_unfinished): it is an interrupted run's work.
   static std::unique_ptr<ResultsStream> create(const std::string& path, const std::string& group,
                                                const std::vector<StreamColumn>& columns,
                                                const std::map<std::string, std::string>& attributes,

@@ -64,7 +64,7 @@ struct SweepProgress {
 
 class SweepWriter {
  public:
-  // Starts OUT.partial (replacing a stale one) ...
+  // Starts OUT.partial (refusing an existing one: refuse_unfinished) ...
   static std::unique_ptr<SweepWriter> create(const std::string& path, const SweepMeta& meta);
   // ... or reopens it after an interruption: checks it belongs to the same
   // sweep (identity, shard, output options) and drops rows past the checkpoint.
