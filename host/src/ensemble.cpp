@@ -205,11 +205,6 @@ void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t cou
 }
 #endif
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
 // Why point i (coordinates x) was not simulated: the first rule it breaks,
 // checked in the order ensemble_point checks them.
 std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const int* target, const double* x,
@@ -286,7 +281,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   r.count = n;
   r.shard_index = part.index;
   r.shard_count = part.shards;
-  const bool csv = ends_with(o.output, ".csv");
+  const bool csv = is_csv_output(o.output);
   if (o.output.empty()) {
     if (o.resume) throw InputError("--resume needs an output file (-o OUT.h5)");
     if (n > 100'000'000ull)

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <string>
 
+#include "ensemble_output.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
+#include "stribeck/host/sweep_mpi.hpp"
 #if STRIBECK_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -46,16 +48,9 @@ std::vector<std::string> gather_examples(const std::vector<std::string>& mine, i
 }  // namespace
 
 EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, int* rank_out) {
-  int rank = 0, size = 1, local = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
+  const auto [rank, size, local] = mpi_place();
   *rank_out = rank;
-  const std::string& out = o.output;
-  if (out.empty() || (out.size() >= 4 && out.compare(out.size() - 4, 4, ".csv") == 0))
+  if (o.output.empty() || is_csv_output(o.output))
     throw InputError("--mpi: rank 0 merges the ranks' HDF5 shard files; name an HDF5 output (-o OUT.h5)");
   if (!o.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
   if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");

@@ -53,11 +53,6 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
   return c;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
 // The metrics of n points as columns (column k: n values of metric k).
 std::vector<std::vector<double>> metric_columns(std::uint64_t n, const StickSlipMetrics<double>* m) {
   std::vector<std::vector<double>> cols;
@@ -215,10 +210,14 @@ std::uint64_t parse_u64(const std::string& text, const std::string& where) {
 
 }  // namespace
 
+bool is_csv_output(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+}
+
 std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const EnsembleRunOptions& o,
                                                  EnsembleResult& r) {
   if (o.output.empty()) return std::make_unique<MemorySink>(r);
-  if (ends_with(o.output, ".csv")) return std::make_unique<CsvSink>(o.output, c, r);
+  if (is_csv_output(o.output)) return std::make_unique<CsvSink>(o.output, c, r);
   return std::make_unique<Hdf5Sink>(c, o, r);
 }
 
@@ -237,7 +236,7 @@ bool is_ensemble_file(const std::string& path) {
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line) {
   if (inputs.empty()) throw InputError("merge: no input files");
-  if (ends_with(output, ".csv"))
+  if (is_csv_output(output))
     throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
   struct Shard {
     std::string path;

@@ -4,6 +4,7 @@
 // or a CSV file. Private to host/.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "stribeck/host/ensemble.hpp"
 
@@ -22,6 +23,9 @@ class EnsembleSink {
   // Once every point of the range is in (on the calling thread).
   virtual void finish(const EnsembleTotals& totals) = 0;
 };
+
+// Whether an output name asks for CSV (ends in ".csv"); else HDF5.
+bool is_csv_output(const std::string& path);
 
 // The sink of options.output ("" : r.values and r.metrics). `r` must hold
 // the names, the range and the device. With options.resume, opens the

@@ -29,14 +29,19 @@ void mpi_abort(int code) {
   std::exit(code);
 }
 
-SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* rank_out) {
-  int rank = 0, size = 1, local = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+MpiPlace mpi_place() {
+  MpiPlace p;
+  MPI_Comm_rank(MPI_COMM_WORLD, &p.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p.size);
   MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p.rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &p.local);
   MPI_Comm_free(&node);
+  return p;
+}
+
+SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* rank_out) {
+  const auto [rank, size, local] = mpi_place();
   *rank_out = rank;
   if (o.output.empty()) throw InputError("--mpi needs an output file (-o OUT.h5)");
   if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
@@ -81,6 +86,7 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
 #else
 
 bool mpi_built() { return false; }
+MpiPlace mpi_place() { return {}; }
 void mpi_init(int*, char***) {}
 void mpi_finalize() {}
 void mpi_abort(int code) { std::exit(code); }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
+#include "stiction_grid.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -25,32 +26,8 @@ using test::run_cli;
 std::string tmp(const std::string& name) { return test::temp_dir() + "ens_resume_" + name; }
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
-// 3 x 2 x 2 = 12 points, some invalid (mass -1, breakaway below the sliding
-// force), stick-slip in others.
 std::string write_config(const std::string& name, const char* t_end = "2.0") {
-  const std::string path = tmp(name);
-  std::ofstream(path) << R"(
-[system]
-mass = 1.0
-drive_velocity = 0.1
-[friction]
-model = "coulomb-viscous"
-form = "stiction"
-breakaway = 1.5
-[friction.params]
-F_C = 1.0
-f_v = 0.0
-[simulation]
-t_end = )" << t_end << R"(
-dt = 1e-3
-[ensemble]
-device = "cpu"
-[ensemble.params]
-stiffness = "linear:5:20:3"
-mass = "list:-1,1"
-breakaway = "list:0.5,1.5"
-)";
-  return path;
+  return test::write_stiction_grid(tmp(name), t_end);
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {

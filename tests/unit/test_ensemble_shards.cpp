@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
+#include "stiction_grid.hpp"
 #include "temp_dir.hpp"
 
 #include <unistd.h>
@@ -28,32 +29,8 @@ using test::run_cli;
 
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
-// 3 x 2 x 2 = 12 points, a third with mass -1 and some with breakaway 0.5
-// below the sliding force: invalid points sit in every shard.
 std::string write_config(const std::string& name, const char* t_end = "2.0") {
-  const std::string path = tmp(name);
-  std::ofstream(path) << R"(
-[system]
-mass = 1.0
-drive_velocity = 0.1
-[friction]
-model = "coulomb-viscous"
-form = "stiction"
-breakaway = 1.5
-[friction.params]
-F_C = 1.0
-f_v = 0.0
-[simulation]
-t_end = )" << t_end << R"(
-dt = 1e-3
-[ensemble]
-device = "cpu"
-[ensemble.params]
-stiffness = "linear:5:20:3"
-mass = "list:-1,1"
-breakaway = "list:0.5,1.5"
-)";
-  return path;
+  return test::write_stiction_grid(tmp(name), t_end);
 }
 
 // Shards 0..n-1 of `cfg` as files part_<tag>_<i>.h5.

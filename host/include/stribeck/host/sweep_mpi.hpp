@@ -18,6 +18,13 @@ bool mpi_built();
 // return their shard's summary. Output is required.
 SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions options, int* rank_out);
 
+// This process's place in MPI_COMM_WORLD: rank, number of ranks, and rank
+// among the ranks on its node (which picks its GPU). MPI builds only.
+struct MpiPlace {
+  int rank = 0, size = 1, local = 0;
+};
+MpiPlace mpi_place();
+
 // MPI_Init / MPI_Finalize / MPI_Abort wrappers so the CLI needs no MPI header
 // (`stribeck sweep --mpi` and `stribeck simulate --mpi` alike).
 void mpi_init(int* argc, char*** argv);
