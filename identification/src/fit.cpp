@@ -13,7 +13,7 @@
 
 #include "block_cost.hpp"
 #include "problem.hpp"
-#include "lugre_fit.hpp"
+#include "dynamic_fit.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
@@ -593,6 +593,11 @@ FitSummary detail::fit_lugre_steady_state(const ModelInfo& model, const std::vec
   return run_fit<LuGreSteadyState>(model, steady, o);
 }
 
+FitSummary detail::fit_dahl_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+                                         const FitOptions& o) {
+  return run_fit<DahlSteadyState>(model, steady, o);
+}
+
 const char* status_name(FitStatus s) {
   switch (s) {
     case FitStatus::kConverged: return "converged";
@@ -605,9 +610,10 @@ const char* status_name(FitStatus s) {
 
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
-  if (model_id == LuGre::kId && !o.asymmetric) return fit_lugre(experiments, model, o);
+  if (model_id == LuGre::kId && !o.asymmetric) return detail::fit_lugre(experiments, model, o);
+  if (model_id == Dahl::kId && !o.asymmetric) return detail::fit_dahl(experiments, model, o);
   if (model.dynamic)
-    throw InputError("model " + model_id + " is dynamic; identification fits the static models and lugre" +
+    throw InputError("model " + model_id + " is dynamic; identification fits the static models, lugre and dahl" +
                      std::string(o.asymmetric ? " (not --asymmetric)" : ""));
   FitSummary S;
   visit_model(model_id.c_str(), [&](auto tag) {

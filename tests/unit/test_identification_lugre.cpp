@@ -5,6 +5,7 @@
 // presliding oscillation inside the bristle deflection), plus seeded noise.
 #include <gtest/gtest.h>
 
+#include "plateau_profile.hpp"
 #include "temp_dir.hpp"
 
 #include <nlohmann/json.hpp>
@@ -25,47 +26,14 @@
 namespace stribeck {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kRate = 2000.0;  // samples per second
 constexpr double kNoise = 0.01;   // N
 
 // Truth: the paper's example (Canudas de Wit et al. 1995), the model defaults.
 std::vector<double> truth() { return find_model("lugre")->defaults(); }
 
-// Velocity profile: plateaus at +-{0.2 .. 50} mm/s held 0.4 s (and at least
-// 0.3 mm of travel, 20 bristle deflections, so slow ones settle), joined by
-// 0.1 s cosine ramps, then 1 s of 5 Hz oscillation with 5 um displacement
-// amplitude (below z_ss = F_C/sigma0 = 10 um: presliding only).
-struct Profile {
-  std::vector<double> level;
-  double hold = 0.4, ramp = 0.1, pre_amp = 5e-6, pre_freq = 5.0, pre_time = 1.0;
-  Profile() {
-    for (double s : {0.2e-3, 0.5e-3, 1e-3, 2e-3, 5e-3, 10e-3, 50e-3}) {
-      level.push_back(s);
-      level.push_back(-s);
-    }
-  }
-  double seg(size_t i) const { return std::max(hold, 3e-4 / std::abs(level[i])) + ramp; }
-  double plateaus() const {
-    double t = 0;
-    for (size_t i = 0; i < level.size(); ++i) t += seg(i);
-    return t;
-  }
-  double duration() const { return plateaus() + pre_time; }
-  double v(double t) const {
-    const int n = static_cast<int>(level.size());
-    int i = 0;
-    double start = 0;
-    while (i < n && t >= start + seg(i)) start += seg(i++);
-    if (i >= n) return pre_amp * 2 * kPi * pre_freq * std::sin(2 * kPi * pre_freq * (t - start));
-    const double tau = t - start, from = i ? level[i - 1] : 0.0;
-    if (tau >= ramp) return level[i];
-    return from + (level[i] - from) * 0.5 * (1 - std::cos(kPi * tau / ramp));
-  }
-};
-
 Experiment lugre_log(unsigned seed) {
-  const Profile prof;
+  const test::PlateauProfile prof;
   const auto p = truth();
   std::vector<long double> q(p.begin(), p.end());
   const auto c = LuGre::prepare(q.data());
@@ -142,8 +110,14 @@ TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("no time channel"), std::string::npos) << err.what();
   }
-  // Other dynamic models are still refused with a one-line message.
-  EXPECT_THROW(ident::fit({lugre_log(13)}, "dahl", ident::FitOptions{}), InputError);
+  // The other dynamic model without a two-stage fit is refused in one line.
+  try {
+    ident::fit({lugre_log(13)}, "20sim-lugre", ident::FitOptions{});
+    FAIL() << "expected InputError";
+  } catch (const InputError& err) {
+    EXPECT_EQ(std::string(err.what()),
+              "model 20sim-lugre is dynamic; identification fits the static models, lugre and dahl");
+  }
 }
 
 std::string slurp(const std::string& path) {

@@ -48,6 +48,14 @@ struct Dahl {
     return Coeffs<T>{p[sigma0], p[F_C], p[alpha], p[sigma0] / p[F_C]};
   }
 
+  // Steady state, reached after enough travel in one direction: F_C sign(v)
+  // whatever the speed (the static part identification fits,
+  // identification/src/dynamic_fit.cpp).
+  template <class T>
+  STRIBECK_HD_INLINE static T steady_force(const Coeffs<T>& c, const T& v) {
+    return c.f_c * math::sign(v);
+  }
+
   // Exact F after a displacement dx of one direction.
   template <class T>
   STRIBECK_HD_INLINE static T travel(const Coeffs<T>& c, const T& f, const T& dx) {
@@ -55,6 +63,9 @@ struct Dahl {
     if (s == T(0)) return f;
     const T u0 = T(1) - f * s / c.f_c;
     const T a0 = math::abs(u0);
+    // Saturated (F = F_C sign(dx)) it stays there; said outright, since the
+    // power law's derivative is infinite at u = 0 (ceres::Jet would carry NaN).
+    if (a0 == T(0)) return f;
     T a;
     if (c.alpha == T(1)) {
       a = a0 * math::exp(-c.k * math::abs(dx));

@@ -62,7 +62,7 @@ struct LuGre {
 
   // Steady-state force at constant v (z settled at sign(v) z_ss(v)):
   //   F_ss(v) = g(v) sign(v) + sigma2 v,  g(v) = F_C + (F_s - F_C) exp(-(v/v_s)^2).
-  // The static part identification fits (identification/src/lugre_fit.cpp).
+  // The static part identification fits (identification/src/dynamic_fit.cpp).
   template <class T>
   STRIBECK_HD_INLINE static T steady_force(const Coeffs<T>& c, const T& v) {
     return c.sigma0 * math::sign(v) * z_ss(c, v) + c.sigma2 * v;

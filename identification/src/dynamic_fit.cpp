@@ -1,24 +1,26 @@
-// The two-stage LuGre fit (docs/identification.md, "Dynamic models").
+// The two-stage fit of LuGre and Dahl (docs/identification.md, "Dynamic models").
 //
-// Stage 1: the static part (F_C, F_s, v_s, sigma2, offset) from the samples
-// whose bristle state has settled, fitted to LuGre::steady_force by the
-// static machinery. At constant v the bristle deflection relaxes towards its
-// steady state as exp(-x / z_ss) with x the distance slid, and after a
-// reversal it starts 2 z_ss away, so a sample is settled once it has slid
-// kSettleLengths z_ss_max = 8 F_s/sigma0 since the last velocity reversal (or
+// Stage 1: the static part (LuGre: F_C, F_s, v_s, sigma2; Dahl: F_C; and the
+// offset) from the samples whose state has settled, fitted to the model's
+// steady_force by the static machinery. At constant v the state relaxes
+// towards its steady state with the distance slid (LuGre's bristle as
+// exp(-x / z_ss); Dahl's force as Dahl::travel), and after a reversal it
+// starts up to twice the steady value away, so a sample is settled once it
+// has slid the model's settle_travel since the last velocity reversal (or
 // since the start of the experiment, whose state is unknown): the transient
-// is then below 2 e^-8 = 0.07 % of the bristle force.
+// is then below 0.07 % of the steady force.
 // sigma0 is not known before stage 2, so the first pass takes the distance
-// from the data: after a reversal the force crosses zero when z does, at
-// z_ss ln 2 of travel in the stiff limit, so 8 z_ss ~ 11.5 x the median
-// zero-crossing travel. When stage 2 then finds a longer 8 F_s/sigma0, both
-// stages run once more with it.
+// from the data: after a reversal the force crosses zero when the state
+// does, at ln 2 relaxation lengths for an exponential approach, so 8 of them
+// are ~11.5 x the median zero-crossing travel. When stage 2 then finds a
+// longer settle_travel, both stages run again with it (up to 4 passes).
 //
-// Stage 2: sigma0 and sigma1 with the static part held, one residual block
-// per experiment that integrates the kernels' LuGre step (LuGre::step, on
-// ceres::Jet) along the experiment in time order from the steady state at the
-// first sample; both are log-parameterised (positive at every step).
-#include "lugre_fit.hpp"
+// Stage 2: the two dynamic parameters (LuGre: sigma0, sigma1; Dahl: sigma0,
+// alpha) with the static part held, one residual block per experiment that
+// integrates the kernels' trace step (M::step, on ceres::Jet) along the
+// experiment in time order from the steady state at the first sample; both
+// are log-parameterised (positive at every step).
+#include "dynamic_fit.hpp"
 
 #include <ceres/ceres.h>
 
@@ -37,7 +39,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kZ95 = 1.959963984540054;
-constexpr double kSettleLengths = 8.0;  // relaxation lengths z_ss_max a settled sample has slid
+constexpr int kMaxPasses = 4;  // of both stages (see the settle rule)
 
 std::string fmt(double x) {
   char buf[32];
@@ -53,21 +55,24 @@ struct Trace {
   double offset = 0.0;
 };
 
-class LuGreTraceCost : public ceres::CostFunction {
+template <class F>
+class TraceCost : public ceres::CostFunction {
+  using M = typename F::Model;
+
  public:
-  LuGreTraceCost(const Trace* tr, const double* statics) : tr_(tr) {
-    std::copy(statics, statics + LuGre::kNumParams, p_);
+  TraceCost(const Trace* tr, const double* statics) : tr_(tr) {
+    std::copy(statics, statics + M::kNumParams, p_);
     set_num_residuals(static_cast<int>(tr->d->size()));
-    mutable_parameter_block_sizes()->push_back(1);  // log sigma0
-    mutable_parameter_block_sizes()->push_back(1);  // log sigma1
+    mutable_parameter_block_sizes()->push_back(1);  // log of the first dynamic parameter
+    mutable_parameter_block_sizes()->push_back(1);  // log of the second
   }
   bool Evaluate(double const* const* u, double* r, double** jac) const override {
     if (jac && (jac[0] || jac[1])) return run<ceres::Jet<double, 2>>(u, r, jac);
     return run<double>(u, r, nullptr);
   }
-  // Modelled force (with offset) per sample at external sigma0, sigma1.
-  std::vector<double> force(double sigma0, double sigma1) const {
-    const double u0 = std::log(sigma0), u1 = std::log(sigma1);
+  // Modelled force (with offset) per sample at external dynamic parameters.
+  std::vector<double> force(double d0, double d1) const {
+    const double u0 = std::log(d0), u1 = std::log(d1);
     const double* u[2] = {&u0, &u1};
     std::vector<double> r(tr_->d->size());
     run<double>(u, r.data(), nullptr);
@@ -84,17 +89,17 @@ class LuGreTraceCost : public ceres::CostFunction {
       x[0].v[0] = 1.0;
       x[1].v[1] = 1.0;
     }
-    T p[LuGre::kNumParams];
-    for (int j = 0; j < LuGre::kNumParams; ++j) p[j] = T(p_[j]);
-    p[LuGre::sigma0] = math::exp(x[0]);
-    p[LuGre::sigma1] = math::exp(x[1]);
-    const auto c = LuGre::prepare(p);
+    T p[M::kNumParams];
+    for (int j = 0; j < M::kNumParams; ++j) p[j] = T(p_[j]);
+    p[F::kDyn[0]] = math::exp(x[0]);
+    p[F::kDyn[1]] = math::exp(x[1]);
+    const auto c = M::prepare(p);
     const Prepared& d = *tr_->d;
     const T v0(d.v[0]);
-    LuGre::State<T> st{math::sign(v0) * LuGre::z_ss(c, v0), v0};
+    typename M::template State<T> st{F::start_state(c, v0), v0};
     for (size_t k = 0; k < d.size(); ++k) {
       const Sample<T> s{T(d.v[k]), T(0.0), T(0.0), T(0.0)};
-      const T f = LuGre::step(c, s, st, T(k ? tr_->t[k] - tr_->t[k - 1] : 0.0));
+      const T f = M::step(c, s, st, T(k ? tr_->t[k] - tr_->t[k - 1] : 0.0));
       if constexpr (kJet) {
         res[k] = d.y[k] - tr_->offset - f.a;
         for (int i = 0; i < 2; ++i)
@@ -110,7 +115,7 @@ class LuGreTraceCost : public ceres::CostFunction {
     return true;
   }
   const Trace* tr_;
-  double p_[LuGre::kNumParams];
+  double p_[M::kNumParams];
 };
 
 // Distance slid since the last velocity reversal (or the start) per sample.
@@ -159,19 +164,23 @@ bool named_value(const std::vector<std::string>& specs, const std::string& name,
   return false;
 }
 
-}  // namespace
-
-FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+// Both stages for model F::Model; `steady_fit` runs stage 1
+// (run_fit<SteadyState<M>>, compiled in fit.cpp).
+template <class F, class SteadyFit>
+FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
+                         SteadyFit steady_fit) {
+  using M = typename F::Model;
   const auto t0 = std::chrono::steady_clock::now();
-  if (o.inertia) throw InputError("--inertia is not supported for lugre yet (the bristle state needs the velocity)");
-  if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for lugre yet");
+  const std::string id = model.id;
+  if (o.inertia) throw InputError("--inertia is not supported for " + id + " yet (the state needs the velocity)");
+  if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for " + id + " yet");
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {
     const Experiment& ex = experiments[e];
     if (!ex.has("time"))
       throw InputError(ex.source + ": experiment '" + ex.name +
-                       "' has no time channel; lugre is fitted by simulating its state in time");
+                       "' has no time channel; " + id + " is fitted by simulating its state in time");
     const auto& t = ex.channel("time");
     for (size_t k = 1; k < t.size(); ++k)
       if (!(t[k] > t[k - 1]))
@@ -185,7 +194,7 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
     if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) train.push_back(static_cast<int>(e));
 
   // User-held and initial values of the dynamic parameters.
-  const std::string dyn[2] = {"sigma0", "sigma1"};
+  const std::string dyn[2] = {model.params[F::kDyn[0]].name, model.params[F::kDyn[1]].name};
   bool dyn_fixed[2] = {false, false};
   double dyn_value[2] = {kNaN, kNaN};
   for (int i = 0; i < 2; ++i) {
@@ -203,12 +212,12 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
   double u[2] = {0.0, 0.0};
   ceres::Solver::Summary sum2;
   std::vector<Trace> traces;
-  std::vector<std::unique_ptr<LuGreTraceCost>> costs;  // for evaluation; the problem owns its own
-  double statics[LuGre::kNumParams];
+  std::vector<std::unique_ptr<TraceCost<F>>> costs;  // for evaluation; the problem owns its own
+  double statics[M::kNumParams];
   long n_steady = 0;
   int iterations = 0;
   double solver_seconds = 0.0;
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
     // Stage 1 on the settled samples.
     std::vector<Experiment> steady;
     n_steady = 0;
@@ -247,7 +256,7 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
       steady.push_back(std::move(s));
     }
     if (n_steady == 0)
-      throw InputError("lugre: no settled samples (travel since the last reversal >= " + fmt(settle) +
+      throw InputError(id + ": no settled samples (travel since the last reversal >= " + fmt(settle) +
                        " m) to fit the static part; the log needs longer strokes");
     FitOptions o1 = o;
     o1.starts = 1;
@@ -262,12 +271,12 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
         o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
                                                             : model.params[model.param_index(dyn[i])].default_value));
     }
-    S = fit_lugre_steady_state(model, steady, o1);
+    S = steady_fit(model, steady, o1);
     iterations += S.iterations;
     solver_seconds += S.solver_seconds;
-    for (int j = 0; j < LuGre::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
+    for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
 
-    // Stage 2: sigma0, sigma1 by simulation.
+    // Stage 2: the dynamic parameters by simulation.
     traces.assign(data.size(), Trace{});
     for (size_t e = 0; e < data.size(); ++e) {
       traces[e].d = &data[e];
@@ -276,35 +285,35 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
         if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
     }
     costs.clear();
-    for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new LuGreTraceCost(&traces[e], statics));
+    for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
     auto train_cost = [&](double s0, double s1) {
       double c = 0;
       for (int e : train)
         for (double r : costs[e]->force(s0, s1)) c += r * r;
       return std::isfinite(c) ? c : kInf;
     };
-    // Start: the best of a coarse grid around the data's bristle stiffness
-    // (F_s ln2 / zero-crossing travel) and bristle time constants
-    // sigma1/sigma0 from 1 us to 1 s.
+    // Start: the best of a coarse grid around the data's stiffness
+    // (level ln2 / zero-crossing travel) and the model's grid of the second
+    // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
+    // 1 s; Dahl: alpha from 0.5 to 3).
     const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
-                       : std::isfinite(d_zero) && d_zero > 0 ? statics[LuGre::F_s] * std::log(2.0) / d_zero
-                                                             : model.params[LuGre::sigma0].default_value;
-    double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : s0g * 1e-3;
-    if (!(pass == 1 && std::isfinite(u[0]))) {
+                       : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
+                                                             : model.params[F::kDyn[0]].default_value;
+    double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
+    if (pass == 0 || !std::isfinite(u[0])) {
       for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
         if (dyn_fixed[0] && f0 != 1.0) continue;
-        for (double tau : {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0}) {
-          const double s0 = s0g * f0, s1 = dyn_fixed[1] ? dyn_value[1] : s0 * tau;
+        const double s0 = s0g * f0;
+        for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
           const double c = train_cost(s0, s1);
           if (c < best) best = c, b0 = s0, b1 = s1;
-          if (dyn_fixed[1]) break;
         }
       }
       u[0] = std::log(b0);
       u[1] = std::log(b1);
     }
     ceres::Problem P;
-    for (int e : train) P.AddResidualBlock(new LuGreTraceCost(&traces[e], statics), nullptr, &u[0], &u[1]);
+    for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
     for (int i = 0; i < 2; ++i)
       if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
     ceres::Solver::Options so;
@@ -320,13 +329,19 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
     iterations += static_cast<int>(sum2.iterations.size());
     solver_seconds += sum2.total_time_in_seconds;
 
-    // Re-run once when the settled-sample rule was too loose for the found sigma0.
-    const double need = kSettleLengths * statics[LuGre::F_s] / std::exp(u[0]);
-    if (pass == 0 && need > 1.05 * settle) settle = need;
+    // Run again while the settled-sample rule was too loose for the found
+    // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
+    // settle travel grows steeply with alpha, until alpha settles too).
+    double found[M::kNumParams];
+    std::copy(statics, statics + M::kNumParams, found);
+    found[F::kDyn[0]] = std::exp(u[0]);
+    found[F::kDyn[1]] = std::exp(u[1]);
+    const double need = F::settle_travel(found);
+    if (pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
     else break;
   }
 
-  // Stage-2 covariance: (J^T J)^-1 of log sigma0, log sigma1, scaled by the
+  // Stage-2 covariance: (J^T J)^-1 of the two log parameters, scaled by the
   // residual variance of the whole traces.
   const double s0 = std::exp(u[0]), s1 = std::exp(u[1]);
   long n = 0;
@@ -399,7 +414,7 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
     if (!singular2) cov[i][i] = s2 / JtJ[i][i];
   }
 
-  // Parameters: stage 1 as fitted, sigma0/sigma1 from stage 2.
+  // Parameters: stage 1 as fitted, the dynamic ones from stage 2.
   const double val[2] = {s0, s1};
   for (int i = 0; i < 2; ++i) {
     for (auto& p : S.parameters)
@@ -447,26 +462,39 @@ FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo
     S.solver_message = sum2.message;
   }
   S.converged = S.status == FitStatus::kConverged;
+  const std::string pair = dyn[0] + " and " + dyn[1];
   S.warnings.insert(S.warnings.begin(),
-                    "two-stage LuGre fit: the static part from the steady-state curve on " + std::to_string(n_steady) +
-                        " settled samples (slid >= " + fmt(settle) +
-                        " m since the last reversal), its standard errors from that stage; sigma0 and sigma1 by "
-                        "simulating the bristle state with the static part held, their standard errors from that "
+                    std::string("two-stage ") + F::kTitle + " fit: the static part from the steady-state curve on " +
+                        std::to_string(n_steady) + " settled samples (slid >= " + fmt(settle) +
+                        " m since the last reversal), its standard errors from that stage; " + pair +
+                        " by simulating the state with the static part held, their standard errors from that "
                         "stage (neither includes the other stage's uncertainty)");
-  if (singular2) S.warnings.push_back("the data cannot determine sigma0 and sigma1 (singular stage 2); the log "
+  if (singular2) S.warnings.push_back("the data cannot determine " + pair + " (singular stage 2); the log "
                                       "needs velocity reversals with presliding");
   for (int i : free2)
     if (std::isfinite(cov[i][i]) && val[i] * std::sqrt(cov[i][i]) > o.max_relative_std_error * val[i])
       S.warnings.push_back(dyn[i] + " is poorly determined: " + fmt(val[i]) + " +/- " +
                            fmt(val[i] * std::sqrt(cov[i][i])));
-  if (o.starts > 1) S.warnings.push_back("--starts: lugre's stages start from data-driven guesses and a grid over "
-                                         "sigma0, sigma1; the global search is not run");
-  if (!o.loss.empty()) S.warnings.push_back("--loss applies to the static stage only; sigma0, sigma1 are fitted "
-                                            "by plain least squares");
+  if (o.starts > 1)
+    S.warnings.push_back("--starts: " + id + "'s stages start from data-driven guesses and a grid over " + dyn[0] +
+                         ", " + dyn[1] + "; the global search is not run");
+  if (!o.loss.empty())
+    S.warnings.push_back("--loss applies to the static stage only; " + dyn[0] + ", " + dyn[1] +
+                         " are fitted by plain least squares");
   if (sum2.termination_type == ceres::NO_CONVERGENCE)
     S.warnings.push_back("not converged: stage 2 stopped after " + std::to_string(o.max_iterations) + " iterations");
   S.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return S;
+}
+
+}  // namespace
+
+FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+  return fit_two_stage<LuGreFit>(experiments, model, o, fit_lugre_steady_state);
+}
+
+FitSummary fit_dahl(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+  return fit_two_stage<DahlFit>(experiments, model, o, fit_dahl_steady_state);
 }
 
 }  // namespace stribeck::ident::detail

@@ -1,0 +1,106 @@
+#pragma once
+// Private to identification/: the two-stage fit of the dynamic models whose
+// state relaxes to a steady state with the distance slid, LuGre and Dahl
+// (docs/identification.md, "Dynamic models").
+//
+// Stage 1 fits the model's steady-state curve (M::steady_force, the kernels'
+// one equation) as a static law to the samples where the state has settled;
+// stage 2 fits the two dynamic parameters with the static part held,
+// simulating the state along each experiment inside the residual.
+#include <cmath>
+#include <vector>
+
+#include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/model_traits.hpp"
+#include "stribeck/kernels/models/dahl.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/registry.hpp"
+
+namespace stribeck::ident::detail {
+
+// A dynamic model's steady state as a static law with the model's
+// parameters, so the static-fit machinery (layout, guesses, vectorised
+// blocks, covariance) fits it unchanged. The dynamic parameters do not act
+// on it and are held fixed.
+template <class M>
+struct SteadyState : StaticLaw {
+  static constexpr int kNumParams = M::kNumParams;
+  template <class T>
+  using Coeffs = typename M::template Coeffs<T>;
+  template <class T>
+  static Coeffs<T> prepare(const T* p) {
+    return M::prepare(p);
+  }
+  template <class T>
+  static T force(const Coeffs<T>& c, const Sample<T>& s) {
+    return M::steady_force(c, s.v);
+  }
+};
+using LuGreSteadyState = SteadyState<LuGre>;
+using DahlSteadyState = SteadyState<Dahl>;
+
+// Relaxation lengths a settled sample has slid since a reversal: after one,
+// the state starts at most twice its steady value away, and 8 lengths of an
+// exponential approach leave 2 e^-8 = 0.07 % of it.
+constexpr double kSettleLengths = 8.0;
+
+// What the two-stage fit needs of a model. kDyn: the two parameters of
+// stage 2 (both log-parameterised). level(p): the force the state saturates
+// at, which with the travel from a reversal to the force's zero crossing
+// (ln 2 relaxation lengths when the approach is exponential) gives the first
+// guess of sigma0 = level ln 2 / travel. settle_travel(p): travel from a
+// reversal after which the state is within 0.07 % of its steady state.
+// second_starts(sigma0): the start grid of the second dynamic parameter.
+// start_state: the state at the first sample (steady state at v0).
+struct LuGreFit {
+  using Model = LuGre;
+  static constexpr const char* kTitle = "LuGre";
+  static constexpr int kDyn[2] = {LuGre::sigma0, LuGre::sigma1};
+  static double level(const double* p) { return p[LuGre::F_s]; }
+  static double settle_travel(const double* p) { return kSettleLengths * p[LuGre::F_s] / p[LuGre::sigma0]; }
+  // Bristle time constants sigma1/sigma0 from 1 us to 1 s.
+  static std::vector<double> second_starts(double s0) {
+    return {s0 * 1e-6, s0 * 1e-5, s0 * 1e-4, s0 * 1e-3, s0 * 1e-2, s0 * 1e-1, s0};
+  }
+  static double second_default(double s0) { return s0 * 1e-3; }
+  template <class T>
+  static T start_state(const LuGre::Coeffs<T>& c, const T& v0) {
+    return math::sign(v0) * LuGre::z_ss(c, v0);
+  }
+};
+
+struct DahlFit {
+  using Model = Dahl;
+  static constexpr const char* kTitle = "Dahl";
+  static constexpr int kDyn[2] = {Dahl::sigma0, Dahl::alpha};
+  static double level(const double* p) { return p[Dahl::F_C]; }
+  // |u| = |1 - F sign(v)/F_C| falls from 2 to 2 e^-8 (Dahl::travel): after
+  // 8 F_C/sigma0 for alpha = 1, after (|u_e|^(1-a) - 2^(1-a)) / ((a-1) sigma0/F_C)
+  // otherwise (much longer for alpha > 1, whose approach is algebraic).
+  static double settle_travel(const double* p) {
+    const double k = p[Dahl::sigma0] / p[Dahl::F_C], a = p[Dahl::alpha];
+    if (std::abs(a - 1.0) < 1e-9) return kSettleLengths / k;
+    const double end = 2.0 * std::exp(-kSettleLengths);
+    return (std::pow(end, 1.0 - a) - std::pow(2.0, 1.0 - a)) / ((a - 1.0) * k);
+  }
+  // Not exactly 1: there Dahl::travel takes its exponential form, which
+  // carries no derivative in alpha; the fit moves on from any start.
+  static std::vector<double> second_starts(double) { return {0.5, 0.8, 1.25, 1.5, 2.0, 3.0}; }
+  static double second_default(double) { return 1.25; }
+  template <class T>
+  static T start_state(const Dahl::Coeffs<T>& c, const T& v0) {
+    return Dahl::steady_force(c, v0);
+  }
+};
+
+// Stage 1 on the settled samples (run_fit<SteadyState<M>>, in fit.cpp).
+FitSummary fit_lugre_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+                                  const FitOptions& o);
+FitSummary fit_dahl_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+                                 const FitOptions& o);
+
+// Both stages; the summary reports every parameter of the model.
+FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
+FitSummary fit_dahl(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
+
+}  // namespace stribeck::ident::detail
