@@ -443,16 +443,8 @@ FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const Model
   S.free_names = names;
   S.correlation = corr;
 
-  S.samples = n;
-  S.free_parameters = k;
   S.cost = 0.5 * ssr;
-  S.rmse = std::sqrt(ssr / n);
-  S.r_squared = sst > 0 ? 1.0 - ssr / sst : kNaN;
-  S.max_abs_error = maxe;
-  S.autocorrelation_lag1 = ssr > 0 ? ac / ssr : 0.0;
-  const double ll = n * std::log(std::max(ssr, 1e-300) / n);
-  S.aic = ll + 2.0 * k;
-  S.bic = ll + k * std::log(static_cast<double>(n));
+  set_fit_quality(S, n, k, ssr, sst, maxe, ac);
   S.iterations = iterations;
   S.solver_seconds = solver_seconds;
   if (S.status == FitStatus::kConverged) {

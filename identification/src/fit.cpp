@@ -412,15 +412,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   const double fmean = fsum / n;
   for (int e : train)
     for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
-  S.samples = n;
-  S.free_parameters = k;
-  S.rmse = std::sqrt(ssr / n);
-  S.r_squared = sst > 0 ? 1.0 - ssr / sst : kNaN;
-  S.max_abs_error = maxe;
-  S.autocorrelation_lag1 = ssr > 0 ? ac_num / ssr : 0.0;
-  const double ll = n * std::log(std::max(ssr, 1e-300) / n);
-  S.aic = ll + 2.0 * k;
-  S.bic = ll + k * std::log(static_cast<double>(n));
+  set_fit_quality(S, n, k, ssr, sst, maxe, ac_num);
   if (!held.empty()) {
     double sv = 0;
     long nv = 0;
@@ -587,6 +579,18 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
 }
 
 }  // namespace
+
+void detail::set_fit_quality(FitSummary& S, long n, int k, double ssr, double sst, double maxe, double ac) {
+  S.samples = n;
+  S.free_parameters = k;
+  S.rmse = std::sqrt(ssr / n);
+  S.r_squared = sst > 0 ? 1.0 - ssr / sst : kNaN;
+  S.max_abs_error = maxe;
+  S.autocorrelation_lag1 = ssr > 0 ? ac / ssr : 0.0;
+  const double ll = n * std::log(std::max(ssr, 1e-300) / n);
+  S.aic = ll + 2.0 * k;
+  S.bic = ll + k * std::log(static_cast<double>(n));
+}
 
 FitSummary detail::fit_lugre_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
                                           const FitOptions& o) {

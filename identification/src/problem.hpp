@@ -73,4 +73,10 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
 std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, const ModelInfo& model,
                                    const FitOptions& o);
 
+// The fit-quality fields of S from the training residuals of n samples and
+// k free parameters: ssr (sum of squares), sst (total sum of squares of the
+// measured force), maxe (max |residual|), ac (sum of r_i r_(i-1)); AIC and
+// BIC from the Gaussian log-likelihood up to a constant.
+void set_fit_quality(FitSummary& S, long n, int k, double ssr, double sst, double maxe, double ac);
+
 }  // namespace stribeck::ident::detail
