@@ -1,7 +1,8 @@
-// The two-stage fit of LuGre and Dahl (docs/identification.md, "Dynamic models").
+// The two-stage fit of LuGre, Dahl and 20-sim LuGre (docs/identification.md,
+// "Dynamic models").
 //
-// Stage 1: the static part (LuGre: F_C, F_s, v_s, sigma2; Dahl: F_C; and the
-// offset) from the samples whose state has settled, fitted to the model's
+// Stage 1: the static part (LuGre: F_C, F_s, v_s, sigma2; 20-sim LuGre: the
+// same as coefficients of the normal force; Dahl: F_C; and the offset) from the samples whose state has settled, fitted to the model's
 // steady_force by the static machinery. At constant v the state relaxes
 // towards its steady state with the distance slid (LuGre's bristle as
 // exp(-x / z_ss); Dahl's force as Dahl::travel), and after a reversal it
@@ -15,7 +16,7 @@
 // are ~11.5 x the median zero-crossing travel. When stage 2 then finds a
 // longer settle_travel, both stages run again with it (up to 4 passes).
 //
-// Stage 2: the two dynamic parameters (LuGre: sigma0, sigma1; Dahl: sigma0,
+// Stage 2: the two dynamic parameters (LuGre's: sigma0, sigma1; Dahl: sigma0,
 // alpha) with the static part held, one residual block per experiment that
 // integrates the kernels' trace step (M::step, on ceres::Jet) along the
 // experiment in time order from the steady state at the first sample; both
@@ -98,7 +99,7 @@ class TraceCost : public ceres::CostFunction {
     const T v0(d.v[0]);
     typename M::template State<T> st{F::start_state(c, v0), v0};
     for (size_t k = 0; k < d.size(); ++k) {
-      const Sample<T> s{T(d.v[k]), T(0.0), T(0.0), T(0.0)};
+      const Sample<T> s{T(d.v[k]), T(d.pa[k]), T(d.pb[k]), T(d.fn[k])};
       const T f = M::step(c, s, st, T(k ? tr_->t[k] - tr_->t[k - 1] : 0.0));
       if constexpr (kJet) {
         res[k] = d.y[k] - tr_->offset - f.a;
@@ -164,11 +165,9 @@ bool named_value(const std::vector<std::string>& specs, const std::string& name,
   return false;
 }
 
-// Both stages for model F::Model; `steady_fit` runs stage 1
-// (run_fit<SteadyState<M>>, compiled in fit.cpp).
-template <class F, class SteadyFit>
-FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
-                         SteadyFit steady_fit) {
+// Both stages for model F::Model.
+template <class F>
+FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   using M = typename F::Model;
   const auto t0 = std::chrono::steady_clock::now();
   const std::string id = model.id;
@@ -271,7 +270,7 @@ FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const Model
         o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
                                                             : model.params[model.param_index(dyn[i])].default_value));
     }
-    S = steady_fit(model, steady, o1);
+    S = fit_steady_state<F>(model, steady, o1);
     iterations += S.iterations;
     solver_seconds += S.solver_seconds;
     for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
@@ -481,12 +480,14 @@ FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const Model
 
 }  // namespace
 
-FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
-  return fit_two_stage<LuGreFit>(experiments, model, o, fit_lugre_steady_state);
+bool has_two_stage_fit(const std::string& id) {
+  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId;
 }
 
-FitSummary fit_dahl(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
-  return fit_two_stage<DahlFit>(experiments, model, o, fit_dahl_steady_state);
+FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+  if (model.id == Dahl::kId) return two_stage<DahlFit>(experiments, model, o);
+  if (model.id == TwentySimLuGre::kId) return two_stage<TwentySimLuGreFit>(experiments, model, o);
+  return two_stage<LuGreFit>(experiments, model, o);
 }
 
 }  // namespace stribeck::ident::detail

@@ -1,43 +1,24 @@
 #pragma once
 // Private to identification/: the two-stage fit of the dynamic models whose
-// state relaxes to a steady state with the distance slid, LuGre and Dahl
-// (docs/identification.md, "Dynamic models").
+// state relaxes to a steady state with the distance slid: LuGre, Dahl and
+// 20-sim LuGre (docs/identification.md, "Dynamic models").
 //
-// Stage 1 fits the model's steady-state curve (M::steady_force, the kernels'
-// one equation) as a static law to the samples where the state has settled;
+// Stage 1 fits the model's steady-state curve (the kernels' steady_force, one
+// equation) as a static law to the samples where the state has settled;
 // stage 2 fits the two dynamic parameters with the static part held,
 // simulating the state along each experiment inside the residual.
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_traits.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/models/twentysim_lugre.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::ident::detail {
-
-// A dynamic model's steady state as a static law with the model's
-// parameters, so the static-fit machinery (layout, guesses, vectorised
-// blocks, covariance) fits it unchanged. The dynamic parameters do not act
-// on it and are held fixed.
-template <class M>
-struct SteadyState : StaticLaw {
-  static constexpr int kNumParams = M::kNumParams;
-  template <class T>
-  using Coeffs = typename M::template Coeffs<T>;
-  template <class T>
-  static Coeffs<T> prepare(const T* p) {
-    return M::prepare(p);
-  }
-  template <class T>
-  static T force(const Coeffs<T>& c, const Sample<T>& s) {
-    return M::steady_force(c, s.v);
-  }
-};
-using LuGreSteadyState = SteadyState<LuGre>;
-using DahlSteadyState = SteadyState<Dahl>;
 
 // Relaxation lengths a settled sample has slid since a reversal: after one,
 // the state starts at most twice its steady value away, and 8 lengths of an
@@ -45,17 +26,22 @@ using DahlSteadyState = SteadyState<Dahl>;
 constexpr double kSettleLengths = 8.0;
 
 // What the two-stage fit needs of a model. kDyn: the two parameters of
-// stage 2 (both log-parameterised). level(p): the force the state saturates
-// at, which with the travel from a reversal to the force's zero crossing
-// (ln 2 relaxation lengths when the approach is exponential) gives the first
-// guess of sigma0 = level ln 2 / travel. settle_travel(p): travel from a
-// reversal after which the state is within 0.07 % of its steady state.
+// stage 2 (both log-parameterised). steady_force: the model's steady state.
+// level(p): the force per unit input the state saturates at, which with the
+// travel from a reversal to the force's zero crossing (ln 2 relaxation
+// lengths when the approach is exponential) gives the first guess of
+// sigma0 = level ln 2 / travel. settle_travel(p): travel from a reversal
+// after which the state is within 0.07 % of its steady state.
 // second_starts(sigma0): the start grid of the second dynamic parameter.
 // start_state: the state at the first sample (steady state at v0).
 struct LuGreFit {
   using Model = LuGre;
   static constexpr const char* kTitle = "LuGre";
   static constexpr int kDyn[2] = {LuGre::sigma0, LuGre::sigma1};
+  template <class T>
+  static T steady_force(const LuGre::Coeffs<T>& c, const Sample<T>& s) {
+    return LuGre::steady_force(c, s.v);
+  }
   static double level(const double* p) { return p[LuGre::F_s]; }
   static double settle_travel(const double* p) { return kSettleLengths * p[LuGre::F_s] / p[LuGre::sigma0]; }
   // Bristle time constants sigma1/sigma0 from 1 us to 1 s.
@@ -69,10 +55,30 @@ struct LuGreFit {
   }
 };
 
+// 20-sim's LuGre is LuGre per newton of normal force: the same bristle, its
+// forces times F_n (so z, and every length above, do not depend on F_n).
+struct TwentySimLuGreFit : LuGreFit {
+  using Model = TwentySimLuGre;
+  static constexpr const char* kTitle = "20-sim LuGre";
+  static constexpr int kDyn[2] = {TwentySimLuGre::sigma0, TwentySimLuGre::sigma1};
+  template <class T>
+  static T steady_force(const LuGre::Coeffs<T>& c, const Sample<T>& s) {
+    return TwentySimLuGre::steady_force(c, s);
+  }
+  static double level(const double* p) { return p[TwentySimLuGre::mu_s]; }
+  static double settle_travel(const double* p) {
+    return kSettleLengths * p[TwentySimLuGre::mu_s] / p[TwentySimLuGre::sigma0];
+  }
+};
+
 struct DahlFit {
   using Model = Dahl;
   static constexpr const char* kTitle = "Dahl";
   static constexpr int kDyn[2] = {Dahl::sigma0, Dahl::alpha};
+  template <class T>
+  static T steady_force(const Dahl::Coeffs<T>& c, const Sample<T>& s) {
+    return Dahl::steady_force(c, s.v);
+  }
   static double level(const double* p) { return p[Dahl::F_C]; }
   // |u| = |1 - F sign(v)/F_C| falls from 2 to 2 e^-8 (Dahl::travel): after
   // 8 F_C/sigma0 for alpha = 1, after (|u_e|^(1-a) - 2^(1-a)) / ((a-1) sigma0/F_C)
@@ -93,14 +99,34 @@ struct DahlFit {
   }
 };
 
-// Stage 1 on the settled samples (run_fit<SteadyState<M>>, in fit.cpp).
-FitSummary fit_lugre_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
-                                  const FitOptions& o);
-FitSummary fit_dahl_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
-                                 const FitOptions& o);
+// A dynamic model's steady state as a static law with the model's
+// parameters, so the static-fit machinery (layout, guesses, vectorised
+// blocks, covariance) fits it unchanged. The dynamic parameters do not act
+// on it and are held fixed.
+template <class F>
+struct SteadyState : StaticLaw {
+  using M = typename F::Model;
+  static constexpr int kNumParams = M::kNumParams;
+  template <class T>
+  using Coeffs = typename M::template Coeffs<T>;
+  template <class T>
+  static Coeffs<T> prepare(const T* p) {
+    return M::prepare(p);
+  }
+  template <class T>
+  static T force(const Coeffs<T>& c, const Sample<T>& s) {
+    return F::steady_force(c, s);
+  }
+};
 
+// Stage 1 on the settled samples (run_fit<SteadyState<F>>, compiled in
+// fit.cpp for the three traits above).
+template <class F>
+FitSummary fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady, const FitOptions& o);
+
+// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre).
+bool has_two_stage_fit(const std::string& model_id);
 // Both stages; the summary reports every parameter of the model.
-FitSummary fit_lugre(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
-FitSummary fit_dahl(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
+FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
 
 }  // namespace stribeck::ident::detail

@@ -592,15 +592,17 @@ void detail::set_fit_quality(FitSummary& S, long n, int k, double ssr, double ss
   S.bic = ll + k * std::log(static_cast<double>(n));
 }
 
-FitSummary detail::fit_lugre_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
-                                          const FitOptions& o) {
-  return run_fit<LuGreSteadyState>(model, steady, o);
+template <class F>
+FitSummary detail::fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+                                    const FitOptions& o) {
+  return run_fit<SteadyState<F>>(model, steady, o);
 }
-
-FitSummary detail::fit_dahl_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
-                                         const FitOptions& o) {
-  return run_fit<DahlSteadyState>(model, steady, o);
-}
+template FitSummary detail::fit_steady_state<LuGreFit>(const ModelInfo&, const std::vector<Experiment>&,
+                                                       const FitOptions&);
+template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&, const std::vector<Experiment>&,
+                                                                const FitOptions&);
+template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<Experiment>&,
+                                                      const FitOptions&);
 
 const char* status_name(FitStatus s) {
   switch (s) {
@@ -614,11 +616,9 @@ const char* status_name(FitStatus s) {
 
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
-  if (model_id == LuGre::kId && !o.asymmetric) return detail::fit_lugre(experiments, model, o);
-  if (model_id == Dahl::kId && !o.asymmetric) return detail::fit_dahl(experiments, model, o);
+  if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_two_stage(experiments, model, o);
   if (model.dynamic)
-    throw InputError("model " + model_id + " is dynamic; identification fits the static models, lugre and dahl" +
-                     std::string(o.asymmetric ? " (not --asymmetric)" : ""));
+    throw InputError("model " + model_id + " is dynamic; with --asymmetric identification fits the static models only");
   FitSummary S;
   visit_model(model_id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;

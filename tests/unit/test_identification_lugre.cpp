@@ -110,13 +110,15 @@ TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("no time channel"), std::string::npos) << err.what();
   }
-  // The other dynamic model without a two-stage fit is refused in one line.
+  // No asymmetric two-stage fit: one line.
   try {
-    ident::fit({lugre_log(13)}, "20sim-lugre", ident::FitOptions{});
+    ident::FitOptions a;
+    a.asymmetric = true;
+    ident::fit({lugre_log(13)}, "lugre", a);
     FAIL() << "expected InputError";
   } catch (const InputError& err) {
     EXPECT_EQ(std::string(err.what()),
-              "model 20sim-lugre is dynamic; identification fits the static models, lugre and dahl");
+              "model lugre is dynamic; with --asymmetric identification fits the static models only");
   }
 }
 

@@ -66,6 +66,13 @@ struct TwentySimLuGre {
   STRIBECK_HD_INLINE static T z_ss(const Coeffs<T>& c, const T& v) {
     return LuGre::z_ss(c, v);
   }
+  // Steady-state force at constant v: F_n (mu(v) sign(v) + mu_v v), LuGre's
+  // per newton (the static part identification fits,
+  // identification/src/dynamic_fit.cpp).
+  template <class T>
+  STRIBECK_HD_INLINE static T steady_force(const Coeffs<T>& c, const Sample<T>& s) {
+    return s.f_n * LuGre::steady_force(c, s.v);
+  }
   template <class T>
   STRIBECK_HD_INLINE static T dzdt(const Coeffs<T>& c, const Sample<T>& s, const T& z) {
     return LuGre::dzdt(c, s, z);
