@@ -24,6 +24,7 @@ void add_simulate_command(CLI::App& app) {
   auto chunk = std::make_shared<std::uint64_t>(0);
   auto max_chunks = std::make_shared<std::uint64_t>(0);
   auto mpi = std::make_shared<bool>(false);
+  auto point = std::make_shared<std::int64_t>(-1);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
@@ -39,9 +40,20 @@ void add_simulate_command(CLI::App& app) {
       ->check(kPositive);
   cmd->add_flag("--mpi", *mpi,
                 "Ensembles: split the space over MPI ranks (mpirun -np N stribeck simulate ... --mpi -o OUT.h5)");
+  cmd->add_option("--point", *point,
+                  "Ensembles: simulate only point K (0-based) as a single simulation and write its time series")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi] {
+  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi, point] {
     SimulateConfig c = read_simulate_config(*config);
+    if (*point >= 0) {
+      if (!c.ensemble)
+        throw InputError("--point applies to ensembles (an [ensemble] table); this config is a single simulation");
+      if (!shard->empty() || *resume || *chunk || *max_chunks || *mpi || !device->empty() || !precision->empty())
+        throw InputError("--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, --chunk, "
+                         "--max-chunks, --mpi, --device and --precision");
+      c = ensemble_point_config(c, static_cast<std::uint64_t>(*point));
+    }
     if (!shard->empty() && !c.ensemble)
       throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
     if (!shard->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
@@ -127,6 +139,11 @@ void add_simulate_command(CLI::App& app) {
                  c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status),
                  r.stick_slip ? "yes" : "no", r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity,
                  r.peak_velocity, r.breakaway_force, r.dissipated);
+    if (*point >= 0) {  // which cell of the map this is (the line ensemble_point_config appended)
+      const std::string mark = "# stribeck simulate --point ";
+      const size_t at = c.text.rfind(mark);
+      if (at != std::string::npos) std::fprintf(stderr, "  point %s", c.text.substr(at + mark.size()).c_str());
+    }
     if (r.status != kSimOk)
       std::fprintf(stderr, "stribeck: warning: the simulation stopped early (%s); the output ends there\n",
                    sim_status_name(r.status));

@@ -205,17 +205,24 @@ void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t cou
 }
 #endif
 
-// Why point i (coordinates x) was not simulated: the first rule it breaks,
-// checked in the order ensemble_point checks them.
-std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const int* target, const double* x,
-                           int dims) {
-  std::vector<double> p = c.params;
-  BodySystem<double> b = c.body;
-  double brk = c.breakaway;
+// The base config with point coordinates x applied: model parameters, system
+// quantities, the breakaway.
+void apply_point(SimulateConfig& c, const int* target, const double* x, int dims) {
   for (int d = 0; d < dims; ++d) {
-    if (target[d] >= 0) p[target[d]] = x[d];
-    else set_field(b, brk, -1 - target[d], x[d]);
+    if (target[d] >= 0) c.params[target[d]] = x[d];
+    else set_field(c.body, c.breakaway, -1 - target[d], x[d]);
   }
+}
+
+// Why point i (coordinates x) is not simulated: the first rule it breaks,
+// checked in the order ensemble_point checks them ("" when it breaks none).
+std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const int* target, const double* x,
+                           int dims) {
+  SimulateConfig c = base;
+  apply_point(c, target, x, dims);
+  const std::vector<double>& p = c.params;
+  const BodySystem<double>& b = c.body;
+  const double brk = c.breakaway;
   const auto why = validate_params(m, p.data());
   if (!why.empty()) return why.front();
   const std::pair<const char*, double> nonneg[] = {
@@ -224,7 +231,7 @@ std::string invalid_reason(const SimulateConfig& c, const ModelInfo& m, const in
   if (!(b.mass > 0)) return "mass = " + format_number(b.mass) + " must be > 0";
   for (const auto& [name, v] : nonneg)
     if (!(v >= 0)) return std::string(name) + " = " + format_number(v) + " must be >= 0";
-  std::string reason = "invalid";
+  std::string reason;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     const auto fc = M::prepare(p.data());
@@ -247,6 +254,31 @@ std::uint64_t physical_memory_bytes() {
 }
 
 }  // namespace
+
+SimulateConfig ensemble_point_config(const SimulateConfig& c, std::uint64_t index) {
+  const ModelInfo& m = require_model(c.model);
+  std::vector<double> list_values;
+  int target[sweep::kMaxParams] = {};
+  std::vector<std::string> names;
+  sweep::SpaceView s = build_space(c, m, list_values, target, names);
+  s.list_values = list_values.data();
+  if (index >= s.points)
+    throw InputError("--point " + std::to_string(index) + ": the ensemble of " + c.source + " has " +
+                     std::to_string(s.points) + " points (0 to " + std::to_string(s.points - 1) + ")");
+  double x[sweep::kMaxParams];
+  sweep::space_point(s, index, x);
+  const std::string why = invalid_reason(c, m, target, x, s.dims);
+  if (!why.empty()) throw InputError("--point " + std::to_string(index) + ": not simulated in the ensemble: " + why);
+  SimulateConfig one = c;
+  apply_point(one, target, x, s.dims);
+  one.ensemble = false;
+  one.axes.clear();
+  one.warnings = param_warnings(m, one.params.data());
+  std::string coords;
+  for (int d = 0; d < s.dims; ++d) coords += (d ? ", " : "") + names[d] + " = " + format_number(x[d]);
+  one.text += "\n# stribeck simulate --point " + std::to_string(index) + ": " + coords + "\n";
+  return one;
+}
 
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {
   // The coordinates and metrics of every point; a chunk's buffers and the
@@ -337,9 +369,10 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
         ++t.status_counts[x.status >= 0 && x.status < 5 ? x.status : kSimInvalid];
         t.stick_slip += x.stick_slip != 0;
         r.rk4_steps += x.steps;
-        if (x.status == kSimInvalid && t.invalid_examples.size() < 3)
-          t.invalid_examples.push_back("point " + std::to_string(first + i) + ": " +
-                                       invalid_reason(c, m, target, &values[b][i * s.dims], s.dims));
+        if (x.status == kSimInvalid && t.invalid_examples.size() < 3) {
+          const std::string why = invalid_reason(c, m, target, &values[b][i * s.dims], s.dims);
+          t.invalid_examples.push_back("point " + std::to_string(first + i) + ": " + (why.empty() ? "invalid" : why));
+        }
       }
       t.completed += k;
       r.evaluated += k;

@@ -208,6 +208,38 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
   }
 }
 
+// --point K: the single simulation of one point has the metrics of its row
+// in the ensemble (the same code in FP64 on the CPU), and its time series.
+TEST(EnsemblePoint, SingleSimulationEqualsItsEnsembleRow) {
+  const std::string cfg = write_config("point.toml"), map = tmp("point_map.h5"), one = tmp("point_11.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + map, &text), 0) << text;
+  ASSERT_EQ(run_cli("simulate " + cfg + " --point 11 -o " + one, &text), 0) << text;
+  // Keys in name order, the last fastest: point 11 = (breakaway 1.5, mass 1, stiffness 20).
+  EXPECT_NE(text.find("  point 11: breakaway = 1.5, mass = 1, stiffness = 20\n"), std::string::npos) << text;
+  const Results ens = read_results(map, "ensemble"), single = read_results(one, "results/metrics");
+  int compared = 0;
+  for (const auto& d : single.datasets)
+    for (const auto& e : ens.datasets)
+      if (e.name == d.name && d.values.size() == 1) {
+        const double a = d.values[0], b = e.values[11];
+        EXPECT_NEAR(a, b, 1e-12 * (1 + std::abs(b))) << d.name;
+        ++compared;
+      }
+  EXPECT_EQ(compared, 14) << "every metric";
+  EXPECT_EQ(read_any_log(one).front().size(), 2001u);  // the time series: t = 0 ... 2 s at dt 1e-3
+  // One-line refusals: past the space, a point the ensemble does not run, other run flags.
+  auto refused = [&](const std::string& args, const std::string& message) {
+    EXPECT_EQ(run_cli("simulate " + cfg + " " + args + " -o " + tmp("point_bad.h5"), &text), 2) << text;
+    EXPECT_EQ(text, "stribeck: error: " + message + "\n");
+    EXPECT_FALSE(exists(tmp("point_bad.h5")));
+  };
+  refused("--point 12", "--point 12: the ensemble of " + cfg + " has 12 points (0 to 11)");
+  refused("--point 0", "--point 0: not simulated in the ensemble: mass = -1 must be > 0");
+  refused("--point 3 --shard 0/2", "--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, "
+                                   "--chunk, --max-chunks, --mpi, --device and --precision");
+}
+
 // mpirun -np 2: each rank runs its shard, rank 0 merges and reports the whole
 // space once. Skipped in builds without MPI.
 TEST(EnsembleMpi, TwoRanksEqualOneRun) {

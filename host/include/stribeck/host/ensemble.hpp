@@ -92,6 +92,15 @@ struct EnsembleRunOptions {
 // run.
 EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptions& options = {});
 
+// `stribeck simulate --point K`: point K of the config's [ensemble] as a
+// single simulation (ensemble off, the point's parameters and system
+// quantities applied, their warnings recomputed, and a comment line naming
+// the point appended to the config text the output records), to look at the
+// time series behind one cell of a map. Throws InputError for an index past
+// the space and for a point the ensemble does not simulate (naming the rule
+// it breaks).
+SimulateConfig ensemble_point_config(const SimulateConfig& config, std::uint64_t index);
+
 // `stribeck simulate --mpi` (builds with MPI; MPI initialised): every rank
 // of MPI_COMM_WORLD runs shard rank/size of the space on its own device
 // (GPUs picked by node-local rank) into OUT.rankR, and rank 0 merges the
