@@ -36,6 +36,7 @@ P=.devpack/bin
       ;;
     ensemble)
       "$P"/bench_ensemble 1024 10000 2.5e-5 gpu fp32
+      "$P"/bench_ensemble 1024 10000 2.5e-5 gpu fp32 /tmp/stribeck_ensemble.h5  # streamed, as simulate -o
       "$P"/bench_ensemble 1024 10000 2.5e-5 gpu fp64
       python3 bench/peers/stick_slip_jax.py --trajectories 1048576 --steps 10000 --h 2.5e-5
       python3 bench/peers/stick_slip_jax.py --trajectories 1048576 --steps 10000 --h 2.5e-5 --diffrax
