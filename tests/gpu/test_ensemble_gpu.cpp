@@ -9,6 +9,7 @@
 
 #include "../unit/temp_dir.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
@@ -112,6 +113,46 @@ TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) {
     EXPECT_GT(gpu.metrics[i].peak_velocity, 0.05) << i;  // the logged ramp moved the piston
     EXPECT_NEAR(gpu.metrics[i].dissipated, cpu.metrics[i].dissipated, 1e-9 * cpu.metrics[i].dissipated) << i;
     EXPECT_NEAR(gpu.metrics[i].final_s, cpu.metrics[i].final_s, 1e-9 * std::abs(cpu.metrics[i].final_s)) << i;
+  }
+}
+
+// Chunks on the GPU (launches at offsets first != 0) and results streamed to
+// HDF5 through a stop and a resume give the one-launch run's numbers, bit for
+// bit: each point is one thread, whatever launch it is in.
+TEST(Ensemble, GpuChunksAndStreamingEqualOneLaunch) {
+  const SimulateConfig c = read_simulate_config(lugre_grid_config("gpu", "fp32"));
+  EnsembleResult one;
+  try {
+    one = run_ensemble(c);
+  } catch (const InputError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EnsembleRunOptions o;
+  o.chunk = 5;  // 16 points: chunks of 5, 5, 5, 1
+  const EnsembleResult chunked = run_ensemble(c, o);
+  ASSERT_EQ(chunked.metrics.size(), one.metrics.size());
+  for (size_t i = 0; i < one.metrics.size(); ++i) {
+    EXPECT_EQ(chunked.metrics[i].dissipated, one.metrics[i].dissipated) << i;
+    EXPECT_EQ(chunked.metrics[i].final_v, one.metrics[i].final_v) << i;
+    EXPECT_EQ(chunked.values[2 * i], one.values[2 * i]) << i;
+  }
+  const std::string out = stribeck::test::temp_dir() + "ens_gpu_streamed.h5";
+  o.output = out;
+  o.max_chunks = 2;
+  const EnsembleResult stopped = run_ensemble(c, o);
+  EXPECT_FALSE(stopped.finished);
+  EXPECT_EQ(stopped.totals.completed, 10u);
+  o.max_chunks = 0;
+  o.resume = true;
+  const EnsembleResult resumed = run_ensemble(c, o);
+  ASSERT_TRUE(resumed.finished);
+  EXPECT_EQ(resumed.evaluated, 6u);
+  const Results r = read_results(out, "ensemble");
+  for (const auto& d : r.datasets) {
+    if (d.name == "dissipated")
+      for (size_t i = 0; i < one.metrics.size(); ++i) EXPECT_EQ(d.values[i], one.metrics[i].dissipated) << i;
+    if (d.name == "final_velocity")
+      for (size_t i = 0; i < one.metrics.size(); ++i) EXPECT_EQ(d.values[i], one.metrics[i].final_v) << i;
   }
 }
 
