@@ -22,12 +22,24 @@ std::string duration(double s) {
 
 std::function<void(std::uint64_t, std::uint64_t, double)> progress_printer(const char* unit) {
   const bool tty = isatty(fileno(stderr));
-  auto last = std::make_shared<double>(0.0);  // nothing in the first interval: short runs print one line
-  return [tty, last, unit](std::uint64_t done, std::uint64_t total, double secs) {
+  struct State {
+    double last = 0.0;  // nothing in the first interval: short runs print one line
+    bool started = false;
+    std::uint64_t first_done = 0;  // the first report: a resumed run's earlier work is in it
+    double first_secs = 0.0;
+  };
+  auto st = std::make_shared<State>();
+  return [tty, st, unit](std::uint64_t done, std::uint64_t total, double secs) {
+    if (!st->started) st->started = true, st->first_done = done, st->first_secs = secs;
     const bool end = done == total;
-    if (!end && secs - *last < (tty ? 0.2 : 10.0)) return;
-    *last = secs;
-    const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+    if (!end && secs - st->last < (tty ? 0.2 : 10.0)) return;
+    st->last = secs;
+    // The rate since the first report, so a resumed run's ETA counts only the
+    // work this run does (the first report alone: everything over the time).
+    const bool window = secs > st->first_secs && done > st->first_done;
+    const double rate = window ? static_cast<double>(done - st->first_done) / (secs - st->first_secs)
+                        : secs > 0 ? static_cast<double>(done) / secs
+                                   : 0;
     const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;
     std::fprintf(stderr, "%s%llu/%llu %s (%.1f%%), %.3g %s/s, ETA %s%s", tty ? "\r\033[K" : "",
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), unit,

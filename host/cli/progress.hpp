@@ -9,7 +9,9 @@
 namespace stribeck::cli {
 
 // `unit` names what is counted ("points"). Call it with (done, total,
-// seconds since the start); it decides itself whether to print.
+// seconds since the start); it decides itself whether to print. The rate
+// (and so the ETA) is taken since the first call, so the points a resumed
+// run found done do not count as this run's speed.
 std::function<void(std::uint64_t, std::uint64_t, double)> progress_printer(const char* unit);
 
 }  // namespace stribeck::cli
