@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "problem.hpp"
+#include "solver_options.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 
@@ -315,14 +316,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
     for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
     for (int i = 0; i < 2; ++i)
       if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
-    ceres::Solver::Options so;
-    so.linear_solver_type = ceres::DENSE_NORMAL_CHOLESKY;
-    so.max_num_iterations = o.max_iterations;
-    so.function_tolerance = o.function_tolerance;
-    so.gradient_tolerance = o.gradient_tolerance;
-    so.parameter_tolerance = o.parameter_tolerance;
-    so.num_threads = o.num_threads > 0 ? o.num_threads : 1;
-    so.logging_type = ceres::SILENT;
+    const ceres::Solver::Options so = solver_options(o, 1);
     if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
     else sum2.termination_type = ceres::CONVERGENCE;
     iterations += static_cast<int>(sum2.iterations.size());

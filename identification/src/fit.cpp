@@ -14,6 +14,7 @@
 #include "block_cost.hpp"
 #include "problem.hpp"
 #include "dynamic_fit.hpp"
+#include "solver_options.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
@@ -229,16 +230,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(k) +
                      " free parameters");
 
-  ceres::Solver::Options so;
-  // P is small (<= a few dozen): the normal equations are P x P and cheap,
-  // where DENSE_QR would factorise the whole N x P Jacobian every iteration.
-  so.linear_solver_type = ceres::DENSE_NORMAL_CHOLESKY;
-  so.max_num_iterations = o.max_iterations;
-  so.function_tolerance = o.function_tolerance;
-  so.gradient_tolerance = o.gradient_tolerance;
-  so.parameter_tolerance = o.parameter_tolerance;
-  so.num_threads = o.num_threads > 0 ? o.num_threads : std::max(1u, std::thread::hardware_concurrency());
-  so.logging_type = ceres::SILENT;
+  ceres::Solver::Options so =
+      solver_options(o, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
   // extra projected line search would cost a second Jacobian per iteration.
   so.max_num_line_search_step_size_iterations = 0;

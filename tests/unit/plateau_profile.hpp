@@ -1,9 +1,15 @@
 #pragma once
 // The velocity profile the dynamic-model identification tests generate their
-// logs along (docs/identification.md, "Dynamic models": what such logs need).
+// logs along (docs/identification.md, "Dynamic models": what such logs need),
+// and the generator of those logs.
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <string>
 #include <vector>
+
+#include "stribeck/data/experiment.hpp"
+#include "stribeck/kernels/sample.hpp"
 
 namespace stribeck::test {
 
@@ -39,5 +45,39 @@ struct PlateauProfile {
     return from + (level[i] - from) * 0.5 * (1 - std::cos(kPi * tau / ramp));
   }
 };
+
+// A log of dynamic model M (parameters p) along the profile at `rate`
+// samples/s: the kernels' M::step in long double at 8 sub-steps per sample
+// from rest, plus seeded Gaussian noise of std `noise` on the force. With
+// `normal_force`, that channel is logged and fed to the model.
+template <class M>
+Experiment plateau_log(const std::vector<double>& p, unsigned seed, double noise, double rate,
+                       const std::string& name, double (*normal_force)(double) = nullptr) {
+  const PlateauProfile prof;
+  std::vector<long double> q(p.begin(), p.end());
+  const auto c = M::prepare(q.data());
+  typename M::template State<long double> st{0.0L, 0.0L};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> N(0, noise);
+  Experiment e;
+  e.name = name;
+  e.source = "test";
+  const int n = static_cast<int>(prof.duration() * rate);
+  constexpr int kSub = 8;
+  for (int k = 0; k < n; ++k) {
+    const double t = k / rate;
+    long double f = 0;  // at rest: no force
+    for (int s = 1; k > 0 && s <= kSub; ++s) {
+      const double ts = (k - 1 + static_cast<double>(s) / kSub) / rate;
+      const double fn = normal_force ? normal_force(ts) : 0.0;
+      f = M::step(c, Sample<long double>{prof.v(ts), 0, 0, fn}, st, 1.0L / (rate * kSub));
+    }
+    e.channels["time"].push_back(t);
+    e.channels["velocity"].push_back(prof.v(t));
+    if (normal_force) e.channels["normal_force"].push_back(normal_force(t));
+    e.channels["force"].push_back(static_cast<double>(f) + N(rng));
+  }
+  return e;
+}
 
 }  // namespace stribeck::test

@@ -8,7 +8,6 @@
 #include "plateau_profile.hpp"
 
 #include <cmath>
-#include <random>
 
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/models/twentysim_lugre.hpp"
@@ -38,31 +37,7 @@ std::vector<double> truth() {
 double normal_force(double t) { return 100.0 + 50.0 * std::sin(2 * 3.14159265358979323846 * 0.37 * t); }
 
 Experiment twentysim_log(unsigned seed) {
-  const test::PlateauProfile prof;
-  const auto p = truth();
-  std::vector<long double> q(p.begin(), p.end());
-  const auto c = TwentySimLuGre::prepare(q.data());
-  TwentySimLuGre::State<long double> st{0.0L, 0.0L};
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> N(0, kNoise);
-  Experiment e;
-  e.name = "twentysim";
-  e.source = "test";
-  const int n = static_cast<int>(prof.duration() * kRate);
-  constexpr int kSub = 8;
-  for (int k = 0; k < n; ++k) {
-    const double t = k / kRate;
-    long double f = 0;
-    for (int s = 1; k > 0 && s <= kSub; ++s) {
-      const double ts = (k - 1 + static_cast<double>(s) / kSub) / kRate;
-      f = TwentySimLuGre::step(c, Sample<long double>{prof.v(ts), 0, 0, normal_force(ts)}, st, 1.0L / (kRate * kSub));
-    }
-    e.channels["time"].push_back(t);
-    e.channels["velocity"].push_back(prof.v(t));
-    e.channels["normal_force"].push_back(normal_force(t));
-    e.channels["force"].push_back(static_cast<double>(f) + N(rng));
-  }
-  return e;
+  return test::plateau_log<TwentySimLuGre>(truth(), seed, kNoise, kRate, "twentysim", normal_force);
 }
 
 TEST(TwentySimLuGreIdentification, RecoversCoefficientsAndBristleParameters) {

@@ -7,7 +7,6 @@
 #include "plateau_profile.hpp"
 
 #include <cmath>
-#include <random>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/identification/fit.hpp"
@@ -24,28 +23,7 @@ constexpr double kNoise = 0.01;   // N
 std::vector<double> truth(double alpha) { return {1e5, 1.0, alpha}; }
 
 Experiment dahl_log(unsigned seed, double alpha) {
-  const test::PlateauProfile prof;
-  const auto p = truth(alpha);
-  std::vector<long double> q(p.begin(), p.end());
-  const auto c = Dahl::prepare(q.data());
-  Dahl::State<long double> st{0.0L, 0.0L};
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> N(0, kNoise);
-  Experiment e;
-  e.name = "dahl";
-  e.source = "test";
-  const int n = static_cast<int>(prof.duration() * kRate);
-  constexpr int kSub = 8;
-  for (int k = 0; k < n; ++k) {
-    for (int s = 1; k > 0 && s <= kSub; ++s) {
-      const long double ts = (k - 1 + static_cast<double>(s) / kSub) / kRate;
-      Dahl::step(c, Sample<long double>{prof.v(static_cast<double>(ts)), 0, 0, 0}, st, 1.0L / (kRate * kSub));
-    }
-    e.channels["time"].push_back(k / kRate);
-    e.channels["velocity"].push_back(prof.v(k / kRate));
-    e.channels["force"].push_back(static_cast<double>(st.z) + N(rng));
-  }
-  return e;
+  return test::plateau_log<Dahl>(truth(alpha), seed, kNoise, kRate, "dahl");
 }
 
 TEST(DahlIdentification, RecoversCoulombForceStiffnessAndExponent) {

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
@@ -32,34 +31,7 @@ constexpr double kNoise = 0.01;   // N
 // Truth: the paper's example (Canudas de Wit et al. 1995), the model defaults.
 std::vector<double> truth() { return find_model("lugre")->defaults(); }
 
-Experiment lugre_log(unsigned seed) {
-  const test::PlateauProfile prof;
-  const auto p = truth();
-  std::vector<long double> q(p.begin(), p.end());
-  const auto c = LuGre::prepare(q.data());
-  LuGre::State<long double> st{0.0L, 0.0L};
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> N(0, kNoise);
-  Experiment e;
-  e.name = "lugre";
-  e.source = "test";
-  const int n = static_cast<int>(prof.duration() * kRate);
-  constexpr int kSub = 8;
-  for (int k = 0; k < n; ++k) {
-    const double t = k / kRate;
-    long double f = 0;
-    if (k == 0) f = LuGre::step(c, Sample<long double>{0.0L, 0, 0, 0}, st, 0.0L);
-    for (int s = 1; k > 0 && s <= kSub; ++s) {
-      const long double ts = (k - 1 + static_cast<double>(s) / kSub) / kRate;
-      f = LuGre::step(c, Sample<long double>{prof.v(static_cast<double>(ts)), 0, 0, 0}, st,
-                      1.0L / (kRate * kSub));
-    }
-    e.channels["time"].push_back(t);
-    e.channels["velocity"].push_back(prof.v(t));
-    e.channels["force"].push_back(static_cast<double>(f) + N(rng));
-  }
-  return e;
-}
+Experiment lugre_log(unsigned seed) { return test::plateau_log<LuGre>(truth(), seed, kNoise, kRate, "lugre"); }
 
 TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParameters) {
   const Experiment e = lugre_log(11);
