@@ -8,7 +8,9 @@ set -euo pipefail
 stribeck=${1:-build/bin/stribeck}
 out=${DEMO_OUT:-build/demo}
 mkdir -p "$out"
-rm -f "$out"/fit.h5 "$out"/fit.json "$out"/grid.h5
+# A fresh run each time: also an interrupted earlier demo's grid.h5.partial, which a
+# new sweep would otherwise refuse to overwrite (it is for --resume).
+rm -f "$out"/fit.h5 "$out"/fit.json "$out"/grid.h5 "$out"/grid.h5.partial
 
 echo "== 1. identify: simscape-cylinder, jointly over the three pressure levels of the example log"
 "$stribeck" identify data/examples/cylinder_plateaus.h5 --model simscape-cylinder \
