@@ -65,7 +65,7 @@ struct EnsembleRunOptions {
   // "": the results stay in memory (EnsembleResult::values, metrics), for
   // at most 1e8 points whose results fit in 80 % of this machine's memory.
   // Else the file they are streamed to, chunk by chunk, in bounded memory:
-  // HDF5 (write_ensemble's layout, via OUT.partial with a checkpoint after
+  // HDF5 (the layout below, via OUT.partial with a checkpoint after
   // every chunk, renamed when complete), or CSV when the name ends in ".csv"
   // (one row per point; no checkpoints).
   std::string output;
