@@ -10,8 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <future>
 
 #include "ensemble_output.hpp"
