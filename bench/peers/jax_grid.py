@@ -9,11 +9,50 @@ simscape-cylinder grid and metrics over the same trace, on the same GPU.
 The parameter sets are vectorised (one lane each); samples are scanned in
 blocks (lax.scan) so memory stays at parameters x block. Prints the time of
 the best of --repeat runs after a warm-up (compile) run, evaluations/s and
-the best RMSE, which must match the engine's."""
+the best RMSE, which must match the engine's.
+
+`--numpy` runs the same block step with NumPy in FP64 (no jax needed):
+bench/peers/check_grid_peer.sh compares its RMSE with the engine's, so the
+GPU comparison is between equal work."""
 import argparse
 import time
 
 import numpy as np
+
+
+def grid(axis):
+    # Same axes and order as sweep_grid (first parameter slowest).
+    F_pr = np.linspace(0.0, 60.0, axis)
+    f_cfr = np.exp(np.linspace(np.log(1e-7), np.log(1e-5), axis))
+    K_brk = np.linspace(1.0, 2.5, axis)
+    c_v = np.exp(np.linspace(np.log(1.0), np.log(100.0), axis))
+    return [x.ravel() for x in np.meshgrid(F_pr, f_cfr, K_brk, c_v, indexing="ij")]
+
+
+def block_step(xp, g, carry, blk):
+    """One block of samples for every parameter set (one row each): the model
+    and the metric accumulators, written once for jax.numpy and NumPy."""
+    F_pr, f_cfr, K_brk, c_v = g
+    f_vfr, v_th = 200.0, 1e-4
+    sse, maxe, peak, sp, sn, energy, loop, fprev, fvprev = carry
+    dt, v, pa, pb, dx, fm = (blk[None, :, i] for i in range(6))
+    av = xp.abs(v)
+    fc = F_pr + f_cfr * (pa + pb)
+    slope = (1 + (K_brk - 1) * xp.exp(-c_v * v_th)) / v_th
+    coul = xp.where(av > v_th, (1 + (K_brk - 1) * xp.exp(-c_v * av)) * xp.sign(v), slope * v)
+    F = fc * coul + f_vfr * v
+    e = F - fm
+    fv = F * v
+    fvp = xp.concatenate([fvprev, fv[:, :-1]], axis=1)
+    fp = xp.concatenate([fprev, F[:, :-1]], axis=1)
+    return (sse + xp.sum(e * e, 1, keepdims=True),
+            xp.maximum(maxe, xp.max(xp.abs(e), 1, keepdims=True)),
+            xp.maximum(peak, xp.max(xp.abs(F), 1, keepdims=True)),
+            sp + xp.sum(xp.where(v > 0, F, 0), 1, keepdims=True),
+            sn + xp.sum(xp.where(v < 0, F, 0), 1, keepdims=True),
+            energy + xp.sum(0.5 * (fvp + fv) * dt, 1, keepdims=True),
+            loop + xp.sum(0.5 * (fp + F) * dx, 1, keepdims=True),
+            F[:, -1:], fv[:, -1:])
 
 
 def main():
@@ -23,7 +62,23 @@ def main():
     ap.add_argument("--precision", choices=["fp32", "fp64"], default="fp32")
     ap.add_argument("--block", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--numpy", action="store_true", help="check the arithmetic with NumPy (FP64), no jax needed")
     a = ap.parse_args()
+
+    trace = np.loadtxt(a.trace, delimiter=",", skiprows=1)
+    n = trace.shape[0] - trace.shape[0] % a.block  # whole blocks (reported)
+    blocks = trace[:n].reshape(n // a.block, a.block, 6)
+    if a.numpy:
+        g = [x[:, None] for x in grid(a.axis)]
+        carry = (np.zeros((g[0].shape[0], 1)),) * 9
+        t0 = time.perf_counter()
+        for blk in blocks:
+            carry = block_step(np, g, carry, blk)
+        t = time.perf_counter() - t0
+        rmse = np.sqrt(carry[0] / n).min()
+        print(f"numpy {np.__version__} (fp64, block {a.block}, {n} samples): {t:.4f} s, "
+              f"{g[0].shape[0] * n / t:.3g} evaluations/s, best rmse {rmse:.10g}")
+        return
 
     import jax
     if a.precision == "fp64":
@@ -32,46 +87,13 @@ def main():
     from jax import lax
 
     dtype = jnp.float64 if a.precision == "fp64" else jnp.float32
-    trace = np.loadtxt(a.trace, delimiter=",", skiprows=1)
-    n = trace.shape[0] - trace.shape[0] % a.block  # whole blocks (reported)
-    tr = jnp.asarray(trace[:n].reshape(n // a.block, a.block, 6), dtype=dtype)
-
-    ax = a.axis
-    F_pr = np.linspace(0.0, 60.0, ax)
-    f_cfr = np.exp(np.linspace(np.log(1e-7), np.log(1e-5), ax))
-    K_brk = np.linspace(1.0, 2.5, ax)
-    c_v = np.exp(np.linspace(np.log(1.0), np.log(100.0), ax))
-    g = [jnp.asarray(x.ravel(), dtype=dtype)[:, None] for x in np.meshgrid(F_pr, f_cfr, K_brk, c_v, indexing="ij")]
-    f_vfr, v_th = dtype(200.0), dtype(1e-4)
+    tr = jnp.asarray(blocks, dtype=dtype)
+    g = [jnp.asarray(x, dtype=dtype)[:, None] for x in grid(a.axis)]
 
     @jax.jit
     def sweep(tr, F_pr, f_cfr, K_brk, c_v):
-        P = F_pr.shape[0]
-        slope = (1 + (K_brk - 1) * jnp.exp(-c_v * v_th)) / v_th
-        z = jnp.zeros((P, 1), dtype)
-
-        def step(carry, blk):
-            sse, maxe, peak, sp, sn, energy, loop, fprev, fvprev = carry
-            dt, v, pa, pb, dx, fm = (blk[None, :, i] for i in range(6))
-            av = jnp.abs(v)
-            fc = F_pr + f_cfr * (pa + pb)
-            coul = jnp.where(av > v_th, (1 + (K_brk - 1) * jnp.exp(-c_v * av)) * jnp.sign(v), slope * v)
-            F = fc * coul + f_vfr * v
-            e = F - fm
-            fv = F * v
-            fvp = jnp.concatenate([fvprev, fv[:, :-1]], axis=1)
-            fp = jnp.concatenate([fprev, F[:, :-1]], axis=1)
-            carry = (sse + jnp.sum(e * e, 1, keepdims=True),
-                     jnp.maximum(maxe, jnp.max(jnp.abs(e), 1, keepdims=True)),
-                     jnp.maximum(peak, jnp.max(jnp.abs(F), 1, keepdims=True)),
-                     sp + jnp.sum(jnp.where(v > 0, F, 0), 1, keepdims=True),
-                     sn + jnp.sum(jnp.where(v < 0, F, 0), 1, keepdims=True),
-                     energy + jnp.sum(0.5 * (fvp + fv) * dt, 1, keepdims=True),
-                     loop + jnp.sum(0.5 * (fp + F) * dx, 1, keepdims=True),
-                     F[:, -1:], fv[:, -1:])
-            return carry, None
-
-        carry, _ = lax.scan(step, (z,) * 9, tr)
+        z = jnp.zeros((F_pr.shape[0], 1), dtype)
+        carry, _ = lax.scan(lambda c, blk: (block_step(jnp, (F_pr, f_cfr, K_brk, c_v), c, blk), None), (z,) * 9, tr)
         return carry
 
     out = sweep(tr, *g)
