@@ -69,12 +69,14 @@ struct SweepWriter::Impl {
   }
 
   void open_columns(bool create) {
+    // Chunks of at most the sweep's rows: HDF5 stores whole chunks.
+    const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(kChunkRows, meta.count));
     const h5::Group params = group(file.id(), "parameters", create);
     const h5::Group metrics = group(file.id(), "metrics", create);
     for (size_t d = 0; d < meta.param_names.size(); ++d) {
       const std::string& n = meta.param_names[d];
       if (create) {
-        param_cols.push_back(h5::create_column(params.id(), n, H5T_NATIVE_DOUBLE, kChunkRows, path));
+        param_cols.push_back(h5::create_column(params.id(), n, H5T_NATIVE_DOUBLE, chunk, path));
         h5::write_string_attribute(param_cols.back().id(), "unit", meta.param_units[d], path);
       } else {
         param_cols.push_back(h5::open_dataset(params.id(), n, path));
@@ -83,14 +85,14 @@ struct SweepWriter::Impl {
     auto metric_col = [&](hid_t loc, int m) {
       const auto& mi = sweep::kMetricInfo[m];
       if (!create) return h5::open_dataset(loc, mi.name, path);
-      h5::Dataset c = h5::create_column(loc, mi.name, H5T_NATIVE_DOUBLE, kChunkRows, path);
+      h5::Dataset c = h5::create_column(loc, mi.name, H5T_NATIVE_DOUBLE, chunk, path);
       h5::write_string_attribute(c.id(), "unit", mi.unit, path);
       h5::write_string_attribute(c.id(), "description", mi.description, path);
       return c;
     };
     for (int m : meta.metrics) metric_cols.push_back(metric_col(metrics.id(), m));
     if (create) {
-      status_col = h5::create_column(file.id(), "status", H5T_NATIVE_UINT8, kChunkRows, path);
+      status_col = h5::create_column(file.id(), "status", H5T_NATIVE_UINT8, chunk, path);
       h5::write_string_attribute(status_col.id(), "meaning",
                                  "0 ok, 1 invalid parameters (not computed), 2 non-finite force", path);
     } else {

@@ -13,6 +13,7 @@ void add_identify_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
+void add_map_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);

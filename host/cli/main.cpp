@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   stribeck::cli::add_simulate_command(app);
   stribeck::cli::add_sweep_command(app);
   stribeck::cli::add_merge_command(app);
+  stribeck::cli::add_map_command(app);
   stribeck::cli::add_import_command(app);
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);

@@ -181,7 +181,7 @@ class Hdf5Sink : public EnsembleSink {
       stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp);
       restore_totals(cp, r.count, r.totals, o.output + ".partial");
     } else {
-      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p);
+      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count);
     }
   }
   void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
@@ -311,7 +311,8 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
   p.command_line = command_line;
   p.config = s0.config;
   p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims), attributes, p);
+  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims), attributes, p,
+                                      s0.points);
   try {
     const std::uint64_t block = 1 << 16;
     std::vector<std::vector<double>> cols(keys.size());

@@ -48,11 +48,13 @@ class ResultsStream {
   // Starts PATH.partial holding group `group` with
   // kind = "results", the provenance, `attributes` (as append_results writes
   // them) and empty columns. An existing PATH.partial is refused
-  // (refuse_unfinished): it is an interrupted run's work.
+  // (refuse_unfinished): it is an interrupted run's work. `rows_hint`: the
+  // rows the stream will hold when known (0: not known), so that a small run
+  // is not stored in chunks of 64 Ki rows.
   static std::unique_ptr<ResultsStream> create(const std::string& path, const std::string& group,
                                                const std::vector<StreamColumn>& columns,
                                                const std::map<std::string, std::string>& attributes,
-                                               const Provenance& provenance);
+                                               const Provenance& provenance, std::uint64_t rows_hint = 0);
   // Reopens PATH.partial after an interruption. Its group must hold the same
   // columns and every one of `attributes` with the same value (else a
   // one-line InputError naming the first that differs: a partial file of

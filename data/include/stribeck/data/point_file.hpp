@@ -1,0 +1,51 @@
+#pragma once
+// The points of a results file read column by column, a block of rows at a
+// time, whatever wrote it: a sweep file (`stribeck sweep`: /parameters/<name>,
+// /metrics/<name>, /status) or an ensemble (`stribeck simulate` with
+// [ensemble]: group `ensemble` with the `points` table and one column per
+// metric, `status` among them). What reads a whole map of a 1e8-point file
+// (`stribeck map`) keeps only a block in memory. Unfinished files
+// (OUT.h5.partial) are read as far as their columns go.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stribeck {
+
+class PointFile {
+ public:
+  // Throws InputError naming the file when it is neither kind, or holds only
+  // a top-K table (a sweep with top_k_only).
+  explicit PointFile(const std::string& path);
+  ~PointFile();
+  PointFile(const PointFile&) = delete;
+  PointFile& operator=(const PointFile&) = delete;
+
+  const std::string& path() const;
+  const std::string& kind() const;  // "sweep" or "ensemble"
+  // The varying quantities, in the order of the file, and their units ("" where the file has none).
+  const std::vector<std::string>& dimensions() const;
+  const std::vector<std::string>& dimension_units() const;
+  // The metric columns (for an ensemble `status` is one of them).
+  const std::vector<std::string>& metrics() const;
+  std::string metric_unit(const std::string& metric) const;
+  // Rows every column holds.
+  std::uint64_t rows() const;
+  // Index of a dimension or metric by name; throws InputError listing the
+  // names there are.
+  int dimension_index(const std::string& name) const;
+  int metric_index(const std::string& name) const;
+
+  // Rows [first, first + n) of dimension `d` / metric `m` into out (resized to n).
+  void read_dimension(int d, std::uint64_t first, std::uint64_t n, std::vector<double>& out) const;
+  void read_metric(int m, std::uint64_t first, std::uint64_t n, std::vector<double>& out) const;
+  // Whether each row's point ran and finished normally (status 0).
+  void read_ok(std::uint64_t first, std::uint64_t n, std::vector<std::uint8_t>& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stribeck

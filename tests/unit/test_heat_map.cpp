@@ -1,0 +1,357 @@
+// `stribeck map`: the point reader (sweep files and ensembles), the map
+// builder (grid cells, bins, reductions, scales, refusals) and the SVG/CSV
+// writer. Expected cells are computed here from the points written, by plain
+// loops, not by the code under test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/point_file.hpp"
+#include "stribeck/data/results_stream.hpp"
+#include "stribeck/data/svg_heat_map.hpp"
+#include "stribeck/host/heat_map.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string tmp(const std::string& name) { return test::temp_dir() + "map_" + name; }
+bool exists(const std::string& p) { return static_cast<bool>(std::ifstream(p)); }
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Point {
+  std::vector<double> x;  // coordinates
+  double m;               // the metric
+  double status;          // 0 ok
+};
+
+// An ensemble-layout file (group `ensemble`: `points`, metric columns,
+// `status`) holding `pts`, written as `stribeck simulate` writes it.
+void write_ensemble(const std::string& path, const std::string& names, int dims, const std::vector<Point>& pts) {
+  std::remove(path.c_str());
+  Provenance p;
+  p.command_line = "test";
+  auto s = ResultsStream::create(path, "ensemble",
+                                 {{"points", static_cast<std::uint64_t>(dims), "", ""}, {"m", 0, "", ""}, {"status", 0, "", ""}},
+                                 {{"names", names}}, p);
+  std::vector<double> xs, ms, st;
+  for (const auto& q : pts) {
+    xs.insert(xs.end(), q.x.begin(), q.x.end());
+    ms.push_back(q.m);
+    st.push_back(q.status);
+  }
+  s->append(pts.size(), {xs.data(), ms.data(), st.data()});
+  s->checkpoint({pts.size(), {}});
+  s->finish();
+}
+
+// a = 1, 2, 3 (linear), b = 1, 10, 100 (log), c = 0, 1; m = a + 10 log10(b) + 100 c.
+// The point a = 2, b = 10, c = 0 did not finish (status 2).
+std::vector<Point> grid_points() {
+  std::vector<Point> pts;
+  for (double c : {0.0, 1.0})
+    for (double b : {1.0, 10.0, 100.0})
+      for (double a : {1.0, 2.0, 3.0})
+        pts.push_back({{a, b, c}, a + 10 * std::log10(b) + 100 * c, (a == 2 && b == 10 && c == 0) ? 2.0 : 0.0});
+  return pts;
+}
+
+TEST(HeatMap, GridCellsReduceTheirPointsThatFinished) {
+  const std::string path = tmp("grid.h5");
+  const auto pts = grid_points();
+  write_ensemble(path, "a,b,c", 3, pts);
+  const PointFile f(path);
+  EXPECT_EQ(f.kind(), "ensemble");
+  EXPECT_EQ(f.rows(), pts.size());
+  for (const std::string reduce : {"min", "max", "mean"}) {
+    HeatMapOptions o;
+    o.metric = "m";
+    o.reduce = reduce;
+    o.block_rows = 5;  // several blocks per pass
+    HeatMapSummary s;
+    const HeatMap map = build_heat_map(f, o, &s);
+    ASSERT_EQ(map.x.centers, (std::vector<double>{1, 2, 3}));
+    ASSERT_EQ(map.y.centers, (std::vector<double>{1, 10, 100}));
+    EXPECT_FALSE(map.x.log);
+    EXPECT_TRUE(map.y.log);  // evenly spaced in log
+    EXPECT_NEAR(map.y.edges[1], std::sqrt(10.0), 1e-12);
+    EXPECT_NEAR(map.x.edges[0], 0.5, 1e-12);
+    EXPECT_EQ(s.not_ok, 1u);
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        std::vector<double> v;
+        std::uint64_t n = 0;
+        for (const auto& q : pts)
+          if (q.x[0] == map.x.centers[i] && q.x[1] == map.y.centers[j]) {
+            ++n;
+            if (q.status == 0) v.push_back(q.m);
+          }
+        double want = v[0];
+        for (double x : v) want = reduce == "min" ? std::min(want, x) : reduce == "max" ? std::max(want, x) : want;
+        if (reduce == "mean") want = v.size() == 1 ? v[0] : (v[0] + v[1]) / 2;
+        EXPECT_DOUBLE_EQ(map.values[j * 3 + i], want) << reduce << " cell " << i << "," << j;
+        EXPECT_EQ(map.points[j * 3 + i], n);
+      }
+    if (reduce == "min") {
+      EXPECT_DOUBLE_EQ(s.min, 1.0);
+      EXPECT_DOUBLE_EQ(s.min_x, 1.0);
+      EXPECT_DOUBLE_EQ(s.min_y, 1.0);
+      EXPECT_DOUBLE_EQ(map.values[1 * 3 + 1], 2 + 10 + 100.0);  // only c = 1 finished
+      EXPECT_DOUBLE_EQ(s.max, 112.0);
+      EXPECT_DOUBLE_EQ(s.max_x, 2.0);
+      EXPECT_DOUBLE_EQ(s.max_y, 10.0);
+    }
+  }
+}
+
+TEST(HeatMap, CombiningPointsNeedsReduceAndNamesWhatElseVaries) {
+  const std::string path = tmp("refuse.h5");
+  write_ensemble(path, "a,b,c", 3, grid_points());
+  const PointFile f(path);
+  HeatMapOptions o;
+  o.metric = "m";
+  try {
+    build_heat_map(f, o);
+    FAIL() << "expected a refusal";
+  } catch (const InputError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("18 points fall on 3 x 3 cells (the file also varies c)"), std::string::npos) << w;
+    EXPECT_NE(w.find("--reduce min|max|mean"), std::string::npos) << w;
+  }
+  // x = c, y = a: still 3 points per cell (b varies).
+  o.x = "c";
+  o.y = "a";
+  EXPECT_THROW(build_heat_map(f, o), InputError);
+  // One point per cell needs no reduction: fix c by mapping a file without it.
+  std::vector<Point> flat;
+  for (const auto& q : grid_points())
+    if (q.x[2] == 1) flat.push_back({{q.x[0], q.x[1]}, q.m, q.status});
+  write_ensemble(tmp("flat.h5"), "a,b", 2, flat);
+  const PointFile g(tmp("flat.h5"));
+  HeatMapOptions one;
+  one.metric = "m";
+  const HeatMap map = build_heat_map(g, one);
+  EXPECT_DOUBLE_EQ(map.values[2 * 3 + 2], 3 + 20 + 100.0);
+}
+
+TEST(HeatMap, RandomPointsAreBinnedOverTheirRange) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Point> pts;
+  for (int k = 0; k < 2000; ++k) {
+    const double x = u(rng), y = 2 + 3 * u(rng);
+    pts.push_back({{x, y}, x * y, 0});
+  }
+  write_ensemble(tmp("random.h5"), "x,y", 2, pts);
+  const PointFile f(tmp("random.h5"));
+  HeatMapOptions o;
+  o.metric = "m";
+  EXPECT_THROW(build_heat_map(f, o), InputError);  // binning always combines points
+  o.reduce = "mean";
+  o.bins = 4;
+  HeatMapSummary s;
+  const HeatMap map = build_heat_map(f, o, &s);
+  EXPECT_TRUE(s.binned);
+  ASSERT_EQ(map.x.centers.size(), 4u);
+  double lo_x = 1, hi_x = 0, lo_y = 9, hi_y = 0;
+  for (const auto& q : pts) {
+    lo_x = std::min(lo_x, q.x[0]), hi_x = std::max(hi_x, q.x[0]);
+    lo_y = std::min(lo_y, q.x[1]), hi_y = std::max(hi_y, q.x[1]);
+  }
+  EXPECT_EQ(map.x.edges.front(), lo_x);
+  EXPECT_EQ(map.x.edges.back(), hi_x);  // the largest point lands in the last bin
+  EXPECT_FALSE(map.x.log);              // uniform from near 0: spans 100x, but not evenly in log
+  EXPECT_FALSE(map.y.log);              // 2..5 spans less than 10x
+  std::vector<double> sum(16, 0.0);
+  std::vector<std::uint64_t> n(16, 0);
+  for (const auto& q : pts) {
+    const int i = std::min(3, static_cast<int>((q.x[0] - lo_x) / (hi_x - lo_x) * 4));
+    const int j = std::min(3, static_cast<int>((q.x[1] - lo_y) / (hi_y - lo_y) * 4));
+    sum[j * 4 + i] += q.m;
+    ++n[j * 4 + i];
+  }
+  std::uint64_t total = 0;
+  for (int c = 0; c < 16; ++c) {
+    total += map.points[c];
+    EXPECT_EQ(map.points[c], n[c]) << c;
+    EXPECT_NEAR(map.values[c], sum[c] / n[c], 1e-12) << c;
+  }
+  EXPECT_EQ(total, pts.size());
+
+  // Log-uniform values spread evenly in log: auto picks a log axis.
+  std::vector<Point> lg;
+  for (int k = 0; k < 500; ++k) lg.push_back({{u(rng), std::pow(10.0, -7 + 2 * u(rng))}, 1.0, 0});
+  write_ensemble(tmp("loguniform.h5"), "x,y", 2, lg);
+  const HeatMap lmap = build_heat_map(PointFile(tmp("loguniform.h5")), o);
+  EXPECT_FALSE(lmap.x.log);
+  EXPECT_TRUE(lmap.y.log);
+}
+
+TEST(HeatMap, RefusesBadOptionsNamingThem) {
+  write_ensemble(tmp("opts.h5"), "a,b,c", 3, grid_points());
+  const PointFile f(tmp("opts.h5"));
+  auto message = [&](HeatMapOptions o) {
+    try {
+      build_heat_map(f, o);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  HeatMapOptions o;
+  o.reduce = "min";
+  o.metric = "rmse";
+  EXPECT_NE(message(o).find("no metric 'rmse' (it has m, status)"), std::string::npos) << message(o);
+  o.metric = "m";
+  o.x = "d";
+  EXPECT_NE(message(o).find("no varying quantity 'd' (it varies a, b, c)"), std::string::npos);
+  o.x = "b";
+  o.y = "b";
+  EXPECT_NE(message(o).find("--x and --y both name b"), std::string::npos);
+  o.y = "";
+  o.x = "";
+  o.reduce = "median";
+  EXPECT_NE(message(o).find("--reduce 'median'"), std::string::npos);
+  o.reduce = "min";
+  o.x_scale = "log";
+  EXPECT_EQ(message(o), "no error");  // a >= 1
+  o.x = "c";  // c = 0, 1
+  EXPECT_NE(message(o).find("--x-scale: a log scale needs values > 0 (the smallest is 0)"), std::string::npos)
+      << message(o);
+  o.x_scale = "auto";
+  o.x = "";
+  o.value_scale = "log";
+  EXPECT_EQ(message(o), "no error");  // every cell > 0
+  o.bins = 600;
+  EXPECT_NE(message(o).find("--bins 600"), std::string::npos);
+}
+
+TEST(HeatMap, SvgColoursCellsFromSmallestToLargestAndGraysEmptyOnes) {
+  HeatMap m;
+  m.title = "m over a & b";
+  m.value_label = "m <N>";
+  m.x = {"a", false, {0, 1, 2}, {0.5, 1.5}};
+  m.y = {"b", true, {1, 10}, {3}};
+  m.values = {2.0, NAN};
+  m.points = {1, 0};
+  std::string svg = heat_map_svg(m);
+  EXPECT_NE(svg.find("m over a &amp; b"), std::string::npos);
+  EXPECT_NE(svg.find("m &lt;N&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#d0d0d0\"><title>a = 1.5, b = 3: no point"), std::string::npos);
+  m.values = {2.0, 5.0};
+  svg = heat_map_svg(m);
+  EXPECT_NE(svg.find("fill=\"#440154\"><title>a = 0.5, b = 3: 2 (1 point)"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#fde725\"><title>a = 1.5"), std::string::npos);
+  EXPECT_EQ(viridis_hex(0.5), "#21908d");
+  // Log colours: 1, 10, 100 sit at 0, 1/2, 1.
+  m.x = {"a", false, {0, 1, 2, 3}, {0.5, 1.5, 2.5}};
+  m.values = {1, 10, 100};
+  m.points = {1, 1, 1};
+  m.log_values = true;
+  svg = heat_map_svg(m);
+  EXPECT_NE(svg.find("fill=\"#21908d\"><title>a = 1.5"), std::string::npos);
+  m.values[0] = -1;
+  EXPECT_THROW(heat_map_svg(m), std::invalid_argument);
+  m.values[0] = 1;
+  m.points.pop_back();
+  EXPECT_THROW(heat_map_svg(m), std::invalid_argument);
+}
+
+TEST(HeatMap, ReadsSweepFilesAndRefusesOtherFiles) {
+  // A sweep through the CLI: a 3 x 4 grid of simscape-translational.
+  const std::string cfg = test::write_temp_file("map_sweep.toml", R"(model = "simscape-translational"
+[design]
+type = "grid"
+[params]
+F_brk = { values = [1.5, 2.0, 3.0] }
+F_C = { linear = [0.5, 1.25], count = 4 }
+[[trace]]
+profile = "sine"
+amplitude = 0.05
+frequency = 1.0
+duration = 1.0
+samples = 200
+)");
+  const std::string sweep = tmp("sweep.h5");
+  std::string out;
+  ASSERT_EQ(test::run_cli("sweep " + cfg + " -o " + sweep + " -q", &out), 0) << out;
+  const PointFile f(sweep);
+  EXPECT_EQ(f.kind(), "sweep");
+  HeatMapOptions o;
+  o.metric = "peak_force";
+  o.x = "F_C";
+  o.y = "F_brk";
+  const HeatMap map = build_heat_map(f, o);
+  EXPECT_EQ(map.x.label, "F_C [N]");
+  // Every cell equals the point's own value, read here straight from the file.
+  const h5::File h = h5::open_file(sweep);
+  const auto fc = h5::read_array<double>(h.id(), "parameters/F_C", H5T_NATIVE_DOUBLE, sweep);
+  const auto fb = h5::read_array<double>(h.id(), "parameters/F_brk", H5T_NATIVE_DOUBLE, sweep);
+  const auto pk = h5::read_array<double>(h.id(), "metrics/peak_force", H5T_NATIVE_DOUBLE, sweep);
+  ASSERT_EQ(pk.size(), 12u);
+  for (size_t k = 0; k < pk.size(); ++k) {
+    const auto i = std::find(map.x.centers.begin(), map.x.centers.end(), fc[k]) - map.x.centers.begin();
+    const auto j = std::find(map.y.centers.begin(), map.y.centers.end(), fb[k]) - map.y.centers.begin();
+    ASSERT_LT(i, 4);
+    ASSERT_LT(j, 3);
+    EXPECT_EQ(map.values[j * 4 + i], pk[k]);
+  }
+  EXPECT_THROW(PointFile{cfg}, InputError);  // not HDF5
+  write_ensemble(tmp("one.h5"), "a", 1, {{{1.0}, 1.0, 0}, {{2.0}, 2.0, 0}});
+  const PointFile one(tmp("one.h5"));
+  HeatMapOptions m1;
+  m1.metric = "m";
+  EXPECT_THROW(build_heat_map(one, m1), InputError);  // one varying quantity
+  // Fixed coordinates are passed over when choosing the axes.
+  write_ensemble(tmp("fixed.h5"), "k,a,b", 3, {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}});
+  const HeatMap fixed = build_heat_map(PointFile(tmp("fixed.h5")), m1);
+  EXPECT_EQ(fixed.x.label, "a");
+  EXPECT_EQ(fixed.y.label, "b");
+  EXPECT_TRUE(std::isnan(fixed.values[3]));  // a = 2, b = 2: no point
+}
+
+TEST(HeatMap, CliWritesSvgAndCsvAtomicallyAndRefusesInOneLine) {
+  write_ensemble(tmp("cli.h5"), "a,b,c", 3, grid_points());
+  const std::string svg = tmp("cli.svg"), csv = tmp("cli.csv");
+  std::string out;
+  ASSERT_EQ(test::run_cli("map " + tmp("cli.h5") + " -m m --reduce max -o " + svg, &out), 0) << out;
+  EXPECT_NE(out.find("largest : m = 123 at a = 3, b = 100"), std::string::npos) << out;
+  const std::string text = slurp(svg);
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+  ASSERT_EQ(test::run_cli("map " + tmp("cli.h5") + " -m m --reduce mean --x b --y c -o " + csv, &out), 0) << out;
+  std::istringstream rows(slurp(csv));
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line, "b,c,m (mean),points");
+  std::getline(rows, line);
+  EXPECT_EQ(line, "1,0,2,3");  // a = 1, 2, 3 at b = 1, c = 0
+  std::getline(rows, line);
+  EXPECT_EQ(line, "10,0,12,3");  // a = 2 did not finish at b = 10, c = 0: (11 + 13) / 2
+  ASSERT_EQ(test::run_cli("map " + tmp("cli.h5") + " --list", &out), 0);
+  EXPECT_NE(out.find("coordinates: a b c"), std::string::npos) << out;
+  // Refusals: one line, exit 2, the earlier output untouched and no new file.
+  const std::string before = slurp(csv);
+  EXPECT_EQ(test::run_cli("map " + tmp("cli.h5") + " -m nope --reduce max -o " + csv, &out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_EQ(slurp(csv), before);
+  EXPECT_EQ(test::run_cli("map " + tmp("cli.h5") + " -m m -o " + tmp("never.svg"), &out), 2);
+  EXPECT_FALSE(exists(tmp("never.svg")));
+}
+
+}  // namespace
+}  // namespace stribeck
