@@ -3,16 +3,83 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {
+namespace {
+
+// Temporary paths to remove if a signal ends the process: fixed slots, so
+// the handler reads them without allocating or locking (async-signal-safe).
+constexpr int kSlots = 16;
+constexpr size_t kPathMax = 4096;
+char g_paths[kSlots][kPathMax];
+std::atomic<bool> g_used[kSlots];
+std::mutex g_claim;  // taken by threads claiming or freeing a slot, never by the handler
+
+extern "C" void remove_temporaries(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::unlink(g_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      ::sigaction(sig, nullptr, &old);
+      if (old.sa_handler != SIG_DFL) continue;  // leave handlers others installed (and SIG_IGN) alone
+      struct sigaction sa {};
+      sa.sa_handler = remove_temporaries;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+// Slot index holding `path`, or -1 when all are taken or the path is too
+// long (the file is then only removed by the destructor, as before).
+int claim(const std::string& path) {
+  if (path.size() >= kPathMax) return -1;
+  install_handlers();
+  std::lock_guard<std::mutex> lock(g_claim);
+  for (int i = 0; i < kSlots; ++i)
+    if (!g_used[i].load()) {
+      std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+      g_used[i].store(true);
+      return i;
+    }
+  return -1;
+}
+
+void release(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_claim);
+  g_used[slot].store(false);
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path) {
+  if (path.empty()) throw InputError("the output path is empty");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // does not exist yet: fine
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory; give a file name for the output");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": exists and is not a regular file (a device, pipe or socket); write to a regular file");
+}
 
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
+  check_output_path(target_);
   std::string pattern = target_ + ".tmp.XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
@@ -24,11 +91,13 @@ AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
   ::fchmod(fd, 0666 & ~mask);
   ::close(fd);
   temp_ = buf.data();
+  slot_ = claim(temp_);
 }
 
 AtomicFile::~AtomicFile() {
   if (file_) std::fclose(file_);
   if (!committed_) std::remove(temp_.c_str());
+  release(slot_);
 }
 
 std::FILE* AtomicFile::stream() {
@@ -49,6 +118,8 @@ void AtomicFile::commit() {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw InputError(target_ + ": cannot move output into place: " + std::strerror(errno));
   committed_ = true;
+  release(slot_);
+  slot_ = -1;
 }
 
 }  // namespace stribeck

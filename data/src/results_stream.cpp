@@ -1,11 +1,14 @@
 // Results groups streamed block by block with checkpoints (results_stream.hpp).
 #include "stribeck/data/results_stream.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
 #include "group_attributes.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
@@ -45,10 +48,11 @@ std::map<std::string, std::string> decode(const std::string& text) {
 
 }  // namespace
 
-void refuse_unfinished(const std::string& partial) {
+void refuse_unfinished(const std::string& partial, bool resumable) {
   if (std::ifstream(partial).good())
-    throw InputError(partial + ": the checkpointed results of an unfinished run; continue it with --resume, or "
-                               "remove the file to start again");
+    throw InputError(partial + (resumable ? ": the checkpointed results of an unfinished run; continue it with "
+                                            "--resume, or remove the file to start again"
+                                          : ": left by an unfinished run; remove it and run again"));
 }
 
 struct ResultsStream::Impl {
@@ -57,37 +61,59 @@ struct ResultsStream::Impl {
   h5::Group group;
   std::vector<StreamColumn> columns;
   std::vector<h5::Dataset> datasets;
+  bool holds_rows = false;  // a checkpoint counted rows: the partial file is worth resuming
+  bool finished = false;
+  // A partial file without rows holds no work: removed when the stream ends
+  // without finishing (an error before the first rows), so that it does not
+  // block the next run.
+  void discard_if_empty() {
+    if (finished || holds_rows || path.empty()) return;
+    datasets.clear();
+    group.reset();
+    file.reset();
+    std::remove(path.c_str());
+  }
 };
 
 ResultsStream::ResultsStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-ResultsStream::~ResultsStream() = default;
+ResultsStream::~ResultsStream() { impl_->discard_if_empty(); }
 
 std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, const std::string& group,
                                                      const std::vector<StreamColumn>& columns,
                                                      const std::map<std::string, std::string>& attributes,
-                                                     const Provenance& provenance, std::uint64_t rows_hint) {
+                                                     const Provenance& provenance, std::uint64_t rows_hint,
+                                                     bool resumable) {
   auto w = std::make_unique<Impl>();
   w->final_path = path;
   w->path = path + ".partial";
   w->where = w->path + ": results group '" + group + "'";
   w->columns = columns;
-  refuse_unfinished(w->path);
+  check_output_path(path);
+  check_output_path(w->path);
+  refuse_unfinished(w->path, resumable);
   w->file = h5::create_file(w->path);
+  // From here on an error removes the new file (see discard_if_empty).
+  std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
+  s->start(group, provenance, attributes, rows_hint);
+  return s;
+}
+
+void ResultsStream::start(const std::string& group, const Provenance& provenance,
+                          const std::map<std::string, std::string>& attributes, std::uint64_t rows_hint) {
+  Impl* w = impl_.get();
   h5::write_string_attribute(w->file.id(), "schema", detail::kSchemaVersion, w->path);
   w->group = h5::create_group(w->file.id(), group, w->where);
   h5::write_string_attribute(w->group.id(), "kind", "results", w->where);
   detail::write_provenance(w->group.id(), provenance, w->where);
   detail::write_attributes(w->group.id(), attributes, w->where);
-  for (const auto& c : columns) {
+  for (const auto& c : w->columns) {
     const hsize_t chunk = rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows;
     w->datasets.push_back(h5::create_column(w->group.id(), c.name, H5T_NATIVE_DOUBLE, chunk, w->where, c.width));
     if (!c.units.empty()) h5::write_string_attribute(w->datasets.back().id(), "units", c.units, w->where);
     if (!c.description.empty())
       h5::write_string_attribute(w->datasets.back().id(), "description", c.description, w->where);
   }
-  std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
-  s->checkpoint(StreamCheckpoint{});
-  return s;
+  checkpoint(StreamCheckpoint{});
 }
 
 std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, const std::string& group,
@@ -117,6 +143,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
                        "'); remove it or run without --resume");
   }
   checkpoint.rows = h5::read_uint_attribute(w->group.id(), kRowsAttribute, w->where);
+  w->holds_rows = true;  // a resumed file is kept, whatever happens next
   checkpoint.state = decode(h5::read_string_attribute(w->group.id(), kStateAttribute, w->where));
   for (const auto& c : columns) {
     const std::string at = w->where + ": dataset '" + c.name + "'";
@@ -157,6 +184,7 @@ void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
   h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
+  w.holds_rows = w.holds_rows || cp.rows > 0;
 }
 
 void ResultsStream::finish() {
@@ -167,8 +195,10 @@ void ResultsStream::finish() {
   w.datasets.clear();
   w.group.reset();
   h5::close_file(w.file, w.path);
+  w.finished = true;
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
-    throw InputError(w.final_path + ": cannot move the finished results into place");
+    throw InputError(w.final_path + ": cannot move the finished results into place (" + std::strerror(errno) +
+                     "); they are in " + w.path);
 }
 
 }  // namespace stribeck

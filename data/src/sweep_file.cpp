@@ -3,11 +3,13 @@
 #include "stribeck/data/sweep_file.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
@@ -58,6 +60,8 @@ std::vector<std::string> split(const std::string& s) {
 struct SweepWriter::Impl {
   std::string final_path, path;
   SweepMeta meta;
+  bool holds_rows = false;  // a checkpoint counted points: the partial file is worth resuming
+  bool finished = false;
   h5::File file;
   std::vector<h5::Dataset> param_cols, metric_cols;
   std::vector<std::vector<h5::Dataset>> exp_cols;  // [experiment][kept metric]
@@ -170,19 +174,34 @@ struct SweepWriter::Impl {
 };
 
 SweepWriter::SweepWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-SweepWriter::~SweepWriter() = default;
 
-std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const SweepMeta& meta) {
+// A partial file that no checkpoint counted points in holds no work: an
+// error before the first chunk removes it, so that it blocks no rerun.
+SweepWriter::~SweepWriter() {
+  Impl& w = *impl_;
+  if (w.finished || w.holds_rows) return;
+  w.param_cols.clear();
+  w.metric_cols.clear();
+  w.exp_cols.clear();
+  w.status_col.reset();
+  w.file.reset();
+  std::remove(w.path.c_str());
+}
+
+std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const SweepMeta& meta, bool resumable) {
   auto impl = std::make_unique<Impl>();
   impl->final_path = path;
   impl->path = path + ".partial";
   impl->meta = meta;
-  refuse_unfinished(impl->path);
+  check_output_path(path);
+  check_output_path(impl->path);
+  refuse_unfinished(impl->path, resumable);
   impl->file = h5::create_file(impl->path);
-  impl->write_meta();
-  if (!meta.top_k_only) impl->open_columns(true);
-  impl->write_progress(SweepProgress{});
-  return std::unique_ptr<SweepWriter>(new SweepWriter(std::move(impl)));
+  std::unique_ptr<SweepWriter> w(new SweepWriter(std::move(impl)));  // from here on an error removes the file
+  w->impl_->write_meta();
+  if (!meta.top_k_only) w->impl_->open_columns(true);
+  w->impl_->write_progress(SweepProgress{});
+  return w;
 }
 
 std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const SweepMeta& meta,
@@ -197,6 +216,7 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
                                "remove it or run without --resume");
   progress = f.progress;
   auto impl = std::make_unique<Impl>();
+  impl->holds_rows = true;  // a resumed file is kept, whatever happens next
   impl->final_path = path;
   impl->path = partial;
   impl->meta = meta;
@@ -240,7 +260,10 @@ void SweepWriter::append(const SweepChunk& c, int n_exp) {
       }
 }
 
-void SweepWriter::checkpoint(const SweepProgress& p) { impl_->write_progress(p); }
+void SweepWriter::checkpoint(const SweepProgress& p) {
+  impl_->write_progress(p);
+  impl_->holds_rows = impl_->holds_rows || p.completed > 0;
+}
 
 void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>& params,
                                  const std::vector<std::string>& experiments,
@@ -280,8 +303,10 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
   w.exp_cols.clear();
   w.status_col.reset();
   h5::close_file(w.file, w.path);
+  w.finished = true;
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
-    throw InputError(w.final_path + ": cannot move the finished sweep into place");
+    throw InputError(w.final_path + ": cannot move the finished sweep into place (" + std::strerror(errno) +
+                     "); it is in " + w.path);
 }
 
 bool is_sweep_file(const std::string& path) {

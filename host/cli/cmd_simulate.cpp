@@ -28,10 +28,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
-  cmd->add_option("--device", *device, "Ensembles: auto | gpu | cpu (overrides [ensemble] device)");
-  cmd->add_option("--precision", *precision, "Ensembles: fp64 | fp32 (overrides [ensemble] precision)");
+  cmd->add_option("--device", *device, "Ensembles: auto | gpu | cpu (overrides [ensemble] device)")->check(kNonEmpty);
+  cmd->add_option("--precision", *precision, "Ensembles: fp64 | fp32 (overrides [ensemble] precision)")
+      ->check(kNonEmpty);
   cmd->add_option("--shard", *shard,
-                  "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge");
+                  "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge")
+      ->check(kNonEmpty);
   cmd->add_flag("--resume", *resume, "Ensembles: continue OUT.h5.partial from its last checkpoint");
   cmd->add_option("--chunk", *chunk,
                   "Ensembles: points per chunk, written with a checkpoint (default 1048576 on a GPU, 16384 on the CPU)")
@@ -42,10 +44,11 @@ void add_simulate_command(CLI::App& app) {
                 "Ensembles: split the space over MPI ranks (mpirun -np N stribeck simulate ... --mpi -o OUT.h5)");
   cmd->add_option("--point", *point,
                   "Ensembles: simulate only point K (0-based) as a single simulation and write its time series")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kIndex);
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
   cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi, point] {
     SimulateConfig c = read_simulate_config(*config);
+    check_output(*output, {*config});
     if (*point >= 0) {
       if (!c.ensemble)
         throw InputError("--point applies to ensembles (an [ensemble] table); this config is a single simulation");

@@ -54,6 +54,7 @@ void run(const SweepFlags& f) {
     throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
 
   if (f.mpi && !f.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
+  if (!c.output.empty()) check_output(c.output, {f.config});
   const SweepPlan plan = plan_sweep(c, f.shard);
   SweepRunOptions o;
   o.device = c.device;
@@ -92,7 +93,7 @@ void add_sweep_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "Evaluate a model over a parameter space along input traces (docs/sweep.md)");
   auto f = std::make_shared<SweepFlags>();
   cmd->add_option("config", f->config, "Sweep config (TOML); flags below override it");
-  cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)");
+  cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)")->check(kNonEmpty);
   cmd->add_option("--model,-m", f->model, "Model id (see `stribeck models`)");
   cmd->add_option("--param,-p", f->params,
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
@@ -110,13 +111,13 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
   cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
-  cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)");
-  cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)");
+  cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)")->check(kNonEmpty);
+  cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)")->check(kNonEmpty);
   cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
       ->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
-  cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)");
+  cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)")->check(kNonEmpty);
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
   cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")

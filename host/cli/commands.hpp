@@ -19,14 +19,34 @@ void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 
 // Numeric flags must be positive integers, so 0 below means "not given"
-// (and an explicit 0 or negative value is an error, not silently ignored).
+// (and an explicit 0 or negative value is an error, not silently ignored);
+// at most 18 digits, so a value is never clamped to what the type holds.
 inline const CLI::Validator kPositive(
     [](std::string& s) {
       const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-      return digits && s.find_first_not_of('0') != std::string::npos ? std::string()
-                                                                     : "must be a positive integer, not '" + s + "'";
+      const size_t lead = s.find_first_not_of('0');
+      if (!digits || lead == std::string::npos) return "must be a positive integer, not '" + s + "'";
+      return s.size() - lead > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
     },
     "POSITIVE");
+
+// A 0-based index (--point): digits only, at most 18 of them.
+inline const CLI::Validator kIndex(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) return "must be a point index (0, 1, 2, ...), not '" + s + "'";
+      return s.size() > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
+    },
+    "INDEX");
+
+// A value that must not be empty when the flag is given (--shard '').
+inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
+                                     "TEXT");
+
+// Checks, before any work, that `output` can take the result
+// (check_output_path) and is none of the files the run reads: -o CONFIG.toml
+// would replace the config by the result.
+void check_output(const std::string& output, const std::vector<std::string>& inputs);
 
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.

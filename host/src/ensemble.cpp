@@ -312,6 +312,11 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   r.shard_index = part.index;
   r.shard_count = part.shards;
   const bool csv = is_csv_output(o.output);
+  // A chunk's buffers take about 350 B per point (docs/dynamics.md): 2^24
+  // points, 6 GB, is far beyond what keeps a GPU busy.
+  if (o.chunk > kMaxEnsembleChunk)
+    throw InputError("--chunk " + std::to_string(o.chunk) + ": at most " + std::to_string(kMaxEnsembleChunk) +
+                     " points per chunk");
   if (o.output.empty()) {
     if (o.resume) throw InputError("--resume needs an output file (-o OUT.h5)");
     if (n > 100'000'000ull)

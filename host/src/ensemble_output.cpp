@@ -140,6 +140,10 @@ void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTot
     if (text.empty() || *end) throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
     return static_cast<std::uint64_t>(v);
   };
+  if (cp.rows == 0 && cp.state.empty()) {  // killed before its first chunk: nothing to restore
+    r = EnsembleTotals{};
+    return;
+  }
   const auto counts = cp.state.find("status_counts"), ss = cp.state.find("stick_slip");
   if (counts == cp.state.end() || ss == cp.state.end() || cp.rows > count)
     throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
@@ -281,7 +285,10 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
     }
     shards.push_back(std::move(sh));
   }
-  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.first < b.first; });
+  // By first point, an empty shard (more shards than points) before the
+  // shard that starts where it does: any argument order merges alike.
+  std::sort(shards.begin(), shards.end(),
+            [](const Shard& a, const Shard& b) { return a.first != b.first ? a.first < b.first : a.count < b.count; });
   const Shard& s0 = shards.front();
   std::uint64_t next = 0;
   for (const Shard& sh : shards) {
@@ -312,7 +319,7 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
   p.config = s0.config;
   p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
   auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims), attributes, p,
-                                      s0.points);
+                                      s0.points, /*resumable=*/false);
   try {
     const std::uint64_t block = 1 << 16;
     std::vector<std::vector<double>> cols(keys.size());

@@ -92,11 +92,24 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
   std::vector<SweepFile> files;
   for (const auto& in : inputs) {
     files.push_back(read_sweep_file(in));
-    if (!files.back().complete) throw InputError(in + ": the shard is not complete (resume it first)");
+    const SweepFile& f = files.back();
+    if (!f.complete) throw InputError(in + ": the shard is not complete (resume it first)");
+    if (!f.meta.top_k_only && f.rows.count != f.meta.count)
+      throw InputError(in + ": holds " + std::to_string(f.rows.count) + " points, but its attribute count says " +
+                       std::to_string(f.meta.count));
+    for (const auto& e : f.progress.top)
+      if (e.index < f.meta.first || e.index - f.meta.first >= f.meta.count)
+        throw InputError(in + ": top_k/index holds point " + std::to_string(e.index) + ", outside the shard's points " +
+                         std::to_string(f.meta.first) + ".." + std::to_string(f.meta.first + f.meta.count));
   }
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return files[a].meta.first < files[b].meta.first; });
+  // By first point, an empty shard (more shards than points) before the
+  // shard that starts where it does: any argument order merges alike.
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const SweepMeta &ma = files[a].meta, &mb = files[b].meta;
+    return ma.first != mb.first ? ma.first < mb.first : ma.count < mb.count;
+  });
   const SweepMeta& m0 = files[order[0]].meta;
   std::uint64_t next = 0;
   for (size_t i : order) {
@@ -120,7 +133,7 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
   SweepProgress progress;
   TopK top(meta.top_k, meta.objective, meta.maximize);
   double seconds = 0;
-  auto writer = SweepWriter::create(output, meta);
+  auto writer = SweepWriter::create(output, meta, /*resumable=*/false);
   for (size_t i : order) {
     const SweepFile& f = files[i];
     writer->append(f.rows, static_cast<int>(meta.experiments.size()));

@@ -242,10 +242,17 @@ ShardRange shard_range(const std::string& shard, std::uint64_t points) {
   ShardRange r;
   r.count = points;
   if (shard.empty()) return r;
+  // Digits only (no sign, no space): sscanf's %lu would take "-1" as 2^64 - 1.
+  auto whole = [&](const std::string& text, unsigned long& v) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+    v = std::stoul(text);
+    return true;
+  };
+  const size_t slash = shard.find('/');
   unsigned long i = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(shard.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n)
-    throw InputError("--shard " + shard + ": expected i/N with 0 <= i < N");
+  if (slash == std::string::npos || !whole(shard.substr(0, slash), i) || !whole(shard.substr(slash + 1), n) || n == 0 ||
+      i >= n)
+    throw InputError("--shard '" + shard + "': expected i/N with 0 <= i < N (whole numbers, N up to 999999999)");
   __extension__ typedef unsigned __int128 u128;
   const u128 total = points;
   r.first = static_cast<std::uint64_t>(total * i / n);

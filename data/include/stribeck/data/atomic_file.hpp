@@ -8,10 +8,19 @@
 
 namespace stribeck {
 
+// Refuses, before any work is done, an output path that cannot take a
+// file: empty, a directory, or an existing file that is not a regular file
+// (a device such as /dev/null or a pipe: renaming a result over it would
+// replace it). Throws InputError naming the path.
+void check_output_path(const std::string& path);
+
+// The temporary files of AtomicFiles alive in this process are removed when
+// SIGINT, SIGTERM or SIGHUP ends it (the handlers are installed with the
+// first AtomicFile); the signal then ends the process as it would have.
 class AtomicFile {
  public:
-  // Reserves a temporary name next to `target`; throws InputError if the
-  // directory cannot be written.
+  // Checks `target` (check_output_path) and reserves a temporary name next
+  // to it; throws InputError if the directory cannot be written.
   explicit AtomicFile(std::string target);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -30,6 +39,7 @@ class AtomicFile {
   std::string temp_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
+  int slot_ = -1;  // where the signal handlers find temp_
 };
 
 }  // namespace stribeck

@@ -40,21 +40,27 @@ struct StreamCheckpoint {
 
 // Throws InputError when `partial` exists: the checkpointed results of an
 // unfinished run are never overwritten by a new one (continue it with
-// --resume, or remove it). Shared with the sweep file.
-void refuse_unfinished(const std::string& partial);
+// --resume, or remove it; `resumable` false: the writer, e.g. a merge, has
+// no --resume, so the message only says to remove it). Shared with the
+// sweep file.
+void refuse_unfinished(const std::string& partial, bool resumable = true);
 
 class ResultsStream {
  public:
   // Starts PATH.partial holding group `group` with
   // kind = "results", the provenance, `attributes` (as append_results writes
-  // them) and empty columns. An existing PATH.partial is refused
-  // (refuse_unfinished): it is an interrupted run's work. `rows_hint`: the
-  // rows the stream will hold when known (0: not known), so that a small run
-  // is not stored in chunks of 64 Ki rows.
+  // them) and empty columns. PATH and PATH.partial are checked first
+  // (check_output_path); an existing PATH.partial is refused
+  // (refuse_unfinished, `resumable` choosing its advice): it is an
+  // interrupted run's work. `rows_hint`: the rows the stream will hold when
+  // known (0: not known), so that a small run is not stored in chunks of
+  // 64 Ki rows. A stream destroyed unfinished before any checkpoint counted
+  // rows removes its file: it holds no work, and would block the next run.
   static std::unique_ptr<ResultsStream> create(const std::string& path, const std::string& group,
                                                const std::vector<StreamColumn>& columns,
                                                const std::map<std::string, std::string>& attributes,
-                                               const Provenance& provenance, std::uint64_t rows_hint = 0);
+                                               const Provenance& provenance, std::uint64_t rows_hint = 0,
+                                               bool resumable = true);
   // Reopens PATH.partial after an interruption. Its group must hold the same
   // columns and every one of `attributes` with the same value (else a
   // one-line InputError naming the first that differs: a partial file of
@@ -83,6 +89,9 @@ class ResultsStream {
 
  private:
   explicit ResultsStream(std::unique_ptr<Impl> impl);
+  // The group, its attributes, the empty columns and the first checkpoint.
+  void start(const std::string& group, const Provenance& provenance,
+             const std::map<std::string, std::string>& attributes, std::uint64_t rows_hint);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -64,8 +64,11 @@ struct SweepProgress {
 
 class SweepWriter {
  public:
-  // Starts OUT.partial (refusing an existing one: refuse_unfinished) ...
-  static std::unique_ptr<SweepWriter> create(const std::string& path, const SweepMeta& meta);
+  // Starts OUT.partial (checking both paths, check_output_path, and refusing
+  // an existing OUT.partial: refuse_unfinished, `resumable` false for
+  // writers without --resume such as merge; destroyed unfinished before a
+  // checkpoint counted points, it removes the file again) ...
+  static std::unique_ptr<SweepWriter> create(const std::string& path, const SweepMeta& meta, bool resumable = true);
   // ... or reopens it after an interruption: checks it belongs to the same
   // sweep (identity, shard, output options) and drops rows past the checkpoint.
   static std::unique_ptr<SweepWriter> resume(const std::string& path, const SweepMeta& meta,

@@ -46,6 +46,8 @@ struct EnsembleResult {
   std::string output;                         // the file written ("" when none, or not finished)
 };
 
+constexpr std::uint64_t kMaxEnsembleChunk = std::uint64_t(1) << 24;
+
 struct EnsembleRunOptions {
   // Called once every check has passed, just before the note and the
   // simulations (the CLI prints parameter warnings here, so a bad space is
@@ -73,7 +75,8 @@ struct EnsembleRunOptions {
   // file equals an uninterrupted run's (provenance aside).
   bool resume = false;
   // Points per chunk: what a kill can lose and what a chunk's results hold
-  // in memory. 0: 2^20 on the GPU (one launch), 2^14 on the CPU.
+  // in memory. 0: 2^20 on the GPU (one launch), 2^14 on the CPU; at most
+  // kMaxEnsembleChunk.
   std::uint64_t chunk = 0;
   // > 0: stop after this many chunks, leaving a resumable OUT.partial
   // (time-boxed jobs; HDF5 output only).

@@ -28,10 +28,12 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
                               SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite);
 
+constexpr std::uint64_t kMaxSweepChunk = std::uint64_t(1) << 24;
+
 struct SweepRunOptions {
   std::string device = "auto";         // auto | gpu | cpu
   Precision precision = Precision::kFp64;
-  std::uint64_t chunk = 1u << 20;      // points per host chunk: bounds host memory
+  std::uint64_t chunk = 1u << 20;      // points per host chunk: bounds host memory (at most kMaxSweepChunk)
   std::string output;                  // HDF5 path; "" keeps results in memory only (top-K, summary)
   bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
   std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable

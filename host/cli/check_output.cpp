@@ -1,0 +1,21 @@
+// check_output (commands.hpp): refuse an output path before the run, not after it.
+#include <sys/stat.h>
+
+#include "commands.hpp"
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/error.hpp"
+
+namespace stribeck::cli {
+
+void check_output(const std::string& output, const std::vector<std::string>& inputs) {
+  check_output_path(output);
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0) return;  // a new file reads nothing
+  for (const auto& in : inputs) {
+    struct stat st {};
+    if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      throw InputError(output + ": is the input " + in + " of this run; write the output to another file");
+  }
+}
+
+}  // namespace stribeck::cli
