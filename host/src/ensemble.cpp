@@ -229,6 +229,8 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
   if (!(b.mass > 0)) return "mass = " + format_number(b.mass) + " must be > 0";
   for (const auto& [name, v] : nonneg)
     if (!(v >= 0)) return std::string(name) + " = " + format_number(v) + " must be >= 0";
+  if (!normal_force_valid(b.normal_force, c.sim.t_end))
+    return "normal_force = " + format_number(b.normal_force.offset) + " must be >= 0 (with its amplitude and slope, over the run)";
   std::string reason;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;

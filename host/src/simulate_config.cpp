@@ -1,4 +1,6 @@
 // TOML config of `stribeck simulate` (format: docs/dynamics.md).
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -9,6 +11,7 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
+#include "stribeck/kernels/systems/ensemble.hpp"
 
 namespace stribeck {
 namespace {
@@ -56,7 +59,11 @@ bool number(const std::string& file, const toml::table& t, const char* key, doub
 std::string text(const std::string& file, const toml::table& t, const char* key, const std::string& def) {
   const toml::node* n = t.get(key);
   if (!n) return def;
-  if (auto s = n->value<std::string>()) return *s;
+  if (auto s = n->value<std::string>()) {
+    // TOML allows \u0000, which would silently cut a path or name short.
+    if (s->find('\0') != std::string::npos) throw InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
+    return *s;
+  }
   throw InputError(where(file, *n) + ": '" + key + "' must be a string");
 }
 
@@ -71,6 +78,7 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
   const toml::node* n = t.get(key);
   if (!n) return;
   if (auto d = n->value<double>()) {
+    if (!std::isfinite(*d)) throw InputError(where(file, *n) + ": '" + key + "' is not a finite number");
     p = constant_profile(*d);
     return;
   }
@@ -114,7 +122,13 @@ SimulateConfig read_simulate_config(const std::string& path) {
   check_keys(path, *fr, "[friction]", {"model", "form", "breakaway", "params"});
   c.model = text(path, *fr, "model", "");
   require(!c.model.empty(), path, *fr, "model", "is required (see `stribeck models`)");
-  const ModelInfo& m = require_model(c.model);
+  const ModelInfo& m = [&]() -> const ModelInfo& {
+    try {
+      return require_model(c.model);
+    } catch (const InputError& e) {
+      throw InputError(where(path, *fr->get("model")) + ": " + e.what());
+    }
+  }();
   std::vector<std::string> assignments;
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
@@ -192,8 +206,29 @@ SimulateConfig read_simulate_config(const std::string& path) {
       namespace fs = std::filesystem;
       fs::path lp(log);
       if (lp.is_relative()) lp = fs::path(path).parent_path() / lp;  // relative to the config
-      const auto exps = read_any_log(lp.string());
-      const Experiment& e = select_experiment(exps, text(path, *st, "inputs_experiment", ""), lp.string());
+      const auto exps = [&] {
+        try {
+          return read_any_log(lp.string());
+        } catch (const InputError& err) {
+          throw InputError(where(path, *st->get("inputs")) + ": " + err.what());
+        }
+      }();
+      const std::string chosen = text(path, *st, "inputs_experiment", "");
+      if (chosen.empty() && exps.size() > 1) {
+        std::string names;
+        for (const auto& x : exps) names += (names.empty() ? "" : ", ") + x.name;
+        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " holds " +
+                         std::to_string(exps.size()) + " experiments (" + names +
+                         "); choose one with inputs_experiment = \"NAME\"");
+      }
+      const Experiment& e = [&]() -> const Experiment& {
+        try {
+          return select_experiment(exps, chosen, lp.string());
+        } catch (const InputError& err) {
+          const toml::node* at = st->get("inputs_experiment");
+          throw InputError(where(path, at ? *at : *st->get("inputs")) + ": " + err.what());
+        }
+      }();
       if (!e.has("time"))
         throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " has no 'time' channel");
       for (const char* ch : {"pressure_a", "pressure_b", "normal_force", "external_force"})
@@ -211,6 +246,14 @@ SimulateConfig read_simulate_config(const std::string& path) {
     number(path, *sm, "dt", c.sim.dt);
     require(c.sim.t_end > 0, path, *sm, "t_end", "must be > 0");
     require(c.sim.dt > 0 && c.sim.dt <= c.sim.t_end, path, *sm, "dt", "must be > 0 and <= t_end");
+    // The run takes round(t_end / dt) output steps: a dt that does not
+    // divide t_end would silently end it early or late.
+    const double steps = c.sim.t_end / c.sim.dt;
+    if (std::abs(steps - std::round(steps)) > 1e-6 * std::max(1.0, steps))
+      throw InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) + " does not divide t_end = " +
+                       format_number(c.sim.t_end) + " (" + format_number(steps) +
+                       " steps); the run would end at " + format_number(std::round(steps) * c.sim.dt) +
+                       "; choose dt = t_end / N");
     double ms = c.sim.max_substeps, me = c.sim.max_events;
     number(path, *sm, "max_substeps", ms);
     number(path, *sm, "max_events", me);
@@ -219,6 +262,18 @@ SimulateConfig read_simulate_config(const std::string& path) {
     c.sim.max_substeps = static_cast<int>(ms);
     c.sim.max_events = static_cast<int>(me);
   }
+  // A normal force that goes negative turns friction into a drive; a model
+  // of friction coefficients without one has no friction at all.
+  if (!normal_force_valid(b.normal_force, c.sim.t_end))
+    throw InputError(path + ": [system]: normal_force (offset " + format_number(b.normal_force.offset) + ", amplitude " +
+                     format_number(b.normal_force.amplitude) + ", slope " + format_number(b.normal_force.slope) +
+                     ") must stay >= 0 over the run");
+  for (const auto& t : c.tables)
+    if (t.channel == "normal_force")
+      for (double v : t.y)
+        if (!(v >= 0))
+          throw InputError(path + ": [system] inputs: the measured normal_force holds " + format_number(v) +
+                           "; a normal force must be >= 0");
   if (sim_num_steps(c.sim) > 50'000'000)
     throw InputError(path + ": [simulation]: t_end/dt = " + format_number(c.sim.t_end / c.sim.dt) +
                      " output samples; at most 5e7 (raise dt)");
@@ -277,6 +332,15 @@ SimulateConfig read_simulate_config(const std::string& path) {
       sc.params.back().where = where(path, v);
     }
     c.axes = sc.params;
+  }
+  if (m.needs(kChannelNormalForce)) {
+    const Profile<double>& n = b.normal_force;
+    bool given = n.offset != 0 || n.slope != 0 || n.amplitude != 0;
+    for (const auto& t : c.tables) given = given || t.channel == "normal_force";
+    for (const auto& a : c.axes) given = given || a.name == "normal_force";
+    if (!given)
+      throw InputError(path + ": " + m.id + " takes the normal force as an input (friction = coefficient x F_n); "
+                       "set [system] normal_force = F_n in N (it is 0, so there would be no friction)");
   }
   return c;
 }

@@ -1,6 +1,8 @@
 // TOML and flag parsing for `stribeck sweep` (format: docs/sweep.md).
 #include "stribeck/host/sweep_config.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -23,7 +25,10 @@ std::string where(const std::string& path, const toml::source_region& r) {
 }
 
 double number(const std::string& path, const toml::node& n, const std::string& what) {
-  if (auto v = n.value<double>()) return *v;  // integers convert too
+  if (auto v = n.value<double>()) {  // integers convert too
+    if (!std::isfinite(*v)) fail(path, n, what + " must be a finite number");
+    return *v;
+  }
   fail(path, n, what + " must be a number");
 }
 
@@ -34,7 +39,11 @@ std::uint64_t count(const std::string& path, const toml::node& n, const std::str
 }
 
 std::string string(const std::string& path, const toml::node& n, const std::string& what) {
-  if (auto v = n.value<std::string>()) return *v;
+  if (auto v = n.value<std::string>()) {
+    // TOML allows \u0000, which would silently cut a path or name short.
+    if (v->find('\0') != std::string::npos) fail(path, n, what + " must not contain a NUL character");
+    return *v;
+  }
   fail(path, n, what + " must be a string");
 }
 
@@ -120,6 +129,7 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
   if (t.contains("file")) {
     s.kind = TraceSource::kFile;
     s.path = string(path, *t.get("file"), "file");
+    if (s.path.empty()) fail(path, *t.get("file"), "file is empty; name a log (HDF5, .mat, CSV)");
     if (t.contains("name")) fail(path, *t.get("name"), "name applies to profiles; select log experiments with experiments = [...]");
     if (auto n = t.get("experiments")) {
       const toml::array* arr = n->as_array();
@@ -144,7 +154,11 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
   if (auto n = t.get("amplitude")) p.amplitude = number(path, *n, "amplitude");
   if (auto n = t.get("frequency")) p.frequency = number(path, *n, "frequency");
   if (auto n = t.get("duration")) p.duration = number(path, *n, "duration");
-  if (auto n = t.get("samples")) p.samples = static_cast<std::int64_t>(count(path, *n, "samples"));
+  if (auto n = t.get("samples")) {
+    const std::uint64_t k = count(path, *n, "samples");
+    if (k > kMaxProfileSamples) fail(path, *n, "samples = " + std::to_string(k) + ": at most 5e7 per profile trace");
+    p.samples = static_cast<std::int64_t>(k);
+  }
   if (auto n = t.get("p_a")) p.p_a = number(path, *n, "p_a");
   if (auto n = t.get("p_b")) p.p_b = number(path, *n, "p_b");
   if (auto n = t.get("normal_force")) p.f_n = number(path, *n, "normal_force");
@@ -212,7 +226,11 @@ SweepConfig parse_sweep_config(const std::string& text, const std::string& path)
     if (auto m = t->get("keep")) {
       const toml::array* arr = m->as_array();
       if (!arr) fail(path, *m, "metrics.keep must be an array of metric names");
-      for (const auto& e : *arr) c.metrics.push_back(string(path, e, "metric name"));
+      for (const auto& e : *arr) {
+        c.metrics.push_back(string(path, e, "metric name"));
+        if (std::count(c.metrics.begin(), c.metrics.end(), c.metrics.back()) > 1)
+          fail(path, e, "metrics.keep names '" + c.metrics.back() + "' twice");
+      }
     }
     if (auto m = t->get("objective")) c.objective = string(path, *m, "metrics.objective");
     if (auto m = t->get("maximize")) c.maximize = boolean(path, *m, "metrics.maximize");
@@ -314,6 +332,8 @@ void apply_param_flag(SweepConfig& c, const std::string& flag) {
   }
   for (auto& q : c.params)
     if (q.name == p.name) {
+      // A flag replaces the config's spec; two flags for one parameter are a mistake.
+      if (q.where == p.where) throw InputError(at + ": " + p.name + " is given by --param twice");
       q = p;
       return;
     }
@@ -335,9 +355,11 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
   t.name = "sine";
   t.where = at;
   ProfileSpec& p = t.profile;
+  std::set<std::string> seen;
   for (size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq), text = eq == std::string::npos ? "" : parts[i].substr(eq + 1);
+    if (!seen.insert(key).second) throw InputError(at + ": '" + key + "' is given twice");
     if (key == "name") {
       t.name = text;
       continue;
@@ -347,7 +369,11 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
     if (key == "amplitude") p.amplitude = x;
     else if (key == "frequency") p.frequency = x;
     else if (key == "duration") p.duration = x;
-    else if (key == "samples") p.samples = static_cast<std::int64_t>(x);
+    else if (key == "samples") {
+      if (!(x >= 2 && x <= static_cast<double>(kMaxProfileSamples) && x == std::floor(x)))
+        throw InputError(at + ": samples must be a whole number from 2 to 5e7, not '" + text + "'");
+      p.samples = static_cast<std::int64_t>(x);
+    }
     else if (key == "p_a") p.p_a = x;
     else if (key == "p_b") p.p_b = x;
     else if (key == "normal_force") p.f_n = x;

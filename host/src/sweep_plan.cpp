@@ -1,4 +1,5 @@
 // Turning a sweep config into a plan: model lookup, axes, traces, metrics.
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -172,6 +173,17 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
   using K = sweep::AxisKind;
   if (!std::isfinite(ax.a) || ((ax.kind != K::kFixed && ax.kind != K::kList) && !std::isfinite(ax.b)))
     throw InputError(at + ": values must be finite");
+  for (double v : spec.values)
+    if (!std::isfinite(v)) throw InputError(at + ": values must be finite");
+  // Points are computed from the span (linear) or the ratio (log) of the
+  // ends, which must be finite themselves: [-1.7e308, 1.7e308] would give inf.
+  if ((ax.kind == K::kLinear || ax.kind == K::kUniform) && !std::isfinite(ax.b - ax.a))
+    throw InputError(at + ": the range " + format_number(ax.a) + " .. " + format_number(ax.b) +
+                     " is too wide for double precision (its span overflows)");
+  if ((ax.kind == K::kLog || ax.kind == K::kLogUniform) && ax.a > 0 && ax.b > 0 &&
+      (ax.a < DBL_MIN || ax.b < DBL_MIN || !std::isfinite(ax.b / ax.a) || !std::isfinite(ax.a / ax.b)))
+    throw InputError(at + ": the log range " + format_number(ax.a) + " .. " + format_number(ax.b) +
+                     " needs normal (not subnormal) ends whose ratio is finite");
   switch (ax.kind) {
     case K::kFixed: break;
     case K::kList:
@@ -231,10 +243,16 @@ std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const 
       for (const auto& name : src.experiments) out.push_back(select_experiment(exps, name, src.path));
     }
   }
-  for (size_t i = 0; i < out.size(); ++i)
+  for (size_t i = 0; i < out.size(); ++i) {
+    // Names become HDF5 group names (per-experiment metrics, trajectories).
+    const std::string& n = out[i].name;
+    if (n.empty() || n.find('/') != std::string::npos || n == "." || n == "..")
+      throw InputError(out[i].source + ": experiment name '" + n +
+                       "' cannot name an HDF5 group: give a name without '/', other than '.' and '..'");
     for (size_t j = 0; j < i; ++j)
       if (out[i].name == out[j].name)
         throw InputError(out[i].source + ": experiment name '" + out[i].name + "' is used twice in this sweep");
+  }
   return out;
 }
 

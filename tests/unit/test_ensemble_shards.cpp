@@ -154,10 +154,12 @@ TEST(EnsembleShards, ShardFlagErrors) {
           "--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
   const std::string cfg = write_config("grid4.toml");
   // The sweep's own parsing and message.
-  refused(cfg + " --shard 2/2", "--shard 2/2: expected i/N with 0 <= i < N");
-  refused(cfg + " --shard 1/0", "--shard 1/0: expected i/N with 0 <= i < N");
-  refused(cfg + " --shard 1", "--shard 1: expected i/N with 0 <= i < N");
-  refused(cfg + " --shard 0/2x", "--shard 0/2x: expected i/N with 0 <= i < N");
+  for (const std::string bad : {"2/2", "1/0", "1", "0/2x", "0/-1", "-1/2", "+1/2", "1/99999999999999999999"})
+    refused(cfg + " --shard " + bad,
+            "--shard '" + bad + "': expected i/N with 0 <= i < N (whole numbers, N up to 999999999)");
+  std::string empty;
+  EXPECT_EQ(run_cli("simulate " + cfg + " --shard '' -o " + out, &empty), 1) << empty;  // a usage error
+  EXPECT_EQ(empty, "stribeck: error: --shard: must not be empty (run with --help for usage)\n");
   std::string text;
   EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard 0/2 -o " + tmp("part.csv"), &text), 2) << text;
   EXPECT_NE(text.find("--shard: shard files are HDF5"), std::string::npos) << text;

@@ -142,5 +142,34 @@ TEST(ResultsStream, ResumeRefusesAnotherRunsFileAndAMissingOne) {
   EXPECT_EQ(cp.rows, 3u);
 }
 
+// A stream that ends before a checkpoint counted rows holds no work: its
+// partial file is removed (it would block the next run), whether it failed
+// while being created or later; a merge-like writer advises only removal.
+TEST(ResultsStream, StreamWithoutRowsLeavesNoPartialFile) {
+  const std::string out = tmp("empty.h5");
+  auto twice = kColumns;
+  twice[1].name = twice[0].name;
+  EXPECT_THROW(ResultsStream::create(out, "ensemble", twice, kAttributes, provenance("cpu")), InputError);
+  EXPECT_FALSE(exists(out + ".partial"));
+  {
+    auto s = ResultsStream::create(out, "ensemble", kColumns, kAttributes, provenance("cpu"));
+    append_rows(*s, 0, 2);  // appended, never checkpointed
+    EXPECT_TRUE(exists(out + ".partial"));
+  }
+  EXPECT_FALSE(exists(out + ".partial"));
+  {
+    auto s = ResultsStream::create(out, "ensemble", kColumns, kAttributes, provenance("cpu"));
+    append_rows(*s, 0, 2);
+    s->checkpoint({2, {}});
+  }
+  EXPECT_TRUE(exists(out + ".partial"));  // checkpointed work is kept
+  try {
+    ResultsStream::create(out, "ensemble", kColumns, kAttributes, provenance("cpu"), 0, /*resumable=*/false);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), out + ".partial: left by an unfinished run; remove it and run again");
+  }
+}
+
 }  // namespace
 }  // namespace stribeck

@@ -227,6 +227,16 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       {"[friction]\nmodel = \"lugre\"\n[simulation]\ndt = \"x\"\n", ":4:6: 'dt' must be a number"},
       {"[friction\n", ":1:10:"},
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"/nonexistent/log.csv\"\n", "/nonexistent/log.csv"},
+      // Found by adversarial runs: each used to run, and then fail or report nonsense.
+      {"[friction]\nmodel = \"nope\"\n", ":2:9: unknown model 'nope'"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\nexternal_force = nan\n", ":4:18: 'external_force' is not a finite number"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \".\"\n", "is a directory, not a log file"},
+      {"[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.1\ndt = 0.03\n",
+       ":5:6: dt = 0.03 does not divide t_end = 0.1"},
+      {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = -10\n", "normal_force (offset -10, amplitude 0, slope 0) must stay >= 0"},
+      {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = { offset = 5, amplitude = 6 }\n", "must stay >= 0"},
+      {"[friction]\nmodel = \"20sim-lugre\"\n", "20sim-lugre takes the normal force as an input"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"a\\u0000b\"\n", "'inputs' contains a NUL character"},
   };
   int k = 0;
   for (const auto& c : cases) {

@@ -219,6 +219,38 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_NE(text.find("unknown key 'speed'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("sweep --model simscape-cylinder --param nope=1", &text), 2);
   EXPECT_NE(text.find("has no parameter 'nope'"), std::string::npos) << text;
+  // Found by adversarial runs: each used to run (or hang), and then fail,
+  // leave OUT.partial behind, or compute points the user never asked for.
+  const std::string sine = "[[trace]]\nprofile = \"sine\"\nsamples = 16\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {"[[trace]]\nprofile = \"sine\"\nsamples = 100000000000\n", ":4:11: samples = 100000000000: at most 5e7"},
+      {"[[trace]]\nprofile = \"sine\"\nname = \"/\"\n", "experiment name '/' cannot name an HDF5 group"},
+      {"[[trace]]\nprofile = \"sine\"\nname = \".\"\n", "experiment name '.' cannot name an HDF5 group"},
+      {sine + "[metrics]\nkeep = [\"energy\", \"energy\"]\n", ":6:19: metrics.keep names 'energy' twice"},
+      {"[[trace]]\nprofile = \"sine\"\namplitude = nan\n", ":4:13: amplitude must be a finite number"},
+      {"[params]\nF_C = { linear = [-1.7e308, 1.7e308], count = 3 }\n" + sine, "is too wide for double precision"},
+      {"[params]\nf_v = { log = [1e-310, 1.0], count = 3 }\n" + sine, "needs normal (not subnormal) ends"},
+      {"[params]\nF_C = { values = [nan, 1.0] }\n" + sine, ":3:19: F_C.values must be a finite number"},
+      {sine + "[output]\nfile = \"a\\u0000b.h5\"\n", "output.file must not contain a NUL character"},
+      {"[[trace]]\nfile = \"\"\n", ":3:8: file is empty"},
+  };
+  for (const auto& [body, expect] : bad) {
+    std::ofstream(cfg) << "model = \"simscape-translational\"\n" << body;
+    EXPECT_EQ(run_cli("sweep " + cfg + " -q -o " + out, &text), 2) << body;
+    EXPECT_NE(text.find(expect), std::string::npos) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_FALSE(std::ifstream(out).good()) << body;
+    EXPECT_FALSE(std::ifstream(out + ".partial").good()) << body;
+  }
+  const std::string flags = "sweep -q -m simscape-translational --profile sine,samples=16 -o " + out + " ";
+  EXPECT_EQ(run_cli(flags + "-p F_C=5 -p F_C=6", &text), 2);
+  EXPECT_NE(text.find("--param F_C=6: F_C is given by --param twice"), std::string::npos) << text;
+  EXPECT_EQ(run_cli(flags + "--profile sine,samples=8,samples=9", &text), 2);
+  EXPECT_NE(text.find("'samples' is given twice"), std::string::npos) << text;
+  EXPECT_EQ(run_cli(flags + "-p F_C=list:1,2 --points 99999999999999999999 --design random", &text), 1);
+  EXPECT_NE(text.find("must be below 1e18"), std::string::npos) << text;
+  EXPECT_EQ(run_cli(flags + "--chunk 20000000", &text), 2);
+  EXPECT_NE(text.find("--chunk 20000000: at most 16777216"), std::string::npos) << text;
   // A numeric flag of 0 or below is refused, not taken for "not given" (a
   // --seed 0 used to run with the config's seed, --top-k -3 with no table).
   for (const char* flag : {"--seed 0", "--top-k -3", "--chunk 0", "--points 0", "--max-chunks 0"}) {

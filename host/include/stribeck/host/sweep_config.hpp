@@ -22,6 +22,10 @@ struct ParamSpec {
 };
 
 // A built-in input profile: a velocity sine with constant pressures/normal force.
+// Built-in profile traces hold at most this many samples (the traces are
+// held in memory, ~80 B per sample with their metric weights).
+constexpr std::int64_t kMaxProfileSamples = 50'000'000;
+
 struct ProfileSpec {
   std::string shape = "sine";        // only "sine" so far
   double amplitude = 0.05;           // velocity amplitude [m/s]

@@ -88,10 +88,20 @@ STRIBECK_HD_INLINE void set_field(BodySystem<T>& b, T& breakaway, int field, con
   }
 }
 
+// The normal force's profile stays >= 0 over [0, t_end] (a negative normal
+// force would turn friction into a drive); measured tables are checked on
+// input.
 template <class T>
-STRIBECK_HD_INLINE bool system_valid(const BodySystem<T>& b) {
+STRIBECK_HD_INLINE bool normal_force_valid(const Profile<T>& n, T t_end) {
+  const T a = n.amplitude < T(0) ? -n.amplitude : n.amplitude;
+  return n.offset - a >= T(0) && n.offset + n.slope * t_end - a >= T(0);
+}
+
+template <class T>
+STRIBECK_HD_INLINE bool system_valid(const BodySystem<T>& b, T t_end) {
   return b.mass > T(0) && b.stiffness >= T(0) && b.damping >= T(0) && b.area_a >= T(0) && b.area_b >= T(0) &&
-         b.drive_velocity.frequency >= T(0) && b.external_force.frequency >= T(0);
+         b.drive_velocity.frequency >= T(0) && b.external_force.frequency >= T(0) &&
+         normal_force_valid(b.normal_force, t_end);
 }
 
 // True when every point of the ensemble has affine inputs (no sine, no
@@ -129,7 +139,7 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
     else set_field(b, brk, -1 - e.target[d], T(values[d]));
   }
   MetricsOnly<T> obs{MetricsAccumulator<T>(e.metrics, e.sim.t_end)};
-  if (!sweep::params_valid(e.rules, p) || !system_valid(b)) return obs.acc.finish(kSimInvalid);
+  if (!sweep::params_valid(e.rules, p) || !system_valid(b, e.sim.t_end)) return obs.acc.finish(kSimInvalid);
   T pt[sweep::kMaxParams];
   for (int k = 0; k < M::kNumParams; ++k) pt[k] = T(p[k]);
   const auto fc = M::prepare(pt);
