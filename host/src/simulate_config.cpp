@@ -295,13 +295,18 @@ SimulateConfig read_simulate_config(const std::string& path) {
     c.ensemble = true;
     const std::string design = text(path, *et, "design", "grid");
     c.design = parse_design(design, et->get("design") ? where(path, *et->get("design")) : path);
-    double pts = 0, seed = 1;
-    number(path, *et, "points", pts);
-    number(path, *et, "seed", seed);
-    require(pts >= 0 && pts <= 1e12 && pts == std::floor(pts), path, *et, "points", "must be a whole number");
-    require(seed >= 0 && seed == std::floor(seed), path, *et, "seed", "must be a whole number >= 0");
-    c.points = static_cast<std::uint64_t>(pts);
-    c.seed = static_cast<std::uint64_t>(seed);
+    // Whole numbers as TOML integers (a double would lose digits past 2^53).
+    auto whole = [&](const char* key, std::int64_t lo, std::int64_t hi, std::uint64_t& out) {
+      const toml::node* n = et->get(key);
+      if (!n) return;
+      const auto v = n->value_exact<std::int64_t>();
+      if (!v || *v < lo || *v > hi)
+        throw InputError(where(path, *n) + ": '" + key + "' must be a whole number from " + std::to_string(lo) +
+                         " to " + format_number(double(hi)));
+      out = static_cast<std::uint64_t>(*v);
+    };
+    whole("points", 0, 1'000'000'000'000, c.points);
+    whole("seed", 0, INT64_MAX, c.seed);
     if (const toml::node* n = et->get("scramble")) {
       auto b = n->value<bool>();
       if (!b) throw InputError(where(path, *n) + ": 'scramble' must be true or false");

@@ -172,6 +172,8 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
   }
   if (!(p.duration > 0) || !(p.frequency > 0) || p.samples < 2 || !(p.noise >= 0))
     throw InputError(s.where + ": profile needs duration > 0, frequency > 0, samples >= 2, noise >= 0");
+  if (t.contains("noise") && p.reference.empty())
+    fail(path, *t.get("noise"), "noise is added to the reference force; give reference = { ... } too");
   return s;
 }
 

@@ -351,6 +351,8 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   plan.count = part.count;
   plan.shard_index = part.index;
   plan.shard_count = part.shards;
+  if (!c.trajectories.empty() && c.output.empty())
+    throw InputError(cfg + ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
   for (auto idx : c.trajectories)
     if (idx >= s.points)
       throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +

@@ -237,7 +237,15 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = { offset = 5, amplitude = 6 }\n", "must stay >= 0"},
       {"[friction]\nmodel = \"20sim-lugre\"\n", "20sim-lugre takes the normal force as an input"},
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"a\\u0000b\"\n", "'inputs' contains a NUL character"},
+      {"[friction]\nmodel = \"lugre\"\n[ensemble]\ndesign = \"random\"\npoints = 100000000000000000\n"
+       "[ensemble.params]\nmass = \"uniform:1:2\"\n",
+       ":5:10: 'points' must be a whole number from 0 to 1e+12"},
+      // Pressures of 1e308 make the friction force inf - inf from the first sample.
+      {"[friction]\nmodel = \"simscape-cylinder\"\n[system]\ninputs = \"huge_pressure.csv\"\narea_a = 1e-3\n"
+       "[simulation]\nt_end = 0.1\n",
+       "the simulation is not finite from its first sample"},
   };
+  write_temp_file("huge_pressure.csv", "time,pressure_a\n0,1e308\n0.1,-1e308\n");
   int k = 0;
   for (const auto& c : cases) {
     const std::string cfg = write_temp_file("bad" + std::to_string(k++) + ".toml", c.text);

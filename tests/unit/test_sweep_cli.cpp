@@ -233,6 +233,7 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
       {"[params]\nF_C = { values = [nan, 1.0] }\n" + sine, ":3:19: F_C.values must be a finite number"},
       {sine + "[output]\nfile = \"a\\u0000b.h5\"\n", "output.file must not contain a NUL character"},
       {"[[trace]]\nfile = \"\"\n", ":3:8: file is empty"},
+      {sine.substr(0, sine.size() - 1) + "\nnoise = 0.5\n", ":5:9: noise is added to the reference force"},
   };
   for (const auto& [body, expect] : bad) {
     std::ofstream(cfg) << "model = \"simscape-translational\"\n" << body;
@@ -249,6 +250,8 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
   EXPECT_NE(text.find("'samples' is given twice"), std::string::npos) << text;
   EXPECT_EQ(run_cli(flags + "-p F_C=list:1,2 --points 99999999999999999999 --design random", &text), 1);
   EXPECT_NE(text.find("must be below 1e18"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("sweep -q -m simscape-translational --profile sine,samples=16 --trajectory 0", &text), 2);
+  EXPECT_NE(text.find("are written to the output file; give one with -o OUT.h5"), std::string::npos) << text;
   EXPECT_EQ(run_cli(flags + "--chunk 20000000", &text), 2);
   EXPECT_NE(text.find("--chunk 20000000: at most 16777216"), std::string::npos) << text;
   // A numeric flag of 0 or below is refused, not taken for "not given" (a
