@@ -2,7 +2,7 @@
 # `make demo`: the main jobs on the bundled examples.
 #  1. identify the seal friction of a hydraulic cylinder from a rig log
 #     (data/examples/cylinder_plateaus.h5: plateau test at 10, 40 and 80 bar),
-#  2. sweep a parameter grid of the same law against a trace,
+#  2. sweep a parameter grid of the same law against a trace, and map its cost,
 #  3. evaluate a law along a CSV trace.
 set -euo pipefail
 stribeck=${1:-build/bin/stribeck}
@@ -21,6 +21,8 @@ echo "(JSON report: $out/fit.json; fitted force and residuals: $out/fit.h5)"
 echo
 echo "== 2. sweep: 16,384-point grid of simscape-cylinder against a noisy reference trace"
 "$stribeck" sweep examples/sweep_cylinder_grid.toml -o "$out/grid.h5"
+"$stribeck" map "$out/grid.h5" --metric rmse --x F_pr --y f_cfr --reduce min --value-scale log -o "$out/grid_rmse.svg"
+echo "(open $out/grid_rmse.svg in a browser: the best RMSE over K_brk and c_v for each F_pr, f_cfr)"
 
 echo
 echo "== 3. eval: simscape-cylinder along data/examples/sine_trace.csv"
