@@ -1,6 +1,7 @@
 // `stribeck merge`: combine the shard files of one sweep, or of one ensemble,
 // into one file.
 #include <cstdio>
+#include <fstream>
 #include <memory>
 
 #include "commands.hpp"
@@ -22,6 +23,9 @@ void add_merge_command(CLI::App& app) {
     // ensemble shards is named as such (other files get the merge's own
     // "not a ... file" message).
     const std::vector<std::string>& in = *inputs;
+    for (const auto& f : in)
+      if (!std::ifstream(f)) throw InputError(f + ": cannot open (no such file, or not readable)");
+    check_output(*output, in);
     size_t ensemble = in.size();
     for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)
       if (is_ensemble_file(in[i])) ensemble = i;

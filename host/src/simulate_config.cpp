@@ -134,6 +134,8 @@ SimulateConfig read_simulate_config(const std::string& path) {
     for (const auto& [k, v] : *pt) {
       auto d = v.value<double>();
       if (!d) throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
+      if (!std::isfinite(*d))
+        throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
       assignments.push_back(std::string(k.str()) + "=" + format_number(*d));
     }
   }
@@ -308,9 +310,8 @@ SimulateConfig read_simulate_config(const std::string& path) {
     whole("points", 0, 1'000'000'000'000, c.points);
     whole("seed", 0, INT64_MAX, c.seed);
     if (const toml::node* n = et->get("scramble")) {
-      auto b = n->value<bool>();
-      if (!b) throw InputError(where(path, *n) + ": 'scramble' must be true or false");
-      c.scramble = *b;
+      if (!n->is_boolean()) throw InputError(where(path, *n) + ": 'scramble' must be true or false");
+      c.scramble = *n->value<bool>();
     }
     const std::string prec = text(path, *et, "precision", "fp64");
     require(prec == "fp64" || prec == "fp32", path, *et, "precision", "must be \"fp64\" or \"fp32\"");

@@ -48,7 +48,8 @@ std::string string(const std::string& path, const toml::node& n, const std::stri
 }
 
 bool boolean(const std::string& path, const toml::node& n, const std::string& what) {
-  if (auto v = n.value<bool>()) return *v;
+  // is_boolean: value<bool>() would also take the integers 0 and 1.
+  if (n.is_boolean()) return *n.value<bool>();
   fail(path, n, what + " must be true or false");
 }
 
@@ -134,6 +135,7 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
     if (auto n = t.get("experiments")) {
       const toml::array* arr = n->as_array();
       if (!arr) fail(path, *n, "experiments must be an array of experiment names");
+      if (arr->empty()) fail(path, *n, "experiments is empty; leave it out to use every experiment of the log");
       for (const auto& e : *arr) s.experiments.push_back(string(path, e, "experiment name"));
     }
     // Relative to the config file's directory.

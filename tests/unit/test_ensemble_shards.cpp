@@ -136,8 +136,9 @@ TEST(EnsembleShards, MergeRefusesShardsThatAreNotOneEnsemble) {
   ASSERT_EQ(run_cli("sweep " + sweep_cfg + " -q --device cpu -o " + sweep_out, &text), 0) << text;
   refused(parts[0] + " " + sweep_out + " " + parts[1] + " " + parts[2], sweep_out, "a sweep file, but " + parts[0]);
   refused(sweep_out + " " + parts[0] + " " + parts[1] + " " + parts[2], sweep_out, "is an ensemble shard");
-  // A file that is neither.
+  // A file that is neither, and one that is not there.
   refused(parts[0] + " " + cfg, cfg, "not an ensemble shard file");
+  refused(parts[0] + " " + tmp("nothere.h5"), tmp("nothere.h5"), "cannot open (no such file, or not readable)");
 }
 
 TEST(EnsembleShards, ShardFlagErrors) {

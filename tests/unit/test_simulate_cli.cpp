@@ -237,6 +237,7 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = { offset = 5, amplitude = 6 }\n", "must stay >= 0"},
       {"[friction]\nmodel = \"20sim-lugre\"\n", "20sim-lugre takes the normal force as an input"},
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"a\\u0000b\"\n", "'inputs' contains a NUL character"},
+      {"[friction]\nmodel = \"lugre\"\n[friction.params]\nsigma0 = nan\n", ":4:10: parameter 'sigma0' is not a finite number"},
       {"[friction]\nmodel = \"lugre\"\n[ensemble]\ndesign = \"random\"\npoints = 100000000000000000\n"
        "[ensemble.params]\nmass = \"uniform:1:2\"\n",
        ":5:10: 'points' must be a whole number from 0 to 1e+12"},

@@ -234,6 +234,8 @@ TEST(SweepCli, BadConfigIsOneLineWithLocationAndNoOutput) {
       {sine + "[output]\nfile = \"a\\u0000b.h5\"\n", "output.file must not contain a NUL character"},
       {"[[trace]]\nfile = \"\"\n", ":3:8: file is empty"},
       {sine.substr(0, sine.size() - 1) + "\nnoise = 0.5\n", ":5:9: noise is added to the reference force"},
+      {sine + "[metrics]\nper_experiment = 1\n", ":6:18: metrics.per_experiment must be true or false"},
+      {"[[trace]]\nfile = \"rig.h5\"\nexperiments = []\n", ":4:15: experiments is empty"},
   };
   for (const auto& [body, expect] : bad) {
     std::ofstream(cfg) << "model = \"simscape-translational\"\n" << body;
