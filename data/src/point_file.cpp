@@ -1,6 +1,11 @@
 #include "stribeck/data/point_file.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
@@ -26,11 +31,6 @@ std::string listed(const std::vector<std::string>& names) {
   return s;
 }
 
-hsize_t row_count(const h5::Dataset& ds, const std::string& where) {
-  const auto info = h5::dataset_info(ds, where);
-  return info.dims.empty() ? 0 : info.dims[0];
-}
-
 }  // namespace
 
 struct PointFile::Impl {
@@ -40,68 +40,94 @@ struct PointFile::Impl {
   std::vector<std::string> dims, dim_units, metrics, metric_units;
   std::vector<h5::Dataset> dim_cols, metric_cols;  // sweep: one column per dimension
   h5::Dataset points, status;                      // ensemble: the points table; sweep: /status
-  std::uint64_t rows = 0;
+  std::uint64_t rows = 0;  // the points every column holds (the checkpointed ones in an unfinished file)
 };
 
 PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
   Impl& f = *impl_;
   f.path = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a results file");
+  if (!S_ISREG(st.st_mode)) throw InputError(path + ": is not a regular file (a pipe or device)");
   f.file = h5::open_file(path);
   const hid_t root = f.file.id();
-  auto count_rows = [&](const h5::Dataset& ds, const std::string& name) {
-    f.rows = std::min<std::uint64_t>(f.rows, row_count(ds, path + ": " + name));
+  // How many rows every column must hold: a finished file's point count
+  // exactly; an unfinished one's checkpointed rows at least (rows appended
+  // after the last checkpoint are not read).
+  bool complete = true;
+  std::uint64_t expected = 0;
+  auto column = [&](h5::Dataset ds, const std::string& name, std::uint64_t width) {
+    const auto info = h5::dataset_info(ds, path + ": " + name);
+    const bool shape_ok = width == 0 ? info.dims.size() == 1 : info.dims.size() == 2 && info.dims[1] == width;
+    if (!shape_ok)
+      throw InputError(path + ": dataset '" + name + "' is not " +
+                       (width == 0 ? std::string("a column of one value per point")
+                                   : "a table of " + std::to_string(width) + " columns (one per name)"));
+    if (complete ? info.dims[0] != expected : info.dims[0] < expected)
+      throw InputError(path + ": dataset '" + name + "' holds " + std::to_string(info.dims[0]) + " rows, but the file " +
+                       (complete ? "has " : "checkpointed ") + std::to_string(expected) + " points");
+    return ds;
   };
-  f.rows = UINT64_MAX;
   if (h5::has_attribute(root, "format") && h5::read_string_attribute(root, "format", path) == "stribeck-sweep") {
     f.kind = "sweep";
     if (!h5::has_child(root, "parameters"))
       throw InputError(path + ": holds only the top-K table of its sweep (top_k_only), no points to read");
+    complete = h5::has_attribute(root, "complete") && h5::read_int_attribute(root, "complete", path) == 1;
+    expected = h5::read_uint_attribute(root, complete ? "count" : "completed", path);
     f.dims = split(h5::read_string_attribute(root, "parameter_names", path), '\n');
     f.dim_units = split(h5::read_string_attribute(root, "parameter_units", path), '\n');
     f.dim_units.resize(f.dims.size());
-    for (const auto& d : f.dims) {
-      f.dim_cols.push_back(h5::open_dataset(root, "parameters/" + d, path));
-      count_rows(f.dim_cols.back(), "parameters/" + d);
-    }
+    const h5::Group params = h5::open_group(root, "parameters", path);
+    if (h5::children(params.id()).size() != f.dims.size())
+      throw InputError(path + ": /parameters holds " + std::to_string(h5::children(params.id()).size()) +
+                       " datasets, but parameter_names lists " + std::to_string(f.dims.size()));
+    for (const auto& d : f.dims) f.dim_cols.push_back(column(h5::open_dataset(params.id(), d, path), "parameters/" + d, 0));
     const h5::Group metrics = h5::open_group(root, "metrics", path);
     for (const auto& c : h5::children(metrics.id())) {
       if (c.kind != h5::Kind::kDataset) continue;
       f.metrics.push_back(c.name);
-      f.metric_cols.push_back(h5::open_dataset(metrics.id(), c.name, path + ": metrics"));
+      f.metric_cols.push_back(column(h5::open_dataset(metrics.id(), c.name, path), "metrics/" + c.name, 0));
       const hid_t id = f.metric_cols.back().id();
       f.metric_units.push_back(h5::has_attribute(id, "unit") ? h5::read_string_attribute(id, "unit", path) : "");
-      count_rows(f.metric_cols.back(), "metrics/" + c.name);
     }
-    f.status = h5::open_dataset(root, "status", path);
-    count_rows(f.status, "status");
+    f.status = column(h5::open_dataset(root, "status", path), "status", 0);
   } else if (h5::has_child(root, "ensemble")) {
     f.kind = "ensemble";
     f.group = h5::open_group(root, "ensemble", path);
     const hid_t g = f.group.id();
     const std::string at = path + ": ensemble";
-    if (!h5::has_attribute(g, "names")) throw InputError(at + ": no attribute 'names' (not a stribeck ensemble)");
+    for (const char* a : {"names", "count"})
+      if (!h5::has_attribute(g, a)) throw InputError(at + ": no attribute '" + a + "' (not a stribeck ensemble)");
+    complete = !h5::has_attribute(g, "checkpoint_rows");
+    if (complete) {
+      const std::string count = h5::read_string_attribute(g, "count", at);
+      char* end = nullptr;
+      expected = std::strtoull(count.c_str(), &end, 10);
+      if (count.empty() || *end) throw InputError(at + ": attribute 'count' is not a point count: '" + count + "'");
+    } else {
+      expected = h5::read_uint_attribute(g, "checkpoint_rows", at);
+    }
     f.dims = split(h5::read_string_attribute(g, "names", at), ',');
     f.dim_units.assign(f.dims.size(), "");
-    f.points = h5::open_dataset(g, "points", at);
-    const auto info = h5::dataset_info(f.points, at + "/points");
-    if (info.dims.size() != 2 || info.dims[1] != f.dims.size())
-      throw InputError(at + "/points: expected a table of " + std::to_string(f.dims.size()) + " columns (one per name)");
-    count_rows(f.points, "ensemble/points");
+    f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     for (const auto& c : h5::children(g)) {
       if (c.kind != h5::Kind::kDataset || c.name == "points") continue;
       f.metrics.push_back(c.name);
-      f.metric_cols.push_back(h5::open_dataset(g, c.name, at));
+      f.metric_cols.push_back(column(h5::open_dataset(g, c.name, at), "ensemble/" + c.name, 0));
       f.metric_units.push_back("");
-      count_rows(f.metric_cols.back(), "ensemble/" + c.name);
     }
-    const auto st = std::find(f.metrics.begin(), f.metrics.end(), "status");
-    if (st == f.metrics.end()) throw InputError(at + ": no 'status' column (not a stribeck ensemble)");
+    if (std::find(f.metrics.begin(), f.metrics.end(), "status") == f.metrics.end())
+      throw InputError(at + ": no 'status' column (not a stribeck ensemble)");
     f.status = h5::open_dataset(g, "status", at);
   } else {
     throw InputError(path + ": neither a sweep file (stribeck sweep) nor an ensemble (stribeck simulate with [ensemble])");
   }
   if (f.dims.empty()) throw InputError(path + ": no quantity varies across its points");
-  if (f.rows == UINT64_MAX) f.rows = 0;
+  for (size_t i = 0; i < f.dims.size(); ++i)
+    if (std::count(f.dims.begin(), f.dims.end(), f.dims[i]) > 1)
+      throw InputError(path + ": the coordinate name '" + f.dims[i] + "' appears twice");
+  f.rows = expected;
 }
 
 PointFile::~PointFile() = default;

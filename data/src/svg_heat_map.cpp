@@ -221,7 +221,14 @@ void write_heat_map(const std::string& path, const HeatMap& m) {
   const bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
   std::string text;
   if (csv) {
-    text = m.x.label + "," + m.y.label + "," + m.value_label + ",points\n";
+    // RFC 4180: a name holding a comma, quote or line break is quoted.
+    auto field = [](const std::string& f) {
+      if (f.find_first_of(",\"\r\n") == std::string::npos) return f;
+      std::string q = "\"";
+      for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return q + "\"";
+    };
+    text = field(m.x.label) + "," + field(m.y.label) + "," + field(m.value_label) + ",points\n";
     for (size_t j = 0; j < m.y.centers.size(); ++j)
       for (size_t i = 0; i < m.x.centers.size(); ++i) {
         const size_t c = j * m.x.centers.size() + i;

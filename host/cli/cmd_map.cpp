@@ -36,12 +36,13 @@ void run(const MapArgs& a) {
     return;
   }
   if (a.output.empty()) throw InputError("map: --output is needed (an .svg, or a .csv for the cells as a table)");
+  check_output(a.output, {a.input});
   HeatMapSummary s;
   const HeatMap map = build_heat_map(f, a.map, &s);
   write_heat_map(a.output, map);
   std::fprintf(stderr, "stribeck map: %s, %d x %d %s, %llu points (%llu left out) -> %s\n", map.title.c_str(),
                s.cells_x, s.cells_y, s.binned ? "bins" : "cells", static_cast<unsigned long long>(s.points),
-               static_cast<unsigned long long>(s.not_ok + s.non_finite), a.output.c_str());
+               static_cast<unsigned long long>(s.left_out()), a.output.c_str());
   auto cell = [&](const char* which, double v, double x, double y) {
     std::fprintf(stderr, "  %s: %s = %.6g at %s = %.6g, %s = %.6g\n", which, a.map.metric.c_str(), v,
                  map.x.label.c_str(), x, map.y.label.c_str(), y);
@@ -67,7 +68,8 @@ void add_map_command(CLI::App& app) {
   cmd->add_option("--y", a->map.y, "Quantity along y (default: the next one that does)");
   cmd->add_option("--reduce", a->map.reduce,
                   "How a cell combines several points: min, max or mean (needed when it holds more than one)");
-  cmd->add_option("--bins", a->map.bins, "Bin each axis into N cells (default: grid values; 48 for other designs)");
+  cmd->add_option("--bins", a->map.bins, "Bin each axis into N cells (default: grid values; 48 for other designs)")
+      ->check(kPositive);
   cmd->add_option("--x-scale", a->map.x_scale, "auto (default), linear or log");
   cmd->add_option("--y-scale", a->map.y_scale, "auto (default), linear or log");
   cmd->add_option("--value-scale", a->map.value_scale, "Colour scale: linear (default) or log (values > 0)");

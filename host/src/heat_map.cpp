@@ -185,8 +185,11 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   const std::uint64_t block = std::max<std::uint64_t>(1, o.block_rows);
   const auto [dx, dy] = choose_axes(f, o, block);
 
-  // Pass 1: the axes.
+  // Pass 1: the axes, and whether the points fill the grid of their
+  // distinct values (a grid design does; 300 random points have 300
+  // distinct values per axis but fill 300 of the 90,000 pairs: binned).
   AxisScan scan_x, scan_y;
+  std::set<std::pair<double, double>> pairs;
   std::vector<double> bx, by, bv;
   std::vector<std::uint8_t> ok;
   for (std::uint64_t first = 0; first < rows; first += block) {
@@ -196,11 +199,16 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
     for (std::uint64_t i = 0; i < n; ++i) {
       scan_x.add(bx[i]);
       scan_y.add(by[i]);
+      if (!scan_x.too_many && !scan_y.too_many && std::isfinite(bx[i]) && std::isfinite(by[i]))
+        pairs.emplace(bx[i], by[i]);
     }
   }
   if (!(scan_x.lo <= scan_x.hi) || !(scan_y.lo <= scan_y.hi))
     throw InputError(path + ": the coordinates hold no finite value");
-  const bool binned = o.bins > 0 || scan_x.too_many || scan_y.too_many;
+  const bool grid = !scan_x.too_many && !scan_y.too_many &&
+                    pairs.size() == scan_x.distinct.size() * scan_y.distinct.size();
+  pairs.clear();
+  const bool binned = o.bins > 0 || !grid;
   const std::vector<double> gx(scan_x.distinct.begin(), scan_x.distinct.end());
   const std::vector<double> gy(scan_y.distinct.begin(), scan_y.distinct.end());
   const std::string lx = label(f, dx), ly = label(f, dy);
@@ -210,6 +218,12 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   const int bins = o.bins > 0 ? o.bins : kDefaultBins;
   map.x = binned ? binned_axis(scan_x.lo, scan_x.hi, bins, log_x, lx) : grid_axis(gx, log_x, lx);
   map.y = binned ? binned_axis(scan_y.lo, scan_y.hi, bins, log_y, ly) : grid_axis(gy, log_y, ly);
+  for (const HeatMapAxis* a : {&map.x, &map.y})
+    for (size_t i = 0; i < a->edges.size(); ++i)
+      if (!std::isfinite(a->edges[i]) || (i > 0 && !(a->edges[i] > a->edges[i - 1])) || (a->log && !(a->edges[i] > 0)))
+        throw InputError("map: the coordinate " + a->label + " spans " + format_number(a == &map.x ? scan_x.lo : scan_y.lo) +
+                         " .. " + format_number(a == &map.x ? scan_x.hi : scan_y.hi) +
+                         ", too wide (or too close together) for cells in double precision");
   const size_t nx = map.x.centers.size(), ny = map.y.centers.size(), cells = nx * ny;
   if (o.reduce.empty() && (binned || rows > cells))
     throw InputError("map: " + std::to_string(rows) + " points fall on " + std::to_string(nx) + " x " +
@@ -234,16 +248,19 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
     f.read_metric(m, first, n, bv);
     f.read_ok(first, n, ok);
     for (std::uint64_t i = 0; i < n; ++i) {
+      // Each point is drawn or counted once as left out: not ok, metric not
+      // finite, or coordinates not finite (no cell to put it in).
       const int cx = cell_of(map.x, binned, bx[i]), cy = cell_of(map.y, binned, by[i]);
       if (!ok[i]) ++s.not_ok;
       else if (!std::isfinite(bv[i])) ++s.non_finite;
-      if (cx < 0 || cy < 0) continue;  // a non-finite coordinate: its point is counted above if not ok
+      else if (cx < 0 || cy < 0) ++s.off_map;
+      if (cx < 0 || cy < 0) continue;
       const size_t c = static_cast<size_t>(cy) * nx + static_cast<size_t>(cx);
       ++map.points[c];
       if (!ok[i] || !std::isfinite(bv[i])) continue;
       ++used[c];
       if (o.reduce == "max") acc[c] = std::max(acc[c], bv[i]);
-      else if (o.reduce == "mean") acc[c] += bv[i];
+      else if (o.reduce == "mean") acc[c] += (bv[i] - acc[c]) / static_cast<double>(used[c]);  // no overflow near DBL_MAX
       else if (o.reduce == "min") acc[c] = std::min(acc[c], bv[i]);
       else acc[c] = bv[i];  // one point per cell
     }
@@ -252,7 +269,7 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   s.min = s.max = NAN;
   for (size_t c = 0; c < cells; ++c) {
     if (used[c] == 0) continue;
-    const double v = map.values[c] = o.reduce == "mean" ? acc[c] / static_cast<double>(used[c]) : acc[c];
+    const double v = map.values[c] = acc[c];
     if (std::isnan(s.min) || v < s.min) {
       s.min = v;
       s.min_x = map.x.centers[c % nx];
@@ -265,7 +282,7 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
     }
   }
   map.log_values = o.value_scale == "log";
-  if (map.log_values && !(s.min > 0))
+  if (map.log_values && !std::isnan(s.min) && !(s.min > 0))
     throw InputError("map: --value-scale log needs values > 0; " + o.metric + " reaches " + format_number(s.min) +
                      " at " + map.x.label + " = " + format_number(s.min_x) + ", " + map.y.label + " = " +
                      format_number(s.min_y));
@@ -277,7 +294,7 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   map.subtitle = f.kind() + " " + base + ": " + std::to_string(rows) + " points" +
                  (o.reduce.empty() ? "" : ", " + o.reduce + " per " + (binned ? "bin" : "cell")) +
-                 (s.not_ok + s.non_finite ? ", " + std::to_string(s.not_ok + s.non_finite) + " left out" : "");
+                 (s.left_out() ? ", " + std::to_string(s.left_out()) + " left out" : "");
   if (summary) *summary = s;
   return map;
 }

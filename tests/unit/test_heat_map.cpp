@@ -3,6 +3,7 @@
 // writer. Expected cells are computed here from the points written, by plain
 // loops, not by the code under test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
@@ -47,7 +48,7 @@ void write_ensemble(const std::string& path, const std::string& names, int dims,
   p.command_line = "test";
   auto s = ResultsStream::create(path, "ensemble",
                                  {{"points", static_cast<std::uint64_t>(dims), "", ""}, {"m", 0, "", ""}, {"status", 0, "", ""}},
-                                 {{"names", names}}, p);
+                                 {{"names", names}, {"count", std::to_string(pts.size())}}, p);
   std::vector<double> xs, ms, st;
   for (const auto& q : pts) {
     xs.insert(xs.end(), q.x.begin(), q.x.end());
@@ -317,11 +318,12 @@ samples = 200
   m1.metric = "m";
   EXPECT_THROW(build_heat_map(one, m1), InputError);  // one varying quantity
   // Fixed coordinates are passed over when choosing the axes.
-  write_ensemble(tmp("fixed.h5"), "k,a,b", 3, {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}});
+  write_ensemble(tmp("fixed.h5"), "k,a,b", 3,
+                 {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}, {{7.0, 2.0, 2.0}, 4.0, 2}});
   const HeatMap fixed = build_heat_map(PointFile(tmp("fixed.h5")), m1);
   EXPECT_EQ(fixed.x.label, "a");
   EXPECT_EQ(fixed.y.label, "b");
-  EXPECT_TRUE(std::isnan(fixed.values[3]));  // a = 2, b = 2: no point
+  EXPECT_TRUE(std::isnan(fixed.values[3]));  // a = 2, b = 2: its point did not finish
 }
 
 TEST(HeatMap, CliWritesSvgAndCsvAtomicallyAndRefusesInOneLine) {
@@ -351,6 +353,115 @@ TEST(HeatMap, CliWritesSvgAndCsvAtomicallyAndRefusesInOneLine) {
   EXPECT_EQ(slurp(csv), before);
   EXPECT_EQ(test::run_cli("map " + tmp("cli.h5") + " -m m -o " + tmp("never.svg"), &out), 2);
   EXPECT_FALSE(exists(tmp("never.svg")));
+}
+
+// Found by adversarial runs: each crashed, hung, or drew something other
+// than the file holds.
+TEST(HeatMap, MalformedFilesAreRefusedNamingTheDataset) {
+  const auto pts = grid_points();
+  auto refused = [&](const std::string& path, const std::string& expect) {
+    try {
+      PointFile f(path);
+      HeatMapOptions o;
+      o.metric = "m";
+      o.reduce = "min";
+      build_heat_map(f, o);
+      ADD_FAILURE() << path << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  };
+  // A metric column cut short (or any column longer or shorter than the count).
+  write_ensemble(tmp("short.h5"), "a,b,c", 3, pts);
+  {
+    const h5::File h = h5::open_file(tmp("short.h5"), true);
+    h5::resize_column(h.id(), "ensemble/m", 5, "test");
+  }
+  refused(tmp("short.h5"), "dataset 'ensemble/m' holds 5 rows, but the file has 18 points");
+  // A 2-D metric (segfaulted: read as one value per point).
+  {
+    std::remove(tmp("wide.h5").c_str());
+    Provenance p;
+    auto s = ResultsStream::create(tmp("wide.h5"), "ensemble", {{"points", 2, "", ""}, {"m", 2, "", ""}, {"status", 0, "", ""}},
+                                   {{"names", "a,b"}, {"count", "1"}}, p);
+    const double x[2] = {1, 2}, m[2] = {3, 4}, st[1] = {0};
+    s->append(1, {x, m, st});
+    s->checkpoint({1, {}});
+    s->finish();
+  }
+  refused(tmp("wide.h5"), "dataset 'ensemble/m' is not a column of one value per point");
+  // A coordinate named twice (x == y passed unnoticed).
+  write_ensemble(tmp("twice.h5"), "a,a,c", 3, pts);
+  refused(tmp("twice.h5"), "the coordinate name 'a' appears twice");
+  // Coordinates whose cells overflow double precision (exit 3 from the renderer).
+  write_ensemble(tmp("huge.h5"), "a,b", 2, {{{-1e308, 1.0}, 1.0, 0}, {{1e308, 2.0}, 2.0, 0}});
+  refused(tmp("huge.h5"), "too wide (or too close together) for cells in double precision");
+  // A pipe (hung reading it) and a directory.
+  ASSERT_EQ(::mkfifo(tmp("pipe").c_str(), 0600), 0);
+  refused(tmp("pipe"), "is not a regular file");
+  refused(test::temp_dir(), "is a directory");
+}
+
+TEST(HeatMap, EveryPointIsDrawnOrCountedAsLeftOut) {
+  auto pts = grid_points();  // 18 points, 1 not ok
+  pts[3].x[0] = NAN;         // ok, metric finite, no place on the map
+  pts[5].m = INFINITY;       // ok, metric not finite (pts[4] is the one not ok)
+  write_ensemble(tmp("left.h5"), "a,b,c", 3, pts);
+  HeatMapOptions o;
+  o.metric = "m";
+  o.reduce = "mean";
+  HeatMapSummary s;
+  const HeatMap map = build_heat_map(PointFile(tmp("left.h5")), o, &s);
+  EXPECT_EQ(s.not_ok, 1u);
+  EXPECT_EQ(s.non_finite, 1u);
+  EXPECT_EQ(s.off_map, 1u);
+  std::uint64_t placed = 0;
+  for (auto n : map.points) placed += n;
+  EXPECT_EQ(placed + 1, pts.size());  // all but the one without a cell
+  EXPECT_NE(map.subtitle.find("3 left out"), std::string::npos) << map.subtitle;
+  // A mean of values near DBL_MAX stays finite.
+  write_ensemble(tmp("big.h5"), "a,b,c", 3,
+                 {{{1, 1, 0}, 1.7e308, 0}, {{1, 1, 1}, 1.7e308, 0}, {{2, 1, 0}, 1.0, 0}, {{2, 1, 1}, 1.0, 0}});
+  const HeatMap big = build_heat_map(PointFile(tmp("big.h5")), o);
+  EXPECT_EQ(big.values[0], 1.7e308);
+}
+
+TEST(HeatMap, FewRandomPointsAreBinnedNotTakenForAGrid) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Point> pts;
+  for (int k = 0; k < 300; ++k) pts.push_back({{u(rng), u(rng)}, 1.0, 0});  // 300 distinct values per axis
+  write_ensemble(tmp("few.h5"), "x,y", 2, pts);
+  HeatMapOptions o;
+  o.metric = "m";
+  EXPECT_THROW(build_heat_map(PointFile(tmp("few.h5")), o), InputError);  // bins combine points: --reduce
+  o.reduce = "mean";
+  HeatMapSummary s;
+  const HeatMap map = build_heat_map(PointFile(tmp("few.h5")), o, &s);
+  EXPECT_TRUE(s.binned);
+  EXPECT_EQ(map.x.centers.size(), 48u);
+}
+
+TEST(HeatMap, CliRefusesItsInputAsOutputAndZeroBins) {
+  write_ensemble(tmp("self.h5"), "a,b,c", 3, grid_points());
+  const std::string before = slurp(tmp("self.h5"));
+  std::string out;
+  EXPECT_EQ(test::run_cli("map " + tmp("self.h5") + " -m m --reduce min -o " + tmp("self.h5"), &out), 2);
+  EXPECT_NE(out.find("is the input"), std::string::npos) << out;
+  EXPECT_EQ(slurp(tmp("self.h5")), before);
+  EXPECT_EQ(test::run_cli("map " + tmp("self.h5") + " -m m --reduce min --bins 0 -o " + tmp("zero.svg"), &out), 1);
+  EXPECT_FALSE(exists(tmp("zero.svg")));
+}
+
+TEST(HeatMap, CsvQuotesNamesThatNeedIt) {
+  HeatMap m;
+  m.value_label = "m";
+  m.x = {"a,b \"x\"", false, {0, 1}, {0.5}};
+  m.y = {"y", false, {0, 1}, {0.5}};
+  m.values = {2.0};
+  m.points = {1};
+  write_heat_map(tmp("quoted.csv"), m);
+  EXPECT_EQ(slurp(tmp("quoted.csv")), "\"a,b \"\"x\"\"\",y,m,points\n0.5,0.5,2,1\n");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // [ensemble]: group `ensemble` with the `points` table and one column per
 // metric, `status` among them). What reads a whole map of a 1e8-point file
 // (`stribeck map`) keeps only a block in memory. Unfinished files
-// (OUT.h5.partial) are read as far as their columns go.
+// (OUT.h5.partial) are read up to their last checkpoint.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,8 +15,11 @@ namespace stribeck {
 
 class PointFile {
  public:
-  // Throws InputError naming the file when it is neither kind, or holds only
-  // a top-K table (a sweep with top_k_only).
+  // Throws InputError naming the file when it is not a regular file, is
+  // neither kind, holds only a top-K table (a sweep with top_k_only), names
+  // a coordinate twice, or has a column whose shape or row count disagrees
+  // with the file's point count (exactly for a finished file, at least the
+  // checkpointed rows for an unfinished one).
   explicit PointFile(const std::string& path);
   ~PointFile();
   PointFile(const PointFile&) = delete;
@@ -30,7 +33,7 @@ class PointFile {
   // The metric columns (for an ensemble `status` is one of them).
   const std::vector<std::string>& metrics() const;
   std::string metric_unit(const std::string& metric) const;
-  // Rows every column holds.
+  // The points: a finished file's count, an unfinished one's checkpointed rows.
   std::uint64_t rows() const;
   // Index of a dimension or metric by name; throws InputError listing the
   // names there are.

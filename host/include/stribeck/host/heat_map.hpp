@@ -18,8 +18,9 @@ struct HeatMapOptions {
   // or "mean". "" = not chosen: an error as soon as a cell holds more than
   // one point (a grid varying more than x and y, or any binned map).
   std::string reduce;
-  // Cells per axis when binning (0 = 48). Grids with at most kMaxGridCells
-  // values per axis are drawn cell by grid value unless bins is given.
+  // Cells per axis when binning (0 = 48). Points that fill the grid of their
+  // distinct values (at most kMaxGridCells per axis) are drawn cell by grid
+  // value unless bins is given; other points are binned.
   int bins = 0;
   // Axis scales: "auto", "linear" or "log". Auto picks log for positive grid
   // values spaced more evenly in log than linearly, and for binned positive
@@ -39,6 +40,8 @@ struct HeatMapSummary {
   std::uint64_t points = 0;        // rows of the file
   std::uint64_t not_ok = 0;        // points left out: status other than ok
   std::uint64_t non_finite = 0;    // ok points whose metric is NaN or infinite, left out
+  std::uint64_t off_map = 0;       // ok points with a finite metric but a coordinate that is not finite
+  std::uint64_t left_out() const { return not_ok + non_finite + off_map; }
   bool binned = false;
   int cells_x = 0, cells_y = 0;
   // The smallest and the largest cell value and where they are; NaN when
