@@ -78,6 +78,14 @@ void check_output_path(const std::string& path) {
     throw InputError(path + ": exists and is not a regular file (a device, pipe or socket); write to a regular file");
 }
 
+void check_input_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is not a regular file (a pipe or device); save the data to a file first");
+}
+
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
   check_output_path(target_);
   std::string pattern = target_ + ".tmp.XXXXXX";

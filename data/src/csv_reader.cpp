@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {
@@ -39,6 +40,7 @@ void append_double(std::string& out, double x) {
 }
 
 CsvReader::CsvReader(std::string path) : path_(std::move(path)) {
+  check_input_path(path_);
   file_ = std::fopen(path_.c_str(), "rb");
   if (!file_) throw InputError(path_ + ": cannot open: " + std::strerror(errno));
   do {

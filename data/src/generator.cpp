@@ -157,7 +157,11 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
   }
   if (!(o.rate_hz > 0) || !std::isfinite(o.rate_hz)) throw InputError("generate: --rate must be positive");
   const double T = o.duration > 0 ? o.duration : default_duration(o.profile);
-  if (!std::isfinite(T) || T * o.rate_hz > 1e9) throw InputError("generate: too many samples");
+  // Each experiment is held in memory (~10 channels of doubles): 5e7 samples,
+  // as for a simulation, is about 4 GB.
+  if (!std::isfinite(T) || T * o.rate_hz > 5e7)
+    throw InputError("generate: --rate " + format_number(o.rate_hz) + " Hz x " + format_number(T) + " s = " +
+                     format_number(T * o.rate_hz) + " samples per experiment; at most 5e7");
   if (!(o.v_max > 0) || !std::isfinite(o.v_max)) throw InputError("generate: --vmax must be positive");
   const char* kChannels[] = {"position", "velocity", "acceleration", "force", "pressure_a", "pressure_b", "normal_force"};
   for (const auto* m : {&o.noise, &o.offset, &o.quantisation})

@@ -1,5 +1,7 @@
 #include "stribeck/data/hdf5.hpp"
 
+#include <sys/stat.h>
+
 #include <H5DSpublic.h>
 
 #include <cerrno>
@@ -97,6 +99,8 @@ void fail(const std::string& where, const std::string& what) {
 
 bool is_hdf5(const std::string& path) {
   silence_errors();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // opening a FIFO would block
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   std::fclose(f);

@@ -1,7 +1,5 @@
 #include "stribeck/data/log.hpp"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -383,8 +381,7 @@ std::string file_stem(const std::string& path) {
 
 std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions& options) {
   if (path.empty()) throw InputError("a log path is empty");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a log file");
+  check_input_path(path);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
   char head[128] = {0};

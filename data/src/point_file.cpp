@@ -1,12 +1,10 @@
 #include "stribeck/data/point_file.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
@@ -46,10 +44,7 @@ struct PointFile::Impl {
 PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
   Impl& f = *impl_;
   f.path = path;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a results file");
-  if (!S_ISREG(st.st_mode)) throw InputError(path + ": is not a regular file (a pipe or device)");
+  check_input_path(path);
   f.file = h5::open_file(path);
   const hid_t root = f.file.id();
   // How many rows every column must hold: a finished file's point count

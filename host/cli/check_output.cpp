@@ -8,6 +8,7 @@
 namespace stribeck::cli {
 
 void check_output(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output == "-") throw InputError("-o -: this command writes a file (standard output is for `stribeck export`)");
   check_output_path(output);
   struct stat out {};
   if (::stat(output.c_str(), &out) != 0) return;  // a new file reads nothing

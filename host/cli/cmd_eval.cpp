@@ -26,6 +26,7 @@ void add_eval_command(CLI::App& app) {
                   "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
                   "deflection z [m]; dahl: friction force [N]); default 0");
   cmd->callback([o] {
+    check_output(o->output, {o->input});
     const EvalSummary s = evaluate_file(*o);
     for (const auto& w : s.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
     std::fprintf(stderr, "stribeck eval: %s, %ld samples -> %s\n", o->model.c_str(), s.samples,

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/text_export.hpp"
@@ -21,6 +22,7 @@ void run(const ExportArgs& a) {
   else if (a.format != "csv") throw InputError("--format '" + a.format + "': choose csv or tsv");
   const auto exps = read_any_log(a.input);
   if (!a.experiment.empty() || exps.size() == 1) {
+    if (a.output != "-") check_output(a.output, {a.input});
     const Experiment& e = select_experiment(exps, a.experiment, a.input);
     write_csv(a.output, e, delim);
     if (a.output != "-") std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", e.name.c_str(), e.size(), a.output.c_str());

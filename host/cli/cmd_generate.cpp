@@ -14,7 +14,7 @@ namespace {
 struct GenerateArgs {
   std::string model, profile = "plateaus", output, pressure_levels, noise, offset, quantisation;
   std::vector<std::string> params;
-  std::string vmax = "0.1", rate = "1000", duration = "0", pressure_b = "0", normal_force = "0", mass = "0",
+  std::string vmax = "0.1", rate = "1000", duration, pressure_b = "0", normal_force = "0", mass = "0",
               area_a = "0", area_b = "0";
   std::uint64_t seed = 1;
 };
@@ -30,8 +30,18 @@ double quantity(const std::string& text, const std::string& what, std::initializ
   return x;
 }
 
+// The dimension a unit given for a generated channel must have.
+std::optional<Dimension> channel_dimension(const std::string& ch, bool rotational) {
+  if (ch == "position") return rotational ? Dimension::kAngle : Dimension::kLength;
+  if (ch == "velocity") return rotational ? Dimension::kAngularVelocity : Dimension::kVelocity;
+  if (ch == "acceleration") return rotational ? Dimension::kAngularAcceleration : Dimension::kAcceleration;
+  if (ch == "force" || ch == "normal_force") return rotational && ch == "force" ? Dimension::kTorque : Dimension::kForce;
+  if (ch == "pressure_a" || ch == "pressure_b") return Dimension::kPressure;
+  return std::nullopt;  // unknown channels are named by generate_log
+}
+
 // "force=0.5,position=1um" -> {force: 0.5, position: 1e-6}
-std::map<std::string, double> channel_values(const std::string& text, const std::string& what) {
+std::map<std::string, double> channel_values(const std::string& text, const std::string& what, bool rotational) {
   std::map<std::string, double> out;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -41,7 +51,14 @@ std::map<std::string, double> channel_values(const std::string& text, const std:
     pos = end + 1;
     const size_t eq = item.find('=');
     if (eq == std::string::npos) throw InputError(what + ": '" + item + "' is not CHANNEL=VALUE");
-    out[item.substr(0, eq)] = parse_quantity(item.substr(eq + 1), what + " " + item.substr(0, eq));
+    const std::string ch = item.substr(0, eq);
+    if (out.count(ch)) throw InputError(what + ": channel '" + ch + "' is given twice");
+    std::optional<Dimension> d;
+    out[ch] = parse_quantity(item.substr(eq + 1), what + " " + ch, &d);
+    const auto want = channel_dimension(ch, rotational);
+    if (d && want && *d != *want)
+      throw InputError(what + " " + ch + ": '" + item.substr(eq + 1) + "' is " + dimension_name(*d) + ", expected " +
+                       dimension_name(*want));
   }
   return out;
 }
@@ -52,9 +69,13 @@ void run(const GenerateArgs& a) {
   o.model = model.id;
   o.params = resolve_params(model, a.params);
   o.profile = a.profile;
-  o.v_max = quantity(a.vmax, "--vmax", {Dimension::kVelocity, Dimension::kAngularVelocity});
+  const bool rotational = model.output_unit == "N*m";
+  o.v_max = quantity(a.vmax, "--vmax", {rotational ? Dimension::kAngularVelocity : Dimension::kVelocity});
   o.rate_hz = quantity(a.rate, "--rate", {Dimension::kDimensionless});
-  o.duration = quantity(a.duration, "--duration", {Dimension::kTime});
+  if (!a.duration.empty()) {  // not given: the profile's own length
+    o.duration = quantity(a.duration, "--duration", {Dimension::kTime});
+    if (!(o.duration > 0)) throw InputError("--duration " + a.duration + ": must be > 0");
+  }
   o.pressure_b = quantity(a.pressure_b, "--pressure-b", {Dimension::kPressure});
   o.normal_force = quantity(a.normal_force, "--normal-force", {Dimension::kForce});
   o.mass = quantity(a.mass, "--mass", {Dimension::kDimensionless});
@@ -68,10 +89,11 @@ void run(const GenerateArgs& a) {
         quantity(a.pressure_levels.substr(pos, end - pos), "--pressure-levels", {Dimension::kPressure}));
     pos = end + 1;
   }
-  o.noise = channel_values(a.noise, "--noise");
-  o.offset = channel_values(a.offset, "--offset");
-  o.quantisation = channel_values(a.quantisation, "--quantisation");
+  o.noise = channel_values(a.noise, "--noise", rotational);
+  o.offset = channel_values(a.offset, "--offset", rotational);
+  o.quantisation = channel_values(a.quantisation, "--quantisation", rotational);
   o.seed = a.seed;
+  check_output(a.output, {});
   const auto exps = generate_log(o);
   write_log(a.output, exps, cli_provenance());
   std::fprintf(stderr, "stribeck generate: %s, %s profile, %zu experiment%s of %zu samples -> %s\n", o.model.c_str(),
@@ -99,7 +121,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--noise", a->noise, "Gaussian noise std per channel, e.g. force=0.5,position=1um");
   cmd->add_option("--offset", a->offset, "Constant sensor offset per channel, e.g. force=2");
   cmd->add_option("--quantisation", a->quantisation, "Quantisation step per channel, e.g. position=1um");
-  cmd->add_option("--seed", a->seed, "Random seed (default 1); same seed, same file content");
+  cmd->add_option("--seed", a->seed, "Random seed (default 1); same seed, same file content")->check(kWhole);
   cmd->add_option("--output,-o", a->output, "HDF5 log to write")->required();
   cmd->callback([a] { run(*a); });
 }

@@ -111,6 +111,19 @@ void run(const IdentifyArgs& a) {
   if (a.batch && !a.compare.empty()) throw InputError("--batch fits one --model; use --compare without --batch");
   ident::FitOptions o = a.fit;
   if (!a.free.empty()) o.free = a.free;
+  // Outputs are checked before the fit, not after it: --json and --table
+  // must not name a log or each other; -o may be the log (results are
+  // appended to it), but not a directory or device.
+  std::vector<std::string> taken = a.logs;
+  for (const std::string* out : {&a.json, &a.table}) {
+    if (out->empty()) continue;
+    check_output(*out, taken);
+    for (const auto& t : taken)
+      if (*out == t) throw InputError(*out + ": is named twice among the logs and outputs of this run");
+    if (*out == a.output) throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
+    taken.push_back(*out);
+  }
+  if (!a.output.empty()) check_output_path(a.output);
   const auto per_log = load(a);
   const Provenance prov = cli_provenance();
 

@@ -1,5 +1,6 @@
 // `stribeck import FILE... -o LOG.h5`: text, MATLAB and HDF5 logs into one
 // HDF5 log in SI units, optionally with derived velocity/acceleration.
+#include <cmath>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -7,6 +8,7 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/signals.hpp"
 #include "stribeck/data/units.hpp"
+#include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::cli {
 namespace {
@@ -18,6 +20,7 @@ struct ImportArgs {
   std::string columns;
   std::string derive;
   double cutoff = 0;
+  bool cutoff_given = false, resample_given = false;  // given explicitly: checked, not read as "default"
   int order = 2;
   bool absolute = false;
   bool keep_unmapped = false;
@@ -59,6 +62,16 @@ void add_constant(Experiment& e, const std::string& kv) {
 }
 
 void run(const ImportArgs& a) {
+  check_output(a.output, a.files);
+  // Settings that have no "use the default" value of their own.
+  if (a.cutoff_given && !(a.cutoff > 0 && std::isfinite(a.cutoff)))
+    throw InputError("--cutoff " + format_number(a.cutoff) + ": the cut-off must be a frequency > 0 [Hz]");
+  if (a.resample_given && !(a.resample >= 0 && std::isfinite(a.resample)))
+    throw InputError("--resample " + format_number(a.resample) + ": give a time step > 0 [s], or 0 for the median step");
+  if (!(a.ambient > 0 && std::isfinite(a.ambient)))
+    throw InputError("--ambient " + format_number(a.ambient) + ": the ambient pressure must be > 0 [Pa]");
+  for (const auto& n : a.names)
+    if (n.empty()) throw InputError("--name: an experiment name must not be empty");
   if (!a.names.empty() && a.names.size() != a.files.size())
     throw InputError("--name given " + std::to_string(a.names.size()) + " times for " +
                      std::to_string(a.files.size()) + " files; give one per file, in the same order");
@@ -129,7 +142,11 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--constant", a->constants,
                   "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0");
   cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
-  cmd->callback([a] { run(*a); });
+  cmd->callback([a, cmd] {
+    a->cutoff_given = cmd->count("--cutoff") > 0;
+    a->resample_given = cmd->count("--resample") > 0;
+    run(*a);
+  });
 }
 
 }  // namespace stribeck::cli

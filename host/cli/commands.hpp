@@ -30,6 +30,15 @@ inline const CLI::Validator kPositive(
     },
     "POSITIVE");
 
+// A whole number >= 0 (seeds): digits only, at most 18 of them.
+inline const CLI::Validator kWhole(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) return "must be a whole number >= 0, not '" + s + "'";
+      return s.size() > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
+    },
+    "WHOLE");
+
 // A 0-based index (--point): digits only, at most 18 of them.
 inline const CLI::Validator kIndex(
     [](std::string& s) {
@@ -44,8 +53,9 @@ inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? st
                                      "TEXT");
 
 // Checks, before any work, that `output` can take the result
-// (check_output_path) and is none of the files the run reads: -o CONFIG.toml
-// would replace the config by the result.
+// (check_output_path: not empty, a directory or a device; not "-") and is
+// none of the files the run reads: -o CONFIG.toml would replace the config
+// by the result, -o LOG.h5 the log.
 void check_output(const std::string& output, const std::vector<std::string>& inputs);
 
 // Provenance of this run (version, command line, date, device "cpu") for the

@@ -57,6 +57,7 @@ class BlockEvaluator {
 }  // namespace
 
 EvalSummary evaluate_file(const EvalOptions& o) {
+  check_input_path(o.input);
   if (eval_needs_log_path(o)) return evaluate_log(o);
   const ModelInfo& model = require_model(o.model);
   const std::vector<double> p = resolve_params(model, o.params);
@@ -108,6 +109,13 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   auto flush = [&] {
     eval(block, dts, forces, states);
     for (size_t i = 0; i < block.size(); ++i) {
+      // Valid parameters and finite inputs can still overflow (pressures of
+      // 1e308, a v_th of 1e-320): a force that is not a number is an error,
+      // not a row of the output.
+      if (!std::isfinite(forces[i]) || (model.dynamic && !std::isfinite(states[i])))
+        throw InputError(o.input + ": data row " + std::to_string(summary.samples + static_cast<long>(i) + 1) + ": the " +
+                         model.id + " force is " + format_number(forces[i]) +
+                         " (the inputs and parameters overflow double precision there); nothing written");
       text += rows[i];
       text += ',';
       append_double(text, forces[i]);

@@ -264,6 +264,13 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     check_name("--fix", n);
     double x;
     if (!parse_double(a.substr(eq + 1), x)) throw InputError("--fix '" + a + "': value is not a finite number");
+    // A fixed model parameter must be one the model takes (fits used to
+    // run with R_brk = 0.5 held, below its range [1, inf)).
+    for (const auto& p : model.params)
+      if (n == p.name) {
+        const std::string why = check_param(p, x);
+        if (!why.empty()) throw InputError("--fix " + n + ": " + why);
+      }
     if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
   }
   std::map<std::string, double> initial;

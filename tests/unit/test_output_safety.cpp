@@ -101,6 +101,52 @@ TEST(OutputSafety, SignalsRemoveWriteThenRenameTemporaries) {
   }
 }
 
+// Found by an adversarial run of eval, import, export, generate and identify
+// (about 1,040 cases): inputs overwritten by their own output, a FIFO that
+// hung, results that were inf, values out of range or of the wrong unit
+// taken silently. Each is now one line, and no input changes.
+TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
+  const std::string log = tmp("log.h5"), csv = tmp("trace.csv"), fifo = tmp("in_fifo");
+  std::filesystem::copy_file(std::string(STRIBECK_SOURCE_DIR) + "/data/examples/cylinder_plateaus.h5", log);
+  std::filesystem::copy_file(std::string(STRIBECK_SOURCE_DIR) + "/data/examples/sine_trace.csv", csv);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string hot = test::write_temp_file("safety_hot.csv", "velocity,pressure_a,pressure_b\n0.1,1e308,1e308\n");
+  const std::string log_text = slurp(log), csv_text = slurp(csv);
+  struct Case {
+    std::string args;
+    int code;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {"eval -m simscape-cylinder -i " + log + " -e p10bar -o " + log, 2, "is the input"},
+      {"eval -m simscape-cylinder -i " + csv + " -o " + csv, 2, "is the input"},
+      {"export " + log + " -e p10bar -o " + log, 2, "is the input"},
+      {"import " + csv + " -o " + csv, 2, "is the input"},
+      {"identify " + log + " -m coulomb-viscous --json " + log, 2, "is the input"},
+      {"identify " + log + " -m coulomb-viscous --json " + tmp("j.json") + " --table " + tmp("j.json"), 2, "is named twice"},
+      {"identify " + log + " -m simscape-cylinder-il --fix R_brk=0.5", 2, "--fix R_brk: parameter R_brk = 0.5 must be >= 1"},
+      {"eval -m simscape-cylinder -i " + fifo + " -o " + tmp("o.csv"), 2, "is not a regular file"},
+      {"eval -m simscape-cylinder -i " + hot + " -o " + tmp("o.csv"), 2, "data row 1: the simscape-cylinder force is inf"},
+      {"eval -m simscape-cylinder -p v_th=1e-320 -i " + csv + " -o " + tmp("o.csv"), 2, "is subnormal"},
+      {"eval -m simscape-cylinder -i " + csv + " -o -", 2, "standard output is for `stribeck export`"},
+      {"generate -m simscape-cylinder --rate 1e7 --duration 100 -o " + tmp("g.h5"), 2, "samples per experiment; at most 5e7"},
+      {"generate -m simscape-cylinder --vmax 60rpm -o " + tmp("g.h5"), 2, "'60rpm' is angular velocity, expected velocity"},
+      {"generate -m simscape-cylinder --duration -1 -o " + tmp("g.h5"), 2, "--duration -1: must be > 0"},
+      {"generate -m simscape-cylinder --noise position=1N -o " + tmp("g.h5"), 2, "'1N' is force, expected length"},
+      {"generate -m simscape-cylinder --seed -1 -o " + tmp("g.h5"), 1, "must be a whole number >= 0"},
+      {"import " + csv + " --derive velocity --cutoff -5 -o " + tmp("i.h5"), 2, "--cutoff -5: the cut-off must be"},
+  };
+  for (const auto& c : cases) {
+    std::string text;
+    EXPECT_EQ(run_cli(c.args, &text), c.code) << c.args << "\n" << text;
+    EXPECT_NE(text.find(c.expect), std::string::npos) << c.args << "\n" << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  }
+  EXPECT_EQ(slurp(log), log_text);
+  EXPECT_EQ(slurp(csv), csv_text);
+  for (const char* never : {"o.csv", "g.h5", "i.h5", "j.json"}) EXPECT_FALSE(exists(tmp(never))) << never;
+}
+
 // The `start` hook runs once the output is open: a throw there is an error
 // before the first chunk. The partial file then holds no work and is removed;
 // a copy of it taken at that moment (what a kill would leave) resumes.

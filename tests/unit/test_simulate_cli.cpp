@@ -230,7 +230,7 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       // Found by adversarial runs: each used to run, and then fail or report nonsense.
       {"[friction]\nmodel = \"nope\"\n", ":2:9: unknown model 'nope'"},
       {"[friction]\nmodel = \"lugre\"\n[system]\nexternal_force = nan\n", ":4:18: 'external_force' is not a finite number"},
-      {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \".\"\n", "is a directory, not a log file"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \".\"\n", "is a directory, not a file"},
       {"[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.1\ndt = 0.03\n",
        ":5:6: dt = 0.03 does not divide t_end = 0.1"},
       {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = -10\n", "normal_force (offset -10, amplitude 0, slope 0) must stay >= 0"},

@@ -14,6 +14,12 @@ namespace stribeck {
 // replace it). Throws InputError naming the path.
 void check_output_path(const std::string& path);
 
+// Refuses an input path that is not a regular file: a directory, or a pipe
+// or device (the readers open a file twice, to sniff its format and then to
+// read it, and would hang on a FIFO or see a pipe empty). Throws InputError
+// naming the path; a missing file is left to the reader's own message.
+void check_input_path(const std::string& path);
+
 // The temporary files of AtomicFiles alive in this process are removed when
 // SIGINT, SIGTERM or SIGHUP ends it (the handlers are installed with the
 // first AtomicFile); the signal then ends the process as it would have.

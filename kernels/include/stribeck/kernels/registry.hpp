@@ -3,6 +3,7 @@
 // its parameters, fill defaults, parse NAME=VALUE assignments and validate a
 // parameter set against the model's ranges and relations. Built from the
 // constexpr tables in each model header, so there is one source of truth.
+#include <cfloat>
 #include <cmath>
 #include <charconv>
 #include <string>
@@ -112,6 +113,7 @@ inline std::string format_number(double x) {
 inline std::string check_param(const ParamInfo& p, double x) {
   const std::string head = std::string("parameter ") + p.name + " = " + format_number(x);
   if (!std::isfinite(x)) return head + " is not a finite number";
+  if (x != 0 && std::abs(x) < DBL_MIN) return head + " is subnormal (below 2.2e-308): divisions by it overflow";
   const bool below = p.lo_open ? !(x > p.lo) : !(x >= p.lo);
   const bool above = p.hi_open ? !(x < p.hi) : !(x <= p.hi);
   if (below) return head + " must be " + (p.lo_open ? "> " : ">= ") + format_number(p.lo);
