@@ -45,6 +45,8 @@ CsvReader::CsvReader(std::string path) : path_(std::move(path)) {
   if (!file_) throw InputError(path_ + ": cannot open: " + std::strerror(errno));
   do {
     if (!read_line()) throw InputError(path_ + ": no header row (file is empty)");
+    // A UTF-8 byte-order mark from spreadsheet exports (as the importer drops it).
+    if (line_ == 1 && buf_.rfind("\xEF\xBB\xBF", 0) == 0) buf_.remove_prefix(3);
   } while (is_blank_or_comment(buf_));
   if (buf_.find(',') == std::string::npos) {
     if (buf_.find(';') != std::string::npos) delim_ = ';';

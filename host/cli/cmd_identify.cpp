@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
@@ -109,6 +110,8 @@ void run(const IdentifyArgs& a) {
   if (a.model.empty() == a.compare.empty())
     throw InputError("give exactly one of --model ID or --compare ID,ID,...");
   if (a.batch && !a.compare.empty()) throw InputError("--batch fits one --model; use --compare without --batch");
+  if (!a.compare.empty() && split(a.compare).empty())
+    throw InputError("--compare '" + a.compare + "': no model id (give ID,ID,...)");
   ident::FitOptions o = a.fit;
   if (!a.free.empty()) o.free = a.free;
   // Outputs are checked before the fit, not after it: --json and --table
@@ -223,7 +226,14 @@ void add_identify_command(CLI::App& app) {
   cmd->add_flag("--offset-per-experiment", a->fit.offset_per_experiment,
                 "One offset per experiment (implies --offset)");
   cmd->add_flag("--inertia", a->fit.inertia, "Include m*a in the force balance (acceleration channel or derived from position)");
-  auto* mass = cmd->add_option("--mass", a->fit.mass, "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)");
+  auto* mass = cmd->add_option("--mass", a->fit.mass, "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)")
+                   ->check(CLI::Validator(
+                       [](std::string& s) {
+                         double x;
+                         return parse_double(s, x) && x >= 0 ? std::string()
+                                                              : "must be a finite mass >= 0 [kg], not '" + s + "'";
+                       },
+                       "MASS"));
   cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");
   cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force");
   cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");

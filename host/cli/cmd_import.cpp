@@ -88,6 +88,10 @@ void run(const ImportArgs& a) {
     if (c != "velocity" && c != "acceleration")
       throw InputError("--derive: cannot derive '" + c + "' (choose velocity, acceleration)");
   std::vector<Experiment> all;
+  // One line per experiment, printed once the log is written: an error
+  // found on the way stays the only line.
+  std::string report;
+  char buf[512];
   for (size_t i = 0; i < a.files.size(); ++i) {
     ro.name = a.names.empty() ? "" : a.names[i];
     for (Experiment& e : read_any_log(a.files[i], ro)) {
@@ -101,12 +105,14 @@ void run(const ImportArgs& a) {
       }
       std::string chans;
       for (const auto& [c, v] : e.channels) chans += (chans.empty() ? "" : ", ") + c;
-      std::fprintf(stderr, "stribeck import: %s: experiment '%s', %zu samples (%s)", a.files[i].c_str(),
-                   e.name.c_str(), e.size(), chans.c_str());
-      if (!s.derived.empty())
-        std::fprintf(stderr, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)", s.cutoff_hz,
-                     s.half_width, s.rate_hz);
-      std::fprintf(stderr, "\n");
+      report += "stribeck import: " + a.files[i] + ": experiment '" + e.name + "', " + std::to_string(e.size()) +
+                " samples (" + chans + ")";
+      if (!s.derived.empty()) {
+        std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)",
+                      s.cutoff_hz, s.half_width, s.rate_hz);
+        report += buf;
+      }
+      report += "\n";
       for (const auto& prev : all)
         if (prev.name == e.name)
           throw InputError(a.files[i] + ": experiment name '" + e.name + "' is already taken by " + prev.source +
@@ -115,6 +121,7 @@ void run(const ImportArgs& a) {
     }
   }
   write_log(a.output, all, cli_provenance());
+  std::fputs(report.c_str(), stderr);
   std::fprintf(stderr, "stribeck import: %zu experiment%s -> %s\n", all.size(), all.size() == 1 ? "" : "s",
                a.output.c_str());
 }

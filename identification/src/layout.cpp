@@ -272,6 +272,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         if (!why.empty()) throw InputError("--fix " + n + ": " + why);
       }
     if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
+    if (free.count(n)) throw InputError("--fix and --free both name " + n + ": hold it fixed or fit it, not both");
   }
   std::map<std::string, double> initial;
   for (const auto& a : o.initial) {

@@ -135,6 +135,11 @@ TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
       {"generate -m simscape-cylinder --noise position=1N -o " + tmp("g.h5"), 2, "'1N' is force, expected length"},
       {"generate -m simscape-cylinder --seed -1 -o " + tmp("g.h5"), 1, "must be a whole number >= 0"},
       {"import " + csv + " --derive velocity --cutoff -5 -o " + tmp("i.h5"), 2, "--cutoff -5: the cut-off must be"},
+      // The second file's name clash used to come after the first file's progress line.
+      {"import " + csv + " " + csv + " -o " + tmp("i.h5"), 2, "is already taken by"},
+      {"identify " + log + " -m coulomb-viscous --mass nan", 1, "must be a finite mass >= 0"},
+      {"identify " + log + " --compare ,", 2, "--compare ',': no model id"},
+      {"identify " + log + " -m simscape-cylinder --fix F_pr=1 --free F_pr", 2, "--fix and --free both name F_pr"},
   };
   for (const auto& c : cases) {
     std::string text;
@@ -145,6 +150,11 @@ TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
   EXPECT_EQ(slurp(log), log_text);
   EXPECT_EQ(slurp(csv), csv_text);
   for (const char* never : {"o.csv", "g.h5", "i.h5", "j.json"}) EXPECT_FALSE(exists(tmp(never))) << never;
+  // A spreadsheet's UTF-8 byte-order mark before the header is not part of the first name.
+  const std::string bom = test::write_temp_file("safety_bom.csv", "\xEF\xBB\xBFvelocity,pressure_a,pressure_b\n0.1,1e5,0\n");
+  std::string text;
+  ASSERT_EQ(run_cli("eval -m simscape-cylinder -i " + bom + " -o " + tmp("bom_out.csv"), &text), 0) << text;
+  EXPECT_EQ(slurp(tmp("bom_out.csv")).rfind("velocity,pressure_a,pressure_b,model_force\n", 0), 0u);
 }
 
 // The `start` hook runs once the output is open: a throw there is an error
