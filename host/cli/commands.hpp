@@ -18,35 +18,26 @@ void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 
-// Numeric flags must be positive integers, so 0 below means "not given"
-// (and an explicit 0 or negative value is an error, not silently ignored);
-// at most 18 digits, so a value is never clamped to what the type holds.
-inline const CLI::Validator kPositive(
-    [](std::string& s) {
-      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-      const size_t lead = s.find_first_not_of('0');
-      if (!digits || lead == std::string::npos) return "must be a positive integer, not '" + s + "'";
-      return s.size() - lead > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
-    },
-    "POSITIVE");
-
-// A whole number >= 0 (seeds): digits only, at most 18 of them.
-inline const CLI::Validator kWhole(
-    [](std::string& s) {
-      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits) return "must be a whole number >= 0, not '" + s + "'";
-      return s.size() > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
-    },
-    "WHOLE");
-
-// A 0-based index (--point): digits only, at most 18 of them.
-inline const CLI::Validator kIndex(
-    [](std::string& s) {
-      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits) return "must be a point index (0, 1, 2, ...), not '" + s + "'";
-      return s.size() > 18 ? "must be below 1e18, not '" + s + "'" : std::string();
-    },
-    "INDEX");
+// Whole-number flags: digits only (no sign, no space: "-1" is not read as
+// 2^64 - 1) and at most 18 of them, so a value is never clamped to what the
+// type holds. `kind` names what the flag takes in the message.
+inline CLI::Validator digits_validator(const std::string& kind, bool zero_ok, const std::string& name) {
+  return CLI::Validator(
+      [kind, zero_ok](std::string& s) {
+        const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+        const size_t lead = s.find_first_not_of('0');
+        if (!digits || (!zero_ok && lead == std::string::npos)) return "must be " + kind + ", not '" + s + "'";
+        return lead != std::string::npos && s.size() - lead > 18 ? "must be below 1e18, not '" + s + "'"
+                                                                  : std::string();
+      },
+      name);
+}
+// Counts (0 below means "not given", so an explicit 0 is an error, not ignored).
+inline const CLI::Validator kPositive = digits_validator("a positive integer", false, "POSITIVE");
+// Seeds.
+inline const CLI::Validator kWhole = digits_validator("a whole number >= 0", true, "WHOLE");
+// 0-based point indices (--point).
+inline const CLI::Validator kIndex = digits_validator("a point index (0, 1, 2, ...)", true, "INDEX");
 
 // A value that must not be empty when the flag is given (--shard '').
 inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
