@@ -351,7 +351,9 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         const Features f = (!separate && sign == 0)
                                ? overall
                                : features(data, exps, sign, false, overall.offset, normal, pressure);
-        double g = guess(info.name, f, pmid);
+        // Held parameters (outside --free, or sign smoothing) stay at the
+        // model's default, as documented; free ones start from the data.
+        double g = p.fixed ? info.default_value : guess(info.name, f, pmid);
         if (!std::isfinite(g) || (info.lo_open && g <= info.lo)) g = info.default_value;
         p.value = g;
         apply_user(p);

@@ -146,6 +146,26 @@ TEST(Identification, CylinderLawJointlyOverFourPressureLevels) {
   EXPECT_NE(all.find("f_cfr"), std::string::npos) << all;
 }
 
+// --free names the fitted parameters; every other one is held at the
+// model's default (it used to be held at its data-driven guess, which the
+// docs did not say), and --fix of a freed parameter is a contradiction.
+TEST(Identification, FreeHoldsTheRestAtTheModelDefaults) {
+  const Truth t = truths()[3];  // simscape-cylinder-il
+  std::vector<Experiment> log;
+  for (int i = 0; i < 3; ++i) log.push_back(synth(t, 800, 40 + i, (1 + 2 * i) * 1e5));
+  FitOptions o;
+  o.free = {"F_pr", "f_cfr"};
+  const FitSummary s = ident::fit(log, t.model, o);
+  const ModelInfo& m = *find_model(t.model);
+  EXPECT_EQ(s.free_parameters, 2);
+  for (const auto& p : m.params) {
+    if (p.name == std::string("F_pr") || p.name == std::string("f_cfr")) continue;
+    EXPECT_EQ(s.param(p.name).value, p.default_value) << p.name;
+  }
+  o.fix = {"F_pr=10"};
+  EXPECT_THROW(ident::fit(log, t.model, o), InputError);
+}
+
 TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
   // Sinusoidal strokes sampled at 1 kHz; only time, position, pressures, force.
   const double m = 2.5, offset = -7.0, Fc = 20, fv = 100, A_a = 2e-3, A_b = 1e-3;
