@@ -57,7 +57,6 @@ class BlockEvaluator {
 }  // namespace
 
 EvalSummary evaluate_file(const EvalOptions& o) {
-  check_input_path(o.input);
   if (eval_needs_log_path(o)) return evaluate_log(o);
   const ModelInfo& model = require_model(o.model);
   const std::vector<double> p = resolve_params(model, o.params);
