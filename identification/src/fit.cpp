@@ -186,8 +186,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   for (int e = 0; e < ne; ++e)
     (std::count(o.validate.begin(), o.validate.end(), data[e].name) ? held : train).push_back(e);
   if (train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
-  if (o.starts < 1) throw InputError("--starts must be >= 1");
-  if (o.coarse_points < 1) throw InputError("--coarse-points must be >= 1");
+  if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
+  if (o.coarse_points < 0) throw InputError("--coarse-points must be >= 0 (0 = automatic)");
   if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
   if (!std::isfinite(o.area_a) || !std::isfinite(o.area_b)) throw InputError("--area-a/--area-b must be finite");
 
@@ -245,7 +245,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     return v;
   };
   starts.push_back(values());
-  if (o.starts > 1 && k > 0) {
+  const int nstarts = o.starts > 0 ? o.starts : 1;  // automatic search: next commit
+  if (nstarts > 1 && k > 0) {
     // The box: finite bounds where given, else around the guess.
     double fstd = 0, fmean = 0;
     for (int e : train)
@@ -274,7 +275,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     if (sweep_can_seed(L)) {
       // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
       try {
-        for (auto& st : sweep_starts(model, L, data, train, box, o.starts - 1, std::max(1, o.coarse_points),
+        for (auto& st : sweep_starts(model, L, data, train, box, nstarts - 1, o.coarse_points > 0 ? o.coarse_points : 256,
                                      o.seed, &S.search_device))
           starts.push_back(std::move(st));
         seeded = true;
@@ -308,7 +309,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
       std::vector<double> shift(k);
       for (auto& s : shift) s = U(rng);
       std::vector<std::pair<double, std::vector<double>>> scored;
-      for (int i = 0; i < std::max(1, o.coarse_points); ++i) {
+      for (int i = 0; i < (o.coarse_points > 0 ? o.coarse_points : 256); ++i) {
         const auto h = halton(i, shift);
         for (int f = 0; f < k; ++f)
           L.params[free[f]].value = box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, h[f])
@@ -320,7 +321,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
           scored.emplace_back(cost, values());
       }
       std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < o.starts; ++i)
+      for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < nstarts; ++i)
         starts.push_back(scored[i].second);
       S.search_device = "cpu (fit residuals, Halton)";
     }

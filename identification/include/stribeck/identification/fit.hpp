@@ -12,8 +12,10 @@
 //   r = force - (F_model(v, p_a, p_b, F_n) + m*a + A_a*p_a - A_b*p_b + offset)
 // where the terms after F_model are the optional force balance of a raw rig.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stribeck/data/experiment.hpp"
@@ -28,6 +30,16 @@ enum class FitStatus : int {
   kFailed = 3,         // the solver failed (non-finite cost, no valid step)
 };
 const char* status_name(FitStatus s);
+
+// What a fit is doing now, for progress displays.
+struct FitProgress {
+  std::string phase;  // "check data", "coarse search", "refine", "intervals", ...
+  int start = 0;      // refinement k (1-based) of `starts` (0 outside "refine")
+  int starts = 0;     // refinements planned so far (grows in automatic mode)
+  int iteration = 0;  // solver iteration within the refinement
+  double cost = std::numeric_limits<double>::quiet_NaN();       // current cost of the refinement
+  double best_cost = std::numeric_limits<double>::quiet_NaN();  // best finished refinement so far
+};
 
 struct FitOptions {
   // --- Which parameters are estimated -------------------------------------
@@ -70,13 +82,24 @@ struct FitOptions {
   std::string loss;
 
   // --- Global search --------------------------------------------------------
-  // Number of Ceres refinements: the data-driven initial guess plus the best
-  // starts-1 points of a coarse evaluation over the bounded box. Default: 1.
-  int starts = 1;
+  // Number of Ceres refinements. 0 (default) = automatic: the data-driven
+  // guess and the best distinct points of a coarse evaluation over the box
+  // are refined in rounds of `starts_per_round` until the two best agree
+  // (same cost to `agree_tolerance`) and the best fit's residual is
+  // consistent with the noise estimate, or `max_starts` have run.
+  // N > 0 = exactly N refinements (the guess plus the best N-1 points).
+  int starts = 0;
+  // Automatic search: refinements per round, and the most it may run.
+  int starts_per_round = 4;   // default 4
+  int max_starts = 32;        // default 32
+  // Two refinements reached the same optimum when their costs agree to this
+  // relative tolerance (plus the noise floor's share). Default 1e-6.
+  double agree_tolerance = 1e-6;
   // Points of the coarse evaluation: a scrambled Sobol' design on the sweep
-  // engine (GPU when usable), or shifted Halton points on the CPU for
-  // asymmetric / per-experiment layouts. Default: 256.
-  int coarse_points = 256;
+  // engine (GPU when usable), or the same Sobol' points on the fit's own
+  // residuals (CPU) for asymmetric / per-experiment layouts. 0 (default) =
+  // 512 per free parameter (at least 1024).
+  int coarse_points = 0;
   // Seed of the coarse evaluation's scrambling. Default: 1.
   std::uint64_t seed = 1;
 
@@ -92,6 +115,9 @@ struct FitOptions {
   int block_size = 2048;               // samples per residual block (vectorised Jacobians)
   int num_threads = 0;                 // Ceres threads; 0 = all hardware threads
   bool keep_signals = true;            // fill ExperimentFit::fitted / residual
+  // Called at each phase change and after every solver iteration (from the
+  // fitting thread); the CLI prints it as a progress line. Default: none.
+  std::function<void(const FitProgress&)> progress;
 
   // --- Warnings -------------------------------------------------------------
   double max_relative_std_error = 0.5;  // warn when std_error / |value| exceeds this
@@ -107,6 +133,14 @@ struct ParameterEstimate {
   double ci95_hi = std::numeric_limits<double>::quiet_NaN();
   bool fixed = false;
   bool at_bound = false;
+  // False when the data cannot determine this parameter (a flat direction of
+  // the cost, a degenerate truth that switches it off, e.g. c_v when
+  // K_brk = 1): std_error and the interval are then NaN, never finite and tight.
+  bool determined = true;
+  // How ci95 was obtained: "wald" (linearised covariance), "profile" (profile
+  // likelihood: near a bound or where the cost is strongly nonlinear), or
+  // "none" (fixed or not determined).
+  std::string interval = "none";
 };
 
 struct ExperimentFit {
@@ -146,8 +180,12 @@ struct FitSummary {
   double validation_rmse = std::numeric_limits<double>::quiet_NaN();  // over held-out experiments
 
   int iterations = 0;
-  int starts = 0;       // Ceres refinements run
-  int best_start = 0;   // 0 = the data-driven guess
+  int starts = 0;           // Ceres refinements run
+  int starts_at_best = 0;   // of those, how many reached the best optimum
+  int best_start = 0;       // 0 = the data-driven guess
+  double noise_estimate = std::numeric_limits<double>::quiet_NaN();  // force noise std [N] from the data alone
+  // Seconds spent in each phase of the fit, in order (name, seconds).
+  std::vector<std::pair<std::string, double>> phase_seconds;
   std::string search_device;  // where the coarse search ran ("" without one)
   double seconds = 0.0;         // whole fit: data checks, guesses, search, solves, covariance, report
   double solver_seconds = 0.0;  // inside ceres::Solve, summed over starts
