@@ -15,13 +15,17 @@ namespace {
 
 // Parameters that only smooth the sign function near v = 0; rig data almost
 // never determines them, so they stay at their defaults unless freed.
-bool is_smoothing(const std::string& n) { return n == "v_eps" || n == "slope" || n == "v_th"; }
+bool is_smoothing(const ParamInfo& p) { return p.role == ParamRole::kSmoothing; }
 
 // Parameters that only matter at low speed (breakaway / Stribeck region).
-bool is_low_speed(const std::string& n) {
-  static const std::set<std::string> s = {"F_brk", "T_brk", "K_brk", "R_brk", "mu_s", "v_brk",
-                                          "w_brk", "c_v",   "v_st",  "F_s",   "v_s"};
-  return s.count(n) != 0;
+bool is_low_speed(const ParamInfo& p) {
+  switch (p.role) {
+    case ParamRole::kBreakaway:
+    case ParamRole::kBreakawayRatio:
+    case ParamRole::kStribeckVelocity:
+    case ParamRole::kStribeckRate: return true;
+    default: return false;
+  }
 }
 
 const std::vector<double>& checked(const Experiment& e, const std::string& ch) {
@@ -124,17 +128,21 @@ Features features(const std::vector<Prepared>& data, const std::vector<int>& exp
   return f;
 }
 
-// Initial value of model parameter `p` from the features; NaN = keep default.
-double guess(const std::string& n, const Features& f, double pressure_mid) {
-  if (n == "F_C" || n == "T_C" || n == "mu_c") return f.fc;
-  if (n == "f_v" || n == "f_vfr" || n == "mu_v" || n == "sigma2") return f.fv;
-  if (n == "F_brk" || n == "T_brk" || n == "mu_s" || n == "F_s") return f.fb;  // F_s: LuGre's static part
-  if (n == "K_brk" || n == "R_brk") return f.fc > 0 ? std::max(1.0, f.fb / f.fc) : 1.0;
-  if (n == "v_brk" || n == "w_brk" || n == "v_st" || n == "v_s") return f.v_char;
-  if (n == "c_v") return 3.0 / f.v_char;
-  if (n == "F_pr") return f.pressure_varies ? f.f_pr : std::max(0.0, f.fc - 1e-6 * pressure_mid);
-  if (n == "f_cfr") return f.pressure_varies ? f.f_cfr : std::nan("");
-  return std::nan("");
+// Initial value of a model parameter from the features, by its role; NaN =
+// keep the default (roles the features say nothing about: the dynamic ones,
+// fitted in their own stage, and kOther).
+double guess(const ParamInfo& p, const Features& f, double pressure_mid) {
+  switch (p.role) {
+    case ParamRole::kCoulomb: return f.fc;
+    case ParamRole::kViscous: return f.fv;
+    case ParamRole::kBreakaway: return f.fb;
+    case ParamRole::kBreakawayRatio: return f.fc > 0 ? std::max(1.0, f.fb / f.fc) : 1.0;
+    case ParamRole::kStribeckVelocity: return f.v_char;
+    case ParamRole::kStribeckRate: return 3.0 / f.v_char;
+    case ParamRole::kPreload: return f.pressure_varies ? f.f_pr : std::max(0.0, f.fc - 1e-6 * pressure_mid);
+    case ParamRole::kPressureCoefficient: return f.pressure_varies ? f.f_cfr : std::nan("");
+    default: return std::nan("");
+  }
 }
 
 void parse_bounds(const std::string& spec, double& lo, double& hi) {
@@ -236,6 +244,7 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
 Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data) {
   Layout L;
   L.asymmetric = o.asymmetric;
+  for (const auto& p : model.params) L.model_defaults.push_back(p.default_value);
   const int ne = static_cast<int>(data.size());
   const bool normal = model.needs(kChannelNormalForce);
   const bool pressure = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
@@ -343,8 +352,8 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         p.model_index = static_cast<int>(j);
         p.lo = info.lo;
         p.hi = info.hi;
-        p.low_speed = is_low_speed(info.name);
-        p.fixed = free.empty() ? is_smoothing(info.name) : free.count(info.name) == 0;
+        p.low_speed = is_low_speed(info);
+        p.fixed = free.empty() ? is_smoothing(info) : free.count(info.name) == 0;
         // Initial value from the data of this group.
         std::vector<int> exps = separate ? std::vector<int>{e} : all;
         const int sign = o.asymmetric ? (s == 0 ? 1 : -1) : 0;
@@ -353,7 +362,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
                                : features(data, exps, sign, false, overall.offset, normal, pressure);
         // Held parameters (outside --free, or sign smoothing) stay at the
         // model's default, as documented; free ones start from the data.
-        double g = p.fixed ? info.default_value : guess(info.name, f, pmid);
+        double g = p.fixed ? info.default_value : guess(info, f, pmid);
         if (!std::isfinite(g) || (info.lo_open && g <= info.lo)) g = info.default_value;
         p.value = g;
         apply_user(p);

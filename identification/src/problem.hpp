@@ -17,6 +17,9 @@
 
 namespace stribeck::ident::detail {
 
+// z(0.975): the 95 % two-sided quantile of the standard normal, for every interval.
+constexpr double kZ975 = 1.959963984540054;
+
 enum class Transform { kIdentity, kLog, kExcess };
 
 struct FitParam {
@@ -49,6 +52,7 @@ struct Layout {
   std::vector<int> offset;  // per experiment; -1 = none
   int mass = -1;
   bool asymmetric = false;
+  std::vector<double> model_defaults;  // the model's default parameter values, by model index
 
   std::vector<int> free_indices() const {
     std::vector<int> f;

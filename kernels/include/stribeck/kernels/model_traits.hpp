@@ -10,6 +10,26 @@ namespace stribeck {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// What a parameter does in its law. Identification derives from the role, not
+// from the name, a parameter's starting guess, whether a fit holds it at its
+// default, and whether only low-speed samples determine it; so a new model
+// header gets sensible fits without an edit in identification/.
+enum class ParamRole : unsigned char {
+  kOther,                // no generic meaning: fits start it at its default
+  kCoulomb,              // Coulomb level (force, torque, or per newton of normal force)
+  kBreakaway,            // breakaway or static level, in the Coulomb level's unit
+  kBreakawayRatio,       // breakaway level over Coulomb level (>= 1)
+  kStribeckVelocity,     // velocity scale of the Stribeck decay
+  kStribeckRate,         // its inverse: decay rate per unit velocity
+  kViscous,              // viscous coefficient
+  kPreload,              // pressure-independent part of a pressure-dependent Coulomb level
+  kPressureCoefficient,  // Coulomb level per pascal of chamber pressure
+  kSmoothing,            // width of the sign smoothing at v = 0: fits hold it at its default
+  kBristleStiffness,     // dynamic models: stiffness of the bristle / rest stiffness
+  kBristleDamping,       // dynamic models: damping of the bristle
+  kShape,                // dynamic models: shape exponent of the approach to steady state
+};
+
 // Range of one parameter. `lo_open`/`hi_open` make the bound strict.
 struct ParamInfo {
   const char* name;
@@ -20,6 +40,7 @@ struct ParamInfo {
   bool lo_open;
   bool hi_open;
   const char* description;
+  ParamRole role = ParamRole::kOther;
 };
 
 // A rule between two parameters: params[a] >= params[b] (the only kind the
@@ -40,14 +61,17 @@ struct ParamWarning {
 };
 
 // Helpers that keep the model tables readable.
-constexpr ParamInfo positive(const char* n, const char* u, double d, const char* desc) {
-  return ParamInfo{n, u, d, 0.0, kInf, true, false, desc};
+constexpr ParamInfo positive(const char* n, const char* u, double d, const char* desc,
+                             ParamRole role = ParamRole::kOther) {
+  return ParamInfo{n, u, d, 0.0, kInf, true, false, desc, role};
 }
-constexpr ParamInfo nonnegative(const char* n, const char* u, double d, const char* desc) {
-  return ParamInfo{n, u, d, 0.0, kInf, false, false, desc};
+constexpr ParamInfo nonnegative(const char* n, const char* u, double d, const char* desc,
+                                ParamRole role = ParamRole::kOther) {
+  return ParamInfo{n, u, d, 0.0, kInf, false, false, desc, role};
 }
-constexpr ParamInfo at_least(const char* n, const char* u, double d, double lo, const char* desc) {
-  return ParamInfo{n, u, d, lo, kInf, false, false, desc};
+constexpr ParamInfo at_least(const char* n, const char* u, double d, double lo, const char* desc,
+                             ParamRole role = ParamRole::kOther) {
+  return ParamInfo{n, u, d, lo, kInf, false, false, desc, role};
 }
 
 // Base for models with memory: one internal state z (bristle deflection or

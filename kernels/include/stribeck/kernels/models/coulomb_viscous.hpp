@@ -16,9 +16,9 @@ struct CoulombViscous : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { F_C, f_v, v_eps, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("F_C", "N", 20.0, "Coulomb friction force"),
-      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient"),
-      nonnegative("v_eps", "m/s", 0.0, "tanh smoothing velocity; 0 = exact sign"),
+      nonnegative("F_C", "N", 20.0, "Coulomb friction force", ParamRole::kCoulomb),
+      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
+      nonnegative("v_eps", "m/s", 0.0, "tanh smoothing velocity; 0 = exact sign", ParamRole::kSmoothing),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity;

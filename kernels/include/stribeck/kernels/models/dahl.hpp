@@ -29,9 +29,9 @@ struct Dahl {
   static constexpr const char* kStateUnit = "N";
   enum Param { sigma0, F_C, alpha, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      positive("sigma0", "N/m", 1e5, "rest stiffness (slope of F over x at F = 0)"),
-      positive("F_C", "N", 1.0, "Coulomb friction force"),
-      positive("alpha", "1", 1.0, "shape exponent (1: exponential approach to F_C)"),
+      positive("sigma0", "N/m", 1e5, "rest stiffness (slope of F over x at F = 0)", ParamRole::kBristleStiffness),
+      positive("F_C", "N", 1.0, "Coulomb friction force", ParamRole::kCoulomb),
+      positive("alpha", "1", 1.0, "shape exponent (1: exponential approach to F_C)", ParamRole::kShape),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity;

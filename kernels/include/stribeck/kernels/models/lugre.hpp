@@ -22,12 +22,12 @@ struct LuGre {
   static constexpr const char* kStateUnit = "m";
   enum Param { sigma0, sigma1, sigma2, F_C, F_s, v_s, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      positive("sigma0", "N/m", 1e5, "bristle stiffness"),
-      nonnegative("sigma1", "N/(m/s)", 316.2277660168379, "bristle damping (paper: sqrt(1e5))"),
-      nonnegative("sigma2", "N/(m/s)", 0.4, "viscous friction coefficient"),
-      positive("F_C", "N", 1.0, "Coulomb friction force"),
-      positive("F_s", "N", 1.5, "static (stiction) friction force"),
-      positive("v_s", "m/s", 0.001, "Stribeck velocity"),
+      positive("sigma0", "N/m", 1e5, "bristle stiffness", ParamRole::kBristleStiffness),
+      nonnegative("sigma1", "N/(m/s)", 316.2277660168379, "bristle damping (paper: sqrt(1e5))", ParamRole::kBristleDamping),
+      nonnegative("sigma2", "N/(m/s)", 0.4, "viscous friction coefficient", ParamRole::kViscous),
+      positive("F_C", "N", 1.0, "Coulomb friction force", ParamRole::kCoulomb),
+      positive("F_s", "N", 1.5, "static (stiction) friction force", ParamRole::kBreakaway),
+      positive("v_s", "m/s", 0.001, "Stribeck velocity", ParamRole::kStribeckVelocity),
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {F_s, F_C, "static friction must not be below Coulomb friction"},

@@ -19,12 +19,12 @@ struct SimscapeCylinder : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { F_pr, f_cfr, K_brk, f_vfr, c_v, v_th, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)"),
-      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure"),
-      at_least("K_brk", "1", 1.0, 1.0, "breakaway friction force increase coefficient"),
-      nonnegative("f_vfr", "N/(m/s)", 100.0, "viscous friction coefficient"),
-      nonnegative("c_v", "s/m", 10.0, "transition coefficient"),
-      positive("v_th", "m/s", 1e-4, "half-width of the linear zone around zero velocity"),
+      nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)", ParamRole::kPreload),
+      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure", ParamRole::kPressureCoefficient),
+      at_least("K_brk", "1", 1.0, 1.0, "breakaway friction force increase coefficient", ParamRole::kBreakawayRatio),
+      nonnegative("f_vfr", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
+      nonnegative("c_v", "s/m", 10.0, "transition coefficient", ParamRole::kStribeckRate),
+      positive("v_th", "m/s", 1e-4, "half-width of the linear zone around zero velocity", ParamRole::kSmoothing),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelPressureA | kChannelPressureB;

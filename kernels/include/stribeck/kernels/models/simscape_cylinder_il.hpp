@@ -22,11 +22,11 @@ struct SimscapeCylinderIL : StaticLaw {
   // viscous coefficient, no Stribeck peak (R_brk = 1 as K_brk = 1), and v_brk
   // chosen so the Coulomb threshold v_brk/10 equals the hydraulic v_th.
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)"),
-      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure"),
-      at_least("R_brk", "1", 1.0, 1.0, "breakaway to Coulomb friction force ratio"),
-      positive("v_brk", "m/s", 1e-3, "breakaway friction velocity"),
-      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient"),
+      nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)", ParamRole::kPreload),
+      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure", ParamRole::kPressureCoefficient),
+      at_least("R_brk", "1", 1.0, 1.0, "breakaway to Coulomb friction force ratio", ParamRole::kBreakawayRatio),
+      positive("v_brk", "m/s", 1e-3, "breakaway friction velocity", ParamRole::kStribeckVelocity),
+      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelPressureA | kChannelPressureB;

@@ -18,10 +18,10 @@ struct SimscapeRotational : StaticLaw {
   static constexpr const char* kOutputUnit = "N*m";
   enum Param { T_brk, w_brk, T_C, f_v, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("T_brk", "N*m", 25.0, "breakaway friction torque"),
-      positive("w_brk", "rad/s", 0.1, "breakaway friction velocity"),
-      nonnegative("T_C", "N*m", 20.0, "Coulomb friction torque"),
-      nonnegative("f_v", "N*m/(rad/s)", 100.0, "viscous friction coefficient"),
+      nonnegative("T_brk", "N*m", 25.0, "breakaway friction torque", ParamRole::kBreakaway),
+      positive("w_brk", "rad/s", 0.1, "breakaway friction velocity", ParamRole::kStribeckVelocity),
+      nonnegative("T_C", "N*m", 20.0, "Coulomb friction torque", ParamRole::kCoulomb),
+      nonnegative("f_v", "N*m/(rad/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {T_brk, T_C, "breakaway friction torque must not be below Coulomb friction torque"},

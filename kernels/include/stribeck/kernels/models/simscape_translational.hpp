@@ -17,10 +17,10 @@ struct SimscapeTranslational : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { F_brk, v_brk, F_C, f_v, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("F_brk", "N", 25.0, "breakaway friction force"),
-      positive("v_brk", "m/s", 0.1, "breakaway friction velocity"),
-      nonnegative("F_C", "N", 20.0, "Coulomb friction force"),
-      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient"),
+      nonnegative("F_brk", "N", 25.0, "breakaway friction force", ParamRole::kBreakaway),
+      positive("v_brk", "m/s", 0.1, "breakaway friction velocity", ParamRole::kStribeckVelocity),
+      nonnegative("F_C", "N", 20.0, "Coulomb friction force", ParamRole::kCoulomb),
+      nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {F_brk, F_C, "breakaway friction must not be below Coulomb friction"},

@@ -24,8 +24,8 @@ struct TwentySimC : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { mu_c, slope, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient"),
-      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity"),
+      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient", ParamRole::kCoulomb),
+      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity", ParamRole::kSmoothing),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
@@ -51,7 +51,7 @@ struct TwentySimV : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { mu_v, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient"),
+      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient", ParamRole::kViscous),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
@@ -77,9 +77,9 @@ struct TwentySimCV : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { mu_c, mu_v, slope, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient"),
-      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient"),
-      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity"),
+      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient", ParamRole::kCoulomb),
+      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient", ParamRole::kViscous),
+      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity", ParamRole::kSmoothing),
   }};
   static constexpr std::array<ParamRelation, 0> kRelations{};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
@@ -106,11 +106,11 @@ struct TwentySimSCVS : StaticLaw {
   static constexpr const char* kOutputUnit = "N";
   enum Param { mu_s, mu_c, mu_v, slope, v_st, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      nonnegative("mu_s", "1", twentysim_defaults::kMuS, "static friction coefficient"),
-      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient"),
-      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient"),
-      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity"),
-      positive("v_st", "m/s", twentysim_defaults::kVSt, "Stribeck velocity"),
+      nonnegative("mu_s", "1", twentysim_defaults::kMuS, "static friction coefficient", ParamRole::kBreakaway),
+      nonnegative("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient", ParamRole::kCoulomb),
+      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient", ParamRole::kViscous),
+      positive("slope", "s/m", twentysim_defaults::kSlope, "tanh steepness at zero velocity", ParamRole::kSmoothing),
+      positive("v_st", "m/s", twentysim_defaults::kVSt, "Stribeck velocity", ParamRole::kStribeckVelocity),
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {mu_s, mu_c, "static friction coefficient must not be below Coulomb friction coefficient"},

@@ -26,12 +26,12 @@ struct TwentySimLuGre {
   static constexpr const char* kStateUnit = "m";
   enum Param { mu_c, mu_s, mu_v, v_st, sigma0, sigma1, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
-      positive("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient"),
-      positive("mu_s", "1", twentysim_defaults::kMuS, "static friction coefficient"),
-      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient"),
-      positive("v_st", "m/s", twentysim_defaults::kVSt, "Stribeck velocity"),
-      positive("sigma0", "1/m", 1e4, "bristle stiffness per newton of normal force"),
-      nonnegative("sigma1", "s/m", 0.01, "bristle damping per newton of normal force"),
+      positive("mu_c", "1", twentysim_defaults::kMuC, "Coulomb friction coefficient", ParamRole::kCoulomb),
+      positive("mu_s", "1", twentysim_defaults::kMuS, "static friction coefficient", ParamRole::kBreakaway),
+      nonnegative("mu_v", "s/m", twentysim_defaults::kMuV, "viscous friction coefficient", ParamRole::kViscous),
+      positive("v_st", "m/s", twentysim_defaults::kVSt, "Stribeck velocity", ParamRole::kStribeckVelocity),
+      positive("sigma0", "1/m", 1e4, "bristle stiffness per newton of normal force", ParamRole::kBristleStiffness),
+      nonnegative("sigma1", "s/m", 0.01, "bristle damping per newton of normal force", ParamRole::kBristleDamping),
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {mu_s, mu_c, "static friction coefficient must not be below Coulomb friction coefficient"},
