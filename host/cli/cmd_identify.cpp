@@ -1,6 +1,8 @@
 // `stribeck identify`: fit friction-model parameters to rig logs.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -8,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -26,9 +29,44 @@ struct IdentifyArgs {
   std::string model, compare, json, output, table, columns;
   std::vector<std::string> free;
   bool batch = false;
+  bool quiet = false;
   int threads = 0;
   ident::FitOptions fit;
 };
+
+// The progress of a fit on stderr: on a terminal one line that updates itself
+// (at most 5 times a second) and is cleared at the end; otherwise a plain line
+// every 10 s once a fit has run that long (logs of batch jobs), so short fits
+// print nothing.
+std::function<void(const ident::FitProgress&)> fit_progress(const std::string& model) {
+  const bool tty = isatty(fileno(stderr));
+  struct State {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), last = t0;
+  };
+  auto st = std::make_shared<State>();
+  return [tty, st, model](const ident::FitProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - st->last).count();
+    if (since < (tty ? 0.2 : 10.0)) return;
+    st->last = now;
+    std::string line = "identify " + model + ": " + p.phase;
+    char buf[160];
+    if (p.start > 0) {
+      std::snprintf(buf, sizeof buf, ", start %d of %d, iteration %d, cost %.6g", p.start, p.starts, p.iteration,
+                    p.cost);
+      line += buf;
+      if (std::isfinite(p.best_cost)) std::snprintf(buf, sizeof buf, " (best %.6g)", p.best_cost), line += buf;
+    }
+    std::snprintf(buf, sizeof buf, ", %.0f s", std::chrono::duration<double>(now - st->t0).count());
+    line += buf;
+    std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+  };
+}
+
+// Clears a terminal progress line before the report is printed.
+void end_progress() {
+  if (isatty(fileno(stderr))) std::fputs("\r\033[K", stderr);
+}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -170,9 +208,11 @@ void run(const IdentifyArgs& a) {
   std::vector<Experiment> all;
   for (const auto& l : per_log) all.insert(all.end(), l.begin(), l.end());
   o.num_threads = a.threads;
+  if (!a.quiet) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
   std::vector<ident::FitSummary> fits;
   if (!a.compare.empty()) fits = ident::compare(all, split(a.compare), o);
   else fits.push_back(ident::fit(all, a.model, o));
+  if (!a.quiet) end_progress();
 
   for (size_t i = 0; i < fits.size(); ++i) {
     if (fits.size() > 1) std::printf("#%zu by AIC: ", i + 1);
@@ -237,13 +277,18 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");
   cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force");
   cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");
-  cmd->add_option("--starts", a->fit.starts, "Ceres refinements from the best points of a coarse search (default 1)");
-  cmd->add_option("--coarse-points", a->fit.coarse_points, "Points of the coarse search (default 256)");
+  cmd->add_option("--starts", a->fit.starts,
+                  "Ceres refinements: 0 = automatic, until the two best agree at the noise floor (default); "
+                  "N = the data-driven guess and the best N-1 points of a coarse search");
+  cmd->add_option("--max-starts", a->fit.max_starts, "Most refinements of the automatic search (default 32)");
+  cmd->add_option("--coarse-points", a->fit.coarse_points,
+                  "Points of the coarse search (default 0 = 512 per free parameter, at least 1024)");
   cmd->add_option("--seed", a->fit.seed, "Seed of the coarse search (default 1)");
   cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
   cmd->add_option("--threads", a->threads, "Threads (default: all)");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
   cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");

@@ -1,5 +1,7 @@
-// Solving a fit: Ceres problem assembly, global search over starts,
-// covariance, fit quality and warnings.
+// A static fit, in phases as Ceres' own solver is: validate options -> check
+// data -> layout -> start points (coarse search) -> multistart -> quality ->
+// covariance -> intervals -> warnings. Each phase is a function below; run_fit
+// lists them, and their times go into FitSummary::phase_seconds.
 #include "stribeck/identification/fit.hpp"
 
 #include <Eigen/Dense>
@@ -7,15 +9,20 @@
 #include <chrono>
 #include <functional>
 #include <cmath>
-#include <numeric>
-#include <random>
-#include <thread>
+#include <omp.h>
 
 #include "block_cost.hpp"
-#include "problem.hpp"
+#include "compressed_cost.hpp"
+#include "covariance.hpp"
 #include "dynamic_fit.hpp"
+#include "multistart.hpp"
+#include "noise.hpp"
+#include "phases.hpp"
+#include "problem.hpp"
+#include "profile.hpp"
 #include "solver_options.hpp"
 #include "sweep_starts.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
@@ -71,18 +78,30 @@ BlockCost<M>* make_cost(const Layout& L, const BlockSpec& b, const Prepared* d, 
   return new BlockCost<M>(d, begin, end, b.locals, map, b.mass, b.offset, L.asymmetric, loss);
 }
 
+// The fit as one Ceres problem: the per-sample residual blocks of every
+// experiment, compressed into one residual block of k+1 residuals (see
+// compressed_cost.hpp), so Ceres never holds the N x k Jacobian.
 template <class M>
 std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepared>& data,
-                                              const std::vector<int>& exps, size_t block, const SampleLoss& loss) {
-  auto P = std::make_unique<ceres::Problem>();
+                                              const std::vector<int>& exps, size_t block, const SampleLoss& loss,
+                                              int threads) {
+  HeldBlocks held;
+  std::vector<int> pos(L.params.size(), -1), used;
   for (int e : exps) {
     const BlockSpec b = spec_for(L, e, M::kNumParams);
-    std::vector<double*> blocks;
-    for (int g : b.global) blocks.push_back(&L.params[g].u);
+    for (int g : b.global)
+      if (pos[g] < 0) pos[g] = static_cast<int>(used.size()), used.push_back(g);
+    std::vector<int> local;
+    for (int g : b.global) local.push_back(pos[g]);
     for (size_t k = 0; k < data[e].size(); k += block)
-      P->AddResidualBlock(make_cost<M>(L, b, &data[e], k, std::min(data[e].size(), k + block), loss), nullptr,
-                          blocks);
+      held.add(std::unique_ptr<ceres::CostFunction>(
+                   make_cost<M>(L, b, &data[e], k, std::min(data[e].size(), k + block), loss)),
+               local);
   }
+  auto P = std::make_unique<ceres::Problem>();
+  std::vector<double*> blocks;
+  for (int g : used) blocks.push_back(&L.params[g].u);
+  P->AddResidualBlock(new CompressedCost(held.source(), static_cast<int>(used.size()), threads), nullptr, blocks);
   for (auto& p : L.params) {
     if (!P->HasParameterBlock(&p.u)) continue;
     if (p.fixed) {
@@ -147,62 +166,72 @@ double chi2_sf(double x, int k) {
   return std::erfc(std::sqrt(h)) + sum;
 }
 
-// Randomly shifted Halton point `i` in [0,1)^dim.
-std::vector<double> halton(long i, const std::vector<double>& shift) {
-  static const int primes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53,
-                               59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131};
-  std::vector<double> x(shift.size());
-  for (size_t d = 0; d < shift.size(); ++d) {
-    const int b = primes[d % 32];
-    double f = 1.0, r = 0.0;
-    for (long n = i + 1; n > 0; n /= b) {
-      f /= b;
-      r += f * (n % b);
-    }
-    x[d] = std::fmod(r + shift[d], 1.0);
-  }
-  return x;
-}
-
 std::string fmt(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", x);
   return buf;
 }
 
-template <class M>
-FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experiments, const FitOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  FitSummary S;
-  S.model = model.id;
-  std::vector<Prepared> data = prepare_data(experiments, model, o);
-  const int ne = static_cast<int>(data.size());
+// A parameter has no effect when changing it by its own size moves the force
+// by less than this share of the force's RMS.
+constexpr double kNegligibleEffect = 1e-9;
 
-  // Training and validation experiments.
-  std::vector<int> train, held;
-  for (const auto& v : o.validate)
-    if (std::none_of(data.begin(), data.end(), [&](const Prepared& d) { return d.name == v; }))
-      throw InputError("--validate: no experiment named '" + v + "'");
-  for (int e = 0; e < ne; ++e)
-    (std::count(o.validate.begin(), o.validate.end(), data[e].name) ? held : train).push_back(e);
-  if (train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
+// Logs longer than this search on a subsample of about this many samples.
+constexpr long kSearchSamples = 200000;
+
+// ---------------------------------------------------------------------------
+// Phase: validate options. Everything wrong with the options themselves is
+// found here, before any data is touched (Ceres' Options::IsValid).
+void validate_options(const FitOptions& o) {
   if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
+  if (o.starts_per_round < 1) throw InputError("FitOptions::starts_per_round must be >= 1");
+  if (o.max_starts < 1) throw InputError("FitOptions::max_starts must be >= 1");
+  if (!(o.agree_tolerance >= 0) || !std::isfinite(o.agree_tolerance))
+    throw InputError("FitOptions::agree_tolerance must be a finite number >= 0");
   if (o.coarse_points < 0) throw InputError("--coarse-points must be >= 0 (0 = automatic)");
   if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
   if (!std::isfinite(o.area_a) || !std::isfinite(o.area_b)) throw InputError("--area-a/--area-b must be finite");
+}
 
-  // Data checks: what cannot work is an error, what is weak is a warning.
-  long n = 0, npos = 0, nneg = 0;
-  double vmin = kInf, vmax = -kInf, vslow = kInf;
-  for (int e : train)
-    for (size_t k = 0; k < data[e].size(); ++k) {
-      const double v = data[e].v[k];
-      ++n;
+// ---------------------------------------------------------------------------
+// Phase: check data. What cannot work is an error, what is weak a warning.
+struct FitData {
+  std::vector<Prepared> data;
+  std::vector<int> train, held;
+  long n = 0;                 // training samples
+  double vslow = kInf;        // slowest moving |v| of the training samples
+  bool lacks_slow = false;    // the log has no slow range relative to its own speeds
+  SearchScale scale;
+};
+
+FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
+                   FitSummary& S) {
+  FitData D;
+  D.data = prepare_data(experiments, model, o);
+  const int ne = static_cast<int>(D.data.size());
+  for (const auto& v : o.validate)
+    if (std::none_of(D.data.begin(), D.data.end(), [&](const Prepared& d) { return d.name == v; }))
+      throw InputError("--validate: no experiment named '" + v + "'");
+  for (int e = 0; e < ne; ++e)
+    (std::count(o.validate.begin(), o.validate.end(), D.data[e].name) ? D.held : D.train).push_back(e);
+  if (D.train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
+
+  long npos = 0, nneg = 0;
+  double vmin = kInf, vmax = -kInf, ysq = 0;
+  std::vector<double> speeds;
+  for (int e : D.train)
+    for (size_t k = 0; k < D.data[e].size(); ++k) {
+      const double v = D.data[e].v[k];
+      ++D.n;
       npos += v > 0;
       nneg += v < 0;
       vmin = std::min(vmin, v);
       vmax = std::max(vmax, v);
-      if (v != 0) vslow = std::min(vslow, std::abs(v));
+      ysq += D.data[e].y[k] * D.data[e].y[k];
+      if (v != 0) {
+        D.vslow = std::min(D.vslow, std::abs(v));
+        speeds.push_back(std::abs(v));
+      }
     }
   if (npos + nneg == 0)
     throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
@@ -216,272 +245,336 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   if (vmax - vmin <= 1e-9 * std::max(std::abs(vmax), std::abs(vmin)))
     S.warnings.push_back("the velocity is constant (" + fmt(vmax) +
                          " m/s): velocity-dependent terms cannot be separated from the Coulomb level");
+  // The low-speed hint applies when the log lacks the slow range relative to
+  // its own speeds: its slowest moving sample is above a tenth of the median.
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  D.lacks_slow = D.vslow > 0.1 * speeds[speeds.size() / 2];
+  D.scale.samples = D.n;
+  D.scale.force_rms = std::sqrt(ysq / static_cast<double>(D.n));
+  D.scale.noise = noise_estimate(D.data, D.train);
+  S.noise_estimate = D.scale.noise;
+  return D;
+}
 
-  Layout L = make_layout(model, o, data);
-  // Held-out experiments cannot determine their own per-experiment unknowns.
-  const SampleLoss loss = parse_loss(o.loss);
-  const size_t block = static_cast<size_t>(std::max(16, o.block_size));
-  auto problem = build_problem<M>(L, data, train, block, loss);
-  std::vector<int> free;
-  for (int i : L.free_indices())
-    if (problem->HasParameterBlock(&L.params[i].u)) free.push_back(i);
-  const int k = static_cast<int>(free.size());
-  if (n <= k)
-    throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(k) +
-                     " free parameters");
+// ---------------------------------------------------------------------------
+// Phase: start points. The data-driven guess first, then distinct points of
+// a coarse evaluation over the box of the free parameters, best first.
 
-  ceres::Solver::Options so =
-      solver_options(o, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
-  // extra projected line search would cost a second Jacobian per iteration.
-  so.max_num_line_search_step_size_iterations = 0;
+// The box: finite bounds where given, else around the guess.
+std::vector<BoxAxis> search_box(const ModelInfo& model, const Layout& L, const std::vector<int>& free,
+                                const FitData& D) {
+  double fmean = 0, fstd = 0;
+  for (int e : D.train)
+    for (double f : D.data[e].force) fmean += f;
+  fmean /= static_cast<double>(D.n);
+  for (int e : D.train)
+    for (double f : D.data[e].force) fstd += (f - fmean) * (f - fmean);
+  fstd = std::sqrt(fstd / static_cast<double>(D.n));
+  std::vector<BoxAxis> box(free.size());
+  for (size_t f = 0; f < free.size(); ++f) {
+    const FitParam& p = L.params[free[f]];
+    const double g = p.value;
+    box[f].log = p.transform == Transform::kLog;
+    if (box[f].log) {
+      box[f].lo = p.lo > 0 ? p.lo : g / 100;
+      box[f].hi = std::isfinite(p.hi) ? p.hi : g * 100;
+    } else {
+      double span = std::max(std::abs(g), 1e-12);
+      if (p.model_index < 0) span = std::max(span, fstd);
+      else span = std::max(span, std::abs(model.params[p.model_index].default_value));
+      box[f].lo = std::max(p.lo, g - 2 * span);
+      box[f].hi = std::min(p.hi, g + 2 * span);
+    }
+  }
+  return box;
+}
 
-  // Starts: the data-driven guess, then the best points of a coarse
-  // evaluation over the box (on a subsample of at most ~4000 samples).
-  std::vector<std::vector<double>> starts;
-  auto values = [&] {
-    std::vector<double> v;
-    for (const auto& p : L.params) v.push_back(p.value);
-    return v;
+// Position of a value in its axis of the box, in [0, 1].
+double box_coordinate(const BoxAxis& a, double x) {
+  const double t = a.log ? std::log(x / a.lo) / std::log(a.hi / a.lo) : (x - a.lo) / (a.hi - a.lo);
+  return std::isfinite(t) ? std::min(1.0, std::max(0.0, t)) : 0.0;
+}
+
+// Keeps `want` of the ranked points, skipping those within kMinSeparation
+// (per axis of the box) of one already kept, so the refinements explore
+// different basins rather than one basin many times; fills up with the
+// skipped ones, in rank order, when too few are distinct.
+constexpr double kMinSeparation = 0.02;
+std::vector<std::vector<double>> distinct_points(const std::vector<std::vector<double>>& ranked,
+                                                 const std::vector<double>& guess, const std::vector<int>& free,
+                                                 const std::vector<BoxAxis>& box, size_t want) {
+  auto coords = [&](const std::vector<double>& x) {
+    std::vector<double> c(free.size());
+    for (size_t f = 0; f < free.size(); ++f) c[f] = box_coordinate(box[f], x[free[f]]);
+    return c;
   };
-  starts.push_back(values());
-  const int nstarts = o.starts > 0 ? o.starts : 1;  // automatic search: next commit
-  if (nstarts > 1 && k > 0) {
-    // The box: finite bounds where given, else around the guess.
-    double fstd = 0, fmean = 0;
-    for (int e : train)
-      for (double f : data[e].force) fmean += f;
-    fmean /= n;
-    for (int e : train)
-      for (double f : data[e].force) fstd += (f - fmean) * (f - fmean);
-    fstd = std::sqrt(fstd / n);
-    std::vector<BoxAxis> box(k);
-    for (int f = 0; f < k; ++f) {
-      const FitParam& p = L.params[free[f]];
-      const double g = p.value;
-      box[f].log = p.transform == Transform::kLog;
-      if (box[f].log) {
-        box[f].lo = p.lo > 0 ? p.lo : g / 100;
-        box[f].hi = std::isfinite(p.hi) ? p.hi : g * 100;
-      } else {
-        double span = std::max(std::abs(g), 1e-12);
-        if (p.model_index < 0) span = std::max(span, fstd);
-        else span = std::max(span, std::abs(model.params[p.model_index].default_value));
-        box[f].lo = std::max(p.lo, g - 2 * span);
-        box[f].hi = std::min(p.hi, g + 2 * span);
-      }
+  std::vector<std::vector<double>> kept_coords = {coords(guess)}, kept, skipped;
+  for (const auto& x : ranked) {
+    if (kept.size() == want) break;
+    const auto c = coords(x);
+    bool near = false;
+    for (const auto& k : kept_coords) {
+      double d = 0;
+      for (size_t f = 0; f < c.size(); ++f) d = std::max(d, std::abs(c[f] - k[f]));
+      near = near || d < kMinSeparation;
     }
-    bool seeded = false;
-    if (sweep_can_seed(L)) {
-      // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
-      try {
-        for (auto& st : sweep_starts(model, L, data, train, box, nstarts - 1, o.coarse_points > 0 ? o.coarse_points : 256,
-                                     o.seed, &S.search_device))
-          starts.push_back(std::move(st));
-        seeded = true;
-      } catch (const std::exception& err) {  // the search is an aid: fall back, say so
-        S.warnings.push_back(std::string("the sweep engine could not run the coarse search (") + err.what() +
-                             "); it ran on the fit's residuals instead");
-      }
-    }
-    if (!seeded) {
-      // Asymmetric or per-experiment layouts: the same search on the fit's own
-      // residual blocks (CPU), shifted Halton points over the box.
-      std::vector<Prepared> sub = data;
-      const size_t stride = std::max<size_t>(1, n / 4000);
-      for (auto& d : sub) {
-        Prepared s;
-        s.name = d.name;
-        for (size_t i = 0; i < d.size(); i += stride) {
-          s.v.push_back(d.v[i]);
-          s.pa.push_back(d.pa[i]);
-          s.pb.push_back(d.pb[i]);
-          s.fn.push_back(d.fn[i]);
-          s.force.push_back(d.force[i]);
-          s.y.push_back(d.y[i]);
-          if (!d.acc.empty()) s.acc.push_back(d.acc[i]);
-        }
-        d = std::move(s);
-      }
-      auto coarse = build_problem<M>(L, sub, train, block, loss);
-      std::mt19937_64 rng(o.seed);
-      std::uniform_real_distribution<double> U(0.0, 1.0);
-      std::vector<double> shift(k);
-      for (auto& s : shift) s = U(rng);
-      std::vector<std::pair<double, std::vector<double>>> scored;
-      for (int i = 0; i < (o.coarse_points > 0 ? o.coarse_points : 256); ++i) {
-        const auto h = halton(i, shift);
-        for (int f = 0; f < k; ++f)
-          L.params[free[f]].value = box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, h[f])
-                                               : box[f].lo + (box[f].hi - box[f].lo) * h[f];
-        set_internal_from_values(L);
-        double cost = kNaN;
-        if (coarse->Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) &&
-            std::isfinite(cost))
-          scored.emplace_back(cost, values());
-      }
-      std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < nstarts; ++i)
-        starts.push_back(scored[i].second);
-      S.search_device = "cpu (fit residuals, Halton)";
-    }
+    if (near) skipped.push_back(x);
+    else kept.push_back(x), kept_coords.push_back(c);
   }
+  for (size_t i = 0; kept.size() < want && i < skipped.size(); ++i) kept.push_back(skipped[i]);
+  return kept;
+}
 
-  ceres::Solver::Summary best;
-  std::vector<double> best_u;
-  double best_cost = kInf;
-  for (size_t s = 0; s < starts.size(); ++s) {
-    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = starts[s][i];
+// Every `stride`-th sample of each experiment.
+std::vector<Prepared> subsample(const std::vector<Prepared>& data, size_t stride) {
+  stride = std::max<size_t>(1, stride);
+  std::vector<Prepared> sub;
+  for (const auto& d : data) {
+    Prepared s;
+    s.name = d.name;
+    for (size_t i = 0; i < d.size(); i += stride) {
+      s.v.push_back(d.v[i]);
+      s.pa.push_back(d.pa[i]);
+      s.pb.push_back(d.pb[i]);
+      s.fn.push_back(d.fn[i]);
+      s.force.push_back(d.force[i]);
+      s.y.push_back(d.y[i]);
+      if (!d.acc.empty()) s.acc.push_back(d.acc[i]);
+    }
+    sub.push_back(std::move(s));
+  }
+  return sub;
+}
+
+// The coarse evaluation on the fit's own residual blocks (CPU), for layouts
+// the sweep engine cannot take (asymmetric, per-experiment): the project's
+// scrambled Sobol' points over the box, on a subsample of ~4000 samples.
+template <class M>
+std::vector<std::vector<double>> residual_search(Layout& L, const FitData& D, const std::vector<int>& free,
+                                                 const std::vector<BoxAxis>& box, int points, size_t block,
+                                                 const SampleLoss& loss, std::uint64_t seed, size_t keep) {
+  const std::vector<Prepared> sub = subsample(D.data, static_cast<size_t>(D.n) / 4000);
+  auto coarse = build_problem<M>(L, sub, D.train, block, loss, 1);
+  std::vector<double> saved;
+  for (const auto& p : L.params) saved.push_back(p.value);
+  std::vector<std::pair<double, std::vector<double>>> scored;
+  for (int i = 0; i < points; ++i) {
+    for (size_t f = 0; f < free.size(); ++f) {
+      const double t = sweep::sobol_unit(static_cast<std::uint64_t>(i), static_cast<int>(f), seed);
+      L.params[free[f]].value = box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, t)
+                                           : box[f].lo + (box[f].hi - box[f].lo) * t;
+    }
     set_internal_from_values(L);
-    ceres::Solver::Summary sum;
-    ceres::Solve(so, problem.get(), &sum);
-    S.iterations += static_cast<int>(sum.iterations.size());
-    S.solver_seconds += sum.total_time_in_seconds;
-    if (sum.IsSolutionUsable() && sum.final_cost < best_cost) {
-      best_cost = sum.final_cost;
-      best = sum;
-      best_u.clear();
-      for (const auto& p : L.params) best_u.push_back(p.u);
-      S.best_start = static_cast<int>(s);
+    double cost = kNaN;
+    if (coarse->Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) && std::isfinite(cost)) {
+      std::vector<double> v;
+      for (const auto& p : L.params) v.push_back(p.value);
+      scored.emplace_back(cost, std::move(v));
     }
   }
-  S.starts = static_cast<int>(starts.size());
-  if (best_u.empty()) {
-    S.status = FitStatus::kFailed;
-    S.solver_message = "no start gave a usable solution";
-    S.warnings.push_back("the fit failed: the model could not be evaluated at any start (non-finite force)");
-    for (const auto& p : L.params) {
-      ParameterEstimate pe;
-      pe.name = p.name;
-      pe.unit = p.unit;
-      pe.value = p.value;
-      pe.fixed = p.fixed;
-      S.parameters.push_back(pe);
-    }
-    return S;
-  }
-  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = best_u[i];
-  set_values_from_internal(L);
-  S.cost = best.final_cost;
-  S.solver_message = best.message;
-  S.status = best.termination_type == ceres::CONVERGENCE ? FitStatus::kConverged
-             : best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                               : FitStatus::kFailed;
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = saved[i];
+  set_internal_from_values(L);
+  const size_t n = std::min(keep, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + n, scored.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<double>> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(std::move(scored[i].second));
+  return out;
+}
 
-  // Fit quality on the raw residuals.
+template <class M>
+std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L, const FitData& D,
+                                              const std::vector<int>& free, const FitOptions& o, size_t block,
+                                              const SampleLoss& loss, FitSummary& S) {
+  std::vector<double> guess;
+  for (const auto& p : L.params) guess.push_back(p.value);
+  std::vector<std::vector<double>> starts = {guess};
+  const int k = static_cast<int>(free.size());
+  const int wanted = (o.starts > 0 ? o.starts : o.max_starts) - 1;
+  if (k == 0 || wanted <= 0) return starts;
+  const std::vector<BoxAxis> box = search_box(model, L, free, D);
+  const int points = o.coarse_points > 0 ? o.coarse_points : std::max(1024, 512 * k);
+  // A pool larger than needed, so distinct basins can be picked from it.
+  const size_t pool = static_cast<size_t>(std::min(points, 4 * wanted));
+  std::vector<std::vector<double>> ranked;
+  bool seeded = false;
+  if (sweep_can_seed(L)) {
+    // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
+    try {
+      ranked = sweep_starts(model, L, D.data, D.train, box, static_cast<int>(pool), points, o.seed, &S.search_device);
+      seeded = true;
+    } catch (const std::exception& err) {  // the search is an aid: fall back, say so
+      S.warnings.push_back(std::string("the sweep engine could not run the coarse search (") + err.what() +
+                           "); it ran on the fit's residuals instead");
+    }
+  }
+  if (!seeded) {
+    ranked = residual_search<M>(L, D, free, box, points, block, loss, o.seed, pool);
+    S.search_device = "cpu (fit residuals, Sobol')";
+  }
+  for (auto& x : distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted))) starts.push_back(std::move(x));
+  return starts;
+}
+
+// ---------------------------------------------------------------------------
+// Phase: quality. Fit-quality figures on the raw residuals (no robust loss);
+// per-experiment fitted force and residuals.
+template <class M>
+void fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Problem& P, const FitOptions& o, int k) {
   double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac_num = 0;
-  for (int e = 0; e < ne; ++e) {
+  for (int e = 0; e < static_cast<int>(D.data.size()); ++e) {
     ExperimentFit ef;
-    ef.name = data[e].name;
-    ef.samples = static_cast<long>(data[e].size());
-    ef.held_out = std::count(held.begin(), held.end(), e) != 0;
+    ef.name = D.data[e].name;
+    ef.samples = static_cast<long>(D.data[e].size());
+    ef.held_out = std::count(D.held.begin(), D.held.end(), e) != 0;
     std::vector<double> r;
     bool determinable = true;
     for (int g : spec_for(L, e, M::kNumParams).global)
-      if (!problem->HasParameterBlock(&L.params[g].u) && !L.params[g].fixed) determinable = false;
-    if (determinable) r = raw_residuals<M>(L, data[e], e);
+      if (!P.HasParameterBlock(&L.params[g].u) && !L.params[g].fixed) determinable = false;
+    if (determinable) r = raw_residuals<M>(L, D.data[e], e);
     else {
-      S.warnings.push_back("held-out experiment '" + data[e].name +
+      S.warnings.push_back("held-out experiment '" + D.data[e].name +
                            "' has per-experiment parameters the fit cannot estimate; it is not validated");
-      r.assign(data[e].size(), kNaN);
+      r.assign(D.data[e].size(), kNaN);
     }
     double se = 0;
-    for (size_t i = 0; i < r.size(); ++i) se += r[i] * r[i];
-    ef.rmse = std::sqrt(se / r.size());
+    for (double x : r) se += x * x;
+    ef.rmse = std::sqrt(se / static_cast<double>(r.size()));
     if (!ef.held_out) {
       ssr += se;
       for (size_t i = 0; i < r.size(); ++i) {
-        fsum += data[e].force[i];
+        fsum += D.data[e].force[i];
         maxe = std::max(maxe, std::abs(r[i]));
         if (i) ac_num += r[i] * r[i - 1];
       }
     }
     if (o.keep_signals) {
       ef.fitted.resize(r.size());
-      for (size_t i = 0; i < r.size(); ++i) ef.fitted[i] = data[e].force[i] - r[i];
+      for (size_t i = 0; i < r.size(); ++i) ef.fitted[i] = D.data[e].force[i] - r[i];
       ef.residual = std::move(r);
     }
     S.experiments.push_back(std::move(ef));
   }
-  const double fmean = fsum / n;
-  for (int e : train)
-    for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
-  set_fit_quality(S, n, k, ssr, sst, maxe, ac_num);
-  if (!held.empty()) {
+  const double fmean = fsum / static_cast<double>(D.n);
+  for (int e : D.train)
+    for (double f : D.data[e].force) sst += (f - fmean) * (f - fmean);
+  set_fit_quality(S, D.n, k, ssr, sst, maxe, ac_num);
+  if (!D.held.empty()) {
     double sv = 0;
     long nv = 0;
-    for (int e : held)
-      for (double r : S.experiments[e].residual.empty() ? raw_residuals<M>(L, data[e], e)
-                                                        : S.experiments[e].residual)
+    for (int e : D.held)
+      for (double r : S.experiments[e].residual.empty() ? raw_residuals<M>(L, D.data[e], e) : S.experiments[e].residual)
         sv += r * r, ++nv;
-    S.validation_rmse = std::sqrt(sv / nv);
+    S.validation_rmse = std::sqrt(sv / static_cast<double>(nv));
   }
+}
 
-  // Uncertainty: covariance of the internal coordinates (Ceres), scaled by
-  // the residual variance and mapped to the reported values.
-  Eigen::MatrixXd cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
-  std::vector<double> log_var(L.params.size(), kNaN);  // variance of u for log-parameterised ones
-  bool singular = false;
-  std::vector<std::string> undetermined;
-  if (k > 0) {
-    std::vector<double*> blocks;
-    for (int i : free) blocks.push_back(&L.params[i].u);
-    // Rank of the Jacobian, scaled to unit columns, for plain-language causes.
-    ceres::Problem::EvaluateOptions eo;
-    eo.parameter_blocks = blocks;
-    eo.num_threads = so.num_threads;
-    ceres::CRSMatrix J;
-    double c = 0;
-    problem->Evaluate(eo, &c, nullptr, nullptr, &J);
-    Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-    for (int r = 0; r < J.num_rows; ++r)
-      for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-        for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
-    Eigen::VectorXd d(k);
-    for (int i = 0; i < k; ++i) {
-      d(i) = JtJ(i, i) > 0 ? 1.0 / std::sqrt(JtJ(i, i)) : 0.0;
-      if (JtJ(i, i) <= 0) {
-        singular = true;
-        undetermined.push_back(L.params[free[i]].name);
-      }
-    }
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d.asDiagonal() * JtJ * d.asDiagonal());
-    const Eigen::VectorXd ev = es.eigenvalues();
-    for (int i = 0; i < k; ++i) {
-      if (ev(i) > 1e-10 * ev(k - 1) || d.isZero()) continue;
-      singular = true;
-      std::string names;
-      for (int j = 0; j < k; ++j)
-        if (std::abs(es.eigenvectors()(j, i)) > 0.2 && d(j) > 0) names += (names.empty() ? "" : ", ") + L.params[free[j]].name;
-      if (!names.empty()) undetermined.push_back(names);
-    }
-    // Covariance of the internal coordinates: (J^T J)^-1 from the scaled
-    // eigendecomposition above. This is what ceres::Covariance's DENSE_SVD
-    // computes, but that factorises the whole N x P Jacobian, which on 1e5
-    // samples costs more than the fit; J^T J is P x P and needed for the
-    // rank diagnosis anyway. Only computed for a regular problem.
-    if (!singular) {
-      const Eigen::VectorXd inv = ev.cwiseInverse();
-      const Eigen::MatrixXd cov_u =
-          d.asDiagonal() * es.eigenvectors() * inv.asDiagonal() * es.eigenvectors().transpose() * d.asDiagonal();
-      const double sigma2 = 2.0 * S.cost / std::max<long>(1, n - k);
-      // G = d(external)/d(internal) over the free parameters.
-      Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);
-      std::function<void(int, int, double)> add = [&](int row, int g, double w) {
-        const FitParam& p = L.params[g];
-        if (p.fixed) return;
-        const int col = static_cast<int>(std::find(free.begin(), free.end(), g) - free.begin());
-        if (p.transform == Transform::kLog) G(row, col) += w * p.value;
-        else G(row, col) += w;
-        if (p.transform == Transform::kExcess) add(row, p.excess_base, w);
-      };
-      for (int i = 0; i < k; ++i) add(i, free[i], 1.0);
-      cov_x = sigma2 * G * cov_u * G.transpose();
-      for (int i = 0; i < k; ++i) log_var[free[i]] = sigma2 * cov_u(i, i);
+// ---------------------------------------------------------------------------
+// Phase: covariance. J^T J of the free parameters' internal coordinates at
+// the solution (P x P; ceres::Covariance would factorise the whole N x P
+// Jacobian), what it determines, and the covariance of the external values.
+struct Uncertainty {
+  Identifiability id;
+  double s2 = kNaN;        // residual variance SSR / (n - k)
+  Eigen::MatrixXd cov_x;   // external values, NaN for the undetermined
+};
+
+Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
+                        const ceres::Solver::Options& so, double cost) {
+  const int k = static_cast<int>(free.size());
+  Uncertainty U;
+  U.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
+  if (k == 0) return U;
+  std::vector<double*> blocks;
+  for (int i : free) blocks.push_back(&L.params[i].u);
+  ceres::Problem::EvaluateOptions eo;
+  eo.parameter_blocks = blocks;
+  eo.num_threads = so.num_threads;
+  ceres::CRSMatrix J;
+  double c = 0;
+  P.Evaluate(eo, &c, nullptr, nullptr, &J);
+  Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
+  for (int r = 0; r < J.num_rows; ++r)
+    for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
+      for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+  // A parameter whose change by its own size (a factor e for log ones) moves
+  // the force by less than kNegligibleEffect of its RMS has no effect: its
+  // column is rounding (c_v when K_brk is 1 to rounding), and scaling it to
+  // unit length would make it look determined.
+  for (int f = 0; f < k; ++f) {
+    const FitParam& p = L.params[free[f]];
+    double size = 1.0;
+    if (p.transform == Transform::kIdentity)
+      size = std::max(std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0);
+    else if (p.transform == Transform::kExcess)
+      size = std::max(std::abs(p.u), std::abs(L.params[p.excess_base].value));
+    const double effect = std::sqrt(std::max(0.0, JtJ(f, f)) / static_cast<double>(D.n)) * size;
+    if (!(effect > kNegligibleEffect * D.scale.force_rms)) {
+      JtJ.row(f).setZero();
+      JtJ.col(f).setZero();
     }
   }
+  U.id = analyse_identifiability(JtJ);
+  U.s2 = 2.0 * cost / static_cast<double>(std::max<long>(1, D.n - k));
+  // G = d(external)/d(internal) over the free parameters.
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);
+  std::function<void(int, int, double)> add = [&](int row, int g, double w) {
+    const FitParam& p = L.params[g];
+    if (p.fixed) return;
+    const int col = static_cast<int>(std::find(free.begin(), free.end(), g) - free.begin());
+    G(row, col) += p.transform == Transform::kLog ? w * p.value : w;
+    if (p.transform == Transform::kExcess) add(row, p.excess_base, w);
+  };
+  for (int i = 0; i < k; ++i) add(i, free[i], 1.0);
+  // Undetermined parameters carry NaN; only determined ones enter.
+  Eigen::MatrixXd inv = U.id.inverse;
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j)
+      if (!std::isfinite(inv(i, j))) inv(i, j) = 0.0;
+  U.cov_x = U.s2 * G * inv * G.transpose();
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) {
+      bool ok = true;
+      for (int c2 = 0; c2 < k; ++c2)
+        if ((G(i, c2) != 0 && !U.id.determined[c2]) || (G(j, c2) != 0 && !U.id.determined[c2])) ok = false;
+      if (!ok) U.cov_x(i, j) = kNaN;
+    }
+  return U;
+}
 
-  // Parameters, intervals, correlations.
+// ---------------------------------------------------------------------------
+// Phase: intervals. Wald intervals from the covariance; profile-likelihood
+// intervals where the Wald interval cannot be trusted: at a bound, or where
+// the cost along the interval's direction is far from quadratic (the SSR at
+// the Wald end points differs from z^2 s^2 by more than these factors).
+constexpr double kQuadraticLow = 0.7, kQuadraticHigh = 1.4;
+
+// Whether the cost rises as a quadratic would over the Wald interval of free
+// parameter f: two evaluations at the end points of its conditional direction.
+bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& free, const Uncertainty& U, int f,
+                       double ssr_min) {
+  const int k = static_cast<int>(free.size());
+  const Eigen::MatrixXd& S = U.id.inverse;
+  const double t = kZ975 * std::sqrt(U.s2 * S(f, f));
+  std::vector<double> u0;
+  for (const auto& p : L.params) u0.push_back(p.u);
+  bool quadratic = true;
+  for (int side : {-1, 1}) {
+    for (int j = 0; j < k; ++j)
+      if (U.id.determined[j]) L.params[free[j]].u = u0[free[j]] + side * t * S(j, f) / S(f, f);
+    const double rise = (evaluate_ssr(P) - ssr_min) / (kZ975 * kZ975 * U.s2);
+    quadratic = quadratic && rise >= kQuadraticLow && rise <= kQuadraticHigh;
+  }
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = u0[i];
+  return quadratic;
+}
+
+void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
+                         const FitData& D, const Uncertainty& U, const ceres::Solver::Options& so) {
+  const double ssr_min = 2.0 * S.cost;
+  // Intervals narrower than the floor of a noiseless fit are exact enough as
+  // Wald intervals; profiles are for noisy data.
+  const bool noisy = U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2);
   for (size_t i = 0; i < L.params.size(); ++i) {
     const FitParam& p = L.params[i];
     ParameterEstimate pe;
@@ -490,85 +583,238 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     pe.value = p.value;
     pe.fixed = p.fixed;
     const auto it = std::find(free.begin(), free.end(), static_cast<int>(i));
-    if (!p.fixed && it != free.end()) {
-      const int f = static_cast<int>(it - free.begin());
-      const double var = cov_x(f, f);
-      if (std::isfinite(var) && var >= 0) {
-        pe.std_error = std::sqrt(var);
-        if (p.transform == Transform::kLog) {  // interval of exp(u): stays positive
-          const double su = std::sqrt(std::max(0.0, log_var[i]));
-          pe.ci95_lo = p.value * std::exp(-1.959963984540054 * su);
-          pe.ci95_hi = p.value * std::exp(1.959963984540054 * su);
-        } else {
-          pe.ci95_lo = p.value - 1.959963984540054 * pe.std_error;
-          pe.ci95_hi = p.value + 1.959963984540054 * pe.std_error;
+    if (p.fixed || it == free.end()) {
+      S.parameters.push_back(pe);
+      continue;
+    }
+    const int f = static_cast<int>(it - free.begin());
+    const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
+    pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
+                  (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
+    pe.determined = U.id.determined[f];
+    const double var = U.cov_x(f, f);
+    if (!pe.determined || !std::isfinite(var) || var < 0) {
+      S.parameters.push_back(pe);
+      continue;
+    }
+    pe.std_error = std::sqrt(var);
+    const double su = std::sqrt(U.s2 * U.id.inverse(f, f));  // standard error of u
+    pe.interval = "wald";
+    if (p.transform == Transform::kLog) {  // interval of exp(u): stays positive
+      pe.ci95_lo = p.value * std::exp(-kZ975 * su);
+      pe.ci95_hi = p.value * std::exp(kZ975 * su);
+    } else {
+      pe.ci95_lo = p.value - kZ975 * pe.std_error;
+      pe.ci95_hi = p.value + kZ975 * pe.std_error;
+    }
+    if (noisy && (pe.at_bound || !cost_is_quadratic(P, L, free, U, f, ssr_min))) {
+      const ProfileInterval pr = profile_interval(P, L, static_cast<int>(i), ssr_min, U.s2, su, so);
+      auto to_external = [&](double u) {
+        if (!std::isfinite(u)) return u;
+        switch (p.transform) {
+          case Transform::kLog: return std::exp(u);
+          case Transform::kExcess: return L.params[p.excess_base].value + u;
+          default: return u;
         }
+      };
+      pe.interval = "profile";
+      if (pr.least_ssr < ssr_min * (1 - 1e-6))
+        S.warnings.push_back("holding " + p.name + " elsewhere, the fit found a lower cost (rmse " +
+                             fmt(std::sqrt(pr.least_ssr / static_cast<double>(D.n))) + " N against " +
+                             fmt(std::sqrt(ssr_min / static_cast<double>(D.n))) +
+                             " N): the solution is not the global optimum; run the automatic search (--starts 0)");
+      pe.ci95_lo = p.transform == Transform::kLog && !std::isfinite(pr.lo) ? 0.0 : to_external(pr.lo);
+      pe.ci95_hi = to_external(pr.hi);
+      // A profile that never rises enough on either side: the data bound it nowhere.
+      if (!std::isfinite(pr.lo) && !std::isfinite(pr.hi)) {
+        pe.determined = false;
+        pe.interval = "none";
+        pe.std_error = pe.ci95_lo = pe.ci95_hi = kNaN;
       }
-      const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
-      pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
-                    (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
     }
     S.parameters.push_back(pe);
   }
   for (int i : free) S.free_names.push_back(L.params[i].name);
+  const int k = static_cast<int>(free.size());
   S.correlation.assign(k, std::vector<double>(k, kNaN));
-  for (int i = 0; i < k; ++i)
-    for (int j = 0; j < k; ++j)
-      S.correlation[i][j] = cov_x(i, j) / std::sqrt(cov_x(i, i) * cov_x(j, j));
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) S.correlation[a][b] = U.cov_x(a, b) / std::sqrt(U.cov_x(a, a) * U.cov_x(b, b));
+}
 
-  // Warnings in plain language.
-  // The low-speed hint applies when the log lacks the slow range relative to
-  // its own speeds: its slowest moving sample is above a tenth of the median.
-  std::vector<double> speeds;
-  for (int e : train)
-    for (double v : data[e].v)
-      if (v != 0) speeds.push_back(std::abs(v));
-  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-  const bool lacks_slow = !speeds.empty() && vslow > 0.1 * speeds[speeds.size() / 2];
-  const std::string slow = fmt(vslow);
+// ---------------------------------------------------------------------------
+// Phase: warnings, in plain language.
+void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, const FitData& D,
+                  const Uncertainty& U, const SearchResult& R, const FitOptions& o) {
+  const std::string slow = fmt(D.vslow);
   auto low_speed_hint = [&](bool low) {
-    return low && lacks_slow ? "; the log has no samples below |v| = " + slow +
-                     " m/s, and breakaway/Stribeck parameters only act at lower speeds"
-               : std::string();
+    return low && D.lacks_slow ? "; the log has no samples below |v| = " + slow +
+                                     " m/s, and breakaway/Stribeck parameters only act at lower speeds"
+                               : std::string();
   };
-  if (singular) {
-    S.status = S.status == FitStatus::kConverged ? FitStatus::kSingular : S.status;
-    for (const auto& u : undetermined) {
-      bool low = false;
-      for (int i : free)
-        if (L.params[i].low_speed && u.find(L.params[i].name) != std::string::npos) low = true;
-      S.warnings.push_back("the data cannot determine " + u +
-                           " (singular problem: changing them together does not change the fit)" +
-                           low_speed_hint(low) + "; fix some with --fix or add data");
+  auto is_low_speed = [&](int f) { return L.params[free[f]].low_speed; };
+  for (const auto& group : U.id.flat_groups) {
+    std::string names;
+    bool low = false;
+    for (int f : group) {
+      names += (names.empty() ? "" : ", ") + L.params[free[f]].name;
+      low = low || is_low_speed(f);
     }
+    S.warnings.push_back("the data cannot determine " + names +
+                         (group.size() == 1 ? " (it has no effect on the fit at the solution)"
+                                            : " (changing them together does not change the fit)") +
+                         low_speed_hint(low) + "; it is reported as not determined; fix it with --fix or add data");
   }
+  if (!U.id.flat_groups.empty() && S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
   if (S.status == FitStatus::kMaxIterations)
     S.warnings.push_back("not converged: the solver stopped after " + std::to_string(o.max_iterations) +
                          " iterations; the estimates are not final");
-  if (S.status == FitStatus::kFailed)
-    S.warnings.push_back("the solver failed: " + best.message);
-  for (int a = 0; a < k; ++a) {
-    const ParameterEstimate& pe =
-        *std::find_if(S.parameters.begin(), S.parameters.end(),
-                      [&](const ParameterEstimate& q) { return q.name == S.free_names[a]; });
+  if (S.status == FitStatus::kFailed) S.warnings.push_back("the solver failed: " + S.solver_message);
+  if (o.starts == 0 && free.size() > 0 && !R.settled)
+    S.warnings.push_back("the global search did not settle: " + std::to_string(R.runs) + " starts, " +
+                         std::to_string(R.at_best) +
+                         " reached the best cost; the optimum may not be global (try --starts N with a larger N, "
+                         "or --bounds)");
+  for (int a = 0; a < static_cast<int>(free.size()); ++a) {
+    const ParameterEstimate& pe = S.param(S.free_names[a]);
+    if (!pe.determined) {
+      if (U.id.determined[a])  // determined locally, but the profile is flat over the whole range
+        S.warnings.push_back(pe.name + " is not determined: the cost stays within the 95 % level over its whole range" +
+                             low_speed_hint(is_low_speed(a)));
+      continue;
+    }
     if (pe.at_bound)
-      S.warnings.push_back(pe.name + " = " + fmt(pe.value) +
-                           " is at its bound; its standard error and interval are not meaningful");
+      S.warnings.push_back(pe.name + " = " + fmt(pe.value) + " is at its bound" +
+                           (pe.interval == "profile" ? "; its interval is the one-sided profile-likelihood interval"
+                                                     : "; its standard error is not meaningful"));
     else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
       S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) +
-                           " (" + fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" +
-                           low_speed_hint(L.params[free[a]].low_speed));
-    for (int b = a + 1; b < k; ++b)
+                           " (" + fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" + low_speed_hint(is_low_speed(a)));
+    for (int b = a + 1; b < static_cast<int>(free.size()); ++b)
       if (std::abs(S.correlation[a][b]) > o.max_abs_correlation)
-        S.warnings.push_back(S.free_names[a] + " and " + S.free_names[b] +
-                             " cannot be separated (correlation " + fmt(S.correlation[a][b]) + ")" +
-                             low_speed_hint(L.params[free[a]].low_speed || L.params[free[b]].low_speed));
+        S.warnings.push_back(S.free_names[a] + " and " + S.free_names[b] + " cannot be separated (correlation " +
+                             fmt(S.correlation[a][b]) + ")" + low_speed_hint(is_low_speed(a) || is_low_speed(b)));
   }
-  if (std::abs(S.autocorrelation_lag1) > 0.9 && S.status == FitStatus::kConverged)
+  // (Not for a fit exact to rounding: the "residuals" are then rounding errors.)
+  const bool exact = S.rmse <= kRelativeFloor * D.scale.force_rms;
+  if (std::abs(S.autocorrelation_lag1) > 0.9 && S.status == FitStatus::kConverged && !exact)
     S.warnings.push_back("the residuals are strongly autocorrelated (lag-1 " + fmt(S.autocorrelation_lag1) +
                          "): the model misses a systematic effect and the standard errors are optimistic");
+  else if (!R.noise_floor && !exact && S.autocorrelation_lag1 > 0.5)
+    S.warnings.push_back("the residual (rmse " + fmt(S.rmse) + " N) is " + fmt(S.rmse / std::max(D.scale.noise, 1e-300)) +
+                         " times the noise estimated from the data (" + fmt(D.scale.noise) +
+                         " N) and autocorrelated: the model misses an effect, or the optimum is not global");
+}
+
+FitSummary failed_fit(FitSummary S, const Layout& L) {
+  S.status = FitStatus::kFailed;
+  S.solver_message = "no start gave a usable solution";
+  S.rmse = S.r_squared = S.max_abs_error = S.aic = S.bic = kNaN;
+  S.warnings.push_back("the fit failed: the model could not be evaluated at any start (non-finite force)");
+  for (const auto& p : L.params) {
+    ParameterEstimate pe;
+    pe.name = p.name;
+    pe.unit = p.unit;
+    pe.value = p.value;
+    pe.fixed = p.fixed;
+    pe.determined = p.fixed;
+    S.parameters.push_back(pe);
+  }
+  return S;
+}
+
+// ---------------------------------------------------------------------------
+// A static fit, phase by phase.
+template <class M>
+FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experiments, const FitOptions& o) {
+  FitSummary S;
+  S.model = model.id;
+  Phases phases(S, o);
+
+  phases.begin("validate options");
+  validate_options(o);
+
+  phases.begin("check data");
+  FitData D = check_data(experiments, model, o, S);
+
+  phases.begin("layout");
+  Layout L = make_layout(model, o, D.data);
+  const SampleLoss loss = parse_loss(o.loss);
+  const size_t block = static_cast<size_t>(std::max(16, o.block_size));
+  const int threads = o.num_threads > 0 ? o.num_threads : omp_get_max_threads();
+  auto problem = build_problem<M>(L, D.data, D.train, block, loss, threads);
+  std::vector<int> free;  // held-out experiments cannot determine their own per-experiment unknowns
+  for (int i : L.free_indices())
+    if (problem->HasParameterBlock(&L.params[i].u)) free.push_back(i);
+  const int k = static_cast<int>(free.size());
+  if (D.n <= k)
+    throw InputError("too few samples: " + std::to_string(D.n) + " samples for " + std::to_string(k) +
+                     " free parameters");
+  ceres::Solver::Options so = solver_options(o, threads);
+  // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
+  // extra projected line search would cost a second Jacobian per iteration.
+  so.max_num_line_search_step_size_iterations = 0;
+
+  phases.begin("start points");
+  const auto candidates = start_points<M>(model, L, D, free, o, block, loss, S);
+
+  phases.begin("multistart");
+  SearchResult R;
+  if (D.n > kSearchSamples && candidates.size() > 1) {
+    // A long log: the search runs on every stride-th sample (each start costs
+    // a pass over kSearchSamples, not over the log), and only its best
+    // solution is refined on all samples.
+    const std::vector<Prepared> sub = subsample(D.data, static_cast<size_t>((D.n + kSearchSamples - 1) / kSearchSamples));
+    auto sub_problem = build_problem<M>(L, sub, D.train, block, loss, threads);
+    SearchScale scale = D.scale;
+    scale.samples = 0;
+    for (int e : D.train) scale.samples += static_cast<long>(sub[e].size());
+    R = multistart(*sub_problem, L, candidates, o, so, scale, phases);
+    phases.begin("polish");
+    if (R.usable) {
+      ceres::Solver::Summary polish;
+      ceres::Solve(so, problem.get(), &polish);
+      R.iterations += static_cast<int>(polish.iterations.size());
+      R.solver_seconds += polish.total_time_in_seconds;
+      R.usable = polish.IsSolutionUsable() && std::isfinite(polish.final_cost);
+      R.best = polish;
+      R.best_u.clear();
+      for (const auto& q : L.params) R.best_u.push_back(q.u);
+    }
+  } else {
+    R = multistart(*problem, L, candidates, o, so, D.scale, phases);
+  }
+  S.starts = R.runs;
+  S.starts_at_best = R.at_best;
+  S.best_start = R.best_index;
+  S.iterations = R.iterations;
+  S.solver_seconds = R.solver_seconds;
+  if (!R.usable) {
+    phases.end();
+    FitSummary F = failed_fit(std::move(S), L);
+    F.seconds = phases.total();
+    return F;
+  }
+  set_values_from_internal(L);
+  S.cost = R.best.final_cost;
+  S.solver_message = R.best.message;
+  S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+             : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                                 : FitStatus::kFailed;
+
+  phases.begin("quality");
+  fit_quality<M>(S, L, D, *problem, o, k);
+
+  phases.begin("covariance");
+  const Uncertainty U = uncertainty(*problem, L, free, D, so, S.cost);
+
+  phases.begin("intervals");
+  parameter_estimates(S, *problem, L, free, D, U, so);
+
+  phases.begin("warnings");
+  fit_warnings(S, L, free, D, U, R, o);
   S.converged = S.status == FitStatus::kConverged;
-  S.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  phases.end();
+  S.seconds = phases.total();
   return S;
 }
 

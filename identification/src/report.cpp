@@ -28,14 +28,18 @@ const ParameterEstimate& FitSummary::param(const std::string& name) const {
 
 std::string FitSummary::report() const {
   std::string s = "model " + model + ": " + status_name(status) + ", " + std::to_string(samples) + " samples, " +
-                  std::to_string(free_parameters) + " free parameters, " + std::to_string(starts) + " start(s)" +
-                  (search_device.empty() ? "" : " (coarse search: " + search_device + ")") + ", " +
-                  num(seconds, "%.3g") + " s\n";
+                  std::to_string(free_parameters) + " free parameters, " + num(seconds, "%.3g") + " s\n";
+  s += "  search: " + std::to_string(starts) + " start(s), " + std::to_string(starts_at_best) +
+       " reached the best cost" + (search_device.empty() ? "" : " (coarse search: " + search_device + ")") +
+       "; noise estimated from the data " + num(noise_estimate, "%.3g") + " N\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s\n", "parameter", "value", "std error", "95 % interval");
   s += line;
   for (const auto& p : parameters) {
-    const std::string ci = p.fixed ? "(fixed)" : "[" + num(p.ci95_lo) + ", " + num(p.ci95_hi) + "]";
+    std::string ci = "[" + num(p.ci95_lo) + ", " + num(p.ci95_hi) + "]";
+    if (p.fixed) ci = "(fixed)";
+    else if (!p.determined) ci = "not determined";
+    else if (p.interval == "profile") ci += " (profile)";
     std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s %s\n", p.name.c_str(), num(p.value).c_str(),
                   p.fixed ? "" : num(p.std_error, "%.3g").c_str(), ci.c_str(), p.unit.c_str());
     s += line;
@@ -48,6 +52,11 @@ std::string FitSummary::report() const {
     s += "  asymmetry: likelihood ratio " + num(asymmetry.statistic, "%.3g") + " on " +
          std::to_string(asymmetry.dof) + " dof, p = " + num(asymmetry.p_value, "%.3g") + " (" +
          (asymmetry.significant ? "significant" : "not significant") + " at 5 %)\n";
+  if (!phase_seconds.empty()) {
+    s += "  time by phase:";
+    for (const auto& [name, secs] : phase_seconds) s += " " + name + " " + num(secs, "%.2g") + " s;";
+    s.back() = '\n';
+  }
   for (const auto& w : warnings) s += "  warning: " + w + "\n";
   return s;
 }
@@ -64,6 +73,8 @@ std::string to_json(const FitSummary& s, int indent) {
                       {"ci95", {jnum(p.ci95_lo), jnum(p.ci95_hi)}},
                       {"fixed", p.fixed},
                       {"at_bound", p.at_bound},
+                      {"determined", p.determined},
+                      {"interval", p.interval},
                       {"unit", p.unit}};
   j["parameters"] = params;
   j["correlation"] = {{"parameters", s.free_names}, {"matrix", nlohmann::json::array()}};
@@ -83,6 +94,11 @@ std::string to_json(const FitSummary& s, int indent) {
   j["validation_rmse"] = jnum(s.validation_rmse);
   j["iterations"] = s.iterations;
   j["starts"] = s.starts;
+  j["starts_at_best"] = s.starts_at_best;
+  j["noise_estimate"] = jnum(s.noise_estimate);
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& [name, secs] : s.phase_seconds) phases[name] = secs;
+  j["phase_seconds"] = phases;
   j["best_start"] = s.best_start;
   j["search_device"] = s.search_device;
   j["seconds"] = s.seconds;

@@ -226,7 +226,7 @@ TEST(Identification, AsymmetricFitAndSignificanceTest) {
   om.coarse_points = 32;
   const FitSummary sm = ident::fit({both}, t.model, om);
   EXPECT_EQ(sm.starts, 4);
-  EXPECT_EQ(sm.search_device, "cpu (fit residuals, Halton)");
+  EXPECT_EQ(sm.search_device, "cpu (fit residuals, Sobol')");
   EXPECT_LE(sm.cost, s.cost * (1 + 1e-9));
   EXPECT_TRUE(s.asymmetry.significant) << s.report();
   // Symmetric logs: the test has its nominal 5 % false-alarm rate, so of 20

@@ -130,6 +130,15 @@ STRIBECK_HD_INLINE double axis_level(const Axis& ax, const double* list, std::ui
 }
 
 // Parameter set of index i (0 <= i < view.points) into out[0 .. dims).
+// Point i of the Owen-scrambled Sobol' sequence in dimension `coord`, in
+// [0, 1): the sweep's Sobol' design, and the identification's coarse search
+// on the CPU, draw from this one function.
+STRIBECK_HD_INLINE double sobol_unit(std::uint64_t i, int coord, std::uint64_t seed) {
+  const std::uint32_t bits =
+      owen_scramble(sobol_bits(i, coord), static_cast<std::uint32_t>(hash3(seed, 0x50b0ull, static_cast<std::uint64_t>(coord))));
+  return static_cast<double>(bits) * 0x1.0p-32;
+}
+
 STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double* out) {
   if (s.design == Design::kGrid) {
     // Mixed radix, last parameter fastest (C order, like numpy.meshgrid(indexing="ij").ravel()).
@@ -159,13 +168,7 @@ STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double*
         u = (static_cast<double>(stratum) + jitter) / static_cast<double>(s.points);
         break;
       }
-      case Design::kSobol: {
-        std::uint32_t bits = sobol_bits(i, coord);
-        if (s.scramble)
-          bits = owen_scramble(bits, static_cast<std::uint32_t>(hash3(s.seed, 0x50b0ull, static_cast<std::uint64_t>(coord))));
-        u = static_cast<double>(bits) * 0x1.0p-32;
-        break;
-      }
+      case Design::kSobol: u = s.scramble ? sobol_unit(i, coord, s.seed) : sobol_bits(i, coord) * 0x1.0p-32; break;
       default: break;
     }
     if (u >= 1.0) u = 0x1.fffffffffffffp-1;

@@ -1,0 +1,184 @@
+#include "compressed_cost.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace stribeck::ident::detail {
+
+namespace {
+// Eigenvalues of the column-scaled J^T J below this share of the largest carry
+// no curvature: their directions get no compressed residual (and no step).
+constexpr double kNoCurvature = 1e-14;
+}  // namespace
+
+void NormalEquations::add(const NormalEquations& o) {
+  if (JtJ.size() == 0) {
+    JtJ = o.JtJ;
+    Jtr = o.Jtr;
+  } else {
+    JtJ += o.JtJ;
+    Jtr += o.Jtr;
+  }
+  ssr += o.ssr;
+  ok = ok && o.ok;
+}
+
+NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* const* parameters,
+                                       const std::vector<bool>& active, int threads) {
+  // Position of each parameter among the active ones (-1: none).
+  std::vector<int> pos(active.size(), -1);
+  int m = 0;
+  for (size_t i = 0; i < active.size(); ++i)
+    if (active[i]) pos[i] = m++;
+  const int nb = static_cast<int>(chunk.blocks.size());
+  const size_t stride = static_cast<size_t>(m) * m + m + 1;
+  // Per-block partial sums, added in block order afterwards: the result does
+  // not depend on how blocks were spread over threads.
+  std::vector<double> part(static_cast<size_t>(nb) * stride, 0.0);
+  std::vector<char> ok(nb, 1);
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    std::vector<double> r, jac;
+    std::vector<const double*> ptrs;
+    std::vector<double*> jptrs;
+    std::vector<int> lanes;  // active position of each local parameter
+#pragma omp for schedule(dynamic, 4)
+    for (int b = 0; b < nb; ++b) {
+      const std::vector<int>& gp = *chunk.params[b];
+      const int nl = static_cast<int>(gp.size());
+      const int nres = chunk.blocks[b]->num_residuals();
+      r.assign(nres, 0.0);
+      ptrs.resize(nl);
+      jptrs.assign(nl, nullptr);
+      lanes.resize(nl);
+      int na = 0;
+      for (int l = 0; l < nl; ++l) lanes[l] = pos[gp[l]], na += lanes[l] >= 0;
+      jac.resize(static_cast<size_t>(nres) * std::max(1, na));
+      for (int l = 0, a = 0; l < nl; ++l) {
+        ptrs[l] = parameters[gp[l]];
+        if (lanes[l] >= 0) jptrs[l] = jac.data() + static_cast<size_t>(a++) * nres;
+      }
+      double* out = part.data() + static_cast<size_t>(b) * stride;
+      if (!chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), na ? jptrs.data() : nullptr)) {
+        ok[b] = 0;
+        continue;
+      }
+      double ssr = 0;
+      for (double x : r) ssr += x * x;
+      out[stride - 1] = ssr;
+      for (int l = 0; l < nl; ++l) {
+        if (lanes[l] < 0) continue;
+        const double* ja = jptrs[l];
+        double jr = 0;
+        for (int i = 0; i < nres; ++i) jr += ja[i] * r[i];
+        out[static_cast<size_t>(m) * m + lanes[l]] += jr;
+        for (int l2 = 0; l2 < nl; ++l2) {
+          if (lanes[l2] < 0) continue;
+          const double* jb = jptrs[l2];
+          double s = 0;
+          for (int i = 0; i < nres; ++i) s += ja[i] * jb[i];
+          out[lanes[l] * m + lanes[l2]] += s;
+        }
+      }
+    }
+  }
+  NormalEquations ne;
+  ne.JtJ = Eigen::MatrixXd::Zero(m, m);
+  ne.Jtr = Eigen::VectorXd::Zero(m);
+  for (int b = 0; b < nb; ++b) {
+    if (!ok[b]) {
+      ne.ok = false;
+      continue;
+    }
+    const double* p = part.data() + static_cast<size_t>(b) * stride;
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < m; ++j) ne.JtJ(i, j) += p[i * m + j];
+      ne.Jtr(i) += p[static_cast<size_t>(m) * m + i];
+    }
+    ne.ssr += p[stride - 1];
+  }
+  return ne;
+}
+
+CompressedCost::CompressedCost(BlockSource source, int nparams, int threads)
+    : source_(std::move(source)), nparams_(nparams), threads_(std::max(1, threads)) {
+  set_num_residuals(nparams + 1);
+  for (int i = 0; i < nparams; ++i) mutable_parameter_block_sizes()->push_back(1);
+}
+
+NormalEquations CompressedCost::normal_equations(double const* const* parameters,
+                                                 const std::vector<bool>& active) const {
+  NormalEquations sum;
+  source_([&](const BlockChunk& chunk) { sum.add(chunk_normal_equations(chunk, parameters, active, threads_)); });
+  if (sum.JtJ.size() == 0) {  // no chunk at all
+    int m = 0;
+    for (bool a : active) m += a;
+    sum.JtJ = Eigen::MatrixXd::Zero(m, m);
+    sum.Jtr = Eigen::VectorXd::Zero(m);
+  }
+  sum.ok = sum.ok && std::isfinite(sum.ssr) && sum.JtJ.allFinite() && sum.Jtr.allFinite();
+  return sum;
+}
+
+bool CompressedCost::Evaluate(double const* const* parameters, double* residuals, double** jacobians) const {
+  std::vector<bool> active(nparams_, false);
+  if (jacobians)
+    for (int i = 0; i < nparams_; ++i) active[i] = jacobians[i] != nullptr;
+  const NormalEquations ne = normal_equations(parameters, active);
+  if (!ne.ok) return false;
+  std::fill(residuals, residuals + nparams_ + 1, 0.0);
+  const int m = static_cast<int>(ne.Jtr.size());
+  if (m == 0) {
+    residuals[nparams_] = std::sqrt(ne.ssr);
+    return true;
+  }
+  // Decompose the column-scaled J^T J (unit diagonal), so "no curvature"
+  // means a flat direction, not a parameter in small units: with
+  // D = diag(J^T J)^(-1/2) and D J^T J D = W L W^T, R = L^(1/2) W^T D^-1 and
+  // z = L^(-1/2) W^T D J^T r (R^T z = J^T r, R^T R = J^T J).
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(m);
+  for (int i = 0; i < m; ++i)
+    if (ne.JtJ(i, i) > 0) d(i) = 1.0 / std::sqrt(ne.JtJ(i, i));
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(d.asDiagonal() * ne.JtJ * d.asDiagonal());
+  const Eigen::VectorXd lambda = es.eigenvalues();
+  const double floor = kNoCurvature * std::max(lambda(m - 1), 0.0);
+  const Eigen::VectorXd wtg = es.eigenvectors().transpose() * (d.asDiagonal() * ne.Jtr);
+  double zz = 0;
+  for (int i = 0; i < m; ++i) {
+    const double z = lambda(i) > floor && lambda(i) > 0 ? wtg(i) / std::sqrt(lambda(i)) : 0.0;
+    residuals[i] = z;
+    zz += z * z;
+  }
+  residuals[nparams_] = std::sqrt(std::max(0.0, ne.ssr - zz));
+  for (int g = 0, a = 0; g < nparams_; ++g) {
+    if (!jacobians[g]) continue;
+    for (int i = 0; i <= nparams_; ++i) jacobians[g][i] = 0.0;
+    if (d(a) > 0)
+      for (int i = 0; i < m; ++i)
+        if (lambda(i) > floor && lambda(i) > 0) jacobians[g][i] = std::sqrt(lambda(i)) * es.eigenvectors()(a, i) / d(a);
+    ++a;
+  }
+  return true;
+}
+
+void HeldBlocks::add(std::unique_ptr<ceres::CostFunction> block, std::vector<int> params) {
+  blocks_->push_back(std::move(block));
+  params_->push_back(std::move(params));
+}
+
+BlockSource HeldBlocks::source() const {
+  auto blocks = blocks_;
+  auto params = params_;
+  return [blocks, params](const std::function<void(const BlockChunk&)>& use) {
+    BlockChunk c;
+    for (size_t b = 0; b < blocks->size(); ++b) {
+      c.blocks.push_back((*blocks)[b].get());
+      c.params.push_back(&(*params)[b]);
+    }
+    use(c);
+  };
+}
+
+}  // namespace stribeck::ident::detail

@@ -1,0 +1,31 @@
+#pragma once
+// Private to identification/: what the data determine, from J^T J of the
+// free parameters' internal coordinates at the solution.
+//
+// A parameter is not determined when its Jacobian column is zero (it has no
+// effect at the solution, e.g. c_v when K_brk = 1) or when it takes part in a
+// flat direction of the cost (an eigenvalue of the correlation-scaled J^T J
+// below `flat_tolerance` times the largest). The covariance is then given for
+// the determined parameters only, conditional on the undetermined ones held
+// at their values: the undetermined get no finite, tight interval.
+#include <Eigen/Dense>
+#include <vector>
+
+namespace stribeck::ident::detail {
+
+struct Identifiability {
+  std::vector<bool> determined;               // per free parameter
+  std::vector<std::vector<int>> flat_groups;  // parameters (free indices) that move together without changing the fit
+  // (J^T J)^-1 over the determined parameters, NaN in the rows and columns
+  // of the others; internal coordinates, to be scaled by the residual variance.
+  Eigen::MatrixXd inverse;
+};
+
+// Relative eigenvalue below which a direction of the scaled J^T J is flat.
+constexpr double kFlatTolerance = 1e-10;
+// An eigenvector component above this names a parameter of a flat direction.
+constexpr double kFlatComponent = 0.2;
+
+Identifiability analyse_identifiability(const Eigen::MatrixXd& JtJ, double flat_tolerance = kFlatTolerance);
+
+}  // namespace stribeck::ident::detail

@@ -1,0 +1,102 @@
+#include "profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stribeck::ident::detail {
+
+namespace {
+// Refits per side: growing steps until r >= z, then bracketing refinements.
+constexpr int kMaxGrow = 14;
+constexpr int kMaxRefine = 6;
+// The widest span searched, in internal units: a log-parameterised value over
+// e^30, an identity one over 1e6 times its scale.
+constexpr double kLogSpan = 30.0;
+constexpr double kLinearSpan = 1e6;
+}  // namespace
+
+double evaluate_ssr(ceres::Problem& P) {
+  double cost = kInf;
+  if (!P.Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) || !std::isfinite(cost))
+    return kInf;
+  return 2.0 * cost;
+}
+
+ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr_min, double s2, double step,
+                                 const ceres::Solver::Options& options) {
+  ProfileInterval out;
+  std::vector<double> best(L.params.size());
+  for (size_t i = 0; i < L.params.size(); ++i) best[i] = L.params[i].u;
+  double* block = &L.params[g].u;
+  const double u0 = best[g];
+  const double lower = P.GetParameterLowerBound(block, 0), upper = P.GetParameterUpperBound(block, 0);
+  const double span = L.params[g].transform == Transform::kLog ? kLogSpan : kLinearSpan * std::max(1.0, std::abs(u0));
+  if (!(step > 0) || !std::isfinite(step)) step = 0.1 * std::max(1.0, std::abs(u0));
+  ceres::Solver::Options so = options;
+  so.max_num_iterations = std::min(options.max_num_iterations, 100);
+  so.callbacks.clear();
+  so.update_state_every_iteration = false;
+  P.SetParameterBlockConstant(block);
+
+  // Signed root of the profile at u0 + h (h on one side), others refitted
+  // from the optimum.
+  auto root = [&](double h) {
+    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = best[i];
+    *block = u0 + h;
+    ceres::Solver::Summary sum;
+    ceres::Solve(so, &P, &sum);
+    ++out.solves;
+    const double ssr = sum.IsSolutionUsable() ? 2.0 * sum.final_cost : evaluate_ssr(P);
+    if (!std::isfinite(ssr)) return kInf;  // the model breaks down there: outside any interval
+    out.least_ssr = std::min(out.least_ssr, ssr);
+    return std::sqrt(std::max(0.0, ssr - ssr_min) / s2);
+  };
+
+  for (int side : {-1, 1}) {
+    const double limit = side < 0 ? std::max(lower - u0, -span) : std::min(upper - u0, span);
+    double h_in = 0.0, r_in = 0.0;  // inside the interval (r < z)
+    double h = side * step, r = 0.0;
+    bool bracketed = false, at_limit = false;
+    for (int it = 0; it < kMaxGrow; ++it) {
+      if (std::abs(h) >= std::abs(limit)) {
+        h = limit;
+        at_limit = true;
+      }
+      r = root(h);
+      if (r >= kZ975) {
+        bracketed = true;
+        break;
+      }
+      h_in = h, r_in = r;
+      if (at_limit) break;
+      // Secant on the near-linear signed root, overshooting a little so the
+      // next point likely brackets; at least doubling when r is still tiny.
+      const double scale = r > 0.05 * kZ975 ? 1.15 * kZ975 / r : 4.0;
+      h *= std::min(std::max(scale, 1.2), 16.0);
+    }
+    double edge;
+    if (!bracketed) edge = at_limit && std::abs(limit) < span * (1 - 1e-12) ? limit : side * kInf;
+    else {
+      double h_out = h, r_out = r;
+      for (int it = 0; it < kMaxRefine; ++it) {
+        // Regula falsi; bisection while the outer point is where the model breaks down.
+        const double hm = std::isfinite(r_out) ? h_in + (kZ975 - r_in) * (h_out - h_in) / (r_out - r_in)
+                                               : 0.5 * (h_in + h_out);
+        const double rm = root(hm);
+        if (std::abs(rm - kZ975) < 1e-3 * kZ975) {
+          h_out = hm;
+          break;
+        }
+        if (rm < kZ975) h_in = hm, r_in = rm;
+        else h_out = hm, r_out = rm;
+      }
+      edge = std::isfinite(r_out) ? h_out : h_in;
+    }
+    (side < 0 ? out.lo : out.hi) = std::isfinite(edge) ? u0 + edge : edge;
+  }
+  P.SetParameterBlockVariable(block);
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = best[i];
+  return out;
+}
+
+}  // namespace stribeck::ident::detail

@@ -1,0 +1,39 @@
+#pragma once
+// Private to identification/: profile-likelihood intervals, for parameters
+// whose linearised (Wald) interval cannot be trusted: at or near a bound, or
+// where the cost is far from quadratic over the interval.
+//
+// For free parameter g held at internal value u, the profile is the least
+// cost over all other free parameters. With SSR the sum of squares and s^2
+// the residual variance at the optimum, the 95 % interval is where
+//   SSR_profile(u) - SSR_min <= chi2_1(0.95) s^2 = z(0.975)^2 s^2.
+// Each side is found on the signed root r(u) = sqrt((SSR(u)-SSR_min)/s^2),
+// which is close to linear in u, by secant steps, then regula falsi once
+// bracketed; a side that reaches the parameter's bound first ends there, one
+// that never rises enough within a wide span is unbounded (infinite).
+#include <ceres/ceres.h>
+
+#include "problem.hpp"
+
+namespace stribeck::ident::detail {
+
+struct ProfileInterval {
+  double lo = -kInf, hi = kInf;  // internal coordinates of parameter g
+  int solves = 0;
+  // The least SSR any profile point reached: below ssr_min when holding the
+  // parameter elsewhere let the others find a better optimum (the solution
+  // was not the global one).
+  double least_ssr = kInf;
+};
+
+// `g`: index into L.params (free, with a parameter block in P). The layout's
+// internal coordinates are the optimum on entry and are restored on return.
+// `ssr_min` = 2 * optimal cost, `s2` the residual variance, `step` a first
+// step in u (the Wald standard error in u, or a guess).
+ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr_min, double s2, double step,
+                                 const ceres::Solver::Options& options);
+
+// SSR of the current internal coordinates (2 * Ceres' cost).
+double evaluate_ssr(ceres::Problem& P);
+
+}  // namespace stribeck::ident::detail
