@@ -19,6 +19,7 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/threads.hpp"
 
 namespace stribeck::ident {
 using namespace detail;
@@ -231,7 +232,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
                      " free parameters");
 
   ceres::Solver::Options so =
-      solver_options(o, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+      solver_options(o, job_threads());
   // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
   // extra projected line search would cost a second Jacobian per iteration.
   so.max_num_line_search_step_size_iterations = 0;
