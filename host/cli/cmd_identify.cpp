@@ -254,7 +254,8 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
-  cmd->add_option("--threads", a->threads, "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)");
+  cmd->add_option("--threads", a->threads,
+                  "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
   cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");

@@ -96,8 +96,7 @@ TEST_F(CliThreads, BatchTeamFollowsTheCpuAffinity) {
   ASSERT_EQ(run(one, identify("b.csv"), &out), 0) << out;
   EXPECT_NE(out.find("stribeck identify: 3 fits on 1 thread\n"), std::string::npos) << out;
   // An explicit OMP_NUM_THREADS still wins over the affinity.
-  ASSERT_EQ(run("taskset -c " + std::to_string(first) + " env OMP_NUM_THREADS=2", identify("c.csv"), &out), 0)
-      << out;
+  ASSERT_EQ(run("taskset -c " + std::to_string(first) + " env OMP_NUM_THREADS=2", identify("c.csv"), &out), 0) << out;
   EXPECT_NE(out.find("stribeck identify: 3 fits on 2 threads\n"), std::string::npos) << out;
   EXPECT_EQ(slurp(dir_ + "b.csv"), slurp(dir_ + "a.csv"));
 }

@@ -39,10 +39,9 @@ struct PrefixRow {
   int exponent;
 };
 const PrefixRow kSIPrefixes[] = {
-    {"q", -30}, {"r", -27}, {"y", -24}, {"z", -21}, {"a", -18}, {"f", -15}, {"p", -12}, {"n", -9},
-    {"u", -6},  {"µ", -6},  {"μ", -6},  {"m", -3},  {"c", -2},  {"d", -1},  {"da", 1},  {"h", 2},
-    {"k", 3},   {"M", 6},   {"G", 9},   {"T", 12},  {"P", 15},  {"E", 18},  {"Z", 21},  {"Y", 24},
-    {"R", 27},  {"Q", 30},
+    {"q", -30}, {"r", -27}, {"y", -24}, {"z", -21}, {"a", -18}, {"f", -15}, {"p", -12}, {"n", -9}, {"u", -6},
+    {"µ", -6},  {"μ", -6},  {"m", -3},  {"c", -2},  {"d", -1},  {"da", 1},  {"h", 2},   {"k", 3},  {"M", 6},
+    {"G", 9},   {"T", 12},  {"P", 15},  {"E", 18},  {"Z", 21},  {"Y", 24},  {"R", 27},  {"Q", 30},
 };
 
 struct BaseRow {
@@ -52,11 +51,11 @@ struct BaseRow {
   const char* si;
 };
 const BaseRow kPrefixable[] = {
-    {"m", 1, Dimension::kLength, "m"},         {"s", 1, Dimension::kTime, "s"},
-    {"g", 1e-3, Dimension::kOther, "kg"},      {"K", 1, Dimension::kTemperature, "K"},
-    {"rad", 1, Dimension::kAngle, "rad"},      {"N", 1, Dimension::kForce, "N"},
-    {"Pa", 1, Dimension::kPressure, "Pa"},     {"bar", 1e5, Dimension::kPressure, "Pa"},
-    {"Hz", 1, Dimension::kOther, "Hz"},        {"Nm", 1, Dimension::kTorque, "N*m"},
+    {"m", 1, Dimension::kLength, "m"},     {"s", 1, Dimension::kTime, "s"},
+    {"g", 1e-3, Dimension::kOther, "kg"},  {"K", 1, Dimension::kTemperature, "K"},
+    {"rad", 1, Dimension::kAngle, "rad"},  {"N", 1, Dimension::kForce, "N"},
+    {"Pa", 1, Dimension::kPressure, "Pa"}, {"bar", 1e5, Dimension::kPressure, "Pa"},
+    {"Hz", 1, Dimension::kOther, "Hz"},    {"Nm", 1, Dimension::kTorque, "N*m"},
 };
 
 TEST(Units, EveryPrefixOnEveryBaseUnit) {
@@ -71,8 +70,7 @@ TEST(Units, EveryPrefixOnEveryBaseUnit) {
         expect_unit("N/" + unit + "^2", pow10(-2 * p.exponent), Dimension::kPressure, "Pa");
       }
       // Inside products and quotients too.
-      if (b.dim == Dimension::kForce)
-        expect_unit(unit + "/s", pow10(p.exponent), Dimension::kOther, "N/s");
+      if (b.dim == Dimension::kForce) expect_unit(unit + "/s", pow10(p.exponent), Dimension::kOther, "N/s");
     }
   }
 }
@@ -122,8 +120,8 @@ TEST(Units, CompositionsFromTheIssueAndRigLogs) {
 }
 
 TEST(Units, UnitsOutsideSITakeNoPrefix) {
-  for (const char* u : {"kmin", "mh", "kin", "min2x", "mdeg", "krev", "klbf", "kpsi", "katm", "krpm", "m%",
-                        "ksec", "mdegC", "mC", "kF", "MdegF", "kNmm"})
+  for (const char* u : {"kmin", "mh", "kin", "min2x", "mdeg", "krev", "klbf", "kpsi", "katm", "krpm", "m%", "ksec",
+                        "mdegC", "mC", "kF", "MdegF", "kNmm"})
     EXPECT_FALSE(find_unit(u).has_value()) << u;
   // ... though they combine with other units.
   expect_unit("min", 60, Dimension::kTime, "s");
@@ -157,10 +155,18 @@ TEST(Units, PressureReferenceOnPrefixedUnits) {
     double factor;
     bool absolute;
   };
-  const Case cases[] = {{"bara", 1e5, true},    {"bar(a)", 1e5, true}, {"bar (abs)", 1e5, true},
-                        {"mbara", 1e2, true},   {"kPa(abs)", 1e3, true}, {"MPaa", 1e6, true},
-                        {"psia", 6894.757293168361, true}, {"barg", 1e5, false}, {"kPa(g)", 1e3, false},
-                        {"Pa", 1, false},       {"daPa", 10, false},  {"aPa", 1e-18, false}};
+  const Case cases[] = {{"bara", 1e5, true},
+                        {"bar(a)", 1e5, true},
+                        {"bar (abs)", 1e5, true},
+                        {"mbara", 1e2, true},
+                        {"kPa(abs)", 1e3, true},
+                        {"MPaa", 1e6, true},
+                        {"psia", 6894.757293168361, true},
+                        {"barg", 1e5, false},
+                        {"kPa(g)", 1e3, false},
+                        {"Pa", 1, false},
+                        {"daPa", 10, false},
+                        {"aPa", 1e-18, false}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.unit);
     const auto u = find_unit(c.unit);
@@ -175,8 +181,8 @@ TEST(Units, PressureReferenceOnPrefixedUnits) {
 }
 
 TEST(Units, MalformedExpressionsAreRefused) {
-  for (const char* u : {"m/", "/s", "m^", "m^-", "(m/s", "m/s)", "m^0", "m^123", "**", "m**s", "kkN", "1^2",
-                        "%^2", "m//s", "()", "furlong", "parsec", "Mx", "^2", "m^2^2", "ab", "N m kg"})
+  for (const char* u : {"m/",  "/s",  "m^",   "m^-", "(m/s",    "m/s)",   "m^0", "m^123", "**",    "m**s", "kkN",
+                        "1^2", "%^2", "m//s", "()",  "furlong", "parsec", "Mx",  "^2",    "m^2^2", "ab",   "N m kg"})
     EXPECT_FALSE(find_unit(u).has_value()) << u;
 }
 
@@ -208,8 +214,7 @@ TEST(Units, MicronewtonLogImports) {
   EXPECT_EQ(e.units.at("normal_force"), "N");
   EXPECT_EQ(e.units.at("force"), "N");
   EXPECT_EQ(e.units.at("position"), "m");
-  const std::vector<double> fn{500e-6, 501.25e-6, 499.75e-6}, f{-120.5e-6, 118e-6, 121.25e-6},
-      x{0, 2.5e-6, 5e-6};
+  const std::vector<double> fn{500e-6, 501.25e-6, 499.75e-6}, f{-120.5e-6, 118e-6, 121.25e-6}, x{0, 2.5e-6, 5e-6};
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_NEAR(e.channels.at("normal_force")[i], fn[i], 1e-18);
     EXPECT_NEAR(e.channels.at("force")[i], f[i], 1e-18);
