@@ -28,8 +28,10 @@ demo: build
 examples: build
 	@bash scripts/make-examples.sh $(STRIBECK)
 
-bench: build
+bench: deps $(BUILD)/CMakeCache.txt
 	@bash scripts/install-deps.sh --bench
+	cmake -S . -B $(BUILD) -DSTRIBECK_BENCH=ON
+	cmake --build $(BUILD) -j $(JOBS)
 	@echo "benchmarks are run one by one; see bench/README.md"
 
 clean:

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "stribeck/host/threads.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/models/simscape_cylinder_il.hpp"
 #include "stribeck/kernels/stepping.hpp"
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   stribeck::ident::FitOptions o;
   o.initial = {"F_pr=30", "f_cfr=1e-5", "R_brk=1.2", "v_brk=0.01", "f_v=100"};  // same start as the peer
   o.keep_signals = false;
-  o.num_threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.num_threads = threads > 0 ? threads : stribeck::job_threads();
   std::vector<double> times, solver;
   stribeck::ident::FitSummary s;
   for (int r = 0; r < repeat; ++r) {

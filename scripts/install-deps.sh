@@ -5,12 +5,14 @@
 #
 #   scripts/install-deps.sh            # build + test dependencies
 #   scripts/install-deps.sh --bench    # also the Python peers used by bench/
+#   scripts/install-deps.sh --fuzz     # also clang-14 + libFuzzer (cmake -DSTRIBECK_FUZZ=ON)
+# Options combine: scripts/install-deps.sh --bench --fuzz
 set -euo pipefail
 
 packages=(
   cmake make g++ pkg-config
   libceres-dev libeigen3-dev        # identification (Ceres 2.1, Eigen 3.4)
-  libhdf5-dev                       # HDF5 1.10, C and C++ APIs
+  libhdf5-dev                       # HDF5 1.10 (C API and high-level library)
   libmatio-dev                      # MATLAB v5/v7 .mat import (v7.3 is read as HDF5)
   libcli11-dev                      # the stribeck CLI
   libgtest-dev                      # tests
@@ -18,11 +20,14 @@ packages=(
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
-  clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
-if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev python3-scipy python3-h5py)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=(python3-scipy python3-h5py) ;;     # the benchmarks' Python peers
+    --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;     # libFuzzer target for the log readers (tests/fuzz)
+    *) echo "install-deps: unknown option '$arg' (--bench, --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,15 +1,15 @@
 // `stribeck identify`: fit friction-model parameters to rig logs.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <omp.h>
 #include <set>
-#include <thread>
 #include <unistd.h>
 
 #include "commands.hpp"
@@ -17,6 +17,7 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/host/threads.hpp"
 #include "stribeck/host/version.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/results_io.hpp"
@@ -177,23 +178,33 @@ void run(const IdentifyArgs& a) {
     std::vector<std::pair<std::string, ident::FitSummary>> fits(jobs.size());
     std::vector<std::string> errors(jobs.size());
     o.num_threads = 1;
-    std::atomic<size_t> next{0};
-    const unsigned nt = a.threads > 0 ? a.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::min<size_t>(nt, jobs.size()); ++t)
-      pool.emplace_back([&] {
-        for (size_t j; (j = next++) < jobs.size();) {
-          fits[j].first = jobs[j].first;
-          try {
-            fits[j].second = ident::fit({*jobs[j].second}, a.model, o);
-          } catch (const InputError& e) {
-            errors[j] = e.what();
-          }
+    // One fit per OpenMP thread: the team follows --threads, else the job's
+    // affinity and OMP_NUM_THREADS (a fit's own OpenMP regions nest inside
+    // and run serially).
+    const int want = static_cast<int>(std::min<size_t>(a.threads > 0 ? a.threads : job_threads(), jobs.size()));
+    std::vector<std::exception_ptr> failures(jobs.size());
+    int team = 1;
+#pragma omp parallel num_threads(want)
+    {
+#pragma omp single
+      team = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1)
+      for (long j = 0; j < static_cast<long>(jobs.size()); ++j) {
+        fits[j].first = jobs[j].first;
+        try {
+          fits[j].second = ident::fit({*jobs[j].second}, a.model, o);
+        } catch (const InputError& e) {
+          errors[j] = e.what();
+        } catch (...) {
+          failures[j] = std::current_exception();
         }
-      });
-    for (auto& t : pool) t.join();
-    for (size_t j = 0; j < jobs.size(); ++j)
+      }
+    }
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (failures[j]) std::rethrow_exception(failures[j]);
       if (!errors[j].empty()) throw InputError(jobs[j].first + ": " + errors[j]);
+    }
+    std::fprintf(stderr, "stribeck identify: %zu fits on %d thread%s\n", jobs.size(), team, team == 1 ? "" : "s");
     const std::string csv = table_csv(fits);
     if (!a.table.empty()) write_text(a.table, csv);
     else std::fputs(csv.c_str(), stdout);
@@ -287,7 +298,8 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
-  cmd->add_option("--threads", a->threads, "Threads (default: all)");
+  cmd->add_option("--threads", a->threads,
+                  "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <functional>
 #include <cmath>
-#include <omp.h>
 
 #include "block_cost.hpp"
 #include "compressed_cost.hpp"
@@ -26,6 +25,7 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/threads.hpp"
 
 namespace stribeck::ident {
 using namespace detail;
@@ -740,7 +740,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   Layout L = make_layout(model, o, D.data);
   const SampleLoss loss = parse_loss(o.loss);
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
-  const int threads = o.num_threads > 0 ? o.num_threads : omp_get_max_threads();
+  const int threads = o.num_threads > 0 ? o.num_threads : job_threads();
   auto problem = build_problem<M>(L, D.data, D.train, block, loss, threads);
   std::vector<int> free;  // held-out experiments cannot determine their own per-experiment unknowns
   for (int i : L.free_indices())

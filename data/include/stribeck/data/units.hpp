@@ -1,8 +1,15 @@
 #pragma once
 // Units as rig logs spell them, and their conversion to SI. A log channel
 // stores SI values with its SI unit; files we import may use mm, bar, kN, ms,
-// rpm, ... . Conversion is value_SI = factor * value + offset (the offset is
-// only non-zero for temperatures in degC/degF).
+// uN, rpm, N*m/rad, ... . Conversion is value_SI = factor * value + offset
+// (the offset is only non-zero for temperatures in degC/degF).
+//
+// A unit is parsed by a small grammar over a table of base units
+// (docs/data-format.md, "Units"): any SI prefix, q to Q with u, µ or μ for
+// micro, on any SI base unit (m, g, s, K, rad, N, Pa, bar, Hz), powers
+// (m/s^2, m/s2, m/s², s^-1), products and quotients (N*m, N·m, kN/(m/s)).
+// Units outside SI (min, h, in, lbf, psi, atm, deg, rev, rpm, %) take no
+// prefix; degC/degF (C/F) are affine and stand only alone.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +29,7 @@ enum class Dimension {
   kAngularAcceleration,
   kTorque,
   kTemperature,
+  kOther,  // a quantity outside the log schema (N*s/m, N*m/rad, 1/s, ...): UnitInfo::si spells it
 };
 
 struct UnitInfo {
@@ -29,13 +37,14 @@ struct UnitInfo {
   double factor = 1.0;  // SI value per unit
   double offset = 0.0;  // added after scaling (degC -> K)
   bool absolute_pressure = false;  // spelled as absolute (bara, psia, "bar (abs)")
-  const char* si = "1";            // the SI unit of this dimension, as logs store it
+  std::string si = "1";            // the SI unit, as logs store it ("N*s/m" for kN/(m/s))
 };
 
-// Looks a unit up (case-sensitive where it matters: "mm" vs "Mm" is not
-// accepted, "ms" is milliseconds). Spaces, '·', '*', '^' and '²' spellings are
+// Looks a unit up (case-sensitive: "mm" is millimetres, "Mm" megametres,
+// "ms" milliseconds). Spaces, '·', '*', '^' and superscript spellings are
 // normalised: "N*m", "N·m", "Nm"; "m/s^2", "m/s²", "m/s2". std::nullopt if
 // unknown. "" is not a unit (callers decide what a missing unit means).
+// N*m is a torque (energy, J, is not a unit here).
 std::optional<UnitInfo> find_unit(std::string_view unit);
 
 // A number with an optional unit: "3bar", "3 bar", "100 mm/s", "0.1" (SI).

@@ -1,0 +1,15 @@
+# stribeck_add_benchmark(NAME): the benchmark program bench/NAME.cpp, written
+# to bin/ next to the CLI it may drive. Used by bench/ (STRIBECK_BENCH=ON: all
+# of them) and by tests/ (the two the Peers.* tests check), once per program.
+function(stribeck_add_benchmark name)
+  if(TARGET ${name})
+    return()
+  endif()
+  add_executable(${name} ${PROJECT_SOURCE_DIR}/bench/${name}.cpp)
+  target_link_libraries(${name} PRIVATE stribeck::host stribeck::identification OpenMP::OpenMP_CXX)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  # Benchmarks that drive the CLI or a peer script find them through these.
+  target_compile_definitions(${name} PRIVATE STRIBECK_CLI="$<TARGET_FILE:stribeck>"
+                             STRIBECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  add_dependencies(${name} stribeck)
+endfunction()
