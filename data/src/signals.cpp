@@ -376,16 +376,16 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
     else ++s.near_reversal;
   }
   s.samples_out = kept.size();
-  char method[200];
+  char method[200], width[32];
+  std::snprintf(width, sizeof width, "%.4g", s.half_width_s);
   std::snprintf(method, sizeof method,
                 "parallel filter: zero-phase Blackman low-pass, cutoff %s Hz (half-width %s s), decimation %d, "
                 "%zu of %zu samples kept",
-                format_number(s.cutoff_hz).c_str(), format_number(s.half_width_s).c_str(), s.decimation,
-                s.samples_out, s.samples_in);
+                format_number(s.cutoff_hz).c_str(), width, s.decimation, s.samples_out, s.samples_in);
   s.method = method;
   if (kept.empty())
     throw InputError(where + ": parallel filtering at cut-off " + format_number(s.cutoff_hz) +
-                     " Hz leaves no sample to fit (the filter's support, +/-" + format_number(s.half_width_s) +
+                     " Hz leaves no sample to fit (the filter's support, +/-" + std::string(width) +
                      " s, reaches a velocity reversal or an end of the log at every sample); raise --cutoff, or fit "
                      "unfiltered with --no-parallel-filter");
 
