@@ -309,6 +309,20 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
     if (!std::isfinite(t[k]) || (k && !(t[k] > t[k - 1])))
       throw InputError(where + ", channel 'time', sample " + std::to_string(k) + ": time must be finite and increase strictly");
   if (o.decimation < 0) throw InputError("--decimate must be >= 0 (0: automatic)");
+  double h_mean = 0;
+  if (!uniform_time(t, h_mean)) {
+    // Smoothing at jittered time stamps would turn the jitter into position
+    // errors after the filter, which differentiation then amplifies at every
+    // frequency. Linear interpolation onto a uniform grid first is one more
+    // linear operator applied alike to every channel, and its errors pass
+    // through the filter before any derivative is taken.
+    Experiment u = e;
+    resample_uniform(u, h_mean);
+    Experiment r = parallel_filter(u, derive, o, summary);
+    r.attributes["parallel_filter"] += "; time stamps were not uniform: resampled linearly first";
+    if (summary) summary->method = r.attributes["parallel_filter"];
+    return r;
+  }
   s.samples_in = n;
   s.rate_hz = static_cast<double>(n - 1) / (t.back() - t.front());
   s.cutoff_hz = o.cutoff_hz > 0 ? o.cutoff_hz : s.rate_hz / 20.0;

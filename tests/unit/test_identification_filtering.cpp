@@ -183,6 +183,42 @@ TEST(IdentificationFiltering, LogsWithVelocityFitExactlyAsBefore) {
   }
 }
 
+TEST(IdentificationFiltering, JitteredTimeStampsAreResampledBeforeFiltering) {
+  // Time stamps jittered by up to +/-20 % of the 1 ms step (a logger without
+  // a hardware clock): every channel is resampled onto a uniform grid first.
+  const double m = 4.0, Fc = 15, fv = 80, w1 = 2 * kPi * 0.5, w2 = 2 * kPi * 1.7;
+  Experiment e;
+  e.name = "jitter";
+  e.source = "test";
+  std::uint64_t state = 12345;
+  auto uniform = [&] {  // splitmix64 -> (0, 1)
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (static_cast<double>((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+  };
+  auto gauss = [&] { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * kPi * uniform()); };
+  for (int i = 0; i < 20000; ++i) {
+    const double t = i * 1e-3 + 0.2e-3 * (2 * uniform() - 1);
+    const double v = 0.08 * std::cos(w1 * t) + 0.05 * std::cos(w2 * t);
+    const double a = -0.08 * w1 * std::sin(w1 * t) - 0.05 * w2 * std::sin(w2 * t);
+    e.channels["time"].push_back(t);
+    e.channels["position"].push_back(0.08 / w1 * std::sin(w1 * t) + 0.05 / w2 * std::sin(w2 * t));
+    e.channels["force"].push_back(Fc * (v > 0 ? 1 : -1) + fv * v + m * a + 0.3 * gauss());
+  }
+  FitOptions o;
+  o.inertia = true;
+  for (double fc : {10.0, 40.0, 100.0}) {
+    o.cutoff_hz = fc;
+    const FitSummary s = ident::fit({e}, "coulomb-viscous", o);
+    EXPECT_TRUE(s.converged) << s.report();
+    EXPECT_LE(rel(s.param("mass").value, m), 0.005) << fc << " Hz\n" << s.report();
+    EXPECT_LE(rel(s.param("F_C").value, Fc), 0.005) << fc << " Hz\n" << s.report();
+    EXPECT_LE(rel(s.param("f_v").value, fv), 0.005) << fc << " Hz\n" << s.report();
+  }
+}
+
 // ---- the filter against an independent computation -------------------------
 
 long double blackman(long double u) {

@@ -71,7 +71,9 @@ DeriveSummary derive_channels(Experiment& e, const std::vector<std::string>& cha
 // (T ~ 0.41 / cutoff). Derivatives of the filtered signal: the 5-point
 // central differences (4th order; on non-uniform time the quartic through 5
 // samples). Decimation: every D-th sample, D = round(1.25 T rate) by default,
-// where the filtered white noise's lag-D correlation is ~2 %.
+// where the filtered white noise's lag-D correlation is ~2 %. Time stamps that
+// are not uniform (to 1e-6 of the step) are first resampled linearly onto the
+// uniform grid of the same mean step (resample_uniform), for every channel.
 struct ParallelFilterOptions {
   // -3 dB cut-off [Hz] of L; 0 = sample rate / 20 (the derive default).
   double cutoff_hz = 0.0;
