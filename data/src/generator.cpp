@@ -1,5 +1,6 @@
 #include "stribeck/data/generator.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "stribeck/data/error.hpp"
@@ -73,7 +74,7 @@ struct Levels {
 };
 
 double default_duration(const std::string& p) {
-  if (p == "sine-sweep" || p == "creep") return 20;
+  if (p == "sine-sweep" || p == "creep" || p == "multisine") return 20;
   if (p == "plateaus") return 24;
   return 8;
 }
@@ -139,7 +140,8 @@ std::string settings_text(const std::map<std::string, double>& m) {
 }  // namespace
 
 const std::vector<std::string>& generator_profiles() {
-  static const std::vector<std::string> p = {"triangle", "sine-sweep", "ramps", "steps", "plateaus", "creep"};
+  static const std::vector<std::string> p = {"triangle", "sine-sweep", "ramps", "steps", "plateaus", "creep",
+                                             "multisine"};
   return p;
 }
 
@@ -172,15 +174,62 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
       if (!std::isfinite(v) || (m != &o.offset && v < 0)) throw InputError("generate: bad value for '" + ch + "'");
     }
 
+  for (const auto& ch : o.omit) {
+    bool ok = false;
+    for (const char* c : kChannels) ok |= ch == c;
+    if (!ok) throw InputError("generate: --omit: no channel '" + ch + "' (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
+  }
   const bool rotational = model->output_unit == "N*m";
   const size_t n = static_cast<size_t>(std::floor(T * o.rate_hz)) + 1;
   const double dt = 1.0 / o.rate_hz;
   const Profile profile(o.profile, T, o.v_max);
   std::vector<double> t(n), v(n), a(n), x(n);
-  for (size_t i = 0; i < n; ++i) {
-    t[i] = static_cast<double>(i) * dt;
-    profile.eval(t[i], v[i], a[i]);
-    x[i] = i == 0 ? 0.0 : x[i - 1] + 0.5 * (v[i] + v[i - 1]) * dt;  // trapezoid
+  if (o.profile == "multisine") {
+    if (!(o.band_lo_hz > 0) || !(o.band_hi_hz >= o.band_lo_hz) || !std::isfinite(o.band_hi_hz))
+      throw InputError("generate: --band LO:HI needs 0 < LO <= HI [Hz]");
+    if (o.band_hi_hz >= 0.5 * o.rate_hz)
+      throw InputError("generate: --band upper frequency " + format_number(o.band_hi_hz) +
+                       " Hz is not below the Nyquist frequency " + format_number(0.5 * o.rate_hz) + " Hz");
+    if (o.tones < 1 || o.tones > 1000) throw InputError("generate: --tones must be 1..1000");
+    // Phases from their own stream, so the sensor noise stream is the same
+    // for every profile.
+    Rng phases(o.seed ^ 0x6D756C746973696Eull);
+    std::vector<double> w(static_cast<size_t>(o.tones)), phi(w.size());
+    for (size_t k = 0; k < w.size(); ++k) {
+      const double f = o.tones == 1 ? o.band_lo_hz
+                                    : o.band_lo_hz * std::pow(o.band_hi_hz / o.band_lo_hz,
+                                                              static_cast<double>(k) / (o.tones - 1));
+      w[k] = 2 * kPi * f;
+      phi[k] = 2 * kPi * phases.uniform();
+    }
+    // Unit velocity amplitude per tone: x = sum sin(w t + phi) / w.
+    double peak = 0;
+    for (size_t i = 0; i < n; ++i) {
+      t[i] = static_cast<double>(i) * dt;
+      double xi = 0, vi = 0, ai = 0;
+      for (size_t k = 0; k < w.size(); ++k) {
+        const double s = std::sin(w[k] * t[i] + phi[k]), c = std::cos(w[k] * t[i] + phi[k]);
+        xi += s / w[k];
+        vi += c;
+        ai -= w[k] * s;
+      }
+      x[i] = xi;
+      v[i] = vi;
+      a[i] = ai;
+      peak = std::max(peak, std::abs(vi));
+    }
+    const double scale = o.v_max / peak, x0 = x[0] * scale;
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = x[i] * scale - x0;
+      v[i] *= scale;
+      a[i] *= scale;
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      t[i] = static_cast<double>(i) * dt;
+      profile.eval(t[i], v[i], a[i]);
+      x[i] = i == 0 ? 0.0 : x[i - 1] + 0.5 * (v[i] + v[i - 1]) * dt;  // trapezoid
+    }
   }
   const bool pressures = model->needs(kChannelPressureA) || model->needs(kChannelPressureB) || !o.pressure_levels.empty();
   const bool normal = model->needs(kChannelNormalForce);
@@ -244,6 +293,18 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
                     {"generator_mass", format_number(o.mass)},
                     {"generator_area_a", format_number(o.area_a)},
                     {"generator_area_b", format_number(o.area_b)}};
+    if (o.profile == "multisine")
+      e.attributes["generator_band"] = format_number(o.band_lo_hz) + ":" + format_number(o.band_hi_hz) + " Hz, " +
+                                       std::to_string(o.tones) + " tones";
+    for (const auto& ch : o.omit) {
+      e.channels.erase(ch);
+      e.units.erase(ch);
+    }
+    if (!o.omit.empty()) {
+      std::string list;
+      for (const auto& ch : o.omit) list += (list.empty() ? "" : ",") + ch;
+      e.attributes["generator_omitted"] = list;
+    }
     if (rotational) e.attributes["motion"] = "rotational";
     if (pressures) e.attributes["pressure_reference"] = "gauge";
     out.push_back(std::move(e));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -189,6 +190,246 @@ DeriveSummary derive_channels(Experiment& e, const std::vector<std::string>& cha
     s.derived.push_back(ch);
   }
   return s;
+}
+
+namespace {
+
+double blackman_weight(double u) {
+  u = std::abs(u);
+  if (u >= 1.0) return 0.0;
+  return 0.42 + 0.5 * std::cos(kPi * u) + 0.08 * std::cos(2.0 * kPi * u);
+}
+
+// True when t is uniform to 1e-6 of its mean step (then L is one FIR kernel).
+bool uniform_time(const std::vector<double>& t, double& h) {
+  const size_t n = t.size();
+  h = (t.back() - t.front()) / static_cast<double>(n - 1);
+  for (size_t k = 0; k < n; ++k)
+    if (std::abs(t[k] - t.front() - static_cast<double>(k) * h) > 1e-6 * h) return false;
+  return true;
+}
+
+}  // namespace
+
+double blackman_cutoff_hz(double T, double rate) {
+  if (!(T > 0) || !(rate > 0)) throw InputError("parallel filter: half-width and sample rate must be positive");
+  const long K = static_cast<long>(std::floor(T * rate));
+  std::vector<double> w(static_cast<size_t>(K) + 1);
+  double sum = 0;
+  for (long k = 0; k <= K; ++k) {
+    w[static_cast<size_t>(k)] = blackman_weight(static_cast<double>(k) / (rate * T));
+    sum += (k ? 2.0 : 1.0) * w[static_cast<size_t>(k)];
+  }
+  auto H = [&](double f) {
+    double h = w[0];
+    for (long k = 1; k <= K; ++k) h += 2.0 * w[static_cast<size_t>(k)] * std::cos(2.0 * kPi * f * static_cast<double>(k) / rate);
+    return h / sum;
+  };
+  const double target = 1.0 / std::sqrt(2.0), nyq = 0.5 * rate;
+  const double step = std::min(0.01 / T, 0.01 * nyq);
+  double lo = 0, hi = step;
+  while (hi < nyq && H(hi) > target) {
+    lo = hi;
+    hi += step;
+  }
+  if (hi >= nyq) {
+    if (H(nyq) > target) return nyq;
+    hi = nyq;
+  }
+  for (int it = 0; it < 60; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (H(mid) > target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double blackman_half_width(double cutoff_hz, double rate) {
+  if (!(cutoff_hz > 0) || !(rate > 0)) throw InputError("parallel filter: cut-off and sample rate must be positive");
+  if (cutoff_hz >= 0.5 * rate)
+    throw InputError("parallel filter: cut-off " + format_number(cutoff_hz) + " Hz is not below the Nyquist frequency " +
+                     format_number(0.5 * rate) + " Hz");
+  // The cut-off falls as the kernel widens (~0.41 / T); bisect on T.
+  double lo = 1.0 / rate, hi = 4.0 * 0.41 / cutoff_hz;
+  while (blackman_cutoff_hz(hi, rate) > cutoff_hz) hi *= 2;
+  for (int it = 0; it < 60; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (blackman_cutoff_hz(mid, rate) > cutoff_hz ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+std::vector<double> blackman_smooth(const std::vector<double>& t, const std::vector<double>& x, double T,
+                                    const std::vector<size_t>* at) {
+  const size_t n = x.size();
+  if (t.size() != n) throw InputError("blackman_smooth: time and signal differ in length");
+  const size_t m = at ? at->size() : n;
+  std::vector<double> out(m);
+  if (n == 0) return out;
+  double h = 0;
+  const bool uniform = n > 1 && uniform_time(t, h);
+  std::vector<double> table;
+  long K = 0;
+  if (uniform) {
+    K = static_cast<long>(std::floor(T / h));
+    for (long k = 0; k <= K; ++k) table.push_back(blackman_weight(static_cast<double>(k) * h / T));
+  }
+  for (size_t j = 0; j < m; ++j) {
+    const size_t i = at ? (*at)[j] : j;
+    double s = 0, ws = 0;
+    if (uniform) {
+      const long a = std::max(0L, static_cast<long>(i) - K), b = std::min(static_cast<long>(n) - 1, static_cast<long>(i) + K);
+      for (long k = a; k <= b; ++k) {
+        const double w = table[static_cast<size_t>(std::labs(k - static_cast<long>(i)))];
+        s += w * x[static_cast<size_t>(k)];
+        ws += w;
+      }
+    } else {
+      const size_t a = static_cast<size_t>(std::upper_bound(t.begin(), t.end(), t[i] - T) - t.begin());
+      const size_t b = static_cast<size_t>(std::lower_bound(t.begin(), t.end(), t[i] + T) - t.begin());
+      for (size_t k = a; k < b; ++k) {
+        const double w = blackman_weight((t[k] - t[i]) / T);
+        s += w * x[k];
+        ws += w;
+      }
+    }
+    out[j] = ws > 0 ? s / ws : x[i];
+  }
+  return out;
+}
+
+Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& derive, const ParallelFilterOptions& o,
+                           ParallelFilterSummary* summary) {
+  const std::string where = e.source + ": experiment '" + e.name + "'";
+  ParallelFilterSummary s;
+  if (!e.has("time")) throw InputError(where + ": cannot filter or derive " + (derive.empty() ? std::string("channels") : derive.front()) + " without a 'time' channel");
+  const auto& t = e.channels.at("time");
+  const size_t n = t.size();
+  if (n < 5) throw InputError(where + ": too few samples (" + std::to_string(n) + ") to filter and differentiate");
+  for (size_t k = 0; k < n; ++k)
+    if (!std::isfinite(t[k]) || (k && !(t[k] > t[k - 1])))
+      throw InputError(where + ", channel 'time', sample " + std::to_string(k) + ": time must be finite and increase strictly");
+  if (o.decimation < 0) throw InputError("--decimate must be >= 0 (0: automatic)");
+  double h_mean = 0;
+  if (!uniform_time(t, h_mean)) {
+    // Smoothing at jittered time stamps would turn the jitter into position
+    // errors after the filter, which differentiation then amplifies at every
+    // frequency. Linear interpolation onto a uniform grid first is one more
+    // linear operator applied alike to every channel, and its errors pass
+    // through the filter before any derivative is taken.
+    Experiment u = e;
+    resample_uniform(u, h_mean);
+    Experiment r = parallel_filter(u, derive, o, summary);
+    r.attributes["parallel_filter"] += "; time stamps were not uniform: resampled linearly first";
+    if (summary) summary->method = r.attributes["parallel_filter"];
+    return r;
+  }
+  s.samples_in = n;
+  s.rate_hz = static_cast<double>(n - 1) / (t.back() - t.front());
+  s.cutoff_hz = o.cutoff_hz > 0 ? o.cutoff_hz : s.rate_hz / 20.0;
+  if (s.cutoff_hz >= s.rate_hz / 2)
+    throw InputError(where + ": filter cut-off " + format_number(s.cutoff_hz) + " Hz is not below the Nyquist frequency " +
+                     format_number(s.rate_hz / 2) + " Hz");
+  s.half_width_s = blackman_half_width(s.cutoff_hz, s.rate_hz);
+  s.decimation = o.decimation > 0 ? o.decimation
+                                  : std::max(1, static_cast<int>(std::lround(1.25 * s.half_width_s * s.rate_hz)));
+  const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
+  const bool want_v = std::count(derive.begin(), derive.end(), "velocity") != 0;
+  const bool want_a = std::count(derive.begin(), derive.end(), "acceleration") != 0;
+  for (const auto& ch : derive) {
+    if (ch != "velocity" && ch != "acceleration")
+      throw InputError("--derive: cannot derive '" + ch + "' (choose velocity, acceleration)");
+    if (e.has(ch)) throw InputError(where + ": already has a '" + ch + "' channel; not overwriting measured data");
+  }
+  const bool velocity_measured = e.has("velocity");
+  if ((want_v || (want_a && !velocity_measured)) && !e.has("position"))
+    throw InputError(where + ": cannot derive " + (want_v ? "velocity" : "acceleration") + ": no 'position' channel");
+  if (!want_v && !velocity_measured && !e.has("position"))
+    throw InputError(where + ": no velocity or position channel");
+
+  // The filtered kinematics at every sample (the reversals are found on them).
+  std::vector<double> vel, acc;
+  std::vector<double> base;  // filtered position (or measured velocity) at every sample
+  const std::string from = velocity_measured ? "velocity" : "position";
+  base = blackman_smooth(t, e.channels.at(from), s.half_width_s);
+  if (velocity_measured) {
+    vel = base;
+    if (want_a) acc = sg_derivative(t, base, 1, 2, 4);
+  } else {
+    vel = sg_derivative(t, base, 1, 2, 4);
+    if (want_a) acc = sg_derivative(t, base, 2, 2, 4);
+  }
+
+  // Kept samples: the decimation grid, away from the ends and from every
+  // velocity reversal by the kernel's support plus the stencil. Reversals are
+  // found on a velocity filtered 4x wider in band (support T/4), which still
+  // shows a brief reversal that L smooths away (the true velocity dipping
+  // through zero and back within the support, where L sign(v) != sign(L v)).
+  const double margin = s.half_width_s + 2.5 / s.rate_hz;
+  std::vector<double> vm;
+  {
+    const double Tm = std::max(0.25 * s.half_width_s, 2.0 / s.rate_hz);
+    const std::vector<double> bm = blackman_smooth(t, e.channels.at(from), Tm);
+    vm = velocity_measured ? bm : sg_derivative(t, bm, 1, 2, 4);
+  }
+  std::vector<size_t> seg_begin(n), seg_end(n);  // runs of one strict velocity sign
+  for (size_t k = 0; k < n; ++k) {
+    const bool same = k && vm[k] != 0 && (vm[k] > 0) == (vm[k - 1] > 0) && vm[k - 1] != 0;
+    seg_begin[k] = same ? seg_begin[k - 1] : k;
+  }
+  for (size_t k = n; k-- > 0;) {
+    const bool same = k + 1 < n && vm[k] != 0 && (vm[k] > 0) == (vm[k + 1] > 0) && vm[k + 1] != 0;
+    seg_end[k] = same ? seg_end[k + 1] : k;
+  }
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < n; i += static_cast<size_t>(s.decimation)) {
+    const bool inside = t[i] - t.front() >= margin && t.back() - t[i] >= margin;
+    const bool one_sign = vel[i] != 0 && vm[i] != 0 && (vm[i] > 0) == (vel[i] > 0) &&
+                          (seg_begin[i] == 0 || t[i] - t[seg_begin[i]] >= margin) &&
+                          (seg_end[i] == n - 1 || t[seg_end[i]] - t[i] >= margin);
+    if (inside && one_sign) kept.push_back(i);
+    else ++s.near_reversal;
+  }
+  s.samples_out = kept.size();
+  char method[200], width[32];
+  std::snprintf(width, sizeof width, "%.4g", s.half_width_s);
+  std::snprintf(method, sizeof method,
+                "parallel filter: zero-phase Blackman low-pass, cutoff %s Hz (half-width %s s), decimation %d, "
+                "%zu of %zu samples kept",
+                format_number(s.cutoff_hz).c_str(), width, s.decimation, s.samples_out, s.samples_in);
+  s.method = method;
+  if (kept.empty())
+    throw InputError(where + ": parallel filtering at cut-off " + format_number(s.cutoff_hz) +
+                     " Hz leaves no sample to fit (the filter's support, +/-" + std::string(width) +
+                     " s, reaches a velocity reversal or an end of the log at every sample); raise --cutoff, or fit "
+                     "unfiltered with --no-parallel-filter");
+
+  Experiment out;
+  out.name = e.name;
+  out.source = e.source;
+  out.units = e.units;
+  out.attributes = e.attributes;
+  auto pick = [&](const std::vector<double>& x) {
+    std::vector<double> y(kept.size());
+    for (size_t j = 0; j < kept.size(); ++j) y[j] = x[kept[j]];
+    return y;
+  };
+  for (const auto& [name, x] : e.channels) {
+    if (x.size() != n) continue;
+    if (name == "time") out.channels[name] = pick(x);
+    else if (name == from) out.channels[name] = pick(base);
+    else out.channels[name] = blackman_smooth(t, x, s.half_width_s, &kept);
+  }
+  auto add = [&](const std::string& ch, const std::vector<double>& x, const std::string& src) {
+    out.channels[ch] = pick(x);
+    out.units[ch] = ch == "velocity" ? (rotational ? "rad/s" : "m/s") : (rotational ? "rad/s^2" : "m/s^2");
+    out.attributes["derived_" + ch] = "5-point central difference of the filtered " + src + " (" + s.method + ")";
+    s.derived.push_back(ch);
+  };
+  if (want_v) add("velocity", vel, "position");
+  if (want_a) add("acceleration", acc, from);
+  out.attributes["parallel_filter"] = s.method;
+  if (summary) *summary = s;
+  return out;
 }
 
 void resample_uniform(Experiment& e, double dt) {

@@ -15,7 +15,8 @@ struct GenerateArgs {
   std::string model, profile = "plateaus", output, pressure_levels, noise, offset, quantisation;
   std::vector<std::string> params;
   std::string vmax = "0.1", rate = "1000", duration, pressure_b = "0", normal_force = "0", mass = "0",
-              area_a = "0", area_b = "0";
+              area_a = "0", area_b = "0", band, omit;
+  int tones = 8;
   std::uint64_t seed = 1;
 };
 
@@ -93,6 +94,19 @@ void run(const GenerateArgs& a) {
   o.offset = channel_values(a.offset, "--offset", rotational);
   o.quantisation = channel_values(a.quantisation, "--quantisation", rotational);
   o.seed = a.seed;
+  if (!a.band.empty()) {
+    const size_t c = a.band.find(':');
+    if (c == std::string::npos) throw InputError("--band '" + a.band + "': expected LO:HI in Hz, e.g. 0.2:2");
+    o.band_lo_hz = quantity(a.band.substr(0, c), "--band", {Dimension::kDimensionless});
+    o.band_hi_hz = quantity(a.band.substr(c + 1), "--band", {Dimension::kDimensionless});
+  }
+  o.tones = a.tones;
+  for (size_t p = 0; p < a.omit.size();) {
+    size_t end = a.omit.find(',', p);
+    if (end == std::string::npos) end = a.omit.size();
+    if (end > p) o.omit.push_back(a.omit.substr(p, end - p));
+    p = end + 1;
+  }
   check_output(a.output, {});
   const auto exps = generate_log(o);
   write_log(a.output, exps, cli_provenance());
@@ -107,7 +121,11 @@ void add_generate_command(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->required();
   cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
-  cmd->add_option("--profile", a->profile, "triangle, sine-sweep, ramps, steps, plateaus (default), creep");
+  cmd->add_option("--profile", a->profile, "triangle, sine-sweep, ramps, steps, plateaus (default), creep, multisine");
+  cmd->add_option("--band", a->band, "multisine: frequency band LO:HI [Hz] of the position's tones (default 0.2:2)");
+  cmd->add_option("--tones", a->tones, "multisine: number of tones, log-spaced over the band (default 8)");
+  cmd->add_option("--omit", a->omit,
+                  "Channels left out of the log, e.g. velocity,acceleration (a rig that records position only)");
   cmd->add_option("--vmax", a->vmax, "Peak velocity, e.g. 0.1 or 100mm/s or 60rpm (default 0.1 m/s)");
   cmd->add_option("--rate", a->rate, "Sample rate [Hz] (default 1000)");
   cmd->add_option("--duration", a->duration, "Length, e.g. 10 or 500ms (default: per profile, 8 to 24 s)");

@@ -254,6 +254,7 @@ void run(const IdentifyArgs& a) {
 void add_identify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("identify", "Fit friction-model parameters to rig logs (Ceres least squares)");
   auto a = std::make_shared<IdentifyArgs>();
+  auto no_parallel = std::make_shared<bool>(false);
   cmd->add_option("logs", a->logs, "Rig log(s): HDF5, MATLAB v7.3 or delimited text")->required();
   cmd->add_option("--experiment,-e", a->experiments, "Fit only this experiment (repeatable; default: all)")
       ->allow_extra_args(false);
@@ -287,6 +288,20 @@ void add_identify_command(CLI::App& app) {
                        "MASS"));
   cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");
   cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force");
+  cmd->add_option("--cutoff", a->fit.cutoff_hz,
+                  "Cut-off [Hz] of the low-pass for derived velocity/acceleration (default: sample rate / 20)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            double x;
+            return parse_double(s, x) && x > 0 ? std::string() : "must be a frequency > 0 [Hz], not '" + s + "'";
+          },
+          "HZ"));
+  cmd->add_flag("--no-parallel-filter", *no_parallel,
+                "With derived kinematics: leave the force unfiltered and keep every sample (default: filter the force "
+                "and every channel like the kinematics, then decimate)");
+  cmd->add_option("--decimate", a->fit.decimation,
+                  "Parallel filtering keeps every Nth sample (default 0: automatic, ~0.5 x rate / cut-off)")
+      ->check(kWhole);
   cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");
   cmd->add_option("--starts", a->fit.starts,
                   "Ceres refinements: 0 = automatic, until the two best agree at the noise floor (default); "
@@ -306,8 +321,9 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
   cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");
-  cmd->callback([a, mass] {
+  cmd->callback([a, mass, no_parallel] {
     if (a->fit.offset_per_experiment) a->fit.offset = true;
+    a->fit.parallel_filter = !*no_parallel;
     if (mass->count() > 0) a->fit.inertia = true;
     run(*a);
   });

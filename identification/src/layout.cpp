@@ -195,17 +195,36 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
   const bool pressure_force = o.area_a != 0.0 || o.area_b != 0.0;
   const bool known_mass = o.inertia && std::isfinite(o.mass);
   if (o.inertia && std::isfinite(o.mass) && o.mass < 0) throw InputError("--mass must be >= 0");
+  if (!(o.cutoff_hz >= 0) || !std::isfinite(o.cutoff_hz))
+    throw InputError("--cutoff must be a frequency > 0 [Hz] (0: sample rate / 20)");
+  if (o.decimation < 0) throw InputError("--decimate must be >= 0 (0: automatic, 1: every sample)");
   std::vector<Prepared> out;
   for (const auto& measured : experiments) {
-    // Velocity and acceleration the log lacks come from the data layer's
-    // zero-phase derivatives of position (default cut-off: rate / 20).
+    // Velocity and acceleration the log lacks are derived from position (or
+    // velocity) by data's zero-phase filters (default cut-off: rate / 20).
+    // For static models the force and every other channel then pass through
+    // the same low-pass and are decimated (parallel filtering), so that the
+    // force balance holds between filtered signals; otherwise (dynamic
+    // models, whose state needs every sample, or --no-parallel-filter)
+    // Savitzky-Golay derivatives and the unfiltered force, as before.
     std::vector<std::string> need;
     if (!measured.has("velocity")) need.push_back("velocity");
     if (o.inertia && !measured.has("acceleration")) need.push_back("acceleration");
     Experiment derived;
-    if (!need.empty()) {
+    if (!need.empty() && o.parallel_filter && !model.dynamic) {
+      // Non-finite samples would spread over the filter's support: name them first.
+      for (const char* ch : {"time", "position", "velocity", "force", "pressure_a", "pressure_b"})
+        if (measured.has(ch)) checked(measured, ch);
+      if (model.needs(kChannelNormalForce) && measured.has("normal_force")) checked(measured, "normal_force");
+      ParallelFilterOptions pf;
+      pf.cutoff_hz = o.cutoff_hz;
+      pf.decimation = o.decimation;
+      derived = parallel_filter(measured, need, pf);
+    } else if (!need.empty()) {
       derived = measured;
-      derive_channels(derived, need);
+      DeriveOptions d;
+      d.cutoff_hz = o.cutoff_hz;
+      derive_channels(derived, need, d);
     }
     const Experiment& e = need.empty() ? measured : derived;
     Prepared p;

@@ -20,7 +20,7 @@ namespace stribeck {
 struct GeneratorOptions {
   std::string model;           // model id (kernels registry)
   std::vector<double> params;  // full parameter vector (defaults + overrides, validated by the caller)
-  // triangle | sine-sweep | ramps | steps | plateaus | creep (see docs/data-format.md)
+  // triangle | sine-sweep | ramps | steps | plateaus | creep | multisine (see docs/data-format.md)
   std::string profile = "plateaus";
   double rate_hz = 1000;   // sample rate
   double duration = 0;     // [s]; 0 = the profile's default length
@@ -34,6 +34,15 @@ struct GeneratorOptions {
   // quantisation step, all in SI.
   std::map<std::string, double> noise, offset, quantisation;
   std::uint64_t seed = 1;
+  // multisine: position = sum of `tones` sines at log-spaced frequencies from
+  // band_lo_hz to band_hi_hz, equal velocity amplitudes, phases drawn from
+  // the seed, scaled to a peak velocity of v_max: the smooth, reversing
+  // motion of a closed-loop positioning drive, with exact v and a.
+  double band_lo_hz = 0.2, band_hi_hz = 2.0;
+  int tones = 8;
+  // Channels left out of the log (e.g. velocity, acceleration: a rig that
+  // records position only). Default: none.
+  std::vector<std::string> omit;
 };
 
 // Names the profiles `generate` knows.

@@ -52,6 +52,59 @@ struct DeriveSummary {
 DeriveSummary derive_channels(Experiment& e, const std::vector<std::string>& channels,
                               const DeriveOptions& options = {});
 
+// Parallel filtering (Gautier's practice in inverse-dynamic identification,
+// IDIM-LS): every channel of a log is low-pass filtered by the SAME
+// zero-phase filter L, the missing kinematics are differentiated from the
+// filtered position (or velocity), and the result is decimated. Because L is
+// linear and time-invariant it commutes with differentiation, so the derived
+// velocity is L v and the derived acceleration L a, the force channel is
+// L force, and the force balance  force = F(v) + m a + ...  holds between the
+// filtered channels wherever L F(v) = F(L v): everywhere for the linear terms,
+// and for the friction law wherever the velocity keeps its sign over the
+// filter's support. Samples within the support of a velocity reversal (or of
+// either end of the log) are therefore left out.
+//
+// L: a Blackman kernel w(u) = 0.42 + 0.5 cos(pi u) + 0.08 cos(2 pi u), |u| < 1,
+// u = (t_k - t_i) / T, weights normalised to unit sum at every sample (on
+// uniform time a symmetric FIR filter: zero phase, unit DC gain, side lobes
+// below -58 dB). T is chosen so that its -3 dB point is the requested cut-off
+// (T ~ 0.41 / cutoff). Derivatives of the filtered signal: the 5-point
+// central differences (4th order; on non-uniform time the quartic through 5
+// samples). Decimation: every D-th sample, D = round(1.25 T rate) by default,
+// where the filtered white noise's lag-D correlation is ~2 %. Time stamps that
+// are not uniform (to 1e-6 of the step) are first resampled linearly onto the
+// uniform grid of the same mean step (resample_uniform), for every channel.
+struct ParallelFilterOptions {
+  // -3 dB cut-off [Hz] of L; 0 = sample rate / 20 (the derive default).
+  double cutoff_hz = 0.0;
+  // Keep every D-th sample; 0 = automatic (round(1.25 T rate)), 1 = all.
+  int decimation = 0;
+};
+struct ParallelFilterSummary {
+  double rate_hz = 0;      // mean sample rate of the input
+  double cutoff_hz = 0;    // -3 dB cut-off used
+  double half_width_s = 0; // T: the kernel's half support [s]
+  int decimation = 1;      // D
+  std::size_t samples_in = 0, samples_out = 0;
+  std::size_t near_reversal = 0;  // samples of the decimation grid left out near a reversal or an end
+  std::vector<std::string> derived;  // channels added
+  std::string method;      // one line, also stored as the "parallel_filter" attribute
+};
+// The -3 dB frequency [Hz] of the Blackman kernel of half support T [s] on
+// uniform samples at rate_hz.
+double blackman_cutoff_hz(double half_width_s, double rate_hz);
+// The half support T [s] whose -3 dB point is cutoff_hz at rate_hz.
+double blackman_half_width(double cutoff_hz, double rate_hz);
+// L x at the samples `at` (every sample when `at` is null); t strictly increasing.
+std::vector<double> blackman_smooth(const std::vector<double>& t, const std::vector<double>& x, double half_width_s,
+                                    const std::vector<std::size_t>* at = nullptr);
+// Returns `e` filtered as described above: `derive` lists the channels to
+// derive ("velocity", "acceleration"; as derive_channels), every other
+// channel is filtered, and only the kept samples remain (time included).
+// Throws InputError when no sample is left or the log cannot be filtered.
+Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& derive,
+                           const ParallelFilterOptions& options = {}, ParallelFilterSummary* summary = nullptr);
+
 // Resamples every channel onto t0, t0+dt, ... (linear interpolation); dt = 0
 // uses the median time step. Needs a time channel.
 void resample_uniform(Experiment& e, double dt = 0.0);

@@ -76,6 +76,20 @@ struct FitOptions {
   // estimated). Default: 0, no pressure force.
   double area_a = 0.0;
   double area_b = 0.0;
+  // Derived kinematics. A log without a velocity channel (or, with `inertia`,
+  // without an acceleration channel) has them derived from position (or
+  // velocity) through a zero-phase low-pass of -3 dB cut-off `cutoff_hz` [Hz];
+  // 0 (default) = sample rate / 20.
+  double cutoff_hz = 0.0;
+  // With derived kinematics, apply the same low-pass to the force and every
+  // other channel and decimate (parallel filtering, docs/identification.md),
+  // for static models. Default: true. false: the force stays unfiltered and
+  // the kinematics come from Savitzky-Golay derivatives at `cutoff_hz`, as
+  // before. Logs that need no derived channel are never filtered.
+  bool parallel_filter = true;
+  // Parallel filtering keeps every D-th sample; 0 (default) = automatic
+  // (about 0.5 x the sample rate / cut-off), 1 = every sample.
+  int decimation = 0;
 
   // --- Robust loss ----------------------------------------------------------
   // "" (default: plain least squares), "huber:D" or "cauchy:D" with D in N.
