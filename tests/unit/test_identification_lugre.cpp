@@ -62,6 +62,7 @@ TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParame
   ASSERT_EQ(s.experiments.size(), 1u);
   EXPECT_EQ(s.experiments[0].fitted.size(), e.size());
   EXPECT_NE(s.warnings.front().find("two-stage"), std::string::npos);
+  EXPECT_NE(s.warnings.front().find("joint stage"), std::string::npos) << s.warnings.front();
 }
 
 TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
@@ -125,13 +126,18 @@ TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
   EXPECT_GT(j["parameters"]["sigma1"]["std_error"].get<double>(), 0.0);
   EXPECT_NEAR(j["rmse"].get<double>(), kNoise, 0.15 * kNoise);
   EXPECT_NE(slurp(dir + "/out.txt").find("two-stage"), std::string::npos) << slurp(dir + "/out.txt");
-  // Correlations across the two stages are unknown: null, not a number.
+  // Correlations come from the joint stage (every parameter in one
+  // problem): all of them are numbers, in the model's parameter order.
   const auto& cn = j["correlation"]["parameters"];
   ASSERT_EQ(cn.size(), 6u);
-  EXPECT_EQ(cn[4], "sigma0");
-  EXPECT_EQ(cn[5], "sigma1");
-  EXPECT_TRUE(j["correlation"]["matrix"][0][4].is_null());
-  EXPECT_TRUE(j["correlation"]["matrix"][4][5].is_number());
+  EXPECT_EQ(cn[0], "sigma0");
+  EXPECT_EQ(cn[1], "sigma1");
+  for (const auto& row : j["correlation"]["matrix"])
+    for (const auto& r : row) {
+      ASSERT_TRUE(r.is_number());
+      EXPECT_LE(std::abs(r.get<double>()), 1.0 + 1e-12);
+    }
+  EXPECT_NEAR(j["correlation"]["matrix"][2][2].get<double>(), 1.0, 1e-12);
   // The results group: the simulated force and residual add up to the measured force.
   h5::File f = h5::open_file(dir + "/fit.h5");
   const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/fitted_force", "test"), "test");
