@@ -27,9 +27,9 @@ for c in "${CASES[@]}"; do
   rate=${c%%:*}; secs=${c##*:}
   "$CLI" generate --model lugre --param sigma0=1e5 --param sigma1=300 --param sigma2=5 --param F_C=20 \
     --param F_s=30 --param v_s=0.2 --profile sine-sweep --vmax 1.5 --rate "$rate" --duration "$secs" \
-    --noise force=0.1 --seed 3 -o "$DIR/log.h5" > /dev/null
-  "$CLI" export "$DIR/log.h5" -e run -o "$DIR/log.csv"
-  n=$(( $(wc -l < "$DIR/log.csv") - 1 ))
+    --noise force=0.1 --seed 3 -o "$DIR/log.h5" > /dev/null 2>&1
+  "$CLI" export "$DIR/log.h5" -e run -o "$DIR/log.csv" 2> /dev/null
+  n=$(( $(grep -vc '^#' "$DIR/log.csv") - 1 ))
   best=1e9
   for _ in $(seq "$REPEAT"); do
     t0=$(date +%s.%N)
@@ -42,7 +42,8 @@ for c in "${CASES[@]}"; do
   prmse=$(sed -n 's/^rmse //p' "$DIR/peer.txt")
   psec=$(sed -n 's/^seconds //p' "$DIR/peer.txt")
   pnfev=$(sed -n 's/^nfev //p' "$DIR/peer.txt")
-  printf '%d samples (%s Hz x %s s): stribeck %.3f s rmse %.6g | scipy %.3f s (%s evaluations) rmse %.6g | %.1fx\n' \
-    "$n" "$rate" "$secs" "$best" "$srmse" "$psec" "$pnfev" "$prmse" "$($PY -c "print($psec / $best)")"
+  iters=$($PY -c "import json; print(json.load(open('$DIR/fit.json'))['iterations'])")
+  printf '%d samples (%s Hz x %s s): stribeck %.3f s (%s iterations, all stages) rmse %.9g | scipy %.3f s (%s function evaluations) rmse %.9g | %.1fx\n' \
+    "$n" "$rate" "$secs" "$best" "$iters" "$srmse" "$psec" "$pnfev" "$prmse" "$($PY -c "print($psec / $best)")"
 done
 echo "load after: $(cat /proc/loadavg)"
