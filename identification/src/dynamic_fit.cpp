@@ -182,6 +182,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   const std::string id = model.id;
   if (o.inertia) throw InputError("--inertia is not supported for " + id + " yet (the state needs the velocity)");
   if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for " + id + " yet");
+  if (o.starts < 1) throw InputError("--starts must be >= 1");
+  if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "stribeck/data/error.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
@@ -304,6 +305,15 @@ TEST(DynamicJointFit, StartsRunAndAreCounted) {
   EXPECT_NE(s6.warnings.front().find("6 start(s), "), std::string::npos) << s6.warnings.front();
   EXPECT_NE(s6.report().find("6 start(s)"), std::string::npos);
   EXPECT_NE(s6.warnings.front().find("reaching the best cost"), std::string::npos) << s6.warnings.front();
+  // Fewer than one start is bad input, as for static models.
+  ident::FitOptions o0;
+  o0.starts = 0;
+  try {
+    ident::fit({c.log}, "lugre", o0);
+    FAIL() << "expected InputError";
+  } catch (const InputError& err) {
+    EXPECT_EQ(std::string(err.what()), "--starts must be >= 1");
+  }
 }
 
 // Held parameters stay held in the joint stage; an offset is fitted with the
