@@ -48,7 +48,6 @@ namespace stribeck::ident::detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kZ95 = 1.959963984540054;
 constexpr int kMaxPasses = 4;  // of both stages (see the settle rule)
 
 std::string fmt(double x) {
@@ -235,180 +234,180 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   // since their reversal). Returns the training cost of the simulated force
   // at the stage-2 solution.
   auto run_stages = [&](int fallback) {
-  settle = settle0;
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    // Stage 1 on the settled samples, or on every moving sample when fewer
-    // than a fifth of them settle (short strokes, fast sines: the joint stage
-    // below does not need settled samples, only a start).
-    std::vector<std::vector<char>> keeps(data.size());
-    n_settled = 0;
-    long n_moving = 0;
-    for (size_t e = 0; e < data.size(); ++e) {
-      const size_t n = experiments[e].size();
-      std::vector<char>& keep = keeps[e];
-      keep.assign(n, 0);
-      // Settled: slid >= settle since the reversal, and |v| within 2 % over the
-      // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
-      // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
-      // The velocity one relaxation length back is interpolated between the
-      // samples around it: when a sample interval slides many relaxation
-      // lengths (fast motion), the state follows z_ss(v) within the interval
-      // and the sample is settled however much v changed since the last one.
-      const double relax = settle / kSettleLengths;
-      size_t j = 0;
-      for (size_t k = 0; k < n; ++k) {
-        if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
-        while (j + 1 < k && x[e][k] - x[e][j + 1] >= relax) ++j;
-        const double v = data[e].v[k];
-        double v_back = data[e].v[j];
-        if (j + 1 <= k && x[e][j + 1] > x[e][j])
-          v_back += (data[e].v[j + 1] - data[e].v[j]) * std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
-        keep[k] = v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax &&
-                  std::abs(v_back - v) <= 0.02 * std::abs(v);
-      }
-      if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
-        n_settled += std::count(keep.begin(), keep.end(), 1);
-        n_moving += std::count_if(data[e].v.begin(), data[e].v.end(), [](double v) { return v != 0.0; });
-      }
-    }
-    // Too few settled samples, or none in the slow quarter of the log's
-    // speeds (where the Stribeck curve bends): every moving sample instead.
-    std::vector<double> speeds;
-    for (int e : train)
-      for (double v : data[e].v)
-        if (v != 0.0) speeds.push_back(std::abs(v));
-    double q25 = 0.0;
-    if (!speeds.empty()) {
-      std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 4, speeds.end());
-      q25 = speeds[speeds.size() / 4];
-    }
-    n_slow_settled = 0;
-    for (int e : train)
-      for (size_t k = 0; k < keeps[e].size(); ++k) n_slow_settled += keeps[e][k] && std::abs(data[e].v[k]) <= q25;
-    all_samples = n_settled < std::max<long>(50, n_moving / 5) || n_slow_settled < std::max<long>(10, n_settled / 20);
-    fallback_travel = 0.0;
-    if (all_samples && fallback == 2) {
-      // The moving samples that slid at least the median travel since their
-      // reversal: the most settled half, at every speed (the ends of strokes
-      // decelerate through the Stribeck region).
-      std::vector<double> travels;
-      for (int e : train)
-        for (size_t k = 0; k < x[e].size(); ++k)
-          if (data[e].v[k] != 0.0) travels.push_back(x[e][k]);
-      std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
-      fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
-      for (size_t e = 0; e < data.size(); ++e)
-        for (size_t k = 0; k < keeps[e].size(); ++k)
-          keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
-    } else if (all_samples) {
-      for (size_t e = 0; e < data.size(); ++e)
-        for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
-    }
-    if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
-    std::vector<Experiment> steady;
-    n_steady = 0;
-    for (size_t e = 0; e < data.size(); ++e) {
-      Experiment s;
-      s.name = experiments[e].name;
-      s.source = experiments[e].source;
-      s.units = experiments[e].units;
-      s.attributes = experiments[e].attributes;
-      const size_t n = experiments[e].size();
-      const std::vector<char>& keep = keeps[e];
-      const long m = std::count(keep.begin(), keep.end(), 1);
-      if (m == 0) continue;
-      for (const auto& [name, ch] : experiments[e].channels) {
-        if (ch.size() != n) continue;
-        auto& out = s.channels[name];
-        for (size_t k = 0; k < n; ++k)
-          if (keep[k]) out.push_back(ch[k]);
-      }
-      if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
-      if (!experiments[e].has("velocity"))
-        for (size_t k = 0; k < n; ++k)
-          if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
-      if (!std::count(o.validate.begin(), o.validate.end(), s.name)) n_steady += m;
-      steady.push_back(std::move(s));
-    }
-    FitOptions o1 = o;
-    o1.starts = 1;
-    o1.keep_signals = false;
-    o1.validate.clear();
-    for (const auto& v : o.validate)
-      if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
-        o1.validate.push_back(v);
-    for (int i = 0; i < 2; ++i) {
-      o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
-      if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
-        o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
-                                                            : model.params[model.param_index(dyn[i])].default_value));
-    }
-    S = fit_steady_state<F>(model, steady, o1);
-    iterations += S.iterations;
-    solver_seconds += S.solver_seconds;
-    for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
-
-    // Stage 2: the dynamic parameters by simulation.
-    traces.assign(data.size(), Trace{});
-    for (size_t e = 0; e < data.size(); ++e) {
-      traces[e].d = &data[e];
-      traces[e].t = times[e];
-      for (const auto& p : S.parameters)
-        if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
-    }
-    costs.clear();
-    for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
-    auto train_cost = [&](double s0, double s1) {
-      double c = 0;
-      for (int e : train)
-        for (double r : costs[e]->force(s0, s1)) c += r * r;
-      return std::isfinite(c) ? c : kInf;
-    };
-    // Start: the best of a coarse grid around the data's stiffness
-    // (level ln2 / zero-crossing travel) and the model's grid of the second
-    // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
-    // 1 s; Dahl: alpha from 0.5 to 3).
-    const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
-                       : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
-                                                             : model.params[F::kDyn[0]].default_value;
-    double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
-    if (pass == 0 || !std::isfinite(u[0])) {
-      for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
-        if (dyn_fixed[0] && f0 != 1.0) continue;
-        const double s0 = s0g * f0;
-        for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
-          const double c = train_cost(s0, s1);
-          if (c < best) best = c, b0 = s0, b1 = s1;
+    settle = settle0;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      // Stage 1 on the settled samples, or (`fallback`) on moving samples when
+      // few settle (short strokes, fast sines: the joint stage below does not
+      // need settled samples, only a start).
+      std::vector<std::vector<char>> keeps(data.size());
+      n_settled = 0;
+      long n_moving = 0;
+      for (size_t e = 0; e < data.size(); ++e) {
+        const size_t n = experiments[e].size();
+        std::vector<char>& keep = keeps[e];
+        keep.assign(n, 0);
+        // Settled: slid >= settle since the reversal, and |v| within 2 % over the
+        // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
+        // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
+        // The velocity one relaxation length back is interpolated between the
+        // samples around it: when a sample interval slides many relaxation
+        // lengths (fast motion), the state follows z_ss(v) within the interval
+        // and the sample is settled however much v changed since the last one.
+        const double relax = settle / kSettleLengths;
+        size_t j = 0;
+        for (size_t k = 0; k < n; ++k) {
+          if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
+          while (j + 1 < k && x[e][k] - x[e][j + 1] >= relax) ++j;
+          const double v = data[e].v[k];
+          double v_back = data[e].v[j];
+          if (j + 1 <= k && x[e][j + 1] > x[e][j])
+            v_back += (data[e].v[j + 1] - data[e].v[j]) * std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
+          keep[k] = v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax &&
+                    std::abs(v_back - v) <= 0.02 * std::abs(v);
+        }
+        if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
+          n_settled += std::count(keep.begin(), keep.end(), 1);
+          n_moving += std::count_if(data[e].v.begin(), data[e].v.end(), [](double v) { return v != 0.0; });
         }
       }
-      u[0] = std::log(b0);
-      u[1] = std::log(b1);
-    }
-    ceres::Problem P;
-    for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
-    for (int i = 0; i < 2; ++i)
-      if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
-    const ceres::Solver::Options so = solver_options(o, 1);
-    if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
-    else sum2.termination_type = ceres::CONVERGENCE;
-    iterations += static_cast<int>(sum2.iterations.size());
-    solver_seconds += sum2.total_time_in_seconds;
+      // Too few settled samples, or none in the slow quarter of the log's
+      // speeds (where the Stribeck curve bends): every moving sample instead.
+      std::vector<double> speeds;
+      for (int e : train)
+        for (double v : data[e].v)
+          if (v != 0.0) speeds.push_back(std::abs(v));
+      double q25 = 0.0;
+      if (!speeds.empty()) {
+        std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 4, speeds.end());
+        q25 = speeds[speeds.size() / 4];
+      }
+      n_slow_settled = 0;
+      for (int e : train)
+        for (size_t k = 0; k < keeps[e].size(); ++k) n_slow_settled += keeps[e][k] && std::abs(data[e].v[k]) <= q25;
+      all_samples = n_settled < std::max<long>(50, n_moving / 5) || n_slow_settled < std::max<long>(10, n_settled / 20);
+      fallback_travel = 0.0;
+      if (all_samples && fallback == 2) {
+        // The moving samples that slid at least the median travel since their
+        // reversal: the most settled half, at every speed (the ends of strokes
+        // decelerate through the Stribeck region).
+        std::vector<double> travels;
+        for (int e : train)
+          for (size_t k = 0; k < x[e].size(); ++k)
+            if (data[e].v[k] != 0.0) travels.push_back(x[e][k]);
+        std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
+        fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
+        for (size_t e = 0; e < data.size(); ++e)
+          for (size_t k = 0; k < keeps[e].size(); ++k)
+            keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
+      } else if (all_samples) {
+        for (size_t e = 0; e < data.size(); ++e)
+          for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
+      }
+      if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+      std::vector<Experiment> steady;
+      n_steady = 0;
+      for (size_t e = 0; e < data.size(); ++e) {
+        Experiment s;
+        s.name = experiments[e].name;
+        s.source = experiments[e].source;
+        s.units = experiments[e].units;
+        s.attributes = experiments[e].attributes;
+        const size_t n = experiments[e].size();
+        const std::vector<char>& keep = keeps[e];
+        const long m = std::count(keep.begin(), keep.end(), 1);
+        if (m == 0) continue;
+        for (const auto& [name, ch] : experiments[e].channels) {
+          if (ch.size() != n) continue;
+          auto& out = s.channels[name];
+          for (size_t k = 0; k < n; ++k)
+            if (keep[k]) out.push_back(ch[k]);
+        }
+        if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
+        if (!experiments[e].has("velocity"))
+          for (size_t k = 0; k < n; ++k)
+            if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
+        if (!std::count(o.validate.begin(), o.validate.end(), s.name)) n_steady += m;
+        steady.push_back(std::move(s));
+      }
+      FitOptions o1 = o;
+      o1.starts = 1;
+      o1.keep_signals = false;
+      o1.validate.clear();
+      for (const auto& v : o.validate)
+        if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
+          o1.validate.push_back(v);
+      for (int i = 0; i < 2; ++i) {
+        o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
+        if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
+          o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
+                                                              : model.params[model.param_index(dyn[i])].default_value));
+      }
+      S = fit_steady_state<F>(model, steady, o1);
+      iterations += S.iterations;
+      solver_seconds += S.solver_seconds;
+      for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
 
-    // Run again while the settled-sample rule was too loose for the found
-    // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
-    // settle travel grows steeply with alpha, until alpha settles too).
-    double found[M::kNumParams];
-    std::copy(statics, statics + M::kNumParams, found);
-    found[F::kDyn[0]] = std::exp(u[0]);
-    found[F::kDyn[1]] = std::exp(u[1]);
-    const double need = F::settle_travel(found);
-    if (!all_samples && pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
-    else break;
-  }
-  double c = 0;
-  for (int e : train)
-    for (double r : costs[e]->force(std::exp(u[0]), std::exp(u[1]))) c += r * r;
-  return std::isfinite(c) ? c : kInf;
+      // Stage 2: the dynamic parameters by simulation.
+      traces.assign(data.size(), Trace{});
+      for (size_t e = 0; e < data.size(); ++e) {
+        traces[e].d = &data[e];
+        traces[e].t = times[e];
+        for (const auto& p : S.parameters)
+          if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
+      }
+      costs.clear();
+      for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
+      auto train_cost = [&](double s0, double s1) {
+        double c = 0;
+        for (int e : train)
+          for (double r : costs[e]->force(s0, s1)) c += r * r;
+        return std::isfinite(c) ? c : kInf;
+      };
+      // Start: the best of a coarse grid around the data's stiffness
+      // (level ln2 / zero-crossing travel) and the model's grid of the second
+      // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
+      // 1 s; Dahl: alpha from 0.5 to 3).
+      const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
+                         : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
+                                                               : model.params[F::kDyn[0]].default_value;
+      double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
+      if (pass == 0 || !std::isfinite(u[0])) {
+        for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+          if (dyn_fixed[0] && f0 != 1.0) continue;
+          const double s0 = s0g * f0;
+          for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
+            const double c = train_cost(s0, s1);
+            if (c < best) best = c, b0 = s0, b1 = s1;
+          }
+        }
+        u[0] = std::log(b0);
+        u[1] = std::log(b1);
+      }
+      ceres::Problem P;
+      for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
+      for (int i = 0; i < 2; ++i)
+        if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
+      const ceres::Solver::Options so = solver_options(o, 1);
+      if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
+      else sum2.termination_type = ceres::CONVERGENCE;
+      iterations += static_cast<int>(sum2.iterations.size());
+      solver_seconds += sum2.total_time_in_seconds;
+
+      // Run again while the settled-sample rule was too loose for the found
+      // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
+      // settle travel grows steeply with alpha, until alpha settles too).
+      double found[M::kNumParams];
+      std::copy(statics, statics + M::kNumParams, found);
+      found[F::kDyn[0]] = std::exp(u[0]);
+      found[F::kDyn[1]] = std::exp(u[1]);
+      const double need = F::settle_travel(found);
+      if (!all_samples && pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
+      else break;
+    }
+    double c = 0;
+    for (int e : train)
+      for (double r : costs[e]->force(std::exp(u[0]), std::exp(u[1]))) c += r * r;
+    return std::isfinite(c) ? c : kInf;
   };
   // When few samples settle, the start is the better (lower simulation
   // cost) of the two fallbacks.
