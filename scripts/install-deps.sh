@@ -16,14 +16,15 @@ packages=(
   libmatio-dev                      # MATLAB v5/v7 .mat import (v7.3 is read as HDF5)
   libcli11-dev                      # the stribeck CLI
   libgtest-dev                      # tests
-  python3-numpy                     # tests: the benchmark peers' physics check (bench/CMakeLists.txt)
+  python3-numpy                     # tests: the benchmark peers' physics check (tests/CMakeLists.txt)
+  python3-scipy                     # tests: the dynamic fit's SciPy peer check (tests/CMakeLists.txt)
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
 )
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-scipy python3-h5py) ;;     # the benchmarks' Python peers
+    --bench) packages+=(python3-h5py) ;;     # the benchmarks' Python peers
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;     # libFuzzer target for the log readers (tests/fuzz)
     *) echo "install-deps: unknown option '$arg' (--bench, --fuzz)" >&2; exit 2 ;;
   esac

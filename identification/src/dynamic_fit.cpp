@@ -1,5 +1,6 @@
-// The two-stage fit of LuGre, Dahl and 20-sim LuGre (docs/identification.md,
-// "Dynamic models").
+// The fit of LuGre, Dahl and 20-sim LuGre (docs/identification.md, "Dynamic
+// models"): two stages give the start, the joint stage (joint_fit.cpp) the
+// result.
 //
 // Stage 1: the static part (LuGre: F_C, F_s, v_s, sigma2; 20-sim LuGre: the
 // same as coefficients of the normal force; Dahl: F_C; and the offset) from the samples whose state has settled, fitted to the model's
@@ -9,7 +10,9 @@
 // starts up to twice the steady value away, so a sample is settled once it
 // has slid the model's settle_travel since the last velocity reversal (or
 // since the start of the experiment, whose state is unknown): the transient
-// is then below 0.07 % of the steady force.
+// is then below 0.07 % of the steady force. When fewer than a fifth of the
+// moving samples settle (fast sines, short strokes, presliding), stage 1 uses
+// every moving sample: it only has to give the joint stage a start.
 // sigma0 is not known before stage 2, so the first pass takes the distance
 // from the data: after a reversal the force crosses zero when the state
 // does, at ln 2 relaxation lengths for an exponential approach, so 8 of them
@@ -21,6 +24,10 @@
 // integrates the kernels' trace step (M::step, on ceres::Jet) along the
 // experiment in time order from the steady state at the first sample; both
 // are log-parameterised (positive at every step).
+//
+// Joint stage: every free parameter by simulation error over every sample,
+// from the two-stage result and o.starts - 1 more starts; the summary
+// (estimates, intervals, correlations, warnings, quality) is its.
 #include "dynamic_fit.hpp"
 
 #include <ceres/ceres.h>
@@ -31,6 +38,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "joint_fit.hpp"
 #include "problem.hpp"
 #include "solver_options.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -40,7 +48,6 @@ namespace stribeck::ident::detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kZ95 = 1.959963984540054;
 constexpr int kMaxPasses = 4;  // of both stages (see the settle rule)
 
 std::string fmt(double x) {
@@ -174,6 +181,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   const std::string id = model.id;
   if (o.inertia) throw InputError("--inertia is not supported for " + id + " yet (the state needs the velocity)");
   if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for " + id + " yet");
+  if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
+  if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {
@@ -214,262 +223,290 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   std::vector<Trace> traces;
   std::vector<std::unique_ptr<TraceCost<F>>> costs;  // for evaluation; the problem owns its own
   double statics[M::kNumParams];
-  long n_steady = 0;
+  long n_steady = 0, n_settled = 0, n_slow_settled = 0;
+  double fallback_travel = 0.0;
+  bool all_samples = false;
   int iterations = 0;
   double solver_seconds = 0.0;
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    // Stage 1 on the settled samples.
-    std::vector<Experiment> steady;
-    n_steady = 0;
-    for (size_t e = 0; e < data.size(); ++e) {
-      Experiment s;
-      s.name = experiments[e].name;
-      s.source = experiments[e].source;
-      s.units = experiments[e].units;
-      s.attributes = experiments[e].attributes;
-      const size_t n = experiments[e].size();
-      std::vector<char> keep(n);
-      // Settled: slid >= settle since the reversal, and |v| within 2 % over the
-      // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
-      // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
-      size_t j = 0;
-      for (size_t k = 0; k < n; ++k) {
-        if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
-        while (j + 1 < k && x[e][k] - x[e][j + 1] >= settle / kSettleLengths) ++j;
-        const double v = data[e].v[k];
-        keep[k] = v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= settle / kSettleLengths &&
-                  std::abs(data[e].v[j] - v) <= 0.02 * std::abs(v);
+  const double settle0 = settle;
+  // Both stages; `fallback` picks stage 1's samples when too few settle
+  // (1: every moving sample, 2: those that slid at least the median travel
+  // since their reversal). Returns the training cost of the simulated force
+  // at the stage-2 solution.
+  auto run_stages = [&](int fallback) {
+    settle = settle0;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      // Stage 1 on the settled samples, or (`fallback`) on moving samples when
+      // few settle (short strokes, fast sines: the joint stage below does not
+      // need settled samples, only a start).
+      std::vector<std::vector<char>> keeps(data.size());
+      n_settled = 0;
+      long n_moving = 0;
+      for (size_t e = 0; e < data.size(); ++e) {
+        const size_t n = experiments[e].size();
+        std::vector<char>& keep = keeps[e];
+        keep.assign(n, 0);
+        // Settled: slid >= settle since the reversal, and |v| within 2 % over the
+        // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
+        // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
+        // The velocity one relaxation length back is interpolated between the
+        // samples around it: when a sample interval slides many relaxation
+        // lengths (fast motion), the state follows z_ss(v) within the interval
+        // and the sample is settled however much v changed since the last one.
+        const double relax = settle / kSettleLengths;
+        size_t j = 0;
+        for (size_t k = 0; k < n; ++k) {
+          if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
+          while (j + 1 < k && x[e][k] - x[e][j + 1] >= relax) ++j;
+          const double v = data[e].v[k];
+          double v_back = data[e].v[j];
+          if (j + 1 <= k && x[e][j + 1] > x[e][j])
+            v_back += (data[e].v[j + 1] - data[e].v[j]) * std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
+          keep[k] = v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax &&
+                    std::abs(v_back - v) <= 0.02 * std::abs(v);
+        }
+        if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
+          n_settled += std::count(keep.begin(), keep.end(), 1);
+          n_moving += std::count_if(data[e].v.begin(), data[e].v.end(), [](double v) { return v != 0.0; });
+        }
       }
-      const long m = std::count(keep.begin(), keep.end(), 1);
-      if (m == 0) continue;
-      for (const auto& [name, ch] : experiments[e].channels) {
-        if (ch.size() != n) continue;
-        auto& out = s.channels[name];
-        for (size_t k = 0; k < n; ++k)
-          if (keep[k]) out.push_back(ch[k]);
-      }
-      if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
-      if (!experiments[e].has("velocity"))
-        for (size_t k = 0; k < n; ++k)
-          if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
-      if (!std::count(o.validate.begin(), o.validate.end(), s.name)) n_steady += m;
-      steady.push_back(std::move(s));
-    }
-    if (n_steady == 0)
-      throw InputError(id + ": no settled samples (travel since the last reversal >= " + fmt(settle) +
-                       " m) to fit the static part; the log needs longer strokes");
-    FitOptions o1 = o;
-    o1.starts = 1;
-    o1.keep_signals = false;
-    o1.validate.clear();
-    for (const auto& v : o.validate)
-      if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
-        o1.validate.push_back(v);
-    for (int i = 0; i < 2; ++i) {
-      o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
-      if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
-        o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
-                                                            : model.params[model.param_index(dyn[i])].default_value));
-    }
-    S = fit_steady_state<F>(model, steady, o1);
-    iterations += S.iterations;
-    solver_seconds += S.solver_seconds;
-    for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
-
-    // Stage 2: the dynamic parameters by simulation.
-    traces.assign(data.size(), Trace{});
-    for (size_t e = 0; e < data.size(); ++e) {
-      traces[e].d = &data[e];
-      traces[e].t = times[e];
-      for (const auto& p : S.parameters)
-        if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
-    }
-    costs.clear();
-    for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
-    auto train_cost = [&](double s0, double s1) {
-      double c = 0;
+      // Too few settled samples, or none in the slow quarter of the log's
+      // speeds (where the Stribeck curve bends): every moving sample instead.
+      std::vector<double> speeds;
       for (int e : train)
-        for (double r : costs[e]->force(s0, s1)) c += r * r;
-      return std::isfinite(c) ? c : kInf;
-    };
-    // Start: the best of a coarse grid around the data's stiffness
-    // (level ln2 / zero-crossing travel) and the model's grid of the second
-    // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
-    // 1 s; Dahl: alpha from 0.5 to 3).
-    const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
-                       : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
-                                                             : model.params[F::kDyn[0]].default_value;
-    double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
-    if (pass == 0 || !std::isfinite(u[0])) {
-      for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
-        if (dyn_fixed[0] && f0 != 1.0) continue;
-        const double s0 = s0g * f0;
-        for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
-          const double c = train_cost(s0, s1);
-          if (c < best) best = c, b0 = s0, b1 = s1;
+        for (double v : data[e].v)
+          if (v != 0.0) speeds.push_back(std::abs(v));
+      double q25 = 0.0;
+      if (!speeds.empty()) {
+        std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 4, speeds.end());
+        q25 = speeds[speeds.size() / 4];
+      }
+      n_slow_settled = 0;
+      for (int e : train)
+        for (size_t k = 0; k < keeps[e].size(); ++k) n_slow_settled += keeps[e][k] && std::abs(data[e].v[k]) <= q25;
+      all_samples = n_settled < std::max<long>(50, n_moving / 5) || n_slow_settled < std::max<long>(10, n_settled / 20);
+      fallback_travel = 0.0;
+      if (all_samples && fallback == 2) {
+        // The moving samples that slid at least the median travel since their
+        // reversal: the most settled half, at every speed (the ends of strokes
+        // decelerate through the Stribeck region).
+        std::vector<double> travels;
+        for (int e : train)
+          for (size_t k = 0; k < x[e].size(); ++k)
+            if (data[e].v[k] != 0.0) travels.push_back(x[e][k]);
+        std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
+        fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
+        for (size_t e = 0; e < data.size(); ++e)
+          for (size_t k = 0; k < keeps[e].size(); ++k)
+            keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
+      } else if (all_samples) {
+        for (size_t e = 0; e < data.size(); ++e)
+          for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
+      }
+      if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+      std::vector<Experiment> steady;
+      n_steady = 0;
+      for (size_t e = 0; e < data.size(); ++e) {
+        Experiment s;
+        s.name = experiments[e].name;
+        s.source = experiments[e].source;
+        s.units = experiments[e].units;
+        s.attributes = experiments[e].attributes;
+        const size_t n = experiments[e].size();
+        const std::vector<char>& keep = keeps[e];
+        const long m = std::count(keep.begin(), keep.end(), 1);
+        if (m == 0) continue;
+        for (const auto& [name, ch] : experiments[e].channels) {
+          if (ch.size() != n) continue;
+          auto& out = s.channels[name];
+          for (size_t k = 0; k < n; ++k)
+            if (keep[k]) out.push_back(ch[k]);
         }
+        if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
+        if (!experiments[e].has("velocity"))
+          for (size_t k = 0; k < n; ++k)
+            if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
+        if (!std::count(o.validate.begin(), o.validate.end(), s.name)) n_steady += m;
+        steady.push_back(std::move(s));
       }
-      u[0] = std::log(b0);
-      u[1] = std::log(b1);
-    }
-    ceres::Problem P;
-    for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
-    for (int i = 0; i < 2; ++i)
-      if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
-    const ceres::Solver::Options so = solver_options(o, 1);
-    if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
-    else sum2.termination_type = ceres::CONVERGENCE;
-    iterations += static_cast<int>(sum2.iterations.size());
-    solver_seconds += sum2.total_time_in_seconds;
-
-    // Run again while the settled-sample rule was too loose for the found
-    // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
-    // settle travel grows steeply with alpha, until alpha settles too).
-    double found[M::kNumParams];
-    std::copy(statics, statics + M::kNumParams, found);
-    found[F::kDyn[0]] = std::exp(u[0]);
-    found[F::kDyn[1]] = std::exp(u[1]);
-    const double need = F::settle_travel(found);
-    if (pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
-    else break;
-  }
-
-  // Stage-2 covariance: (J^T J)^-1 of the two log parameters, scaled by the
-  // residual variance of the whole traces.
-  const double s0 = std::exp(u[0]), s1 = std::exp(u[1]);
-  long n = 0;
-  double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac = 0;
-  S.experiments.clear();
-  std::vector<double> Jr[2];
-  for (size_t e = 0; e < data.size(); ++e) {
-    const bool held = std::count(o.validate.begin(), o.validate.end(), data[e].name) != 0;
-    ExperimentFit ef;
-    ef.name = data[e].name;
-    ef.samples = static_cast<long>(data[e].size());
-    ef.held_out = held;
-    std::vector<double> r(data[e].size());
-    std::vector<double> j0(r.size()), j1(r.size());
-    const double* up[2] = {&u[0], &u[1]};
-    double* jac[2] = {j0.data(), j1.data()};
-    if (!costs[e]->Evaluate(up, r.data(), jac)) std::fill(r.begin(), r.end(), kNaN);
-    double se = 0;
-    for (size_t k = 0; k < r.size(); ++k) se += r[k] * r[k];
-    ef.rmse = std::sqrt(se / r.size());
-    if (!held) {
-      n += static_cast<long>(r.size());
-      ssr += se;
-      for (size_t k = 0; k < r.size(); ++k) {
-        fsum += data[e].force[k];
-        maxe = std::max(maxe, std::abs(r[k]));
-        if (k) ac += r[k] * r[k - 1];
+      FitOptions o1 = o;
+      o1.starts = 1;
+      o1.keep_signals = false;
+      o1.validate.clear();
+      for (const auto& v : o.validate)
+        if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
+          o1.validate.push_back(v);
+      for (int i = 0; i < 2; ++i) {
+        o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
+        if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
+          o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
+                                                              : model.params[model.param_index(dyn[i])].default_value));
       }
-      Jr[0].insert(Jr[0].end(), j0.begin(), j0.end());
-      Jr[1].insert(Jr[1].end(), j1.begin(), j1.end());
-    }
-    if (o.keep_signals) {
-      ef.fitted.resize(r.size());
-      for (size_t k = 0; k < r.size(); ++k) ef.fitted[k] = data[e].force[k] - r[k];
-      ef.residual = std::move(r);
-    }
-    S.experiments.push_back(std::move(ef));
-  }
-  for (int e : train)
-    for (double f : data[e].force) sst += (f - fsum / n) * (f - fsum / n);
-  if (!o.validate.empty()) {
-    double sv = 0;
-    long nv = 0;
-    for (const auto& ef : S.experiments)
-      if (ef.held_out) sv += ef.rmse * ef.rmse * ef.samples, nv += ef.samples;
-    S.validation_rmse = nv ? std::sqrt(sv / nv) : kNaN;
-  }
-  std::vector<int> free2;
-  for (int i = 0; i < 2; ++i)
-    if (!dyn_fixed[i]) free2.push_back(i);
-  const int k1 = S.free_parameters, k2 = static_cast<int>(free2.size()), k = k1 + k2;
-  double JtJ[2][2] = {{0, 0}, {0, 0}};
-  for (size_t r = 0; r < Jr[0].size(); ++r)
-    for (int a = 0; a < 2; ++a)
-      for (int b = 0; b < 2; ++b) JtJ[a][b] += Jr[a][r] * Jr[b][r];
-  const double s2 = ssr / std::max<long>(1, n - k);
-  double cov[2][2] = {{kNaN, kNaN}, {kNaN, kNaN}};
-  bool singular2 = false;
-  if (k2 == 2) {
-    const double det = JtJ[0][0] * JtJ[1][1] - JtJ[0][1] * JtJ[1][0];
-    singular2 = !(det > 1e-12 * JtJ[0][0] * JtJ[1][1]);
-    if (!singular2) {
-      cov[0][0] = s2 * JtJ[1][1] / det;
-      cov[1][1] = s2 * JtJ[0][0] / det;
-      cov[0][1] = cov[1][0] = -s2 * JtJ[0][1] / det;
-    }
-  } else if (k2 == 1) {
-    const int i = free2[0];
-    singular2 = !(JtJ[i][i] > 0);
-    if (!singular2) cov[i][i] = s2 / JtJ[i][i];
-  }
+      S = fit_steady_state<F>(model, steady, o1);
+      iterations += S.iterations;
+      solver_seconds += S.solver_seconds;
+      for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
 
-  // Parameters: stage 1 as fitted, the dynamic ones from stage 2.
-  const double val[2] = {s0, s1};
-  for (int i = 0; i < 2; ++i) {
-    for (auto& p : S.parameters)
-      if (p.name == dyn[i]) {
-        p.value = val[i];
-        p.fixed = dyn_fixed[i];
-        p.at_bound = false;
-        p.std_error = p.ci95_lo = p.ci95_hi = kNaN;
-        if (!dyn_fixed[i] && std::isfinite(cov[i][i])) {
-          const double su = std::sqrt(cov[i][i]);
-          p.std_error = val[i] * su;  // delta method through x = exp(u)
-          p.ci95_lo = val[i] * std::exp(-kZ95 * su);
-          p.ci95_hi = val[i] * std::exp(kZ95 * su);
+      // Stage 2: the dynamic parameters by simulation.
+      traces.assign(data.size(), Trace{});
+      for (size_t e = 0; e < data.size(); ++e) {
+        traces[e].d = &data[e];
+        traces[e].t = times[e];
+        for (const auto& p : S.parameters)
+          if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
+      }
+      costs.clear();
+      for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
+      auto train_cost = [&](double s0, double s1) {
+        double c = 0;
+        for (int e : train)
+          for (double r : costs[e]->force(s0, s1)) c += r * r;
+        return std::isfinite(c) ? c : kInf;
+      };
+      // Start: the best of a coarse grid around the data's stiffness
+      // (level ln2 / zero-crossing travel) and the model's grid of the second
+      // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
+      // 1 s; Dahl: alpha from 0.5 to 3).
+      const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
+                         : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
+                                                               : model.params[F::kDyn[0]].default_value;
+      double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
+      if (pass == 0 || !std::isfinite(u[0])) {
+        for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+          if (dyn_fixed[0] && f0 != 1.0) continue;
+          const double s0 = s0g * f0;
+          for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
+            const double c = train_cost(s0, s1);
+            if (c < best) best = c, b0 = s0, b1 = s1;
+          }
         }
+        u[0] = std::log(b0);
+        u[1] = std::log(b1);
       }
-  }
-  // Correlations: within each stage; across stages unknown (NaN).
-  std::vector<std::string> names = S.free_names;
-  for (int i : free2) names.push_back(dyn[i]);
-  std::vector<std::vector<double>> corr(k, std::vector<double>(k, kNaN));
-  for (int a = 0; a < k1; ++a)
-    for (int b = 0; b < k1; ++b) corr[a][b] = S.correlation[a][b];
-  for (int a = 0; a < k2; ++a)
-    for (int b = 0; b < k2; ++b)
-      corr[k1 + a][k1 + b] = cov[free2[a]][free2[b]] / std::sqrt(cov[free2[a]][free2[a]] * cov[free2[b]][free2[b]]);
-  S.free_names = names;
-  S.correlation = corr;
+      ceres::Problem P;
+      for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
+      for (int i = 0; i < 2; ++i)
+        if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
+      const ceres::Solver::Options so = solver_options(o, 1);
+      if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
+      else sum2.termination_type = ceres::CONVERGENCE;
+      iterations += static_cast<int>(sum2.iterations.size());
+      solver_seconds += sum2.total_time_in_seconds;
 
-  S.cost = 0.5 * ssr;
-  set_fit_quality(S, n, k, ssr, sst, maxe, ac);
-  S.iterations = iterations;
-  S.solver_seconds = solver_seconds;
-  if (S.status == FitStatus::kConverged) {
-    S.status = sum2.termination_type == ceres::CONVERGENCE   ? (singular2 ? FitStatus::kSingular : FitStatus::kConverged)
-               : sum2.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                 : FitStatus::kFailed;
-    S.solver_message = sum2.message;
+      // Run again while the settled-sample rule was too loose for the found
+      // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
+      // settle travel grows steeply with alpha, until alpha settles too).
+      double found[M::kNumParams];
+      std::copy(statics, statics + M::kNumParams, found);
+      found[F::kDyn[0]] = std::exp(u[0]);
+      found[F::kDyn[1]] = std::exp(u[1]);
+      const double need = F::settle_travel(found);
+      if (!all_samples && pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
+      else break;
+    }
+    double c = 0;
+    for (int e : train)
+      for (double r : costs[e]->force(std::exp(u[0]), std::exp(u[1]))) c += r * r;
+    return std::isfinite(c) ? c : kInf;
+  };
+  // When few samples settle, the start is the better (lower simulation
+  // cost) of the two fallbacks.
+  const double cost1 = run_stages(1);
+  if (all_samples) {
+    const FitSummary S1 = S;
+    double statics1[M::kNumParams];
+    std::copy(statics, statics + M::kNumParams, statics1);
+    const double u1[2] = {u[0], u[1]};
+    const long n_steady1 = n_steady;
+    const double cost2 = run_stages(2);
+    if (!(cost2 < cost1)) {
+      S = S1;
+      std::copy(statics1, statics1 + M::kNumParams, statics);
+      u[0] = u1[0];
+      u[1] = u1[1];
+      n_steady = n_steady1;
+      fallback_travel = 0.0;
+    }
   }
-  S.converged = S.status == FitStatus::kConverged;
+
+  // The joint stage: every free parameter by simulation error over every
+  // sample, from the two-stage result (start 0) and o.starts - 1 more.
+  Layout L = make_layout(model, o, data);
+  for (auto& p : L.params) {
+    if (p.fixed) continue;
+    if (p.model_index >= 0) {
+      p.value = p.model_index == F::kDyn[0] ? std::exp(u[0]) : p.model_index == F::kDyn[1] ? std::exp(u[1])
+                                                                                        : statics[p.model_index];
+    } else if (p.base == "offset") {
+      for (const auto& q : S.parameters)
+        if (q.name == p.name) p.value = q.value;
+    }
+    const double lo = p.transform == Transform::kLog && !(p.lo > 0) ? 0.0 : p.lo;
+    p.value = std::min(std::max(p.value, lo), p.hi);
+    if (p.transform == Transform::kLog && !(p.value > 0)) p.value = model.params[p.model_index].default_value;
+  }
+  // A start in a degenerate Stribeck corner traps the joint stage: with
+  // F_s = F_C, v_s has no effect, and with v_s outside the log's speeds,
+  // F_s - F_C has none (stage 1 ends there when its samples barely reach the
+  // Stribeck region). Then the breakaway/Stribeck parameters start from the
+  // data-driven guesses instead (make_layout's; F_s at least 1.1 F_C).
+  {
+    std::vector<double> speeds;
+    for (int e : train)
+      for (double v : data[e].v)
+        if (v != 0.0) speeds.push_back(std::abs(v));
+    std::sort(speeds.begin(), speeds.end());
+    const double q05 = speeds[speeds.size() / 20], q95 = speeds[speeds.size() - 1 - speeds.size() / 20];
+    bool degenerate = false;
+    for (const auto& p : L.params) {
+      if (p.fixed || !p.low_speed) continue;
+      if (p.transform == Transform::kExcess &&
+          p.value - L.params[p.excess_base].value <= 1e-3 * std::abs(L.params[p.excess_base].value))
+        degenerate = true;
+      if (p.transform == Transform::kLog && p.unit == "m/s" && !(p.value >= q05 && p.value <= q95)) degenerate = true;
+    }
+    if (degenerate) {
+      const Layout G = make_layout(model, o, data);  // the data-driven guesses
+      for (size_t i = 0; i < L.params.size(); ++i)
+        if (!L.params[i].fixed && L.params[i].low_speed) L.params[i].value = G.params[i].value;
+      for (auto& p : L.params)
+        if (!p.fixed && p.low_speed && p.transform == Transform::kExcess)
+          p.value = std::max(p.value, 1.1 * L.params[p.excess_base].value);
+    }
+  }
+  // Dahl's alpha: exactly 1 selects Dahl::travel's exponential form, which
+  // carries no derivative in alpha; a start far outside 0.2 ... 5 comes from
+  // a stage 2 on a poor static part.
+  if constexpr (std::is_same<F, DahlFit>::value)
+    for (auto& p : L.params)
+      if (!p.fixed && p.model_index == Dahl::alpha)
+        p.value = p.value == 1.0 ? 1.0 + 1e-6 : std::min(5.0, std::max(0.2, p.value));
+  for (auto& p : L.params)
+    if (p.transform == Transform::kExcess) p.value = std::max(p.value, L.params[p.excess_base].value);
+  JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L));
+  FitSummary& R = J.S;
+  R.iterations += iterations;
+  R.solver_seconds += solver_seconds;
   const std::string pair = dyn[0] + " and " + dyn[1];
-  S.warnings.insert(S.warnings.begin(),
-                    std::string("two-stage ") + F::kTitle + " fit: the static part from the steady-state curve on " +
-                        std::to_string(n_steady) + " settled samples (slid >= " + fmt(settle) +
-                        " m since the last reversal), its standard errors from that stage; " + pair +
-                        " by simulating the state with the static part held, their standard errors from that "
-                        "stage (neither includes the other stage's uncertainty)");
-  if (singular2) S.warnings.push_back("the data cannot determine " + pair + " (singular stage 2); the log "
-                                      "needs velocity reversals with presliding");
-  for (int i : free2)
-    if (std::isfinite(cov[i][i]) && val[i] * std::sqrt(cov[i][i]) > o.max_relative_std_error * val[i])
-      S.warnings.push_back(dyn[i] + " is poorly determined: " + fmt(val[i]) + " +/- " +
-                           fmt(val[i] * std::sqrt(cov[i][i])));
-  if (o.starts > 1)
-    S.warnings.push_back("--starts: " + id + "'s stages start from data-driven guesses and a grid over " + dyn[0] +
-                         ", " + dyn[1] + "; the global search is not run");
+  const std::string first =
+      std::string("two-stage ") + F::kTitle + " fit as the start (the static part from the steady-state curve on " +
+      (all_samples ? (fallback_travel > 0 ? "the " + std::to_string(n_steady) + " moving samples that slid >= " +
+                                                fmt(fallback_travel) + " m (the median) since the last reversal"
+                                          : "all " + std::to_string(n_steady) + " moving samples") +
+                         ", since only " + std::to_string(n_settled) +
+                         " had settled (slid >= " + fmt(settle) + " m since the last reversal), " +
+                         std::to_string(n_slow_settled) + " of them in the slowest quarter"
+                   : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) +
+                         " m since the last reversal") +
+      "; " + pair + " by simulating the state with the static part held), then the joint stage: every parameter by "
+      "simulation error over all " + std::to_string(R.samples) + " samples, " + std::to_string(R.starts) +
+      " start(s), " + std::to_string(J.at_best) + " reaching the best cost; standard errors, intervals and "
+      "correlations are the joint problem's";
+  R.warnings.insert(R.warnings.begin(), first);
   if (!o.loss.empty())
-    S.warnings.push_back("--loss applies to the static stage only; " + dyn[0] + ", " + dyn[1] +
-                         " are fitted by plain least squares");
-  if (sum2.termination_type == ceres::NO_CONVERGENCE)
-    S.warnings.push_back("not converged: stage 2 stopped after " + std::to_string(o.max_iterations) + " iterations");
-  S.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return S;
+    R.warnings.push_back("--loss applies to the static start only; the joint stage is plain least squares");
+  R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return R;
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 // 20-sim LuGre (docs/identification.md, "Dynamic models").
 //
 // Stage 1 fits the model's steady-state curve (the kernels' steady_force, one
-// equation) as a static law to the samples where the state has settled;
-// stage 2 fits the two dynamic parameters with the static part held,
-// simulating the state along each experiment inside the residual.
+// equation) as a static law to the samples where the state has settled (all
+// moving samples when few settle); stage 2 fits the two dynamic parameters
+// with the static part held, simulating the state along each experiment
+// inside the residual. Both only start the joint stage (joint_fit.hpp),
+// which fits every parameter by simulation error over every sample.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -126,7 +128,7 @@ FitSummary fit_steady_state(const ModelInfo& model, const std::vector<Experiment
 
 // Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre).
 bool has_two_stage_fit(const std::string& model_id);
-// Both stages; the summary reports every parameter of the model.
+// Both stages, then the joint stage; the summary is the joint stage's.
 FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
 
 }  // namespace stribeck::ident::detail

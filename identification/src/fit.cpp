@@ -14,6 +14,7 @@
 #include "compressed_cost.hpp"
 #include "covariance.hpp"
 #include "dynamic_fit.hpp"
+#include "fit_helpers.hpp"
 #include "multistart.hpp"
 #include "noise.hpp"
 #include "phases.hpp"
@@ -516,16 +517,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
   }
   U.id = analyse_identifiability(JtJ);
   U.s2 = 2.0 * cost / static_cast<double>(std::max<long>(1, D.n - k));
-  // G = d(external)/d(internal) over the free parameters.
-  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);
-  std::function<void(int, int, double)> add = [&](int row, int g, double w) {
-    const FitParam& p = L.params[g];
-    if (p.fixed) return;
-    const int col = static_cast<int>(std::find(free.begin(), free.end(), g) - free.begin());
-    G(row, col) += p.transform == Transform::kLog ? w * p.value : w;
-    if (p.transform == Transform::kExcess) add(row, p.excess_base, w);
-  };
-  for (int i = 0; i < k; ++i) add(i, free[i], 1.0);
+  const Eigen::MatrixXd G = external_jacobian(L, free);
   // Undetermined parameters carry NaN; only determined ones enter.
   Eigen::MatrixXd inv = U.id.inverse;
   for (int i = 0; i < k; ++i)

@@ -61,7 +61,7 @@ TEST(TwentySimLuGreIdentification, RecoversCoefficientsAndBristleParameters) {
   const auto& s1 = s.param("sigma1");
   ASSERT_TRUE(std::isfinite(s1.std_error)) << s.report();
   EXPECT_LT(std::abs(s1.value - p[TwentySimLuGre::sigma1]), 3 * s1.std_error) << s.report();
-  EXPECT_NEAR(s.rmse, kNoise, 0.15 * kNoise) << s.report();
+  EXPECT_NEAR(s.rmse, kNoise, 0.05 * kNoise) << s.report();
   EXPECT_EQ(s.free_parameters, 6);
   EXPECT_NE(s.warnings.front().find("two-stage 20-sim LuGre fit"), std::string::npos) << s.warnings.front();
 }

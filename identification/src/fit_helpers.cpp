@@ -1,0 +1,62 @@
+#include "fit_helpers.hpp"
+
+#include "covariance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace stribeck::ident::detail {
+
+void internal_bounds(const FitParam& p, double& lo, double& hi) {
+  lo = -kInf;
+  hi = kInf;
+  switch (p.transform) {
+    case Transform::kIdentity: lo = p.lo; hi = p.hi; break;
+    case Transform::kLog:
+      if (p.lo > 0) lo = std::log(p.lo);
+      if (std::isfinite(p.hi)) hi = std::log(p.hi);
+      break;
+    case Transform::kExcess: lo = 0.0; break;
+  }
+}
+
+Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free) {
+  const int k = static_cast<int>(free.size());
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);
+  std::function<void(int, int, double)> add = [&](int row, int g, double w) {
+    const FitParam& p = L.params[g];
+    if (p.fixed) return;
+    const int col = static_cast<int>(std::find(free.begin(), free.end(), g) - free.begin());
+    if (col >= k) return;
+    G(row, col) += p.transform == Transform::kLog ? w * p.value : w;
+    if (p.transform == Transform::kExcess) add(row, p.excess_base, w);
+  };
+  for (int i = 0; i < k; ++i) add(i, free[i], 1.0);
+  return G;
+}
+
+Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, const Eigen::MatrixXd& JtJ,
+                               double sigma2) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int k = static_cast<int>(free.size());
+  Covariance C;
+  C.cov_x = Eigen::MatrixXd::Constant(k, k, nan);
+  C.var_u.assign(k, nan);
+  if (k == 0) return C;
+  const Identifiability id = analyse_identifiability(JtJ);
+  for (const auto& group : id.flat_groups) {
+    std::string names;
+    for (int j : group) names += (names.empty() ? "" : ", ") + L.params[free[j]].name;
+    C.undetermined.push_back(names);
+  }
+  C.singular = !id.flat_groups.empty();
+  if (C.singular) return C;
+  const Eigen::MatrixXd G = external_jacobian(L, free);
+  C.cov_x = sigma2 * G * id.inverse * G.transpose();
+  for (int i = 0; i < k; ++i) C.var_u[i] = sigma2 * id.inverse(i, i);
+  return C;
+}
+
+}  // namespace stribeck::ident::detail

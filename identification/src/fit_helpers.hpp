@@ -1,0 +1,39 @@
+#pragma once
+// Private to identification/: small pieces every solver of a Layout needs
+// (the static fit in fit.cpp and the dynamic joint stage in joint_fit.cpp):
+// internal bounds of a parameter, the transforms' Jacobian, and the
+// covariance of the free parameters from J^T J.
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+
+namespace stribeck::ident::detail {
+
+// Bounds of p's internal coordinate u (what Ceres bounds) from its external
+// range: identity: [lo, hi]; log: [ln lo, ln hi]; excess: [0, inf).
+void internal_bounds(const FitParam& p, double& lo, double& hi);
+
+// d(external value)/d(internal coordinate) over the free parameters `free`
+// (Layout indices), through each transform (excess adds its base's row).
+Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free);
+
+// Covariance of the free parameters `free` (Layout indices) of a least-squares
+// fit from J^T J of their internal coordinates and the residual variance
+// sigma2 = SSR / (N - k). The rank is judged by analyse_identifiability
+// (covariance.hpp); `undetermined` names the parameters of each flat
+// direction, comma-separated. For a regular
+// problem: cov_x, the covariance of the external values (through the
+// transforms' Jacobian), and var_u, the variance of each internal coordinate
+// (for the positive intervals of log parameters); NaN otherwise.
+struct Covariance {
+  bool singular = false;
+  std::vector<std::string> undetermined;
+  Eigen::MatrixXd cov_x;      // k x k
+  std::vector<double> var_u;  // per free parameter
+};
+Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, const Eigen::MatrixXd& JtJ,
+                               double sigma2);
+
+}  // namespace stribeck::ident::detail
