@@ -323,7 +323,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     }
   };
   if (threads == 1) {
-    worker(o.num_threads > 0 ? o.num_threads : hw);
+    worker(o.num_threads > 0 ? o.num_threads : job_threads());
   } else {
     std::vector<std::thread> pool;
     for (int i = 0; i < threads; ++i) pool.emplace_back(worker, 1);
@@ -419,7 +419,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     auto P = build_problem<F>(L, data, times, train);
     ceres::Problem::EvaluateOptions eo;
     for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
-    eo.num_threads = o.num_threads > 0 ? o.num_threads : hw;
+    eo.num_threads = o.num_threads > 0 ? o.num_threads : job_threads();
     ceres::CRSMatrix J;
     double c = 0;
     Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
