@@ -567,6 +567,33 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
   // Intervals narrower than the floor of a noiseless fit are exact enough as
   // Wald intervals; profiles are for noisy data.
   const bool noisy = U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2);
+  // Noiseless fits get no profile; a parameter at a bound is checked instead
+  // for a manifold of exact fits running off the bound (K_brk = 1 with
+  // c_v = 0, F_brk = F_C where no sample is slow enough to see the peak):
+  // every parameter that moves along it is not determined.
+  std::vector<bool> flat(L.params.size(), false);
+  if (!noisy) {
+    // As exact as the fit itself (or rounding): a compensation that only
+    // approaches the fit (c_v growing without bound to hide K_brk - 1) is not
+    // a flat direction.
+    const double ssr_exact =
+        std::max(100.0 * ssr_min, static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2));
+    for (int g : free) {
+      const FitParam& p = L.params[g];
+      const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
+      const bool at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) ||
+                            (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
+                            (p.transform == Transform::kExcess && p.u <= tol);
+      if (!at_bound || flat[g]) continue;
+      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, so);
+      std::string names;
+      for (int m : moved) flat[m] = true, names += (names.empty() ? "" : ", ") + L.params[m].name;
+      if (!moved.empty())
+        S.warnings.push_back("the data cannot determine " + names + ": moving " + p.name +
+                             " off its bound, they change together and the fit stays exact; they are reported as "
+                             "not determined");
+    }
+  }
   for (size_t i = 0; i < L.params.size(); ++i) {
     const FitParam& p = L.params[i];
     ParameterEstimate pe;
@@ -583,7 +610,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
     const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
     pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
                   (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
-    pe.determined = U.id.determined[f];
+    pe.determined = U.id.determined[f] && !flat[i];
     const double var = U.cov_x(f, f);
     if (!pe.determined || !std::isfinite(var) || var < 0) {
       S.parameters.push_back(pe);
@@ -656,7 +683,9 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
                                             : " (changing them together does not change the fit)") +
                          low_speed_hint(low) + "; it is reported as not determined; fix it with --fix or add data");
   }
-  if (!U.id.flat_groups.empty() && S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
+  const bool undetermined = std::any_of(S.parameters.begin(), S.parameters.end(),
+                                        [](const ParameterEstimate& p) { return !p.fixed && !p.determined; });
+  if (undetermined && S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
   if (S.status == FitStatus::kMaxIterations)
     S.warnings.push_back("not converged: the solver stopped after " + std::to_string(o.max_iterations) +
                          " iterations; the estimates are not final");

@@ -22,6 +22,40 @@ double evaluate_ssr(ceres::Problem& P) {
   return 2.0 * cost;
 }
 
+std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
+                                const ceres::Solver::Options& options) {
+  std::vector<double> best(L.params.size()), value(L.params.size());
+  for (size_t i = 0; i < L.params.size(); ++i) best[i] = L.params[i].u, value[i] = L.params[i].value;
+  double* block = &L.params[g].u;
+  const FitParam& p = L.params[g];
+  const double lower = P.GetParameterLowerBound(block, 0), upper = P.GetParameterUpperBound(block, 0);
+  double step = 0.1;
+  if (p.transform == Transform::kIdentity)
+    step = 0.1 * std::max({std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0, 1e-12});
+  else if (p.transform == Transform::kExcess)
+    step = 0.1 * std::max(std::abs(L.params[p.excess_base].value), 1e-12);
+  // Into the range: away from the bound it sits on.
+  const bool at_upper = std::isfinite(upper) && upper - *block < std::abs(*block - lower);
+  *block = at_upper ? std::max(lower, *block - step) : std::min(upper, *block + step);
+  ceres::Solver::Options so = options;
+  so.max_num_iterations = std::min(options.max_num_iterations, 100);
+  so.callbacks.clear();
+  P.SetParameterBlockConstant(block);
+  ceres::Solver::Summary sum;
+  ceres::Solve(so, &P, &sum);
+  P.SetParameterBlockVariable(block);
+  std::vector<int> moved;
+  if (sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_exact) {
+    set_values_from_internal(L);
+    moved.push_back(g);
+    for (int i : free)
+      if (i != g && std::abs(L.params[i].value - value[i]) > 1e-6 * std::max(std::abs(value[i]), 1e-300))
+        moved.push_back(i);
+  }
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = best[i], L.params[i].value = value[i];
+  return moved;
+}
+
 ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr_min, double s2, double step,
                                  const ceres::Solver::Options& options) {
   ProfileInterval out;

@@ -33,6 +33,15 @@ struct ProfileInterval {
 ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr_min, double s2, double step,
                                  const ceres::Solver::Options& options);
 
+// For a noiseless fit with parameter g at a bound: holds g a step into its
+// feasible range (a tenth of its size; a factor e^0.1 for log ones) and refits
+// the others. Returns the free parameters (Layout indices) that moved to keep
+// the fit exact (SSR <= ssr_exact), g first, or nothing when moving g off its
+// bound costs fit: g then sits at the bound because the data put it there,
+// not on a manifold of exact fits that the bound happens to cut.
+std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
+                                const ceres::Solver::Options& options);
+
 // SSR of the current internal coordinates (2 * Ceres' cost).
 double evaluate_ssr(ceres::Problem& P);
 

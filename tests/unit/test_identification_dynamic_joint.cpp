@@ -295,7 +295,8 @@ TEST(DynamicJointFit, DahlSmallStrokesForSeveralExponents) {
 // that reached the best cost, and the best is no worse than one start's.
 TEST(DynamicJointFit, StartsRunAndAreCounted) {
   const Case c = lugre_fast_sine(107);
-  ident::FitOptions o1, o6;
+  ident::FitOptions o1, o6, oauto;
+  o1.starts = 1;
   o6.starts = 6;
   const ident::FitSummary s1 = ident::fit({c.log}, "lugre", o1);
   const ident::FitSummary s6 = ident::fit({c.log}, "lugre", o6);
@@ -305,14 +306,18 @@ TEST(DynamicJointFit, StartsRunAndAreCounted) {
   EXPECT_NE(s6.warnings.front().find("6 start(s), "), std::string::npos) << s6.warnings.front();
   EXPECT_NE(s6.report().find("6 start(s)"), std::string::npos);
   EXPECT_NE(s6.warnings.front().find("reaching the best cost"), std::string::npos) << s6.warnings.front();
-  // Fewer than one start is bad input, as for static models.
-  ident::FitOptions o0;
-  o0.starts = 0;
+  // The default (--starts 0, automatic) runs four starts of the joint stage.
+  const ident::FitSummary sa = ident::fit({c.log}, "lugre", oauto);
+  EXPECT_EQ(sa.starts, 4) << sa.report();
+  EXPECT_LE(sa.cost, s1.cost * (1 + 1e-9));
+  // Fewer than zero starts is bad input, as for static models.
+  ident::FitOptions oneg;
+  oneg.starts = -1;
   try {
-    ident::fit({c.log}, "lugre", o0);
+    ident::fit({c.log}, "lugre", oneg);
     FAIL() << "expected InputError";
   } catch (const InputError& err) {
-    EXPECT_EQ(std::string(err.what()), "--starts must be >= 1");
+    EXPECT_EQ(std::string(err.what()), "--starts must be >= 0 (0 = automatic)");
   }
 }
 
