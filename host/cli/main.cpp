@@ -96,15 +96,23 @@ int main(int argc, char** argv) {
   stribeck::cli::add_import_command(app);
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);
-  if (argc == 1 || (argc == 2 && std::strcmp(argv[1], "help") == 0)) {  // what it can do, not a usage error
+  std::string commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands += (commands.empty() ? "" : ", ") + sub->get_name();
+  if (argc == 2 && std::strcmp(argv[1], "help") == 0) {
     std::fputs(app.help().c_str(), stdout);
     return 0;
+  }
+  if (argc == 1) {  // the help on stdout, and still a usage error (scripts see exit 1)
+    std::fputs(app.help().c_str(), stdout);
+    std::fprintf(stderr, "stribeck: error: a command is required: %s (run with --help for usage)\n", commands.c_str());
+    return 1;
   }
   if (argv[1][0] != '-') {
     // An unknown command is named, with the nearest one and the list
     // (CLI11 would say only "The following arguments were not expected").
     const std::string given = argv[1];
-    std::string names, nearest;
+    std::string nearest;
     size_t best = std::string::npos;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
       const std::string& n = sub->get_name();
@@ -112,14 +120,13 @@ int main(int argc, char** argv) {
         best = 0;
         break;
       }
-      names += (names.empty() ? "" : ", ") + n;
       const size_t d = edit_distance(given, n);
       if (d < best) best = d, nearest = n;
     }
     if (best != 0) {
       std::fprintf(stderr, "stribeck: error: unknown command '%s'%s; the commands are %s (run with --help for usage)\n",
                    one_line(given).c_str(), nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str(),
-                   names.c_str());
+                   commands.c_str());
       return 1;
     }
   }

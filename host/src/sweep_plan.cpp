@@ -175,6 +175,16 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
     throw InputError(at + ": values must be finite");
   for (double v : spec.values)
     if (!std::isfinite(v)) throw InputError(at + ": values must be finite");
+  // Subnormal numbers divide to infinity (ensemble quantities too; sweeps
+  // name the parameter's range before this).
+  {
+    std::vector<double> given = spec.values;
+    if (ax.kind != K::kLog && ax.kind != K::kLogUniform) given.push_back(ax.a);
+    if (ax.kind == K::kLinear || ax.kind == K::kUniform || ax.kind == K::kNormal) given.push_back(ax.b);
+    for (double v : given)
+      if (v != 0 && std::abs(v) < DBL_MIN)
+        throw InputError(at + ": " + format_number(v) + " is subnormal (below 2.2e-308): divisions by it overflow");
+  }
   // Points are computed from the span (linear) or the ratio (log) of the
   // ends, which must be finite themselves: [-1.7e308, 1.7e308] would give inf.
   if ((ax.kind == K::kLinear || ax.kind == K::kUniform) && !std::isfinite(ax.b - ax.a))

@@ -241,11 +241,15 @@ TEST(ReliabilityCli, MessagesNameTheCommandAndStayShort) {
   o = run({"imprt"}, d);
   expect_one_line(o, 1, "did you mean 'import'?", "imprt");
 
+  // Bare: the help on stdout, one usage line on stderr, exit 1.
   o = run({}, d);
+  expect_one_line(o, 1, "stribeck: error: a command is required: models, eval,", "bare stribeck");
+  EXPECT_NE(o.out.find("Usage: stribeck"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("simulate"), std::string::npos) << o.out;
+  o = run({"help"}, d);
   EXPECT_EQ(o.code, 0);
   EXPECT_TRUE(o.err.empty()) << o.err;
-  EXPECT_NE(o.out.find("Usage"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("simulate"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Usage: stribeck"), std::string::npos) << o.out;
 
   // A 1e6-character column name and a 1e6-character cell.
   const std::string huge(1000000, 'x');
@@ -337,11 +341,15 @@ TEST(ReliabilityCli, SubnormalAndNonFiniteParametersAreRefusedWithTheRange) {
                               "[[trace]]\nprofile = \"sine\"\nsamples = 16\n");
   spit(d + "sim.toml", "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"simscape-translational\"\n"
                        "[friction.params]\nv_brk = 1e-310\n[simulation]\nt_end = 1.0\ndt = 1e-3\n");
+  spit(d + "ens.toml", "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
+                       "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\n[ensemble.params]\n"
+                       "stiffness = \"linear:1e-310:20:3\"\n");
   struct Case {
     std::vector<std::string> args;
     std::string expect;
   };
   const Case cases[] = {
+      {{"simulate", d + "ens.toml", "-q", "-o", d + "o.h5"}, "stiffness: 1e-310 is subnormal (below 2.2e-308)"},
       {{"sweep", "-m", "simscape-translational", "-p", "v_brk=1e-310", "-p", "F_C=list:1,2", "--profile", "sine", "-o",
         d + "o.h5"},
        "1e-310 is subnormal (below 2.2e-308): divisions by it overflow (valid range (0, inf)"},
