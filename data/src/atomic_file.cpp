@@ -1,8 +1,10 @@
 #include "stribeck/data/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -24,9 +26,36 @@ char g_paths[kSlots][kPathMax];
 std::atomic<bool> g_used[kSlots];
 std::mutex g_claim;  // taken by threads claiming or freeing a slot, never by the handler
 
+std::atomic<bool> g_cli{false};  // install_cli_signal_handlers: print a line and exit 128 + signal
+constexpr size_t kNoteMax = 1024;
+char g_note[kNoteMax];
+std::atomic<bool> g_note_set{false};
+
+void put(const char* s) {
+  size_t n = 0;
+  while (s[n]) ++n;
+  while (n > 0) {
+    const ssize_t w = ::write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// Async-signal-safe: unlink, write and _exit only.
 extern "C" void remove_temporaries(int sig) {
   for (int i = 0; i < kSlots; ++i)
     if (g_used[i].load()) ::unlink(g_paths[i]);
+  if (g_cli.load()) {
+    put("stribeck: error: interrupted by ");
+    put(sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");
+    if (g_note_set.load()) {
+      put("; ");
+      put(g_note);
+    }
+    put("\n");
+    ::_exit(128 + sig);
+  }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -41,6 +70,10 @@ void install_handlers() {
       struct sigaction sa {};
       sa.sa_handler = remove_temporaries;
       sigemptyset(&sa.sa_mask);
+      // Block the other two while one runs: one line, one exit.
+      sigaddset(&sa.sa_mask, SIGINT);
+      sigaddset(&sa.sa_mask, SIGTERM);
+      sigaddset(&sa.sa_mask, SIGHUP);
       ::sigaction(sig, &sa, nullptr);
     }
   });
@@ -78,13 +111,103 @@ void check_output_path(const std::string& path) {
     throw InputError(path + ": exists and is not a regular file (a device, pipe or socket); write to a regular file");
 }
 
+namespace {
+std::string kind_of(mode_t m) {
+  if (S_ISREG(m)) return "";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+}  // namespace
+
+std::string describe_non_regular(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return kind_of(st.st_mode);
+}
+
 void check_input_path(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
   if (!S_ISREG(st.st_mode))
-    throw InputError(path + ": is not a regular file (a pipe or device); save the data to a file first");
+    throw InputError(path + ": is not a regular file but " + kind_of(st.st_mode) + "; save the data to a file first");
 }
+
+std::string text_encoding_problem(std::string_view h) {
+  auto starts = [&](std::string_view p) { return h.substr(0, p.size()) == p; };
+  if (starts(std::string_view("\xFF\xFE\0\0", 4)) || starts(std::string_view("\0\0\xFE\xFF", 4)))
+    return "is UTF-32 text (byte-order mark); save it as UTF-8";
+  if (starts("\xFF\xFE") || starts("\xFE\xFF")) return "is UTF-16 text (byte-order mark); save it as UTF-8";
+  const size_t nul = h.find('\0');
+  if (nul == std::string_view::npos) return "";
+  // ASCII saved as UTF-16 without a mark: every other byte is NUL.
+  size_t even = 0, odd = 0, pairs = std::min<size_t>(h.size() / 2, 64);
+  for (size_t i = 0; i < pairs; ++i) {
+    even += h[2 * i] == '\0';
+    odd += h[2 * i + 1] == '\0';
+  }
+  if (pairs >= 2 && (even == pairs) != (odd == pairs))
+    return "looks like UTF-16 text (a NUL byte between characters); save it as UTF-8";
+  return "holds a NUL byte (at byte " + std::to_string(nul) + "): not a text file";
+}
+
+std::string read_config_file(const std::string& path, const std::string& what) {
+  if (path.empty()) throw InputError(what + ": the path is empty");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": cannot open the " + what + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw InputError(path + ": is " + kind_of(st.st_mode) + ", not a " + what + " file");
+  // Non-blocking, and checked again on the open file: a path swapped for a
+  // FIFO after the stat still cannot block.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open the " + what + ": " + std::strerror(errno));
+  std::string text;
+  try {
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+      throw InputError(path + ": is " + kind_of(st.st_mode) + ", not a " + what + " file");
+    auto too_big = [&](unsigned long long bytes) {
+      return InputError(path + ": the " + what + " is " + std::to_string(bytes) + " bytes; at most " +
+                        std::to_string(kMaxConfigBytes >> 20) + " MiB are read (is this the right file?)");
+    };
+    if (static_cast<unsigned long long>(st.st_size) > kMaxConfigBytes) throw too_big(st.st_size);
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw InputError(path + ": cannot read the " + what + ": " + std::strerror(errno));
+      if (n == 0) break;
+      text.append(buf, static_cast<size_t>(n));
+      if (text.size() > kMaxConfigBytes) throw too_big(text.size());
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  const std::string bad = text_encoding_problem(text);
+  if (!bad.empty()) throw InputError(path + ": the " + what + " " + bad);
+  return text;
+}
+
+void install_cli_signal_handlers() {
+  g_cli.store(true);
+  install_handlers();
+}
+
+void set_interrupt_note(const std::string& note) {
+  g_note_set.store(false);
+  const size_t n = std::min(note.size(), kNoteMax - 1);
+  std::memcpy(g_note, note.data(), n);
+  g_note[n] = '\0';
+  if (n) g_note_set.store(true);
+}
+
+int register_temporary(const std::string& path) { return claim(path); }
+void unregister_temporary(int slot) { release(slot); }
 
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
   check_output_path(target_);

@@ -45,6 +45,8 @@ CsvReader::CsvReader(std::string path) : path_(std::move(path)) {
   if (!file_) throw InputError(path_ + ": cannot open: " + std::strerror(errno));
   do {
     if (!read_line()) throw InputError(path_ + ": no header row (file is empty)");
+    if (line_ == 1)  // UTF-16 or NULs: said so, not a confusing header error
+      if (const std::string why = text_encoding_problem(buf_); !why.empty()) throw InputError(path_ + ": " + why);
     // A UTF-8 byte-order mark from spreadsheet exports (as the importer drops it).
     if (line_ == 1 && buf_.rfind("\xEF\xBB\xBF", 0) == 0) buf_.remove_prefix(3);
   } while (is_blank_or_comment(buf_));
@@ -87,6 +89,17 @@ bool CsvReader::read_line() {
   buf_ = std::string_view(line_buf_, static_cast<size_t>(n));
   if (!buf_.empty() && buf_.back() == '\n') buf_.remove_suffix(1);
   ++line_;
+  if (const void* nul = std::memchr(buf_.data(), 0, buf_.size())) {
+    // UTF-16 (on the first line) or binary content: said so, instead of a
+    // cell error whose echo a NUL would cut short.
+    const std::string why = text_encoding_problem(buf_);
+    throw InputError(path_ + ":" + std::to_string(line_) + ": " +
+                     (line_ == 1 && why.rfind("holds a NUL", 0) != 0
+                          ? why
+                          : "holds a NUL byte (character " +
+                                std::to_string(static_cast<const char*>(nul) - buf_.data() + 1) +
+                                " of the line): not a text file"));
+  }
   return true;
 }
 

@@ -1,6 +1,9 @@
 #include "stribeck/data/hdf5.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <H5DSpublic.h>
 
@@ -116,7 +119,17 @@ File open_file(const std::string& path, bool write) {
   std::fclose(f);
   if (!is_hdf5(path)) throw InputError(path + ": not an HDF5 file (no HDF5 signature)");
   File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file.valid()) fail(path, "cannot open HDF5 file (truncated or corrupt?)");
+  if (!file.valid()) {
+    // HDF5 locks a file it opens (flock); a lock we cannot take now is
+    // another process's, not damage.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const bool locked = fd >= 0 && ::flock(fd, (write ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (fd >= 0) ::close(fd);
+    if (locked)
+      throw InputError(path + ": locked by another process (HDF5 file locking); wait until it closes the file, or "
+                              "set HDF5_USE_FILE_LOCKING=FALSE where locks are stale or not supported");
+    fail(path, "cannot open HDF5 file (truncated or corrupt?)");
+  }
   return file;
 }
 

@@ -407,8 +407,11 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
     }
     return exps;
   }
+  if (const std::string why = text_encoding_problem(h); !why.empty() && why.rfind("holds a NUL", 0) != 0)
+    throw InputError(path + ": " + why);  // UTF-16/32 text: said so, not "binary"
   if (h.find('\0') != std::string_view::npos)
-    throw InputError(path + ": not a log: binary content that is neither HDF5 nor MATLAB v7.3");
+    throw InputError(path + ": not a log: binary content (a NUL byte at byte " + std::to_string(h.find('\0')) +
+                     ") that is neither HDF5 nor MATLAB v7.3");
   std::vector<Experiment> v;
   v.push_back(read_text_log(path, options));
   return v;

@@ -1,6 +1,8 @@
 // Results groups streamed block by block with checkpoints (results_stream.hpp).
 #include "stribeck/data/results_stream.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -49,24 +51,41 @@ std::map<std::string, std::string> decode(const std::string& text) {
 }  // namespace
 
 void refuse_unfinished(const std::string& partial, bool resumable) {
-  if (std::ifstream(partial).good())
+  if (::access(partial.c_str(), F_OK) == 0)
     throw InputError(partial + (resumable ? ": the checkpointed results of an unfinished run; continue it with "
                                             "--resume, or remove the file to start again"
                                           : ": left by an unfinished run; remove it and run again"));
 }
 
 struct ResultsStream::Impl {
-  std::string final_path, path, where;
+  std::string final_path, path, where, group_name;
   h5::File file;
   h5::Group group;
   std::vector<StreamColumn> columns;
   std::vector<h5::Dataset> datasets;
   bool holds_rows = false;  // a checkpoint counted rows: the partial file is worth resuming
   bool finished = false;
+  bool resumable = true;
+  // While the partial file holds no work (or cannot be resumed: a merge's),
+  // a signal that ends the process removes it (register_temporary).
+  int signal_slot = -1;
+  ~Impl() {
+    if (signal_slot >= 0) unregister_temporary(signal_slot);
+  }
+  StreamCheckpoint last;  // the last checkpoint, restored if the final rename fails
+  void keep_on_signal() {
+    if (signal_slot < 0) return;
+    unregister_temporary(signal_slot);
+    signal_slot = -1;
+    set_interrupt_note(path + " keeps the completed points; continue with --resume");
+  }
   // A partial file without rows holds no work: removed when the stream ends
   // without finishing (an error before the first rows), so that it does not
   // block the next run.
   void discard_if_empty() {
+    if (signal_slot >= 0) unregister_temporary(signal_slot);
+    signal_slot = -1;
+    set_interrupt_note("");
     if (finished || holds_rows || path.empty()) return;
     datasets.clear();
     group.reset();
@@ -87,10 +106,13 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   w->final_path = path;
   w->path = path + ".partial";
   w->where = w->path + ": results group '" + group + "'";
+  w->group_name = group;
   w->columns = columns;
   check_output_path(path);
   check_output_path(w->path);
   refuse_unfinished(w->path, resumable);
+  w->resumable = resumable;
+  w->signal_slot = register_temporary(w->path);
   w->file = h5::create_file(w->path);
   // From here on an error removes the new file (see discard_if_empty).
   std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
@@ -127,6 +149,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->final_path = path;
   w->path = partial;
   w->where = partial + ": results group '" + group + "'";
+  w->group_name = group;
   w->columns = columns;
   w->file = h5::open_file(partial, /*write=*/true);
   if (!h5::has_child(w->file.id(), group)) throw InputError(w->where + ": does not exist; remove " + partial);
@@ -144,7 +167,9 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   }
   checkpoint.rows = h5::read_uint_attribute(w->group.id(), kRowsAttribute, w->where);
   w->holds_rows = true;  // a resumed file is kept, whatever happens next
+  set_interrupt_note(partial + " keeps the completed points; continue with --resume");
   checkpoint.state = decode(h5::read_string_attribute(w->group.id(), kStateAttribute, w->where));
+  w->last = checkpoint;
   for (const auto& c : columns) {
     const std::string at = w->where + ": dataset '" + c.name + "'";
     h5::Dataset ds = h5::open_dataset(w->group.id(), c.name, at);
@@ -185,10 +210,21 @@ void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
   w.holds_rows = w.holds_rows || cp.rows > 0;
+  w.last = cp;
+  if (w.holds_rows && w.resumable) w.keep_on_signal();
 }
 
 void ResultsStream::finish() {
   Impl& w = *impl_;
+  // A target that cannot take the file (it became a directory, say) is
+  // found before the checkpoint is removed: the partial file stays
+  // resumable, and --resume completes it once the target is free.
+  try {
+    check_output_path(w.final_path);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + "; the finished results are in " + w.path +
+                     (w.resumable ? ": free the name and run again with --resume" : ""));
+  }
   for (const char* a : {kRowsAttribute, kStateAttribute})
     if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
       h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
@@ -196,9 +232,27 @@ void ResultsStream::finish() {
   w.group.reset();
   h5::close_file(w.file, w.path);
   w.finished = true;
-  if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
-    throw InputError(w.final_path + ": cannot move the finished results into place (" + std::strerror(errno) +
-                     "); they are in " + w.path);
+  if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    // Put the checkpoint back, so that --resume completes the file (to the
+    // same content) once the target can take it.
+    if (w.resumable) {
+      try {
+        w.file = h5::open_file(w.path, /*write=*/true);
+        w.group = h5::open_group(w.file.id(), w.group_name, w.where);
+        h5::write_string_attribute(w.group.id(), kStateAttribute, encode(w.last.state), w.where);
+        h5::write_uint_attribute(w.group.id(), kRowsAttribute, w.last.rows, w.where);
+        w.group.reset();
+        h5::close_file(w.file, w.path);
+      } catch (const std::exception&) {
+      }
+    }
+    throw InputError(w.final_path + ": cannot move the finished results into place (" + why + "); they are in " +
+                     w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));
+  }
+  if (w.signal_slot >= 0) unregister_temporary(w.signal_slot);
+  w.signal_slot = -1;
+  set_interrupt_note("");
 }
 
 }  // namespace stribeck

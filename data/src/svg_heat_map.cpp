@@ -18,15 +18,43 @@ constexpr double kLeft = 100, kRight = 640, kTop = 70, kBottom = 540;  // plot a
 constexpr double kBarLeft = 680, kBarWidth = 22;                      // colour bar
 constexpr const char* kMissing = "#d0d0d0";
 
+// Text and attribute values: the five XML entities escaped, control
+// characters XML 1.0 forbids and bytes that are not UTF-8 replaced by
+// U+FFFD, so a label read from a file (a channel or parameter name) can
+// neither end an element nor make the document ill-formed.
 std::string xml(const std::string& s) {
   std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = b[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '&': o += "&amp;"; break;
+        case '<': o += "&lt;"; break;
+        case '>': o += "&gt;"; break;
+        case '"': o += "&quot;"; break;
+        case '\'': o += "&apos;"; break;
+        default:
+          if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') o += "\xEF\xBF\xBD";
+          else o += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence is copied; anything else is one U+FFFD.
+    const size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (b[i + k] & 0xC0) == 0x80;
+    if (ok && len == 3) ok = !(c == 0xE0 && b[i + 1] < 0xA0) && !(c == 0xED && b[i + 1] >= 0xA0);
+    if (ok && len == 4) ok = !(c == 0xF0 && b[i + 1] < 0x90) && !(c == 0xF4 && b[i + 1] >= 0x90);
+    if (ok && len == 3 && c == 0xEF && b[i + 1] == 0xBF && (b[i + 2] == 0xBE || b[i + 2] == 0xBF)) ok = false;
+    if (ok) {
+      o.append(s, i, len);
+      i += len;
+    } else {
+      o += "\xEF\xBF\xBD";
+      ++i;
     }
   }
   return o;

@@ -62,6 +62,17 @@ struct SweepWriter::Impl {
   SweepMeta meta;
   bool holds_rows = false;  // a checkpoint counted points: the partial file is worth resuming
   bool finished = false;
+  bool resumable = true;
+  // While the partial file holds no work (or, a merge's, cannot be
+  // resumed), a signal that ends the process removes it.
+  int signal_slot = -1;
+  ~Impl() {
+    if (signal_slot >= 0) unregister_temporary(signal_slot);
+  }
+  void release_signal_slot() {
+    if (signal_slot >= 0) unregister_temporary(signal_slot);
+    signal_slot = -1;
+  }
   h5::File file;
   std::vector<h5::Dataset> param_cols, metric_cols;
   std::vector<std::vector<h5::Dataset>> exp_cols;  // [experiment][kept metric]
@@ -179,6 +190,8 @@ SweepWriter::SweepWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 // error before the first chunk removes it, so that it blocks no rerun.
 SweepWriter::~SweepWriter() {
   Impl& w = *impl_;
+  w.release_signal_slot();
+  set_interrupt_note("");
   if (w.finished || w.holds_rows) return;
   w.param_cols.clear();
   w.metric_cols.clear();
@@ -196,6 +209,8 @@ std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const 
   check_output_path(path);
   check_output_path(impl->path);
   refuse_unfinished(impl->path, resumable);
+  impl->resumable = resumable;
+  impl->signal_slot = register_temporary(impl->path);
   impl->file = h5::create_file(impl->path);
   std::unique_ptr<SweepWriter> w(new SweepWriter(std::move(impl)));  // from here on an error removes the file
   w->impl_->write_meta();
@@ -217,6 +232,7 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
   progress = f.progress;
   auto impl = std::make_unique<Impl>();
   impl->holds_rows = true;  // a resumed file is kept, whatever happens next
+  set_interrupt_note(partial + " keeps the completed points; continue with --resume");
   impl->final_path = path;
   impl->path = partial;
   impl->meta = meta;
@@ -263,6 +279,10 @@ void SweepWriter::append(const SweepChunk& c, int n_exp) {
 void SweepWriter::checkpoint(const SweepProgress& p) {
   impl_->write_progress(p);
   impl_->holds_rows = impl_->holds_rows || p.completed > 0;
+  if (impl_->holds_rows && impl_->resumable && impl_->signal_slot >= 0) {
+    impl_->release_signal_slot();
+    set_interrupt_note(impl_->path + " keeps the completed points; continue with --resume");
+  }
 }
 
 void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>& params,
@@ -306,7 +326,9 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
   w.finished = true;
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
     throw InputError(w.final_path + ": cannot move the finished sweep into place (" + std::strerror(errno) +
-                     "); it is in " + w.path);
+                     "); it is in " + w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));
+  w.release_signal_slot();
+  set_interrupt_note("");
 }
 
 bool is_sweep_file(const std::string& path) {

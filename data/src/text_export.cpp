@@ -19,6 +19,29 @@ void write_all(std::FILE* f, const std::string& text, const std::string& path) {
 
 }  // namespace
 
+std::string csv_field(const std::string& f, char delim) {
+  if (f.find_first_of(std::string("\"\r\n") + delim) == std::string::npos) return f;
+  std::string q = "\"";
+  for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string comment_text(const std::string& text) {
+  std::string o;
+  for (unsigned char c : text) {
+    if (c == '\n') o += "\\n";
+    else if (c == '\r') o += "\\r";
+    else if (c < 0x20 && c != '\t') {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02X", c);
+      o += b;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o;
+}
+
 void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
   std::vector<std::string> cols;
   for (const char* c : kOrder)
@@ -28,17 +51,18 @@ void write_csv(const std::string& path, const Experiment& e, char delim, bool un
     for (const char* c : kOrder) schema |= name == c;
     if (!schema) cols.push_back(name);
   }
-  std::string text = units_in_header ? "# experiment: " + e.name + "\n" : "";
+  std::string text = units_in_header ? "# experiment: " + comment_text(e.name) + "\n" : "";
   for (const auto& [k, v] : e.attributes) {
     if (!units_in_header) break;
     if (v.find('\n') != std::string::npos) continue;  // multi-line metadata stays in the HDF5 log
-    text += "# " + k + ": " + v + "\n";
+    text += "# " + comment_text(k) + ": " + comment_text(v) + "\n";
   }
   for (size_t i = 0; i < cols.size(); ++i) {
     if (i) text += delim;
-    text += cols[i];
     auto u = e.units.find(cols[i]);
-    if (units_in_header && u != e.units.end() && !u->second.empty()) text += " [" + u->second + "]";
+    text += csv_field(cols[i] + (units_in_header && u != e.units.end() && !u->second.empty() ? " [" + u->second + "]"
+                                                                                            : std::string()),
+                      delim);
   }
   text += '\n';
   std::vector<const std::vector<double>*> data;

@@ -1,11 +1,13 @@
 // Delimited text → RawColumns → Experiment.
 #include <cctype>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/units.hpp"
@@ -366,6 +368,14 @@ Experiment read_text_log(const std::string& path, const ReadOptions& o) {
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) throw InputError(path + ": read error");
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const std::string why = text_encoding_problem(text);
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + nul, '\n'));
+    throw InputError(path + ":" + std::to_string(line) + ": " +
+                     (why.rfind("holds a NUL", 0) == 0 ? "holds a NUL byte (at byte " + std::to_string(nul) +
+                                                             "): not a text file"
+                                                       : why));
+  }
   const RawColumns raw = parse_delimited(text, path);
   return columns_to_experiment(raw, o, path, o.name.empty() ? file_stem(path) : o.name);
 }

@@ -28,7 +28,7 @@ void add_eval_command(CLI::App& app) {
   cmd->callback([o] {
     check_output(o->output, {o->input});
     const EvalSummary s = evaluate_file(*o);
-    for (const auto& w : s.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
+    for (const auto& w : s.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", one_line(w).c_str());
     std::fprintf(stderr, "stribeck eval: %s, %ld samples -> %s\n", o->model.c_str(), s.samples,
                  o->output.c_str());
   });

@@ -25,7 +25,7 @@ void run(const ExportArgs& a) {
     if (a.output != "-") check_output(a.output, {a.input});
     const Experiment& e = select_experiment(exps, a.experiment, a.input);
     write_csv(a.output, e, delim);
-    if (a.output != "-") std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", e.name.c_str(), e.size(), a.output.c_str());
+    if (a.output != "-") std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", one_line(e.name).c_str(), e.size(), a.output.c_str());
     return;
   }
   // Several experiments: OUTPUT is a directory with one file per experiment.
@@ -40,7 +40,7 @@ void run(const ExportArgs& a) {
       if (c == '/') c = '_';
     const std::string path = a.output + "/" + file + (delim == ',' ? ".csv" : ".tsv");
     write_csv(path, e, delim);
-    std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", e.name.c_str(), e.size(), path.c_str());
+    std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", one_line(e.name).c_str(), e.size(), path.c_str());
   }
 }
 

@@ -104,9 +104,9 @@ void run(const ImportArgs& a) {
         e.attributes[kv.substr(0, eq)] = kv.substr(eq + 1);
       }
       std::string chans;
-      for (const auto& [c, v] : e.channels) chans += (chans.empty() ? "" : ", ") + c;
-      report += "stribeck import: " + a.files[i] + ": experiment '" + e.name + "', " + std::to_string(e.size()) +
-                " samples (" + chans + ")";
+      for (const auto& [c, v] : e.channels) chans += (chans.empty() ? "" : ", ") + one_line("'" + c + "'");
+      report += "stribeck import: " + a.files[i] + ": experiment " + one_line("'" + e.name + "'") + ", " +
+                std::to_string(e.size()) + " samples (" + chans + ")";
       if (!s.derived.empty()) {
         std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)",
                       s.cutoff_hz, s.half_width, s.rate_hz);

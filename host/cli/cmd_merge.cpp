@@ -1,10 +1,13 @@
 // `stribeck merge`: combine the shard files of one sweep, or of one ensemble,
 // into one file.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
 #include "commands.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/sweep_output.hpp"
@@ -23,8 +26,12 @@ void add_merge_command(CLI::App& app) {
     // ensemble shards is named as such (other files get the merge's own
     // "not a ... file" message).
     const std::vector<std::string>& in = *inputs;
-    for (const auto& f : in)
-      if (!std::ifstream(f)) throw InputError(f + ": cannot open (no such file, or not readable)");
+    for (const auto& f : in) {
+      // A FIFO, device or directory is refused before it is opened (opening
+      // a FIFO for reading blocks until something writes to it).
+      check_input_path(f);
+      if (::access(f.c_str(), R_OK) != 0) throw InputError(f + ": cannot open (no such file, or not readable)");
+    }
     check_output(*output, in);
     size_t ensemble = in.size();
     for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)

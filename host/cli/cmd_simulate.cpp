@@ -24,6 +24,7 @@ void add_simulate_command(CLI::App& app) {
   auto chunk = std::make_shared<std::uint64_t>(0);
   auto max_chunks = std::make_shared<std::uint64_t>(0);
   auto mpi = std::make_shared<bool>(false);
+  auto allow_large = std::make_shared<bool>(false);
   auto point = std::make_shared<std::int64_t>(-1);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
@@ -45,8 +46,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--point", *point,
                   "Ensembles: simulate only point K (0-based) as a single simulation and write its time series")
       ->check(kIndex);
+  cmd->add_flag("--allow-large-output", *allow_large,
+                "Ensembles: run even when the estimated output exceeds the free space of its file system");
   cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi, point] {
+  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large] {
     SimulateConfig c = read_simulate_config(*config);
     check_output(*output, {*config});
     if (*point >= 0) {
@@ -81,7 +84,7 @@ void add_simulate_command(CLI::App& app) {
     // Warnings go out once the run is known to start, so an error found
     // later stays the only line.
     auto warn = [&c] {
-      for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", w.c_str());
+      for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", one_line(w).c_str());
     };
     const std::string command_line = cli_provenance().command_line;
     if (c.ensemble) {
@@ -92,6 +95,7 @@ void add_simulate_command(CLI::App& app) {
       o.shard = *shard;
       o.output = *output;
       o.resume = *resume;
+      o.allow_large_output = *allow_large;
       o.chunk = *chunk;
       o.max_chunks = *max_chunks;
       o.command_line = command_line;

@@ -20,7 +20,7 @@ struct SweepFlags {
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
   bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
-       quiet = false, mpi = false;
+       quiet = false, mpi = false, allow_large_output = false;
 };
 
 void run(const SweepFlags& f) {
@@ -62,6 +62,7 @@ void run(const SweepFlags& f) {
   o.chunk = c.chunk;
   o.output = c.output;
   o.resume = f.resume;
+  o.allow_large_output = f.allow_large_output;
   o.max_chunks = f.max_chunks;
   o.command_line = cli_provenance().command_line;
   if (!f.quiet) o.progress = progress_printer("points");
@@ -120,6 +121,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)")->check(kNonEmpty);
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
+  cmd->add_flag("--allow-large-output", f->allow_large_output,
+                "Run even when the estimated output exceeds the free space of its file system");
   cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")
       ->check(kPositive);
   cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");

@@ -49,6 +49,14 @@ inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? st
 // by the result, -o LOG.h5 the log.
 void check_output(const std::string& output, const std::vector<std::string>& inputs);
 
+// `text` made fit for one line of a message: control characters (a newline
+// in an experiment name, a NUL, a carriage return) are written as escapes
+// (\n, \x00), and every quoted stretch ('...') longer than 80 characters,
+// which is echoed input, is cut to its first 77 and "..."; a message that
+// is still longer than 2,000 characters keeps its first 1,000 and its last
+// 500. A 1e6-character CSV cell thus never makes a 1 MB line.
+std::string one_line(const std::string& text);
+
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.
 Provenance cli_provenance();

@@ -1,6 +1,7 @@
 // Ensembles of body simulations, chunk by chunk, on the GPU or the CPU
 // (OpenMP over points); the chunks go to an EnsembleSink (ensemble_output.cpp).
 #include "stribeck/host/ensemble.hpp"
+#include "stribeck/host/output_space.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -329,6 +330,15 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   } else if (csv && (o.resume || o.max_chunks)) {
     throw InputError(std::string(o.resume ? "--resume" : "--max-chunks") + ": " + o.output +
                      ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
+  }
+  if (!o.output.empty()) {
+    // Coordinates and metrics as float64 (HDF5), or about 24 characters a
+    // number (CSV).
+    const double numbers = static_cast<double>(s.dims) + sizeof(StickSlipMetrics<double>) / 8.0;
+    const double per_point = csv ? 24 * (numbers + 1) : 8 * numbers;
+    char what[128];
+    std::snprintf(what, sizeof what, "%.4g points x %.0f B", static_cast<double>(n), per_point);
+    check_output_space(o.output, per_point * static_cast<double>(n), o.allow_large_output, o.resume, what);
   }
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";

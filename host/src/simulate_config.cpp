@@ -7,6 +7,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
@@ -96,16 +97,13 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
 
 }  // namespace
 
+// Output samples of one simulation (the time series is held in memory).
+constexpr double kMaxSimSteps = 5e7;
+
 SimulateConfig read_simulate_config(const std::string& path) {
   SimulateConfig c;
   c.source = path;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot open config file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    c.text = ss.str();
-  }
+  c.text = read_config_file(path, "simulate config");
   toml::table root;
   try {
     root = toml::parse(c.text, path);
@@ -251,6 +249,11 @@ SimulateConfig read_simulate_config(const std::string& path) {
     // The run takes round(t_end / dt) output steps: a dt that does not
     // divide t_end would silently end it early or late.
     const double steps = c.sim.t_end / c.sim.dt;
+    // Checked here, in floating point: t_end = 1e20 would overflow the step
+    // counter (a long) before the limit below was reached.
+    if (!(steps <= kMaxSimSteps))
+      throw InputError(path + ": [simulation]: t_end/dt = " + format_number(steps) +
+                       " output samples; at most 5e7 (raise dt or shorten t_end)");
     if (std::abs(steps - std::round(steps)) > 1e-6 * std::max(1.0, steps))
       throw InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) + " does not divide t_end = " +
                        format_number(c.sim.t_end) + " (" + format_number(steps) +
@@ -276,7 +279,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
         if (!(v >= 0))
           throw InputError(path + ": [system] inputs: the measured normal_force holds " + format_number(v) +
                            "; a normal force must be >= 0");
-  if (sim_num_steps(c.sim) > 50'000'000)
+  if (sim_num_steps(c.sim) > static_cast<long>(kMaxSimSteps))
     throw InputError(path + ": [simulation]: t_end/dt = " + format_number(c.sim.t_end / c.sim.dt) +
                      " output samples; at most 5e7 (raise dt)");
 

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
 
@@ -269,11 +270,7 @@ SweepConfig parse_sweep_config(const std::string& text, const std::string& path)
 }
 
 SweepConfig read_sweep_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the sweep config");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_sweep_config(ss.str(), path);
+  return parse_sweep_config(read_config_file(path, "sweep config"), path);
 }
 
 void apply_param_flag(SweepConfig& c, const std::string& flag) {

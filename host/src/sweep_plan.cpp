@@ -175,6 +175,16 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
     throw InputError(at + ": values must be finite");
   for (double v : spec.values)
     if (!std::isfinite(v)) throw InputError(at + ": values must be finite");
+  // Subnormal numbers divide to infinity (ensemble quantities too; sweeps
+  // name the parameter's range before this).
+  {
+    std::vector<double> given = spec.values;
+    if (ax.kind != K::kLog && ax.kind != K::kLogUniform) given.push_back(ax.a);
+    if (ax.kind == K::kLinear || ax.kind == K::kUniform || ax.kind == K::kNormal) given.push_back(ax.b);
+    for (double v : given)
+      if (v != 0 && std::abs(v) < DBL_MIN)
+        throw InputError(at + ": " + format_number(v) + " is subnormal (below 2.2e-308): divisions by it overflow");
+  }
   // Points are computed from the span (linear) or the ratio (log) of the
   // ends, which must be finite themselves: [-1.7e308, 1.7e308] would give inf.
   if ((ax.kind == K::kLinear || ax.kind == K::kUniform) && !std::isfinite(ax.b - ax.a))
@@ -220,7 +230,12 @@ std::uint64_t design_points(sweep::Design design, long double grid_points, std::
                             const std::string& where, const std::string& points_key) {
   if (design == sweep::Design::kGrid) {
     if (points != 0) throw InputError(where + ": " + points_key + " applies to random, lhs and sobol designs; a grid has the product of its counts");
-    if (grid_points > 1.8e19L) throw InputError(where + ": the grid has more than 2^64 points");
+    if (grid_points > 1.8e19L) {
+      char n[32];
+      std::snprintf(n, sizeof n, "%.3Lg", grid_points);
+      throw InputError(where + ": the grid has " + n +
+                       " points (the product of its counts); at most 2^64 - 1 (1.8e19), the point index's limit");
+    }
     return static_cast<std::uint64_t>(grid_points);
   }
   if (points == 0) throw InputError(where + ": " + points_key + " is needed for random, lhs and sobol designs");
@@ -313,6 +328,20 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
       continue;
     }
     const std::string at = spec->where + ": parameter " + spec->name;
+    // Every number given for the axis (a fixed value, list values, range
+    // ends, a mean) must be a normal double: a fixed v_th = 1e-310 would
+    // divide to infinity in every point.
+    {
+      // (Log ranges have their own message in fill_axis.)
+      using K = sweep::AxisKind;
+      std::vector<double> given = spec->values;
+      if (spec->kind != K::kLog && spec->kind != K::kLogUniform) given.push_back(spec->a);
+      if (spec->kind == K::kLinear || spec->kind == K::kUniform || spec->kind == K::kNormal) given.push_back(spec->b);
+      for (double v : given)
+        if (std::isfinite(v) && v != 0 && std::abs(v) < DBL_MIN)
+          throw InputError(at + ": " + format_number(v) + " is subnormal (below 2.2e-308): divisions by it overflow "
+                           "(valid range " + param_range_text(m.params[d]) + ", normal numbers only)");
+    }
     fill_axis(*spec, grid, at, plan.list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
   }

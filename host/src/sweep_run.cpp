@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/host/output_space.hpp"
 #include "stribeck/host/sweep_output.hpp"
 #if STRIBECK_HAVE_CUDA
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
@@ -128,6 +129,20 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
 SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepRunOptions& o) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
+  if (!o.output.empty()) {
+    // The columns the file will hold (sweep_file.hpp): float64 parameters
+    // and kept metrics, a status byte, per-experiment metrics.
+    double per_point = 0;
+    if (!config.keep_top_k_only) {
+      const double metrics = static_cast<double>(plan.metrics.size());
+      per_point = 8.0 * plan.space.dims + 8.0 * metrics + 1 +
+                  (plan.per_experiment ? 8.0 * metrics * static_cast<double>(plan.traces.size()) : 0.0);
+    }
+    char what[128];
+    std::snprintf(what, sizeof what, "%.4g points x %.0f B", static_cast<double>(plan.count), per_point);
+    check_output_space(o.output, per_point * static_cast<double>(plan.count), o.allow_large_output, o.resume, what);
+  }
+
   const DeviceChoice dev = choose_device(o.device);
   if (!dev.note.empty()) std::fprintf(stderr, "stribeck: %s\n", dev.note.c_str());
   if (o.chunk == 0) throw InputError("--chunk must be > 0");

@@ -1,6 +1,7 @@
 // The unknowns of a fit and their data-driven initial values.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <map>
 #include <set>
@@ -309,6 +310,10 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     if (eq == std::string::npos || !parse_double(a.substr(eq + 1), x))
       throw InputError("--init '" + a + "': expected NAME=VALUE with a finite VALUE");
     check_name("--init", a.substr(0, eq));
+    // A start value must be a normal number (1e-310 would divide to inf).
+    for (const auto& p : model.params)
+      if (a.substr(0, eq) == p.name && x != 0 && std::abs(x) < DBL_MIN)
+        throw InputError("--init " + a.substr(0, eq) + ": " + check_param(p, x));
     initial[a.substr(0, eq)] = x;
   }
   std::map<std::string, std::pair<double, double>> bounds;

@@ -115,7 +115,9 @@ std::string to_json(const FitSummary& s, int indent) {
                       {"significant", s.asymmetry.significant},
                       {"rmse_symmetric", jnum(s.asymmetry.rmse_symmetric)}};
   j["warnings"] = s.warnings;
-  return j.dump(indent);
+  // Names read from files may hold bytes that are not UTF-8: replaced
+  // (U+FFFD), not an exception from dump().
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace stribeck::ident

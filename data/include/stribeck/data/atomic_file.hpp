@@ -3,8 +3,10 @@
 // gets the complete new file, never a partial one. The temporary lives in the
 // same directory (rename is atomic only within one file system) and is removed
 // when the writer is destroyed without commit(), e.g. on an exception.
+#include <cstddef>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace stribeck {
 
@@ -19,6 +21,43 @@ void check_output_path(const std::string& path);
 // read it, and would hang on a FIFO or see a pipe empty). Throws InputError
 // naming the path; a missing file is left to the reader's own message.
 void check_input_path(const std::string& path);
+
+// What a file that is not a regular one is, for messages: "a directory",
+// "a FIFO (named pipe)", "a character device", "a block device", "a socket"
+// ("" for a regular file or a missing path).
+std::string describe_non_regular(const std::string& path);
+
+// Why `head` (the first bytes of a text input) is not UTF-8 text, or "":
+// UTF-16/UTF-32 (by byte-order mark, or NUL bytes between ASCII characters)
+// or NUL bytes in general, with the byte offset of the first one.
+std::string text_encoding_problem(std::string_view head);
+
+// Configs (sweep, simulate) larger than this are refused before they are
+// read: a TOML config is a few KiB; a bigger one is the wrong file.
+constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
+
+// Reads a config file whole. Refuses at once, naming what it is, a
+// directory, a FIFO, a device or a socket (opened without blocking, so a
+// FIFO with no writer never hangs and /dev/zero is never read), a file over
+// kMaxConfigBytes, and content that is UTF-16/32 or holds NUL bytes.
+// `what` names the file in messages ("sweep config").
+std::string read_config_file(const std::string& path, const std::string& what);
+
+// Signals. install_cli_signal_handlers() (the CLI's main calls it first):
+// SIGINT, SIGTERM and SIGHUP remove the registered temporaries, print one
+// line "stribeck: error: interrupted by SIGTERM[; NOTE]" and exit with
+// 128 + the signal number (130, 143, 129). Without it (a library user), the
+// handlers only remove the temporaries and let the signal end the process.
+// Signals set to be ignored (nohup) stay ignored.
+void install_cli_signal_handlers();
+// The note the interrupt line ends with ("" for none), e.g. where the
+// checkpoint is kept. Copied into a fixed buffer (at most 1 KiB).
+void set_interrupt_note(const std::string& note);
+// A file removed if a signal ends the process (AtomicFile's temporaries,
+// OUT.partial of a merge or of a run before its first checkpoint): returns
+// a slot for unregister_temporary, or -1 if none is free.
+int register_temporary(const std::string& path);
+void unregister_temporary(int slot);
 
 // The temporary files of AtomicFiles alive in this process are removed when
 // SIGINT, SIGTERM or SIGHUP ends it (the handlers are installed with the

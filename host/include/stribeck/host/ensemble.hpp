@@ -74,6 +74,9 @@ struct EnsembleRunOptions {
   // HDF5 output: continue OUT.partial from its last checkpoint. The final
   // file equals an uninterrupted run's (provenance aside).
   bool resume = false;
+  // Run even when the output's estimated size exceeds the free space of its
+  // file system (else refused before the first point; output_space.hpp).
+  bool allow_large_output = false;
   // Points per chunk: what a kill can lose and what a chunk's results hold
   // in memory. 0: 2^20 on the GPU (one launch), 2^14 on the CPU; at most
   // kMaxEnsembleChunk.

@@ -36,6 +36,7 @@ struct SweepRunOptions {
   std::uint64_t chunk = 1u << 20;      // points per host chunk: bounds host memory (at most kMaxSweepChunk)
   std::string output;                  // HDF5 path; "" keeps results in memory only (top-K, summary)
   bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
+  bool allow_large_output = false;     // run even when the output's estimate exceeds the free space
   std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable
                                        // OUT.h5.partial (time-boxed jobs)
   std::string command_line;            // provenance: the command as typed ("" when not from the CLI)

@@ -109,11 +109,22 @@ inline std::string format_number(double x) {
   return std::string(buf, res.ptr);
 }
 
+// A parameter's valid range as `stribeck models` prints it: "(0, inf)", "[1, 10]".
+inline std::string param_range_text(const ParamInfo& p) {
+  std::string s = p.lo_open ? "(" : "[";
+  s += (std::isinf(p.lo) ? std::string("-inf") : format_number(p.lo)) + ", ";
+  s += std::isinf(p.hi) ? std::string("inf") : format_number(p.hi);
+  s += p.hi_open || std::isinf(p.hi) ? ")" : "]";
+  return s;
+}
+
 // Why one parameter value is out of its range, or "" when it is fine.
 inline std::string check_param(const ParamInfo& p, double x) {
   const std::string head = std::string("parameter ") + p.name + " = " + format_number(x);
-  if (!std::isfinite(x)) return head + " is not a finite number";
-  if (x != 0 && std::abs(x) < DBL_MIN) return head + " is subnormal (below 2.2e-308): divisions by it overflow";
+  if (!std::isfinite(x)) return head + " is not a finite number (valid range " + param_range_text(p) + ")";
+  if (x != 0 && std::abs(x) < DBL_MIN)
+    return head + " is subnormal (below 2.2e-308): divisions by it overflow (valid range " + param_range_text(p) +
+           ", normal numbers only)";
   const bool below = p.lo_open ? !(x > p.lo) : !(x >= p.lo);
   const bool above = p.hi_open ? !(x < p.hi) : !(x <= p.hi);
   if (below) return head + " must be " + (p.lo_open ? "> " : ">= ") + format_number(p.lo);
