@@ -15,13 +15,14 @@ packages=(
   libcli11-dev                      # the stribeck CLI
   libgtest-dev                      # tests
   python3-numpy                     # tests: the benchmark peers' physics check (bench/CMakeLists.txt)
+  python3-scipy                     # tests: SciPy solve_ivp reference of the stiction form (test_stiction_events.cpp)
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
   clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev python3-scipy python3-h5py)
+  packages+=(libbenchmark-dev python3-h5py)
 fi
 
 missing=()
