@@ -18,6 +18,10 @@
 
 #include "stribeck/data/log.hpp"
 
+#ifdef STRIBECK_HAVE_MATIO
+#include <matio.h>
+#endif
+
 namespace stribeck {
 namespace {
 
@@ -177,6 +181,42 @@ TEST(ImportGain, IdentifyScalesTextInputsTheSameWay) {
   EXPECT_NE(text.find("unknown unit 'V'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("identify " + v_csv + " --model coulomb-viscous --gain force=x", &text), 2) << text;
   EXPECT_EQ(text.rfind("stribeck: error: ", 0), 0u) << text;
+}
+
+// A MATLAB v5 file (MATLAB's default save format) read directly: the gain
+// applies as for text, in import and in identify's reader.
+TEST(ImportGain, MatlabInputsAreScaledToo) {
+#ifndef STRIBECK_HAVE_MATIO
+  GTEST_SKIP() << "built without libmatio";
+#else
+  const std::string path = temp_dir() + "gain_runs.mat", out = temp_dir() + "gain_runs.h5";
+  {
+    mat_t* mat = Mat_CreateVer(path.c_str(), nullptr, MAT_FT_MAT5);
+    ASSERT_NE(mat, nullptr);
+    std::vector<double> t = kT, volt = kVolt;
+    size_t dims[2] = {kT.size(), 1};
+    for (auto [name, data] : {std::pair<const char*, double*>{"time", t.data()}, {"force", volt.data()}}) {
+      matvar_t* v = Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, data, 0);
+      Mat_VarWrite(mat, v, MAT_COMPRESSION_NONE);
+      Mat_VarFree(v);
+    }
+    Mat_Close(mat);
+  }
+  std::string text;
+  ASSERT_EQ(run_cli("import " + path + " --gain force=20A,5N -o " + out, &text), 2) << text;  // A is no force unit
+  EXPECT_NE(text.find("unknown unit 'A'"), std::string::npos) << text;
+  ASSERT_EQ(run_cli("import " + path + " --gain force=20N/A,5N -o " + out, &text), 0) << text;
+  const Experiment e = read_log(out).at(0);
+  for (size_t i = 0; i < kT.size(); ++i) EXPECT_DOUBLE_EQ(e.channel("force")[i], 20 * kVolt[i] + 5) << i;
+  EXPECT_EQ(e.channel_attributes.at("force").at("raw_unit"), "A");
+  ReadOptions o;
+  o.gains.push_back(parse_channel_gain("force=20N/A,5N"));
+  const auto direct = read_any_log(path, o);  // what identify reads
+  ASSERT_EQ(direct.size(), 1u);
+  EXPECT_EQ(direct[0].channel("force"), e.channel("force"));
+  o.gains[0] = parse_channel_gain("position=2mm/V");
+  EXPECT_THROW(read_any_log(path, o), InputError);  // no such channel in the file
+#endif
 }
 
 }  // namespace
