@@ -17,7 +17,7 @@ packages=(
   libcli11-dev                      # the stribeck CLI
   libgtest-dev                      # tests
   python3-numpy                     # tests: the benchmark peers' physics check (tests/CMakeLists.txt)
-  python3-scipy                     # tests: the dynamic fit's SciPy peer check (tests/CMakeLists.txt)
+  python3-scipy                     # tests: the dynamic fit's SciPy peer, solve_ivp reference of the stiction form
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)

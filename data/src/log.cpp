@@ -35,6 +35,10 @@ bool is_rotational(const Experiment& e) {
   return it != e.attributes.end() && it->second == "rotational";
 }
 
+// The channel attributes a log carries from import (--gain), read back so
+// that a re-import or export keeps the provenance.
+constexpr const char* kChannelAttributeKeys[] = {"gain", "gain_unit", "offset", "raw_unit", "scaling"};
+
 // Reads the channel datasets of one group into an experiment.
 Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, const std::string& path,
                            const std::string& name) {
@@ -81,6 +85,8 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     if (absolute && dim && *dim == Dimension::kPressure && !(u && u->absolute_pressure))
       for (double& x : v) x -= ambient;
     e.units[kid.name] = si;
+    for (const char* k : kChannelAttributeKeys)
+      if (h5::has_attribute(ds.id(), k)) e.channel_attributes[kid.name][k] = h5::read_string_attribute(ds.id(), k, at);
     e.channels[kid.name] = std::move(v);
   }
   if (absolute) {
@@ -136,6 +142,8 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
     if (ch == "time") continue;
     h5::Dataset ds = h5::write_doubles(g.id(), ch, {v.size()}, v.data(), where);
     h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
+    if (auto it = e.channel_attributes.find(ch); it != e.channel_attributes.end())
+      for (const auto& [k, v] : it->second) h5::write_string_attribute(ds.id(), k, v, where);
     if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
   }
   write_attributes(g.id(), e.attributes, where);
@@ -398,6 +406,9 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
     if (h.rfind("MATLAB 7.3 MAT-file", 0) == 0) return read_mat_log(path, options);
     if (!options.columns.empty())
       throw InputError(path + ": --columns applies to text and MATLAB files, not to HDF5 logs");
+    if (!options.gains.empty())
+      throw InputError(path + ": --gain applies to text and MATLAB files, not to HDF5 logs (their channels are "
+                              "already in SI units)");
     auto exps = read_log(path);
     if (!options.name.empty()) {
       if (exps.size() != 1)

@@ -1,6 +1,9 @@
 // Delimited text → RawColumns → Experiment.
 #include <cctype>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -262,8 +265,111 @@ std::vector<ColumnSpec> parse_column_specs(const std::string& text) {
   return out;
 }
 
+ChannelGain parse_channel_gain(const std::string& text, const std::string& option) {
+  const std::string usage = option + " '" + text + "' is not CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]]";
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) throw InputError(usage);
+  ChannelGain g;
+  g.channel = canonical_channel(trim(std::string_view(text).substr(0, eq)));
+  g.text = std::string(trim(std::string_view(text).substr(eq + 1)));
+  if (g.channel.empty() || g.text.empty()) throw InputError(usage);
+  if (g.channel == "time") throw InputError(option + " '" + text + "': time cannot be scaled (give its unit instead)");
+  const size_t comma = g.text.find(',');
+  const std::string gain_text(trim(std::string_view(g.text).substr(0, comma)));
+  const std::string what = option + " " + g.channel;
+  // The gain: a number, then an optional unit; a unit that is not one of the
+  // known units is read as UNIT/RAW (split at the last '/'), RAW being the
+  // recorded quantity's unit (V, mV, A, counts ...), kept as a label.
+  std::string_view gs = gain_text;
+  if (!gs.empty() && gs.front() == '+') gs.remove_prefix(1);
+  double x = 0;
+  auto [ptr, ec] = std::from_chars(gs.data(), gs.data() + gs.size(), x);
+  if (ec != std::errc() || ptr == gs.data())
+    throw InputError(what + ": gain '" + gain_text + "' is not a number (with an optional unit such as N/V)");
+  if (!std::isfinite(x) || x == 0)
+    throw InputError(what + ": gain '" + gain_text + "' must be finite and non-zero");
+  const std::string unit(trim(std::string_view(ptr, static_cast<size_t>(gs.data() + gs.size() - ptr))));
+  g.gain = x;
+  if (!unit.empty()) {
+    std::string num = unit;
+    if (!find_unit(unit)) {
+      const size_t slash = unit.rfind('/');
+      if (slash == std::string::npos)
+        throw InputError(what + ": unknown unit '" + unit + "' in gain '" + gain_text + "' (expected e.g. N/V)");
+      num = std::string(trim(std::string_view(unit).substr(0, slash)));
+      g.raw_unit = std::string(trim(std::string_view(unit).substr(slash + 1)));
+      if (g.raw_unit.empty())
+        throw InputError(what + ": gain '" + gain_text + "' names no recorded unit after '/'");
+    }
+    if (!num.empty()) {
+      const auto u = find_unit(num);
+      if (!u) throw InputError(what + ": unknown unit '" + num + "' in gain '" + gain_text + "'");
+      if (u->offset != 0 || u->absolute_pressure)
+        throw InputError(what + ": gain unit '" + num + "' has an offset; give the gain in " + u->si + " (and any "
+                         "offset after a comma)");
+      g.gain *= u->factor;
+      g.unit = num;
+      g.has_dimension = true;
+      g.dimension = u->dimension;
+    }
+  }
+  if (comma != std::string::npos) {
+    const std::string off(trim(std::string_view(g.text).substr(comma + 1)));
+    if (off.empty()) throw InputError(usage);
+    std::optional<Dimension> dim;
+    g.offset = parse_quantity(off, what + ": offset", &dim);
+    if (dim) {
+      g.offset_has_dimension = true;
+      g.offset_dimension = *dim;
+    }
+  }
+  return g;
+}
+
+namespace {
+// Scales channel g.channel of e (read as recorded) to SI: gain * raw + offset.
+void apply_gain(Experiment& e, const ChannelGain& g, const std::string& source, const std::string& raw_label,
+                bool rotational) {
+  auto it = e.channels.find(g.channel);
+  if (it == e.channels.end()) {
+    std::string have;
+    for (const auto& [c, v] : e.channels) have += (have.empty() ? "" : ", ") + c;
+    throw InputError(source + ": --gain " + g.channel + "=" + g.text + ": no channel '" + g.channel +
+                     "' (channels: " + have + ")");
+  }
+  const auto need = channel_dimension(g.channel, rotational);
+  std::optional<Dimension> dim = need;
+  if (g.has_dimension) {
+    if (need && *need != g.dimension)
+      throw InputError(source + ": --gain " + g.channel + "=" + g.text + ": gain unit '" + g.unit + "' is " +
+                       dimension_name(g.dimension) + ", channel '" + g.channel + "' needs " + dimension_name(*need));
+    dim = g.dimension;
+  }
+  if (g.offset_has_dimension && dim && *dim != g.offset_dimension)
+    throw InputError(source + ": --gain " + g.channel + "=" + g.text + ": the offset is " +
+                     dimension_name(g.offset_dimension) + ", channel '" + g.channel + "' needs " + dimension_name(*dim));
+  for (double& v : it->second) v = g.gain * v + g.offset;
+  const std::string si = dim ? si_unit(*dim) : (g.offset_has_dimension ? si_unit(g.offset_dimension) : "1");
+  e.units[g.channel] = si;
+  const std::string raw = !g.raw_unit.empty() ? g.raw_unit : raw_label;
+  auto& a = e.channel_attributes[g.channel];
+  a["gain"] = format_number(g.gain);
+  a["gain_unit"] = si + "/" + (raw.empty() ? "1" : raw);
+  a["offset"] = format_number(g.offset);
+  a["raw_unit"] = raw.empty() ? "1" : raw;
+  a["scaling"] = g.text;
+}
+}  // namespace
+
 Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, const std::string& source,
                                  const std::string& name) {
+  std::map<std::string, const ChannelGain*> gained;
+  for (const auto& g : o.gains) {
+    if (gained.count(g.channel))
+      throw InputError("--gain given twice for channel '" + g.channel + "'");
+    gained[g.channel] = &g;
+  }
+  std::map<std::string, std::string> raw_labels;  // gained channel -> its column's unit as recorded
   struct Pick {
     size_t col;
     std::string channel, unit;
@@ -324,6 +430,16 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
     std::vector<double> v = raw.values[p.col];
     const auto dim = channel_dimension(p.channel, rotational);
     std::string unit = p.unit;
+    if (auto g = gained.find(p.channel); g != gained.end()) {
+      // Kept as recorded: the gain scales it to SI below.
+      if (!unit.empty() && !g->second->raw_unit.empty() && unit != g->second->raw_unit)
+        throw InputError(source + ": " + label(p.col) + " is in '" + unit + "', but --gain " + p.channel + "=" +
+                         g->second->text + " scales '" + g->second->raw_unit + "'");
+      raw_labels[p.channel] = unit;
+      e.units[p.channel] = "1";
+      e.channels[p.channel] = std::move(v);
+      continue;
+    }
     if (!unit.empty()) {
       const auto u = find_unit(unit);
       if (!u) throw InputError(source + ": " + label(p.col) + ": unknown unit '" + unit + "'");
@@ -352,6 +468,7 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
     e.attributes["pressure_reference"] = "gauge";
     if (any_absolute) e.attributes["ambient_pressure"] = format_number(o.ambient_pressure);
   }
+  for (const auto& g : o.gains) apply_gain(e, g, source, raw_labels[g.channel], rotational);
   const size_t slash = source.find_last_of('/');
   e.attributes["source_file"] = slash == std::string::npos ? source : source.substr(slash + 1);
   validate_experiment(e);

@@ -29,7 +29,7 @@ namespace {
 struct IdentifyArgs {
   std::vector<std::string> logs, experiments;
   std::string model, compare, json, output, table, columns;
-  std::vector<std::string> free;
+  std::vector<std::string> free, gains;
   bool batch = false;
   bool quiet = false;
   int threads = 0;
@@ -92,6 +92,7 @@ void write_text(const std::string& path, const std::string& text) {
 std::vector<std::vector<Experiment>> load(const IdentifyArgs& a) {
   ReadOptions ro;
   if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
+  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));
   std::vector<std::vector<Experiment>> per_log;
   std::set<std::string> found;
   for (const auto& path : a.logs) {
@@ -319,6 +320,9 @@ void add_identify_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
+  cmd->add_option("--gain", a->gains,
+                  "Scale a channel of a text or MATLAB log, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] (repeatable), "
+                  "as for import, e.g. force=35.15N/V");
   cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
   cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");

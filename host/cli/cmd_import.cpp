@@ -28,6 +28,7 @@ struct ImportArgs {
   double resample = -1;  // <0: keep; 0: median step; >0: step [s]
   std::vector<std::string> attributes;
   std::vector<std::string> constants;
+  std::vector<std::string> gains;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -80,6 +81,7 @@ void run(const ImportArgs& a) {
   ro.only_mapped = !a.keep_unmapped;
   ro.absolute_pressure = a.absolute;
   ro.ambient_pressure = a.ambient;
+  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));  // before any file is read
   DeriveOptions d;
   d.cutoff_hz = a.cutoff;
   d.order = a.order;
@@ -148,6 +150,10 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)");
   cmd->add_option("--constant", a->constants,
                   "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0");
+  cmd->add_option("--gain", a->gains,
+                  "Scale a channel recorded as a voltage or current, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] "
+                  "(repeatable): value = GAIN*recorded + OFFSET, e.g. force=35.15N/V or force=35.15N/V,-1.2N; "
+                  "kept as channel attributes (text and MATLAB files)");
   cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
   cmd->callback([a, cmd] {
     a->cutoff_given = cmd->count("--cutoff") > 0;

@@ -18,6 +18,9 @@ struct Experiment {
   std::map<std::string, std::vector<double>> channels;  // SI values
   std::map<std::string, std::string> units;             // SI unit per channel, e.g. "m/s"
   std::map<std::string, std::string> attributes;        // description, rig, specimen, ...
+  // Attributes of single channels (import --gain: gain, gain_unit, offset,
+  // raw_unit, scaling), written on the channel's dataset.
+  std::map<std::string, std::map<std::string, std::string>> channel_attributes;
 
   bool has(const std::string& channel) const { return channels.count(channel) != 0; }
   // The channel's samples; throws InputError naming source, experiment and channel.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stribeck/data/experiment.hpp"
+#include "stribeck/data/units.hpp"
 
 namespace stribeck {
 
@@ -95,6 +96,25 @@ struct ColumnSpec {
   std::string source;   // column index (0-based) or column/variable name
   std::string unit;     // unit of the source values ("" = from header, else SI)
 };
+// A channel recorded as another quantity (a voltage, a motor current) and
+// its scaling to the channel's SI value, from --gain
+// CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]]: value = gain * raw + offset.
+struct ChannelGain {
+  std::string channel;   // canonical channel name
+  std::string text;      // the option as given, after "CHANNEL=" (provenance)
+  double gain = 1.0;     // SI unit of the channel per raw unit
+  double offset = 0.0;   // SI unit of the channel
+  std::string unit;      // the gain's unit ("N" of "N/V"; "" = none given)
+  std::string raw_unit;  // the recorded unit ("V" of "N/V"; "" = none given)
+  bool has_dimension = false;  // unit given: its dimension must be the channel's
+  Dimension dimension = Dimension::kDimensionless;
+  bool offset_has_dimension = false;
+  Dimension offset_dimension = Dimension::kDimensionless;
+};
+// Parses one --gain value ("force=35.15N/V,-1.2N"). Throws InputError naming
+// `option` for malformed text, unknown units, a zero or non-finite gain.
+ChannelGain parse_channel_gain(const std::string& text, const std::string& option = "--gain");
+
 struct ReadOptions {
   // Explicit column mapping (--columns time=0:ms,position=4:mm,...). Empty:
   // use header names (with aliases) and header units.
@@ -108,6 +128,12 @@ struct ReadOptions {
   double ambient_pressure = 101325.0;
   // Experiment name; default: the file's stem (for HDF5: the group names).
   std::string name;
+  // Channel gains (text and MATLAB files only): the named channel's column
+  // is read as recorded (its header unit, if any, is the raw unit and must
+  // match a RAW given in the gain), then scaled to SI by gain and offset;
+  // the scaling is kept as channel attributes (gain, gain_unit, offset,
+  // raw_unit, scaling). A gain for a channel the file lacks is an error.
+  std::vector<ChannelGain> gains;
 };
 // Parses "--columns" text: "time=0:ms,position=4:mm,force=force_N".
 std::vector<ColumnSpec> parse_column_specs(const std::string& text);

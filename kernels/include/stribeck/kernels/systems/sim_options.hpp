@@ -15,7 +15,7 @@ struct SimOptions {
   // Most sub-steps per output step before the trajectory stops with
   // kSimStepLimit (a very stiff parameter set: raise it or shrink dt).
   int max_substeps = 4096;
-  // Most stick/slip switches inside one sub-step before kSimEventLimit
+  // Most stick/slip switches inside one output step before kSimEventLimit
   // (stiction form only; a chattering parameter set).
   int max_events = 16;
 };

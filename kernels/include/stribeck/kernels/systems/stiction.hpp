@@ -14,8 +14,9 @@
 //
 // Events are located inside the RK4 sub-step by bisection on the step
 // fraction (re-integrating the sub-step from its start), the state is put
-// exactly on the switching surface (v = v_ref) and the rest of the sub-step
-// continues in the new mode. While stuck on ground, v stays exactly 0.0:
+// exactly on the switching surface (v = v_ref) and the rest of the output
+// step continues in the new mode, cut into sub-steps by the new mode's bound
+// (advance_output_step). While stuck on ground, v stays exactly 0.0:
 // RK4 adds h/6 * (0 + 0 + 0 + 0).
 #include "stribeck/kernels/integrators/rk4.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
@@ -30,6 +31,15 @@ enum StickMode : int { kStuck = 0, kForward = 1, kBackward = -1 };
 // Iterations of the event bisection: locates the switching time to 2^-40 of a
 // sub-step (below double resolution of t for any practical step count).
 constexpr int kEventBisections = 40;
+
+// Sub-step bound of the stiction form while sliding: h * rho_law <=
+// kStictionStepRho, rho_law the sliding law's slope / m (rate(); the
+// mass-spring part keeps RK4's stability bound kRk4StableRho = 2, as in the
+// smooth form). Stricter than the stability bound: near v = 0 a Stribeck or
+// smoothed law is steep and the motion there is a fast transient that must
+// be resolved, not merely kept stable, for the trajectory not to depend on
+// the output step.
+constexpr double kStictionStepRho = 0.05;
 
 template <class M, class T>
 struct StictionBody {
@@ -80,7 +90,10 @@ struct StictionBody {
       const T v_rel = body_v_rel(b, in, x[kBodyV]);
       const T d = T(mode), v = (v_rel * d > T(0)) ? v_rel : d * T(1e-12);
       const T dv = T(1e-3) * math::abs(v) + T(1e-7);
-      r += math::abs(M::force(fc, friction_sample(in, v + d * dv)) - M::force(fc, friction_sample(in, v))) /
+      // The law's part, scaled from RK4's stability bound to the accuracy
+      // bound kStictionStepRho.
+      r += T(kRk4StableRho / kStictionStepRho) *
+           math::abs(M::force(fc, friction_sample(in, v + d * dv)) - M::force(fc, friction_sample(in, v))) /
            (dv * b.mass);
     }
     return r;
@@ -99,40 +112,98 @@ struct StictionBody {
     return -T(mode) * body_v_rel(b, in, x[kBodyV]);
   }
 
-  // Advances x over [t, t+h], switching modes at events. Returns a SimStatus.
-  STRIBECK_HD int advance(const T& t, T (&x)[kBodyN], const T& h, int& mode, int max_events) const {
-    T tt = t, left = h;
-    for (int events = 0;; ++events) {
+  // Advances x from t over at most h in `mode` and stops at the first event
+  // inside: the event time is found by bisection on the step fraction,
+  // re-integrating from t (the RK4 step to the located time is the step's
+  // own continuous extension, so the root is that of the integrated
+  // trajectory, not of an interpolant), the state is put on the switching
+  // surface and the mode switched. Returns the time advanced (h when no
+  // event occurred; `switched` tells).
+  STRIBECK_HD T advance_to_event(const T& t, T (&x)[kBodyN], const T& h, int& mode, bool& switched) const {
+    T x1[kBodyN];
+    for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
+    step(t, x1, h, mode);
+    switched = event(t + h, x1, mode) > T(0);
+    if (!switched) {
+      for (int i = 0; i < kBodyN; ++i) x[i] = x1[i];
+      return h;
+    }
+    // Bisection on the step fraction: lo is before the event, hi after.
+    T lo = T(0), hi = T(1);
+    for (int k = 0; k < kEventBisections; ++k) {
+      const T mid = T(0.5) * (lo + hi);
+      for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
+      step(t, x1, mid * h, mode);
+      if (event(t + mid * h, x1, mode) > T(0)) hi = mid; else lo = mid;
+    }
+    const T done = hi * h;
+    step(t, x, done, mode);
+    const T te = t + done;
+    if (mode == kStuck) {
+      const T f = required(inputs(te), x);
+      mode = f > T(0) ? kForward : kBackward;
+    } else {
+      x[kBodyV] = v_ref(inputs(te));  // exactly on the switching surface
+      mode = mode_at_rest(te, x);
+    }
+    return done;
+  }
+
+  // Advances x over one output step [t0, t0 + dt], switching modes at
+  // events. Each RK4 sub-step splits what is left of the output step into
+  // equal parts by the step bound (rate(): RK4's stability bound for the
+  // mechanical part, plus kStictionStepRho for the law's slope / m while
+  // sliding) and takes the first part. The bound is checked again at the end of the
+  // sub-step (in the mode the sub-step was taken in; at an event, at the
+  // event): a sliding contact that runs into the steep part of a Stribeck or
+  // smoothed law near v = 0 within the sub-step, or reaches v = 0 in it, is
+  // stepped again from the start with the end's bound. So a contact
+  // decelerating to rest, reversing, or just broken away gets the small steps
+  // its fast transient needs wherever that falls in the output step. While
+  // stuck the bound is constant: equal parts, no re-steps. Bounded: at most
+  // max_substeps sub-steps and re-steps (kSimStepLimit) and max_events events
+  // (kSimEventLimit) per output step. Adds the RK4 steps kept to *rk4_steps
+  // (re-steps and event bisection not counted). Returns a SimStatus.
+  STRIBECK_HD int advance_output_step(const T& t0, T (&x)[kBodyN], const T& dt, int& mode, int max_substeps,
+                                      int max_events, long* rk4_steps) const {
+    const T t1 = t0 + dt;
+    T t = t0;
+    T rho = rate(t, x, mode);
+    int events = 0;
+    for (int taken = 0; taken <= max_substeps; ++taken) {
+      const T left = t1 - t;
+      if (!(left > T(0))) return kSimOk;
+      const int sub = rk4_substeps(left, rho, max_substeps - taken);
+      if (sub > max_substeps - taken) return kSimStepLimit;
+      const bool last = sub == 1;
+      const T h = last ? left : left / T(sub);  // the usual single sub-step needs no division
       T x1[kBodyN];
       for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
-      step(tt, x1, left, mode);
-      if (!(event(tt + left, x1, mode) > T(0))) {
-        for (int i = 0; i < kBodyN; ++i) x[i] = x1[i];
-        return kSimOk;
+      int m1 = mode;
+      bool switched = false;
+      const T done = advance_to_event(t, x1, h, m1, switched);
+      if (mode != kStuck) {
+        // The bound at the end, in the sub-step's own mode: re-step when it
+        // asks for more than twice the parts this sub-step was cut for.
+        const T rho_end = rate(t + done, x1, mode);
+        if (rho_end * h > T(2 * kRk4StableRho) && rho_end > rho) {
+          rho = rho_end;
+          continue;
+        }
       }
-      if (events == max_events) return kSimEventLimit;
-      // Bisection on the step fraction: lo is before the event, hi after.
-      T lo = T(0), hi = T(1);
-      for (int k = 0; k < kEventBisections; ++k) {
-        const T mid = T(0.5) * (lo + hi);
-        for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
-        step(tt, x1, mid * left, mode);
-        if (event(tt + mid * left, x1, mode) > T(0)) hi = mid; else lo = mid;
-      }
-      for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
-      step(tt, x1, hi * left, mode);
       for (int i = 0; i < kBodyN; ++i) x[i] = x1[i];
-      tt += hi * left;
-      left -= hi * left;
-      if (mode == kStuck) {
-        const T f = required(inputs(tt), x);
-        mode = f > T(0) ? kForward : kBackward;
-      } else {
-        x[kBodyV] = v_ref(inputs(tt));  // exactly on the switching surface
-        mode = mode_at_rest(tt, x);
+      if (rk4_steps) *rk4_steps += 1;
+      if (switched) {
+        if (events == max_events) return kSimEventLimit;
+        ++events;
+        mode = m1;
+      } else if (last) {
+        return kSimOk;  // ends exactly on t1
       }
-      if (!(left > T(0))) return kSimOk;
+      t += done;
+      rho = rate(t, x, mode);
     }
+    return kSimStepLimit;
   }
 
   STRIBECK_HD_INLINE BodySnapshot<T> snapshot(const T& t, const T (&x)[kBodyN], int mode) const {
@@ -171,15 +242,8 @@ STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, cons
   };
   const long n = sim_num_steps(o);
   for (long i = 0; i < n; ++i) {
-    const T t0 = T(i) * o.dt;
-    const int sub = rk4_substeps(o.dt, sys.rate(t0, x, mode), o.max_substeps);
-    if (sub > o.max_substeps) return stop(kSimStepLimit, snap);
-    const T h = sub == 1 ? o.dt : o.dt / T(sub);  // the usual single sub-step needs no division
-    if (rk4_steps) *rk4_steps += sub;  // sub-steps; event bisection re-steps are not counted
-    for (int j = 0; j < sub; ++j) {
-      const int st = sys.advance(t0 + T(j) * h, x, h, mode, o.max_events);
-      if (st != kSimOk) return stop(st, snap);
-    }
+    const int st = sys.advance_output_step(T(i) * o.dt, x, o.dt, mode, o.max_substeps, o.max_events, rk4_steps);
+    if (st != kSimOk) return stop(st, snap);
     snap = sys.snapshot(T(i + 1) * o.dt, x, mode);
     if (!all_finite(x)) return stop(kSimNonFinite, snap);
     observe(snap);
