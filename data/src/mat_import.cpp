@@ -101,7 +101,7 @@ bool holds_element_references(const h5::Dataset& field, const std::string& where
 }
 
 bool is_struct_array(hid_t group, const std::string& where) {
-  for (const auto& kid : h5::children(group))
+  for (const auto& kid : h5::children(group, where))
     if (kid.kind == h5::Kind::kDataset) {
       const std::string at = where + ": field '" + kid.name + "'";
       if (holds_element_references(h5::open_dataset(group, kid.name, at), at)) return true;
@@ -145,7 +145,8 @@ void add_referenced(hid_t loc, const hobj_ref_t& ref, const std::string& field, 
 std::vector<Part> read_struct_array(hid_t group, const std::string& var, const std::string& path) {
   const std::string where = path + ": variable '" + var + "'";
   std::vector<std::pair<std::string, std::vector<hobj_ref_t>>> fields;
-  for (const auto& kid : h5::children(group)) {
+  for (const auto& kid : h5::children(group, where)) {
+    h5::check_child(kid, where + ": field '" + kid.name + "'");
     if (kid.kind != h5::Kind::kDataset) continue;
     fields.emplace_back(kid.name, element_references(group, kid.name, where + ": field '" + kid.name + "'"));
     if (fields.back().second.size() != fields.front().second.size())
@@ -172,8 +173,8 @@ std::vector<Part> read_struct(hid_t group, const std::string& var, const std::st
   const std::string where = path + ": variable '" + var + "'";
   if (is_struct_array(group, where)) return read_struct_array(group, var, path);
   Part p{var, {}, {}};
-  for (const auto& kid : h5::children(group))
-    if (kid.kind == h5::Kind::kDataset)
+  for (const auto& kid : h5::children(group, where))
+    if (h5::check_child(kid, where + ": field '" + kid.name + "'"), kid.kind == h5::Kind::kDataset)
       add_variable(group, kid.name, where + ": field '" + kid.name + "'", p.raw, p.attributes);
   if (p.raw.values.empty()) return {};
   return {std::move(p)};
@@ -223,9 +224,10 @@ std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions&
   RawColumns root;
   std::map<std::string, std::string> root_attrs;
   std::vector<std::string> structs;
-  for (const auto& kid : h5::children(f.id())) {
-    if (kid.name.empty() || kid.name[0] == '#') continue;  // #refs#, #subsystem#
+  for (const auto& kid : h5::children(f.id(), path)) {
     const std::string where = path + ": variable '" + kid.name + "'";
+    h5::check_child(kid, where);
+    if (kid.name.empty() || kid.name[0] == '#') continue;  // #refs#, #subsystem#
     if (kid.kind == h5::Kind::kDataset) {
       add_variable(f.id(), kid.name, where, root, root_attrs);
     } else if (kid.kind == h5::Kind::kGroup) {
@@ -377,7 +379,11 @@ size_t count_v5_elements(const std::string& path) {
     ++count;
   }
   std::fclose(f);
-  if (off != size && size - off >= 8) throw InputError(path + ": corrupt MATLAB v5 element chain");
+  // Fewer than 8 bytes after the last whole element: the file was cut inside
+  // the next variable's tag (MATLAB writes nothing after its last variable).
+  if (off != size)
+    throw InputError(path + ": truncated inside the tag of variable " + std::to_string(count + 1) + " (" +
+                     std::to_string(size - off) + " of its 8 bytes; the file was cut short?)");
   return count;
 }
 
