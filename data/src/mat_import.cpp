@@ -357,6 +357,13 @@ size_t count_v5_elements(const std::string& path) {
     throw InputError(path + ": MATLAB v5 header is truncated");
   }
   const bool swap = head[126] == 'M' && head[127] == 'I';
+  // Without the endian indicator the file is not v5, and libmatio would try
+  // it as a v4 file, allocating whatever its first bytes claim (found by the
+  // fuzzer: 1.3 GB for 144 bytes).
+  if (!swap && !(head[126] == 'I' && head[127] == 'M')) {
+    std::fclose(f);
+    throw InputError(path + ": not a MATLAB v5 file (no endian indicator 'IM' in its 128-byte header)");
+  }
   auto u32 = [&](const unsigned char* b) {
     return swap ? (std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 | std::uint32_t(b[2]) << 8 | b[3])
                 : (std::uint32_t(b[3]) << 24 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[1]) << 8 | b[0]);

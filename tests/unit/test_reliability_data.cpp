@@ -337,6 +337,15 @@ TEST(ReliabilityData, MatV5CutInsideTheLastVariablesTagIsRefused) {
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir + "out.h5"));
   }
+  // A header without the v5 endian indicator is not handed to libmatio
+  // (which would read it as v4 and allocate what its first bytes claim).
+  std::string v4ish = seed;
+  v4ish[126] = 'x';
+  spit(dir + "noendian.mat", v4ish);
+  const CliRun r = run_limited(words("import " + dir + "noendian.mat -o " + dir + "out.h5"), 0,
+                               test::temp_dir() + "rel_err.txt");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("no endian indicator"), std::string::npos) << r.err;
 }
 
 // ---- item 11: inputs must not make Stribeck read other files ---------------
