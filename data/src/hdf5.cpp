@@ -67,8 +67,10 @@ Datatype utf8_string_type() {
 
 // Members come in strictly increasing name order (H5_INDEX_NAME, ITER_INC);
 // a name that does not increase means a damaged member index that libhdf5
-// would walk round forever (a cycle in a symbol-table B-tree, found by the
-// fuzzer): the iteration is stopped and children() refuses the group.
+// may walk round again and again (a cycle in a symbol-table B-tree): the
+// iteration is stopped and children() refuses the group. (A cycle that
+// libhdf5 follows without returning a member cannot be stopped from here:
+// docs/reliability.md, "Fuzzing".)
 constexpr size_t kMaxChildren = size_t(1) << 20;
 thread_local bool g_cycle = false;
 
