@@ -211,8 +211,18 @@ File open_file(const std::string& path, bool write) {
   if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
   std::fclose(f);
   if (!is_hdf5(path)) throw InputError(path + ": not an HDF5 file (no HDF5 signature)");
+  clear_os_error();
   File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file.valid()) fail(path, "cannot open HDF5 file (truncated or corrupt?)");
+  if (!file.valid()) {
+    const std::string reason = last_error();
+    const int err = os_error();
+    clear_os_error();
+    // libhdf5 1.10 locks files (flock) while they are open for writing.
+    if (err == EAGAIN || err == EWOULDBLOCK || err == ENOLCK)
+      throw InputError(path + ": is locked by another process (a program has it open for writing; " + reason +
+                       "); wait for it to finish, or on a file system without locks set HDF5_USE_FILE_LOCKING=FALSE");
+    throw InputError(path + ": cannot open HDF5 file (truncated or corrupt?)" + (reason.empty() ? "" : ": " + reason));
+  }
   return file;
 }
 

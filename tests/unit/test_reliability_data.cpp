@@ -348,6 +348,21 @@ TEST(ReliabilityData, MatV5CutInsideTheLastVariablesTagIsRefused) {
   EXPECT_NE(r.err.find("no endian indicator"), std::string::npos) << r.err;
 }
 
+TEST(ReliabilityData, LogLockedByAWriterIsReportedAsLocked) {
+  const std::string dir = case_dir("locked");
+  const std::string log = make_log(dir);
+  // This process holds the log open for writing (libhdf5 locks it).
+  const hid_t f = H5Fopen(log.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const CliRun r = run_limited(words("import " + log + " -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
+  H5Fclose(f);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("is locked by another process"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("HDF5_USE_FILE_LOCKING=FALSE"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "out.h5"));
+}
+
 // ---- item 11: inputs must not make Stribeck read other files ---------------
 
 TEST(ReliabilityData, ExternalLinksAndExternalStorageAreRefusedUnlessAllowed) {
