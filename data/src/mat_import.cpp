@@ -4,6 +4,7 @@
 // matrix appears in HDF5 with dims {C, R}. A struct array is a group whose
 // fields are datasets of object references, one per element, pointing to the
 // elements' values in the group "#refs#".
+#include <sys/stat.h>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -252,6 +253,12 @@ namespace {
 
 // Copies a real numeric matio variable into doubles (column-major order, as
 // MATLAB stores it). False for classes that are not signals.
+// The most bytes a variable of the file being read can hold: its size times
+// deflate's largest ratio (about 1032:1). libmatio allocates by the sizes a
+// header claims, so a damaged 800-byte file could otherwise make Stribeck
+// convert billions of values (found by the fuzzer). Set by read_mat5_log.
+thread_local std::uint64_t g_v5_max_bytes = ~std::uint64_t(0);
+
 bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& where) {
   size_t n = 1;
   for (int i = 0; i < v->rank; ++i) {
@@ -263,6 +270,8 @@ bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& 
   // libmatio may hold no buffer for it (malloc(0) may return null).
   if (n == 0) return true;
   const size_t elem = Mat_SizeOfClass(v->class_type);
+  if (elem != 0 && n * elem / 1100 > g_v5_max_bytes / 1100)
+    throw InputError(where + ": claims " + std::to_string(n) + " values, more than the file can hold (corrupt file?)");
   if (v->data == nullptr || elem == 0 || v->nbytes < n * elem)
     throw InputError(where + ": data is missing or shorter than its size says (corrupt file?)");
   out.resize(n);
@@ -398,6 +407,8 @@ size_t count_v5_elements(const std::string& path) {
 
 std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions& o) {
   const size_t elements = count_v5_elements(path);
+  struct stat st {};
+  g_v5_max_bytes = ::stat(path.c_str(), &st) == 0 ? std::uint64_t(st.st_size) * 1100 : ~std::uint64_t(0);
   size_t read = 0;
   std::unique_ptr<mat_t, int (*)(mat_t*)> mat(Mat_Open(path.c_str(), MAT_ACC_RDONLY), &Mat_Close);
   if (!mat) throw InputError(path + ": cannot open as a MATLAB v5 file (truncated or corrupt?)");
