@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -239,18 +240,71 @@ std::FILE* AtomicFile::stream() {
   return file_;
 }
 
+namespace {
+[[noreturn]] void write_failed(const std::string& target, int err) {
+  std::string cause = err ? std::strerror(err) : "write error";
+  cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
+  throw InputError("writing " + target + ": " + cause);
+}
+}  // namespace
+
+std::string AtomicFile::name_target(std::string message) const {
+  if (temp_.empty()) return message;
+  for (size_t at = message.find(temp_); at != std::string::npos; at = message.find(temp_, at + target_.size()))
+    message.replace(at, temp_.size(), target_);
+  return message;
+}
+
+void AtomicFile::write(const void* data, size_t n) {
+  std::FILE* f = stream();
+  errno = 0;
+  if (n > 0 && std::fwrite(data, 1, n, f) != n) write_failed(target_, errno);
+}
+
 void AtomicFile::commit() {
-  if (file_) {
-    const bool failed = std::ferror(file_) != 0;
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
-    if (failed || rc != 0) throw InputError(target_ + ": write failed: " + std::strerror(errno));
-  }
+  close_stream();
   if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw InputError(target_ + ": cannot move output into place: " + std::strerror(errno));
   committed_ = true;
   release(slot_);
   slot_ = -1;
+}
+
+void AtomicFile::close_stream() {
+  if (file_) {
+    errno = 0;
+    int err = 0;
+    if (std::fflush(file_) != 0 || std::ferror(file_)) err = errno ? errno : EIO;
+    errno = 0;
+    if (std::fclose(file_) != 0 && !err) err = errno ? errno : EIO;
+    file_ = nullptr;
+    if (err) write_failed(target_, err);
+  }
+}
+
+void copy_file_contents(const std::string& source, AtomicFile& out) {
+  std::FILE* in = std::fopen(source.c_str(), "rb");
+  if (!in) throw InputError(source + ": cannot read: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(::fileno(in), &st) == 0) ::chmod(out.temp_path().c_str(), st.st_mode & 07777);
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const size_t n = std::fread(buf.data(), 1, buf.size(), in);
+    if (n > 0) {
+      try {
+        out.write(buf.data(), n);
+      } catch (...) {
+        std::fclose(in);
+        throw;
+      }
+    }
+    if (n < buf.size()) break;
+  }
+  const bool bad = std::ferror(in) != 0;
+  std::fclose(in);
+  if (bad) throw InputError(source + ": cannot read: " + std::strerror(errno));
+  // Closed (and its write errors reported) before HDF5 opens the copy.
+  out.close_stream();
 }
 
 }  // namespace stribeck

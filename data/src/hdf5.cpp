@@ -7,8 +7,10 @@
 
 #include <H5DSpublic.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <mutex>
@@ -27,8 +29,27 @@ constexpr hsize_t kMaxElements = hsize_t(1) << 32;
 constexpr hsize_t kCompressFrom = 1024;
 constexpr hsize_t kChunkElements = 65536;  // 512 KiB of float64 per chunk
 
+// The operating-system error under an HDF5 failure (a write that hit a full
+// disk, say): libhdf5's file drivers put "errno = N" in the innermost
+// description. Set by last_error(), read by os_error().
+thread_local int g_os_errno = 0;
+thread_local bool g_os_write = false;
+
+struct StackSummary {
+  std::string first;
+  int os_errno = 0;
+  bool write = false;
+};
+
 herr_t first_error(unsigned n, const H5E_error2_t* e, void* data) {
-  auto* out = static_cast<std::string*>(data);
+  auto* sum = static_cast<StackSummary*>(data);
+  auto* out = &sum->first;
+  if (e && e->desc && sum->os_errno == 0) {
+    if (const char* p = std::strstr(e->desc, "errno = ")) {
+      sum->os_errno = std::atoi(p + 8);
+      sum->write = std::strstr(e->desc, "write") != nullptr;
+    }
+  }
   if (n == 0 && e) {
     if (e->desc && *e->desc) *out = e->desc;
     char minor[256] = {0};
@@ -47,18 +68,40 @@ Datatype utf8_string_type() {
   return t;
 }
 
-herr_t collect_child(hid_t group, const char* name, const H5L_info_t*, void* data) {
+// Members come in strictly increasing name order (H5_INDEX_NAME, ITER_INC);
+// a name that does not increase means a damaged member index that libhdf5
+// may walk round again and again (a cycle in a symbol-table B-tree): the
+// iteration is stopped and children() refuses the group. (A cycle that
+// libhdf5 follows without returning a member cannot be stopped from here:
+// docs/reliability.md, "Fuzzing".)
+constexpr size_t kMaxChildren = size_t(1) << 20;
+thread_local bool g_cycle = false;
+
+herr_t collect_child(hid_t group, const char* name, const H5L_info_t* link, void* data) {
   auto* out = static_cast<std::vector<Child>*>(data);
-  Kind kind = Kind::kOther;
+  if ((!out->empty() && !(out->back().name < name)) || out->size() >= kMaxChildren) {
+    g_cycle = true;
+    return -1;
+  }
+  Child child{name, Kind::kOther, ""};
+  if (link && link->type == H5L_TYPE_EXTERNAL && !external_data_allowed()) {
+    // Not followed: opening it would make libhdf5 open another file.
+    child.kind = Kind::kExternal;
+    out->push_back(std::move(child));
+    return 0;
+  }
   const hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
   if (obj >= 0) {
     const H5I_type_t t = H5Iget_type(obj);
-    kind = t == H5I_GROUP ? Kind::kGroup : t == H5I_DATASET ? Kind::kDataset : Kind::kOther;
+    child.kind = t == H5I_GROUP ? Kind::kGroup : t == H5I_DATASET ? Kind::kDataset : Kind::kOther;
     H5Oclose(obj);
   } else {
-    H5Eclear2(H5E_DEFAULT);  // dangling link: listed as kOther
+    // A damaged object header, or a soft or external link to nothing.
+    child.kind = Kind::kBroken;
+    child.reason = last_error();
+    if (link && link->type == H5L_TYPE_SOFT && child.reason.empty()) child.reason = "dangling soft link";
   }
-  out->push_back({name, kind});
+  out->push_back(std::move(child));
   return 0;
 }
 
@@ -81,23 +124,76 @@ herr_t collect_attr(hid_t, const char* name, const H5A_info_t*, void* data) {
   return 0;
 }
 
+// libhdf5 1.10 leaves a file id half-closed when H5Fclose fails (its last
+// flush hit a full disk): closing it again, or the library's own atexit
+// handler closing it, segfaults. Every handle is closed by its owner
+// (Handle), so the library's atexit clean-up has nothing to do: it is turned
+// off before the library initialises (static initialisation of this file,
+// which every HDF5 user in Stribeck links).
+const bool g_no_atexit = [] {
+  H5dont_atexit();
+  return true;
+}();
+
+}  // namespace
+
+namespace {
+// Replaces libhdf5's external-link class: traversing one fails, so no path
+// opened by name (open_group(f, "a/b"), H5Oopen) can leave the file either.
+hid_t refuse_external_link(const char*, hid_t, const void*, size_t, hid_t, hid_t) { return -1; }
 }  // namespace
 
 void silence_errors() {
+  // Debian's libhdf5 is built thread-safe: the automatic printing is a
+  // setting of each thread's error stack (the ensemble writes from a worker
+  // thread), so it is turned off once per thread.
+  thread_local bool silenced = false;
+  if (!silenced) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    silenced = true;
+  }
   static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  std::call_once(once, [] {
+    (void)g_no_atexit;
+    if (!external_data_allowed()) {
+      static const H5L_class_t refuse = {H5L_LINK_CLASS_T_VERS, H5L_TYPE_EXTERNAL, "stribeck: external links refused",
+                                         nullptr, nullptr, nullptr, &refuse_external_link, nullptr, nullptr};
+      if (H5Lregister(&refuse) < 0) H5Eclear2(H5E_DEFAULT);
+    }
+  });
 }
 
 std::string last_error() {
-  std::string out;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, &first_error, &out);
+  StackSummary sum;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, &first_error, &sum);
   H5Eclear2(H5E_DEFAULT);
-  return out;
+  if (sum.os_errno != 0) {
+    g_os_errno = sum.os_errno;
+    g_os_write = sum.write;
+  }
+  // The sec2 driver's description is a multi-line dump (time, buffer
+  // address, sizes); the errno text says it all.
+  if (sum.os_errno != 0) return os_error_text(sum.os_errno);
+  return sum.first;
 }
+
+std::string os_error_text(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+int os_error() { return g_os_errno; }
+void clear_os_error() { g_os_errno = 0; g_os_write = false; }
 
 void fail(const std::string& where, const std::string& what) {
   const std::string reason = last_error();
   throw InputError(where + ": " + what + (reason.empty() ? "" : ": " + reason));
+}
+
+bool external_data_allowed() {
+  const char* v = std::getenv("STRIBECK_ALLOW_EXTERNAL_DATA");
+  return v && *v && std::strcmp(v, "0") != 0;
 }
 
 bool is_hdf5(const std::string& path) {
@@ -118,17 +214,25 @@ File open_file(const std::string& path, bool write) {
   if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
   std::fclose(f);
   if (!is_hdf5(path)) throw InputError(path + ": not an HDF5 file (no HDF5 signature)");
+  clear_os_error();
   File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file.valid()) {
-    // HDF5 locks a file it opens (flock); a lock we cannot take now is
-    // another process's, not damage.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    const bool locked = fd >= 0 && ::flock(fd, (write ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    if (fd >= 0) ::close(fd);
+    const std::string reason = last_error();
+    const int err = os_error();
+    clear_os_error();
+    // libhdf5 1.10 locks a file it opens (flock): a lock it could not take
+    // (its own error code, or a lock we cannot take now either) is another
+    // process's, not damage.
+    bool locked = err == EAGAIN || err == EWOULDBLOCK || err == ENOLCK;
+    if (!locked) {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      locked = fd >= 0 && ::flock(fd, (write ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+      if (fd >= 0) ::close(fd);
+    }
     if (locked)
       throw InputError(path + ": locked by another process (HDF5 file locking); wait until it closes the file, or "
                               "set HDF5_USE_FILE_LOCKING=FALSE where locks are stale or not supported");
-    fail(path, "cannot open HDF5 file (truncated or corrupt?)");
+    throw InputError(path + ": cannot open HDF5 file (truncated or corrupt?)" + (reason.empty() ? "" : ": " + reason));
   }
   return file;
 }
@@ -146,15 +250,30 @@ void close_file(File& file, const std::string& path) {
   if (!file.reset()) fail(path, "cannot close");
 }
 
-std::vector<Child> children(hid_t group) {
+std::vector<Child> children(hid_t group, const std::string& where) {
   silence_errors();
   std::vector<Child> out;
   hsize_t idx = 0;
+  // A damaged link table stops the iteration part way: what was listed
+  // would silently miss members, so it is an error.
+  g_cycle = false;
   if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_child, &out) < 0) {
-    // Fall back to creation order being absent etc.: report what we have.
-    H5Eclear2(H5E_DEFAULT);
+    const std::string at = where.empty() ? std::string("HDF5 group") : where;
+    if (g_cycle) {
+      H5Eclear2(H5E_DEFAULT);
+      throw InputError(at + ": damaged member index (member names repeat or do not end; corrupt file?)");
+    }
+    fail(at, "cannot list its members (after " + std::to_string(out.size()) + ")");
   }
   return out;
+}
+
+void check_child(const Child& c, const std::string& where) {
+  if (c.kind == Kind::kExternal)
+    throw InputError(where + ": is an external link to another file; Stribeck does not follow links out of "
+                             "an input (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
+  if (c.kind == Kind::kBroken)
+    throw InputError(where + ": cannot open" + (c.reason.empty() ? "" : " (" + c.reason + ")"));
 }
 
 bool has_child(hid_t group, const std::string& name) {
@@ -188,7 +307,24 @@ Dataset open_dataset(hid_t loc, const std::string& name, const std::string& wher
   silence_errors();
   Dataset d(H5Dopen2(loc, name.c_str(), H5P_DEFAULT));
   if (!d.valid()) fail(where, "cannot open dataset '" + name + "'");
+  check_storage(d, where + (where.find("'" + name + "'") == std::string::npos ? ": dataset '" + name + "'" : ""));
   return d;
+}
+
+void check_storage(const Dataset& ds, const std::string& where) {
+  if (external_data_allowed()) return;
+  PropList dcpl(H5Dget_create_plist(ds.id()));
+  if (!dcpl.valid()) fail(where, "cannot read the storage layout");
+  // Raw data kept in other files (external storage) or assembled from them
+  // (virtual datasets): reading it would read files the user did not name.
+  const int external = H5Pget_external_count(dcpl.id());
+  if (external < 0) fail(where, "cannot read the storage layout");
+  const H5D_layout_t layout = H5Pget_layout(dcpl.id());
+  if (layout < 0) fail(where, "cannot read the storage layout");
+  if (external > 0 || layout == H5D_VIRTUAL)
+    throw InputError(where + ": stores its data in other files (" +
+                     (external > 0 ? "external storage" : "a virtual dataset") +
+                     "); Stribeck does not read files an input points to (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
 }
 
 std::string DatasetInfo::type_name() const {
@@ -324,6 +460,10 @@ Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t ch
   if (!space.valid()) fail(where, "cannot create dataspace for '" + name + "'");
   PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (H5Pset_chunk(dcpl.id(), rank, chunk) < 0) fail(where, "cannot set up chunks for '" + name + "'");
+  // A Fletcher-32 checksum per chunk: a damaged chunk of a checkpoint or
+  // partial result fails to read (verify_rows) instead of flowing into the
+  // results.
+  if (H5Pset_fletcher32(dcpl.id()) < 0) fail(where, "cannot set up checksums for '" + name + "'");
   Dataset ds(H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
   if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
   return ds;
@@ -368,8 +508,60 @@ void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* ou
       H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
     fail(where, "cannot select rows");
   Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
-  if (H5Dread(ds.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, out) < 0)
+  if (H5Dread(ds.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, out) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    verify_rows(ds, first + n, where);  // names the damaged chunk
     fail(where, "cannot read data (truncated or corrupt file?)");
+  }
+}
+
+namespace {
+// After a failed read of a chunked 1-D or 2-D column: throws verify_rows'
+// error naming the damaged chunk, or returns (other layouts, or no chunk
+// fails on its own).
+void name_damaged_chunk(const Dataset& ds, const std::string& where) {
+  PropList dcpl(H5Dget_create_plist(ds.id()));
+  Dataspace space(H5Dget_space(ds.id()));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.id()) : -1;
+  hsize_t dims[2] = {0, 0};
+  if (!dcpl.valid() || H5Pget_layout(dcpl.id()) != H5D_CHUNKED || rank < 1 || rank > 2 ||
+      H5Sget_simple_extent_dims(space.id(), dims, nullptr) != rank) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  verify_rows(ds, dims[0], where);
+}
+}  // namespace
+
+void verify_rows(const Dataset& ds, hsize_t rows, const std::string& where) {
+  silence_errors();
+  hsize_t have = 0, width = 1;
+  const int rank = column_extent(ds.id(), have, width, where);
+  if (rows > have) throw InputError(where + ": holds " + std::to_string(have) + " rows, expected " + std::to_string(rows));
+  hsize_t chunk[2] = {0, 0};
+  PropList dcpl(H5Dget_create_plist(ds.id()));
+  if (!dcpl.valid() || H5Pget_layout(dcpl.id()) != H5D_CHUNKED || H5Pget_chunk(dcpl.id(), rank, chunk) < 0 ||
+      chunk[0] == 0) {
+    H5Eclear2(H5E_DEFAULT);
+    chunk[0] = 65536;
+  }
+  // One chunk at a time: a checksum failure names the chunk.
+  std::vector<unsigned char> buf;
+  for (hsize_t first = 0; first < rows; first += chunk[0]) {
+    const hsize_t n = std::min(chunk[0], rows - first);
+    buf.resize(static_cast<size_t>(n * width * 8));
+    const hsize_t start[2] = {first, 0}, count[2] = {n, width};
+    Dataspace file_space(H5Dget_space(ds.id()));
+    Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
+    if (!file_space.valid() || !mem_space.valid() ||
+        H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(ds.id(), H5T_NATIVE_DOUBLE, mem_space.id(), file_space.id(), H5P_DEFAULT, buf.data()) < 0) {
+      const std::string reason = last_error();
+      throw InputError(where + ": chunk " + std::to_string(first / chunk[0]) + " (rows " + std::to_string(first) +
+                       ".." + std::to_string(first + n - 1) + ") is damaged" +
+                       (reason.empty() ? "" : " (" + reason + ")"));
+    }
+  }
 }
 
 void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n,
@@ -396,8 +588,11 @@ hsize_t element_count(const Dataset& ds, const std::string& where) {
 
 void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where) {
   silence_errors();
-  if (H5Dread(ds.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
-    fail(where, "cannot read data (truncated or corrupt file?)");
+  if (H5Dread(ds.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+    const std::string reason = last_error();
+    name_damaged_chunk(ds, where);
+    throw InputError(where + ": cannot read data (truncated or corrupt file?)" + (reason.empty() ? "" : ": " + reason));
+  }
 }
 
 bool has_attribute(hid_t obj, const std::string& name) {
@@ -449,6 +644,9 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
     }
     case H5T_INTEGER:
     case H5T_FLOAT: {
+      const size_t size = H5Tget_size(type.id());
+      if (size == 0 || size > 16)
+        throw InputError(at + ": has a " + std::to_string(size) + "-byte number type (corrupt file?)");
       double v = 0;
       if (H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v) < 0) fail(at, "cannot read");
       return format_number(v);
@@ -496,6 +694,16 @@ void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, v
   const std::string at = where + ": attribute '" + name + "'";
   Dataspace space;
   const Attribute attr = open_single_attribute(obj, name, at, space);
+  // Type class and size are checked before reading: a damaged datatype
+  // message can claim any size, and libhdf5 1.10 sizes its conversion buffer
+  // by it.
+  Datatype type(H5Aget_type(attr.id()));
+  if (!type.valid()) fail(at, "cannot read datatype");
+  const H5T_class_t cls = H5Tget_class(type.id());
+  const size_t size = H5Tget_size(type.id());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) throw InputError(at + ": expected a number");
+  if (size == 0 || size > 16)
+    throw InputError(at + ": has a " + std::to_string(size) + "-byte number type (corrupt file?)");
   if (H5Aread(attr.id(), mem_type, value) < 0) fail(at, "cannot read");
 }
 

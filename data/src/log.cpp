@@ -106,7 +106,12 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
   if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
   if (!visited.insert(info.addr).second) return;
   if (depth > kMaxDepth) throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
-  const auto kids = h5::children(group);
+  const std::string gwhere = prefix.empty() ? path : path + ": group '" + prefix + "'";
+  const auto kids = h5::children(group, gwhere);
+  // A member that cannot be opened stops the read: skipping it would import
+  // part of the log as if it were all of it.
+  for (const auto& k : kids)
+    h5::check_child(k, prefix.empty() ? exp_where(path, k.name) : exp_where(path, prefix) + ": member '" + k.name + "'");
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
   if (has_data) {
@@ -235,17 +240,17 @@ void write_log(const std::string& path, const std::vector<Experiment>& experimen
     validate_experiment(e);
   }
   AtomicFile out(path);
-  {
+  h5::guard_write(path, [&] {
     h5::File f = h5::create_file(out.temp_path());
     h5::write_string_attribute(f.id(), "schema", kSchemaVersion, path);
     write_provenance(f.id(), provenance, path);
     for (const auto& e : experiments) write_experiment(f.id(), e, path);
     h5::close_file(f, path);
-  }
+  });
   out.commit();
 }
 
-void append_results(const std::string& path, const Results& r) {
+void append_results(const std::string& path, const Results& r, bool in_place) {
   check_group_name(r.group, path);
   const std::string where = path + ": results group '" + r.group + "'";
   for (const auto& d : r.datasets) {
@@ -288,33 +293,54 @@ void append_results(const std::string& path, const Results& r) {
   std::FILE* probe = std::fopen(path.c_str(), "rb");
   if (!probe) {
     AtomicFile out(path);
-    h5::File f = h5::create_file(out.temp_path());
-    h5::write_string_attribute(f.id(), "schema", kSchemaVersion, path);
-    fill(f.id());
-    h5::close_file(f, path);
+    h5::guard_write(path, [&] {
+      h5::File f = h5::create_file(out.temp_path());
+      h5::write_string_attribute(f.id(), "schema", kSchemaVersion, path);
+      fill(f.id());
+      h5::close_file(f, path);
+    });
     out.commit();
     return;
   }
   std::fclose(probe);
-  h5::File f = h5::open_file(path, /*write=*/true);
-  fill(f.id());
-  h5::close_file(f, path);
+  if (in_place) {
+    h5::guard_write(path, [&] {
+      h5::File f = h5::open_file(path, /*write=*/true);
+      fill(f.id());
+      h5::close_file(f, path);
+    });
+    return;
+  }
+  // An existing file (a log: identify -o LOG) is never changed in place: the
+  // results go into a copy that replaces it only when complete, so a failure
+  // (a full disk) leaves it byte for byte as it was.
+  { const h5::File check = h5::open_file(path); }  // an HDF5 file, readable: named errors before copying
+  AtomicFile out(path);
+  copy_file_contents(path, out);
+  h5::guard_write(path, [&] {
+    h5::File f(H5Fopen(out.temp_path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    if (!f.valid()) h5::fail(path, "cannot open a copy for writing");
+    fill(f.id());
+    h5::close_file(f, path);
+  });
+  out.commit();
 }
 
 namespace {
-void collect_results(hid_t group, const std::string& prefix, std::vector<std::string>& out, std::set<haddr_t>& seen,
-                     int depth) {
+void collect_results(hid_t group, const std::string& path, const std::string& prefix, std::vector<std::string>& out,
+                     std::set<haddr_t>& seen, int depth) {
   H5O_info_t info;
   if (depth > kMaxDepth || H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0 || !seen.insert(info.addr).second) {
     H5Eclear2(H5E_DEFAULT);
     return;
   }
-  for (const auto& k : h5::children(group)) {
-    if (k.kind != h5::Kind::kGroup) continue;
+  for (const auto& k : h5::children(group, path + ": group '" + (prefix.empty() ? "/" : prefix) + "'")) {
     const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
+    h5::check_child(k, path + ": '" + child + "'");
+    if (k.kind != h5::Kind::kGroup) continue;
     h5::Group g = h5::open_group(group, k.name, child);
     if (is_results_group(g.id())) out.push_back(child);
-    else collect_results(g.id(), child, out, seen, depth + 1);
+    else collect_results(g.id(), path, child, out, seen, depth + 1);
   }
 }
 }  // namespace
@@ -324,7 +350,7 @@ std::vector<std::string> list_results(const std::string& path) {
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<std::string> out;
   std::set<haddr_t> seen;
-  collect_results(root.id(), "", out, seen, 0);
+  collect_results(root.id(), path, "", out, seen, 0);
   return out;
 }
 
@@ -348,9 +374,10 @@ Results read_results(const std::string& path, const std::string& group, bool wit
   for (const char* p : {"toolkit_version", "command_line", "config", "date", "device", "kind"}) attrs.erase(p);
   r.attributes = std::move(attrs);
   if (!with_datasets) return r;
-  for (const auto& k : h5::children(g.id())) {
-    if (k.kind != h5::Kind::kDataset) continue;
+  for (const auto& k : h5::children(g.id(), where)) {
     const std::string at = where + ": dataset '" + k.name + "'";
+    h5::check_child(k, at);
+    if (k.kind != h5::Kind::kDataset) continue;
     h5::Dataset ds = h5::open_dataset(g.id(), k.name, at);
     ResultDataset d;
     d.name = k.name;

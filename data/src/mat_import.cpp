@@ -4,6 +4,7 @@
 // matrix appears in HDF5 with dims {C, R}. A struct array is a group whose
 // fields are datasets of object references, one per element, pointing to the
 // elements' values in the group "#refs#".
+#include <sys/stat.h>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -101,7 +102,7 @@ bool holds_element_references(const h5::Dataset& field, const std::string& where
 }
 
 bool is_struct_array(hid_t group, const std::string& where) {
-  for (const auto& kid : h5::children(group))
+  for (const auto& kid : h5::children(group, where))
     if (kid.kind == h5::Kind::kDataset) {
       const std::string at = where + ": field '" + kid.name + "'";
       if (holds_element_references(h5::open_dataset(group, kid.name, at), at)) return true;
@@ -145,7 +146,8 @@ void add_referenced(hid_t loc, const hobj_ref_t& ref, const std::string& field, 
 std::vector<Part> read_struct_array(hid_t group, const std::string& var, const std::string& path) {
   const std::string where = path + ": variable '" + var + "'";
   std::vector<std::pair<std::string, std::vector<hobj_ref_t>>> fields;
-  for (const auto& kid : h5::children(group)) {
+  for (const auto& kid : h5::children(group, where)) {
+    h5::check_child(kid, where + ": field '" + kid.name + "'");
     if (kid.kind != h5::Kind::kDataset) continue;
     fields.emplace_back(kid.name, element_references(group, kid.name, where + ": field '" + kid.name + "'"));
     if (fields.back().second.size() != fields.front().second.size())
@@ -172,8 +174,8 @@ std::vector<Part> read_struct(hid_t group, const std::string& var, const std::st
   const std::string where = path + ": variable '" + var + "'";
   if (is_struct_array(group, where)) return read_struct_array(group, var, path);
   Part p{var, {}, {}};
-  for (const auto& kid : h5::children(group))
-    if (kid.kind == h5::Kind::kDataset)
+  for (const auto& kid : h5::children(group, where))
+    if (h5::check_child(kid, where + ": field '" + kid.name + "'"), kid.kind == h5::Kind::kDataset)
       add_variable(group, kid.name, where + ": field '" + kid.name + "'", p.raw, p.attributes);
   if (p.raw.values.empty()) return {};
   return {std::move(p)};
@@ -223,9 +225,10 @@ std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions&
   RawColumns root;
   std::map<std::string, std::string> root_attrs;
   std::vector<std::string> structs;
-  for (const auto& kid : h5::children(f.id())) {
-    if (kid.name.empty() || kid.name[0] == '#') continue;  // #refs#, #subsystem#
+  for (const auto& kid : h5::children(f.id(), path)) {
     const std::string where = path + ": variable '" + kid.name + "'";
+    h5::check_child(kid, where);
+    if (kid.name.empty() || kid.name[0] == '#') continue;  // #refs#, #subsystem#
     if (kid.kind == h5::Kind::kDataset) {
       add_variable(f.id(), kid.name, where, root, root_attrs);
     } else if (kid.kind == h5::Kind::kGroup) {
@@ -250,6 +253,12 @@ namespace {
 
 // Copies a real numeric matio variable into doubles (column-major order, as
 // MATLAB stores it). False for classes that are not signals.
+// The most bytes a variable of the file being read can hold: its size times
+// deflate's largest ratio (about 1032:1). libmatio allocates by the sizes a
+// header claims, so a damaged 800-byte file could otherwise make Stribeck
+// convert billions of values (found by the fuzzer). Set by read_mat5_log.
+thread_local std::uint64_t g_v5_max_bytes = ~std::uint64_t(0);
+
 bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& where) {
   size_t n = 1;
   for (int i = 0; i < v->rank; ++i) {
@@ -261,6 +270,8 @@ bool v5_doubles(const matvar_t* v, std::vector<double>& out, const std::string& 
   // libmatio may hold no buffer for it (malloc(0) may return null).
   if (n == 0) return true;
   const size_t elem = Mat_SizeOfClass(v->class_type);
+  if (elem != 0 && n * elem / 1100 > g_v5_max_bytes / 1100)
+    throw InputError(where + ": claims " + std::to_string(n) + " values, more than the file can hold (corrupt file?)");
   if (v->data == nullptr || elem == 0 || v->nbytes < n * elem)
     throw InputError(where + ": data is missing or shorter than its size says (corrupt file?)");
   out.resize(n);
@@ -355,6 +366,13 @@ size_t count_v5_elements(const std::string& path) {
     throw InputError(path + ": MATLAB v5 header is truncated");
   }
   const bool swap = head[126] == 'M' && head[127] == 'I';
+  // Without the endian indicator the file is not v5, and libmatio would try
+  // it as a v4 file, allocating whatever its first bytes claim (found by the
+  // fuzzer: 1.3 GB for 144 bytes).
+  if (!swap && !(head[126] == 'I' && head[127] == 'M')) {
+    std::fclose(f);
+    throw InputError(path + ": not a MATLAB v5 file (no endian indicator 'IM' in its 128-byte header)");
+  }
   auto u32 = [&](const unsigned char* b) {
     return swap ? (std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 | std::uint32_t(b[2]) << 8 | b[3])
                 : (std::uint32_t(b[3]) << 24 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[1]) << 8 | b[0]);
@@ -377,7 +395,11 @@ size_t count_v5_elements(const std::string& path) {
     ++count;
   }
   std::fclose(f);
-  if (off != size && size - off >= 8) throw InputError(path + ": corrupt MATLAB v5 element chain");
+  // Fewer than 8 bytes after the last whole element: the file was cut inside
+  // the next variable's tag (MATLAB writes nothing after its last variable).
+  if (off != size)
+    throw InputError(path + ": truncated inside the tag of variable " + std::to_string(count + 1) + " (" +
+                     std::to_string(size - off) + " of its 8 bytes; the file was cut short?)");
   return count;
 }
 
@@ -385,6 +407,8 @@ size_t count_v5_elements(const std::string& path) {
 
 std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions& o) {
   const size_t elements = count_v5_elements(path);
+  struct stat st {};
+  g_v5_max_bytes = ::stat(path.c_str(), &st) == 0 ? std::uint64_t(st.st_size) * 1100 : ~std::uint64_t(0);
   size_t read = 0;
   std::unique_ptr<mat_t, int (*)(mat_t*)> mat(Mat_Open(path.c_str(), MAT_ACC_RDONLY), &Mat_Close);
   if (!mat) throw InputError(path + ": cannot open as a MATLAB v5 file (truncated or corrupt?)");

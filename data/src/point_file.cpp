@@ -74,12 +74,15 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     f.dim_units = split(h5::read_string_attribute(root, "parameter_units", path), '\n');
     f.dim_units.resize(f.dims.size());
     const h5::Group params = h5::open_group(root, "parameters", path);
-    if (h5::children(params.id()).size() != f.dims.size())
-      throw InputError(path + ": /parameters holds " + std::to_string(h5::children(params.id()).size()) +
+    const auto param_kids = h5::children(params.id(), path + ": /parameters");
+    for (const auto& c : param_kids) h5::check_child(c, path + ": parameters/" + c.name);
+    if (param_kids.size() != f.dims.size())
+      throw InputError(path + ": /parameters holds " + std::to_string(param_kids.size()) +
                        " datasets, but parameter_names lists " + std::to_string(f.dims.size()));
     for (const auto& d : f.dims) f.dim_cols.push_back(column(h5::open_dataset(params.id(), d, path), "parameters/" + d, 0));
     const h5::Group metrics = h5::open_group(root, "metrics", path);
-    for (const auto& c : h5::children(metrics.id())) {
+    for (const auto& c : h5::children(metrics.id(), path + ": /metrics")) {
+      h5::check_child(c, path + ": metrics/" + c.name);
       if (c.kind != h5::Kind::kDataset) continue;
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(metrics.id(), c.name, path), "metrics/" + c.name, 0));
@@ -106,7 +109,8 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     f.dims = split(h5::read_string_attribute(g, "names", at), ',');
     f.dim_units.assign(f.dims.size(), "");
     f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
-    for (const auto& c : h5::children(g)) {
+    for (const auto& c : h5::children(g, at)) {
+      h5::check_child(c, at + ": " + c.name);
       if (c.kind != h5::Kind::kDataset || c.name == "points") continue;
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(g, c.name, at), "ensemble/" + c.name, 0));

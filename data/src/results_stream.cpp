@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <utility>
 #include <stdexcept>
 
 #include "group_attributes.hpp"
@@ -82,11 +83,21 @@ struct ResultsStream::Impl {
   // A partial file without rows holds no work: removed when the stream ends
   // without finishing (an error before the first rows), so that it does not
   // block the next run.
+  // Runs a write; a full disk (or other OS failure) becomes one line naming
+  // the output. The partial file is then removed even if it held rows: a
+  // failed flush leaves libhdf5's metadata half-written (the superblock
+  // claims an end of file that was never written), so the file cannot be
+  // resumed from; keeping it would block the next run for nothing.
+  bool write_failed = false;
+  template <class F>
+  void guarded(F&& f) {
+    h5::guard_write(final_path, std::forward<F>(f), "", &write_failed);
+  }
   void discard_if_empty() {
     if (signal_slot >= 0) unregister_temporary(signal_slot);
     signal_slot = -1;
     set_interrupt_note("");
-    if (finished || holds_rows || path.empty()) return;
+    if (finished || (holds_rows && !write_failed) || path.empty()) return;
     datasets.clear();
     group.reset();
     file.reset();
@@ -116,7 +127,7 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   w->file = h5::create_file(w->path);
   // From here on an error removes the new file (see discard_if_empty).
   std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
-  s->start(group, provenance, attributes, rows_hint);
+  s->impl_->guarded([&] { s->start(group, provenance, attributes, rows_hint); });
   return s;
 }
 
@@ -178,6 +189,9 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
     if (info.dims.empty() || info.dims.size() > 2 || width != c.width || info.dims[0] < checkpoint.rows)
       throw InputError(at + ": does not hold the " + std::to_string(checkpoint.rows) +
                        " rows of its checkpoint; remove " + partial);
+    // The rows the checkpoint counts are read once, chunk by chunk: a chunk
+    // whose checksum fails is refused by name instead of resumed from.
+    h5::verify_rows(ds, checkpoint.rows, at);
     ds.reset();
     // Rows written after the last checkpoint are dropped and computed again.
     h5::resize_column(w->group.id(), c.name, checkpoint.rows, w->where);
@@ -196,11 +210,17 @@ void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>&
   Impl& w = *impl_;
   if (data.size() != w.columns.size())
     throw std::logic_error("ResultsStream::append: one data pointer per column expected");
-  for (size_t c = 0; c < data.size(); ++c)
-    h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
+  w.guarded([&] {
+    for (size_t c = 0; c < data.size(); ++c)
+      h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
+  });
 }
 
 void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
+  impl_->guarded([&] { write_checkpoint(cp); });
+}
+
+void ResultsStream::write_checkpoint(const StreamCheckpoint& cp) {
   Impl& w = *impl_;
   // The rows reach the disk before the checkpoint that counts them: HDF5
   // writes its metadata in no particular order, so with one flush a kill
@@ -225,12 +245,14 @@ void ResultsStream::finish() {
     throw InputError(std::string(e.what()) + "; the finished results are in " + w.path +
                      (w.resumable ? ": free the name and run again with --resume" : ""));
   }
-  for (const char* a : {kRowsAttribute, kStateAttribute})
-    if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
-      h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
-  w.datasets.clear();
-  w.group.reset();
-  h5::close_file(w.file, w.path);
+  w.guarded([&] {
+    for (const char* a : {kRowsAttribute, kStateAttribute})
+      if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
+        h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
+    w.datasets.clear();
+    w.group.reset();
+    h5::close_file(w.file, w.path);
+  });
   w.finished = true;
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0) {
     const std::string why = std::strerror(errno);

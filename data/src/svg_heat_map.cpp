@@ -272,8 +272,7 @@ void write_heat_map(const std::string& path, const HeatMap& m) {
     text = heat_map_svg(m);
   }
   AtomicFile out(path);
-  if (std::fwrite(text.data(), 1, text.size(), out.stream()) != text.size())
-    throw InputError(path + ": write failed");
+  out.write(text);
   out.commit();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
@@ -77,6 +78,17 @@ struct SweepWriter::Impl {
   std::vector<h5::Dataset> param_cols, metric_cols;
   std::vector<std::vector<h5::Dataset>> exp_cols;  // [experiment][kept metric]
   h5::Dataset status_col;
+
+  // Runs a write; a full disk (or other OS failure) becomes one line naming
+  // the output. The partial file is then removed even if it held rows: a
+  // failed flush leaves libhdf5's metadata half-written (the superblock
+  // claims an end of file that was never written), so the file cannot be
+  // resumed from; keeping it would block the next run for nothing.
+  bool write_failed = false;
+  template <class F>
+  void guarded(F&& f) {
+    h5::guard_write(final_path, std::forward<F>(f), "", &write_failed);
+  }
 
   // Columns are created by a new sweep and reopened by a resumed one.
   h5::Group group(hid_t loc, const std::string& name, bool create) const {
@@ -192,7 +204,7 @@ SweepWriter::~SweepWriter() {
   Impl& w = *impl_;
   w.release_signal_slot();
   set_interrupt_note("");
-  if (w.finished || w.holds_rows) return;
+  if (w.finished || (w.holds_rows && !w.write_failed)) return;
   w.param_cols.clear();
   w.metric_cols.clear();
   w.exp_cols.clear();
@@ -213,9 +225,11 @@ std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const 
   impl->signal_slot = register_temporary(impl->path);
   impl->file = h5::create_file(impl->path);
   std::unique_ptr<SweepWriter> w(new SweepWriter(std::move(impl)));  // from here on an error removes the file
-  w->impl_->write_meta();
-  if (!meta.top_k_only) w->impl_->open_columns(true);
-  w->impl_->write_progress(SweepProgress{});
+  w->impl_->guarded([&] {
+    w->impl_->write_meta();
+    if (!meta.top_k_only) w->impl_->open_columns(true);
+    w->impl_->write_progress(SweepProgress{});
+  });
   return w;
 }
 
@@ -254,6 +268,10 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
 }
 
 void SweepWriter::append(const SweepChunk& c, int n_exp) {
+  impl_->guarded([&] { append_rows(c, n_exp); });
+}
+
+void SweepWriter::append_rows(const SweepChunk& c, int n_exp) {
   Impl& w = *impl_;
   if (w.meta.top_k_only) return;
   const int dims = static_cast<int>(w.meta.param_names.size());
@@ -277,7 +295,7 @@ void SweepWriter::append(const SweepChunk& c, int n_exp) {
 }
 
 void SweepWriter::checkpoint(const SweepProgress& p) {
-  impl_->write_progress(p);
+  impl_->guarded([&] { impl_->write_progress(p); });
   impl_->holds_rows = impl_->holds_rows || p.completed > 0;
   if (impl_->holds_rows && impl_->resumable && impl_->signal_slot >= 0) {
     impl_->release_signal_slot();
@@ -288,6 +306,12 @@ void SweepWriter::checkpoint(const SweepProgress& p) {
 void SweepWriter::add_trajectory(std::uint64_t index, const std::vector<double>& params,
                                  const std::vector<std::string>& experiments,
                                  const std::vector<std::vector<double>>& forces) {
+  impl_->guarded([&] { write_trajectory(index, params, experiments, forces); });
+}
+
+void SweepWriter::write_trajectory(std::uint64_t index, const std::vector<double>& params,
+                                   const std::vector<std::string>& experiments,
+                                   const std::vector<std::vector<double>>& forces) {
   Impl& w = *impl_;
   const h5::Group tr = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
   const h5::Group g = h5::open_or_create_group(tr.id(), std::to_string(index), w.path);
@@ -305,24 +329,30 @@ void SweepWriter::copy_trajectories_from(const std::string& src_path) {
   const h5::File src = h5::open_file(src_path);
   if (!h5::has_child(src.id(), "trajectories")) return;
   const h5::Group from = h5::open_group(src.id(), "trajectories", src_path);
-  const h5::Group to = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
-  for (const h5::Child& c : h5::children(from.id())) {
-    if (h5::has_child(to.id(), c.name)) continue;
-    if (H5Ocopy(from.id(), c.name.c_str(), to.id(), c.name.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
-      h5::fail(w.path, "cannot copy trajectory " + c.name + " from " + src_path);
-  }
+  const auto kids = h5::children(from.id(), src_path + ": group 'trajectories'");
+  for (const h5::Child& c : kids) h5::check_child(c, src_path + ": trajectory '" + c.name + "'");
+  w.guarded([&] {
+    const h5::Group to = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
+    for (const h5::Child& c : kids) {
+      if (h5::has_child(to.id(), c.name)) continue;
+      if (H5Ocopy(from.id(), c.name.c_str(), to.id(), c.name.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+        h5::fail(w.path, "cannot copy trajectory " + c.name + " from " + src_path);
+    }
+  });
 }
 
 void SweepWriter::finish(const SweepProgress& p, double seconds) {
   Impl& w = *impl_;
-  w.write_progress(p);
-  h5::write_double_attribute(w.file.id(), "seconds", seconds, w.path);
-  h5::write_int_attribute(w.file.id(), "complete", 1, w.path);
-  w.param_cols.clear();
-  w.metric_cols.clear();
-  w.exp_cols.clear();
-  w.status_col.reset();
-  h5::close_file(w.file, w.path);
+  w.guarded([&] {
+    w.write_progress(p);
+    h5::write_double_attribute(w.file.id(), "seconds", seconds, w.path);
+    h5::write_int_attribute(w.file.id(), "complete", 1, w.path);
+    w.param_cols.clear();
+    w.metric_cols.clear();
+    w.exp_cols.clear();
+    w.status_col.reset();
+    h5::close_file(w.file, w.path);
+  });
   w.finished = true;
   if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
     throw InputError(w.final_path + ": cannot move the finished sweep into place (" + std::strerror(errno) +

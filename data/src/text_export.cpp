@@ -1,6 +1,8 @@
 #include "stribeck/data/text_export.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "stribeck/data/atomic_file.hpp"
@@ -13,8 +15,13 @@ namespace {
 constexpr const char* kOrder[] = {"time",       "position",   "velocity",     "acceleration", "force",
                                   "pressure_a", "pressure_b", "normal_force", "temperature"};
 
-void write_all(std::FILE* f, const std::string& text, const std::string& path) {
-  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
+void write_all(AtomicFile* out, const std::string& text, const std::string& path) {
+  if (out) {
+    out->write(text);
+    return;
+  }
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+    throw InputError("writing " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -68,11 +75,7 @@ void write_csv(const std::string& path, const Experiment& e, char delim, bool un
   std::vector<const std::vector<double>*> data;
   for (const auto& c : cols) data.push_back(&e.channels.at(c));
   std::unique_ptr<AtomicFile> out;
-  std::FILE* f = stdout;
-  if (path != "-") {
-    out = std::make_unique<AtomicFile>(path);
-    f = out->stream();
-  }
+  if (path != "-") out = std::make_unique<AtomicFile>(path);
   const size_t n = e.size();
   for (size_t r = 0; r < n; ++r) {
     for (size_t c = 0; c < data.size(); ++c) {
@@ -81,11 +84,11 @@ void write_csv(const std::string& path, const Experiment& e, char delim, bool un
     }
     text += '\n';
     if (text.size() > (1u << 16)) {
-      write_all(f, text, path);
+      write_all(out.get(), text, path);
       text.clear();
     }
   }
-  write_all(f, text, path);
+  write_all(out.get(), text, path);
   if (out) out->commit();
   else std::fflush(stdout);
 }

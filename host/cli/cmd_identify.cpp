@@ -83,7 +83,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void write_text(const std::string& path, const std::string& text) {
   AtomicFile f(path);
-  std::fwrite(text.data(), 1, text.size(), f.stream());
+  f.write(text);
   f.commit();
 }
 

@@ -114,8 +114,7 @@ class CsvSink : public EnsembleSink {
 
  private:
   void write(const std::string& text) {
-    if (std::fwrite(text.data(), 1, text.size(), out_.stream()) != text.size())
-      throw InputError(out_.target() + ": write failed");
+    out_.write(text);
   }
   AtomicFile out_;
   size_t dims_;

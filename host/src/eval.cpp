@@ -88,7 +88,6 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   }
 
   AtomicFile out(o.output);
-  std::FILE* f = out.stream();
   EvalSummary summary;
   summary.columns = reader.columns();
   summary.columns.push_back("model_force");
@@ -124,8 +123,7 @@ EvalSummary evaluate_file(const EvalOptions& o) {
       }
       text += '\n';
     }
-    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
-      throw InputError(o.output + ": write failed");
+    out.write(text);
     summary.samples += static_cast<long>(block.size());
     text.clear();
     block.clear();

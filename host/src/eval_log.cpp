@@ -138,8 +138,10 @@ EvalSummary evaluate_log(const EvalOptions& o) {
   Experiment measured = e;
   measured.name = e.name;
   AtomicFile out(o.output);
-  write_log(out.temp_path(), {measured}, r.provenance);
-  append_results(out.temp_path(), r);
+  out.fill([&] {
+    write_log(out.temp_path(), {measured}, r.provenance);
+    append_results(out.temp_path(), r, /*in_place=*/true);
+  });
   out.commit();
   return summary;
 }

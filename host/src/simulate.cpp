@@ -127,7 +127,6 @@ void write_csv(const std::string& path, const std::vector<Channel>& ch, const St
   }
   for (size_t i = 0; i < ch.size(); ++i) text += (i ? "," : "") + ch[i].name;
   text += '\n';
-  std::FILE* f = out.stream();
   const size_t n = ch[0].v.size();
   for (size_t k = 0; k < n; ++k) {
     for (size_t i = 0; i < ch.size(); ++i) {
@@ -136,7 +135,7 @@ void write_csv(const std::string& path, const std::vector<Channel>& ch, const St
     }
     text += '\n';
     if (text.size() > (1u << 20) || k + 1 == n) {
-      if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw InputError(path + ": write failed");
+      out.write(text);
       text.clear();
     }
   }
@@ -160,15 +159,17 @@ void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSl
   prov.command_line = command_line;
   prov.config = c.text;
   prov.device = "cpu";
-  AtomicFile out(path);
-  write_log(out.temp_path(), {e}, prov);
   Results res;
   res.group = "results/metrics";
   for (const auto& [k, v] : stick_slip_metric_columns(r)) res.datasets.push_back({k, {}, {v}, "", ""});
   res.attributes["model"] = c.model;
   res.attributes["status"] = sim_status_name(r.status);
   res.provenance = prov;
-  append_results(out.temp_path(), res);
+  AtomicFile out(path);
+  out.fill([&] {
+    write_log(out.temp_path(), {e}, prov);
+    append_results(out.temp_path(), res, /*in_place=*/true);
+  });
   out.commit();
 }
 

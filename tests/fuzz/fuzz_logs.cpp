@@ -23,6 +23,7 @@ std::string scratch_path() {
 
 }  // namespace
 
+#ifdef STRIBECK_ASAN_SUPPRESSIONS
 // libhdf5 is not ours: memory errors inside it are suppressed (asan.supp)
 // and its oversized allocations for corrupt sizes return null, which it
 // handles, instead of aborting the run.
@@ -32,6 +33,7 @@ extern "C" const char* __asan_default_options() {
 
 // libhdf5 1.10 leaks small blocks on some error paths of corrupt files.
 extern "C" const char* __lsan_default_suppressions() { return "leak:libhdf5_serial.so\nleak:libhdf5.so\n"; }
+#endif
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = scratch_path();

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "stribeck/data/error.hpp"
+
 namespace stribeck {
 
 // Refuses, before any work is done, an output path that cannot take a
@@ -76,8 +78,30 @@ class AtomicFile {
   const std::string& target() const { return target_; }
   // A stdio stream on the temporary file, opened on first use.
   std::FILE* stream();
-  // Flushes, closes and renames the temporary onto the target.
+  // Writes `n` bytes to stream(); a failed write throws InputError
+  // "writing <target>: <cause>" (e.g. "no space left on device").
+  void write(const void* data, size_t n);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  // Flushes, closes and renames the temporary onto the target. A failed
+  // flush or close throws "writing <target>: <cause>" and the temporary is
+  // removed by the destructor.
   void commit();
+  // Flushes and closes stream() (if open) without renaming, with commit()'s
+  // error; the temporary can then be opened by another library.
+  void close_stream();
+  // Runs `fill`, code that writes temp_path() through another writer
+  // (write_log, HDF5); an InputError naming the temporary is rethrown
+  // naming the target, so messages name the file the user asked for.
+  template <class F>
+  void fill(F&& fill) {
+    try {
+      fill();
+    } catch (const InputError& e) {
+      throw InputError(name_target(e.what()));
+    }
+  }
+  // `message` with every mention of the temporary replaced by the target.
+  std::string name_target(std::string message) const;
 
  private:
   std::string target_;
@@ -86,5 +110,10 @@ class AtomicFile {
   bool committed_ = false;
   int slot_ = -1;  // where the signal handlers find temp_
 };
+
+// Fills the temporary of `out` with the bytes of `source` and gives it the
+// permissions of `source` (a file about to be replaced by an edited copy).
+// Errors: "<source>: cannot read: ..." or "writing <target>: <cause>".
+void copy_file_contents(const std::string& source, AtomicFile& out);
 
 }  // namespace stribeck

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "stribeck/data/error.hpp"
+
 namespace stribeck::h5 {
 
 // Owner of one hid_t. Move-only; closes the id with `close` unless it is
@@ -29,7 +31,11 @@ class Handle {
   using Closer = herr_t (*)(hid_t);
   Handle() = default;
   Handle(hid_t id, Closer close) : id_(id), close_(close) {}
-  ~Handle() { reset(); }
+  // A close that fails here (an exception is unwinding, say) leaves nothing
+  // on HDF5's error stack for the next failure to misreport.
+  ~Handle() {
+    if (!reset()) H5Eclear2(H5E_DEFAULT);
+  }
   Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
   Handle& operator=(Handle&& o) noexcept {
     if (this != &o) {
@@ -77,14 +83,43 @@ STRIBECK_H5_OWNER(PropList, H5Pclose)
 STRIBECK_H5_OWNER(Object, H5Oclose)
 #undef STRIBECK_H5_OWNER
 
-// Turns off HDF5's printing of error stacks to stderr (idempotent; every
-// function below calls it).
+// Turns off HDF5's printing of error stacks to stderr for the calling thread
+// (libhdf5 keeps that setting per thread; idempotent; every function below
+// calls it).
 void silence_errors();
 // HDF5's innermost error description for the failure just seen (empty if
 // none), e.g. "file signature not found".
 std::string last_error();
-// Throws InputError("<where>: <what>: <HDF5 reason>").
+// Throws InputError("<where>: <what>: <HDF5 reason>"). When the failure
+// comes from the operating system (a full disk: libhdf5 reports its errno),
+// the reason is that error's text ("no space left on device") and
+// os_error() returns it until clear_os_error().
 [[noreturn]] void fail(const std::string& where, const std::string& what);
+int os_error();
+void clear_os_error();
+// strerror(err) starting in lower case, as it reads inside a message.
+std::string os_error_text(int err);
+
+// Runs `write` (code that writes `target` or its temporary); an InputError
+// caused by the operating system (a full disk, a file size limit, an I/O
+// error) is replaced by the one line "writing <target>: <cause>" plus `note`
+// (e.g. what was kept), others pass unchanged. Handles the writer owns are
+// closed by their owners while the exception unwinds.
+// `os_failed`, when given, is set to true on such a failure.
+template <class F>
+void guard_write(const std::string& target, F&& write, const std::string& note = "", bool* os_failed = nullptr) {
+  silence_errors();
+  clear_os_error();
+  try {
+    write();
+  } catch (const InputError&) {
+    const int err = os_error();
+    if (err == 0) throw;
+    clear_os_error();
+    if (os_failed) *os_failed = true;
+    throw InputError("writing " + target + ": " + os_error_text(err) + note);
+  }
+}
 
 // True if `path` starts with (or carries after a user block, as MATLAB v7.3
 // files do) the HDF5 signature. False for missing or unreadable files.
@@ -98,13 +133,29 @@ File create_file(const std::string& path);
 // Flushes and closes, throwing if HDF5 reports a failure.
 void close_file(File& file, const std::string& path);
 
-// Children of a group, in name order.
-enum class Kind { kGroup, kDataset, kOther };
+// Children of a group, in name order. kBroken: a member that cannot be
+// opened (damaged object header, dangling soft link; `reason` says why);
+// kExternal: an external link (to another file), not followed unless
+// external_data_allowed(). Throws InputError naming `where` when the group's
+// link table cannot be read to the end.
+enum class Kind { kGroup, kDataset, kOther, kBroken, kExternal };
 struct Child {
   std::string name;
   Kind kind;
+  std::string reason;
 };
-std::vector<Child> children(hid_t group);
+std::vector<Child> children(hid_t group, const std::string& where = "");
+// Throws InputError("<where>: cannot open (<reason>)") for a kBroken child and
+// a refusal for a kExternal one; does nothing for others. Readers of inputs
+// call it for every member they would otherwise skip or read.
+void check_child(const Child& c, const std::string& where);
+// Inputs must not make Stribeck read other files: external links, external
+// raw-data storage and virtual datasets are refused unless the environment
+// variable STRIBECK_ALLOW_EXTERNAL_DATA is set (to anything but "0" or "").
+bool external_data_allowed();
+// Throws InputError when `ds` keeps its data in other files (external
+// storage, virtual dataset) and external_data_allowed() is false.
+// open_dataset calls it.
 bool has_child(hid_t group, const std::string& name);
 
 Group open_group(hid_t loc, const std::string& name, const std::string& where);
@@ -113,6 +164,7 @@ Group create_group(hid_t loc, const std::string& name, const std::string& where)
 // Opens `name` if it exists, else creates it (for files written in passes).
 Group open_or_create_group(hid_t loc, const std::string& name, const std::string& where);
 Dataset open_dataset(hid_t loc, const std::string& name, const std::string& where);
+void check_storage(const Dataset& ds, const std::string& where);
 
 // Shape, element class and size of a dataset.
 struct DatasetInfo {
@@ -138,8 +190,9 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
                       const double* data, const std::string& where);
 
 // Extendible column of `type` (a native type, also the stored type): starts
-// with 0 rows, unlimited maximum, chunks of `chunk_rows`, no filter (appending
-// stays cheap and the rows are readable while the file is being written).
+// with 0 rows, unlimited maximum, chunks of `chunk_rows`, a Fletcher-32
+// checksum per chunk and no compression (appending stays cheap and the rows
+// are readable while the file is being written).
 // `width` 0 makes a 1-D column; width w >= 1 a 2-D table of rows x w.
 Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
                       const std::string& where, hsize_t width = 0);
@@ -147,6 +200,10 @@ Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t ch
 // create_column.
 void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
                    const std::string& where);
+// Reads rows [0, rows) of a column chunk by chunk, so that every chunk's
+// checksum (create_column's Fletcher-32 filter) is verified; throws
+// InputError naming the first damaged chunk and its rows.
+void verify_rows(const Dataset& column, hsize_t rows, const std::string& where);
 // Cuts (or grows) the column at path `name` to `n` rows.
 void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where);
 // Reads rows [first, first + n) of a 1-D or 2-D dataset (any layout, filters

@@ -77,9 +77,12 @@ struct Results {
 };
 // Adds a new group to an existing HDF5 file (creates the file when it does
 // not exist). Refuses to replace an existing object; writes the datasets,
-// `kind = "results"` and the provenance attributes. On failure the partial
-// group is unlinked again, so the file keeps exactly its previous content.
-void append_results(const std::string& path, const Results& results);
+// `kind = "results"` and the provenance attributes. The file is never edited
+// in place: the group is added to a copy that is renamed over it when
+// complete, so on any failure (a full disk) it keeps its previous bytes.
+// `in_place`: `path` is a temporary the caller owns and renames itself
+// (AtomicFile::temp_path()): written directly, without the copy.
+void append_results(const std::string& path, const Results& results, bool in_place = false);
 
 // Reads a results group back (datasets with shapes and units, attributes
 // including the provenance; `with_datasets` false: attributes and provenance

@@ -92,6 +92,7 @@ class ResultsStream {
   // The group, its attributes, the empty columns and the first checkpoint.
   void start(const std::string& group, const Provenance& provenance,
              const std::map<std::string, std::string>& attributes, std::uint64_t rows_hint);
+  void write_checkpoint(const StreamCheckpoint& checkpoint);
   std::unique_ptr<Impl> impl_;
 };
 

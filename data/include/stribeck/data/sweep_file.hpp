@@ -91,6 +91,9 @@ class SweepWriter {
 
  private:
   explicit SweepWriter(std::unique_ptr<Impl> impl);
+  void append_rows(const SweepChunk& chunk, int n_exp);
+  void write_trajectory(std::uint64_t index, const std::vector<double>& params,
+                        const std::vector<std::string>& experiments, const std::vector<std::vector<double>>& forces);
   std::unique_ptr<Impl> impl_;
 };
 

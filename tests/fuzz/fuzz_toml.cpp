@@ -1,0 +1,24 @@
+// Harness for the TOML configurations: the bytes as a sweep config
+// (parse_sweep_config) and as a simulate config (read_simulate_config), as
+// `sweep` and `simulate` read them before any work starts. InputError is the
+// expected answer to bad input; any other exception, a crash, a hang or a
+// sanitizer report is a bug.
+#include <string>
+
+#include "fuzz_common.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/host/sweep_config.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    stribeck::parse_sweep_config(text, "fuzz.toml");
+  } catch (const stribeck::InputError&) {
+  }
+  try {
+    stribeck::read_simulate_config(stribeck::fuzz::write_scratch(data, size, ".toml"));
+  } catch (const stribeck::InputError&) {
+  }
+  return 0;
+}
