@@ -109,15 +109,8 @@ std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepa
       P->SetParameterBlockConstant(&p.u);
       continue;
     }
-    double lo = -kInf, hi = kInf;
-    switch (p.transform) {
-      case Transform::kIdentity: lo = p.lo; hi = p.hi; break;
-      case Transform::kLog:
-        if (p.lo > 0) lo = std::log(p.lo);
-        if (std::isfinite(p.hi)) hi = std::log(p.hi);
-        break;
-      case Transform::kExcess: lo = 0.0; break;
-    }
+    double lo, hi;
+    internal_bounds(p, lo, hi);
     if (std::isfinite(lo)) P->SetParameterLowerBound(&p.u, 0, lo);
     if (std::isfinite(hi)) P->SetParameterUpperBound(&p.u, 0, hi);
   }
@@ -596,11 +589,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
   }
   for (size_t i = 0; i < L.params.size(); ++i) {
     const FitParam& p = L.params[i];
-    ParameterEstimate pe;
-    pe.name = p.name;
-    pe.unit = p.unit;
-    pe.value = p.value;
-    pe.fixed = p.fixed;
+    ParameterEstimate pe = estimate_of(p);
     const auto it = std::find(free.begin(), free.end(), static_cast<int>(i));
     if (p.fixed || it == free.end()) {
       S.parameters.push_back(pe);
@@ -732,11 +721,7 @@ FitSummary failed_fit(FitSummary S, const Layout& L) {
   S.rmse = S.r_squared = S.max_abs_error = S.aic = S.bic = kNaN;
   S.warnings.push_back("the fit failed: the model could not be evaluated at any start (non-finite force)");
   for (const auto& p : L.params) {
-    ParameterEstimate pe;
-    pe.name = p.name;
-    pe.unit = p.unit;
-    pe.value = p.value;
-    pe.fixed = p.fixed;
+    ParameterEstimate pe = estimate_of(p);
     pe.determined = p.fixed;
     S.parameters.push_back(pe);
   }

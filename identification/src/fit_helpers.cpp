@@ -22,6 +22,15 @@ void internal_bounds(const FitParam& p, double& lo, double& hi) {
   }
 }
 
+ParameterEstimate estimate_of(const FitParam& p) {
+  ParameterEstimate pe;
+  pe.name = p.name;
+  pe.unit = p.unit;
+  pe.value = p.value;
+  pe.fixed = p.fixed;
+  return pe;
+}
+
 Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free) {
   const int k = static_cast<int>(free.size());
   Eigen::MatrixXd G = Eigen::MatrixXd::Zero(k, k);

@@ -15,6 +15,10 @@ namespace stribeck::ident::detail {
 // range: identity: [lo, hi]; log: [ln lo, ln hi]; excess: [0, inf).
 void internal_bounds(const FitParam& p, double& lo, double& hi);
 
+// The reported estimate of a parameter before uncertainty: name, unit,
+// value, fixed (standard error and interval NaN, interval "none").
+ParameterEstimate estimate_of(const FitParam& p);
+
 // d(external value)/d(internal coordinate) over the free parameters `free`
 // (Layout indices), through each transform (excess adds its base's row).
 Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free);

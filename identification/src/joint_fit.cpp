@@ -342,11 +342,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     S.warnings.push_back("the joint stage failed: the model could not be simulated from any start (non-finite force)");
     set_values_from_internal(L);
     for (const auto& p : L.params) {
-      ParameterEstimate pe;
-      pe.name = p.name;
-      pe.unit = p.unit;
-      pe.value = p.value;
-      pe.fixed = p.fixed;
+      ParameterEstimate pe = estimate_of(p);
       S.parameters.push_back(pe);
     }
     return R;
@@ -436,11 +432,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   // Parameters, intervals, correlations.
   for (size_t i = 0; i < L.params.size(); ++i) {
     const FitParam& p = L.params[i];
-    ParameterEstimate pe;
-    pe.name = p.name;
-    pe.unit = p.unit;
-    pe.value = p.value;
-    pe.fixed = p.fixed;
+    ParameterEstimate pe = estimate_of(p);
     const auto it = std::find(free.begin(), free.end(), static_cast<int>(i));
     if (!p.fixed && it != free.end()) {
       const int f = static_cast<int>(it - free.begin());
