@@ -8,14 +8,12 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck {
 namespace {
-
-constexpr char kWhitespace = ' ';
-constexpr size_t kSniffLines = 50;  // data rows looked at to choose the delimiter
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -30,78 +28,6 @@ std::string_view unquote(std::string_view s) {
   return s;
 }
 
-struct Line {
-  std::string_view text;
-  long number;  // 1-based
-};
-
-bool is_comment(std::string_view t) {
-  t = trim(t);
-  return t.empty() || t.front() == '#' || t.front() == '%' || t.rfind("//", 0) == 0;
-}
-
-// Whitespace split keeps "[...]" and "(...)" groups together so a header
-// like "velocity [mm / s]" stays one cell.
-void split(std::string_view line, char delim, std::vector<std::string_view>& cells) {
-  cells.clear();
-  if (delim == kWhitespace) {
-    size_t i = 0;
-    const size_t n = line.size();
-    while (i < n) {
-      while (i < n && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      if (i >= n) break;
-      const size_t start = i;
-      int depth = 0;
-      while (i < n && (depth > 0 || !std::isspace(static_cast<unsigned char>(line[i])))) {
-        if (line[i] == '[' || line[i] == '(') ++depth;
-        if ((line[i] == ']' || line[i] == ')') && depth > 0) --depth;
-        ++i;
-      }
-      cells.push_back(line.substr(start, i - start));
-    }
-    return;
-  }
-  // Delimiters inside double quotes ("Force, N",...) do not split.
-  size_t start = 0;
-  bool quoted = false;
-  for (size_t i = 0; i <= line.size(); ++i) {
-    if (i < line.size() && line[i] == '"') quoted = !quoted;
-    if (i == line.size() || (line[i] == delim && !quoted)) {
-      cells.push_back(trim(line.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-}
-
-bool parse_cell(std::string_view cell, bool decimal_comma, double& out) {
-  cell = unquote(cell);
-  if (!decimal_comma || cell.find(',') == std::string_view::npos) return parse_double(cell, out);
-  char buf[64];
-  if (cell.size() >= sizeof buf || cell.find('.') != std::string_view::npos) return false;
-  for (size_t i = 0; i < cell.size(); ++i) buf[i] = cell[i] == ',' ? '.' : cell[i];
-  return parse_double(std::string_view(buf, cell.size()), out);
-}
-
-// Does every sampled line split into the same number of numeric cells?
-// Returns that number, or 0.
-size_t fits(const std::vector<Line>& lines, size_t first, char delim, bool& decimal_comma) {
-  std::vector<std::string_view> cells;
-  size_t k = 0;
-  decimal_comma = false;
-  for (size_t i = first; i < lines.size() && i < first + kSniffLines; ++i) {
-    split(lines[i].text, delim, cells);
-    if (k == 0) k = cells.size();
-    if (cells.size() != k) return 0;
-    for (auto c : cells) {
-      double x;
-      if (delim != ',' && c.find(',') != std::string_view::npos) decimal_comma = true;
-      if (!parse_cell(c, delim != ',', x)) return 0;
-    }
-  }
-  return k;
-}
-
-std::string where(const std::string& source, long line) { return source + ":" + std::to_string(line); }
 
 }  // namespace
 
@@ -132,99 +58,26 @@ void split_header_cell(std::string_view cell, std::string& name, std::string& un
   }
 }
 
-RawColumns parse_delimited(std::string_view text, const std::string& source, TextInfo* info_out) {
-  // UTF-8 byte-order mark from spreadsheet exports.
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.remove_prefix(3);
-  std::vector<Line> lines;
-  long number = 0;
-  while (!text.empty()) {
-    size_t end = text.find_first_of("\r\n");
-    std::string_view l = text.substr(0, end);
-    ++number;
-    if (end == std::string_view::npos) {
-      text = {};
-    } else {
-      if (text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n') ++end;
-      text.remove_prefix(end + 1);
-    }
-    if (!is_comment(l)) lines.push_back({l, number});
-  }
-  if (lines.empty()) throw InputError(source + ": no data (file is empty or only comments)");
-
-  // The first content line is a header unless it splits like the data rows
-  // into numbers. Choose the delimiter from the rows after it.
-  TextInfo info;
-  const size_t first_data = lines.size() > 1 ? 1 : 0;
-  size_t k = 0;
-  for (char d : {'\t', ';', ',', kWhitespace}) {
-    bool dc = false;
-    k = fits(lines, first_data, d, dc);
-    // One column only when nothing in the first line looks like a delimiter
-    // (else "0,1" rows under a "time,force" header would read as decimal commas).
-    const bool single_ok = d == kWhitespace && lines[0].text.find_first_of(",;\t") == std::string_view::npos;
-    if (k >= 2 || (k == 1 && single_ok)) {
-      info.delimiter = d;
-      info.decimal_comma = dc;
-      break;
-    }
-    k = 0;
-  }
-  if (k == 0) {
-    // Nothing fits: pick the delimiter the first data row suggests so the
-    // error below points at the offending cell.
-    const std::string_view l = lines[first_data].text;
-    info.delimiter = l.find('\t') != std::string_view::npos   ? '\t'
-                     : l.find(';') != std::string_view::npos  ? ';'
-                     : l.find(',') != std::string_view::npos  ? ','
-                                                              : kWhitespace;
-    std::vector<std::string_view> cells;
-    split(l, info.delimiter, cells);
-    k = cells.size();
-  }
-  std::vector<std::string_view> cells;
-  split(lines[0].text, info.delimiter, cells);
-  {
-    bool numeric = cells.size() == k;
-    double x;
-    for (auto c : cells) numeric = numeric && parse_cell(c, info.decimal_comma, x);
-    info.header = !numeric;
-  }
+static RawColumns read_columns(TextTable& table, TextInfo* info_out) {
   RawColumns raw;
-  raw.names.resize(k);
-  raw.units.resize(k);
+  const size_t k = table.width();
+  raw.names = table.names();
+  raw.units = table.units();
   raw.values.resize(k);
-  size_t row0 = 0;
-  if (info.header) {
-    if (cells.size() != k)
-      throw InputError(where(source, lines[0].number) + ": header has " + std::to_string(cells.size()) +
-                       " names, data rows have " + std::to_string(k) + " cells");
-    for (size_t c = 0; c < k; ++c) {
-      split_header_cell(cells[c], raw.names[c], raw.units[c]);
-      if (raw.names[c].empty())
-        throw InputError(where(source, lines[0].number) + ": column " + std::to_string(c + 1) + " has no name");
-    }
-    row0 = 1;
+  std::vector<double> row;
+  while (table.next(row))
+    for (size_t c = 0; c < k; ++c) raw.values[c].push_back(row[c]);
+  if (info_out) {
+    info_out->delimiter = table.dialect().delimiter;
+    info_out->decimal_comma = table.dialect().decimal_comma;
+    info_out->header = table.dialect().header;
   }
-  if (row0 >= lines.size()) throw InputError(source + ": header row but no data rows");
-  for (auto& v : raw.values) v.reserve(lines.size() - row0);
-  for (size_t i = row0; i < lines.size(); ++i) {
-    split(lines[i].text, info.delimiter, cells);
-    if (cells.size() != k)
-      throw InputError(where(source, lines[i].number) + ": expected " + std::to_string(k) + " cells, found " +
-                       std::to_string(cells.size()));
-    for (size_t c = 0; c < k; ++c) {
-      double x;
-      if (!parse_cell(cells[c], info.decimal_comma, x)) {
-        const std::string col = raw.names[c].empty() ? "" : " '" + raw.names[c] + "'";
-        throw InputError(where(source, lines[i].number) + ": column " + std::to_string(c + 1) + col + ": '" +
-                         std::string(cells[c].substr(0, 40)) + "' is " +
-                         (cells[c].empty() ? "empty" : "not a finite number"));
-      }
-      raw.values[c].push_back(x);
-    }
-  }
-  if (info_out) *info_out = info;
   return raw;
+}
+
+RawColumns parse_delimited(std::string_view text, const std::string& source, TextInfo* info_out) {
+  TextTable table(text, source);
+  return read_columns(table, info_out);
 }
 
 std::vector<ColumnSpec> parse_column_specs(const std::string& text) {
@@ -260,16 +113,16 @@ std::vector<ColumnSpec> parse_column_specs(const std::string& text) {
   return out;
 }
 
-Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, const std::string& source,
-                                 const std::string& name) {
+ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector<std::string>& units,
+                        const ReadOptions& o, const std::string& source) {
   struct Pick {
     size_t col;
     std::string channel, unit;
   };
   std::vector<Pick> picks;
-  const size_t k = raw.values.size();
+  const size_t k = names.size();
   auto label = [&](size_t c) {
-    return "column " + std::to_string(c) + (raw.names[c].empty() ? "" : " '" + raw.names[c] + "'");
+    return "column " + std::to_string(c) + (names[c].empty() ? "" : " '" + names[c] + "'");
   };
   std::vector<bool> used(k, false);
   for (const auto& s : o.columns) {
@@ -282,22 +135,22 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
                          std::to_string(k) + " columns (0 to " + std::to_string(k - 1) + ")");
     } else {
       for (size_t c = 0; c < k; ++c)
-        if (raw.names[c] == s.source) col = c;
+        if (names[c] == s.source) col = c;
       if (col == k)
         for (size_t c = 0; c < k; ++c)
-          if (canonical_channel(raw.names[c]) == canonical_channel(s.source)) col = c;
+          if (canonical_channel(names[c]) == canonical_channel(s.source)) col = c;
       if (col == k) throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": no such column");
     }
     used[col] = true;
-    picks.push_back({col, canonical_channel(s.channel), s.unit.empty() ? raw.units[col] : s.unit});
+    picks.push_back({col, canonical_channel(s.channel), s.unit.empty() ? units[col] : s.unit});
   }
   if (o.columns.empty() || !o.only_mapped) {
     for (size_t c = 0; c < k; ++c) {
       if (used[c]) continue;
-      if (raw.names[c].empty())
+      if (names[c].empty())
         throw InputError(source + ": no header row; map the columns with --columns, e.g. "
                                   "--columns time=0:s,position=1:mm,force=2:N");
-      picks.push_back({c, canonical_channel(raw.names[c]), raw.units[c]});
+      picks.push_back({c, canonical_channel(names[c]), units[c]});
     }
   }
   // Rotational if any schema channel is given in an angular unit.
@@ -309,9 +162,7 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
          u->dimension == Dimension::kAngularAcceleration || u->dimension == Dimension::kTorque))
       rotational = true;
   }
-  Experiment e;
-  e.name = name;
-  e.source = source;
+  ColumnPlan plan;
   bool any_pressure = false, any_absolute = false;
   std::map<std::string, size_t> seen;
   for (const auto& p : picks) {
@@ -319,54 +170,84 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
       throw InputError(source + ": " + label(it->second) + " and " + label(p.col) + " both map to channel '" +
                        p.channel + "'");
     seen[p.channel] = p.col;
-    std::vector<double> v = raw.values[p.col];
+    ColumnPlan::Channel out;
+    out.column = p.col;
+    out.channel = p.channel;
     const auto dim = channel_dimension(p.channel, rotational);
-    std::string unit = p.unit;
-    if (!unit.empty()) {
-      const auto u = find_unit(unit);
-      if (!u) throw InputError(source + ": " + label(p.col) + ": unknown unit '" + unit + "'");
+    out.unit = p.unit;
+    if (!p.unit.empty()) {
+      const auto u = find_unit(p.unit);
+      if (!u) throw InputError(source + ": " + label(p.col) + ": unknown unit '" + p.unit + "'");
       if (dim && *dim != u->dimension)
-        throw InputError(source + ": " + label(p.col) + ": unit '" + unit + "' is " +
+        throw InputError(source + ": " + label(p.col) + ": unit '" + p.unit + "' is " +
                          dimension_name(u->dimension) + ", channel '" + p.channel + "' needs " +
                          dimension_name(*dim) + (rotational ? " (log is rotational: other columns use angular units)" : ""));
       const bool absolute = u->dimension == Dimension::kPressure && (u->absolute_pressure || o.absolute_pressure);
-      const double off = u->offset - (absolute ? o.ambient_pressure : 0.0);
-      for (double& x : v) x = u->factor * x + off;
-      unit = u->si;
+      out.affine = true;
+      out.factor = u->factor;
+      out.offset = u->offset - (absolute ? o.ambient_pressure : 0.0);
+      out.unit = u->si;
       any_absolute |= absolute;
     } else if (dim) {
-      unit = si_unit(*dim);  // no unit given: the schema's SI unit
+      out.unit = si_unit(*dim);  // no unit given: the schema's SI unit
       if (*dim == Dimension::kPressure && o.absolute_pressure) {
-        for (double& x : v) x -= o.ambient_pressure;
+        out.minus_ambient = true;
+        out.ambient = o.ambient_pressure;
         any_absolute = true;
       }
     }
     any_pressure |= dim && *dim == Dimension::kPressure;
-    e.units[p.channel] = unit;
-    e.channels[p.channel] = std::move(v);
+    plan.channels.push_back(std::move(out));
   }
-  if (rotational) e.attributes["motion"] = "rotational";
+  if (rotational) plan.attributes["motion"] = "rotational";
   if (any_pressure) {
-    e.attributes["pressure_reference"] = "gauge";
-    if (any_absolute) e.attributes["ambient_pressure"] = format_number(o.ambient_pressure);
+    plan.attributes["pressure_reference"] = "gauge";
+    if (any_absolute) plan.attributes["ambient_pressure"] = format_number(o.ambient_pressure);
   }
   const size_t slash = source.find_last_of('/');
-  e.attributes["source_file"] = slash == std::string::npos ? source : source.substr(slash + 1);
+  plan.attributes["source_file"] = slash == std::string::npos ? source : source.substr(slash + 1);
+  return plan;
+}
+
+Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, const std::string& source,
+                                 const std::string& name) {
+  const ColumnPlan plan = plan_columns(raw.names, raw.units, o, source);
+  Experiment e;
+  e.name = name;
+  e.source = source;
+  for (const auto& c : plan.channels) {
+    std::vector<double> v = raw.values[c.column];
+    c.apply(v.data(), v.size());
+    e.units[c.channel] = c.unit;
+    e.channels[c.channel] = std::move(v);
+  }
+  e.attributes = plan.attributes;
   validate_experiment(e);
   return e;
 }
 
+TextBlocks::TextBlocks(const std::string& path, const ReadOptions& o)
+    : table_(std::make_unique<TextTable>(path)),
+      plan_(plan_columns(table_->names(), table_->units(), o, path)) {}
+
+TextBlocks::~TextBlocks() = default;
+
+std::size_t TextBlocks::next(std::vector<std::vector<double>>& columns, std::size_t max_rows) {
+  const std::size_t k = plan_.channels.size();
+  columns.resize(k);
+  for (auto& c : columns) c.resize(max_rows);
+  std::size_t n = 0;
+  while (n < max_rows && table_->next(row_)) {
+    for (std::size_t c = 0; c < k; ++c) columns[c][n] = row_[plan_.channels[c].column];
+    ++n;
+  }
+  for (std::size_t c = 0; c < k; ++c) plan_.channels[c].apply(columns[c].data(), n);
+  return n;
+}
+
 Experiment read_text_log(const std::string& path, const ReadOptions& o) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) throw InputError(path + ": read error");
-  const RawColumns raw = parse_delimited(text, path);
+  TextTable table(path);
+  const RawColumns raw = read_columns(table, nullptr);
   return columns_to_experiment(raw, o, path, o.name.empty() ? file_stem(path) : o.name);
 }
 

@@ -12,7 +12,13 @@ namespace stribeck {
 // to the same double. Atomic (AtomicFile); `path` "-" writes to stdout.
 // `units_in_header` false writes bare channel names (the SI CSV that
 // `stribeck eval` streams) and no comment lines.
+// Header cells are quoted as RFC 4180 says when they need it.
 void write_csv(const std::string& path, const Experiment& experiment, char delimiter = ',',
+               bool units_in_header = true);
+// The same text from one experiment of an HDF5 log, read a block of rows at
+// a time (memory bounded by the block whatever the length of the log).
+class LogBlockReader;
+void write_csv(const std::string& path, const LogBlockReader& log, char delimiter = ',',
                bool units_in_header = true);
 
 }  // namespace stribeck
