@@ -21,7 +21,7 @@ packages=(
   clang-14 libclang-rt-14-dev       # libFuzzer target for the log readers (tests/fuzz; optional)
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev python3-scipy python3-h5py)
+  packages+=(libbenchmark-dev python3-scipy python3-h5py python3-numba)
 fi
 
 missing=()

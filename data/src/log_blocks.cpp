@@ -1,6 +1,9 @@
 #include "stribeck/data/log_blocks.hpp"
 
+#include <zlib.h>
+
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "group_attributes.hpp"
@@ -169,6 +172,21 @@ void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t 
   m.time_last = out[n - 1];
 }
 
+bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const std::string& name) const {
+  const Impl::Chan& c = impl_->chan(ch);
+  if (c.conv.affine || c.conv.minus_ambient) return false;
+  h5::Datatype type(H5Dget_type(c.ds.id()));
+  if (!type.valid() || H5Tequal(type.id(), H5T_IEEE_F64LE) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  h5::PropList ocpy(H5Pcreate(H5P_OBJECT_COPY));
+  if (!ocpy.valid() || H5Pset_copy_object(ocpy.id(), H5O_COPY_WITHOUT_ATTR_FLAG) < 0 ||
+      H5Ocopy(c.ds.id(), ".", dst_group, name.c_str(), ocpy.id(), H5P_DEFAULT) < 0)
+    h5::fail(c.at, "cannot copy the dataset");
+  return true;
+}
+
 void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end,
                           double* const* out) const {
   for (std::size_t k = 0; k < channels.size(); ++k) read(channels[k], begin, end, out[k]);
@@ -192,6 +210,23 @@ h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t row
   return ds;
 }
 
+// One chunk of float64 as HDF5's shuffle + deflate(4) pipeline stores it:
+// the bytes transposed (all first bytes, then all second bytes, ...), then a
+// zlib stream. Written with H5Dwrite_chunk, it reads back through the
+// ordinary filters. Returns false when zlib fails.
+bool encode_chunk(const double* values, std::vector<unsigned char>& out, std::vector<unsigned char>& tmp) {
+  const size_t bytes = kChunkRows * sizeof(double);
+  tmp.resize(bytes);
+  const auto* in = reinterpret_cast<const unsigned char*>(values);
+  for (size_t b = 0; b < sizeof(double); ++b)
+    for (size_t i = 0; i < kChunkRows; ++i) tmp[b * kChunkRows + i] = in[i * sizeof(double) + b];
+  uLongf size = compressBound(static_cast<uLong>(bytes));
+  out.resize(size);
+  if (compress2(out.data(), &size, tmp.data(), static_cast<uLong>(bytes), 4) != Z_OK) return false;
+  out.resize(size);
+  return true;
+}
+
 void check_group_path(const std::string& name, const std::string& where) {
   if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." ||
       name.find("//") != std::string::npos)
@@ -206,6 +241,9 @@ struct LogBlockWriter::Impl {
     bool experiment = true;
     std::vector<BlockColumn> cols;
     std::vector<h5::Dataset> ds;
+    std::vector<bool> copied;   // column copied whole at creation
+    bool aligned = true;        // rows so far fill whole chunks: appends may write chunks directly
+    std::size_t copied_rows = 0;
     std::size_t rows = 0;
     std::string where;
     double time_last = 0.0;
@@ -237,9 +275,13 @@ struct LogBlockWriter::Impl {
     groups.push_back(std::move(g));
     return groups.size() - 1;
   }
-  void create_columns(G& g, hsize_t rows_hint) {
+  void create_columns(G& g, hsize_t rows_hint, const LogBlockReader* copy_from = nullptr) {
     for (const auto& c : g.cols) {
-      h5::Dataset ds = create_stream_column(g.group.id(), c.name, rows_hint, g.where);
+      const bool copy = copy_from && copy_from->has(c.name) && copy_from->copy_stored(c.name, g.group.id(), c.name);
+      g.copied.push_back(copy);
+      if (copy) g.copied_rows = copy_from->length();
+      h5::Dataset ds = copy ? h5::open_dataset(g.group.id(), c.name, g.where)
+                            : create_stream_column(g.group.id(), c.name, rows_hint, g.where);
       if (g.experiment || !c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, g.where);
       if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, g.where);
       g.ds.push_back(std::move(ds));
@@ -263,7 +305,7 @@ LogBlockWriter::~LogBlockWriter() {
 
 std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::vector<BlockColumn>& channels,
                                            const std::map<std::string, std::string>& attributes,
-                                           const std::string& source) {
+                                           const std::string& source, const LogBlockReader* copy_from) {
   Impl& m = *impl_;
   const std::string where = (source.empty() ? m.path : source) + ": experiment '" + name + "'";
   bool rotational = false;
@@ -274,7 +316,7 @@ std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::v
                        si_unit(*dim) + "'");
   const std::size_t g = m.add(name, channels, true, where);
   Impl::G& grp = m.groups[g];
-  m.create_columns(grp, 0);
+  m.create_columns(grp, 0, copy_from);
   detail::write_attributes(grp.group.id(), attributes, where);
   return g;
 }
@@ -299,6 +341,7 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
   Impl::G& grp = m.groups[g];
   if (n == 0) return;
   for (std::size_t k = 0; k < grp.cols.size(); ++k) {
+    if (grp.copied[k]) continue;
     if (grp.experiment)
       for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(columns[k][i]))
@@ -316,15 +359,61 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       grp.time_last = t[n - 1];
     }
   }
-  for (std::size_t k = 0; k < grp.cols.size(); ++k)
-    h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k], n, grp.where + ": column '" + grp.cols[k].name + "'");
+  // Whole chunks are encoded here, on every OpenMP thread (deflate is most
+  // of a streamed write's time), and written as stored (H5Dwrite_chunk);
+  // a rest shorter than a chunk goes through HDF5's own filters, after which
+  // the rows no longer end on a chunk boundary and later appends do too.
+  const std::size_t direct = grp.aligned ? n / kChunkRows * kChunkRows : 0;
+  if (direct > 0) {
+    std::vector<std::size_t> cols;
+    for (std::size_t k = 0; k < grp.cols.size(); ++k)
+      if (!grp.copied[k]) cols.push_back(k);
+    const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
+    std::vector<std::vector<unsigned char>> encoded(jobs);
+    int failed = 0;
+#pragma omp parallel
+    {
+      std::vector<unsigned char> tmp;
+#pragma omp for schedule(dynamic) reduction(+ : failed)
+      for (long j = 0; j < static_cast<long>(jobs); ++j) {
+        const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
+        if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
+      }
+    }
+    if (failed) throw InputError(grp.where + ": cannot compress a chunk (zlib)");
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const std::size_t k = cols[i];
+      const std::string at = grp.where + ": column '" + grp.cols[k].name + "'";
+      const hsize_t extent[1] = {grp.rows + direct};
+      if (H5Dset_extent(grp.ds[k].id(), extent) < 0) h5::fail(at, "cannot extend a column");
+      for (std::size_t c = 0; c < per_col; ++c) {
+        const hsize_t offset[1] = {grp.rows + c * kChunkRows};
+        const auto& e = encoded[i * per_col + c];
+        if (H5Dwrite_chunk(grp.ds[k].id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
+          h5::fail(at, "cannot write a chunk");
+      }
+    }
+  }
+  if (n > direct) {
+    for (std::size_t k = 0; k < grp.cols.size(); ++k)
+      if (!grp.copied[k])
+        h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
+                          grp.where + ": column '" + grp.cols[k].name + "'");
+    grp.aligned = false;
+  }
   grp.rows += n;
 }
 
 void LogBlockWriter::commit() {
   Impl& m = *impl_;
   for (auto& g : m.groups) {
+    bool all_copied = true;
+    for (bool c : g.copied) all_copied = all_copied && c;
+    if (all_copied) g.rows = g.copied_rows;
     if (g.rows == 0) throw InputError(g.where + ": no rows written");
+    if (g.copied_rows && g.rows != g.copied_rows)
+      throw InputError(g.where + ": " + std::to_string(g.rows) + " rows written, the copied channels have " +
+                       std::to_string(g.copied_rows));
     if (!g.experiment) continue;
     for (std::size_t k = 0; k < g.cols.size(); ++k)
       if (g.cols[k].name == "time")

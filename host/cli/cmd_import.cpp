@@ -102,7 +102,7 @@ bool is_text_log(const std::string& path) {
   return got > 0 && h.rfind("MATLAB 5.0 MAT-file", 0) != 0 && !h5::is_hdf5(path) && h.find('\0') == std::string::npos;
 }
 
-constexpr size_t kImportBlock = 65536;
+constexpr size_t kImportBlock = 4 * 65536;  // four HDF5 chunks, encoded on parallel threads
 
 void run(const ImportArgs& a) {
   check_output(a.output, a.files);

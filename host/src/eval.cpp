@@ -31,12 +31,36 @@
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/version.hpp"
 #include "stribeck/kernels/stepping.hpp"
+#include "lanes/sweep_lanes.hpp"
 
 namespace stribeck {
 namespace {
 
-constexpr size_t kBlock = 65536;        // rows per block (one HDF5 chunk)
+constexpr size_t kBlock = 4 * 65536;    // rows per block: four HDF5 chunks, encoded on parallel threads
 constexpr long kThreadedFrom = 16384;   // smaller blocks stay on one thread
+
+// The vector-math kernel of a static law at the best instruction-set level
+// this processor runs (null: none, or a dynamic model).
+lanes::EvalFn vector_kernel(const std::string& model_id) {
+#if STRIBECK_LANES_HAVE_x86_64_v4
+  if (__builtin_cpu_supports("x86-64-v4")) return lanes::x86_64_v4::kernels(model_id.c_str()).eval64;
+#endif
+#if STRIBECK_LANES_HAVE_x86_64_v3
+  if (__builtin_cpu_supports("x86-64-v3")) return lanes::x86_64_v3::kernels(model_id.c_str()).eval64;
+#endif
+  return lanes::generic::kernels(model_id.c_str()).eval64;
+}
+
+// fn over [0, n) split into one contiguous range per OpenMP thread.
+void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, const double* pa, const double* pb,
+                const double* fn_in, double* force) {
+#pragma omp parallel if (n >= kThreadedFrom)
+  {
+    const long t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const long b = n * t / nt, e = n * (t + 1) / nt;
+    if (e > b) fn(p, e - b, v + b, pa + b, pb + b, fn_in + b, force + b);
+  }
+}
 
 bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = std::strlen(suffix);
@@ -278,11 +302,13 @@ class H5Sink : public Sink {
  public:
   H5Sink(const std::string& path, const Source& src, const std::string& experiment,
          const std::map<std::string, std::string>& attributes, const ModelInfo& model, const std::string& ptext,
-         const EvalOptions& o)
+         const EvalOptions& o, const LogBlockReader* copy_from)
       : writer_(path, provenance(model, o)) {
     std::vector<BlockColumn> chans;
     for (size_t i = 0; i < src.columns().size(); ++i) chans.push_back({src.columns()[i], src.units(i), ""});
-    exp_ = writer_.add_experiment(experiment, chans, attributes);
+    // Channels stored in SI as float64 are copied as stored (no re-encoding);
+    // their values are still read and checked by the source.
+    exp_ = writer_.add_experiment(experiment, chans, attributes, "", copy_from);
     std::vector<BlockColumn> res = {
         {"model_force", model.output_unit, "model force at every sample of experiment '" + experiment + "'"}};
     if (model.dynamic) res.push_back({"model_state", "", "internal state of the dynamic model"});
@@ -318,7 +344,7 @@ class H5Sink : public Sink {
 // The block loop around one model type.
 template <class M>
 void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink, EvalSummary& summary,
-               const ModelInfo& model) {
+               const ModelInfo& model, lanes::EvalFn vector_fn) {
   const auto c = M::prepare(p.data());
   typename M::template State<double> state{};
   if constexpr (M::kDynamic) state.z = z0;
@@ -335,6 +361,8 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
         force[i] = model_step<M>(c, Sample<double>{v[i], pa[i], pb[i], fn[i]}, state, b.dt[static_cast<size_t>(i)]);
         b.state[static_cast<size_t>(i)] = state.z;
       }
+    } else if (vector_fn) {
+      run_vector(vector_fn, p.data(), n, v, pa, pb, fn, force);
     } else {
 #pragma omp parallel for schedule(static) if (n >= kThreadedFrom)
       for (long i = 0; i < n; ++i) force[i] = M::force(c, Sample<double>{v[i], pa[i], pb[i], fn[i]});
@@ -381,6 +409,12 @@ void evaluate_samples(const std::string& model_id, const std::vector<double>& pa
                                  st, dt);
         if (state) state[i] = st.z;
       }
+    } else if (in.vector_math) {
+      // The kernel reads every channel: zeros for those not given.
+      std::vector<double> zeros((!in.pressure_a || !in.pressure_b || !in.normal_force) ? in.n : 0, 0.0);
+      auto or_zeros = [&](const double* x) { return x ? x : zeros.data(); };
+      run_vector(vector_kernel(model.id), params.data(), n, in.velocity, or_zeros(in.pressure_a),
+                 or_zeros(in.pressure_b), or_zeros(in.normal_force), force);
     } else {
       const double *v = in.velocity, *pa = in.pressure_a, *pb = in.pressure_b, *fn = in.normal_force;
       if (pa && pb && fn) {
@@ -459,13 +493,14 @@ EvalSummary evaluate_file(const EvalOptions& o) {
     std::string ptext;
     for (size_t k = 0; k < model.params.size(); ++k)
       ptext += (k ? "," : "") + std::string(model.params[k].name) + "=" + format_number(p[k]);
-    sink = std::make_unique<H5Sink>(o.output, *src, exp_name, exp_attrs, model, ptext, o);
+    sink = std::make_unique<H5Sink>(o.output, *src, exp_name, exp_attrs, model, ptext, o, log.get());
   } else {
     sink = std::make_unique<CsvSink>(o.output, summary.columns);
   }
   visit_model(model.id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
-    run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model);
+    run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model,
+                 o.vector_math ? vector_kernel(model.id) : nullptr);
   });
   if (summary.samples == 0) throw InputError(o.input + ": no data rows after the header");
   sink->commit();

@@ -25,6 +25,7 @@
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/host/eval.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/stepping.hpp"
@@ -132,6 +133,43 @@ TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   in.pressure_b = e.channel("pressure_b").data();
   evaluate_samples("simscape-cylinder", p, in, mem.data());
   EXPECT_TRUE(same_bits(mem, want));
+}
+
+TEST(EvalStream, VectorMathStaysWithinUlpsOfTheDefaultForEveryStaticLaw) {
+  // --vector-math swaps the scalar exp/tanh for libmvec's (within 4 ulp): the
+  // forces may move in the last bits, never more. Velocities from -2 to 2
+  // through the linear zones and zero, pressures to 200 bar, loads to 1 kN.
+  const size_t n = 40001;
+  std::vector<double> v(n), pa(n), pb(n), fn(n), a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(i) / (n - 1);
+    v[i] = 4.0 * (x - 0.5) * std::abs(x - 0.5) * (i % 7 == 0 ? 1e-3 : 1.0);
+    pa[i] = 2e7 * x;
+    pb[i] = 1e7 * (1 - x);
+    fn[i] = 1e3 * x * x;
+  }
+  int laws = 0;
+  for_each_model(StaticModels{}, [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    SCOPED_TRACE(M::kId);
+    ++laws;
+    const auto p = resolve_params(require_model(M::kId), {});
+    EvalInputs in;
+    in.n = n;
+    in.velocity = v.data();
+    in.pressure_a = pa.data();
+    in.pressure_b = pb.data();
+    in.normal_force = fn.data();
+    evaluate_samples(M::kId, p, in, a.data());
+    in.vector_math = true;
+    evaluate_samples(M::kId, p, in, b.data());
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i]));
+    for (size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+    EXPECT_LE(worst, 1e-14 * scale) << "scale " << scale;
+    EXPECT_GT(scale, 0.0);
+  });
+  EXPECT_GE(laws, 8);
 }
 
 TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {

@@ -68,6 +68,13 @@ class LogBlockReader {
             double* const* out) const;
   void read(const std::string& channel, std::size_t begin, std::size_t end, double* out) const;
 
+  // Copies a channel's dataset as stored (chunks and filters, no values
+  // decoded or re-encoded; no attributes) to `name` below `dst_group` of
+  // another file, when reading it converts nothing (float64, SI units):
+  // then the copy reads back exactly as read() returns it. False (nothing
+  // done) otherwise. The values are not checked: read() them too.
+  bool copy_stored(const std::string& channel, hid_t dst_group, const std::string& name) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -98,8 +105,14 @@ class LogBlockWriter {
   // result group paths follow write_log's and append_results' rules.
   // `source` (when given) names the experiment's origin in messages instead
   // of the output file ("rig.csv: experiment 'rig': channel 'time': ...").
+  //
+  // With `copy_from`, channels the reader can copy as stored
+  // (LogBlockReader::copy_stored: float64 in SI) are copied whole now, not
+  // re-encoded; append() then skips them (their pointer may be null) and
+  // commit() checks that the other columns reach their length.
   std::size_t add_experiment(const std::string& name, const std::vector<BlockColumn>& channels,
-                             const std::map<std::string, std::string>& attributes, const std::string& source = "");
+                             const std::map<std::string, std::string>& attributes, const std::string& source = "",
+                             const LogBlockReader* copy_from = nullptr);
   std::size_t add_results(const std::string& group, const std::vector<BlockColumn>& datasets,
                           const std::map<std::string, std::string>& attributes,
                           const Provenance& provenance);

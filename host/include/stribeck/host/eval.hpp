@@ -20,6 +20,11 @@ struct EvalOptions {
   // Experiment to evaluate when the input is an HDF5 log or .mat file with
   // several (empty: the only one).
   std::string experiment;
+  // Static laws: evaluate with the vector exp/tanh of the C library (libmvec,
+  // within 4 ulp of the scalar functions; the sweep's lanes use them), the
+  // loop over samples vectorised. Faster; results may differ from the default
+  // in the last bits. Dynamic models ignore it.
+  bool vector_math = false;
 };
 
 struct EvalSummary {
@@ -58,6 +63,7 @@ struct EvalInputs {
   const double* pressure_b = nullptr;
   const double* normal_force = nullptr;
   const double* time = nullptr;
+  bool vector_math = false;  // as EvalOptions::vector_math
 };
 // The in-memory form of eval (no checks of the inputs): force[i] for every
 // sample, and for dynamic models state[i] (may be null). The model is chosen
