@@ -269,7 +269,7 @@ TEST(EvalStream, EvalAcceptsTheFilesImportReads) {
 
 TEST(EvalStream, OneTokenizerForEveryLineEndingAndBufferBoundary) {
   // CR-only line ends, a byte-order mark, and rows that straddle the
-  // reader's 1 MiB refills: the streamed file reads as the text in memory.
+  // reader's 64 KiB refills: the streamed file reads as the text in memory.
   std::string text = "\xEF\xBB\xBFtime,force\r";
   for (int i = 0; i < 60000; ++i)
     text += std::to_string(i) + "." + std::string(static_cast<size_t>(i % 17), '0') + "1," +
