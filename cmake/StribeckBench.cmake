@@ -1,6 +1,6 @@
 # stribeck_add_benchmark(NAME): the benchmark program bench/NAME.cpp, written
 # to bin/ next to the CLI it may drive. Used by bench/ (STRIBECK_BENCH=ON: all
-# of them) and by tests/ (the two the Peers.* tests check), once per program.
+# of them) and by tests/ (those the Peers.* tests run), once per program.
 function(stribeck_add_benchmark name)
   if(TARGET ${name})
     return()

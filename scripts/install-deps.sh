@@ -24,7 +24,7 @@ packages=(
 )
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(python3-h5py) ;;     # the benchmarks' Python peers
+    --bench) packages+=(python3-h5py python3-numba) ;;     # the benchmarks' Python peers
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;     # libFuzzer target for the log readers (tests/fuzz)
     *) echo "install-deps: unknown option '$arg' (--bench, --fuzz)" >&2; exit 2 ;;
   esac

@@ -13,6 +13,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
 #include "group_attributes.hpp"
+#include "log_detail.hpp"
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
 
@@ -35,10 +36,6 @@ bool is_rotational(const Experiment& e) {
   return it != e.attributes.end() && it->second == "rotational";
 }
 
-// The channel attributes a log carries from import (--gain), read back so
-// that a re-import or export keeps the provenance.
-constexpr const char* kChannelAttributeKeys[] = {"gain", "gain_unit", "offset", "raw_unit", "scaling"};
-
 // Reads the channel datasets of one group into an experiment.
 Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, const std::string& path,
                            const std::string& name) {
@@ -48,51 +45,23 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
   const std::string where = exp_where(path, name);
   read_attributes(group, e.attributes, where);
   const bool rotational = is_rotational(e);
-  double ambient = 101325.0;
-  if (auto it = e.attributes.find("ambient_pressure"); it != e.attributes.end()) {
-    if (!parse_double(it->second, ambient))
-      throw InputError(where + ": attribute 'ambient_pressure' is not a number: '" + it->second + "'");
-  }
   // Logs from other tools may store absolute pressures (pressure_reference =
   // "absolute"); the toolkit works in gauge pressure.
-  const bool absolute = e.attributes.count("pressure_reference") && e.attributes.at("pressure_reference") == "absolute";
+  const detail::PressureReference ref = detail::pressure_reference(e.attributes, where);
   for (const auto& kid : kids) {
     if (kid.kind != h5::Kind::kDataset) continue;
     const std::string at = where + ": channel '" + kid.name + "'";
     h5::Dataset ds = h5::open_dataset(group, kid.name, at);
-    const h5::DatasetInfo info = h5::dataset_info(ds, at);
-    if (info.dims.size() != 1)
-      throw InputError(at + ": dataset is " + std::to_string(info.dims.size()) + "-D, expected 1-D");
-    if (info.type_class != H5T_FLOAT)
-      throw InputError(at + ": dataset is " + info.type_name() + ", expected float64");
-    if (!h5::has_attribute(ds.id(), "units")) throw InputError(at + ": has no 'units' attribute");
-    const std::string unit = h5::read_string_attribute(ds.id(), "units", at);
+    hsize_t length = 0;
+    const std::string unit = detail::check_channel_dataset(ds, at, length);
+    const detail::ChannelConversion conv = detail::channel_conversion(kid.name, unit, rotational, ref, at);
     std::vector<double> v = h5::read_doubles(ds, at);
-    const auto u = find_unit(unit);
-    const auto dim = channel_dimension(kid.name, rotational);
-    std::string si = unit;
-    if (u) {
-      if (dim && *dim != u->dimension)
-        throw InputError(at + ": unit '" + unit + "' is " + dimension_name(u->dimension) + ", channel needs " +
-                         dimension_name(*dim) + (rotational ? " (rotational log)" : ""));
-      const double off = u->offset - (u->absolute_pressure ? ambient : 0.0);
-      if (u->factor != 1.0 || off != 0.0)
-        for (double& x : v) x = u->factor * x + off;
-      si = u->si;
-    } else if (dim) {
-      throw InputError(at + ": unknown unit '" + unit + "' (expected " + si_unit(*dim) + ")");
-    }
-    if (absolute && dim && *dim == Dimension::kPressure && !(u && u->absolute_pressure))
-      for (double& x : v) x -= ambient;
-    e.units[kid.name] = si;
-    for (const char* k : kChannelAttributeKeys)
-      if (h5::has_attribute(ds.id(), k)) e.channel_attributes[kid.name][k] = h5::read_string_attribute(ds.id(), k, at);
+    conv.apply(v.data(), v.size());
+    e.units[kid.name] = conv.si;
+    if (auto a = detail::read_channel_attributes(ds.id(), at); !a.empty()) e.channel_attributes[kid.name] = std::move(a);
     e.channels[kid.name] = std::move(v);
   }
-  if (absolute) {
-    e.attributes["pressure_reference"] = "gauge";
-    e.attributes["ambient_pressure"] = format_number(ambient);
-  }
+  detail::mark_gauge(e.attributes, ref);
   return e;
 }
 
@@ -100,7 +69,7 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
 // each group is visited once, and nesting is limited.
 constexpr int kMaxDepth = 32;
 
-void walk(hid_t group, const std::string& path, const std::string& prefix, std::vector<Experiment>& out,
+void walk(hid_t group, const std::string& path, const std::string& prefix, const detail::ExperimentVisitor& visit,
           std::set<haddr_t>& visited, int depth = 0) {
   H5O_info_t info;
   if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
@@ -114,17 +83,13 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, std::
     h5::check_child(k, prefix.empty() ? exp_where(path, k.name) : exp_where(path, prefix) + ": member '" + k.name + "'");
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
-  if (has_data) {
-    Experiment e = read_experiment(group, kids, path, prefix.empty() ? file_stem(path) : prefix);
-    validate_experiment(e);
-    out.push_back(std::move(e));
-  }
+  if (has_data) visit(group, kids, prefix);
   for (const auto& k : kids) {
     if (k.kind != h5::Kind::kGroup) continue;
     const std::string child = prefix.empty() ? k.name : prefix + "/" + k.name;
     h5::Group g = h5::open_group(group, k.name, path + ": group '" + child + "'");
     if (is_results_group(g.id())) continue;
-    walk(g.id(), path, child, out, visited, depth + 1);
+    walk(g.id(), path, child, visit, visited, depth + 1);
   }
 }
 
@@ -155,6 +120,75 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
 }
 
 }  // namespace
+
+namespace detail {
+
+void for_each_experiment_group(hid_t root, const std::string& path, const ExperimentVisitor& visit) {
+  std::set<haddr_t> visited;
+  walk(root, path, "", visit, visited);
+}
+
+PressureReference pressure_reference(const std::map<std::string, std::string>& attributes, const std::string& where) {
+  PressureReference r;
+  if (auto it = attributes.find("ambient_pressure"); it != attributes.end()) {
+    if (!parse_double(it->second, r.ambient))
+      throw InputError(where + ": attribute 'ambient_pressure' is not a number: '" + it->second + "'");
+  }
+  auto it = attributes.find("pressure_reference");
+  r.absolute = it != attributes.end() && it->second == "absolute";
+  return r;
+}
+
+void mark_gauge(std::map<std::string, std::string>& attributes, const PressureReference& ref) {
+  if (!ref.absolute) return;
+  attributes["pressure_reference"] = "gauge";
+  attributes["ambient_pressure"] = format_number(ref.ambient);
+}
+
+std::map<std::string, std::string> read_channel_attributes(hid_t dataset, const std::string& at) {
+  std::map<std::string, std::string> a;
+  for (const char* k : kChannelAttributeKeys)
+    if (h5::has_attribute(dataset, k)) a[k] = h5::read_string_attribute(dataset, k, at);
+  return a;
+}
+
+ChannelConversion channel_conversion(const std::string& channel, const std::string& unit, bool rotational,
+                                     const PressureReference& ref, const std::string& at) {
+  ChannelConversion c;
+  c.si = unit;
+  const auto u = find_unit(unit);
+  const auto dim = channel_dimension(channel, rotational);
+  if (u) {
+    if (dim && *dim != u->dimension)
+      throw InputError(at + ": unit '" + unit + "' is " + dimension_name(u->dimension) + ", channel needs " +
+                       dimension_name(*dim) + (rotational ? " (rotational log)" : ""));
+    const double off = u->offset - (u->absolute_pressure ? ref.ambient : 0.0);
+    c.factor = u->factor;
+    c.offset = off;
+    c.affine = u->factor != 1.0 || off != 0.0;
+    c.si = u->si;
+  } else if (dim) {
+    throw InputError(at + ": unknown unit '" + unit + "' (expected " + si_unit(*dim) + ")");
+  }
+  if (ref.absolute && dim && *dim == Dimension::kPressure && !(u && u->absolute_pressure)) {
+    c.minus_ambient = true;
+    c.ambient = ref.ambient;
+  }
+  return c;
+}
+
+std::string check_channel_dataset(const h5::Dataset& ds, const std::string& at, hsize_t& length) {
+  const h5::DatasetInfo info = h5::dataset_info(ds, at);
+  if (info.dims.size() != 1)
+    throw InputError(at + ": dataset is " + std::to_string(info.dims.size()) + "-D, expected 1-D");
+  if (info.type_class != H5T_FLOAT)
+    throw InputError(at + ": dataset is " + info.type_name() + ", expected float64");
+  if (!h5::has_attribute(ds.id(), "units")) throw InputError(at + ": has no 'units' attribute");
+  length = info.dims[0];
+  return h5::read_string_attribute(ds.id(), "units", at);
+}
+
+}  // namespace detail
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -224,8 +258,11 @@ std::vector<Experiment> read_log(const std::string& path) {
   h5::File f = h5::open_file(path);
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<Experiment> out;
-  std::set<haddr_t> visited;
-  walk(root.id(), path, "", out, visited);
+  detail::for_each_experiment_group(root.id(), path, [&](hid_t g, const std::vector<h5::Child>& kids, const std::string& prefix) {
+    Experiment e = read_experiment(g, kids, path, prefix.empty() ? file_stem(path) : prefix);
+    validate_experiment(e);
+    out.push_back(std::move(e));
+  });
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }

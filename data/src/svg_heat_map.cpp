@@ -7,6 +7,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {
@@ -250,13 +251,11 @@ void write_heat_map(const std::string& path, const HeatMap& m) {
   std::string text;
   if (csv) {
     // RFC 4180: a name holding a comma, quote or line break is quoted.
-    auto field = [](const std::string& f) {
-      if (f.find_first_of(",\"\r\n") == std::string::npos) return f;
-      std::string q = "\"";
-      for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-      return q + "\"";
-    };
-    text = field(m.x.label) + "," + field(m.y.label) + "," + field(m.value_label) + ",points\n";
+    for (const std::string* f : {&m.x.label, &m.y.label, &m.value_label}) {
+      append_csv_field(text, *f);
+      text += ',';
+    }
+    text += "points\n";
     for (size_t j = 0; j < m.y.centers.size(); ++j)
       for (size_t i = 0; i < m.x.centers.size(); ++i) {
         const size_t c = j * m.x.centers.size() + i;

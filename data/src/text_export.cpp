@@ -1,19 +1,24 @@
 #include "stribeck/data/text_export.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/log_blocks.hpp"
+#include "stribeck/data/text_table.hpp"
 
 namespace stribeck {
 namespace {
 
 constexpr const char* kOrder[] = {"time",       "position",   "velocity",     "acceleration", "force",
                                   "pressure_a", "pressure_b", "normal_force", "temperature"};
+constexpr size_t kBlockRows = 65536;
 
 void write_all(AtomicFile* out, const std::string& text, const std::string& path) {
   if (out) {
@@ -24,13 +29,25 @@ void write_all(AtomicFile* out, const std::string& text, const std::string& path
     throw InputError("writing " + path + ": " + std::strerror(errno));
 }
 
+using ReadBlock = std::function<void(const std::string& channel, size_t begin, size_t end, double* out)>;
+
 }  // namespace
 
-std::string csv_field(const std::string& f, char delim) {
-  if (f.find_first_of(std::string("\"\r\n") + delim) == std::string::npos) return f;
-  std::string q = "\"";
-  for (char c : f) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+std::vector<std::string> csv_column_order(const std::vector<std::string>& channels) {
+  std::vector<std::string> cols;
+  auto has = [&](const std::string& c) {
+    for (const auto& ch : channels)
+      if (ch == c) return true;
+    return false;
+  };
+  for (const char* c : kOrder)
+    if (has(c)) cols.emplace_back(c);
+  for (const auto& ch : channels) {
+    bool schema = false;
+    for (const char* c : kOrder) schema |= ch == c;
+    if (!schema) cols.push_back(ch);
+  }
+  return cols;
 }
 
 std::string comment_text(const std::string& text) {
@@ -49,48 +66,70 @@ std::string comment_text(const std::string& text) {
   return o;
 }
 
-void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
-  std::vector<std::string> cols;
-  for (const char* c : kOrder)
-    if (e.has(c)) cols.emplace_back(c);
-  for (const auto& [name, v] : e.channels) {
-    bool schema = false;
-    for (const char* c : kOrder) schema |= name == c;
-    if (!schema) cols.push_back(name);
-  }
-  std::string text = units_in_header ? "# experiment: " + comment_text(e.name) + "\n" : "";
-  for (const auto& [k, v] : e.attributes) {
+namespace {
+
+// One writer for both kinds of source: the columns in export order, read a
+// block of rows at a time.
+void write_table(const std::string& path, const std::string& name, const std::map<std::string, std::string>& attrs,
+                 const std::vector<std::string>& channels, const std::map<std::string, std::string>& units,
+                 size_t n, const ReadBlock& read, char delim, bool units_in_header) {
+  const std::vector<std::string> cols = csv_column_order(channels);
+  std::string text = units_in_header ? "# experiment: " + comment_text(name) + "\n" : "";
+  for (const auto& [k, v] : attrs) {
     if (!units_in_header) break;
     if (v.find('\n') != std::string::npos) continue;  // multi-line metadata stays in the HDF5 log
     text += "# " + comment_text(k) + ": " + comment_text(v) + "\n";
   }
   for (size_t i = 0; i < cols.size(); ++i) {
     if (i) text += delim;
-    auto u = e.units.find(cols[i]);
-    text += csv_field(cols[i] + (units_in_header && u != e.units.end() && !u->second.empty() ? " [" + u->second + "]"
-                                                                                            : std::string()),
-                      delim);
+    std::string cell = cols[i];
+    auto u = units.find(cols[i]);
+    if (units_in_header && u != units.end() && !u->second.empty()) cell += " [" + u->second + "]";
+    append_csv_field(text, cell, delim);
   }
   text += '\n';
-  std::vector<const std::vector<double>*> data;
-  for (const auto& c : cols) data.push_back(&e.channels.at(c));
   std::unique_ptr<AtomicFile> out;
   if (path != "-") out = std::make_unique<AtomicFile>(path);
-  const size_t n = e.size();
-  for (size_t r = 0; r < n; ++r) {
-    for (size_t c = 0; c < data.size(); ++c) {
-      if (c) text += delim;
-      append_double(text, (*data[c])[r]);
-    }
-    text += '\n';
-    if (text.size() > (1u << 16)) {
-      write_all(out.get(), text, path);
-      text.clear();
+  std::vector<std::vector<double>> block(cols.size(), std::vector<double>(std::min(n, kBlockRows)));
+  for (size_t b = 0; b < n; b += kBlockRows) {
+    const size_t len = std::min(kBlockRows, n - b);
+    for (size_t c = 0; c < cols.size(); ++c) read(cols[c], b, b + len, block[c].data());
+    for (size_t r = 0; r < len; ++r) {
+      for (size_t c = 0; c < cols.size(); ++c) {
+        if (c) text += delim;
+        append_double(text, block[c][r]);
+      }
+      text += '\n';
+      if (text.size() > (1u << 20)) {
+        write_all(out.get(), text, path);
+        text.clear();
+      }
     }
   }
   write_all(out.get(), text, path);
   if (out) out->commit();
   else std::fflush(stdout);
+}
+
+}  // namespace
+
+void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
+  std::vector<std::string> channels;
+  for (const auto& [name, v] : e.channels) channels.push_back(name);
+  write_table(path, e.name, e.attributes, channels, e.units, e.size(),
+              [&e](const std::string& ch, size_t b, size_t end, double* out) {
+                const auto& v = e.channels.at(ch);
+                std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), out);
+              },
+              delim, units_in_header);
+}
+
+void write_csv(const std::string& path, const LogBlockReader& log, char delim, bool units_in_header) {
+  std::map<std::string, std::string> units;
+  for (const auto& ch : log.channels()) units[ch] = log.units(ch);
+  write_table(path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
+              [&log](const std::string& ch, size_t b, size_t end, double* out) { log.read(ch, b, end, out); },
+              delim, units_in_header);
 }
 
 }  // namespace stribeck

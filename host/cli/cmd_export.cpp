@@ -6,7 +6,9 @@
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/text_export.hpp"
 
 namespace stribeck::cli {
@@ -16,10 +18,57 @@ struct ExportArgs {
   std::string input, output, format = "csv", experiment;
 };
 
+// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
+bool is_hdf5_log(const std::string& path) {
+  if (!h5::is_hdf5(path)) return false;
+  char head[20] = {0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const std::string h(head, std::fread(head, 1, sizeof head, f));
+  std::fclose(f);
+  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
+}
+
+void make_output_dir(const std::string& dir) {
+  ::mkdir(dir.c_str(), 0777);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(dir + ": not a directory (the log holds several experiments)");
+}
+
+std::string experiment_path(const std::string& dir, std::string name, char delim) {
+  for (char& c : name)
+    if (c == '/') c = '_';
+  return dir + "/" + name + (delim == ',' ? ".csv" : ".tsv");
+}
+
 void run(const ExportArgs& a) {
   char delim = ',';
   if (a.format == "tsv") delim = '\t';
   else if (a.format != "csv") throw InputError("--format '" + a.format + "': choose csv or tsv");
+  if (is_hdf5_log(a.input)) {
+    // HDF5 logs stream: one block of rows in memory whatever their length.
+    const auto names = list_log_experiments(a.input);
+    if (!a.experiment.empty() || names.size() == 1) {
+      if (a.output != "-") check_output(a.output, {a.input});
+      const LogBlockReader log(a.input, a.experiment);
+      write_csv(a.output, log, delim);
+      if (a.output != "-")
+        std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", log.experiment().c_str(), log.length(),
+                     a.output.c_str());
+      return;
+    }
+    if (a.output == "-")
+      throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
+    make_output_dir(a.output);
+    for (const auto& name : names) {
+      const LogBlockReader log(a.input, name);
+      const std::string path = experiment_path(a.output, name, delim);
+      write_csv(path, log, delim);
+      std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", name.c_str(), log.length(), path.c_str());
+    }
+    return;
+  }
   const auto exps = read_any_log(a.input);
   if (!a.experiment.empty() || exps.size() == 1) {
     if (a.output != "-") check_output(a.output, {a.input});
@@ -30,15 +79,9 @@ void run(const ExportArgs& a) {
   }
   // Several experiments: OUTPUT is a directory with one file per experiment.
   if (a.output == "-") throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
-  ::mkdir(a.output.c_str(), 0777);
-  struct stat st {};
-  if (::stat(a.output.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(a.output + ": not a directory (the log holds several experiments)");
+  make_output_dir(a.output);
   for (const auto& e : exps) {
-    std::string file = e.name;
-    for (char& c : file)
-      if (c == '/') c = '_';
-    const std::string path = a.output + "/" + file + (delim == ',' ? ".csv" : ".tsv");
+    const std::string path = experiment_path(a.output, e.name, delim);
     write_csv(path, e, delim);
     std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", one_line(e.name).c_str(), e.size(), path.c_str());
   }

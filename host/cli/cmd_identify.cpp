@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "stribeck/data/text_export.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
@@ -126,13 +127,21 @@ std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary
     for (const auto& p : s.parameters)
       if (std::find(pnames.begin(), pnames.end(), p.name) == pnames.end()) pnames.push_back(p.name);
   std::string out = "fit,model,status,converged,samples,rmse,r_squared";
-  for (const auto& n : pnames) out += "," + csv_field(n) + "," + csv_field(n + "_std_error");
+  for (const auto& n : pnames) {
+    out += ',';
+    append_csv_field(out, n);
+    out += ',';
+    append_csv_field(out, n + "_std_error");
+  }
   out += ",warnings\n";
   for (const auto& [label, s] : fits) {
     char buf[128];
     std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", ident::status_name(s.status),
                   s.converged ? "true" : "false", s.samples, s.rmse, s.r_squared);
-    out += csv_field(label) + "," + csv_field(s.model) + buf;
+    append_csv_field(out, label);
+    out += ',';
+    append_csv_field(out, s.model);
+    out += buf;
     for (const auto& n : pnames) {
       const auto it = std::find_if(s.parameters.begin(), s.parameters.end(),
                                    [&](const ident::ParameterEstimate& p) { return p.name == n; });

@@ -1,11 +1,17 @@
 // `stribeck import FILE... -o LOG.h5`: text, MATLAB and HDF5 logs into one
 // HDF5 log in SI units, optionally with derived velocity/acceleration.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
 
 #include "commands.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/import.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/signals.hpp"
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -45,22 +51,59 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // --constant pressure_b=0 or p_a=2bar: a channel the rig did not log but
 // holds fixed (single-chamber cylinders, a constant normal load).
-void add_constant(Experiment& e, const std::string& kv) {
+struct Constant {
+  std::string channel, unit, text;
+  double value = 0;
+};
+Constant parse_constant(const std::string& kv, bool rotational, const std::string& source, const std::string& name,
+                        const std::function<bool(const std::string&)>& has) {
   const size_t eq = kv.find('=');
   if (eq == std::string::npos || eq == 0) throw InputError("--constant '" + kv + "' is not CHANNEL=VALUE[UNIT]");
-  const std::string ch = canonical_channel(kv.substr(0, eq));
+  Constant c;
+  c.channel = canonical_channel(kv.substr(0, eq));
   std::optional<Dimension> dim;
-  const double value = parse_quantity(kv.substr(eq + 1), "--constant " + ch, &dim);
-  const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
-  const auto need = channel_dimension(ch, rotational);
+  c.value = parse_quantity(kv.substr(eq + 1), "--constant " + c.channel, &dim);
+  const auto need = channel_dimension(c.channel, rotational);
   if (dim && need && *dim != *need)
-    throw InputError("--constant " + kv + ": unit is " + dimension_name(*dim) + ", channel '" + ch + "' needs " +
-                     dimension_name(*need));
-  if (e.has(ch)) throw InputError(e.source + ": experiment '" + e.name + "' already has a '" + ch + "' channel; --constant would overwrite it");
-  e.channels[ch] = std::vector<double>(e.size(), value);
-  e.units[ch] = need ? si_unit(*need) : (dim ? si_unit(*dim) : "1");
-  e.attributes["constant_" + ch] = kv.substr(eq + 1);
+    throw InputError("--constant " + kv + ": unit is " + dimension_name(*dim) + ", channel '" + c.channel +
+                     "' needs " + dimension_name(*need));
+  if (has(c.channel))
+    throw InputError(source + ": experiment '" + name + "' already has a '" + c.channel +
+                     "' channel; --constant would overwrite it");
+  c.unit = need ? si_unit(*need) : (dim ? si_unit(*dim) : "1");
+  c.text = kv.substr(eq + 1);
+  return c;
 }
+
+void add_constant(Experiment& e, const std::string& kv) {
+  const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
+  const Constant c = parse_constant(kv, rotational, e.source, e.name, [&](const std::string& ch) { return e.has(ch); });
+  e.channels[c.channel] = std::vector<double>(e.size(), c.value);
+  e.units[c.channel] = c.unit;
+  e.attributes["constant_" + c.channel] = c.text;
+}
+
+void set_attributes(std::map<std::string, std::string>& attrs, const std::vector<std::string>& kvs) {
+  for (const auto& kv : kvs) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--attr '" + kv + "' is not KEY=VALUE");
+    attrs[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+}
+
+// Delimited text (not HDF5, not MATLAB): what can be imported a block of
+// rows at a time.
+bool is_text_log(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char head[128] = {0};
+  const size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  const std::string h(head, got);
+  return got > 0 && h.rfind("MATLAB 5.0 MAT-file", 0) != 0 && !h5::is_hdf5(path) && h.find('\0') == std::string::npos;
+}
+
+constexpr size_t kImportBlock = 4 * 65536;  // four HDF5 chunks, encoded on parallel threads
 
 void run(const ImportArgs& a) {
   check_output(a.output, a.files);
@@ -89,43 +132,114 @@ void run(const ImportArgs& a) {
   for (const auto& c : derive)  // before any file is read: a typo should not wait for a large import
     if (c != "velocity" && c != "acceleration")
       throw InputError("--derive: cannot derive '" + c + "' (choose velocity, acceleration)");
-  std::vector<Experiment> all;
+  // Every experiment goes into one file written block by block (atomic:
+  // nothing at the output until the last one is complete). Text files
+  // without --derive or --resample stream a block of rows at a time; the
+  // rest (MATLAB, HDF5, derived or resampled channels) are read whole.
+  LogBlockWriter out(a.output, cli_provenance());
+  std::map<std::string, std::string> taken;  // experiment name -> source
+  size_t count = 0;
   // One line per experiment, printed once the log is written: an error
   // found on the way stays the only line.
   std::string report;
   char buf[512];
+  auto take_name = [&](const std::string& name, const std::string& file, const std::string& source) {
+    if (auto it = taken.find(name); it != taken.end())
+      throw InputError(file + ": experiment name '" + name + "' is already taken by " + it->second +
+                       "; give each file its own --name");
+    taken[name] = source;
+    ++count;
+  };
+  // "experiment 'NAME', N samples ('a', 'b')": names from the file echoed
+  // on one line, cut (one_line).
+  auto experiment_line = [](const std::string& file, const std::string& name, size_t rows,
+                            const std::vector<std::string>& channels) {
+    std::string chans;
+    for (const auto& c : channels) chans += (chans.empty() ? "" : ", ") + one_line("'" + c + "'");
+    return "stribeck import: " + file + ": experiment " + one_line("'" + name + "'") + ", " + std::to_string(rows) +
+           " samples (" + chans + ")";
+  };
   for (size_t i = 0; i < a.files.size(); ++i) {
     ro.name = a.names.empty() ? "" : a.names[i];
+    if (derive.empty() && a.resample < 0 && is_text_log(a.files[i])) {
+      const std::string& path = a.files[i];
+      TextBlocks text(path, ro);
+      const std::string name = ro.name.empty() ? file_stem(path) : ro.name;
+      std::map<std::string, std::string> attrs = text.plan().attributes;
+      const bool rotational = attrs.count("motion") && attrs.at("motion") == "rotational";
+      std::vector<BlockColumn> cols;
+      for (const auto& c : text.plan().channels) {
+        cols.push_back({c.channel, c.unit, ""});
+        if (auto at = text.plan().channel_attributes.find(c.channel); at != text.plan().channel_attributes.end())
+          cols.back().attributes = at->second;  // --gain provenance
+      }
+      std::vector<Constant> constants;
+      for (const auto& kv : a.constants) {
+        constants.push_back(parse_constant(kv, rotational, path, name, [&](const std::string& ch) {
+          for (const auto& c : cols)
+            if (c.name == ch) return true;
+          return false;
+        }));
+        cols.push_back({constants.back().channel, constants.back().unit, ""});
+        attrs["constant_" + constants.back().channel] = constants.back().text;
+      }
+      set_attributes(attrs, a.attributes);
+      take_name(name, path, path);
+      const size_t g = out.add_experiment(name, cols, attrs, path);
+      std::vector<std::vector<double>> block;
+      std::vector<std::vector<double>> fixed(constants.size());
+      std::vector<const double*> ptrs;
+      size_t rows = 0;
+      for (size_t n; (n = text.next(block, kImportBlock)) > 0; rows += n) {
+        ptrs.clear();
+        for (const auto& c : block) ptrs.push_back(c.data());
+        for (size_t k = 0; k < constants.size(); ++k) {
+          fixed[k].assign(n, constants[k].value);
+          ptrs.push_back(fixed[k].data());
+        }
+        out.append(g, ptrs.data(), n);
+      }
+      std::vector<std::string> sorted;
+      for (const auto& c : cols) sorted.push_back(c.name);
+      std::sort(sorted.begin(), sorted.end());
+      report += experiment_line(path, name, rows, sorted) + "\n";
+      continue;
+    }
     for (Experiment& e : read_any_log(a.files[i], ro)) {
       for (const auto& kv : a.constants) add_constant(e, kv);
       if (a.resample >= 0) resample_uniform(e, a.resample);
       const DeriveSummary s = derive_channels(e, derive, d);
-      for (const auto& kv : a.attributes) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) throw InputError("--attr '" + kv + "' is not KEY=VALUE");
-        e.attributes[kv.substr(0, eq)] = kv.substr(eq + 1);
-      }
-      std::string chans;
-      for (const auto& [c, v] : e.channels) chans += (chans.empty() ? "" : ", ") + one_line("'" + c + "'");
-      report += "stribeck import: " + a.files[i] + ": experiment " + one_line("'" + e.name + "'") + ", " +
-                std::to_string(e.size()) + " samples (" + chans + ")";
+      set_attributes(e.attributes, a.attributes);
+      std::vector<std::string> names;
+      for (const auto& [c, v] : e.channels) names.push_back(c);
+      report += experiment_line(a.files[i], e.name, e.size(), names);
       if (!s.derived.empty()) {
         std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)",
                       s.cutoff_hz, s.half_width, s.rate_hz);
         report += buf;
       }
       report += "\n";
-      for (const auto& prev : all)
-        if (prev.name == e.name)
-          throw InputError(a.files[i] + ": experiment name '" + e.name + "' is already taken by " + prev.source +
-                           "; give each file its own --name");
-      all.push_back(std::move(e));
+      take_name(e.name, a.files[i], e.source);
+      validate_experiment(e);
+      std::vector<BlockColumn> cols;
+      std::vector<const double*> ptrs;
+      for (const auto& [c, v] : e.channels) {
+        cols.push_back({c, e.units.at(c), ""});
+        if (auto at = e.channel_attributes.find(c); at != e.channel_attributes.end()) cols.back().attributes = at->second;
+        ptrs.push_back(v.data());
+      }
+      const size_t g = out.add_experiment(e.name, cols, e.attributes, e.source);
+      for (size_t r = 0; r < e.size(); r += kImportBlock) {
+        std::vector<const double*> at;
+        for (const double* p : ptrs) at.push_back(p + r);
+        out.append(g, at.data(), std::min(kImportBlock, e.size() - r));
+      }
     }
   }
-  write_log(a.output, all, cli_provenance());
+  if (count == 0) throw InputError(a.output + ": nothing to write (no experiments)");
+  out.commit();
   std::fputs(report.c_str(), stderr);
-  std::fprintf(stderr, "stribeck import: %zu experiment%s -> %s\n", all.size(), all.size() == 1 ? "" : "s",
-               a.output.c_str());
+  std::fprintf(stderr, "stribeck import: %zu experiment%s -> %s\n", count, count == 1 ? "" : "s", a.output.c_str());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
@@ -88,8 +89,14 @@ class CsvSink : public EnsembleSink {
       : out_(path), dims_(r.names.size()), next_(r.first) {
     std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(r.count) +
                        " points, model " + c.model + "\nindex";
-    for (const auto& nm : r.names) text += "," + nm;
-    for (const auto& k : metric_names()) text += "," + k;
+    for (const auto& nm : r.names) {
+      text += ',';
+      append_csv_field(text, nm);
+    }
+    for (const auto& k : metric_names()) {
+      text += ',';
+      append_csv_field(text, k);
+    }
     write(text + '\n');
   }
   void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {

@@ -8,6 +8,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
@@ -125,7 +126,10 @@ void write_csv(const std::string& path, const std::vector<Channel>& ch, const St
     append_double(text, v);
     text += '\n';
   }
-  for (size_t i = 0; i < ch.size(); ++i) text += (i ? "," : "") + ch[i].name;
+  for (size_t i = 0; i < ch.size(); ++i) {
+    if (i) text += ',';
+    append_csv_field(text, ch[i].name);
+  }
   text += '\n';
   const size_t n = ch[0].v.size();
   for (size_t k = 0; k < n; ++k) {

@@ -2,6 +2,7 @@
 // named in issue 3 §5 (one-line error naming file, experiment, channel, index).
 #include <gtest/gtest.h>
 
+#include "h5_test_files.hpp"
 #include "temp_dir.hpp"
 #include <hdf5.h>
 #include <unistd.h>
@@ -42,26 +43,13 @@ Experiment make_experiment(const std::string& name, size_t n) {
 // Expects InputError whose message contains every fragment.
 template <class F>
 void expect_error(F&& f, std::initializer_list<const char*> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "no InputError thrown";
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-    for (const char* frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
-  }
+  test::expect_input_error(std::forward<F>(f), fragments);
 }
 
 // Writes a file with one group "exp" holding raw datasets built by `fill`.
 template <class F>
 std::string raw_h5(const std::string& name, F&& fill) {
-  const std::string path = temp_path(name);
-  hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t g = H5Gcreate2(f, "exp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  fill(g);
-  H5Gclose(g);
-  H5Fclose(f);
-  return path;
+  return test::raw_h5_file(temp_path(name), std::forward<F>(fill));
 }
 
 void dataset(hid_t g, const char* name, hid_t type, std::vector<double> v, const char* units,

@@ -16,7 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stribeck/data/import.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/log_blocks.hpp"
 
 #ifdef STRIBECK_HAVE_MATIO
 #include <matio.h>
@@ -181,6 +183,46 @@ TEST(ImportGain, IdentifyScalesTextInputsTheSameWay) {
   EXPECT_NE(text.find("unknown unit 'V'"), std::string::npos) << text;
   EXPECT_EQ(run_cli("identify " + v_csv + " --model coulomb-viscous --gain force=x", &text), 2) << text;
   EXPECT_EQ(text.rfind("stribeck: error: ", 0), 0u) << text;
+}
+
+// The scaling stays with the channel through the streaming paths: the text
+// import a block at a time equals read_text_log (values and attributes),
+// the HDF5 block reader returns the attributes read_log does, and eval
+// HDF5 -> HDF5 (channels copied or re-encoded block by block) keeps them.
+TEST(ImportGain, StreamingImportEvalAndTheBlockReaderKeepTheScaling) {
+  const std::string in = temp_dir() + "gain_stream.csv", log = temp_dir() + "gain_stream.h5",
+                    evaluated = temp_dir() + "gain_stream_eval.h5";
+  {
+    std::ofstream f(in);
+    f << "time [s],velocity [mm/s],force [mV]\n";
+    for (size_t i = 0; i < kT.size(); ++i) f << kT[i] << "," << kMm[i] * 10 << "," << kVolt[i] * 1000 << "\n";
+  }
+  std::string text;
+  ASSERT_EQ(run_cli("import " + in + " --gain force=0.03515N/mV,2N -o " + log, &text), 0) << text;
+  ReadOptions o;
+  o.gains.push_back(parse_channel_gain("force=0.03515N/mV,2N"));
+  const Experiment whole = read_text_log(in, o);  // the whole-file reader
+  const Experiment e = read_log(log).at(0);
+  EXPECT_EQ(e.channel("force"), whole.channel("force"));  // bit-identical
+  EXPECT_EQ(e.channel("velocity"), whole.channel("velocity"));
+  for (size_t i = 0; i < kT.size(); ++i) EXPECT_NEAR(e.channel("force")[i], 35.15 * kVolt[i] + 2, 1e-12) << i;
+  EXPECT_EQ(e.channel_attributes, whole.channel_attributes);
+  ASSERT_EQ(e.channel_attributes.count("force"), 1u);
+  EXPECT_EQ(e.channel_attributes.at("force").at("raw_unit"), "mV");
+  EXPECT_EQ(e.channel_attributes.at("force").at("gain_unit"), "N/mV");
+  EXPECT_EQ(e.channel_attributes.count("velocity"), 0u);
+
+  const LogBlockReader r(log, "");
+  EXPECT_EQ(r.channel_attributes("force"), e.channel_attributes.at("force"));
+  EXPECT_TRUE(r.channel_attributes("velocity").empty());
+  std::vector<double> f(r.length());
+  r.read("force", 0, r.length(), f.data());
+  EXPECT_EQ(f, e.channel("force"));
+
+  ASSERT_EQ(run_cli("eval -m coulomb-viscous -i " + log + " -o " + evaluated, &text), 0) << text;
+  const Experiment ev = read_log(evaluated).at(0);
+  EXPECT_EQ(ev.channel_attributes, e.channel_attributes);
+  EXPECT_EQ(ev.channel("force"), e.channel("force"));
 }
 
 // A MATLAB v5 file (MATLAB's default save format) read directly: the gain

@@ -32,6 +32,7 @@
 #include "stribeck/data/svg_heat_map.hpp"
 #include "stribeck/data/sweep_file.hpp"
 #include "stribeck/data/text_export.hpp"
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
 
@@ -608,10 +609,15 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   EXPECT_NE(csv.find("# experiment: run \"7\",\\nnext<line>\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("# note\\nkey: a\\rb\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",\"odd, \"\"name\"\"\"\n"), std::string::npos) << csv;
-  EXPECT_EQ(csv_field("plain"), "plain");
-  EXPECT_EQ(csv_field("a;b", ';'), "\"a;b\"");
-  EXPECT_EQ(csv_field("a;b"), "a;b");
-  EXPECT_EQ(csv_field("x\r\ny"), "\"x\r\ny\"");
+  const auto field = [](const std::string& text, char delimiter = ',') {
+    std::string out;
+    append_csv_field(out, text, delimiter);
+    return out;
+  };
+  EXPECT_EQ(field("plain"), "plain");
+  EXPECT_EQ(field("a;b", ';'), "\"a;b\"");
+  EXPECT_EQ(field("a;b"), "a;b");
+  EXPECT_EQ(field("x\r\ny"), "\"x\r\ny\"");
 
   HeatMap m;
   m.title = "<script>alert('x')</script>";

@@ -14,7 +14,14 @@ template <class T>
 using BatchFn = void (*)(const double* params, const sweep::TraceView<T>* traces,
                          const sweep::TraceCounts* counts, int n_exp, sweep::RawMetrics* out);
 
+// `stribeck eval --vector-math`: force[i] for samples [0, n) of a static law,
+// the loop over samples vectorised with the vector exp/tanh (within 4 ulp of
+// the scalar ones). Every input pointer is non-null.
+using EvalFn = void (*)(const double* params, long n, const double* v, const double* p_a, const double* p_b,
+                        const double* f_n, double* force);
+
 struct Kernels {
+  EvalFn eval64 = nullptr;         // null: the model has a state
   BatchFn<double> fp64 = nullptr;  // null: the model is not batched (it has a state)
   BatchFn<float> fp32 = nullptr;
   int width64 = 0, width32 = 0;    // points per batch

@@ -24,12 +24,22 @@ void batch(const double* params, const sweep::TraceView<T>* traces, const sweep:
   sweep::evaluate_points_lanes<M, T, kWidth<T>>(params, traces, counts, n_exp, out);
 }
 
+// The samples of one law, one per vector lane (eval's vector-math path).
+template <class M>
+void eval_samples(const double* params, long n, const double* v, const double* p_a, const double* p_b,
+                  const double* f_n, double* force) {
+  const typename M::template Coeffs<double> c = M::prepare(params);
+  STRIBECK_LANES_IVDEP
+  for (long i = 0; i < n; ++i) force[i] = M::force(c, Sample<double>{v[i], p_a[i], p_b[i], f_n[i]});
+}
+
 }  // namespace
 
 Kernels kernels(const char* model_id) {
   Kernels k;
   visit_model(StaticModels{}, model_id, [&](auto tag) {
     using M = typename decltype(tag)::type;
+    k.eval64 = &eval_samples<M>;
     k.fp64 = &batch<M, double>;
     k.fp32 = &batch<M, float>;
     k.width64 = kWidth<double>;

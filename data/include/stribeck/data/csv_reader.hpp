@@ -1,53 +1,47 @@
 #pragma once
-// Streaming reader for numeric delimited text with a header row of channel
-// names (the format `stribeck eval` reads). Rows are read one at a time, so a
+// Numeric delimited text with a header row of channel names (the format
+// `stribeck eval` reads): TextTable (text_table.hpp, the one text dialect of
+// every command) with a header required. Rows are read one at a time, so a
 // file of any length costs constant memory. Every problem is reported as an
 // InputError naming file, line and column.
-#include <sys/types.h>
-
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "stribeck/data/text_table.hpp"
 
 namespace stribeck {
 
 class CsvReader {
  public:
-  // Opens `path` and reads the header (the first line that is neither empty
-  // nor a '#' comment). The delimiter is ',' unless the header contains ';'
-  // or a tab and no ','.
+  // Opens `path` and reads its header (TextTable's dialect: delimiter and
+  // decimal comma sniffed, quotes, '#' '%' '//' comments, a units row).
+  // InputError when the file has no header row, a column has no name or a
+  // name appears twice.
   explicit CsvReader(std::string path);
-  ~CsvReader();
-  CsvReader(const CsvReader&) = delete;
-  CsvReader& operator=(const CsvReader&) = delete;
 
-  const std::vector<std::string>& columns() const { return columns_; }
+  // Header cells as written (names, with units where the header has them).
+  const std::vector<std::string>& columns() const { return table_.header(); }
+  // Unit of each column from the header cell or units row ("" for none).
+  const std::vector<std::string>& units() const { return table_.units(); }
   // Index of a column by exact name, or -1.
   int column(std::string_view name) const;
 
   // Reads the next data row. `values` receives one finite double per column;
-  // `cells` the trimmed text of each cell (valid until the next call). Returns
-  // false at end of file. Throws InputError on a short or long row, a
-  // non-numeric cell, or NaN/Inf.
-  bool next(std::vector<double>& values, std::vector<std::string_view>& cells);
+  // `cells` the unquoted text of each cell (valid until the next call; with
+  // a decimal comma the cell keeps it). Returns false at end of file. Throws
+  // InputError on a short or long row, a non-numeric cell, or NaN/Inf.
+  bool next(std::vector<double>& values, std::vector<std::string_view>& cells) {
+    return table_.next(values, &cells);
+  }
   // 1-based line number of the row last returned.
-  long line() const { return line_; }
-  const std::string& path() const { return path_; }
-  char delimiter() const { return delim_; }
+  long line() const { return table_.line(); }
+  const std::string& path() const { return table_.source(); }
+  char delimiter() const { return table_.dialect().delimiter; }
+  const TextDialect& dialect() const { return table_.dialect(); }
 
  private:
-  bool read_line();
-  void split(std::vector<std::string_view>& cells) const;
-
-  std::string path_;
-  std::FILE* file_ = nullptr;
-  char* line_buf_ = nullptr;  // owned by getline()
-  size_t line_cap_ = 0;
-  std::string_view buf_;      // current line without its newline
-  long line_ = 0;
-  char delim_ = ',';
-  std::vector<std::string> columns_;
+  TextTable table_;
 };
 
 // Parses a whole cell as a finite double (no trailing characters); false if it

@@ -10,6 +10,7 @@
 // (m/s^2, m/s2, m/s², s^-1), products and quotients (N*m, N·m, kN/(m/s)).
 // Units outside SI (min, h, in, lbf, psi, atm, deg, rev, rpm, %) take no
 // prefix; degC/degF (C/F) are affine and stand only alone.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,23 @@ struct UnitInfo {
   double offset = 0.0;  // added after scaling (degC -> K)
   bool absolute_pressure = false;  // spelled as absolute (bara, psia, "bar (abs)")
   std::string si = "1";            // the SI unit, as logs store it ("N*s/m" for kN/(m/s))
+};
+
+// How stored values become SI, one arithmetic for every reader (read_log,
+// the HDF5 block reader, text columns): x -> factor * x + offset where
+// `affine`, then minus `ambient` where `minus_ambient` (an absolute pressure
+// in a gauge-less unit).
+struct SiConversion {
+  bool affine = false;
+  double factor = 1.0, offset = 0.0;
+  bool minus_ambient = false;
+  double ambient = 0.0;
+  void apply(double* v, std::size_t n) const {
+    if (affine)
+      for (std::size_t i = 0; i < n; ++i) v[i] = factor * v[i] + offset;
+    if (minus_ambient)
+      for (std::size_t i = 0; i < n; ++i) v[i] -= ambient;
+  }
 };
 
 // Looks a unit up (case-sensitive: "mm" is millimetres, "Mm" megametres,

@@ -1,6 +1,7 @@
 #pragma once
 // `stribeck eval`: one model, one parameter set, evaluated along every sample
 // of an input file.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ struct EvalOptions {
   // Experiment to evaluate when the input is an HDF5 log or .mat file with
   // several (empty: the only one).
   std::string experiment;
+  // Static laws: evaluate with the vector exp/tanh of the C library (libmvec,
+  // within 4 ulp of the scalar functions; the sweep's lanes use them), the
+  // loop over samples vectorised. Faster; results may differ from the default
+  // in the last bits. Dynamic models ignore it.
+  bool vector_math = false;
 };
 
 struct EvalSummary {
@@ -27,22 +33,43 @@ struct EvalSummary {
   std::vector<std::string> warnings; // parameter warnings (e.g. LuGre passivity), one line each
 };
 
-// Streams the input through the model in blocks (constant memory) and writes
-// the input columns plus `model_force`. Dynamic models also need a `time`
-// column (strictly increasing, seconds): the state is integrated from sample
-// to sample with the velocity linear in between, and its value is written as
-// `model_state`. Throws InputError on bad input; the
-// output file then does not exist (or keeps its previous content).
-// An HDF5 log or MATLAB file as input, or an output ending in .h5, goes
-// through evaluate_log() instead (eval_log.cpp).
+// Streams the input through the model in blocks and writes the input
+// columns plus `model_force`. Dynamic models also need a `time` column
+// (strictly increasing, seconds): the state is integrated from sample to
+// sample with the velocity linear in between, and its value is written as
+// `model_state`. Throws InputError on bad input; the output file then does
+// not exist (or keeps its previous content).
+//
+// Inputs: CSV (streamed), an HDF5 log (one experiment, read by hyperslabs a
+// block at a time), MATLAB files and text whose header carries units or
+// aliases (read whole, then evaluated the same way). Output: CSV, or for a
+// path ending in .h5/.hdf5 an HDF5 log written block by block: the
+// experiment's channels (SI) plus a results group "eval/<model>" holding
+// model_force (and model_state) with the model, parameters and provenance as
+// attributes. Memory is bounded by the block (65,536 rows) for CSV and HDF5
+// inputs whatever their length.
 EvalSummary evaluate_file(const EvalOptions& options);
 
-// Reads one experiment of any log (read_any_log), evaluates it like a CSV
-// and writes CSV, or for an .h5 output: the experiment's measured channels
-// plus a results group "eval/<model>" holding model_force (and model_state)
-// with the model, parameters and provenance as attributes. Atomic.
-EvalSummary evaluate_log(const EvalOptions& options);
-// True when `options` needs evaluate_log (HDF5/.mat input or .h5 output).
+// True when a text input must go through the converting reader (units or
+// aliases in its header), or the output is HDF5.
 bool eval_needs_log_path(const EvalOptions& options);
+
+// Samples in memory, structure of arrays; a null pointer reads as zeros
+// (channels the model does not use). `time` is needed by dynamic models.
+struct EvalInputs {
+  std::size_t n = 0;
+  const double* velocity = nullptr;
+  const double* pressure_a = nullptr;
+  const double* pressure_b = nullptr;
+  const double* normal_force = nullptr;
+  const double* time = nullptr;
+  bool vector_math = false;  // as EvalOptions::vector_math
+};
+// The in-memory form of eval (no checks of the inputs): force[i] for every
+// sample, and for dynamic models state[i] (may be null). The model is chosen
+// once; static laws run threaded over the samples (OpenMP), dynamic models
+// in order. `params` holds every parameter of the model (resolve_params).
+void evaluate_samples(const std::string& model, const std::vector<double>& params, const EvalInputs& inputs,
+                      double* force, double* state = nullptr, double initial_state = 0.0);
 
 }  // namespace stribeck

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# eval HDF5 -> HDF5 and import of a CSV, with peak RSS, next to the h5py +
+# NumPy peer (bench/peers/eval_h5_numpy.py) in the same run; the model forces
+# of both are compared.
+#
+#   bench/eval_io.sh [BUILD_DIR] [SAMPLES...]        (default: build 1000000 10000000)
+#
+# Inputs are generated in a temporary directory (removed at the end): an HDF5
+# log with time, velocity, pressure_a, pressure_b stored as Stribeck stores
+# them (chunks of 65,536, shuffle, deflate 4); the CSV that `import` reads is
+# what `stribeck export` makes of it (timed too). Needs python3-h5py and python3-numpy (scripts/install-deps.sh --bench).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+shift || true
+if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(1000000 10000000); fi
+cli=$(cd "$build" && pwd)/bin/stribeck
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stribeck_eval_io_XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+params="K_brk=1.5 F_pr=50"
+PY=${PYTHON:-/usr/bin/python3}
+
+# /usr/bin/time -v: wall seconds and peak RSS [MB] of one command.
+measure() {
+  local label=$1
+  shift
+  /usr/bin/time -v "$@" 2> "$tmp/time.txt" > /dev/null || { cat "$tmp/time.txt"; exit 1; }
+  local wall rss
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + a[i]; print s}' "$tmp/time.txt")
+  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$tmp/time.txt")
+  printf '%-34s %9.2f s %8s MB\n' "$label" "$wall" "$rss"
+}
+
+for n in "${sizes[@]}"; do
+  echo "== $n samples, $(nproc) threads, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  "$PY" - "$tmp/in.h5" "$n" <<'PY'
+import sys
+import h5py
+import numpy as np
+h5, n = sys.argv[1], int(sys.argv[2])
+opts = dict(chunks=(min(65536, n),), shuffle=True, compression="gzip", compression_opts=4)
+with h5py.File(h5, "w") as f:
+    g = f.create_group("run")
+    dsets = {}
+    for name, unit in (("time", "s"), ("velocity", "m/s"), ("pressure_a", "Pa"), ("pressure_b", "Pa")):
+        dsets[name] = g.create_dataset(name, shape=(n,), dtype="f8", **opts)
+        dsets[name].attrs["units"] = np.bytes_(unit)
+    step = 1 << 20
+    for b in range(0, n, step):
+        t = np.arange(b, min(n, b + step)) * 1e-3
+        v = 0.2 * np.sin(2 * np.pi * 0.05 * t) * (1 + 0.1 * np.sin(7.0 * t))
+        cols = {"time": t, "velocity": v, "pressure_a": 5e6 + 2e6 * v, "pressure_b": 3e6 - 1e6 * v}
+        for name, x in cols.items():
+            dsets[name][b:b + t.size] = x
+PY
+  measure "stribeck eval h5 -> h5" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/out.h5"
+  measure "h5py + NumPy peer" "$PY" "$here/peers/eval_h5_numpy.py" "$tmp/in.h5" run "$tmp/peer.h5" $params
+  "$PY" - "$tmp/out.h5" "$tmp/peer.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+with h5py.File(sys.argv[1]) as a, h5py.File(sys.argv[2]) as b:
+    fa, fb = a["eval/simscape-cylinder/model_force"][...], b["eval/simscape-cylinder/model_force"][...]
+    assert fa.shape == fb.shape
+    d = np.max(np.abs(fa - fb) / np.maximum(1.0, np.abs(fa)))
+    same = all(np.array_equal(a["run"][k][...], b["run"][k][...]) for k in ("time", "velocity", "pressure_a", "pressure_b"))
+    print(f"  forces: max |difference| / max(1, |F|) = {d:.2e}; channels equal: {same}")
+    assert d < 1e-12 and same
+PY
+  measure "stribeck export h5 -> csv" "$cli" export "$tmp/in.h5" -o "$tmp/in.csv"
+  measure "stribeck import csv -> h5" "$cli" import "$tmp/in.csv" -o "$tmp/imported.h5"
+  "$PY" -c "import sys, h5py, numpy as np; a = h5py.File(sys.argv[1]); b = h5py.File(sys.argv[2]); \
+assert all(np.array_equal(a['run'][k][...], b['in'][k][...]) for k in ('time', 'velocity', 'pressure_a', 'pressure_b')); \
+print('  export -> import round trip: channels equal')" "$tmp/in.h5" "$tmp/imported.h5"
+  rm -f "$tmp"/*.h5 "$tmp"/*.csv
+done

@@ -1,0 +1,434 @@
+#include "stribeck/data/log_blocks.hpp"
+
+#include <zlib.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "group_attributes.hpp"
+#include "log_detail.hpp"
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/import.hpp"
+#include "stribeck/data/units.hpp"
+#include "stribeck/kernels/registry.hpp"
+
+namespace stribeck {
+namespace {
+
+struct Found {
+  std::string prefix;  // group path ("" = root)
+  std::string name;    // experiment name (root: the file stem)
+};
+
+std::vector<Found> find_experiments(hid_t root, const std::string& path) {
+  std::vector<Found> out;
+  detail::for_each_experiment_group(root, path,
+                                    [&](hid_t, const std::vector<h5::Child>&, const std::string& prefix) {
+                                      out.push_back({prefix, prefix.empty() ? file_stem(path) : prefix});
+                                    });
+  if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> list_log_experiments(const std::string& path) {
+  h5::File f = h5::open_file(path);
+  h5::Group root = h5::open_group(f.id(), "/", path);
+  std::vector<std::string> names;
+  for (const auto& e : find_experiments(root.id(), path)) names.push_back(e.name);
+  return names;
+}
+
+// ---------------------------------------------------------------------------
+struct LogBlockReader::Impl {
+  struct Chan {
+    h5::Dataset ds;
+    detail::ChannelConversion conv;
+    std::string at;
+    std::map<std::string, std::string> attributes;  // import --gain provenance
+  };
+  std::string path, name, where;
+  h5::File file;
+  std::vector<std::string> names;
+  std::map<std::string, Chan> chans;
+  std::map<std::string, std::string> units;
+  std::map<std::string, std::string> attributes;
+  std::size_t length = 0;
+  // Time is checked across blocks read in order: the row after the last time
+  // value read, and that value.
+  mutable std::size_t time_next = 0;
+  mutable double time_last = 0.0;
+
+  const Chan& chan(const std::string& ch) const {
+    auto it = chans.find(ch);
+    if (it == chans.end()) throw InputError(where + ": has no channel '" + ch + "'");
+    return it->second;
+  }
+};
+
+LogBlockReader::LogBlockReader(const std::string& path, const std::string& experiment) : impl_(new Impl) {
+  Impl& m = *impl_;
+  m.path = path;
+  m.file = h5::open_file(path);
+  Found pick;
+  {
+    h5::Group root = h5::open_group(m.file.id(), "/", path);
+    const auto found = find_experiments(root.id(), path);
+    std::string names;
+    bool ok = false;
+    for (const auto& f : found) {
+      if (!experiment.empty() && f.name == experiment && !ok) {
+        pick = f;
+        ok = true;
+      }
+      names += (names.empty() ? "" : ", ") + f.name;
+    }
+    if (experiment.empty() && found.size() == 1) {
+      pick = found.front();
+      ok = true;
+    }
+    if (!ok && experiment.empty())
+      throw InputError(path + ": holds " + std::to_string(found.size()) + " experiments (" + names +
+                       "); choose one with --experiment NAME");
+    if (!ok) throw InputError(path + ": no experiment '" + experiment + "' (has: " + names + ")");
+  }
+  m.name = pick.name;
+  m.where = path + ": experiment '" + m.name + "'";
+  h5::Group g = h5::open_group(m.file.id(), pick.prefix.empty() ? "/" : pick.prefix, m.where);
+  detail::read_attributes(g.id(), m.attributes, m.where);
+  auto motion = m.attributes.find("motion");
+  const bool rotational = motion != m.attributes.end() && motion->second == "rotational";
+  const detail::PressureReference ref = detail::pressure_reference(m.attributes, m.where);
+  std::map<std::string, hsize_t> lengths;
+  for (const auto& kid : h5::children(g.id())) {
+    if (kid.kind != h5::Kind::kDataset) continue;
+    Impl::Chan c;
+    c.at = m.where + ": channel '" + kid.name + "'";
+    c.ds = h5::open_dataset(g.id(), kid.name, c.at);
+    hsize_t n = 0;
+    const std::string unit = detail::check_channel_dataset(c.ds, c.at, n);
+    c.conv = detail::channel_conversion(kid.name, unit, rotational, ref, c.at);
+    c.attributes = detail::read_channel_attributes(c.ds.id(), c.at);
+    if (n == 0) throw InputError(c.at + ": is empty");
+    if (auto dim = channel_dimension(kid.name, rotational); dim && c.conv.si != si_unit(*dim))
+      throw InputError(c.at + ": unit '" + c.conv.si + "', expected SI unit '" + si_unit(*dim) + "'");
+    lengths[kid.name] = n;
+    m.units[kid.name] = c.conv.si;
+    m.names.push_back(kid.name);
+    m.chans.emplace(kid.name, std::move(c));
+  }
+  if (m.names.empty()) throw InputError(m.where + ": has no channels");
+  const std::string ref_ch = lengths.count("time") ? std::string("time") : lengths.begin()->first;
+  m.length = static_cast<std::size_t>(lengths.at(ref_ch));
+  for (const auto& [ch, n] : lengths)
+    if (n != m.length)
+      throw InputError(m.where + ": channel '" + ch + "': has " + std::to_string(n) + " samples, channel '" + ref_ch +
+                       "' has " + std::to_string(m.length));
+  detail::mark_gauge(m.attributes, ref);
+}
+
+LogBlockReader::~LogBlockReader() = default;
+LogBlockReader::LogBlockReader(LogBlockReader&&) noexcept = default;
+LogBlockReader& LogBlockReader::operator=(LogBlockReader&&) noexcept = default;
+
+const std::string& LogBlockReader::path() const { return impl_->path; }
+const std::string& LogBlockReader::experiment() const { return impl_->name; }
+const std::vector<std::string>& LogBlockReader::channels() const { return impl_->names; }
+bool LogBlockReader::has(const std::string& ch) const { return impl_->chans.count(ch) != 0; }
+std::size_t LogBlockReader::length() const { return impl_->length; }
+const std::string& LogBlockReader::units(const std::string& ch) const {
+  impl_->chan(ch);
+  return impl_->units.at(ch);
+}
+const std::map<std::string, std::string>& LogBlockReader::attributes() const { return impl_->attributes; }
+const std::map<std::string, std::string>& LogBlockReader::channel_attributes(const std::string& ch) const {
+  return impl_->chan(ch).attributes;
+}
+std::string LogBlockReader::where() const { return impl_->where; }
+
+void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t end, double* out) const {
+  const Impl& m = *impl_;
+  const Impl::Chan& c = m.chan(ch);
+  if (begin > end || end > m.length)
+    throw InputError(c.at + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") are past its " +
+                     std::to_string(m.length) + " samples");
+  const std::size_t n = end - begin;
+  if (n == 0) return;
+  h5::read_rows(c.ds, H5T_NATIVE_DOUBLE, begin, n, out, c.at);
+  c.conv.apply(out, n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(out[i]))
+      throw InputError(c.at + ": value " + (std::isnan(out[i]) ? "NaN" : "Inf") + " at index " +
+                       std::to_string(begin + i));
+  if (ch != "time") return;
+  auto bad = [&](std::size_t i, double prev, double t) {
+    throw InputError(m.where + ": channel 'time': " + (t == prev ? "repeats" : "decreases") + " at index " +
+                     std::to_string(i) + " (" + format_number(prev) + " s, then " + format_number(t) +
+                     " s); time must increase strictly");
+  };
+  if (begin > 0 && begin == m.time_next && !(out[0] > m.time_last)) bad(begin, m.time_last, out[0]);
+  for (std::size_t i = 1; i < n; ++i)
+    if (!(out[i] > out[i - 1])) bad(begin + i, out[i - 1], out[i]);
+  m.time_next = end;
+  m.time_last = out[n - 1];
+}
+
+bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const std::string& name) const {
+  const Impl::Chan& c = impl_->chan(ch);
+  if (c.conv.affine || c.conv.minus_ambient) return false;
+  h5::Datatype type(H5Dget_type(c.ds.id()));
+  if (!type.valid() || H5Tequal(type.id(), H5T_IEEE_F64LE) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  h5::PropList ocpy(H5Pcreate(H5P_OBJECT_COPY));
+  if (!ocpy.valid() || H5Pset_copy_object(ocpy.id(), H5O_COPY_WITHOUT_ATTR_FLAG) < 0 ||
+      H5Ocopy(c.ds.id(), ".", dst_group, name.c_str(), ocpy.id(), H5P_DEFAULT) < 0)
+    h5::fail(c.at, "cannot copy the dataset");
+  return true;
+}
+
+void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end,
+                          double* const* out) const {
+  for (std::size_t k = 0; k < channels.size(); ++k) read(channels[k], begin, end, out[k]);
+}
+
+// ---------------------------------------------------------------------------
+namespace {
+
+constexpr hsize_t kChunkRows = 65536;  // as write_log: 512 KiB of float64 per chunk
+
+h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t rows_hint, const std::string& where) {
+  const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
+  const hsize_t chunk[1] = {rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows};
+  h5::Dataspace space(H5Screate_simple(1, dims, maxdims));
+  if (!space.valid()) h5::fail(where, "cannot create dataspace for '" + name + "'");
+  h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (H5Pset_chunk(dcpl.id(), 1, chunk) < 0 || H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), 4) < 0)
+    h5::fail(where, "cannot set up compression for '" + name + "'");
+  h5::Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
+  if (!ds.valid()) h5::fail(where, "cannot create dataset '" + name + "'");
+  return ds;
+}
+
+// One chunk of float64 as HDF5's shuffle + deflate(4) pipeline stores it:
+// the bytes transposed (all first bytes, then all second bytes, ...), then a
+// zlib stream. Written with H5Dwrite_chunk, it reads back through the
+// ordinary filters. Returns false when zlib fails.
+bool encode_chunk(const double* values, std::vector<unsigned char>& out, std::vector<unsigned char>& tmp) {
+  const size_t bytes = kChunkRows * sizeof(double);
+  tmp.resize(bytes);
+  const auto* in = reinterpret_cast<const unsigned char*>(values);
+  for (size_t b = 0; b < sizeof(double); ++b)
+    for (size_t i = 0; i < kChunkRows; ++i) tmp[b * kChunkRows + i] = in[i * sizeof(double) + b];
+  uLongf size = compressBound(static_cast<uLong>(bytes));
+  out.resize(size);
+  if (compress2(out.data(), &size, tmp.data(), static_cast<uLong>(bytes), 4) != Z_OK) return false;
+  out.resize(size);
+  return true;
+}
+
+void check_group_path(const std::string& name, const std::string& where) {
+  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." ||
+      name.find("//") != std::string::npos)
+    throw InputError(where + ": invalid group name '" + name + "'");
+}
+
+}  // namespace
+
+struct LogBlockWriter::Impl {
+  struct G {
+    h5::Group group;
+    bool experiment = true;
+    std::vector<BlockColumn> cols;
+    std::vector<h5::Dataset> ds;
+    std::vector<bool> copied;   // column copied whole at creation
+    bool aligned = true;        // rows so far fill whole chunks: appends may write chunks directly
+    std::size_t copied_rows = 0;
+    std::size_t rows = 0;
+    std::string where;
+    double time_last = 0.0;
+  };
+  std::string path;
+  AtomicFile out;
+  h5::File file;
+  std::vector<G> groups;
+  std::set<std::string> names;
+  explicit Impl(const std::string& p) : path(p), out(p) {}
+
+  std::size_t add(const std::string& name, const std::vector<BlockColumn>& cols, bool experiment,
+                  const std::string& where) {
+    check_group_path(name, path);
+    if (names.count(name)) throw InputError(where + ": appears twice");
+    if (cols.empty()) throw InputError(where + ": has no columns");
+    std::set<std::string> seen;
+    for (const auto& c : cols) {
+      if (c.name.empty() || c.name.find('/') != std::string::npos)
+        throw InputError(where + ": invalid dataset name '" + c.name + "'");
+      if (!seen.insert(c.name).second) throw InputError(where + ": column '" + c.name + "' appears twice");
+    }
+    G g;
+    g.experiment = experiment;
+    g.where = where;
+    g.cols = cols;
+    g.group = h5::create_group(file.id(), name, where);
+    names.insert(name);
+    groups.push_back(std::move(g));
+    return groups.size() - 1;
+  }
+  void create_columns(G& g, hsize_t rows_hint, const LogBlockReader* copy_from = nullptr) {
+    for (const auto& c : g.cols) {
+      const bool copy = copy_from && copy_from->has(c.name) && copy_from->copy_stored(c.name, g.group.id(), c.name);
+      g.copied.push_back(copy);
+      if (copy) g.copied_rows = copy_from->length();
+      h5::Dataset ds = copy ? h5::open_dataset(g.group.id(), c.name, g.where)
+                            : create_stream_column(g.group.id(), c.name, rows_hint, g.where);
+      if (g.experiment || !c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, g.where);
+      if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, g.where);
+      for (const auto& [k, v] : c.attributes) h5::write_string_attribute(ds.id(), k, v, g.where);
+      g.ds.push_back(std::move(ds));
+    }
+  }
+};
+
+LogBlockWriter::LogBlockWriter(const std::string& path, const Provenance& provenance) : impl_(new Impl(path)) {
+  impl_->file = h5::create_file(impl_->out.temp_path());
+  h5::write_string_attribute(impl_->file.id(), "schema", detail::kSchemaVersion, path);
+  detail::write_provenance(impl_->file.id(), provenance, path);
+}
+
+LogBlockWriter::~LogBlockWriter() {
+  // Close the file before AtomicFile removes its temporary.
+  if (impl_) {
+    impl_->groups.clear();
+    impl_->file.reset();
+  }
+}
+
+std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::vector<BlockColumn>& channels,
+                                           const std::map<std::string, std::string>& attributes,
+                                           const std::string& source, const LogBlockReader* copy_from) {
+  Impl& m = *impl_;
+  const std::string where = (source.empty() ? m.path : source) + ": experiment '" + name + "'";
+  bool rotational = false;
+  if (auto it = attributes.find("motion"); it != attributes.end()) rotational = it->second == "rotational";
+  for (const auto& c : channels)
+    if (auto dim = channel_dimension(c.name, rotational); dim && c.units != si_unit(*dim))
+      throw InputError(where + ": channel '" + c.name + "': unit '" + c.units + "', expected SI unit '" +
+                       si_unit(*dim) + "'");
+  const std::size_t g = m.add(name, channels, true, where);
+  Impl::G& grp = m.groups[g];
+  m.create_columns(grp, 0, copy_from);
+  detail::write_attributes(grp.group.id(), attributes, where);
+  return g;
+}
+
+std::size_t LogBlockWriter::add_results(const std::string& group, const std::vector<BlockColumn>& datasets,
+                                        const std::map<std::string, std::string>& attributes,
+                                        const Provenance& provenance) {
+  Impl& m = *impl_;
+  const std::string where = m.path + ": results group '" + group + "'";
+  const std::size_t g = m.add(group, datasets, false, where);
+  Impl::G& grp = m.groups[g];
+  h5::write_string_attribute(grp.group.id(), "kind", "results", where);
+  detail::write_provenance(grp.group.id(), provenance, where);
+  detail::write_attributes(grp.group.id(), attributes, where);
+  m.create_columns(grp, 0);
+  return g;
+}
+
+void LogBlockWriter::append(std::size_t g, const double* const* columns, std::size_t n) {
+  Impl& m = *impl_;
+  if (g >= m.groups.size()) throw std::logic_error("LogBlockWriter::append: no such group");
+  Impl::G& grp = m.groups[g];
+  if (n == 0) return;
+  for (std::size_t k = 0; k < grp.cols.size(); ++k) {
+    if (grp.copied[k]) continue;
+    if (grp.experiment)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(columns[k][i]))
+          throw InputError(grp.where + ": channel '" + grp.cols[k].name + "': value " +
+                           (std::isnan(columns[k][i]) ? "NaN" : "Inf") + " at index " + std::to_string(grp.rows + i));
+    if (grp.experiment && grp.cols[k].name == "time") {
+      const double* t = columns[k];
+      for (std::size_t i = 0; i < n; ++i) {
+        const double prev = i ? t[i - 1] : grp.time_last;
+        if ((i > 0 || grp.rows > 0) && !(t[i] > prev))
+          throw InputError(grp.where + ": channel 'time': " + (t[i] == prev ? "repeats" : "decreases") +
+                           " at index " + std::to_string(grp.rows + i) + " (" + format_number(prev) + " s, then " +
+                           format_number(t[i]) + " s); time must increase strictly");
+      }
+      grp.time_last = t[n - 1];
+    }
+  }
+  // Whole chunks are encoded here, on every OpenMP thread (deflate is most
+  // of a streamed write's time), and written as stored (H5Dwrite_chunk);
+  // a rest shorter than a chunk goes through HDF5's own filters, after which
+  // the rows no longer end on a chunk boundary and later appends do too.
+  const std::size_t direct = grp.aligned ? n / kChunkRows * kChunkRows : 0;
+  if (direct > 0) {
+    std::vector<std::size_t> cols;
+    for (std::size_t k = 0; k < grp.cols.size(); ++k)
+      if (!grp.copied[k]) cols.push_back(k);
+    const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
+    std::vector<std::vector<unsigned char>> encoded(jobs);
+    int failed = 0;
+#pragma omp parallel
+    {
+      std::vector<unsigned char> tmp;
+#pragma omp for schedule(dynamic) reduction(+ : failed)
+      for (long j = 0; j < static_cast<long>(jobs); ++j) {
+        const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
+        if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
+      }
+    }
+    if (failed) throw InputError(grp.where + ": cannot compress a chunk (zlib)");
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const std::size_t k = cols[i];
+      const std::string at = grp.where + ": column '" + grp.cols[k].name + "'";
+      const hsize_t extent[1] = {grp.rows + direct};
+      if (H5Dset_extent(grp.ds[k].id(), extent) < 0) h5::fail(at, "cannot extend a column");
+      for (std::size_t c = 0; c < per_col; ++c) {
+        const hsize_t offset[1] = {grp.rows + c * kChunkRows};
+        const auto& e = encoded[i * per_col + c];
+        if (H5Dwrite_chunk(grp.ds[k].id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
+          h5::fail(at, "cannot write a chunk");
+      }
+    }
+  }
+  if (n > direct) {
+    for (std::size_t k = 0; k < grp.cols.size(); ++k)
+      if (!grp.copied[k])
+        h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
+                          grp.where + ": column '" + grp.cols[k].name + "'");
+    grp.aligned = false;
+  }
+  grp.rows += n;
+}
+
+void LogBlockWriter::commit() {
+  Impl& m = *impl_;
+  for (auto& g : m.groups) {
+    bool all_copied = true;
+    for (bool c : g.copied) all_copied = all_copied && c;
+    if (all_copied) g.rows = g.copied_rows;
+    if (g.rows == 0) throw InputError(g.where + ": no rows written");
+    if (g.copied_rows && g.rows != g.copied_rows)
+      throw InputError(g.where + ": " + std::to_string(g.rows) + " rows written, the copied channels have " +
+                       std::to_string(g.copied_rows));
+    if (!g.experiment) continue;
+    for (std::size_t k = 0; k < g.cols.size(); ++k)
+      if (g.cols[k].name == "time")
+        for (std::size_t j = 0; j < g.cols.size(); ++j)
+          if (j != k) h5::attach_scale(g.ds[j], g.ds[k], "time", g.where + ": channel '" + g.cols[j].name + "'");
+  }
+  m.groups.clear();
+  h5::close_file(m.file, m.path);
+  m.out.commit();
+}
+
+}  // namespace stribeck

@@ -1,0 +1,295 @@
+// Block reading and writing of HDF5 logs (data/log_blocks.hpp): blocks of any
+// size concatenated equal read_log bit for bit (units converted the same
+// way), the checks read_log makes are made per block, and the block writer
+// produces a log that read_log / read_results read back, atomically.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/data/log_blocks.hpp"
+#include "h5_test_files.hpp"
+#include "temp_dir.hpp"
+
+namespace stribeck {
+namespace {
+
+std::string temp_path(const std::string& name) { return test::temp_dir() + "blocks_" + name; }
+
+bool exists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
+template <class F>
+void expect_error(F&& f, std::initializer_list<std::string> fragments) {
+  test::expect_input_error(std::forward<F>(f), fragments);
+}
+
+void dataset(hid_t g, const char* name, hid_t type, const std::vector<double>& v, const char* units,
+             std::vector<hsize_t> dims = {}, bool chunked = false) {
+  if (dims.empty()) dims = {v.size()};
+  hid_t s = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (chunked) {
+    std::vector<hsize_t> c = dims;
+    c[0] = std::min<hsize_t>(dims[0], 1000);
+    H5Pset_chunk(dcpl, static_cast<int>(c.size()), c.data());
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 4);
+  }
+  hid_t d = H5Dcreate2(g, name, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  if (units) h5::write_string_attribute(d, "units", units, "test");
+  H5Pclose(dcpl);
+  H5Sclose(s);
+  H5Dclose(d);
+}
+
+// A log written by "another tool": raw values in mm, bar (absolute), kN,
+// float32 force, one chunked+deflated channel, an extra channel, and a
+// second experiment nested below.
+std::string foreign_log(size_t n) {
+  const std::string path = temp_path("foreign.h5");
+  std::vector<double> t(n), x(n), p(n), f(n), extra(n);
+  for (size_t i = 0; i < n; ++i) {
+    t[i] = 0.5 + 1e-4 * static_cast<double>(i);
+    x[i] = 12.5 * std::sin(3.0 * t[i]) + 1e-9 * static_cast<double>(i);
+    p[i] = 1.0 + 40.0 * std::cos(t[i]) * std::cos(t[i]);
+    f[i] = 0.25 * std::tanh(std::sin(5.0 * t[i]) / 0.01);
+    extra[i] = static_cast<double>(i % 13) / 7.0;
+  }
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(file, "rig", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
+  h5::write_string_attribute(g, "ambient_pressure", "98000", "test");
+  dataset(g, "time", H5T_IEEE_F64LE, t, "s");
+  dataset(g, "position", H5T_IEEE_F64LE, x, "mm", {}, /*chunked=*/true);
+  dataset(g, "pressure_a", H5T_IEEE_F64LE, p, "bar");
+  dataset(g, "force", H5T_IEEE_F32LE, f, "kN");
+  dataset(g, "wear", H5T_IEEE_F64LE, extra, "");
+  hid_t sub = H5Gcreate2(g, "second", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  dataset(sub, "velocity", H5T_IEEE_F64LE, {1.0, 2.0, 3.0}, "m/s");
+  H5Gclose(sub);
+  H5Gclose(g);
+  H5Fclose(file);
+  return path;
+}
+
+TEST(LogBlocks, BlocksConcatenatedEqualReadLogExactly) {
+  const size_t n = 70001;  // no block size below divides it
+  const std::string path = foreign_log(n);
+  const auto exps = read_log(path);
+  ASSERT_EQ(exps.size(), 2u);
+  const Experiment& e = select_experiment(exps, "rig", path);
+  EXPECT_EQ(list_log_experiments(path), (std::vector<std::string>{"rig", "rig/second"}));
+  for (size_t block : {size_t(1) << 16, size_t(7), size_t(1000), size_t(65537), n - 1, n, n + 5}) {
+    LogBlockReader r(path, "rig");
+    EXPECT_EQ(r.length(), n);
+    EXPECT_EQ(r.channels(), (std::vector<std::string>{"force", "position", "pressure_a", "time", "wear"}));
+    EXPECT_EQ(r.attributes(), e.attributes);
+    const std::vector<std::string> chans = r.channels();
+    std::vector<std::vector<double>> got(chans.size(), std::vector<double>(n, -1.0));
+    const size_t step = block == 7 ? 7 * 977 : block;  // 7: blocks of 7 rows at a stride
+    for (size_t b = 0; b < n; b += step) {
+      const size_t len = std::min(block, n - b);
+      std::vector<double*> out;
+      for (auto& g : got) out.push_back(g.data() + b);
+      r.read(chans, b, b + len, out.data());
+    }
+    for (size_t k = 0; k < chans.size(); ++k) {
+      SCOPED_TRACE(chans[k] + " block " + std::to_string(block));
+      EXPECT_EQ(r.units(chans[k]), e.units.at(chans[k]));
+      const auto& want = e.channels.at(chans[k]);
+      for (size_t b = 0; b < n; b += step)
+        for (size_t i = b; i < std::min(b + block, n); ++i)
+          ASSERT_EQ(std::memcmp(&got[k][i], &want[i], sizeof(double)), 0) << "row " << i;
+    }
+  }
+  // The conversions themselves, computed here from the unit definitions.
+  LogBlockReader r(path, "rig");
+  double x = 0, p = 0;
+  r.read("position", 123, 124, &x);
+  r.read("pressure_a", 123, 124, &p);
+  const double t = 0.5 + 1e-4 * 123.0;
+  EXPECT_EQ(x, 1e-3 * (12.5 * std::sin(3.0 * t) + 1e-9 * 123.0));
+  EXPECT_NEAR(p, 1e5 * (1.0 + 40.0 * std::cos(t) * std::cos(t)) - 98000.0, 1e-7);
+  EXPECT_EQ(r.attributes().at("pressure_reference"), "gauge");
+  // The nested experiment, and a file with several: a name is needed.
+  LogBlockReader s(path, "rig/second");
+  EXPECT_EQ(s.length(), 3u);
+  expect_error([&] { LogBlockReader x(path, ""); }, {path, "holds 2 experiments", "rig, rig/second"});
+  expect_error([&] { LogBlockReader x(path, "nope"); }, {path, "no experiment 'nope'"});
+}
+
+TEST(LogBlocks, RootExperimentIsNamedAfterTheFile) {
+  const std::string path = temp_path("rootlog.h5");
+  Experiment e;
+  e.name = "x";
+  e.source = "memory";
+  e.channels = {{"time", {0.0, 1.0, 2.0}}, {"velocity", {0.1, 0.2, 0.3}}};
+  e.units = {{"time", "s"}, {"velocity", "m/s"}};
+  write_log(path, {e}, Provenance{});
+  LogBlockReader r(path, "");
+  EXPECT_EQ(r.experiment(), "x");
+  double v[2];
+  r.read("velocity", 1, 3, v);
+  EXPECT_EQ(v[0], 0.2);
+  EXPECT_EQ(v[1], 0.3);
+}
+
+template <class F>
+std::string raw_log(const std::string& name, F&& fill) {
+  return test::raw_h5_file(temp_path(name), std::forward<F>(fill));
+}
+
+TEST(LogBlocks, BadInputNamesFileExperimentAndChannel) {
+  const std::vector<double> t = {0, 1, 2, 3}, v = {1, 2, 3, 4};
+  const std::string ok = raw_log("ok.h5", [&](hid_t g) {
+    dataset(g, "time", H5T_IEEE_F64LE, t, "s");
+    dataset(g, "velocity", H5T_IEEE_F64LE, v, "m/s");
+  });
+  LogBlockReader r(ok, "exp");
+  double buf[4];
+  expect_error([&] { r.read("force", 0, 2, buf); }, {ok, "experiment 'exp'", "no channel 'force'"});
+  expect_error([&] { r.read("velocity", 2, 5, buf); }, {ok, "experiment 'exp'", "channel 'velocity'", "past"});
+  expect_error([&] { r.units("force"); }, {ok, "experiment 'exp'", "'force'"});
+
+  const std::string two_d = raw_log("2d.h5", [&](hid_t g) {
+    dataset(g, "time", H5T_IEEE_F64LE, t, "s");
+    dataset(g, "velocity", H5T_IEEE_F64LE, v, "m/s", {2, 2});
+  });
+  expect_error([&] { LogBlockReader x(two_d, "exp"); }, {two_d, "experiment 'exp'", "channel 'velocity'", "2-D"});
+  const std::string ints = raw_log("int.h5", [&](hid_t g) { dataset(g, "velocity", H5T_STD_I32LE, v, "m/s"); });
+  expect_error([&] { LogBlockReader x(ints, "exp"); }, {ints, "experiment 'exp'", "channel 'velocity'", "int32"});
+  const std::string lens = raw_log("len.h5", [&](hid_t g) {
+    dataset(g, "time", H5T_IEEE_F64LE, t, "s");
+    dataset(g, "velocity", H5T_IEEE_F64LE, {1, 2, 3}, "m/s");
+  });
+  expect_error([&] { LogBlockReader x(lens, "exp"); }, {lens, "channel 'velocity'", "has 3 samples", "'time' has 4"});
+  const std::string unit = raw_log("unit.h5", [&](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, v, "bar"); });
+  expect_error([&] { LogBlockReader x(unit, "exp"); }, {unit, "channel 'velocity'", "'bar'"});
+  const std::string nounit = raw_log("nounit.h5", [&](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, v, nullptr); });
+  expect_error([&] { LogBlockReader x(nounit, "exp"); }, {nounit, "channel 'velocity'", "no 'units'"});
+  expect_error([&] { LogBlockReader x(temp_path("missing.h5"), ""); }, {temp_path("missing.h5")});
+
+  // Values: a NaN in the second block is named with its index; time that
+  // decreases exactly at a block boundary is caught.
+  const std::string nan = raw_log("nan.h5", [&](hid_t g) {
+    dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 2, 1.5}, "s");
+    dataset(g, "velocity", H5T_IEEE_F64LE, {1, 2, std::numeric_limits<double>::quiet_NaN(), 4}, "m/s");
+  });
+  LogBlockReader b(nan, "exp");
+  b.read("velocity", 0, 2, buf);
+  expect_error([&] { b.read("velocity", 2, 4, buf); }, {nan, "channel 'velocity'", "NaN at index 2"});
+  b.read("time", 0, 3, buf);
+  expect_error([&] { b.read("time", 3, 4, buf); }, {nan, "channel 'time'", "decreases at index 3"});
+}
+
+TEST(LogBlocks, WriterAppendsBlocksReadLogReadsBack) {
+  // Blocks of 4099 rows go through HDF5's filters; blocks of two chunks
+  // (131,072 rows) are encoded by the writer itself and written as stored,
+  // the rest of the last block through the filters again.
+  for (const size_t step : {size_t(4099), size_t(131072)}) {
+  SCOPED_TRACE(step);
+  const std::string path = temp_path("written_" + std::to_string(step) + ".h5");
+  const size_t n = 300001;
+  std::vector<double> t(n), v(n), f(n);
+  for (size_t i = 0; i < n; ++i) {
+    t[i] = 1e-3 * static_cast<double>(i);
+    v[i] = std::sin(7.0 * t[i]);
+    f[i] = 3.0 * v[i] + 1e-3 * static_cast<double>(i % 5);
+  }
+  Provenance prov;
+  prov.command_line = "test";
+  {
+    LogBlockWriter w(path, prov);
+    const auto e = w.add_experiment("run", {{"time", "s", ""}, {"velocity", "m/s", ""}}, {{"rig", "bench"}});
+    const auto r = w.add_results("eval/coulomb", {{"model_force", "N", "force"}}, {{"model", "coulomb"}}, prov);
+    for (size_t b = 0; b < n; b += step) {
+      const size_t len = std::min<size_t>(step, n - b);
+      const double* ev[] = {t.data() + b, v.data() + b};
+      w.append(e, ev, len);
+      const double* rv[] = {f.data() + b};
+      w.append(r, rv, len);
+    }
+    EXPECT_FALSE(exists(path));  // nothing at the target before commit
+    w.commit();
+  }
+  const auto exps = read_log(path);
+  ASSERT_EQ(exps.size(), 1u);
+  EXPECT_EQ(exps[0].name, "run");
+  EXPECT_EQ(exps[0].channels.at("time"), t);
+  EXPECT_EQ(exps[0].channels.at("velocity"), v);
+  EXPECT_EQ(exps[0].attributes.at("rig"), "bench");
+  const Results res = read_results(path, "eval/coulomb");
+  ASSERT_EQ(res.datasets.size(), 1u);
+  EXPECT_EQ(res.datasets[0].values, f);
+  EXPECT_EQ(res.datasets[0].units, "N");
+  EXPECT_EQ(res.attributes.at("model"), "coulomb");
+  EXPECT_EQ(res.provenance.command_line, "test");
+  h5::File file = h5::open_file(path);
+  h5::Dataset vel = h5::open_dataset(file.id(), "run/velocity", path);
+  EXPECT_TRUE(h5::has_attribute(vel.id(), "DIMENSION_LIST"));
+  h5::PropList dcpl(H5Dget_create_plist(vel.id()));
+  EXPECT_EQ(H5Pget_nfilters(dcpl.id()), 2);  // shuffle + deflate, as write_log stores
+  EXPECT_EQ(h5::read_string_attribute(file.id(), "schema", path), "stribeck-log/1");
+  }
+}
+
+TEST(LogBlocks, WriterFailureLeavesNoFileAndKeepsOldContent) {
+  const std::string path = temp_path("atomic.h5");
+  {
+    LogBlockWriter w(path, Provenance{});
+    const auto e = w.add_experiment("run", {{"time", "s", ""}}, {});
+    const double a[] = {0.0, 1.0};
+    const double* c[] = {a};
+    w.append(e, c, 2);
+    w.commit();
+  }
+  ASSERT_TRUE(exists(path));
+  const auto before = read_log(path);
+  std::vector<std::string> dir_before;
+  {
+    LogBlockWriter w(path, Provenance{});
+    const auto e = w.add_experiment("run", {{"time", "s", ""}, {"force", "N", ""}}, {});
+    const double t1[] = {0.0, 1.0}, f1[] = {1.0, 2.0};
+    const double* c1[] = {t1, f1};
+    w.append(e, c1, 2);
+    const double t2[] = {1.0}, f2[] = {3.0};
+    const double* c2[] = {t2, f2};
+    expect_error([&] { w.append(e, c2, 1); }, {path, "experiment 'run'", "channel 'time'", "repeats at index 2"});
+    const double t3[] = {2.0}, f3[] = {std::numeric_limits<double>::infinity()};
+    const double* c3[] = {t3, f3};
+    expect_error([&] { w.append(e, c3, 1); }, {path, "channel 'force'", "Inf at index 2"});
+    // Destroyed without commit.
+  }
+  EXPECT_EQ(read_log(path)[0].channels, before[0].channels);
+  {
+    LogBlockWriter w(path, Provenance{});
+    expect_error([&] { w.add_experiment("run", {{"force", "kN", ""}}, {}); }, {path, "channel 'force'", "SI unit 'N'"});
+    w.add_experiment("empty", {{"force", "N", ""}}, {});
+    expect_error([&] { w.commit(); }, {path, "experiment 'empty'", "no rows"});
+  }
+  EXPECT_EQ(read_log(path)[0].channels, before[0].channels);
+  // No temporary is left next to the target.
+  const std::string dir = test::temp_dir();
+  int others = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    others += entry.path().filename().string().find("blocks_atomic.h5") == 0 &&
+              entry.path().filename().string() != "blocks_atomic.h5";
+  EXPECT_EQ(others, 0);
+}
+
+}  // namespace
+}  // namespace stribeck
