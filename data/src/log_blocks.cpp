@@ -365,49 +365,53 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       grp.time_last = t[n - 1];
     }
   }
-  // Whole chunks are encoded here, on every OpenMP thread (deflate is most
-  // of a streamed write's time), and written as stored (H5Dwrite_chunk);
-  // a rest shorter than a chunk goes through HDF5's own filters, after which
-  // the rows no longer end on a chunk boundary and later appends do too.
-  const std::size_t direct = grp.aligned ? n / kChunkRows * kChunkRows : 0;
-  if (direct > 0) {
-    std::vector<std::size_t> cols;
-    for (std::size_t k = 0; k < grp.cols.size(); ++k)
-      if (!grp.copied[k]) cols.push_back(k);
-    const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
-    std::vector<std::vector<unsigned char>> encoded(jobs);
-    int failed = 0;
-#pragma omp parallel
-    {
-      std::vector<unsigned char> tmp;
-#pragma omp for schedule(dynamic) reduction(+ : failed)
-      for (long j = 0; j < static_cast<long>(jobs); ++j) {
-        const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
-        if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
+  // A write the operating system refuses (a full disk) is one line naming the file.
+  h5::guard_write(m.path, [&] {
+    // Whole chunks are encoded here, on every OpenMP thread (deflate is most
+    // of a streamed write's time), and written as stored (H5Dwrite_chunk);
+    // a rest shorter than a chunk goes through HDF5's own filters, after which
+    // the rows no longer end on a chunk boundary and later appends do too.
+    const std::size_t direct = grp.aligned ? n / kChunkRows * kChunkRows : 0;
+    if (direct > 0) {
+      std::vector<std::size_t> cols;
+      for (std::size_t k = 0; k < grp.cols.size(); ++k)
+        if (!grp.copied[k]) cols.push_back(k);
+      const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
+      std::vector<std::vector<unsigned char>> encoded(jobs);
+      int failed = 0;
+  #pragma omp parallel
+      {
+        std::vector<unsigned char> tmp;
+  #pragma omp for schedule(dynamic) reduction(+ : failed)
+        for (long j = 0; j < static_cast<long>(jobs); ++j) {
+          const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
+          if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
+        }
+      }
+      if (failed) throw InputError(grp.where + ": cannot compress a chunk (zlib)");
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        const std::size_t k = cols[i];
+        const std::string at = grp.where + ": column '" + grp.cols[k].name + "'";
+        const hsize_t extent[1] = {grp.rows + direct};
+        if (H5Dset_extent(grp.ds[k].id(), extent) < 0) h5::fail(at, "cannot extend a column");
+        for (std::size_t c = 0; c < per_col; ++c) {
+          const hsize_t offset[1] = {grp.rows + c * kChunkRows};
+          const auto& e = encoded[i * per_col + c];
+          if (H5Dwrite_chunk(grp.ds[k].id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
+            h5::fail(at, "cannot write a chunk");
+        }
       }
     }
-    if (failed) throw InputError(grp.where + ": cannot compress a chunk (zlib)");
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      const std::size_t k = cols[i];
-      const std::string at = grp.where + ": column '" + grp.cols[k].name + "'";
-      const hsize_t extent[1] = {grp.rows + direct};
-      if (H5Dset_extent(grp.ds[k].id(), extent) < 0) h5::fail(at, "cannot extend a column");
-      for (std::size_t c = 0; c < per_col; ++c) {
-        const hsize_t offset[1] = {grp.rows + c * kChunkRows};
-        const auto& e = encoded[i * per_col + c];
-        if (H5Dwrite_chunk(grp.ds[k].id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
-          h5::fail(at, "cannot write a chunk");
-      }
+    if (n > direct) {
+      for (std::size_t k = 0; k < grp.cols.size(); ++k)
+        if (!grp.copied[k])
+          h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
+                            grp.where + ": column '" + grp.cols[k].name + "'");
+      grp.aligned = false;
     }
-  }
-  if (n > direct) {
-    for (std::size_t k = 0; k < grp.cols.size(); ++k)
-      if (!grp.copied[k])
-        h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
-                          grp.where + ": column '" + grp.cols[k].name + "'");
-    grp.aligned = false;
-  }
-  grp.rows += n;
+    grp.rows += n;
+
+  });
 }
 
 void LogBlockWriter::commit() {
@@ -427,7 +431,7 @@ void LogBlockWriter::commit() {
           if (j != k) h5::attach_scale(g.ds[j], g.ds[k], "time", g.where + ": channel '" + g.cols[j].name + "'");
   }
   m.groups.clear();
-  h5::close_file(m.file, m.path);
+  h5::guard_write(m.path, [&] { h5::close_file(m.file, m.path); });
   m.out.commit();
 }
 
