@@ -103,17 +103,7 @@ std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepa
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
   P->AddResidualBlock(new CompressedCost(held.source(), static_cast<int>(used.size()), threads), nullptr, blocks);
-  for (auto& p : L.params) {
-    if (!P->HasParameterBlock(&p.u)) continue;
-    if (p.fixed) {
-      P->SetParameterBlockConstant(&p.u);
-      continue;
-    }
-    double lo, hi;
-    internal_bounds(p, lo, hi);
-    if (std::isfinite(lo)) P->SetParameterLowerBound(&p.u, 0, lo);
-    if (std::isfinite(hi)) P->SetParameterUpperBound(&p.u, 0, hi);
-  }
+  constrain(*P, L);
   return P;
 }
 

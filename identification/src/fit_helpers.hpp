@@ -3,6 +3,8 @@
 // (the static fit in fit.cpp and the dynamic joint stage in joint_fit.cpp):
 // internal bounds of a parameter, the transforms' Jacobian, and the
 // covariance of the free parameters from J^T J.
+#include <ceres/ceres.h>
+
 #include <Eigen/Dense>
 #include <string>
 #include <vector>
@@ -14,6 +16,10 @@ namespace stribeck::ident::detail {
 // Bounds of p's internal coordinate u (what Ceres bounds) from its external
 // range: identity: [lo, hi]; log: [ln lo, ln hi]; excess: [0, inf).
 void internal_bounds(const FitParam& p, double& lo, double& hi);
+
+// Holds the layout's fixed parameters constant in P and bounds the free ones
+// (internal_bounds), for every parameter block P has.
+void constrain(ceres::Problem& P, Layout& L);
 
 // The reported estimate of a parameter before uncertainty: name, unit,
 // value, fixed (standard error and interval NaN, interval "none").

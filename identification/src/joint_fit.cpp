@@ -164,13 +164,7 @@ std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepa
     for (int g : w.blocks) blocks.push_back(&L.params[g].u);
     P->AddResidualBlock(new JointCost<F>(&data[e], &times[e], std::move(w)), nullptr, blocks);
   }
-  for (auto& p : L.params) {
-    if (!P->HasParameterBlock(&p.u)) continue;
-    double lo, hi;
-    internal_bounds(p, lo, hi);
-    if (std::isfinite(lo)) P->SetParameterLowerBound(&p.u, 0, lo);
-    if (std::isfinite(hi)) P->SetParameterUpperBound(&p.u, 0, hi);
-  }
+  constrain(*P, L);
   return P;
 }
 
