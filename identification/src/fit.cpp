@@ -6,8 +6,6 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <chrono>
-#include <functional>
 #include <cmath>
 
 #include "block_cost.hpp"
