@@ -521,6 +521,8 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
 // the cost along the interval's direction is far from quadratic (the SSR at
 // the Wald end points differs from z^2 s^2 by more than these factors).
 constexpr double kQuadraticLow = 0.7, kQuadraticHigh = 1.4;
+// Continuations from a lower cost found by a profile (see run_fit).
+constexpr int kMaxProfileRestarts = 3;
 
 // Whether the cost rises as a quadratic would over the Wald interval of free
 // parameter f: two evaluations at the end points of its conditional direction.
@@ -542,8 +544,13 @@ bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& fre
   return quadratic;
 }
 
+// `lower`: set to the internal coordinates of the lowest cost a profile found
+// significantly below the optimum's (left empty when none did).
 void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
-                         const FitData& D, const Uncertainty& U, const ceres::Solver::Options& so) {
+                         const FitData& D, const Uncertainty& U, const ceres::Solver::Options& so,
+                         std::vector<double>& lower) {
+  lower.clear();
+  double lowest = kInf;
   const double ssr_min = 2.0 * S.cost;
   // Intervals narrower than the floor of a noiseless fit are exact enough as
   // Wald intervals; profiles are for noisy data.
@@ -566,7 +573,10 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
                             (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
                             (p.transform == Transform::kExcess && p.u <= tol);
       if (!at_bound || flat[g]) continue;
-      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, so);
+      // The Stribeck term may not hide below the slowest sample when the log
+      // has a slow range; a log without one cannot tell a breakaway below
+      // its slowest sample from none, and the probe may hide it there.
+      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, D.lacks_slow ? kInf : D.vslow, so);
       std::string names;
       for (int m : moved) flat[m] = true, names += (names.empty() ? "" : ", ") + L.params[m].name;
       if (!moved.empty())
@@ -614,6 +624,13 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
         }
       };
       pe.interval = "profile";
+      // Worth continuing from when significantly lower: the optimum lies
+      // outside the 95 % region of that point (a lower cost within noise,
+      // e.g. along c_v -> 0 with K_brk mimicking a viscous slope, is not).
+      if (ssr_min - pr.least_ssr > kZ975 * kZ975 * U.s2 && pr.least_ssr < lowest) {
+        lowest = pr.least_ssr;
+        lower = pr.least_u;
+      }
       if (pr.least_ssr < ssr_min * (1 - 1e-6))
         S.warnings.push_back("holding " + p.name + " elsewhere, the fit found a lower cost (rmse " +
                              fmt(std::sqrt(pr.least_ssr / static_cast<double>(D.n))) + " N against " +
@@ -795,14 +812,53 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                  : FitStatus::kFailed;
 
-  phases.begin("quality");
-  fit_quality<M>(S, L, D, *problem, o, k);
+  // Quality, covariance and intervals. A profile that finds a lower cost
+  // (holding one parameter elsewhere let the others leave the basin) is a
+  // better start than any the search had: the fit continues from it and
+  // these phases run again, at most kMaxProfileRestarts times.
+  const size_t warnings_before = S.warnings.size();
+  Uncertainty U;
+  for (int restart = 0;; ++restart) {
+    phases.begin("quality");
+    fit_quality<M>(S, L, D, *problem, o, k);
 
-  phases.begin("covariance");
-  const Uncertainty U = uncertainty(*problem, L, free, D, so, S.cost);
+    phases.begin("covariance");
+    U = uncertainty(*problem, L, free, D, so, S.cost);
 
-  phases.begin("intervals");
-  parameter_estimates(S, *problem, L, free, D, U, so);
+    phases.begin("intervals");
+    std::vector<double> lower;
+    parameter_estimates(S, *problem, L, free, D, U, so, lower);
+    if (lower.empty() || restart == kMaxProfileRestarts) break;
+
+    phases.begin("restart from a profile");
+    std::vector<double> at_optimum;
+    for (const auto& q : L.params) at_optimum.push_back(q.u);
+    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = lower[i];
+    ceres::Solver::Summary again;
+    ceres::Solve(so, problem.get(), &again);
+    S.iterations += static_cast<int>(again.iterations.size());
+    S.solver_seconds += again.total_time_in_seconds;
+    if (!again.IsSolutionUsable() || !(again.final_cost < S.cost * (1 - 1e-9))) {
+      for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = at_optimum[i];
+      set_values_from_internal(L);
+      break;  // keeps the intervals and warnings of the optimum above
+    }
+    R.best = again;
+    R.best_u.clear();
+    for (const auto& q : L.params) R.best_u.push_back(q.u);
+    set_values_from_internal(L);
+    S.cost = again.final_cost;
+    S.solver_message = again.message;
+    S.status = again.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+               : again.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                                  : FitStatus::kFailed;
+    ++S.profile_restarts;
+    S.warnings.resize(warnings_before);
+    S.experiments.clear();
+    S.parameters.clear();
+    S.free_names.clear();
+    S.correlation.clear();
+  }
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);

@@ -377,6 +377,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         p.lo = info.lo;
         p.hi = info.hi;
         p.low_speed = is_low_speed(info);
+        p.role = info.role;
         p.fixed = free.empty() ? is_smoothing(info) : free.count(info.name) == 0;
         // Initial value from the data of this group.
         std::vector<int> exps = separate ? std::vector<int>{e} : all;

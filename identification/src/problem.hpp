@@ -33,6 +33,7 @@ struct FitParam {
   double lo = -kInf, hi = kInf;  // external bounds (model range and user bounds)
   bool fixed = false;
   bool low_speed = false;  // breakaway/Stribeck parameter: determined by low-speed samples only
+  ParamRole role = ParamRole::kOther;  // the model table's role (kOther for mass and offset)
   double u = 0.0;          // internal coordinate: the Ceres parameter block
 };
 

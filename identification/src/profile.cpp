@@ -22,8 +22,22 @@ double evaluate_ssr(ceres::Problem& P) {
   return 2.0 * cost;
 }
 
+namespace {
+
+// The size against which a change of parameter i counts as a move: its value,
+// or its default (a zero truth), or its base (an excess over another one).
+double natural_scale(const Layout& L, int i, const std::vector<double>& value) {
+  const FitParam& p = L.params[i];
+  double scale = std::abs(value[i]);
+  if (p.model_index >= 0) scale = std::max(scale, std::abs(L.model_defaults[p.model_index]));
+  if (p.transform == Transform::kExcess) scale = std::max(scale, std::abs(value[p.excess_base]));
+  return std::max(scale, 1e-300);
+}
+
+}  // namespace
+
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
-                                const ceres::Solver::Options& options) {
+                                double vslow, const ceres::Solver::Options& options) {
   std::vector<double> best(L.params.size()), value(L.params.size());
   for (size_t i = 0; i < L.params.size(); ++i) best[i] = L.params[i].u, value[i] = L.params[i].value;
   double* block = &L.params[g].u;
@@ -34,6 +48,38 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
     step = 0.1 * std::max({std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0, 1e-12});
   else if (p.transform == Transform::kExcess)
     step = 0.1 * std::max(std::abs(L.params[p.excess_base].value), 1e-12);
+  // A Stribeck term whose velocity scale drops below the slowest moving
+  // sample vanishes from every sample: any breakaway level then fits. That is
+  // the term leaving the data, not a direction the data leave open, so while
+  // g is held off its bound the Stribeck velocity may not go below the
+  // slowest sample (its rate not above the inverse). One that the fit left
+  // below already is moved up to that limit when that leaves the fit exact
+  // (its value did not matter: K_brk = 1 makes c_v arbitrary); otherwise the
+  // data put it there and it stays free.
+  std::vector<std::pair<double*, std::pair<int, double>>> restore;  // block, (bound side, old bound)
+  for (int i : free) {
+    FitParam& q = L.params[i];
+    if (i == g || !(vslow > 0) || !std::isfinite(vslow) || q.transform == Transform::kExcess) continue;
+    const bool velocity = q.role == ParamRole::kStribeckVelocity, rate = q.role == ParamRole::kStribeckRate;
+    if (!velocity && !rate) continue;
+    const double limit = velocity ? vslow : 1.0 / vslow;
+    const double u_limit = q.transform == Transform::kLog ? std::log(limit) : limit;
+    double* b = &q.u;
+    if (velocity ? value[i] < limit : value[i] > limit) {
+      *b = u_limit;
+      if (!(evaluate_ssr(P) <= ssr_exact)) {
+        *b = best[i];
+        continue;
+      }
+    }
+    if (velocity) {
+      restore.push_back({b, {0, P.GetParameterLowerBound(b, 0)}});
+      P.SetParameterLowerBound(b, 0, std::max(u_limit, P.GetParameterLowerBound(b, 0)));
+    } else {
+      restore.push_back({b, {1, P.GetParameterUpperBound(b, 0)}});
+      P.SetParameterUpperBound(b, 0, std::min(u_limit, P.GetParameterUpperBound(b, 0)));
+    }
+  }
   // Into the range: away from the bound it sits on.
   const bool at_upper = std::isfinite(upper) && upper - *block < std::abs(*block - lower);
   *block = at_upper ? std::max(lower, *block - step) : std::min(upper, *block + step);
@@ -44,13 +90,18 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
   ceres::Solver::Summary sum;
   ceres::Solve(so, &P, &sum);
   P.SetParameterBlockVariable(block);
+  for (const auto& r : restore) {
+    if (r.second.first == 0)
+      P.SetParameterLowerBound(r.first, 0, r.second.second);
+    else
+      P.SetParameterUpperBound(r.first, 0, r.second.second);
+  }
   std::vector<int> moved;
   if (sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_exact) {
     set_values_from_internal(L);
     moved.push_back(g);
     for (int i : free)
-      if (i != g && std::abs(L.params[i].value - value[i]) > 1e-6 * std::max(std::abs(value[i]), 1e-300))
-        moved.push_back(i);
+      if (i != g && std::abs(L.params[i].value - value[i]) > 1e-6 * natural_scale(L, i, value)) moved.push_back(i);
   }
   for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = best[i], L.params[i].value = value[i];
   return moved;
@@ -82,7 +133,11 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
     ++out.solves;
     const double ssr = sum.IsSolutionUsable() ? 2.0 * sum.final_cost : evaluate_ssr(P);
     if (!std::isfinite(ssr)) return kInf;  // the model breaks down there: outside any interval
-    out.least_ssr = std::min(out.least_ssr, ssr);
+    if (ssr < out.least_ssr) {
+      out.least_ssr = ssr;
+      out.least_u.clear();
+      for (const auto& q : L.params) out.least_u.push_back(q.u);
+    }
     return std::sqrt(std::max(0.0, ssr - ssr_min) / s2);
   };
 

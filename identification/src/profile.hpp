@@ -24,6 +24,7 @@ struct ProfileInterval {
   // parameter elsewhere let the others find a better optimum (the solution
   // was not the global one).
   double least_ssr = kInf;
+  std::vector<double> least_u;  // internal coordinates of every parameter there
 };
 
 // `g`: index into L.params (free, with a parameter block in P). The layout's
@@ -38,9 +39,13 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
 // the others. Returns the free parameters (Layout indices) that moved to keep
 // the fit exact (SSR <= ssr_exact), g first, or nothing when moving g off its
 // bound costs fit: g then sits at the bound because the data put it there,
-// not on a manifold of exact fits that the bound happens to cut.
+// not on a manifold of exact fits that the bound happens to cut. `vslow`, the
+// slowest moving |v| of the data, floors the Stribeck velocities (caps the
+// rates) during the refit, so that hiding the Stribeck term below every
+// sample does not count as a manifold. A parameter moved when it changed by
+// more than 1e-6 of its value (or default, for a zero value).
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
-                                const ceres::Solver::Options& options);
+                                double vslow, const ceres::Solver::Options& options);
 
 // SSR of the current internal coordinates (2 * Ceres' cost).
 double evaluate_ssr(ceres::Problem& P);

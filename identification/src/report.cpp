@@ -31,6 +31,9 @@ std::string FitSummary::report() const {
                   std::to_string(free_parameters) + " free parameters, " + num(seconds, "%.3g") + " s\n";
   s += "  search: " + std::to_string(starts) + " start(s), " + std::to_string(starts_at_best) +
        " reached the best cost" + (search_device.empty() ? "" : " (coarse search: " + search_device + ")") +
+       (profile_restarts > 0 ? "; continued " + std::to_string(profile_restarts) +
+                                   " time(s) from a lower cost an interval's profile found"
+                             : std::string()) +
        "; noise estimated from the data " + num(noise_estimate, "%.3g") + " N\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s\n", "parameter", "value", "std error", "95 % interval");
@@ -95,9 +98,10 @@ std::string to_json(const FitSummary& s, int indent) {
   j["iterations"] = s.iterations;
   j["starts"] = s.starts;
   j["starts_at_best"] = s.starts_at_best;
+  j["profile_restarts"] = s.profile_restarts;
   j["noise_estimate"] = jnum(s.noise_estimate);
   nlohmann::json phases = nlohmann::json::object();
-  for (const auto& [name, secs] : s.phase_seconds) phases[name] = secs;
+  for (const auto& [name, secs] : s.phase_seconds) phases[name] = phases.value(name, 0.0) + secs;  // phases run again after a restart add up
   j["phase_seconds"] = phases;
   j["best_start"] = s.best_start;
   j["search_device"] = s.search_device;

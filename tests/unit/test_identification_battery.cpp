@@ -178,11 +178,11 @@ TEST(Identification, BatteryOracleAgreesWithTheDegeneracyRules) {
 
 // Noiseless logs: cases that recover every determinable parameter to 1e-6
 // (relative) and report exactly the undetermined ones as determined == false.
-// Issue 23's goal is 99.5 %; the fit reaches 259 of these 270 (95.9 %: the
-// rest are K_brk = 1 cases whose c_v is arbitrary at the solution, c_v = 0
-// manifolds, and one 20sim-scvs wrong basin; docs/identification.md,
-// "Battery"), and this guard keeps it there until the goal is met.
-constexpr double kNoiselessGoal = 0.995, kNoiselessGuard = 0.955;
+// Issue 23's goal is 99.5 %; the fit reaches 267 of these 270 (98.9 %: the
+// rest are logs without slow samples, where a breakaway hidden below the
+// slowest sample and none fit alike; docs/identification.md, "Battery"), and
+// this guard keeps it there until the goal is met.
+constexpr double kNoiselessGoal = 0.995, kNoiselessGuard = 0.98;
 TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
   const long n = 270;  // 30 per model, every profile
   long pass = 0, scored = 0;
@@ -202,10 +202,31 @@ TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
       << pass << " of " << n << " noiseless cases pass (goal " << kNoiselessGoal * 100 << " %); failing:" << failures;
 }
 
+// Cases that once failed, each for its own reason, replayed alone:
+//  65  K_brk = 1 (c_v arbitrary): moving K_brk off its bound stays exact only
+//      by hiding the Stribeck term below the slowest sample (c_v -> inf),
+//      which is not a direction the data leave open: K_brk is determined.
+//  20  c_v = 0: the same law as K_brk = 1 with K_brk times the Coulomb terms;
+//      scored in that canonical form (canonical_truth).
+//  30  R_brk = 1, f_cfr = 0, f_v = 0: parameters at 0 that change by 1e-20
+//      along a probe did not move (moves count against the default's size).
+//  55  T_brk = T_C with w_brk below every sample: there hiding the breakaway is
+//      what the data allow, and T_brk is not determined.
+//  169 20sim-scvs in a wrong basin that 32 starts missed: a profile found a
+//      lower cost and the fit continued from it to the truth.
+TEST(Identification, BatteryCasesThatOnceFailedPass) {
+  for (long i : {65L, 20L, 30L, 55L, 169L}) {
+    const CaseRun r = run_case(kSeed, i, false, kSmall);
+    EXPECT_TRUE(r.noiseless.pass) << r.c.replay() << " " << r.c.describe() << " -- " << r.noiseless.detail << r.error
+                                  << "\n" << r.report;
+    if (i == 169) EXPECT_NE(r.report.find("continued 1 time(s) from a lower cost"), std::string::npos) << r.report;
+  }
+}
+
 // Noisy logs: the truth lies inside the reported 95 % interval over >= 1000
 // parameter-cases. Issue 23's goal is the nominal rate (the binomial band at
 // z = 3.29 around 95 %, asserted as the upper limit: intervals not too wide);
-// the fit reaches 91.6 % (1035 of 1130) today, and the lower guard keeps it
+// the fit reaches 90.9 % (1052 of 1157) today, and the lower guard keeps it
 // at least at 90 % until the goal is met (docs/identification.md, "Battery").
 constexpr double kCoverageGuard = 0.90;
 TEST(Identification, BatteryNoisyIntervalsCoverAtTheNominalRate) {

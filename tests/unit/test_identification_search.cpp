@@ -54,11 +54,13 @@ TEST(IdentificationSearch, DefaultFindsTheGlobalOptimumWhereOneStartDoesNot) {
     FitOptions o;
     o.fix = {"v_th=1e-4"};
     o.keep_signals = false;
-    // One start: the wrong basin the issue reports (so this log does test the search).
+    // One start: the wrong basin the issue reports (so this log does test the
+    // search); the intervals' profiles then find the way out.
     FitOptions one = o;
     one.starts = 1;
     const FitSummary s1 = ident::fit(log, g.model, one);
-    EXPECT_GT(s1.rmse, 1.0) << "rate " << rate << ": the single start no longer lands in a wrong basin";
+    EXPECT_TRUE(s1.rmse > 1.0 || s1.profile_restarts > 0)
+        << "rate " << rate << ": the single start no longer lands in a wrong basin";
     // Default: the automatic search.
     const FitSummary s = ident::fit(log, g.model, o);
     SCOPED_TRACE(s.report());

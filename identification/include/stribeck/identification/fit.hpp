@@ -197,6 +197,9 @@ struct FitSummary {
   int starts = 0;           // Ceres refinements run
   int starts_at_best = 0;   // of those, how many reached the best optimum
   int best_start = 0;       // 0 = the data-driven guess
+  // Times a profile-likelihood interval, holding one parameter elsewhere, found
+  // a lower cost than the search's best, and the fit continued from there.
+  int profile_restarts = 0;
   double noise_estimate = std::numeric_limits<double>::quiet_NaN();  // force noise std [N] from the data alone
   // Seconds spent in each phase of the fit, in order (name, seconds).
   std::vector<std::pair<std::string, double>> phase_seconds;
