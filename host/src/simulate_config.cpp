@@ -13,6 +13,7 @@
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
+#include "toml_text.hpp"
 
 namespace stribeck {
 namespace {
@@ -105,6 +106,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
   c.source = path;
   c.text = read_config_file(path, "simulate config");
   toml::table root;
+  detail::check_toml_characters(c.text, path);
   try {
     root = toml::parse(c.text, path);
   } catch (const toml::parse_error& e) {

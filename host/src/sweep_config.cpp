@@ -12,6 +12,7 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
+#include "toml_text.hpp"
 
 namespace stribeck {
 namespace {
@@ -192,6 +193,7 @@ sweep::Design parse_design(const std::string& name, const std::string& at) {
 
 SweepConfig parse_sweep_config(const std::string& text, const std::string& path) {
   toml::table root;
+  detail::check_toml_characters(text, path);
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
