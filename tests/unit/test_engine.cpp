@@ -15,7 +15,9 @@
 #include "stribeck/host/engine/point_status.hpp"
 #include "stribeck/host/engine/records.hpp"
 #include "stribeck/host/engine/runner.hpp"
+#include "stribeck/host/sweep.hpp"
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
 
 namespace {
 
@@ -234,6 +236,37 @@ TEST(Engine, ModelRulesAreTheModelTablesBounded) {
   stribeck::ModelInfo many = stribeck::all_models().front();
   many.params.resize(stribeck::sweep::kMaxParams + 1, many.params.front());
   EXPECT_THROW(engine::model_rules(many), stribeck::InputError);
+}
+
+// The trace channels are one table: SweepTrace::point_view fills every
+// channel pointer of the CPU's TraceView and of the GPU request's HostTrace,
+// each with its own channel, in the table's order (the order the sweep
+// identity hashes them in).
+TEST(Records, TraceChannelsComeFromOneTable) {
+  stribeck::SweepTrace t;
+  std::vector<std::vector<double>*> channels = {&t.v,      &t.p_a,   &t.p_b,   &t.f_n,      &t.dt,
+                                                &t.f_meas, &t.w_pos, &t.w_neg, &t.w_energy, &t.w_loop};
+  ASSERT_EQ(static_cast<int>(channels.size()), stribeck::sweep::kTraceChannels);
+  for (std::size_t c = 0; c < channels.size(); ++c) channels[c]->assign(7, static_cast<double>(c));
+  std::vector<const double*> order;
+  stribeck::sweep::TraceView<double> view;
+  t.point_view(view, [&](const std::vector<double>& ch) {
+    order.push_back(ch.data());
+    return ch.data();
+  });
+  ASSERT_EQ(order.size(), channels.size());
+  for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(order[c], channels[c]->data()) << c;
+  EXPECT_EQ(view.n, 7);
+  const double* seen[] = {view.v, view.p_a, view.p_b, view.f_n, view.dt, view.f_meas, view.w_pos, view.w_neg,
+                          view.w_energy, view.w_loop};
+  for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(seen[c][0], static_cast<double>(c)) << c;
+  stribeck::cuda::HostTrace h;  // the GPU request's view: same members, all filled
+  t.point_view(h, [](const std::vector<double>& ch) { return ch.empty() ? nullptr : ch.data(); });
+  const double* gpu[] = {h.v, h.p_a, h.p_b, h.f_n, h.dt, h.f_meas, h.w_pos, h.w_neg, h.w_energy, h.w_loop};
+  for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(gpu[c], channels[c]->data()) << c;
+  t.p_b.clear();  // an absent channel stays null
+  t.point_view(h, [](const std::vector<double>& ch) { return ch.empty() ? nullptr : ch.data(); });
+  EXPECT_EQ(h.p_b, nullptr);
 }
 
 // The column names and their order are the ensemble file's layout
