@@ -19,7 +19,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && STRIBECK_MAKE_TEST=1 ctest --output-on-failure -j $(JOBS)
 
 demo: build
 	@bash scripts/demo.sh $(STRIBECK)

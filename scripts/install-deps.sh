@@ -18,6 +18,8 @@ packages=(
   libgtest-dev                      # tests
   python3-numpy                     # tests: the benchmark peers' physics check (tests/CMakeLists.txt)
   python3-scipy                     # tests: the dynamic fit's SciPy peer, solve_ivp reference of the stiction form
+  python3-xarray                    # tests: every results file opens with xarray (ResultsFormat.*)
+  python3-h5netcdf                  # tests: ... through its h5netcdf engine
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)

@@ -743,12 +743,112 @@ std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std:
 }
 
 void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
-                  const std::string& where) {
+                  const std::string& where, unsigned dim) {
   silence_errors();
   if (H5DSis_scale(scale.id()) <= 0 && H5DSset_scale(scale.id(), label.c_str()) < 0)
     fail(where, "cannot make '" + label + "' a dimension scale");
-  if (H5DSattach_scale(dataset.id(), scale.id(), 0) < 0)
+  if (H5DSattach_scale(dataset.id(), scale.id(), dim) < 0)
     fail(where, "cannot attach dimension scale '" + label + "'");
+}
+
+bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where) {
+  const Dataset ds = open_dataset(loc, name, where);
+  silence_errors();
+  return H5DSis_scale(ds.id()) > 0;
+}
+
+namespace {
+// Fixed-length UTF-8 strings of the longest value's size (at least 1): the
+// values, NUL-padded, one after another.
+std::string fixed_strings(const std::vector<std::string>& values, size_t& size) {
+  size = 1;
+  for (const auto& v : values) size = std::max(size, v.size());
+  std::string buf(values.size() * size, '\0');
+  for (size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buf.begin() + i * size);
+  return buf;
+}
+Datatype fixed_string_type(size_t size) {
+  Datatype type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.id(), size);
+  H5Tset_strpad(type.id(), H5T_STR_NULLPAD);
+  H5Tset_cset(type.id(), H5T_CSET_UTF8);
+  return type;
+}
+}  // namespace
+
+void write_string_list_attribute(hid_t obj, const std::string& name, const std::vector<std::string>& values,
+                                 const std::string& where) {
+  silence_errors();
+  if (has_attribute(obj, name) && H5Adelete(obj, name.c_str()) < 0)
+    fail(where, "cannot replace attribute '" + name + "'");
+  size_t size = 1;
+  const std::string buf = fixed_strings(values, size);
+  const Datatype type = fixed_string_type(size);
+  const hsize_t n = values.size();
+  Dataspace space(H5Screate_simple(1, &n, nullptr));
+  Attribute attr(H5Acreate2(obj, name.c_str(), type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attr.valid()) fail(where, "cannot create attribute '" + name + "'");
+  if (n > 0 && H5Awrite(attr.id(), type.id(), buf.data()) < 0) fail(where, "cannot write attribute '" + name + "'");
+}
+
+std::vector<std::string> read_string_list_attribute(hid_t obj, const std::string& name, char old_separator,
+                                                    const std::string& where) {
+  const std::string at = where + ": attribute '" + name + "'";
+  silence_errors();
+  Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
+  if (!attr.valid()) fail(at, "cannot open");
+  Dataspace space(H5Aget_space(attr.id()));
+  if (!space.valid()) fail(at, "cannot read dataspace");
+  Datatype type(H5Aget_type(attr.id()));
+  if (!type.valid()) fail(at, "cannot read datatype");
+  const bool scalar = H5Sget_simple_extent_type(space.id()) == H5S_SCALAR;
+  if (scalar || H5Tget_class(type.id()) != H5T_STRING || H5Tis_variable_str(type.id()) > 0) {
+    // A file from before name lists were arrays: one string, split.
+    attr.reset();
+    const std::string text = read_string_attribute(obj, name, where);
+    std::vector<std::string> out;
+    if (text.empty()) return out;
+    size_t b = 0;
+    for (;;) {
+      const size_t e = text.find(old_separator, b);
+      out.push_back(text.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) return out;
+      b = e + 1;
+    }
+  }
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  const size_t size = H5Tget_size(type.id());
+  if (n < 0 || n > (1 << 20) || size == 0 || size > (1u << 16)) throw InputError(at + ": implausible string list");
+  std::string buf(static_cast<size_t>(n) * size, '\0');
+  Datatype mem(H5Tcopy(H5T_C_S1));
+  H5Tset_size(mem.id(), size);
+  H5Tset_strpad(mem.id(), H5Tget_strpad(type.id()));
+  H5Tset_cset(mem.id(), H5Tget_cset(type.id()));
+  if (n > 0 && H5Aread(attr.id(), mem.id(), buf.data()) < 0) fail(at, "cannot read");
+  std::vector<std::string> out;
+  for (hssize_t i = 0; i < n; ++i) {
+    std::string v = buf.substr(static_cast<size_t>(i) * size, size);
+    while (!v.empty() && v.back() == '\0') v.pop_back();
+    out.push_back(v);
+  }
+  return out;
+}
+
+Dataset write_string_array(hid_t loc, const std::string& name, const std::vector<std::string>& values,
+                           const std::string& where) {
+  silence_errors();
+  if (has_child(loc, name) && H5Ldelete(loc, name.c_str(), H5P_DEFAULT) < 0)
+    fail(where, "cannot replace '" + name + "'");
+  size_t size = 1;
+  const std::string buf = fixed_strings(values, size);
+  const Datatype type = fixed_string_type(size);
+  const hsize_t n = values.size();
+  Dataspace space(H5Screate_simple(1, &n, nullptr));
+  Dataset ds(H5Dcreate2(loc, name.c_str(), type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
+  if (n > 0 && H5Dwrite(ds.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
+    fail(where, "cannot write dataset '" + name + "'");
+  return ds;
 }
 
 }  // namespace stribeck::h5

@@ -414,13 +414,18 @@ Results read_results(const std::string& path, const std::string& group, bool wit
   for (const auto& k : h5::children(g.id(), where)) {
     const std::string at = where + ": dataset '" + k.name + "'";
     h5::check_child(k, at);
-    if (k.kind != h5::Kind::kDataset) continue;
+    if (k.kind != h5::Kind::kDataset || h5::is_dimension_scale(g.id(), k.name, where)) continue;  // coordinates, not results
     h5::Dataset ds = h5::open_dataset(g.id(), k.name, at);
     ResultDataset d;
     d.name = k.name;
     const auto info = h5::dataset_info(ds, at);
     d.shape.assign(info.dims.begin(), info.dims.end());
-    d.values = h5::read_doubles(ds, at);
+    if (info.type_class == H5T_INTEGER && info.type_size <= 8) {  // results hold integer columns too
+      d.values.resize(static_cast<size_t>(h5::element_count(ds, at)));
+      if (!d.values.empty()) h5::read_all(ds, H5T_NATIVE_DOUBLE, d.values.data(), at);
+    } else {
+      d.values = h5::read_doubles(ds, at);
+    }
     if (h5::has_attribute(ds.id(), "units")) d.units = h5::read_string_attribute(ds.id(), "units", at);
     if (h5::has_attribute(ds.id(), "description"))
       d.description = h5::read_string_attribute(ds.id(), "description", at);

@@ -70,8 +70,9 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       throw InputError(path + ": holds only the top-K table of its sweep (top_k_only), no points to read");
     complete = h5::has_attribute(root, "complete") && h5::read_int_attribute(root, "complete", path) == 1;
     expected = h5::read_uint_attribute(root, complete ? "count" : "completed", path);
-    f.dims = split(h5::read_string_attribute(root, "parameter_names", path), '\n');
-    f.dim_units = split(h5::read_string_attribute(root, "parameter_units", path), '\n');
+    // 1-D string arrays (format_version 2), or newline-joined text (1).
+    f.dims = h5::read_string_list_attribute(root, "parameter_names", '\n', path);
+    f.dim_units = h5::read_string_list_attribute(root, "parameter_units", '\n', path);
     f.dim_units.resize(f.dims.size());
     const h5::Group params = h5::open_group(root, "parameters", path);
     const auto param_kids = h5::children(params.id(), path + ": /parameters");
@@ -87,7 +88,9 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(metrics.id(), c.name, path), "metrics/" + c.name, 0));
       const hid_t id = f.metric_cols.back().id();
-      f.metric_units.push_back(h5::has_attribute(id, "unit") ? h5::read_string_attribute(id, "unit", path) : "");
+      // `units` (CF); files from before format_version 2 say `unit`.
+      const char* ua = h5::has_attribute(id, "units") ? "units" : "unit";
+      f.metric_units.push_back(h5::has_attribute(id, ua) ? h5::read_string_attribute(id, ua, path) : "");
     }
     f.status = column(h5::open_dataset(root, "status", path), "status", 0);
   } else if (h5::has_child(root, "ensemble")) {
@@ -111,10 +114,11 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     for (const auto& c : h5::children(g, at)) {
       h5::check_child(c, at + ": " + c.name);
-      if (c.kind != h5::Kind::kDataset || c.name == "points") continue;
+      if (c.kind != h5::Kind::kDataset || c.name == "points" || h5::is_dimension_scale(g, c.name, at)) continue;
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(g, c.name, at), "ensemble/" + c.name, 0));
-      f.metric_units.push_back("");
+      const h5::Dataset ds = h5::open_dataset(g, c.name, at);
+      f.metric_units.push_back(h5::has_attribute(ds.id(), "units") ? h5::read_string_attribute(ds.id(), "units", at) : "");
     }
     if (std::find(f.metrics.begin(), f.metrics.end(), "status") == f.metrics.end())
       throw InputError(at + ": no 'status' column (not a stribeck ensemble)");

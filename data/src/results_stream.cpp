@@ -49,6 +49,17 @@ std::map<std::string, std::string> decode(const std::string& text) {
   return state;
 }
 
+// The stored (file) type of a column: little-endian, whatever the machine.
+hid_t stored_type(ColumnType t) {
+  switch (t) {
+    case ColumnType::kInt32: return H5T_STD_I32LE;
+    case ColumnType::kInt64: return H5T_STD_I64LE;
+    case ColumnType::kUInt8: return H5T_STD_U8LE;
+    case ColumnType::kFloat64: break;
+  }
+  return H5T_IEEE_F64LE;
+}
+
 }  // namespace
 
 void refuse_unfinished(const std::string& partial, bool resumable) {
@@ -64,6 +75,9 @@ struct ResultsStream::Impl {
   h5::Group group;
   std::vector<StreamColumn> columns;
   std::vector<h5::Dataset> datasets;
+  h5::Dataset point;            // the rows' dimension scale (absent in files from before it)
+  std::uint64_t index_base = 0;
+  std::uint64_t rows = 0;       // rows appended so far
   bool holds_rows = false;  // a checkpoint counted rows: the partial file is worth resuming
   bool finished = false;
   bool resumable = true;
@@ -99,6 +113,7 @@ struct ResultsStream::Impl {
     set_interrupt_note("");
     if (finished || (holds_rows && !write_failed) || path.empty()) return;
     datasets.clear();
+    point.reset();
     group.reset();
     file.reset();
     std::remove(path.c_str());
@@ -112,8 +127,9 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
                                                      const std::vector<StreamColumn>& columns,
                                                      const std::map<std::string, std::string>& attributes,
                                                      const Provenance& provenance, std::uint64_t rows_hint,
-                                                     bool resumable) {
+                                                     bool resumable, std::uint64_t index_base) {
   auto w = std::make_unique<Impl>();
+  w->index_base = index_base;
   w->final_path = path;
   w->path = path + ".partial";
   w->where = w->path + ": results group '" + group + "'";
@@ -139,12 +155,30 @@ void ResultsStream::start(const std::string& group, const Provenance& provenance
   h5::write_string_attribute(w->group.id(), "kind", "results", w->where);
   detail::write_provenance(w->group.id(), provenance, w->where);
   detail::write_attributes(w->group.id(), attributes, w->where);
+  const hsize_t chunk = rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows;
+  // The rows' dimension scale: the index of each row in the whole space.
+  w->point = h5::create_column(w->group.id(), kPointDimension, H5T_STD_U64LE, chunk, w->where);
+  h5::write_string_attribute(w->point.id(), "units", "1", w->where);
+  h5::write_string_attribute(w->point.id(), "long_name", "index of the point in the whole space", w->where);
   for (const auto& c : w->columns) {
-    const hsize_t chunk = rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows;
-    w->datasets.push_back(h5::create_column(w->group.id(), c.name, H5T_NATIVE_DOUBLE, chunk, w->where, c.width));
-    if (!c.units.empty()) h5::write_string_attribute(w->datasets.back().id(), "units", c.units, w->where);
-    if (!c.description.empty())
-      h5::write_string_attribute(w->datasets.back().id(), "description", c.description, w->where);
+    w->datasets.push_back(h5::create_column(w->group.id(), c.name, stored_type(c.type), chunk, w->where, c.width));
+    const h5::Dataset& ds = w->datasets.back();
+    if (!c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, w->where);
+    if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, w->where);
+    const std::string long_name = c.long_name.empty() ? c.description : c.long_name;
+    if (!long_name.empty()) h5::write_string_attribute(ds.id(), "long_name", long_name, w->where);
+    h5::attach_scale(ds, w->point, kPointDimension, w->where, 0);
+    if (c.width > 0) {
+      const std::string dim = c.width_dimension.empty() ? c.name + "_column" : c.width_dimension;
+      std::vector<std::string> labels = c.width_labels;
+      for (std::uint64_t k = labels.size(); k < c.width; ++k) labels.push_back(std::to_string(k));
+      const bool exists = h5::has_child(w->group.id(), dim);
+      h5::Dataset scale = exists ? h5::open_dataset(w->group.id(), dim, w->where)
+                                 : h5::write_string_array(w->group.id(), dim, labels, w->where);
+      if (!exists) h5::write_string_attribute(scale.id(), "long_name", "names along dimension " + dim, w->where);
+      if (!c.width_units.empty()) h5::write_string_list_attribute(scale.id(), "units_of_each", c.width_units, w->where);
+      h5::attach_scale(ds, scale, dim, w->where, 1);
+    }
   }
   checkpoint(StreamCheckpoint{});
 }
@@ -152,7 +186,8 @@ void ResultsStream::start(const std::string& group, const Provenance& provenance
 std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, const std::string& group,
                                                      const std::vector<StreamColumn>& columns,
                                                      const std::map<std::string, std::string>& attributes,
-                                                     const Provenance& provenance, StreamCheckpoint& checkpoint) {
+                                                     const Provenance& provenance, StreamCheckpoint& checkpoint,
+                                                     std::uint64_t index_base) {
   const std::string partial = path + ".partial";
   if (!std::ifstream(partial).good())
     throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
@@ -162,6 +197,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->where = partial + ": results group '" + group + "'";
   w->group_name = group;
   w->columns = columns;
+  w->index_base = index_base;
   w->file = h5::open_file(partial, /*write=*/true);
   if (!h5::has_child(w->file.id(), group)) throw InputError(w->where + ": does not exist; remove " + partial);
   w->group = h5::open_group(w->file.id(), group, w->where);
@@ -197,6 +233,19 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
     h5::resize_column(w->group.id(), c.name, checkpoint.rows, w->where);
     w->datasets.push_back(h5::open_dataset(w->group.id(), c.name, at));
   }
+  if (h5::has_child(w->group.id(), kPointDimension)) {  // absent in partial files from before the scale
+    const std::string at = w->where + ": dataset 'point'";
+    {
+      const h5::Dataset ds = h5::open_dataset(w->group.id(), kPointDimension, at);
+      if (h5::dataset_info(ds, at).dims.at(0) < checkpoint.rows)
+        throw InputError(at + ": does not hold the " + std::to_string(checkpoint.rows) +
+                         " rows of its checkpoint; remove " + partial);
+      h5::verify_rows(ds, checkpoint.rows, at);
+    }
+    h5::resize_column(w->group.id(), kPointDimension, checkpoint.rows, w->where);
+    w->point = h5::open_dataset(w->group.id(), kPointDimension, at);
+  }
+  w->rows = checkpoint.rows;
   const std::string device = provenance.device.empty() ? "cpu" : provenance.device;
   if (h5::has_attribute(w->group.id(), "device")) {
     const std::string first = h5::read_string_attribute(w->group.id(), "device", w->where);
@@ -213,7 +262,13 @@ void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>&
   w.guarded([&] {
     for (size_t c = 0; c < data.size(); ++c)
       h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
+    if (w.point.valid()) {
+      std::vector<std::uint64_t> index(rows);
+      for (std::uint64_t r = 0; r < rows; ++r) index[r] = w.index_base + w.rows + r;
+      h5::append_column(w.point, H5T_NATIVE_UINT64, index.data(), rows, w.where + ": dataset 'point'");
+    }
   });
+  w.rows += rows;
 }
 
 void ResultsStream::checkpoint(const StreamCheckpoint& cp) {
@@ -250,6 +305,7 @@ void ResultsStream::finish() {
       if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
         h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
     w.datasets.clear();
+    w.point.reset();
     w.group.reset();
     h5::close_file(w.file, w.path);
   });

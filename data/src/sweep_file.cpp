@@ -14,6 +14,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
 
 namespace stribeck {
 namespace {
@@ -39,21 +40,23 @@ std::int64_t read_i64(hid_t loc, const char* name, const std::string& path) {
   return h5::read_int_attribute(loc, name, path);
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : "\n") + x;
-  return s;
+// The status column holds the engine's one point status (the kernels'
+// SimStatus codes: 0 ok, 1 non-finite, 4 invalid) since format_version 2;
+// in memory a sweep keeps sweep::Status (0 ok, 1 invalid, 2 non-finite).
+constexpr int kFormatVersion = 2;
+std::uint8_t file_status(std::uint8_t s) {
+  return s == sweep::kStatusOk ? kSimOk : s == sweep::kStatusNonFinite ? kSimNonFinite : kSimInvalid;
 }
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  size_t b = 0;
-  for (;;) {
-    auto e = s.find('\n', b);
-    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) return out;
-    b = e + 1;
-  }
+std::uint8_t memory_status(std::uint8_t s, std::int64_t version) {
+  if (version < 2) return s;
+  return s == kSimOk ? sweep::kStatusOk : s == kSimNonFinite ? sweep::kStatusNonFinite : sweep::kStatusInvalidParams;
+}
+constexpr const char* kStatusMeanings = "ok non_finite step_limit event_limit invalid";
+
+// `units`, `long_name` (and `description`) of a quantity.
+void describe(hid_t ds, const std::string& units, const std::string& long_name, const std::string& where) {
+  h5::write_string_attribute(ds, "units", units.empty() ? "1" : units, where);
+  h5::write_string_attribute(ds, "long_name", long_name, where);
 }
 
 }  // namespace
@@ -78,6 +81,7 @@ struct SweepWriter::Impl {
   std::vector<h5::Dataset> param_cols, metric_cols;
   std::vector<std::vector<h5::Dataset>> exp_cols;  // [experiment][kept metric]
   h5::Dataset status_col;
+  h5::Dataset point_col;  // the rows' dimension scale (absent in files from before format_version 2)
 
   // Runs a write; a full disk (or other OS failure) becomes one line naming
   // the output. The partial file is then removed even if it held rows: a
@@ -98,13 +102,25 @@ struct SweepWriter::Impl {
   void open_columns(bool create) {
     // Chunks of at most the sweep's rows: HDF5 stores whole chunks.
     const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(kChunkRows, meta.count));
+    // Every column's dimension is `point`, the index of each row in the
+    // whole space (a dimension scale: netCDF-4 / xarray name it).
+    if (create) {
+      point_col = h5::create_column(file.id(), kPointDimension, H5T_STD_U64LE, chunk, path);
+      describe(point_col.id(), "1", "index of the point in the whole space", path);
+    } else if (h5::has_child(file.id(), kPointDimension)) {
+      point_col = h5::open_dataset(file.id(), kPointDimension, path);
+    }
+    auto attach = [&](const h5::Dataset& ds) {
+      if (create) h5::attach_scale(ds, point_col, kPointDimension, path);
+    };
     const h5::Group params = group(file.id(), "parameters", create);
     const h5::Group metrics = group(file.id(), "metrics", create);
     for (size_t d = 0; d < meta.param_names.size(); ++d) {
       const std::string& n = meta.param_names[d];
       if (create) {
-        param_cols.push_back(h5::create_column(params.id(), n, H5T_NATIVE_DOUBLE, chunk, path));
-        h5::write_string_attribute(param_cols.back().id(), "unit", meta.param_units[d], path);
+        param_cols.push_back(h5::create_column(params.id(), n, H5T_IEEE_F64LE, chunk, path));
+        describe(param_cols.back().id(), meta.param_units[d], "parameter " + n + " of " + meta.model, path);
+        attach(param_cols.back());
       } else {
         param_cols.push_back(h5::open_dataset(params.id(), n, path));
       }
@@ -112,16 +128,23 @@ struct SweepWriter::Impl {
     auto metric_col = [&](hid_t loc, int m) {
       const auto& mi = sweep::kMetricInfo[m];
       if (!create) return h5::open_dataset(loc, mi.name, path);
-      h5::Dataset c = h5::create_column(loc, mi.name, H5T_NATIVE_DOUBLE, chunk, path);
-      h5::write_string_attribute(c.id(), "unit", mi.unit, path);
+      h5::Dataset c = h5::create_column(loc, mi.name, H5T_IEEE_F64LE, chunk, path);
+      describe(c.id(), mi.unit, mi.description, path);
       h5::write_string_attribute(c.id(), "description", mi.description, path);
+      attach(c);
       return c;
     };
     for (int m : meta.metrics) metric_cols.push_back(metric_col(metrics.id(), m));
     if (create) {
-      status_col = h5::create_column(file.id(), "status", H5T_NATIVE_UINT8, chunk, path);
-      h5::write_string_attribute(status_col.id(), "meaning",
-                                 "0 ok, 1 invalid parameters (not computed), 2 non-finite force", path);
+      status_col = h5::create_column(file.id(), "status", H5T_STD_U8LE, chunk, path);
+      describe(status_col.id(), "1", "point status", path);
+      const std::uint8_t flags[] = {kSimOk, kSimNonFinite, kSimStepLimit, kSimEventLimit, kSimInvalid};
+      const hsize_t nf = 5;
+      h5::Dataspace fs(H5Screate_simple(1, &nf, nullptr));
+      h5::Attribute fa(H5Acreate2(status_col.id(), "flag_values", H5T_STD_U8LE, fs.id(), H5P_DEFAULT, H5P_DEFAULT));
+      if (!fa.valid() || H5Awrite(fa.id(), H5T_NATIVE_UINT8, flags) < 0) h5::fail(path, "cannot write attribute 'flag_values'");
+      h5::write_string_attribute(status_col.id(), "flag_meanings", kStatusMeanings, path);
+      attach(status_col);
     } else {
       status_col = h5::open_dataset(file.id(), "status", path);
     }
@@ -138,7 +161,7 @@ struct SweepWriter::Impl {
 
   void write_meta() {
     h5::write_string_attribute(file.id(), "format", "stribeck-sweep", path);
-    h5::write_int_attribute(file.id(), "format_version", 1, path);
+    h5::write_int_attribute(file.id(), "format_version", kFormatVersion, path);
     h5::write_string_attribute(file.id(), "toolkit_version", meta.toolkit_version, path);
     h5::write_string_attribute(file.id(), "model", meta.model, path);
     h5::write_string_attribute(file.id(), "design", meta.design, path);
@@ -153,12 +176,12 @@ struct SweepWriter::Impl {
     h5::write_uint_attribute(file.id(), "count", meta.count, path);
     h5::write_int_attribute(file.id(), "shard_index", meta.shard_index, path);
     h5::write_int_attribute(file.id(), "shard_count", meta.shard_count, path);
-    h5::write_string_attribute(file.id(), "parameter_names", join(meta.param_names), path);
-    h5::write_string_attribute(file.id(), "parameter_units", join(meta.param_units), path);
+    h5::write_string_list_attribute(file.id(), "parameter_names", meta.param_names, path);
+    h5::write_string_list_attribute(file.id(), "parameter_units", meta.param_units, path);
     std::vector<std::string> mn;
     for (int m : meta.metrics) mn.push_back(sweep::kMetricInfo[m].name);
-    h5::write_string_attribute(file.id(), "metric_names", join(mn), path);
-    h5::write_string_attribute(file.id(), "experiments", join(meta.experiments), path);
+    h5::write_string_list_attribute(file.id(), "metric_names", mn, path);
+    h5::write_string_list_attribute(file.id(), "experiments", meta.experiments, path);
     h5::write_string_attribute(file.id(), "objective", sweep::kMetricInfo[meta.objective].name, path);
     h5::write_int_attribute(file.id(), "maximize", meta.maximize, path);
     h5::write_int_attribute(file.id(), "top_k", meta.top_k, path);
@@ -174,23 +197,40 @@ struct SweepWriter::Impl {
     h5::write_uint_attribute(file.id(), "completed", p.completed, path);
     h5::write_uint_attribute(file.id(), "invalid", p.invalid, path);
     h5::write_uint_attribute(file.id(), "nonfinite", p.nonfinite, path);
+    // The table is rewritten whole (it is small), with its own dimension
+    // scale `rank` (0 best), so xarray opens it as it opens the columns.
+    if (h5::has_child(file.id(), "top_k") && H5Ldelete(file.id(), "top_k", H5P_DEFAULT) < 0)
+      h5::fail(path, "cannot replace the top-K table");
     const h5::Group top = h5::open_or_create_group(file.id(), "top_k", path);
-    std::vector<std::uint64_t> idx;
+    std::vector<std::uint64_t> idx, rank;
     std::vector<double> obj;
-    for (const auto& e : p.top) idx.push_back(e.index), obj.push_back(e.objective);
-    h5::write_array(top.id(), "index", H5T_NATIVE_UINT64, idx.data(), idx.size(), path);
-    h5::write_array(top.id(), "objective", H5T_NATIVE_DOUBLE, obj.data(), obj.size(), path);
+    for (const auto& e : p.top) idx.push_back(e.index), obj.push_back(e.objective), rank.push_back(rank.size());
+    h5::write_array(top.id(), "rank", H5T_NATIVE_UINT64, rank.data(), rank.size(), path);
+    const h5::Dataset rank_ds = h5::open_dataset(top.id(), "rank", path);
+    describe(rank_ds.id(), "1", "rank by the objective (0: best)", path);
+    auto column = [&](hid_t loc, const std::string& name, hid_t type, const void* data, const std::string& units,
+                      const std::string& long_name) {
+      h5::write_array(loc, name, type, data, p.top.size(), path);
+      const h5::Dataset ds = h5::open_dataset(loc, name, path);
+      describe(ds.id(), units, long_name, path);
+      h5::attach_scale(ds, rank_ds, "rank", path);
+    };
+    column(top.id(), "index", H5T_NATIVE_UINT64, idx.data(), "1", "index of the point in the whole space");
+    column(top.id(), "objective", H5T_NATIVE_DOUBLE, obj.data(), sweep::kMetricInfo[meta.objective].unit,
+           std::string("objective: ") + sweep::kMetricInfo[meta.objective].name);
     const h5::Group tp = h5::open_or_create_group(top.id(), "parameters", path);
     for (size_t d = 0; d < meta.param_names.size(); ++d) {
       std::vector<double> v;
       for (const auto& e : p.top) v.push_back(e.params[d]);
-      h5::write_array(tp.id(), meta.param_names[d], H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
+      column(tp.id(), meta.param_names[d], H5T_NATIVE_DOUBLE, v.data(), meta.param_units[d],
+             "parameter " + meta.param_names[d] + " of " + meta.model);
     }
     const h5::Group tm = h5::open_or_create_group(top.id(), "metrics", path);
     for (int m = 0; m < sweep::kNumMetrics; ++m) {  // all metrics: the table is small
       std::vector<double> v;
       for (const auto& e : p.top) v.push_back(e.metrics[m]);
-      h5::write_array(tm.id(), sweep::kMetricInfo[m].name, H5T_NATIVE_DOUBLE, v.data(), v.size(), path);
+      column(tm.id(), sweep::kMetricInfo[m].name, H5T_NATIVE_DOUBLE, v.data(), sweep::kMetricInfo[m].unit,
+             sweep::kMetricInfo[m].description);
     }
     if (H5Fflush(file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(path, "cannot flush a checkpoint");
   }
@@ -209,6 +249,7 @@ SweepWriter::~SweepWriter() {
   w.metric_cols.clear();
   w.exp_cols.clear();
   w.status_col.reset();
+  w.point_col.reset();
   w.file.reset();
   std::remove(w.path.c_str());
 }
@@ -239,6 +280,13 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
   if (!std::ifstream(partial).good())
     throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
   SweepFile f = read_sweep_file(partial);  // checks the format
+  {
+    const h5::File f5 = h5::open_file(partial);
+    if (read_i64(f5.id(), "format_version", partial) != kFormatVersion)
+      throw InputError(partial + ": written by an older stribeck (sweep format_version " +
+                       std::to_string(read_i64(f5.id(), "format_version", partial)) +
+                       "); it cannot be continued: remove it and run without --resume");
+  }
   if (f.meta.identity != meta.identity || f.meta.first != meta.first || f.meta.count != meta.count ||
       f.meta.precision != meta.precision || f.meta.top_k_only != meta.top_k_only || f.meta.model != meta.model)
     throw InputError(partial + ": belongs to a different sweep (space, traces, shard, precision or output options differ); "
@@ -258,6 +306,7 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
     for (const auto& name : meta.param_names) h5::resize_column(impl->file.id(), "parameters/" + name, n, partial);
     for (int m : meta.metrics) h5::resize_column(impl->file.id(), std::string("metrics/") + sweep::kMetricInfo[m].name, n, partial);
     h5::resize_column(impl->file.id(), "status", n, partial);
+    if (h5::has_child(impl->file.id(), kPointDimension)) h5::resize_column(impl->file.id(), kPointDimension, n, partial);
     if (meta.per_experiment)
       for (const auto& e : meta.experiments)
         for (int m : meta.metrics)
@@ -284,7 +333,14 @@ void SweepWriter::append_rows(const SweepChunk& c, int n_exp) {
     for (std::uint64_t j = 0; j < c.count; ++j) col[j] = c.metrics[j * sweep::kNumMetrics + w.meta.metrics[k]];
     h5::append_column(w.metric_cols[k], H5T_NATIVE_DOUBLE, col.data(), c.count, w.path);
   }
-  h5::append_column(w.status_col, H5T_NATIVE_UINT8, c.status.data(), c.count, w.path);
+  std::vector<std::uint8_t> status(c.status.size());
+  for (size_t j = 0; j < status.size(); ++j) status[j] = file_status(c.status[j]);
+  h5::append_column(w.status_col, H5T_NATIVE_UINT8, status.data(), c.count, w.path);
+  if (w.point_col.valid()) {
+    std::vector<std::uint64_t> index(c.count);
+    for (std::uint64_t j = 0; j < c.count; ++j) index[j] = c.index.empty() ? c.first + j : c.index[j];
+    h5::append_column(w.point_col, H5T_NATIVE_UINT64, index.data(), c.count, w.path);
+  }
   if (w.meta.per_experiment)
     for (int e = 0; e < n_exp; ++e)
       for (size_t k = 0; k < w.meta.metrics.size(); ++k) {
@@ -320,7 +376,15 @@ void SweepWriter::write_trajectory(std::uint64_t index, const std::vector<double
     h5::write_double_attribute(gp.id(), w.meta.param_names[d], params[d], w.path);
   for (size_t e = 0; e < experiments.size(); ++e) {
     const h5::Group ge = h5::open_or_create_group(g.id(), experiments[e], w.path);
+    std::vector<std::uint64_t> sample(forces[e].size());
+    for (size_t k = 0; k < sample.size(); ++k) sample[k] = k;
+    h5::write_array(ge.id(), "sample", H5T_NATIVE_UINT64, sample.data(), sample.size(), w.path);
+    const h5::Dataset sd = h5::open_dataset(ge.id(), "sample", w.path);
+    describe(sd.id(), "1", "sample of the experiment's trace", w.path);
     h5::write_array(ge.id(), "force", H5T_NATIVE_DOUBLE, forces[e].data(), forces[e].size(), w.path);
+    const h5::Dataset fd = h5::open_dataset(ge.id(), "force", w.path);
+    describe(fd.id(), sweep::kMetricInfo[3].unit, "model force along the trace", w.path);
+    h5::attach_scale(fd, sd, "sample", w.path);
   }
 }
 
@@ -331,14 +395,30 @@ void SweepWriter::copy_trajectories_from(const std::string& src_path) {
   const h5::Group from = h5::open_group(src.id(), "trajectories", src_path);
   const auto kids = h5::children(from.id(), src_path + ": group 'trajectories'");
   for (const h5::Child& c : kids) h5::check_child(c, src_path + ": trajectory '" + c.name + "'");
-  w.guarded([&] {
-    const h5::Group to = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
-    for (const h5::Child& c : kids) {
-      if (h5::has_child(to.id(), c.name)) continue;
-      if (H5Ocopy(from.id(), c.name.c_str(), to.id(), c.name.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
-        h5::fail(w.path, "cannot copy trajectory " + c.name + " from " + src_path);
+  // Read and written again (not H5Ocopy): the copy gets this file's
+  // dimension scales, whatever the source's format version.
+  for (const h5::Child& c : kids) {
+    const std::string at = src_path + ": trajectory '" + c.name + "'";
+    if (c.kind != h5::Kind::kGroup || c.name.empty() || c.name.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError(at + ": not a trajectory (a point index)");
+    const h5::Group g = h5::open_group(from.id(), c.name, at);
+    std::vector<double> params;
+    {
+      const h5::Group gp = h5::open_group(g.id(), "parameters", at);
+      for (const auto& n : w.meta.param_names) params.push_back(h5::read_double_attribute(gp.id(), n, at));
     }
-  });
+    std::vector<std::string> exps;
+    std::vector<std::vector<double>> forces;
+    for (const h5::Child& e : h5::children(g.id(), at)) {
+      if (e.kind != h5::Kind::kGroup || e.name == "parameters") continue;
+      exps.push_back(e.name);
+      forces.push_back(h5::read_array<double>(g.id(), e.name + "/force", H5T_NATIVE_DOUBLE, at));
+    }
+    w.guarded([&] {
+      const h5::Group to = h5::open_or_create_group(w.file.id(), "trajectories", w.path);
+      if (!h5::has_child(to.id(), c.name)) write_trajectory(std::stoull(c.name), params, exps, forces);
+    });
+  }
 }
 
 void SweepWriter::finish(const SweepProgress& p, double seconds) {
@@ -351,6 +431,7 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
     w.metric_cols.clear();
     w.exp_cols.clear();
     w.status_col.reset();
+    w.point_col.reset();
     h5::close_file(w.file, w.path);
   });
   w.finished = true;
@@ -393,12 +474,20 @@ SweepFile read_sweep_file(const std::string& path) {
   m.count = read_u64(file, "count", path);
   m.shard_index = static_cast<int>(read_i64(file, "shard_index", path));
   m.shard_count = static_cast<int>(read_i64(file, "shard_count", path));
-  m.param_names = split(read_string(file, "parameter_names", path));
-  m.param_units = split(read_string(file, "parameter_units", path));
-  for (const auto& name : split(read_string(file, "metric_names", path)))
+  const std::int64_t version = h5::has_attribute(file, "format_version") ? read_i64(file, "format_version", path) : 1;
+  if (version > kFormatVersion)
+    throw InputError(path + ": sweep file format_version " + std::to_string(version) + " is newer than this stribeck (" +
+                     std::to_string(kFormatVersion) + "); use a newer stribeck");
+  auto list = [&](const char* name) {
+    require_attribute(file, name, path);
+    return h5::read_string_list_attribute(file, name, '\n', path);
+  };
+  m.param_names = list("parameter_names");
+  m.param_units = list("parameter_units");
+  for (const auto& name : list("metric_names"))
     for (int k = 0; k < sweep::kNumMetrics; ++k)
       if (name == sweep::kMetricInfo[k].name) m.metrics.push_back(k);
-  m.experiments = split(read_string(file, "experiments", path));
+  m.experiments = list("experiments");
   const std::string obj = read_string(file, "objective", path);
   for (int k = 0; k < sweep::kNumMetrics; ++k)
     if (obj == sweep::kMetricInfo[k].name) m.objective = k;
@@ -436,6 +525,7 @@ SweepFile read_sweep_file(const std::string& path) {
   const size_t dims = m.param_names.size(), n_exp = m.experiments.size();
   r.first = m.first;
   r.status = h5::read_array<std::uint8_t>(file, "status", H5T_NATIVE_UINT8, path);
+  for (auto& st : r.status) st = memory_status(st, version);
   r.count = r.status.size();
   r.params.assign(r.count * dims, NAN);
   r.metrics.assign(r.count * sweep::kNumMetrics, NAN);

@@ -11,17 +11,21 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <future>
+#include <functional>
+#include <type_traits>
 
 #include "ensemble_output.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/engine/device.hpp"
+#include "stribeck/host/engine/model_rules.hpp"
+#include "stribeck/host/engine/records.hpp"
+#include "stribeck/host/engine/runner.hpp"
 #include "stribeck/host/sweep.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 #if STRIBECK_HAVE_CUDA
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
-#include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #endif
 
 namespace stribeck {
@@ -121,19 +125,7 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   e.metrics.settle_fraction = T(c.metrics.settle_fraction);
   e.metrics.v_stick = T(c.metrics.v_stick);
   e.metrics.v_breakaway = T(c.metrics.v_breakaway);
-  sweep::ParamRules& r = e.rules;
-  r.n = static_cast<int>(m.params.size());
-  for (int i = 0; i < r.n; ++i) {
-    r.lo[i] = m.params[i].lo;
-    r.hi[i] = m.params[i].hi;
-    r.lo_open[i] = m.params[i].lo_open;
-    r.hi_open[i] = m.params[i].hi_open;
-  }
-  r.n_relations = static_cast<int>(m.relations.size());
-  for (int k = 0; k < r.n_relations; ++k) {
-    r.rel_a[k] = m.relations[k].a;
-    r.rel_b[k] = m.relations[k].b;
-  }
+  e.rules = engine::model_rules(m);  // bounded as a sweep's: relations past kMaxRelations are refused
   for (int d = 0; d < sweep::kMaxParams; ++d) e.target[d] = target[d];
   return e;
 }
@@ -153,28 +145,18 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
     double x[sweep::kMaxParams];
     const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
     for (int d = 0; d < dims; ++d) values[i * dims + d] = x[d];
-    StickSlipMetrics<double>& o = metrics[i];
-    o.stick_slip = m.stick_slip;
-    o.stick_fraction = m.stick_fraction;
-    o.amp_spring_force = m.amp_spring_force;
-    o.amp_velocity = m.amp_velocity;
-    o.period = m.period;
-    o.breakaway_force = m.breakaway_force;
-    o.peak_velocity = m.peak_velocity;
-    o.dissipated = m.dissipated;
-    o.final_s = m.final_s;
-    o.final_v = m.final_v;
-    o.final_z = m.final_z;
-    o.final_mode = m.final_mode;
-    o.status = m.status;
-    o.steps = m.steps;
+    metrics[i] = engine::convert<double>(m);
     const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
     if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: the chunk loop
   }
 }
 
 #if STRIBECK_HAVE_CUDA
-// A chunk on the GPU: one launch of cuda::run_ensemble, metrics unpacked.
+// A chunk on the GPU: one launch of cuda::run_ensemble, metrics unpacked
+// (ensemble_metric_values packs them in the field table's order; the test
+// Records.StickSlipPackingMatchesTheGpuStaging checks it).
+static_assert(cuda::kEnsembleMetrics == static_cast<int>(engine::kStickSlipFieldCount),
+              "the GPU's metric row and the StickSlipMetrics field table disagree");
 void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
                 StickSlipMetrics<double>* metrics, std::vector<double>& staging) {
   staging.resize(count * cuda::kEnsembleMetrics);
@@ -183,24 +165,7 @@ void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t cou
   q.values = values;
   q.metrics = staging.data();
   cuda::run_ensemble(q);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const double* x = &staging[i * cuda::kEnsembleMetrics];
-    StickSlipMetrics<double>& o = metrics[i];
-    o.stick_slip = static_cast<int>(x[0]);
-    o.stick_fraction = x[1];
-    o.amp_spring_force = x[2];
-    o.amp_velocity = x[3];
-    o.period = x[4];
-    o.breakaway_force = x[5];
-    o.peak_velocity = x[6];
-    o.dissipated = x[7];
-    o.final_s = x[8];
-    o.final_v = x[9];
-    o.final_z = x[10];
-    o.final_mode = static_cast<int>(x[11]);
-    o.status = static_cast<int>(x[12]);
-    o.steps = static_cast<long>(x[13]);
-  }
+  for (std::uint64_t i = 0; i < count; ++i) engine::unpack(&staging[i * cuda::kEnsembleMetrics], metrics[i]);
 }
 #endif
 
@@ -247,6 +212,53 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
   });
   return reason;
 }
+
+// The ensemble as a workload of the engine: a chunk's coordinates and
+// metrics in two buffer slots, simulated by `simulate` (CPU or GPU), tallied
+// (status, stick-slip, RK4 steps, why a point is invalid) and handed to the
+// sink with its checkpoint.
+template <class Simulate>
+class EnsembleWorkload : public engine::Workload {
+ public:
+  EnsembleWorkload(const SimulateConfig& c, const ModelInfo& m, const int* target, int dims, EnsembleSink& sink,
+                   EnsembleResult& r, Simulate& simulate)
+      : c_(c), m_(m), target_(target), dims_(dims), sink_(sink), r_(r), simulate_(simulate) {}
+
+  void compute(int slot, std::uint64_t first, std::uint64_t k,
+               const std::function<void(std::uint64_t)>& progress) override {
+    values_[slot].assign(k * dims_, 0.0);
+    metrics_[slot].assign(k, StickSlipMetrics<double>{});
+    simulate_(first, k, values_[slot].data(), metrics_[slot].data(), progress);
+  }
+  void tally(int slot, std::uint64_t first, std::uint64_t k, engine::Totals& t) override {
+    for (std::uint64_t i = 0; i < k; ++i) {
+      const StickSlipMetrics<double>& x = metrics_[slot][i];
+      const engine::PointStatus st = engine::from_sim_status(x.status);
+      t.add(st);
+      r_.totals.stick_slip += x.stick_slip != 0;  // t is r_.totals
+      r_.rk4_steps += x.steps;
+      if (st == engine::PointStatus::kInvalid && t.wants_example())
+        t.add_example(first + i, invalid_reason(c_, m_, target_, &values_[slot][i * dims_], dims_));
+    }
+  }
+  std::function<void()> write(int slot, std::uint64_t k, const engine::Totals&) override {
+    return [this, slot, k, snapshot = r_.totals] {
+      sink_.append(k, values_[slot].data(), metrics_[slot].data());
+      sink_.checkpoint(snapshot);
+    };
+  }
+
+ private:
+  const SimulateConfig& c_;
+  const ModelInfo& m_;
+  const int* target_;
+  int dims_;
+  EnsembleSink& sink_;
+  EnsembleResult& r_;
+  Simulate& simulate_;
+  std::vector<double> values_[2];
+  std::vector<StickSlipMetrics<double>> metrics_[2];
+};
 
 // This machine's physical memory (0 when it cannot be read: no check then).
 std::uint64_t physical_memory_bytes() {
@@ -307,13 +319,13 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   EnsembleResult r;
   sweep::SpaceView s = build_space(c, m, list_values, target, r.names);
   s.list_values = list_values.data();
-  const ShardRange part = shard_range(o.shard, s.points);
+  const engine::Range part = engine::split_range(o.shard, s.points);
   const std::uint64_t n = part.count;
   r.points = s.points;
   r.first = part.first;
   r.count = n;
-  r.shard_index = part.index;
-  r.shard_count = part.shards;
+  r.shard_index = part.shard_index;
+  r.shard_count = part.shard_count;
   const bool csv = is_csv_output(o.output);
   // A chunk's buffers take about 350 B per point (docs/dynamics.md): 2^24
   // points, 6 GB, is far beyond what keeps a GPU busy.
@@ -324,7 +336,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     if (o.resume) throw InputError("--resume needs an output file (-o OUT.h5)");
     if (n > 100'000'000ull)
       throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
-                       (part.shards > 1 ? " in shard " + o.shard : std::string()) +
+                       (part.shard_count > 1 ? " in shard " + o.shard : std::string()) +
                        "; at most 1e8 per run with the results in memory (write them to a file)");
     check_ensemble_memory(n, s.dims, physical_memory_bytes(), c.source + ": [ensemble]");
   } else if (csv && (o.resume || o.max_chunks)) {
@@ -340,65 +352,26 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     std::snprintf(what, sizeof what, "%.4g points x %.0f B", static_cast<double>(n), per_point);
     check_output_space(o.output, per_point * static_cast<double>(n), o.allow_large_output, o.resume, what);
   }
-  bool gpu = false;
-  std::string gpu_name, reason = "this build has no CUDA support";
-#if STRIBECK_HAVE_CUDA
-  if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
-#endif
-  if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
-  if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
-  r.device = gpu ? "cuda:0 " + gpu_name : "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+  const DeviceChoice dev = choose_device(c.device, c.source + ": [ensemble] device",
+                                         "cpu (" + std::to_string(omp_get_max_threads()) + " threads)");
+  const bool gpu = dev.gpu;
+  r.note = dev.note;
+  r.device = gpu ? "cuda:0 " + dev.name : dev.name;
   // Opened before `start`: a --resume of another run's partial file is
   // refused before anything is announced or allocated.
   const std::unique_ptr<EnsembleSink> sink = open_ensemble_sink(c, o, r);
   if (o.start) o.start();
   if (!r.note.empty() && o.note) o.note(r.note);
-  const std::uint64_t chunk = o.chunk ? o.chunk : gpu ? std::uint64_t(1) << 20 : std::uint64_t(1) << 14;
+  engine::RunOptions ro;
+  ro.chunk = o.chunk ? o.chunk : gpu ? std::uint64_t(1) << 20 : std::uint64_t(1) << 14;
+  ro.max_chunks = o.max_chunks;
+  ro.progress = o.progress;
   const auto t0 = std::chrono::steady_clock::now();
-  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-
-  // Runs the chunks left with `simulate(first, count, values, metrics,
-  // progress)` and tallies the totals. Each chunk is handed to the sink on a
-  // writer thread while the next one is simulated (a GPU chunk takes
-  // milliseconds, its HDF5 columns about as long), in two sets of buffers:
-  // chunk i + 2 reuses chunk i's once chunk i's write is waited for.
-  auto chunks = [&](auto&& simulate) {
-    EnsembleTotals& t = r.totals;
-    std::vector<double> values[2];
-    std::vector<StickSlipMetrics<double>> metrics[2];
-    std::future<void> writing;  // declared after the buffers it reads: destroyed (joined) first
-    for (std::uint64_t done_chunks = 0; t.completed < n; ++done_chunks) {
-      if (o.max_chunks && done_chunks == o.max_chunks) break;
-      const int b = done_chunks & 1;
-      const std::uint64_t k = std::min(chunk, n - t.completed), first = part.first + t.completed;
-      values[b].assign(k * s.dims, 0.0);
-      metrics[b].assign(k, StickSlipMetrics<double>{});
-      const std::uint64_t base = t.completed;
-      const auto c0 = std::chrono::steady_clock::now();
-      simulate(first, k, values[b].data(), metrics[b].data(), [&](std::uint64_t done) {
-        if (o.progress) o.progress(base + done, n, seconds());
-      });
-      r.simulate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
-      for (std::uint64_t i = 0; i < k; ++i) {
-        const StickSlipMetrics<double>& x = metrics[b][i];
-        ++t.status_counts[x.status >= 0 && x.status < 5 ? x.status : kSimInvalid];
-        t.stick_slip += x.stick_slip != 0;
-        r.rk4_steps += x.steps;
-        if (x.status == kSimInvalid && t.invalid_examples.size() < 3) {
-          const std::string why = invalid_reason(c, m, target, &values[b][i * s.dims], s.dims);
-          t.invalid_examples.push_back("point " + std::to_string(first + i) + ": " + (why.empty() ? "invalid" : why));
-        }
-      }
-      t.completed += k;
-      r.evaluated += k;
-      if (writing.valid()) writing.get();  // chunk i - 1 is in the file (or its error is thrown here)
-      writing = std::async(std::launch::async, [&sink, &values, &metrics, b, k, snapshot = t] {
-        sink->append(k, values[b].data(), metrics[b].data());
-        sink->checkpoint(snapshot);
-      });
-      if (o.progress) o.progress(t.completed, n, seconds());
-    }
-    if (writing.valid()) writing.get();
+  auto run = [&](auto&& simulate) {
+    EnsembleWorkload<std::decay_t<decltype(simulate)>> w(c, m, target, s.dims, *sink, r, simulate);
+    const engine::RunStats st = engine::run(part, w, r.totals, ro);
+    r.simulate_seconds += st.compute_seconds;
+    r.evaluated += st.evaluated;
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
@@ -412,22 +385,24 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     q.space = s;
     q.n_list = list_values.size();
     std::vector<double> staging;
-    chunks([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics, auto&&) {
-      gpu_points(q, first, k, values, metrics, staging);
-    });
+    run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
+            const std::function<void(std::uint64_t)>&) { gpu_points(q, first, k, values, metrics, staging); });
 #endif
   } else {
     visit_model(c.model.c_str(), [&](auto tag) {
       using M = typename decltype(tag)::type;
-      auto run = [&](auto spec) {
+      auto with_spec = [&](auto spec) {
         const TypedTables tables(c, spec.base);
-        chunks([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
-                   auto&& progress) { run_points<M>(spec, s, first, k, values, metrics, progress); });
+        run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
+                const std::function<void(std::uint64_t)>& progress) {
+          run_points<M>(spec, s, first, k, values, metrics, progress);
+        });
       };
-      if (c.fp32) run(make_spec<float>(c, m, target));
-      else run(make_spec<double>(c, m, target));
+      if (c.fp32) with_spec(make_spec<float>(c, m, target));
+      else with_spec(make_spec<double>(c, m, target));
     });
   }
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   r.finished = r.totals.completed == n;
   if (r.finished) {
     sink->finish(r.totals);

@@ -14,13 +14,14 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/records.hpp"
+#include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
 
 namespace stribeck {
 namespace {
 
 constexpr const char* kGroup = "ensemble";
-constexpr const char* kMetricDescription = "per-trajectory metric (docs/dynamics.md)";
 
 // What makes two runs parts of one ensemble: the config text (the space, the
 // system, the model), the precision after --precision, and the content of
@@ -36,7 +37,7 @@ std::string ensemble_identity(const SimulateConfig& c) {
 
 std::vector<std::string> metric_names() {
   std::vector<std::string> k;
-  for (const auto& [name, v] : stick_slip_metric_columns(StickSlipMetrics<double>{})) k.push_back(name);
+  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) k.push_back(engine::kStickSlipFields[f].name);
   return k;
 }
 
@@ -48,10 +49,53 @@ std::string joined_names(const std::vector<std::string>& names) {
 
 // The datasets of the group, in the order they are written: `points`
 // (points x dims) and one 1-D column per metric.
-std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64_t dims) {
-  std::vector<StreamColumn> c{{"points", dims, "", "coordinates of each point: " + names}};
-  for (const auto& k : metric_names()) c.push_back({k, 0, "", kMetricDescription});
+// Units and descriptions from the metrics' field table (rotational systems:
+// N*m, rad, rad/s); integer fields stored as integers; `points` has the
+// dimensions (point, coordinate), its coordinate scale the names and, as
+// `units_of_each`, their units.
+std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64_t dims, bool rotational,
+                                           const std::vector<std::string>& units) {
+  StreamColumn points{"points", dims, "", "coordinates of each point: " + names};
+  points.long_name = "coordinates of each point";
+  points.width_dimension = "coordinate";
+  for (size_t b = 0; dims > 0;) {
+    const size_t e = names.find(',', b);
+    points.width_labels.push_back(names.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  points.width_units = units;
+  std::vector<StreamColumn> c{points};
+  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
+    const engine::FieldInfo& k = engine::kStickSlipFields[f];
+    StreamColumn col{k.name, 0, rotational ? engine::rotational_units(k.units) : k.units, k.long_name};
+    col.type = !k.integer ? ColumnType::kFloat64 : std::string(k.name) == "steps" ? ColumnType::kInt64 : ColumnType::kInt32;
+    c.push_back(col);
+  }
   return c;
+}
+
+// The unit of each coordinate: a model parameter's, or a system quantity's.
+std::vector<std::string> coordinate_units(const SimulateConfig& c, const std::vector<std::string>& names) {
+  static const std::map<std::string, std::pair<const char*, const char*>> kSystem = {  // translational, rotational
+      {"mass", {"kg", "kg*m^2"}},           {"stiffness", {"N/m", "N*m/rad"}},
+      {"damping", {"N*s/m", "N*m*s/rad"}},  {"drive_velocity", {"m/s", "rad/s"}},
+      {"drive_amplitude", {"m/s", "rad/s"}}, {"drive_frequency", {"Hz", "Hz"}},
+      {"external_force", {"N", "N*m"}},     {"force_slope", {"N/s", "N*m/s"}},
+      {"force_amplitude", {"N", "N*m"}},    {"force_frequency", {"Hz", "Hz"}},
+      {"normal_force", {"N", "N"}},         {"pressure_a", {"Pa", "Pa"}},
+      {"pressure_b", {"Pa", "Pa"}},         {"area_a", {"m^2", "m^2"}},
+      {"area_b", {"m^2", "m^2"}},           {"breakaway", {"N", "N*m"}},
+      {"initial_velocity", {"m/s", "rad/s"}}, {"initial_elongation", {"m", "rad"}}};
+  const ModelInfo* m = find_model(c.model);
+  std::vector<std::string> u;
+  for (const auto& n : names) {
+    const int pi = m ? m->param_index(n) : -1;
+    if (pi >= 0) u.push_back(m->params[pi].unit);
+    else if (const auto it = kSystem.find(n); it != kSystem.end()) u.push_back(c.rotational ? it->second.second : it->second.first);
+    else u.push_back("");
+  }
+  return u;
 }
 
 // The metrics of n points as columns (column k: n values of metric k).
@@ -174,6 +218,7 @@ class Hdf5Sink : public EnsembleSink {
         {"names", names},
         {"model", c.model},
         {"form", c.stiction ? "stiction" : "smooth"},
+        {"motion", c.rotational ? "rotational" : "translational"},
         {"precision", c.fp32 ? "fp32" : "fp64"},
         {"ensemble_identity", ensemble_identity(c)},
         {"points", std::to_string(r.points)},
@@ -185,13 +230,13 @@ class Hdf5Sink : public EnsembleSink {
     p.command_line = o.command_line;
     p.config = c.text;
     p.device = r.device;
-    const auto columns = ensemble_columns(names, dims_);
+    const auto columns = ensemble_columns(names, dims_, c.rotational, coordinate_units(c, r.names));
     if (o.resume) {
       StreamCheckpoint cp;
-      stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp);
+      stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
       restore_totals(cp, r.count, r.totals, o.output + ".partial");
     } else {
-      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count);
+      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
     }
   }
   void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
@@ -282,7 +327,8 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
       bool ok = h5::has_child(g.id(), k);
       if (ok) {
         const auto info = h5::dataset_info(h5::open_dataset(g.id(), k, at), at + ": dataset '" + k + "'");
-        ok = info.type_class == H5T_FLOAT && !info.dims.empty() && info.dims[0] == sh.count &&
+        // float64, or (integer fields, since the columns carry their dtype) an integer
+        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() && info.dims[0] == sh.count &&
              (k == "points" ? info.dims.size() == 2 && info.dims[1] == dims : info.dims.size() == 1);
       }
       if (!ok)
@@ -324,7 +370,21 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
   p.command_line = command_line;
   p.config = s0.config;
   p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims), attributes, p,
+  // The coordinates' units from the first shard's scale (absent in shards
+  // from before it: none then).
+  std::vector<std::string> units;
+  {
+    const h5::File f = h5::open_file(shards.front().path);
+    const h5::Group g = h5::open_group(f.id(), kGroup, shards.front().path);
+    if (h5::has_child(g.id(), "coordinate")) {
+      const h5::Dataset sc = h5::open_dataset(g.id(), "coordinate", shards.front().path);
+      if (h5::has_attribute(sc.id(), "units_of_each"))
+        units = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', shards.front().path);
+    }
+  }
+  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims,
+                                                       s0.attributes.count("motion") && s0.attributes.at("motion") == "rotational", units),
+                                      attributes, p,
                                       s0.points, /*resumable=*/false);
   try {
     const std::uint64_t block = 1 << 16;

@@ -13,6 +13,8 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
+
+#include "stribeck/host/engine/records.hpp"
 #include "stribeck/kernels/systems/smooth_friction.hpp"
 #include "stribeck/kernels/systems/stiction.hpp"
 
@@ -237,13 +239,7 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
 }
 
 std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const StickSlipMetrics<double>& r) {
-  return {{"stick_slip", r.stick_slip},          {"stick_fraction", r.stick_fraction},
-          {"amp_spring_force", r.amp_spring_force}, {"amp_velocity", r.amp_velocity},
-          {"period", r.period},                  {"breakaway_force", r.breakaway_force},
-          {"peak_velocity", r.peak_velocity},    {"dissipated", r.dissipated},
-          {"final_elongation", r.final_s},       {"final_velocity", r.final_v},
-          {"final_state", r.final_z},            {"final_mode", r.final_mode},
-          {"status", r.status},                  {"steps", double(r.steps)}};
+  return engine::named_values(r);
 }
 
 }  // namespace stribeck

@@ -9,6 +9,9 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/sweep.hpp"
+
+#include "stribeck/host/engine/model_rules.hpp"
+#include "stribeck/host/engine/runner.hpp"
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/stepping.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
@@ -272,26 +275,12 @@ std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const 
 }
 
 ShardRange shard_range(const std::string& shard, std::uint64_t points) {
+  const engine::Range e = engine::split_range(shard, points);  // the engine owns the split
   ShardRange r;
-  r.count = points;
-  if (shard.empty()) return r;
-  // Digits only (no sign, no space): sscanf's %lu would take "-1" as 2^64 - 1.
-  auto whole = [&](const std::string& text, unsigned long& v) {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-    v = std::stoul(text);
-    return true;
-  };
-  const size_t slash = shard.find('/');
-  unsigned long i = 0, n = 0;
-  if (slash == std::string::npos || !whole(shard.substr(0, slash), i) || !whole(shard.substr(slash + 1), n) || n == 0 ||
-      i >= n)
-    throw InputError("--shard '" + shard + "': expected i/N with 0 <= i < N (whole numbers, N up to 999999999)");
-  __extension__ typedef unsigned __int128 u128;
-  const u128 total = points;
-  r.first = static_cast<std::uint64_t>(total * i / n);
-  r.count = static_cast<std::uint64_t>(total * (i + 1) / n) - r.first;
-  r.index = static_cast<int>(i);
-  r.shards = static_cast<int>(n);
+  r.first = e.first;
+  r.count = e.count;
+  r.index = e.shard_index;
+  r.shards = e.shard_count;
   return r;
 }
 
@@ -348,18 +337,7 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   s.list_values = plan.list_values.data();
   s.points = design_points(c.design, grid_points, c.points, cfg, "design.points (--points)");
 
-  sweep::ParamRules& r = plan.rules;
-  r.n = s.dims;
-  for (int d = 0; d < s.dims; ++d) {
-    r.lo[d] = m.params[d].lo;
-    r.hi[d] = m.params[d].hi;
-    r.lo_open[d] = m.params[d].lo_open;
-    r.hi_open[d] = m.params[d].hi_open;
-  }
-  if (m.relations.size() > static_cast<std::size_t>(sweep::kMaxRelations))
-    throw InputError("model " + m.id + " has more relations than a sweep supports");
-  r.n_relations = static_cast<int>(m.relations.size());
-  for (int k = 0; k < r.n_relations; ++k) r.rel_a[k] = m.relations[k].a, r.rel_b[k] = m.relations[k].b;
+  plan.rules = engine::model_rules(m);  // the ranges and relations every point is checked against
 
   if (c.traces.empty()) throw InputError(cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
   for (const Experiment& e : load_sweep_experiments(c, m)) plan.traces.push_back(make_sweep_trace(m, e));

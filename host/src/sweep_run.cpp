@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/host/engine/runner.hpp"
 #include "stribeck/host/output_space.hpp"
 #include "stribeck/host/sweep_output.hpp"
 #if STRIBECK_HAVE_CUDA
@@ -18,35 +20,6 @@
 #endif
 
 namespace stribeck {
-
-DeviceChoice choose_device(const std::string& requested) {
-  if (requested != "auto" && requested != "gpu" && requested != "cpu")
-    throw InputError("--device " + requested + ": expected auto, gpu or cpu");
-  DeviceChoice d;
-  const std::string level = cpu_vector_level();
-  const std::string cpu = "CPU (" + std::to_string(omp_get_max_threads()) + " threads, " +
-                          (level == "scalar" ? std::string("no SIMD") : level + " SIMD") + ")";
-  if (requested == "cpu") {
-    d.name = cpu;
-    return d;
-  }
-  std::string name, reason;
-#if STRIBECK_HAVE_CUDA
-  const bool usable = cuda::probe_device(name, reason);
-#else
-  const bool usable = false;
-  reason = "this build has no CUDA support";
-#endif
-  if (usable) {
-    d.gpu = true;
-    d.name = name;
-    return d;
-  }
-  if (requested == "gpu") throw InputError("--device gpu: no usable GPU (" + reason + ")");
-  d.name = cpu;
-  d.note = "no usable GPU (" + reason + "); running on the " + cpu;
-  return d;
-}
 
 #if STRIBECK_HAVE_CUDA
 namespace {
@@ -126,6 +99,82 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
 #endif
 }
 
+namespace {
+
+// The sweep as a workload of the engine: a chunk of points evaluated on the
+// CPU or the GPU (or, GPU top-K mode, only its best rows: `compact`) in two
+// buffer slots; the top-K kept across chunks; each chunk appended to the
+// sweep file with a checkpoint of the progress so far.
+class SweepWorkload : public engine::Workload {
+ public:
+  SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepWriter* writer)
+      : top(plan.top_k, plan.objective, plan.maximize), plan_(plan), precision_(precision), gpu_(gpu),
+        compact_(compact), writer_(writer) {}
+
+  void compute(int slot, std::uint64_t first, std::uint64_t n, const std::function<void(std::uint64_t)>&) override {
+    if (compact_) evaluate_chunk_gpu_top_k(plan_, precision_, first, n, chunk_[slot], invalid_, nonfinite_);
+    else if (gpu_) evaluate_chunk_gpu(plan_, precision_, first, n, chunk_[slot]);
+    else evaluate_chunk_cpu(plan_, precision_, first, n, chunk_[slot]);
+  }
+  void tally(int slot, std::uint64_t first, std::uint64_t n, engine::Totals& t) override {
+    const SweepChunk& c = chunk_[slot];
+    const int dims = plan_.space.dims;
+    if (compact_) {
+      // Only the top-K rows came back: counts from the device, examples of
+      // invalid points recomputed here from the space (cheap on the host).
+      t.add(engine::PointStatus::kInvalid, invalid_);
+      t.add(engine::PointStatus::kNonFinite, nonfinite_);
+      t.add(engine::PointStatus::kOk, n - invalid_ - nonfinite_);
+      std::vector<double> p(dims);
+      for (std::uint64_t j = 0; invalid_ && j < n && t.wants_example(); ++j) {
+        plan_.point(first + j, p.data());
+        if (sweep::params_valid(plan_.rules, p.data())) continue;
+        t.add_example(first + j, reason(p.data()));
+      }
+    } else {
+      for (std::uint64_t j = 0; j < n; ++j) {
+        const engine::PointStatus st = engine::from_sweep_status(c.status[j]);
+        t.add(st);
+        if (st == engine::PointStatus::kInvalid && t.wants_example())
+          t.add_example(first + j, reason(&c.params[j * dims]));
+      }
+    }
+    top.add_chunk(c, dims);
+  }
+  std::function<void()> write(int slot, std::uint64_t, const engine::Totals& t) override {
+    if (!writer_) return {};
+    return [this, slot, p = progress(t)] {
+      writer_->append(chunk_[slot], static_cast<int>(plan_.traces.size()));
+      writer_->checkpoint(p);
+    };
+  }
+  // What the sweep file's checkpoint records.
+  SweepProgress progress(const engine::Totals& t) const {
+    SweepProgress p;
+    p.completed = t.completed;
+    p.invalid = t.count(engine::PointStatus::kInvalid);
+    p.nonfinite = t.count(engine::PointStatus::kNonFinite);
+    p.top = top.entries();
+    return p;
+  }
+
+  TopK top;
+
+ private:
+  std::string reason(const double* params) const {
+    const auto why = validate_params(*plan_.model, params);
+    return why.empty() ? std::string() : why.front();
+  }
+  const SweepPlan& plan_;
+  Precision precision_;
+  bool gpu_, compact_;
+  SweepWriter* writer_;
+  SweepChunk chunk_[2];
+  std::uint64_t invalid_ = 0, nonfinite_ = 0;  // compact mode: the last chunk's counts
+};
+
+}  // namespace
+
 SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepRunOptions& o) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
@@ -143,9 +192,9 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
     check_output_space(o.output, per_point * static_cast<double>(plan.count), o.allow_large_output, o.resume, what);
   }
 
+  if (o.chunk == 0) throw InputError("--chunk must be > 0");
   const DeviceChoice dev = choose_device(o.device);
   if (!dev.note.empty()) std::fprintf(stderr, "stribeck: %s\n", dev.note.c_str());
-  if (o.chunk == 0) throw InputError("--chunk must be > 0");
   // About 130 B of results per point of a chunk (docs/sweep.md): 2^24
   // points, 2 GB, bounds what one chunk may take.
   if (o.chunk > kMaxSweepChunk)
@@ -167,72 +216,39 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   } else if (o.resume) {
     throw InputError("--resume needs an output file (-o OUT.h5)");
   }
-  TopK top(plan.top_k, plan.objective, plan.maximize);
-  for (const auto& e : progress.top) top.add(e);
+  engine::Totals totals;  // a resumed run continues the checkpoint's
+  totals.completed = progress.completed;
+  totals.add(engine::PointStatus::kInvalid, progress.invalid);
+  totals.add(engine::PointStatus::kNonFinite, progress.nonfinite);
+  totals.add(engine::PointStatus::kOk, progress.completed - progress.invalid - progress.nonfinite);
+  SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, writer.get());
+  for (const auto& e : progress.top) w.top.add(e);
 
-  SweepChunk chunk;
-  const int dims = plan.space.dims;
-  std::uint64_t chunks_done = 0;
-  while (progress.completed < plan.count) {
-    if (o.max_chunks && chunks_done == o.max_chunks) break;
-    const std::uint64_t first = plan.first + progress.completed;
-    const std::uint64_t n = std::min<std::uint64_t>(o.chunk, plan.count - progress.completed);
-    const bool compact = dev.gpu && config.keep_top_k_only;
-    if (compact) {
-      // Only the top-K rows come back; counts from the device, examples of
-      // invalid points recomputed here from the space (cheap on the host).
-      std::uint64_t invalid = 0, nonfinite = 0;
-      evaluate_chunk_gpu_top_k(plan, o.precision, first, n, chunk, invalid, nonfinite);
-      progress.invalid += invalid;
-      progress.nonfinite += nonfinite;
-      std::vector<double> p(dims);
-      for (std::uint64_t j = 0; invalid && j < n && s.invalid_examples.size() < 3; ++j) {
-        plan.point(first + j, p.data());
-        if (sweep::params_valid(plan.rules, p.data())) continue;
-        const auto why = validate_params(*plan.model, p.data());
-        s.invalid_examples.push_back("point " + std::to_string(first + j) + ": " +
-                                     (why.empty() ? std::string("invalid") : why.front()));
-      }
-    } else if (dev.gpu) {
-      evaluate_chunk_gpu(plan, o.precision, first, n, chunk);
-    } else {
-      evaluate_chunk_cpu(plan, o.precision, first, n, chunk);
-    }
-    for (std::uint64_t j = 0; !compact && j < n; ++j) {
-      if (chunk.status[j] == sweep::kStatusInvalidParams) {
-        ++progress.invalid;
-        if (s.invalid_examples.size() < 3) {
-          const auto why = validate_params(*plan.model, &chunk.params[j * dims]);
-          s.invalid_examples.push_back("point " + std::to_string(first + j) + ": " +
-                                       (why.empty() ? std::string("invalid") : why.front()));
-        }
-      } else if (chunk.status[j] == sweep::kStatusNonFinite) {
-        ++progress.nonfinite;
-      }
-    }
-    top.add_chunk(chunk, dims);
-    progress.completed += n;
-    progress.top = top.entries();
-    s.evaluated += n;
-    if (writer) {
-      writer->append(chunk, static_cast<int>(plan.traces.size()));
-      writer->checkpoint(progress);
-    }
-    ++chunks_done;
-    if (o.progress)
-      o.progress(progress.completed, plan.count, std::chrono::duration<double>(clock::now() - t0).count());
-  }
-  s.completed = progress.completed;
-  s.invalid = progress.invalid;
-  s.nonfinite = progress.nonfinite;
+  engine::Range range;
+  range.points = plan.space.points;
+  range.first = plan.first;
+  range.count = plan.count;
+  range.shard_index = plan.shard_index;
+  range.shard_count = plan.shard_count;
+  engine::RunOptions ro;
+  ro.chunk = o.chunk;
+  ro.max_chunks = o.max_chunks;
+  ro.progress = o.progress;
+  const engine::RunStats st = engine::run(range, w, totals, ro);
+  progress = w.progress(totals);
+  s.evaluated = st.evaluated;
+  s.completed = totals.completed;
+  s.invalid = totals.count(engine::PointStatus::kInvalid);
+  s.nonfinite = totals.count(engine::PointStatus::kNonFinite);
   s.ok = s.completed - s.invalid - s.nonfinite;
-  s.top = top.entries();
-  s.finished = progress.completed == plan.count;
+  s.invalid_examples = totals.invalid_examples;
+  s.top = w.top.entries();
+  s.finished = st.finished;
   if (writer && s.finished) {
     // Force traces of chosen points that fall in this run's range.
     for (std::uint64_t idx : config.trajectories) {
       if (idx < plan.first || idx >= plan.first + plan.count) continue;
-      std::vector<double> p(dims);
+      std::vector<double> p(plan.space.dims);
       plan.point(idx, p.data());
       std::vector<std::string> names;
       std::vector<std::vector<double>> forces;

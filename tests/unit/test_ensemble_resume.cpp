@@ -92,6 +92,7 @@ TEST(EnsembleResume, RowsPastTheLastCheckpointAreComputedAgain) {
     const h5::File f = h5::open_file(out + ".partial", /*write=*/true);
     const h5::Group g = h5::open_group(f.id(), "ensemble", out);
     for (const auto& c : h5::children(g.id())) {
+      if (c.name == "coordinate") continue;  // the names of the coordinates: not a column of rows
       const h5::Dataset ds = h5::open_dataset(g.id(), c.name, out);
       const std::vector<double> junk(3 * (c.name == "points" ? 3 : 1), -7.0);
       h5::append_column(ds, H5T_NATIVE_DOUBLE, junk.data(), 3, out);

@@ -245,10 +245,27 @@ double read_double_attribute(hid_t obj, const std::string& name, const std::stri
 std::int64_t read_int_attribute(hid_t obj, const std::string& name, const std::string& where);
 std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std::string& where);
 
-// Marks `scale` as dimension scale `label` and attaches it to dimension 0 of
-// `dataset` (HDF5 dimension-scale convention, readable by h5py/HDFView).
+// Marks `scale` as dimension scale `label` and attaches it to dimension `dim`
+// of `dataset` (HDF5 dimension-scale convention, readable by h5py/HDFView,
+// and what netCDF-4 / h5netcdf / xarray take as a named dimension).
 void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
-                  const std::string& where);
+                  const std::string& where, unsigned dim = 0);
+
+// Whether child `name` of `loc` is a dataset marked as a dimension scale
+// (readers of results skip them: they are coordinates, not results).
+bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where);
+
+// A list of names as a 1-D attribute of fixed-length UTF-8 strings (an empty
+// list: an attribute of zero elements).
+void write_string_list_attribute(hid_t obj, const std::string& name, const std::vector<std::string>& values,
+                                 const std::string& where);
+// Reads a list written by write_string_list_attribute, or (files written
+// before lists were arrays) a scalar string split at `old_separator`.
+std::vector<std::string> read_string_list_attribute(hid_t obj, const std::string& name, char old_separator,
+                                                    const std::string& where);
+// A 1-D dataset of fixed-length UTF-8 strings (a dimension scale of names).
+Dataset write_string_array(hid_t loc, const std::string& name, const std::vector<std::string>& values,
+                           const std::string& where);
 
 // Untyped core of read_array: `out` must hold element_count(ds) values of `type`.
 void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where);

@@ -16,19 +16,37 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stribeck/data/log.hpp"
 
 namespace stribeck {
 
-// One float64 dataset of the group.
+// How a column is stored. append() always takes doubles; integer columns
+// receive whole numbers (below 2^53), converted exactly by HDF5.
+enum class ColumnType { kFloat64, kInt32, kInt64, kUInt8 };
+
+// One dataset of the group. Every column's first dimension is the group's
+// `point` dimension scale (the index of each row in the whole space); a
+// table's second is `width_dimension`, a scale holding `width_labels`.
 struct StreamColumn {
+  StreamColumn() = default;
+  StreamColumn(std::string name_, std::uint64_t width_ = 0, std::string units_ = "", std::string description_ = "")
+      : name(std::move(name_)), width(width_), units(std::move(units_)), description(std::move(description_)) {}
   std::string name;
   std::uint64_t width = 0;  // 0: a 1-D dataset (one value per row); w >= 1: rows x w
-  std::string units;        // `units` attribute ("" for none)
+  std::string units;        // `units` attribute, CF/UDUNITS spelling ("" for none)
   std::string description;  // `description` attribute ("" for none)
+  ColumnType type = ColumnType::kFloat64;
+  std::string long_name;    // `long_name` attribute ("": the description)
+  std::string width_dimension;            // w >= 1: name of the second dimension ("": "<name>_column")
+  std::vector<std::string> width_labels;  // its values (w names; empty: 0 .. w-1)
+  std::vector<std::string> width_units;   // w >= 1: `units` of each label (attribute of the scale)
 };
+
+// Name of the dimension scale of a stream's rows.
+constexpr const char* kPointDimension = "point";
 
 // What a checkpoint records: the rows written, and the engine's running
 // totals as text (counts, examples), so a resumed run continues them.
@@ -60,7 +78,9 @@ class ResultsStream {
                                                const std::vector<StreamColumn>& columns,
                                                const std::map<std::string, std::string>& attributes,
                                                const Provenance& provenance, std::uint64_t rows_hint = 0,
-                                               bool resumable = true);
+                                               bool resumable = true, std::uint64_t index_base = 0);
+  // `index_base`: the index in the whole space of the first row (a shard's
+  // first point), what the `point` scale counts from.
   // Reopens PATH.partial after an interruption. Its group must hold the same
   // columns and every one of `attributes` with the same value (else a
   // one-line InputError naming the first that differs: a partial file of
@@ -71,7 +91,8 @@ class ResultsStream {
   static std::unique_ptr<ResultsStream> resume(const std::string& path, const std::string& group,
                                                const std::vector<StreamColumn>& columns,
                                                const std::map<std::string, std::string>& attributes,
-                                               const Provenance& provenance, StreamCheckpoint& checkpoint);
+                                               const Provenance& provenance, StreamCheckpoint& checkpoint,
+                                               std::uint64_t index_base = 0);
   ~ResultsStream();
   ResultsStream(const ResultsStream&) = delete;
   ResultsStream& operator=(const ResultsStream&) = delete;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "stribeck/host/engine/runner.hpp"
 #include "stribeck/host/simulate.hpp"
 #include "stribeck/host/sweep_config.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
@@ -15,14 +16,12 @@
 namespace stribeck {
 
 // Totals over the points of a run's range done so far (a resumed run's
-// include the points of the runs before it): per SimStatus (ok, non-finite,
-// step-limit, event-limit, invalid-parameters), stick-slip present, and the
-// first 3 invalid points with the rule each breaks.
-struct EnsembleTotals {
-  std::uint64_t completed = 0;
-  std::uint64_t status_counts[5] = {0, 0, 0, 0, 0};
+// include the points of the runs before it): the engine's (per PointStatus,
+// whose codes are the SimStatus codes: ok, non-finite, step-limit,
+// event-limit, invalid-parameters; the first 3 invalid points with the rule
+// each breaks), and the points with stick-slip.
+struct EnsembleTotals : engine::Totals {
   std::uint64_t stick_slip = 0;
-  std::vector<std::string> invalid_examples;
 };
 
 struct EnsembleResult {

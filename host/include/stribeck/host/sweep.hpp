@@ -24,25 +24,22 @@ namespace stribeck {
 // (kernels/sweep/trace.hpp).
 struct SweepTrace {
   std::string name;
-  std::vector<double> v, p_a, p_b, f_n, dt, f_meas, w_pos, w_neg, w_energy, w_loop;
+  // One vector per channel of sweep::STRIBECK_TRACE_CHANNELS: v, p_a, p_b,
+  // f_n, dt, f_meas, w_pos, w_neg, w_energy, w_loop.
+#define STRIBECK_SWEEP_TRACE_MEMBER(member, units, meaning) std::vector<double> member;
+  STRIBECK_TRACE_CHANNELS(STRIBECK_SWEEP_TRACE_MEMBER)
+#undef STRIBECK_SWEEP_TRACE_MEMBER
   sweep::TraceCounts counts;
 
   // Points a per-trace view (sweep::TraceView<T> for the CPU path,
   // cuda::HostTrace for the GPU request: same channel members) at this
   // trace's channels; `ptr` maps a channel to its pointer (nullptr when the
-  // channel is empty). The one place that lists the channels a view carries.
+  // channel is empty). Generated from the channel table.
   template <class View, class Ptr>
   void point_view(View& view, Ptr&& ptr) const {
-    view.v = ptr(v);
-    view.p_a = ptr(p_a);
-    view.p_b = ptr(p_b);
-    view.f_n = ptr(f_n);
-    view.dt = ptr(dt);
-    view.f_meas = ptr(f_meas);
-    view.w_pos = ptr(w_pos);
-    view.w_neg = ptr(w_neg);
-    view.w_energy = ptr(w_energy);
-    view.w_loop = ptr(w_loop);
+#define STRIBECK_SWEEP_TRACE_POINT(member, units, meaning) view.member = ptr(member);
+    STRIBECK_TRACE_CHANNELS(STRIBECK_SWEEP_TRACE_POINT)
+#undef STRIBECK_SWEEP_TRACE_POINT
     view.n = static_cast<std::int64_t>(v.size());
   }
 };

@@ -5,18 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "stribeck/host/engine/device.hpp"  // choose_device
 #include "stribeck/host/sweep.hpp"
 
 namespace stribeck {
-
-// Which backend runs, and why (the one line `--device auto` prints).
-struct DeviceChoice {
-  bool gpu = false;
-  std::string name;  // "NVIDIA H100 ..." or "CPU (N threads, LEVEL SIMD)"
-  std::string note;  // non-empty when auto fell back to the CPU
-};
-// requested: "auto" | "gpu" | "cpu"; throws InputError for "gpu" without a usable GPU.
-DeviceChoice choose_device(const std::string& requested);
 
 // GPU chunk evaluation (same layout as evaluate_chunk_cpu); throws when the
 // build has no CUDA.

@@ -22,22 +22,32 @@
 
 namespace stribeck::sweep {
 
+// The one channel table of a trace: X(member, units, meaning). TraceView
+// (here), the host's SweepTrace and its point_view (host/sweep.hpp) are
+// generated from it; the GPU's HostTrace carries the same member names.
+#define STRIBECK_TRACE_CHANNELS(X)                                   \
+  X(v, "m/s", "velocity")                                           \
+  X(p_a, "Pa", "chamber A pressure")                                \
+  X(p_b, "Pa", "chamber B pressure")                                \
+  X(f_n, "N", "normal force")                                       \
+  X(dt, "s", "t_k - t_{k-1} (dt_0 = 0): the step of models with memory") \
+  X(f_meas, "N", "measured force (zero when absent: cost metrics are then NaN)") \
+  X(w_pos, "1", "1 where v > 0, else 0")                            \
+  X(w_neg, "1", "1 where v < 0, else 0")                            \
+  X(w_energy, "m", "v_k (dt_k + dt_{k+1}) / 2")                     \
+  X(w_loop, "m", "(dx_k + dx_{k+1}) / 2")
+
 template <class T>
 struct TraceView {
-  const T* v = nullptr;         // velocity
-  const T* p_a = nullptr;       // chamber A pressure
-  const T* p_b = nullptr;       // chamber B pressure
-  const T* f_n = nullptr;       // normal force
-  const T* dt = nullptr;        // t_k - t_{k-1} (dt_0 = 0): the step of models with memory
-  const T* f_meas = nullptr;    // measured force (zero when absent: cost metrics are then NaN)
-  const T* w_pos = nullptr;     // 1 where v > 0, else 0
-  const T* w_neg = nullptr;     // 1 where v < 0, else 0
-  const T* w_energy = nullptr;  // v_k (dt_k + dt_{k+1}) / 2
-  const T* w_loop = nullptr;    // (dx_k + dx_{k+1}) / 2
+#define STRIBECK_TRACE_VIEW_MEMBER(member, units, meaning) const T* member = nullptr;
+  STRIBECK_TRACE_CHANNELS(STRIBECK_TRACE_VIEW_MEMBER)
+#undef STRIBECK_TRACE_VIEW_MEMBER
   std::int64_t n = 0;
 };
 // Channels of a TraceView: per-sample values a trace may carry.
-constexpr int kTraceChannels = 10;
+#define STRIBECK_TRACE_COUNT(member, units, meaning) +1
+constexpr int kTraceChannels = 0 STRIBECK_TRACE_CHANNELS(STRIBECK_TRACE_COUNT);
+#undef STRIBECK_TRACE_COUNT
 static_assert(sizeof(TraceView<float>) == kTraceChannels * sizeof(const float*) + sizeof(std::int64_t),
               "kTraceChannels counts the channel pointers of TraceView");
 

@@ -36,20 +36,33 @@ struct MetricsOptions {
   T v_breakaway = T(1e-3);     // |v_rel| above this ends the breakaway phase [m/s]
 };
 
+// The one field table of StickSlipMetrics: X(member, type, column name,
+// units (translational; rotational systems: N -> N*m, m -> rad, m/s ->
+// rad/s), long name). The struct, its column names and units, packing to and
+// from a row of doubles and conversion between scalars are all derived from
+// it (host/engine/records.hpp), in this order. `type` is `int`, `long` or `T`
+// (the working scalar); integer fields are stored as integers.
+#define STRIBECK_STICK_SLIP_FIELDS(X)                                                                       \
+  X(stick_slip, int, "stick_slip", "1", "stick-slip present in the steady state (0 or 1)")                 \
+  X(stick_fraction, T, "stick_fraction", "1", "share of steady-state snapshots stuck")                      \
+  X(amp_spring_force, T, "amp_spring_force", "N", "half the peak-to-peak spring force in the steady state") \
+  X(amp_velocity, T, "amp_velocity", "m/s", "half the peak-to-peak velocity in the steady state")          \
+  X(period, T, "period", "s", "mean stick-slip period in the steady state")                                 \
+  X(breakaway_force, T, "breakaway_force", "N", "largest friction force before the first breakaway")       \
+  X(peak_velocity, T, "peak_velocity", "m/s", "largest absolute velocity")                                  \
+  X(dissipated, T, "dissipated", "J", "friction work plus damper dissipation")                              \
+  X(final_s, T, "final_elongation", "m", "spring elongation at the end")                                    \
+  X(final_v, T, "final_velocity", "m/s", "velocity at the end")                                             \
+  X(final_z, T, "final_state", "m", "friction state (bristle deflection) at the end")                       \
+  X(final_mode, int, "final_mode", "1", "mode at the end: 0 stuck, 1 forward, -1 backward")                \
+  X(status, int, "status", "1", "trajectory status: 0 ok, 1 non-finite, 2 step limit, 3 event limit, 4 invalid") \
+  X(steps, long, "steps", "1", "integrator (RK4) steps taken")
+
 template <class T>
 struct StickSlipMetrics {
-  int stick_slip = 0;
-  T stick_fraction = T(0);
-  T amp_spring_force = T(0);
-  T amp_velocity = T(0);
-  T period = T(0);
-  T breakaway_force = T(0);
-  T peak_velocity = T(0);
-  T dissipated = T(0);
-  T final_s = T(0), final_v = T(0), final_z = T(0);
-  int final_mode = 0;
-  int status = 0;
-  long steps = 0;  // integrator (RK4) steps taken: the cost of this trajectory
+#define STRIBECK_STICK_SLIP_MEMBER(member, type, name, units, long_name) type member = type(0);
+  STRIBECK_STICK_SLIP_FIELDS(STRIBECK_STICK_SLIP_MEMBER)
+#undef STRIBECK_STICK_SLIP_MEMBER
 };
 
 template <class T>

@@ -1,0 +1,45 @@
+#pragma once
+// The one outcome code of a point of any batch workload (sweep point,
+// ensemble trajectory), Gpufit-style: what the engine counts,
+// summarises and gives examples of. Its values are the kernels' SimStatus
+// codes, so a simulation's status needs no translation; a sweep point's
+// (sweep::Status: ok, invalid, non-finite) maps onto it.
+#include <cstdint>
+
+#include "stribeck/kernels/integrators/status.hpp"
+#include "stribeck/kernels/sweep/metrics.hpp"
+
+namespace stribeck::engine {
+
+enum class PointStatus : std::uint8_t {
+  kOk = kSimOk,                  // computed
+  kNonFinite = kSimNonFinite,    // NaN or Inf along the way: results describe the part before
+  kStepLimit = kSimStepLimit,    // an integrator needed more sub-steps than allowed
+  kEventLimit = kSimEventLimit,  // more stick/slip events in one step than allowed (chattering)
+  kInvalid = kSimInvalid,        // the point breaks a rule of its model or system: not computed
+};
+constexpr int kPointStatusCount = 5;
+
+inline const char* point_status_name(PointStatus s) {
+  switch (s) {
+    case PointStatus::kOk: return "ok";
+    case PointStatus::kNonFinite: return "non-finite";
+    case PointStatus::kStepLimit: return "step-limit";
+    case PointStatus::kEventLimit: return "event-limit";
+    case PointStatus::kInvalid: return "invalid";
+  }
+  return "unknown";
+}
+
+// A simulation's SimStatus (an unknown code counts as invalid: not trusted).
+inline PointStatus from_sim_status(int s) {
+  return s >= 0 && s <= kSimInvalid ? static_cast<PointStatus>(s) : PointStatus::kInvalid;
+}
+// A sweep point's sweep::Status.
+inline PointStatus from_sweep_status(std::uint8_t s) {
+  return s == sweep::kStatusOk ? PointStatus::kOk
+         : s == sweep::kStatusNonFinite ? PointStatus::kNonFinite
+                                        : PointStatus::kInvalid;
+}
+
+}  // namespace stribeck::engine

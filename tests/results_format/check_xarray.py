@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Every kind of results file Stribeck writes opens with xarray's h5netcdf
+engine, group by group, without phony_dims: named dimensions (HDF5 dimension
+scales), `units` and `long_name` on every quantity, integer columns stored as
+integers, name lists as string arrays (docs/data-format.md, "Results files").
+
+Kinds: a sweep (with per-experiment metrics, trajectories and an invalid
+point), a sweep merged from shards, an ensemble (with an invalid point), an
+ensemble merged from shards. The expected names and units are written here
+from the documentation, not read from Stribeck.
+
+usage: check_xarray.py STRIBECK
+Exit 77 (skipped) when python3-xarray or python3-h5netcdf is missing, unless
+STRIBECK_MAKE_TEST is set (make test installs them, so there it fails).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import xarray as xr
+    import h5netcdf  # noqa: F401  (the engine xarray uses)
+except ImportError as e:
+    if os.environ.get("STRIBECK_MAKE_TEST"):
+        print(f"missing {e.name}: install python3-xarray python3-h5netcdf (scripts/install-deps.sh)")
+        sys.exit(1)
+    print(f"SKIP: {e.name} is not installed (apt-get install python3-xarray python3-h5netcdf)")
+    sys.exit(77)
+
+STRIBECK = sys.argv[1]
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def run(*args, cwd):
+    p = subprocess.run([STRIBECK, *args], cwd=cwd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        sys.exit(f"stribeck {' '.join(args)} failed with {p.returncode}")
+
+
+def text(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def open_group(path, group):
+    # No phony_dims: a dataset without a dimension scale makes this raise.
+    return xr.open_dataset(path, group=group, engine="h5netcdf", decode_timedelta=False)
+
+
+def quantities(ds, where):
+    """Every variable carries units and long_name (labels, strings: long_name)."""
+    for name, v in ds.variables.items():
+        mixed = name == "points" and "coordinate" in ds and "units_of_each" in ds["coordinate"].attrs
+        check("units" in v.attrs or v.dtype.kind in "SUO" or mixed, f"{where}/{name}: no units")
+        check("long_name" in v.attrs, f"{where}/{name}: no long_name")
+
+
+SWEEP = """
+model = "simscape-translational"
+[design]
+type = "grid"
+[params]
+F_C = { values = [5.0, 10.0, 30.0] }     # 30 > F_brk = 20: invalid
+F_brk = 20.0
+v_brk = { log = [1e-3, 1e-1], count = 4 }
+[[trace]]
+profile = "sine"
+name = "slow"
+samples = 300
+reference = { F_C = 10.0 }
+[[trace]]
+profile = "sine"
+name = "fast"
+frequency = 3.0
+samples = 200
+[metrics]
+per_experiment = true
+top_k = 4
+[output]
+trajectories = [0, 5]
+"""
+
+ENSEMBLE = """
+[system]
+mass = 1.0
+drive_velocity = 0.1
+stiffness = 50.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 0.5
+dt = 1e-3
+[ensemble]
+design = "grid"
+[ensemble.params]
+mass = "list:-1,1"
+drive_velocity = "linear:0.01:0.2:3"
+"""
+
+# Parameter units of simscape-translational (docs/models.md).
+PARAM_UNITS = {"F_C": "N", "F_brk": "N", "v_brk": "m/s", "f_v": "N/(m/s)"}
+METRIC_UNITS = {"sse": "N^2", "rmse": "N", "max_abs_error": "N", "peak_force": "N", "mean_force_pos": "N",
+                "mean_force_neg": "N", "energy": "J", "loop_area": "J"}
+ENSEMBLE_COLUMNS = {  # name: (dtype kind, units)
+    "stick_slip": ("i", "1"), "stick_fraction": ("f", "1"), "amp_spring_force": ("f", "N"),
+    "amp_velocity": ("f", "m/s"), "period": ("f", "s"), "breakaway_force": ("f", "N"),
+    "peak_velocity": ("f", "m/s"), "dissipated": ("f", "J"), "final_elongation": ("f", "m"),
+    "final_velocity": ("f", "m/s"), "final_state": ("f", "m"), "final_mode": ("i", "1"),
+    "status": ("i", "1"), "steps": ("i", "1")}
+
+
+def check_sweep(path, points):
+    root = open_group(path, "/")
+    quantities(root, path)
+    check(root["status"].dims == ("point",), f"{path}: status dims {root['status'].dims}")
+    check(root["status"].dtype == np.uint8, f"{path}: status dtype {root['status'].dtype}")
+    check(np.array_equal(root["point"].values, np.arange(points)), f"{path}: point scale")
+    # invalid points (F_C = 30 > F_brk) have the one PointStatus code 4
+    status = root["status"].values
+    check(int((status == 4).sum()) == 4 and int((status == 0).sum()) == 8, f"{path}: status counts {status}")
+    check(text(root["status"].attrs["flag_meanings"]).split()[4] == "invalid", f"{path}: flag_meanings")
+    for k in ("points", "first", "count", "top_k", "format_version"):
+        check(np.issubdtype(type(root.attrs[k]), np.integer), f"{path}: attribute {k} is {type(root.attrs[k])}")
+    check(int(root.attrs["format_version"]) == 2, f"{path}: format_version")
+    names = [text(x) for x in np.atleast_1d(root.attrs["parameter_names"])]
+    check(names == ["F_brk", "v_brk", "F_C", "f_v"],
+          f"{path}: parameter_names {names}")
+    exps = [text(x) for x in np.atleast_1d(root.attrs["experiments"])]
+    check(exps == ["slow", "fast"], f"{path}: experiments {exps}")
+
+    params = open_group(path, "parameters")
+    quantities(params, path + ":parameters")
+    for n, u in PARAM_UNITS.items():
+        check(params[n].dims == ("point",) and params[n].dtype == np.float64, f"{path}: parameters/{n}")
+        check(text(params[n].attrs["units"]) == u, f"{path}: parameters/{n} units {params[n].attrs['units']}")
+    check(np.allclose(sorted(set(params["F_C"].values)), [5.0, 10.0, 30.0]), f"{path}: F_C values")
+    metrics = open_group(path, "metrics")
+    quantities(metrics, path + ":metrics")
+    for n, u in METRIC_UNITS.items():
+        check(n in metrics and text(metrics[n].attrs["units"]) == u, f"{path}: metrics/{n}")
+        check(metrics[n].dims == ("point",) and metrics[n].dtype == np.float64, f"{path}: metrics/{n} dims")
+    for e in exps:
+        em = open_group(path, f"experiments/{e}/metrics")
+        quantities(em, f"{path}:experiments/{e}")
+        check(text(em["energy"].attrs["units"]) == "J" and em["energy"].dims == ("point",), f"{path}: {e} energy")
+    top = open_group(path, "top_k")
+    quantities(top, path + ":top_k")
+    check(top["index"].dims == ("rank",) and top.sizes["rank"] == 4, f"{path}: top_k dims {top['index'].dims}")
+    check(np.issubdtype(top["index"].dtype, np.integer), f"{path}: top_k/index dtype")
+    tp = open_group(path, "top_k/parameters")
+    check(text(tp["v_brk"].attrs["units"]) == "m/s" and tp["v_brk"].dims == ("rank",), f"{path}: top_k/parameters")
+    for idx in ("0", "5"):
+        for e in exps:
+            tr = open_group(path, f"trajectories/{idx}/{e}")
+            quantities(tr, f"{path}:trajectories/{idx}/{e}")
+            check(tr["force"].dims == ("sample",) and text(tr["force"].attrs["units"]) == "N",
+                  f"{path}: trajectory {idx}/{e}")
+            check(tr.sizes["sample"] == (300 if e == "slow" else 200), f"{path}: trajectory {idx}/{e} samples")
+    return root, params, metrics
+
+
+def check_ensemble(path, points):
+    ds = open_group(path, "ensemble")
+    quantities(ds, path + ":ensemble")
+    check(ds["points"].dims == ("point", "coordinate"), f"{path}: points dims {ds['points'].dims}")
+    # The coordinates in the order of the `names` attribute; their units on
+    # the scale (`units_of_each`): a table of mixed quantities has no one unit.
+    names = [text(x) for x in ds["coordinate"].values]
+    check(names == text(ds.attrs["names"]).split(",") and sorted(names) == ["drive_velocity", "mass"],
+          f"{path}: coordinate names {names}")
+    units = dict(zip(names, [text(x) for x in np.atleast_1d(ds["coordinate"].attrs["units_of_each"])]))
+    check(units == {"mass": "kg", "drive_velocity": "m/s"}, f"{path}: coordinate units {units}")
+    check("units" not in ds["points"].attrs, f"{path}: points of mixed quantities claims one unit")
+    check(np.array_equal(ds["point"].values, np.arange(points)), f"{path}: point scale")
+    for n, (kind, u) in ENSEMBLE_COLUMNS.items():
+        check(n in ds, f"{path}: no column {n}")
+        if n not in ds:
+            continue
+        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
+        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
+        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+    check(ds["steps"].dtype == np.int64, f"{path}: steps is {ds['steps'].dtype}")
+    # mass = -1: invalid (4), not simulated (0 steps); mass = 1: ok, simulated (>= t_end / dt steps)
+    mass = ds["points"].values[:, names.index("mass")]
+    check(np.all(ds["status"].values[mass < 0] == 4), f"{path}: invalid status {ds['status'].values}")
+    check(np.all(ds["status"].values[mass > 0] == 0), f"{path}: ok status {ds['status'].values}")
+    check(np.all(ds["steps"].values[mass > 0] >= 500) and np.all(ds["steps"].values[mass < 0] == 0),
+          f"{path}: steps {ds['steps'].values}")
+    return ds
+
+
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "sweep.toml"), "w") as f:
+        f.write(SWEEP)
+    with open(os.path.join(d, "ens.toml"), "w") as f:
+        f.write(ENSEMBLE)
+    run("sweep", "sweep.toml", "-o", "sweep.h5", "--device", "cpu", "--quiet", cwd=d)
+    run("sweep", "sweep.toml", "-o", "s0.h5", "--shard", "0/2", "--device", "cpu", "--quiet", cwd=d)
+    run("sweep", "sweep.toml", "-o", "s1.h5", "--shard", "1/2", "--device", "cpu", "--quiet", cwd=d)
+    run("merge", "s1.h5", "s0.h5", "-o", "sweep_merged.h5", cwd=d)
+    run("simulate", "ens.toml", "-o", "ens.h5", "--device", "cpu", cwd=d)
+    run("simulate", "ens.toml", "-o", "e0.h5", "--shard", "0/2", "--device", "cpu", cwd=d)
+    run("simulate", "ens.toml", "-o", "e1.h5", "--shard", "1/2", "--device", "cpu", cwd=d)
+    run("merge", "e0.h5", "e1.h5", "-o", "ens_merged.h5", cwd=d)
+
+    one = check_sweep(os.path.join(d, "sweep.h5"), 12)
+    merged = check_sweep(os.path.join(d, "sweep_merged.h5"), 12)
+    for a, b in zip(one, merged):
+        for n in a.variables:
+            check(np.array_equal(a[n].values, b[n].values, equal_nan=a[n].dtype.kind == "f"),
+                  f"merged sweep differs in {n}")
+    # a shard's point scale counts from its first point
+    s1 = open_group(os.path.join(d, "s1.h5"), "/")
+    check(np.array_equal(s1["point"].values, np.arange(6, 12)), "shard 1/2 point scale")
+    e = check_ensemble(os.path.join(d, "ens.h5"), 6)
+    em = check_ensemble(os.path.join(d, "ens_merged.h5"), 6)
+    for n in e.variables:
+        check(np.array_equal(e[n].values, em[n].values, equal_nan=e[n].dtype.kind == "f"),
+              f"merged ensemble differs in {n}")
+    e1 = open_group(os.path.join(d, "e1.h5"), "ensemble")
+    check(np.array_equal(e1["point"].values, np.arange(3, 6)), "ensemble shard 1/2 point scale")
+
+if FAILS:
+    print(f"{len(FAILS)} checks failed")
+    sys.exit(1)
+print("every results file kind opens with xarray (h5netcdf): dimensions, units, dtypes as documented")
