@@ -32,7 +32,7 @@ measure() {  # label, command...: prints "label: wall s, RSS MB" and the command
   wall=$(grep "Elapsed (wall clock)" "$tmp/time.txt" | awk '{print $NF}')
   rss=$(grep "Maximum resident set size" "$tmp/time.txt" | awk '{print $NF}')
   echo "$label: wall $wall, peak RSS $((rss / 1024)) MB"
-  grep -E "^(F_pr|f_cfr|K_brk|f_vfr|c_v) |^scipy|^F_pr|rmse|samples|status" "$tmp/out.txt" | head -12 | sed 's/^/    /'
+  grep -E "^ *(F_pr|f_cfr|K_brk|f_vfr|c_v) |^scipy|rmse|samples|time by phase|search:" "$tmp/out.txt" | head -14 | sed "s/^/    /"
 }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here/.." rev-parse --short HEAD)"
