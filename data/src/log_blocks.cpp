@@ -341,6 +341,12 @@ std::size_t LogBlockWriter::add_results(const std::string& group, const std::vec
   return g;
 }
 
+void LogBlockWriter::set_attributes(std::size_t g, const std::map<std::string, std::string>& attributes) {
+  Impl& m = *impl_;
+  if (g >= m.groups.size()) throw std::logic_error("LogBlockWriter::set_attributes: no such group");
+  detail::write_attributes(m.groups[g].group.id(), attributes, m.groups[g].where);
+}
+
 void LogBlockWriter::append(std::size_t g, const double* const* columns, std::size_t n) {
   Impl& m = *impl_;
   if (g >= m.groups.size()) throw std::logic_error("LogBlockWriter::append: no such group");

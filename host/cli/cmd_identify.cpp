@@ -18,11 +18,14 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/log_blocks.hpp"
 #include "stribeck/host/threads.hpp"
 #include "stribeck/host/version.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/results_io.hpp"
+#include "stribeck/identification/stream_fit.hpp"
 
 namespace stribeck::cli {
 namespace {
@@ -30,6 +33,7 @@ namespace {
 struct IdentifyArgs {
   std::vector<std::string> logs, experiments;
   std::string model, compare, json, output, table, columns;
+  std::string stream = "auto";
   std::vector<std::string> free, gains;
   bool batch = false;
   bool quiet = false;
@@ -59,6 +63,9 @@ std::function<void(const ident::FitProgress&)> fit_progress(const std::string& m
                     p.cost);
       line += buf;
       if (std::isfinite(p.best_cost)) std::snprintf(buf, sizeof buf, " (best %.6g)", p.best_cost), line += buf;
+    } else if (std::isfinite(p.cost)) {  // the polish of a long log on every sample
+      std::snprintf(buf, sizeof buf, ", iteration %d, cost %.6g", p.iteration, p.cost);
+      line += buf;
     }
     std::snprintf(buf, sizeof buf, ", %.0f s", std::chrono::duration<double>(now - st->t0).count());
     line += buf;
@@ -121,6 +128,67 @@ std::vector<std::vector<Experiment>> load(const IdentifyArgs& a) {
   return per_log;
 }
 
+// Logs over this many samples in all are fitted streamed (--stream auto).
+constexpr long kStreamSamples = 1000000;
+
+// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
+bool is_hdf5_log(const std::string& path) {
+  if (!h5::is_hdf5(path)) return false;
+  char head[20] = {0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const std::string h(head, std::fread(head, 1, sizeof head, f));
+  std::fclose(f);
+  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
+}
+
+std::string clean_name(std::string s) {
+  for (char& c : s)
+    if (c == '/' || c == '.') c = '_';
+  return s;
+}
+
+// The experiments to fit streamed, or none (with the reason in `why`) when
+// this run cannot stream: --batch, a log that is not HDF5, --columns/--gain,
+// a dynamic model, --validate, a channel that would have to be derived. With
+// --stream auto, also none for logs of at most kStreamSamples samples.
+std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::FitOptions& o, std::string& why) {
+  why.clear();
+  if (a.batch) return why = "--batch fits each experiment in memory", std::vector<ident::LogStream>{};
+  if (!a.columns.empty() || !a.gains.empty()) return why = "--columns/--gain apply to text and MATLAB logs", std::vector<ident::LogStream>{};
+  for (const auto& m : a.model.empty() ? split(a.compare) : std::vector<std::string>{a.model})
+    if (why = ident::streaming_unsupported(m, o); !why.empty()) return {};
+  std::vector<ident::LogStream> out;
+  std::set<std::string> found;
+  std::map<std::string, int> count;
+  std::vector<std::string> stems;
+  long total = 0;
+  for (const auto& path : a.logs) {
+    if (!is_hdf5_log(path)) return why = path + " is not an HDF5 log", std::vector<ident::LogStream>{};
+    for (const auto& e : list_log_experiments(path)) {
+      if (!a.experiments.empty() && std::find(a.experiments.begin(), a.experiments.end(), e) == a.experiments.end())
+        continue;
+      found.insert(e);
+      LogBlockReader r(path, e);
+      if (!r.has("velocity")) return why = r.where() + " has no velocity channel (it is derived in memory)", std::vector<ident::LogStream>{};
+      if (o.inertia && !r.has("acceleration"))
+        return why = r.where() + " has no acceleration channel (it is derived in memory)", std::vector<ident::LogStream>{};
+      total += static_cast<long>(r.length());
+      out.push_back({path, e, e});
+      std::string stem = path.substr(path.find_last_of('/') + 1);
+      stems.push_back(stem.substr(0, stem.find_last_of('.')));
+      ++count[e];
+    }
+  }
+  for (const auto& n : a.experiments)
+    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
+  for (size_t i = 0; i < out.size(); ++i)
+    if (count[out[i].name] > 1) out[i].name = stems[i] + ":" + out[i].name;
+  if (a.stream == "auto" && total <= kStreamSamples)
+    return why = "the logs are short", std::vector<ident::LogStream>{};
+  return out;
+}
+
 std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary>>& fits) {
   std::vector<std::string> pnames;
   for (const auto& [label, s] : fits)
@@ -156,6 +224,68 @@ std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary
   return out;
 }
 
+void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits);
+
+// The fit of long HDF5 logs, streamed (docs/identification.md): nothing is
+// held whole; -o writes its fitted force and residual block by block.
+void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<ident::LogStream>& logs,
+                  const Provenance& prov) {
+  if (!a.output.empty()) {
+    if (!a.compare.empty())
+      throw InputError("--output with --compare: a streamed fit writes the signals of one --model");
+    if (std::FILE* f = std::fopen(a.output.c_str(), "rb")) {
+      std::fclose(f);
+      throw InputError(a.output + ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
+                                  "that does not exist, or use --stream never to append to this one)");
+    }
+  }
+  o.num_threads = a.threads;
+  if (!a.quiet) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
+  std::unique_ptr<LogBlockWriter> out;
+  std::vector<size_t> groups;
+  const std::string prefix = "identify_" + clean_name(a.model);
+  ident::StreamOptions so;
+  if (!a.output.empty()) {
+    out = std::make_unique<LogBlockWriter>(a.output, prov);
+    for (const auto& l : logs)
+      groups.push_back(out->add_results(prefix + "/" + clean_name(l.name),
+                                        {{"fitted_force", "N", "model force with force-balance terms"},
+                                         {"residual", "N", "measured force - fitted force"}},
+                                        {}, prov));
+    so.signals = [&](int e, size_t, const double* fitted, const double* residual, size_t n) {
+      const double* cols[] = {fitted, residual};
+      out->append(groups[e], cols, n);
+    };
+  } else {
+    o.keep_signals = false;
+  }
+  std::vector<ident::FitSummary> fits;
+  if (!a.compare.empty()) {
+    for (const auto& m : split(a.compare)) fits.push_back(ident::fit_streamed(logs, m, o, so));
+    std::stable_sort(fits.begin(), fits.end(),
+                     [](const ident::FitSummary& x, const ident::FitSummary& y) { return x.aic < y.aic; });
+  } else {
+    fits.push_back(ident::fit_streamed(logs, a.model, o, so));
+  }
+  if (!a.quiet) end_progress();
+  write_outputs(a, fits);
+  if (out && !fits[0].experiments.empty()) {
+    const ident::FitSummary& s = fits[0];
+    const std::string json = ident::to_json(s, -1);
+    for (size_t e = 0; e < logs.size(); ++e)
+      out->set_attributes(groups[e], {{"model", s.model},
+                                      {"experiment", s.experiments[e].name},
+                                      {"status", ident::status_name(s.status)},
+                                      {"converged", s.converged ? "true" : "false"},
+                                      {"rmse", std::to_string(s.experiments[e].rmse)},
+                                      {"held_out", "false"},
+                                      {"fit", json}});
+    out->commit();
+    std::fprintf(stderr, "stribeck identify: fitted force and residuals -> %s:/%s (streamed)\n", a.output.c_str(),
+                 prefix.c_str());
+  }
+}
+
 void run(const IdentifyArgs& a) {
   if (a.model.empty() == a.compare.empty())
     throw InputError("give exactly one of --model ID or --compare ID,ID,...");
@@ -177,8 +307,16 @@ void run(const IdentifyArgs& a) {
     taken.push_back(*out);
   }
   if (!a.output.empty()) check_output_path(a.output);
-  const auto per_log = load(a);
+  if (a.stream != "auto" && a.stream != "always" && a.stream != "never")
+    throw InputError("--stream '" + a.stream + "': expected auto, always or never");
   const Provenance prov = cli_provenance();
+  if (a.stream != "never") {
+    std::string why;
+    const auto logs = stream_plan(a, o, why);
+    if (!logs.empty()) return run_streamed(a, o, logs, prov);
+    if (a.stream == "always") throw InputError("--stream always: cannot stream: " + why);
+  }
+  const auto per_log = load(a);
 
   if (a.batch) {
     // One independent fit per experiment of every log, in parallel.
@@ -235,7 +373,16 @@ void run(const IdentifyArgs& a) {
   if (!a.compare.empty()) fits = ident::compare(all, split(a.compare), o);
   else fits.push_back(ident::fit(all, a.model, o));
   if (!a.quiet) end_progress();
+  write_outputs(a, fits);
+  if (!a.output.empty()) {
+    const std::string group = ident::write_fit_results(a.output, fits[0], prov);
+    std::fprintf(stderr, "stribeck identify: fitted force and residuals -> %s:/%s\n", a.output.c_str(),
+                 group.c_str());
+  }
+}
 
+// The report on stdout, --json and --table.
+void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits) {
   for (size_t i = 0; i < fits.size(); ++i) {
     if (fits.size() > 1) std::printf("#%zu by AIC: ", i + 1);
     std::fputs(fits[i].report().c_str(), stdout);
@@ -252,11 +399,6 @@ void run(const IdentifyArgs& a) {
     std::vector<std::pair<std::string, ident::FitSummary>> rows;
     for (const auto& f : fits) rows.push_back({"joint", f});
     write_text(a.table, table_csv(rows));
-  }
-  if (!a.output.empty()) {
-    const std::string group = ident::write_fit_results(a.output, fits[0], prov);
-    std::fprintf(stderr, "stribeck identify: fitted force and residuals -> %s:/%s\n", a.output.c_str(),
-                 group.c_str());
   }
 }
 
@@ -326,6 +468,9 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
   cmd->add_option("--threads", a->threads,
                   "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)");
+  cmd->add_option("--stream", a->stream,
+                  "auto (default): HDF5 logs over 1e6 samples are fitted streamed, in bounded memory; always; never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");

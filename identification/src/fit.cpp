@@ -3,6 +3,7 @@
 // covariance -> intervals -> warnings. Each phase is a function below; run_fit
 // lists them, and their times go into FitSummary::phase_seconds.
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/identification/stream_fit.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "problem.hpp"
 #include "profile.hpp"
 #include "solver_options.hpp"
+#include "stream_source.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -186,6 +188,12 @@ struct FitData {
   SearchScale scale;
 };
 
+void motion_checks(const FitOptions& o, long npos, long nneg, double vmin, double vmax, FitSummary& S);
+
+// The checks of the samples of D.data's training experiments (D.train set):
+// D.n, vslow, lacks_slow, scale, noise.
+void check_samples(FitData& D, const FitOptions& o, FitSummary& S);
+
 FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
                    FitSummary& S) {
   FitData D;
@@ -197,7 +205,11 @@ FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& 
   for (int e = 0; e < ne; ++e)
     (std::count(o.validate.begin(), o.validate.end(), D.data[e].name) ? D.held : D.train).push_back(e);
   if (D.train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
+  check_samples(D, o, S);
+  return D;
+}
 
+void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
   long npos = 0, nneg = 0;
   double vmin = kInf, vmax = -kInf, ysq = 0;
   std::vector<double> speeds;
@@ -215,6 +227,20 @@ FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& 
         speeds.push_back(std::abs(v));
       }
     }
+  motion_checks(o, npos, nneg, vmin, vmax, S);
+  // The low-speed hint applies when the log lacks the slow range relative to
+  // its own speeds: its slowest moving sample is above a tenth of the median.
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  D.lacks_slow = D.vslow > 0.1 * speeds[speeds.size() / 2];
+  D.scale.samples = D.n;
+  D.scale.force_rms = std::sqrt(ysq / static_cast<double>(D.n));
+  D.scale.noise = noise_estimate(D.data, D.train);
+  S.noise_estimate = D.scale.noise;
+}
+
+// What the velocity range says: errors for no motion (and --asymmetric
+// without both directions), warnings for one direction or constant velocity.
+void motion_checks(const FitOptions& o, long npos, long nneg, double vmin, double vmax, FitSummary& S) {
   if (npos + nneg == 0)
     throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
   if (o.asymmetric && (npos == 0 || nneg == 0))
@@ -227,15 +253,6 @@ FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& 
   if (vmax - vmin <= 1e-9 * std::max(std::abs(vmax), std::abs(vmin)))
     S.warnings.push_back("the velocity is constant (" + fmt(vmax) +
                          " m/s): velocity-dependent terms cannot be separated from the Coulomb level");
-  // The low-speed hint applies when the log lacks the slow range relative to
-  // its own speeds: its slowest moving sample is above a tenth of the median.
-  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-  D.lacks_slow = D.vslow > 0.1 * speeds[speeds.size() / 2];
-  D.scale.samples = D.n;
-  D.scale.force_rms = std::sqrt(ysq / static_cast<double>(D.n));
-  D.scale.noise = noise_estimate(D.data, D.train);
-  S.noise_estimate = D.scale.noise;
-  return D;
 }
 
 // ---------------------------------------------------------------------------
@@ -734,6 +751,39 @@ FitSummary failed_fit(FitSummary S, const Layout& L) {
 }
 
 // ---------------------------------------------------------------------------
+// Phase: polish. The best solution of a search on a subsample refined on every
+// sample; each iteration is reported (phase "polish", iteration, cost).
+class PolishProgress : public ceres::IterationCallback {
+ public:
+  explicit PolishProgress(const Phases& phases) : phases_(phases) { p_.phase = "polish"; }
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& it) override {
+    p_.iteration = it.iteration;
+    p_.cost = it.cost;
+    phases_.report(p_);
+    return ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  const Phases& phases_;
+  FitProgress p_;
+};
+
+void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so, const Phases& phases,
+            SearchResult& R) {
+  if (!R.usable) return;
+  PolishProgress cb(phases);
+  so.callbacks.push_back(&cb);
+  ceres::Solver::Summary polish;
+  ceres::Solve(so, &problem, &polish);
+  R.iterations += static_cast<int>(polish.iterations.size());
+  R.solver_seconds += polish.total_time_in_seconds;
+  R.usable = polish.IsSolutionUsable() && std::isfinite(polish.final_cost);
+  R.best = polish;
+  R.best_u.clear();
+  for (const auto& q : L.params) R.best_u.push_back(q.u);
+}
+
+// ---------------------------------------------------------------------------
 // A static fit, phase by phase.
 template <class M>
 FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experiments, const FitOptions& o) {
@@ -781,16 +831,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     for (int e : D.train) scale.samples += static_cast<long>(sub[e].size());
     R = multistart(*sub_problem, L, candidates, o, so, scale, phases);
     phases.begin("polish");
-    if (R.usable) {
-      ceres::Solver::Summary polish;
-      ceres::Solve(so, problem.get(), &polish);
-      R.iterations += static_cast<int>(polish.iterations.size());
-      R.solver_seconds += polish.total_time_in_seconds;
-      R.usable = polish.IsSolutionUsable() && std::isfinite(polish.final_cost);
-      R.best = polish;
-      R.best_u.clear();
-      for (const auto& q : L.params) R.best_u.push_back(q.u);
-    }
+    polish(*problem, L, so, phases, R);
   } else {
     R = multistart(*problem, L, candidates, o, so, D.scale, phases);
   }
@@ -868,6 +909,207 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   return S;
 }
 
+// ---------------------------------------------------------------------------
+// Streamed fits (stream_fit.hpp): the same phases, with the log read chunk by
+// chunk on every pass over all samples.
+
+// The problem over every sample, streamed: per chunk, the blocks of `block`
+// samples (chunks are whole numbers of blocks, so the blocks are those of
+// build_problem), evaluated with threads over blocks and dropped.
+template <class M>
+std::unique_ptr<ceres::Problem> build_streamed_problem(Layout& L, const PreparedStream& st,
+                                                       const std::vector<int>& exps, size_t block,
+                                                       const SampleLoss& loss, int threads) {
+  std::vector<int> pos(L.params.size(), -1), used;
+  auto specs = std::make_shared<std::vector<BlockSpec>>(st.experiments());
+  auto locals = std::make_shared<std::vector<std::vector<int>>>(st.experiments());
+  for (int e : exps) {
+    (*specs)[e] = spec_for(L, e, M::kNumParams);
+    for (int g : (*specs)[e].global)
+      if (pos[g] < 0) pos[g] = static_cast<int>(used.size()), used.push_back(g);
+    for (int g : (*specs)[e].global) (*locals)[e].push_back(pos[g]);
+  }
+  const Layout* layout = &L;
+  const PreparedStream* stream = &st;
+  BlockSource source = [layout, stream, exps, block, loss, specs,
+                        locals](const std::function<void(const BlockChunk&)>& use) {
+    std::vector<std::unique_ptr<ceres::CostFunction>> costs;
+    BlockChunk c;
+    stream->for_each(exps, [&](int e, size_t, const Prepared& chunk) {
+      costs.clear();
+      c.blocks.clear();
+      c.params.clear();
+      for (size_t k = 0; k < chunk.size(); k += block) {
+        costs.emplace_back(make_cost<M>(*layout, (*specs)[e], &chunk, k, std::min(chunk.size(), k + block), loss));
+        c.blocks.push_back(costs.back().get());
+        c.params.push_back(&(*locals)[e]);
+      }
+      use(c);
+    });
+  };
+  auto P = std::make_unique<ceres::Problem>();
+  std::vector<double*> blocks;
+  for (int g : used) blocks.push_back(&L.params[g].u);
+  P->AddResidualBlock(new CompressedCost(std::move(source), static_cast<int>(used.size()), threads), nullptr, blocks);
+  constrain(*P, L);
+  return P;
+}
+
+// Phase: quality, streamed: fit_quality's sums in its order (so the same
+// bits), the per-sample signals handed to `signals` instead of kept.
+template <class M>
+void streamed_quality(FitSummary& S, const Layout& L, const PreparedStream& st, const std::vector<int>& exps,
+                      double fsum, long n, int k, const FitOptions& o, const StreamOptions& so) {
+  const double fmean = fsum / static_cast<double>(n);
+  double ssr = 0, sst = 0, maxe = 0, ac_num = 0, prev = 0;
+  std::vector<double> se(st.experiments(), 0.0), r, fitted;
+  std::vector<BlockSpec> specs(st.experiments());
+  std::vector<std::vector<const double*>> ptrs(st.experiments());
+  for (int e : exps) {
+    specs[e] = spec_for(L, e, M::kNumParams);
+    for (int g : specs[e].global) ptrs[e].push_back(&L.params[g].u);
+  }
+  const bool emit = o.keep_signals && so.signals;
+  st.for_each(exps, [&](int e, size_t begin, const Prepared& c) {
+    std::unique_ptr<BlockCost<M>> cost(make_cost<M>(L, specs[e], &c, 0, c.size(), SampleLoss{}));
+    r.assign(c.size(), kNaN);
+    cost->Evaluate(ptrs[e].data(), r.data(), nullptr);
+    for (size_t i = 0; i < r.size(); ++i) {
+      se[e] += r[i] * r[i];
+      maxe = std::max(maxe, std::abs(r[i]));
+      if (begin + i > 0) ac_num += r[i] * prev;
+      prev = r[i];
+      sst += (c.force[i] - fmean) * (c.force[i] - fmean);
+    }
+    if (emit) {
+      fitted.resize(r.size());
+      for (size_t i = 0; i < r.size(); ++i) fitted[i] = c.force[i] - r[i];
+      so.signals(e, begin, fitted.data(), r.data(), r.size());
+    }
+  }, !emit);  // the signals may be written through HDF5: no read meanwhile
+  for (int e : exps) {
+    ExperimentFit ef;
+    ef.name = st.name(e);
+    ef.samples = static_cast<long>(st.length(e));
+    ef.rmse = std::sqrt(se[e] / static_cast<double>(ef.samples));
+    ssr += se[e];
+    S.experiments.push_back(std::move(ef));
+  }
+  set_fit_quality(S, n, k, ssr, sst, maxe, ac_num);
+}
+
+template <class M>
+FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const FitOptions& o,
+                        const StreamOptions& sopt) {
+  FitSummary S;
+  S.model = model.id;
+  Phases phases(S, o);
+
+  phases.begin("validate options");
+  validate_options(o);
+  if (!o.validate.empty()) throw InputError("--validate: not available for a streamed fit (use --stream never)");
+  if (sopt.search_samples < 1) throw InputError("StreamOptions::search_samples must be >= 1");
+
+  phases.begin("check data");
+  std::vector<int> all(st.experiments());
+  for (int e = 0; e < st.experiments(); ++e) all[e] = e;
+  StreamScan sc = scan_stream(st, all, sopt.search_samples);
+  // D: the statistics of every sample (no data held); Dsub: the subsample
+  // the layout, the start points and the search work on.
+  FitData D, Dsub;
+  Dsub.data = std::move(sc.sample);
+  Dsub.train = all;
+  if (sc.whole) {
+    check_samples(Dsub, o, S);  // every sample: fit()'s own checks
+    D.n = Dsub.n;
+    D.vslow = Dsub.vslow;
+    D.lacks_slow = Dsub.lacks_slow;
+    D.scale = Dsub.scale;
+  } else {
+    motion_checks(o, sc.npos, sc.nneg, sc.vmin, sc.vmax, S);
+    D.n = sc.n;
+    D.vslow = sc.vslow;
+    D.lacks_slow = D.vslow > 0.1 * sc.v_median;
+    D.scale.samples = D.n;
+    D.scale.force_rms = std::sqrt(sc.ysq / static_cast<double>(D.n));
+    D.scale.noise = sc.noise;
+    S.noise_estimate = D.scale.noise;
+    for (int e : all) Dsub.n += static_cast<long>(Dsub.data[e].size());
+    Dsub.vslow = D.vslow;
+    Dsub.lacks_slow = D.lacks_slow;
+    Dsub.scale = D.scale;
+    Dsub.scale.samples = Dsub.n;
+  }
+  D.train = all;
+
+  phases.begin("layout");
+  Layout L = make_layout(model, o, Dsub.data);
+  const SampleLoss loss = parse_loss(o.loss);
+  const size_t block = static_cast<size_t>(std::max(16, o.block_size));
+  const int threads = o.num_threads > 0 ? o.num_threads : job_threads();
+  auto problem = build_streamed_problem<M>(L, st, all, block, loss, threads);
+  std::vector<int> free;
+  for (int i : L.free_indices())
+    if (problem->HasParameterBlock(&L.params[i].u)) free.push_back(i);
+  const int k = static_cast<int>(free.size());
+  if (D.n <= k)
+    throw InputError("too few samples: " + std::to_string(D.n) + " samples for " + std::to_string(k) +
+                     " free parameters");
+  ceres::Solver::Options so = solver_options(o, threads);
+  so.max_num_line_search_step_size_iterations = 0;
+
+  phases.begin("start points");
+  const auto candidates = start_points<M>(model, L, Dsub, free, o, block, loss, S);
+
+  phases.begin("multistart");
+  SearchResult R;
+  if (!sc.whole) {
+    {
+      auto sub_problem = build_problem<M>(L, Dsub.data, all, block, loss, threads);
+      R = multistart(*sub_problem, L, candidates, o, so, Dsub.scale, phases);
+    }
+    Dsub.data.clear();
+    Dsub.data.shrink_to_fit();
+    phases.begin("polish");
+    polish(*problem, L, so, phases, R);
+  } else {
+    R = multistart(*problem, L, candidates, o, so, D.scale, phases);
+  }
+  S.starts = R.runs;
+  S.starts_at_best = R.at_best;
+  S.best_start = R.best_index;
+  S.iterations = R.iterations;
+  S.solver_seconds = R.solver_seconds;
+  if (!R.usable) {
+    phases.end();
+    FitSummary F = failed_fit(std::move(S), L);
+    F.seconds = phases.total();
+    return F;
+  }
+  set_values_from_internal(L);
+  S.cost = R.best.final_cost;
+  S.solver_message = R.best.message;
+  S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+             : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                                 : FitStatus::kFailed;
+
+  phases.begin("quality");
+  streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt);
+
+  phases.begin("covariance");
+  const Uncertainty U = uncertainty(*problem, L, free, D, so, S.cost);
+
+  phases.begin("intervals");
+  parameter_estimates(S, *problem, L, free, D, U, so);
+
+  phases.begin("warnings");
+  fit_warnings(S, L, free, D, U, R, o);
+  S.converged = S.status == FitStatus::kConverged;
+  phases.end();
+  S.seconds = phases.total();
+  return S;
+}
+
 }  // namespace
 
 void detail::set_fit_quality(FitSummary& S, long n, int k, double ssr, double sst, double maxe, double ac) {
@@ -936,6 +1178,42 @@ std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, cons
   for (const auto& m : models) out.push_back(fit(experiments, m, o));
   std::stable_sort(out.begin(), out.end(), [](const FitSummary& a, const FitSummary& b) { return a.aic < b.aic; });
   return out;
+}
+
+std::string streaming_unsupported(const std::string& model_id, const FitOptions& o) {
+  const ModelInfo& model = require_model(model_id);
+  if (model.dynamic) return "model " + model_id + " is dynamic (its state needs every sample in order)";
+  if (!o.validate.empty()) return "--validate holds experiments out";
+  return "";
+}
+
+FitSummary fit_streamed(const std::vector<LogStream>& logs, const std::string& model_id, const FitOptions& o,
+                        const StreamOptions& stream) {
+  const ModelInfo& model = require_model(model_id);
+  if (const std::string why = streaming_unsupported(model_id, o); !why.empty())
+    throw InputError("a streamed fit is not available: " + why + "; fit in memory (--stream never)");
+  const size_t block = static_cast<size_t>(std::max(16, o.block_size));
+  const size_t chunk = (std::max<size_t>(stream.chunk_rows, 1) + block - 1) / block * block;
+  const PreparedStream st(logs, model, o, chunk);
+  FitSummary S;
+  visit_model(model_id.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    if constexpr (!M::kDynamic) S = run_streamed<M>(model, st, o, stream);
+  });
+  if (o.asymmetric) {
+    FitOptions sym = o;
+    sym.asymmetric = false;
+    sym.keep_signals = false;
+    const FitSummary s = fit_streamed(logs, model_id, sym, stream);
+    AsymmetryTest& t = S.asymmetry;
+    S.has_asymmetry_test = true;
+    t.rmse_symmetric = s.rmse;
+    t.dof = S.free_parameters - s.free_parameters;
+    t.statistic = std::max(0.0, S.samples * std::log((s.rmse * s.rmse) / (S.rmse * S.rmse)));
+    t.p_value = t.dof > 0 ? chi2_sf(t.statistic, t.dof) : 1.0;
+    t.significant = t.p_value < 0.05;
+  }
+  return S;
 }
 
 }  // namespace stribeck::ident

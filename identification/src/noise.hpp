@@ -17,4 +17,26 @@ namespace stribeck::ident::detail {
 // Returns 0 for noiseless smooth data.
 double noise_estimate(const std::vector<Prepared>& data, const std::vector<int>& experiments);
 
+// The same estimate for a log streamed in bounded memory: the second
+// differences are cut into blocks of kNoiseBlock consecutive values (within
+// an experiment; a shorter last block of at least kNoiseMinBlock values
+// counts too), each block gets the trimmed estimate above, and the variance
+// is the median of the blocks' variances, so a block full of reversals or
+// steps cannot pull it. One block: exactly noise_estimate's value.
+class NoiseAccumulator {
+ public:
+  static constexpr size_t kNoiseBlock = 65536, kNoiseMinBlock = 64;
+  // Next sample of the current experiment.
+  void add(double y);
+  // The next sample starts a new experiment.
+  void next_experiment();
+  double estimate();
+
+ private:
+  void flush(bool last);
+  std::vector<double> d2_, block_var_;
+  double y1_ = 0, y2_ = 0;  // the previous two samples
+  int have_ = 0;
+};
+
 }  // namespace stribeck::ident::detail

@@ -123,6 +123,10 @@ class LogBlockWriter {
   std::size_t add_results(const std::string& group, const std::vector<BlockColumn>& datasets,
                           const std::map<std::string, std::string>& attributes,
                           const Provenance& provenance);
+  // Writes the string attributes of group `g` again, e.g. with a summary known
+  // only after its rows were appended: pass every attribute the group should
+  // list (its attribute index is rewritten; same-named ones are replaced).
+  void set_attributes(std::size_t g, const std::map<std::string, std::string>& attributes);
   // Appends n rows to every column of group `g`: columns[k] holds the n values
   // of column k, in the order the columns were given. Experiment channels must
   // be finite (InputError naming the channel and the row otherwise).
