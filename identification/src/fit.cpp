@@ -783,6 +783,64 @@ void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so,
   for (const auto& q : L.params) R.best_u.push_back(q.u);
 }
 
+// Quality, covariance and intervals (quality() fills the fit-quality fields),
+// with the restarts from a lower cost a profile finds; returns the
+// uncertainty at the final optimum.
+template <class Quality>
+Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
+                                    const FitData& D, const ceres::Solver::Options& so, SearchResult& R,
+                                    Phases& phases, Quality&& quality) {
+  // A profile that finds a lower cost (holding one parameter elsewhere let
+  // the others leave the basin) is a better start than any the search had:
+  // the fit continues from it and these phases run again, at most
+  // kMaxProfileRestarts times.
+  const size_t warnings_before = S.warnings.size();
+  Uncertainty U;
+  for (int restart = 0;; ++restart) {
+    phases.begin("quality");
+    quality();
+
+    phases.begin("covariance");
+    U = uncertainty(P, L, free, D, so, S.cost);
+
+    phases.begin("intervals");
+    std::vector<double> lower;
+    parameter_estimates(S, P, L, free, D, U, so, lower);
+    if (lower.empty() || restart == kMaxProfileRestarts) break;
+
+    phases.begin("restart from a profile");
+    std::vector<double> at_optimum;
+    for (const auto& q : L.params) at_optimum.push_back(q.u);
+    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = lower[i];
+    ceres::Solver::Summary again;
+    ceres::Solve(so, &P, &again);
+    S.iterations += static_cast<int>(again.iterations.size());
+    S.solver_seconds += again.total_time_in_seconds;
+    if (!again.IsSolutionUsable() || !(again.final_cost < S.cost * (1 - 1e-9))) {
+      for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = at_optimum[i];
+      set_values_from_internal(L);
+      break;  // keeps the intervals and warnings of the optimum above
+    }
+    R.best = again;
+    R.best_u.clear();
+    for (const auto& q : L.params) R.best_u.push_back(q.u);
+    set_values_from_internal(L);
+    S.cost = again.final_cost;
+    S.solver_message = again.message;
+    S.status = again.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+               : again.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                                  : FitStatus::kFailed;
+    ++S.profile_restarts;
+    S.warnings.resize(warnings_before);
+    S.experiments.clear();
+    S.parameters.clear();
+    S.free_names.clear();
+    S.correlation.clear();
+  }
+
+  return U;
+}
+
 // ---------------------------------------------------------------------------
 // A static fit, phase by phase.
 template <class M>
@@ -853,53 +911,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                  : FitStatus::kFailed;
 
-  // Quality, covariance and intervals. A profile that finds a lower cost
-  // (holding one parameter elsewhere let the others leave the basin) is a
-  // better start than any the search had: the fit continues from it and
-  // these phases run again, at most kMaxProfileRestarts times.
-  const size_t warnings_before = S.warnings.size();
-  Uncertainty U;
-  for (int restart = 0;; ++restart) {
-    phases.begin("quality");
-    fit_quality<M>(S, L, D, *problem, o, k);
-
-    phases.begin("covariance");
-    U = uncertainty(*problem, L, free, D, so, S.cost);
-
-    phases.begin("intervals");
-    std::vector<double> lower;
-    parameter_estimates(S, *problem, L, free, D, U, so, lower);
-    if (lower.empty() || restart == kMaxProfileRestarts) break;
-
-    phases.begin("restart from a profile");
-    std::vector<double> at_optimum;
-    for (const auto& q : L.params) at_optimum.push_back(q.u);
-    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = lower[i];
-    ceres::Solver::Summary again;
-    ceres::Solve(so, problem.get(), &again);
-    S.iterations += static_cast<int>(again.iterations.size());
-    S.solver_seconds += again.total_time_in_seconds;
-    if (!again.IsSolutionUsable() || !(again.final_cost < S.cost * (1 - 1e-9))) {
-      for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = at_optimum[i];
-      set_values_from_internal(L);
-      break;  // keeps the intervals and warnings of the optimum above
-    }
-    R.best = again;
-    R.best_u.clear();
-    for (const auto& q : L.params) R.best_u.push_back(q.u);
-    set_values_from_internal(L);
-    S.cost = again.final_cost;
-    S.solver_message = again.message;
-    S.status = again.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
-               : again.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                  : FitStatus::kFailed;
-    ++S.profile_restarts;
-    S.warnings.resize(warnings_before);
-    S.experiments.clear();
-    S.parameters.clear();
-    S.free_names.clear();
-    S.correlation.clear();
-  }
+  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases,
+                                                [&] { fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
@@ -1093,14 +1106,9 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                  : FitStatus::kFailed;
 
-  phases.begin("quality");
-  streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt);
-
-  phases.begin("covariance");
-  const Uncertainty U = uncertainty(*problem, L, free, D, so, S.cost);
-
-  phases.begin("intervals");
-  parameter_estimates(S, *problem, L, free, D, U, so);
+  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, [&] {
+    streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt);
+  });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
