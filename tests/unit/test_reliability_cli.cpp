@@ -662,7 +662,7 @@ TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
   fs::remove(out);
   const Outcome r = run({"simulate", cfg, "-q", "--chunk", "8", "--resume", "-o", out}, d);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find(" 0 simulated"), std::string::npos) << "nothing was left to simulate: " << r.err;
+  EXPECT_NE(r.out.find(" 0 simulated"), std::string::npos) << "nothing was left to simulate: " << r.out;  // the summary
   const Results a = read_results(d + "one.h5", "ensemble"), b = read_results(out, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)
