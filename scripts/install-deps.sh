@@ -23,6 +23,8 @@ packages=(
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
+  help2man                          # the man page stribeck.1, generated from the CLI's help at build time
+  clang-format-14                   # the Format.* CTest (libllvm14 + libclang-cpp14, ~165 MB; not the clang compiler)
 )
 for arg in "$@"; do
   case "$arg" in

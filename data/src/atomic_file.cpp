@@ -1,6 +1,7 @@
 #include "stribeck/data/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -261,9 +262,153 @@ void AtomicFile::write(const void* data, size_t n) {
   if (n > 0 && std::fwrite(data, 1, n, f) != n) write_failed(target_, errno);
 }
 
+namespace {
+// fsync of a path opened read-only (the data of every descriptor of the
+// file, also one libhdf5 has closed); file systems that cannot sync say
+// EINVAL or ENOTSUP, which is not an error of the output.
+bool sync_path(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
+  if (fd < 0) return false;
+  int rc;
+  do rc = ::fsync(fd);
+  while (rc != 0 && errno == EINTR);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && err != EINVAL && err != ENOTSUP && err != EROFS) {
+    errno = err;
+    return false;
+  }
+  return true;
+}
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+}  // namespace
+
+int durable_rename(const std::string& from, const std::string& to) {
+  if (!sync_path(from, 0)) return -1;
+  if (std::rename(from.c_str(), to.c_str()) != 0) return -1;
+  const int saved = errno;
+  sync_path(directory_of(to), O_DIRECTORY);  // best effort: the rename has happened
+  errno = saved;
+  return 0;
+}
+
+namespace {
+// Reads the lock file's "PID KIND" line ("" when empty or unreadable).
+std::string read_owner(int fd) {
+  char buf[128];
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return "";
+  std::string s(buf, static_cast<size_t>(n));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+}  // namespace
+
+void reserve_space(const std::string& path, std::uint64_t bytes, const std::string& target, const std::string& note) {
+  // Metadata (B-tree nodes, object headers, the checkpoint's attributes)
+  // beside the rows.
+  bytes += std::uint64_t(256) << 10;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;  // the writer's own writes report it
+  struct stat st {};
+  int err = 0;
+  if (::fstat(fd, &st) == 0) {
+    struct rlimit lim {};
+    if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        static_cast<std::uint64_t>(st.st_size) + bytes > static_cast<std::uint64_t>(lim.rlim_cur))
+      err = EFBIG;
+    else if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, static_cast<off_t>(bytes)) != 0 &&
+             (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+      err = errno;  // EOPNOTSUPP and the like: no reservation, as before
+  }
+  ::close(fd);
+  if (!err) return;
+  std::string cause = std::strerror(err);
+  cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
+  throw InputError("writing " + target + ": " + cause + (note.empty() ? "" : "; " + note));
+}
+
+PartialOwner::PartialOwner(const std::string& partial, bool resumable) {
+  const std::string lock = partial + ".lock";
+  int fd = -1;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;  // a directory we cannot write: the writer's own open reports it
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+      const int err = errno;
+      if (err == EAGAIN || err == EACCES) {
+        std::string owner = read_owner(fd);
+        ::close(fd);
+        const std::string pid = owner.substr(0, owner.find(' '));
+        throw InputError(partial + ": being written by " + (pid.empty() ? std::string("another process") : "process " + pid) +
+                         " (another stribeck run on the same output); wait for it to end or stop it");
+      }
+      ::close(fd);  // no locks on this file system (ENOLCK, EINVAL): no ownership, as before
+      return;
+    }
+    // The name must still be the file we locked: an owner that ended may
+    // have removed it between our open and our lock.
+    struct stat a {}, b {};
+    if (::fstat(fd, &a) == 0 && ::stat(lock.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) break;
+    ::close(fd);
+    fd = -1;
+  }
+  if (fd < 0) return;
+  lock_path_ = lock;
+  fd_ = fd;
+  slot_ = claim(lock_path_);
+  // A leftover of a writer that is gone (we hold its lock): scratch is
+  // removed; a checkpoint stays for --resume.
+  const std::string before = read_owner(fd_);
+  const size_t sp = before.find(' ');
+  if (sp != std::string::npos && before.substr(sp + 1) == "scratch" && ::access(partial.c_str(), F_OK) == 0) {
+    removed_leftover_ = ::unlink(partial.c_str()) == 0;
+  }
+  const std::string line = std::to_string(::getpid()) + (resumable ? " resumable\n" : " scratch\n");
+  if (::ftruncate(fd_, 0) == 0) {
+    const ssize_t w = ::pwrite(fd_, line.data(), line.size(), 0);
+    (void)w;  // the lock is what counts; the PID is for messages
+  }
+}
+
+PartialOwner& PartialOwner::operator=(PartialOwner&& o) noexcept {
+  if (this != &o) {
+    release();
+    lock_path_ = std::move(o.lock_path_);
+    fd_ = o.fd_;
+    slot_ = o.slot_;
+    removed_leftover_ = o.removed_leftover_;
+    o.lock_path_.clear();
+    o.fd_ = -1;
+    o.slot_ = -1;
+  }
+  return *this;
+}
+
+void PartialOwner::release() {
+  if (fd_ >= 0) {
+    ::unlink(lock_path_.c_str());  // before the lock goes: a waiting run then retries on a new file
+    ::close(fd_);
+  }
+  stribeck::release(slot_);
+  fd_ = -1;
+  slot_ = -1;
+  lock_path_.clear();
+}
+
+PartialOwner::~PartialOwner() { release(); }
+
 void AtomicFile::commit() {
   close_stream();
-  if (std::rename(temp_.c_str(), target_.c_str()) != 0)
+  if (durable_rename(temp_, target_) != 0)
     throw InputError(target_ + ": cannot move output into place: " + std::strerror(errno));
   committed_ = true;
   release(slot_);

@@ -486,6 +486,23 @@ void append_column(const Dataset& column, hid_t type, const void* data, hsize_t 
     fail(where, "cannot write a column");
 }
 
+std::uint64_t append_bytes(const Dataset& column, hsize_t n) {
+  silence_errors();
+  hsize_t cur = 0, width = 1;
+  try {
+    column_extent(column.id(), cur, width, "");
+  } catch (const InputError&) {
+    return 0;
+  }
+  const PropList dcpl(H5Dget_create_plist(column.id()));
+  const Datatype type(H5Dget_type(column.id()));
+  hsize_t chunk[2] = {0, 0};
+  if (!dcpl.valid() || !type.valid() || H5Pget_chunk(dcpl.id(), 2, chunk) < 1 || chunk[0] == 0)
+    return static_cast<std::uint64_t>(n) * width * 8;
+  const std::uint64_t rows = chunk[0], chunks = (cur + n + rows - 1) / rows - (cur + rows - 1) / rows;
+  return chunks * rows * width * H5Tget_size(type.id());
+}
+
 void resize_column(hid_t loc, const std::string& name, hsize_t n, const std::string& where) {
   const Dataset ds = open_dataset(loc, name, where);
   hsize_t rows = 0, width = 1;

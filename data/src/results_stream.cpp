@@ -70,6 +70,7 @@ void refuse_unfinished(const std::string& partial, bool resumable) {
 }
 
 struct ResultsStream::Impl {
+  PartialOwner owner;  // first: released last, after the partial file is dealt with
   std::string final_path, path, where, group_name;
   h5::File file;
   h5::Group group;
@@ -137,6 +138,7 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   w->columns = columns;
   check_output_path(path);
   check_output_path(w->path);
+  w->owner = PartialOwner(w->path, resumable);
   refuse_unfinished(w->path, resumable);
   w->resumable = resumable;
   w->signal_slot = register_temporary(w->path);
@@ -198,6 +200,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->group_name = group;
   w->columns = columns;
   w->index_base = index_base;
+  w->owner = PartialOwner(partial, /*resumable=*/true);
   w->file = h5::open_file(partial, /*write=*/true);
   if (!h5::has_child(w->file.id(), group)) throw InputError(w->where + ": does not exist; remove " + partial);
   w->group = h5::open_group(w->file.id(), group, w->where);
@@ -259,6 +262,9 @@ void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>&
   Impl& w = *impl_;
   if (data.size() != w.columns.size())
     throw std::logic_error("ResultsStream::append: one data pointer per column expected");
+  std::uint64_t bytes = 0;  // a full disk stops the run here, its checkpoint intact (reserve_space)
+  for (const auto& d : w.datasets) bytes += h5::append_bytes(d, rows);
+  reserve_space(w.path, bytes, w.final_path, w.holds_rows && w.resumable ? w.path + " keeps the completed points; continue with --resume once there is room" : "");
   w.guarded([&] {
     for (size_t c = 0; c < data.size(); ++c)
       h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
@@ -310,7 +316,7 @@ void ResultsStream::finish() {
     h5::close_file(w.file, w.path);
   });
   w.finished = true;
-  if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0) {
+  if (durable_rename(w.path, w.final_path) != 0) {
     const std::string why = std::strerror(errno);
     // Put the checkpoint back, so that --resume completes the file (to the
     // same content) once the target can take it.

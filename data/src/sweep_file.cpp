@@ -62,6 +62,7 @@ void describe(hid_t ds, const std::string& units, const std::string& long_name, 
 }  // namespace
 
 struct SweepWriter::Impl {
+  PartialOwner owner;  // first: released last, after the partial file is dealt with
   std::string final_path, path;
   SweepMeta meta;
   bool holds_rows = false;  // a checkpoint counted points: the partial file is worth resuming
@@ -261,6 +262,7 @@ std::unique_ptr<SweepWriter> SweepWriter::create(const std::string& path, const 
   impl->meta = meta;
   check_output_path(path);
   check_output_path(impl->path);
+  impl->owner = PartialOwner(impl->path, resumable);
   refuse_unfinished(impl->path, resumable);
   impl->resumable = resumable;
   impl->signal_slot = register_temporary(impl->path);
@@ -299,6 +301,7 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
   impl->path = partial;
   impl->meta = meta;
   impl->meta.created = f.meta.created;
+  impl->owner = PartialOwner(partial, /*resumable=*/true);
   impl->file = h5::open_file(partial, /*write=*/true);
   if (!meta.top_k_only) {
     // Rows written after the last checkpoint are dropped and recomputed.
@@ -317,6 +320,15 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
 }
 
 void SweepWriter::append(const SweepChunk& c, int n_exp) {
+  Impl& w = *impl_;
+  if (!w.meta.top_k_only) {  // a full disk stops the run here, its checkpoint intact (reserve_space)
+    std::uint64_t bytes = h5::append_bytes(w.status_col, c.count);
+    for (const auto* cols : {&w.param_cols, &w.metric_cols})
+      for (const auto& d : *cols) bytes += h5::append_bytes(d, c.count);
+    for (const auto& e : w.exp_cols)
+      for (const auto& d : e) bytes += h5::append_bytes(d, c.count);
+    reserve_space(w.path, bytes, w.final_path, w.holds_rows && w.resumable ? w.path + " keeps the completed points; continue with --resume once there is room" : "");
+  }
   impl_->guarded([&] { append_rows(c, n_exp); });
 }
 
@@ -435,7 +447,7 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
     h5::close_file(w.file, w.path);
   });
   w.finished = true;
-  if (std::rename(w.path.c_str(), w.final_path.c_str()) != 0)
+  if (durable_rename(w.path, w.final_path) != 0)
     throw InputError(w.final_path + ": cannot move the finished sweep into place (" + std::strerror(errno) +
                      "); it is in " + w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));
   w.release_signal_slot();

@@ -28,12 +28,12 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--vector-math", o->vector_math,
                 "Static laws: vector exp/tanh (libmvec, within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");
+  add_verbosity_flags(cmd);
   cmd->callback([o] {
     check_output(o->output, {o->input});
     const EvalSummary s = evaluate_file(*o);
-    for (const auto& w : s.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", one_line(w).c_str());
-    std::fprintf(stderr, "stribeck eval: %s, %ld samples -> %s\n", o->model.c_str(), s.samples,
-                 o->output.c_str());
+    for (const auto& w : s.warnings) warn(w);
+    summary("stribeck eval: %s, %ld samples -> %s", o->model.c_str(), s.samples, o->output.c_str());
   });
 }
 

@@ -43,9 +43,7 @@ std::string experiment_path(const std::string& dir, std::string name, char delim
 }
 
 void run(const ExportArgs& a) {
-  char delim = ',';
-  if (a.format == "tsv") delim = '\t';
-  else if (a.format != "csv") throw InputError("--format '" + a.format + "': choose csv or tsv");
+  const char delim = a.format == "tsv" ? '\t' : ',';  // --format is checked by IsMember
   if (is_hdf5_log(a.input)) {
     // HDF5 logs stream: one block of rows in memory whatever their length.
     const auto names = list_log_experiments(a.input);
@@ -54,8 +52,8 @@ void run(const ExportArgs& a) {
       const LogBlockReader log(a.input, a.experiment);
       write_csv(a.output, log, delim);
       if (a.output != "-")
-        std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", log.experiment().c_str(), log.length(),
-                     a.output.c_str());
+        summary("stribeck export: %s, %zu samples -> %s", one_line("'" + log.experiment() + "'").c_str(), log.length(),
+                a.output.c_str());
       return;
     }
     if (a.output == "-")
@@ -65,7 +63,7 @@ void run(const ExportArgs& a) {
       const LogBlockReader log(a.input, name);
       const std::string path = experiment_path(a.output, name, delim);
       write_csv(path, log, delim);
-      std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", name.c_str(), log.length(), path.c_str());
+      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + name + "'").c_str(), log.length(), path.c_str());
     }
     return;
   }
@@ -74,7 +72,8 @@ void run(const ExportArgs& a) {
     if (a.output != "-") check_output(a.output, {a.input});
     const Experiment& e = select_experiment(exps, a.experiment, a.input);
     write_csv(a.output, e, delim);
-    if (a.output != "-") std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", one_line(e.name).c_str(), e.size(), a.output.c_str());
+    if (a.output != "-")
+      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(), a.output.c_str());
     return;
   }
   // Several experiments: OUTPUT is a directory with one file per experiment.
@@ -83,7 +82,7 @@ void run(const ExportArgs& a) {
   for (const auto& e : exps) {
     const std::string path = experiment_path(a.output, e.name, delim);
     write_csv(path, e, delim);
-    std::fprintf(stderr, "stribeck export: '%s', %zu samples -> %s\n", one_line(e.name).c_str(), e.size(), path.c_str());
+    summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(), path.c_str());
   }
 }
 
@@ -96,8 +95,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--output,-o", a->output,
                   "CSV file ('-' for stdout); a directory when the log holds several experiments")
       ->required();
-  cmd->add_option("--format,-f", a->format, "csv (default) or tsv");
+  cmd->add_option("--format,-f", a->format, "csv (default) or tsv")->check(CLI::IsMember({"csv", "tsv"}));
   cmd->add_option("--experiment,-e", a->experiment, "Export only this experiment");
+  add_verbosity_flags(cmd);
   cmd->callback([a] { run(*a); });
 }
 

@@ -31,16 +31,6 @@ double quantity(const std::string& text, const std::string& what, std::initializ
   return x;
 }
 
-// The dimension a unit given for a generated channel must have.
-std::optional<Dimension> channel_dimension(const std::string& ch, bool rotational) {
-  if (ch == "position") return rotational ? Dimension::kAngle : Dimension::kLength;
-  if (ch == "velocity") return rotational ? Dimension::kAngularVelocity : Dimension::kVelocity;
-  if (ch == "acceleration") return rotational ? Dimension::kAngularAcceleration : Dimension::kAcceleration;
-  if (ch == "force" || ch == "normal_force") return rotational && ch == "force" ? Dimension::kTorque : Dimension::kForce;
-  if (ch == "pressure_a" || ch == "pressure_b") return Dimension::kPressure;
-  return std::nullopt;  // unknown channels are named by generate_log
-}
-
 // "force=0.5,position=1um" -> {force: 0.5, position: 1e-6}
 std::map<std::string, double> channel_values(const std::string& text, const std::string& what, bool rotational) {
   std::map<std::string, double> out;
@@ -110,8 +100,8 @@ void run(const GenerateArgs& a) {
   check_output(a.output, {});
   const auto exps = generate_log(o);
   write_log(a.output, exps, cli_provenance());
-  std::fprintf(stderr, "stribeck generate: %s, %s profile, %zu experiment%s of %zu samples -> %s\n", o.model.c_str(),
-               o.profile.c_str(), exps.size(), exps.size() == 1 ? "" : "s", exps.front().size(), a.output.c_str());
+  summary("stribeck generate: %s, %s profile, %zu experiment%s of %zu samples -> %s", o.model.c_str(),
+          o.profile.c_str(), exps.size(), exps.size() == 1 ? "" : "s", exps.front().size(), a.output.c_str());
 }
 
 }  // namespace
@@ -121,7 +111,8 @@ void add_generate_command(CLI::App& app) {
   auto a = std::make_shared<GenerateArgs>();
   cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->required();
   cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
-  cmd->add_option("--profile", a->profile, "triangle, sine-sweep, ramps, steps, plateaus (default), creep, multisine");
+  cmd->add_option("--profile", a->profile, "Velocity profile (default plateaus)")
+      ->check(CLI::IsMember(generator_profiles()));
   cmd->add_option("--band", a->band, "multisine: frequency band LO:HI [Hz] of the position's tones (default 0.2:2)");
   cmd->add_option("--tones", a->tones, "multisine: number of tones, log-spaced over the band (default 8)");
   cmd->add_option("--omit", a->omit,
@@ -141,6 +132,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--quantisation", a->quantisation, "Quantisation step per channel, e.g. position=1um");
   cmd->add_option("--seed", a->seed, "Random seed (default 1); same seed, same file content")->check(kWhole);
   cmd->add_option("--output,-o", a->output, "HDF5 log to write")->required();
+  add_verbosity_flags(cmd);
   cmd->callback([a] { run(*a); });
 }
 

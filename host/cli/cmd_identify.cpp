@@ -36,7 +36,6 @@ struct IdentifyArgs {
   std::string stream = "auto";
   std::vector<std::string> free, gains;
   bool batch = false;
-  bool quiet = false;
   int threads = 0;
   ident::FitOptions fit;
 };
@@ -93,6 +92,13 @@ void write_text(const std::string& path, const std::string& text) {
   AtomicFile f(path);
   f.write(text);
   f.commit();
+}
+
+// --json: a JSON document already made by ident::to_json, pretty-printed
+// like every other --json of the CLI.
+void write_fit_json(const std::string& path, const std::string& text) {
+  if (path == "-") write_json(path, nlohmann::json::parse(text));
+  else write_text(path, text);
 }
 
 // Experiments of every log, filtered by --experiment; names made unique
@@ -240,7 +246,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
     }
   }
   o.num_threads = a.threads;
-  if (!a.quiet) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
+  if (!quiet()) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
   std::unique_ptr<LogBlockWriter> out;
   std::vector<size_t> groups;
   const std::string prefix = "identify_" + clean_name(a.model);
@@ -267,7 +273,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
   } else {
     fits.push_back(ident::fit_streamed(logs, a.model, o, so));
   }
-  if (!a.quiet) end_progress();
+  if (!quiet()) end_progress();
   write_outputs(a, fits);
   if (out && !fits[0].experiments.empty()) {
     const ident::FitSummary& s = fits[0];
@@ -281,8 +287,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
                                       {"held_out", "false"},
                                       {"fit", json}});
     out->commit();
-    std::fprintf(stderr, "stribeck identify: fitted force and residuals -> %s:/%s (streamed)\n", a.output.c_str(),
-                 prefix.c_str());
+    summary("stribeck identify: fitted force and residuals -> %s:/%s (streamed)", a.output.c_str(), prefix.c_str());
   }
 }
 
@@ -300,7 +305,8 @@ void run(const IdentifyArgs& a) {
   std::vector<std::string> taken = a.logs;
   for (const std::string* out : {&a.json, &a.table}) {
     if (out->empty()) continue;
-    check_output(*out, taken);
+    if (out == &a.json) check_json_output(*out, taken);  // "-": stdout
+    else check_output(*out, taken);
     for (const auto& t : taken)
       if (*out == t) throw InputError(*out + ": is named twice among the logs and outputs of this run");
     if (*out == a.output) throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
@@ -353,14 +359,20 @@ void run(const IdentifyArgs& a) {
       if (failures[j]) std::rethrow_exception(failures[j]);
       if (!errors[j].empty()) throw InputError(jobs[j].first + ": " + errors[j]);
     }
-    std::fprintf(stderr, "stribeck identify: %zu fits on %d thread%s\n", jobs.size(), team, team == 1 ? "" : "s");
     const std::string csv = table_csv(fits);
+    // The table is the result: a file, or stdout (unless stdout holds the
+    // JSON); the count of fits is a summary, on stderr when the table
+    // is on stdout.
     if (!a.table.empty()) write_text(a.table, csv);
-    else std::fputs(csv.c_str(), stdout);
+    else result(csv);
+    if (!a.table.empty() || stdout_is_json())
+      summary("stribeck identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
+    else
+      note("identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
     if (!a.json.empty()) {
       std::string j = "{\"fits\": [";
       for (size_t i = 0; i < fits.size(); ++i) j += (i ? ", " : "") + ident::to_json(fits[i].second, -1);
-      write_text(a.json, j + "]}\n");
+      write_fit_json(a.json, j + "]}\n");
     }
     return;
   }
@@ -368,31 +380,28 @@ void run(const IdentifyArgs& a) {
   std::vector<Experiment> all;
   for (const auto& l : per_log) all.insert(all.end(), l.begin(), l.end());
   o.num_threads = a.threads;
-  if (!a.quiet) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
+  if (!quiet()) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
   std::vector<ident::FitSummary> fits;
   if (!a.compare.empty()) fits = ident::compare(all, split(a.compare), o);
   else fits.push_back(ident::fit(all, a.model, o));
-  if (!a.quiet) end_progress();
+  if (!quiet()) end_progress();
   write_outputs(a, fits);
   if (!a.output.empty()) {
     const std::string group = ident::write_fit_results(a.output, fits[0], prov);
-    std::fprintf(stderr, "stribeck identify: fitted force and residuals -> %s:/%s\n", a.output.c_str(),
-                 group.c_str());
+    summary("stribeck identify: fitted force and residuals -> %s:/%s", a.output.c_str(), group.c_str());
   }
 }
 
 // The report on stdout, --json and --table.
 void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits) {
-  for (size_t i = 0; i < fits.size(); ++i) {
-    if (fits.size() > 1) std::printf("#%zu by AIC: ", i + 1);
-    std::fputs(fits[i].report().c_str(), stdout);
-  }
+  for (size_t i = 0; i < fits.size(); ++i)
+    result((fits.size() > 1 ? "#" + std::to_string(i + 1) + " by AIC: " : std::string()) + fits[i].report());
   if (!a.json.empty()) {
-    if (fits.size() == 1) write_text(a.json, ident::to_json(fits[0]) + "\n");
+    if (fits.size() == 1) write_fit_json(a.json, ident::to_json(fits[0]) + "\n");
     else {
       std::string j = "{\"ranking\": [";
       for (size_t i = 0; i < fits.size(); ++i) j += (i ? ", " : "") + ident::to_json(fits[i], -1);
-      write_text(a.json, j + "]}\n");
+      write_fit_json(a.json, j + "]}\n");
     }
   }
   if (!a.table.empty()) {
@@ -412,7 +421,7 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--experiment,-e", a->experiments, "Fit only this experiment (repeatable; default: all)")
       ->allow_extra_args(false);
   cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)");
-  cmd->add_option("--compare", a->compare, "Fit each of these model ids and rank them by AIC");
+  cmd->add_option("--compare", a->compare, "Fit each of these model ids and rank them by AIC (comma-separated)");
   cmd->add_option("--free", a->free,
                   "Parameters to estimate (comma-separated); the others stay at their defaults or --fix values")
       ->delimiter(',');
@@ -458,26 +467,31 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");
   cmd->add_option("--starts", a->fit.starts,
                   "Ceres refinements: 0 = automatic, until the two best agree at the noise floor (default); "
-                  "N = the data-driven guess and the best N-1 points of a coarse search");
-  cmd->add_option("--max-starts", a->fit.max_starts, "Most refinements of the automatic search (default 32)");
+                  "N = the data-driven guess and the best N-1 points of a coarse search")
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--max-starts", a->fit.max_starts, "Most refinements of the automatic search (default 32)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--coarse-points", a->fit.coarse_points,
-                  "Points of the coarse search (default 0 = 512 per free parameter, at least 1024)");
+                  "Points of the coarse search (default 0 = 512 per free parameter, at least 1024)")
+      ->check(CLI::Range(0, 1000000000));
   cmd->add_option("--seed", a->fit.seed, "Seed of the coarse search (default 1)");
   cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)");
+  cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)")
+      ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads,
-                  "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)");
+                  "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)")
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--stream", a->stream,
                   "auto (default): HDF5 logs over 1e6 samples are fitted streamed, in bounded memory; always; never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+  add_verbosity_flags(cmd);
   cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
   cmd->add_option("--gain", a->gains,
                   "Scale a channel of a text or MATLAB log, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] (repeatable), "
                   "as for import, e.g. force=35.15N/V");
-  cmd->add_option("--json", a->json, "Write the fit(s) as JSON (docs/identification.md)");
+  add_json_option(cmd, a->json, "The fit(s) (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
   cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");
   cmd->callback([a, mass, no_parallel] {

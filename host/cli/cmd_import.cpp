@@ -24,7 +24,7 @@ struct ImportArgs {
   std::string output;
   std::vector<std::string> names;
   std::string columns;
-  std::string derive;
+  std::vector<std::string> derive;
   double cutoff = 0;
   bool cutoff_given = false, resample_given = false;  // given explicitly: checked, not read as "default"
   int order = 2;
@@ -36,18 +36,6 @@ struct ImportArgs {
   std::vector<std::string> constants;
   std::vector<std::string> gains;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t end = s.find(',', pos);
-    if (end == std::string::npos) end = s.size();
-    if (end > pos) out.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
 
 // --constant pressure_b=0 or p_a=2bar: a channel the rig did not log but
 // holds fixed (single-chamber cylinders, a constant normal load).
@@ -128,10 +116,7 @@ void run(const ImportArgs& a) {
   DeriveOptions d;
   d.cutoff_hz = a.cutoff;
   d.order = a.order;
-  const std::vector<std::string> derive = split_list(a.derive);
-  for (const auto& c : derive)  // before any file is read: a typo should not wait for a large import
-    if (c != "velocity" && c != "acceleration")
-      throw InputError("--derive: cannot derive '" + c + "' (choose velocity, acceleration)");
+  const std::vector<std::string>& derive = a.derive;  // checked by the parser (IsMember)
   // Every experiment goes into one file written block by block (atomic:
   // nothing at the output until the last one is complete). Text files
   // without --derive or --resample stream a block of rows at a time; the
@@ -238,8 +223,9 @@ void run(const ImportArgs& a) {
   }
   if (count == 0) throw InputError(a.output + ": nothing to write (no experiments)");
   out.commit();
-  std::fputs(report.c_str(), stderr);
-  std::fprintf(stderr, "stribeck import: %zu experiment%s -> %s\n", count, count == 1 ? "" : "s", a.output.c_str());
+  if (!report.empty()) report.pop_back();  // summary() ends the last line
+  summary("%s", report.c_str());
+  summary("stribeck import: %zu experiment%s -> %s", count, count == 1 ? "" : "s", a.output.c_str());
 }
 
 }  // namespace
@@ -256,9 +242,11 @@ void add_import_command(CLI::App& app) {
                   "name, e.g. time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N (needed for headerless files)");
   cmd->add_flag("--keep-unmapped", a->keep_unmapped,
                "With --columns: also keep the other (named) columns as channels");
-  cmd->add_option("--derive", a->derive, "Derive channels: velocity, acceleration (comma-separated)");
+  cmd->add_option("--derive", a->derive, "Derive channels (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"velocity", "acceleration"}));
   cmd->add_option("--cutoff", a->cutoff, "Cut-off [Hz] of the derivative filter (default: sample rate / 20)");
-  cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)");
+  cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)")->check(CLI::Range(1, 6));
   cmd->add_flag("--absolute-pressure", a->absolute, "Pressures in the files are absolute; store gauge pressure");
   cmd->add_option("--ambient", a->ambient, "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)");
   cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)");
@@ -269,6 +257,7 @@ void add_import_command(CLI::App& app) {
                   "(repeatable): value = GAIN*recorded + OFFSET, e.g. force=35.15N/V or force=35.15N/V,-1.2N; "
                   "kept as channel attributes (text and MATLAB files)");
   cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
+  add_verbosity_flags(cmd);
   cmd->callback([a, cmd] {
     a->cutoff_given = cmd->count("--cutoff") > 0;
     a->resample_given = cmd->count("--resample") > 0;

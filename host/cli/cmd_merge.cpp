@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
@@ -19,9 +20,12 @@ void add_merge_command(CLI::App& app) {
       "merge", "Merge the shard files (--shard i/N) of one sweep or one simulate ensemble into one file");
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
+  auto json = std::make_shared<std::string>();
   cmd->add_option("inputs", *inputs, "Shard files (any order)")->required();
   cmd->add_option("--output,-o", *output, "Merged HDF5 file")->required();
-  cmd->callback([inputs, output] {
+  add_json_option(cmd, *json, "What was merged");
+  add_verbosity_flags(cmd);
+  cmd->callback([inputs, output, json] {
     // The kind of the first ensemble shard decides; a sweep file among
     // ensemble shards is named as such (other files get the merge's own
     // "not a ... file" message).
@@ -33,6 +37,11 @@ void add_merge_command(CLI::App& app) {
       if (::access(f.c_str(), R_OK) != 0) throw InputError(f + ": cannot open (no such file, or not readable)");
     }
     check_output(*output, in);
+    check_json_output(*json, in);
+    if (*json == *output) throw InputError(*json + ": given to both --output and --json");
+    auto report = [&](const char* kind) {
+      write_json(*json, {{"kind", kind}, {"shards", in.size()}, {"inputs", in}, {"output", *output}});
+    };
     size_t ensemble = in.size();
     for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)
       if (is_ensemble_file(in[i])) ensemble = i;
@@ -42,11 +51,13 @@ void add_merge_command(CLI::App& app) {
           throw InputError(f + ": a sweep file, but " + in[ensemble] +
                            " is an ensemble shard; merge the shards of one run only");
       merge_ensemble_files(in, *output, cli_provenance().command_line);
-      std::printf("stribeck merge: %zu ensemble shards -> %s\n", in.size(), output->c_str());
+      summary("stribeck merge: %zu ensemble shards -> %s", in.size(), output->c_str());
+      report("ensemble");
       return;
     }
     merge_sweep_files(in, *output);
-    std::printf("stribeck merge: %zu shards -> %s\n", in.size(), output->c_str());
+    summary("stribeck merge: %zu shards -> %s", in.size(), output->c_str());
+    report("sweep");
   });
 }
 

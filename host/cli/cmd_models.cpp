@@ -67,6 +67,7 @@ void add_models_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("models", "List every friction model: equation, parameters, units, defaults, inputs");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print machine-readable JSON instead of text");
+  add_verbosity_flags(cmd);
   cmd->callback([json] {
     if (*json) {
       nlohmann::json all = nlohmann::json::array();

@@ -1,5 +1,7 @@
 // `stribeck simulate CONFIG.toml -o OUT.h5`: one body system with friction.
+#include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "progress.hpp"
@@ -16,7 +18,7 @@ void add_simulate_command(CLI::App& app) {
       "simulate", "Simulate a body with friction (stick-slip rig, force-driven body, hydraulic cylinder)");
   auto config = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
-  auto quiet = std::make_shared<bool>(false);
+  auto json = std::make_shared<std::string>();
   auto device = std::make_shared<std::string>();
   auto precision = std::make_shared<std::string>();
   auto shard = std::make_shared<std::string>();
@@ -29,9 +31,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
       ->required();
-  cmd->add_option("--device", *device, "Ensembles: auto | gpu | cpu (overrides [ensemble] device)")->check(kNonEmpty);
-  cmd->add_option("--precision", *precision, "Ensembles: fp64 | fp32 (overrides [ensemble] precision)")
-      ->check(kNonEmpty);
+  cmd->add_option("--device", *device, "Ensembles: where to run (overrides [ensemble] device)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  cmd->add_option("--precision", *precision, "Ensembles: floating-point precision (overrides [ensemble] precision)")
+      ->check(CLI::IsMember({"fp64", "fp32"}));
   cmd->add_option("--shard", *shard,
                   "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge")
       ->check(kNonEmpty);
@@ -48,10 +51,13 @@ void add_simulate_command(CLI::App& app) {
       ->check(kIndex);
   cmd->add_flag("--allow-large-output", *allow_large,
                 "Ensembles: run even when the estimated output exceeds the free space of its file system");
-  cmd->add_flag("--quiet,-q", *quiet, "No progress lines (ensembles)");
-  cmd->callback([config, output, quiet, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large] {
+  add_json_option(cmd, *json, "The summary (metrics; an ensemble's counts)");
+  add_verbosity_flags(cmd);
+  cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large] {
     SimulateConfig c = read_simulate_config(*config);
     check_output(*output, {*config});
+    check_json_output(*json, {*config});
+    if (*json == *output) throw InputError(*json + ": given to both --output and --json");
     if (*point >= 0) {
       if (!c.ensemble)
         throw InputError("--point applies to ensembles (an [ensemble] table); this config is a single simulation");
@@ -83,15 +89,15 @@ void add_simulate_command(CLI::App& app) {
     }
     // Warnings go out once the run is known to start, so an error found
     // later stays the only line.
-    auto warn = [&c] {
-      for (const auto& w : c.warnings) std::fprintf(stderr, "stribeck: warning: %s\n", one_line(w).c_str());
+    auto warn_all = [&c] {
+      for (const auto& w : c.warnings) warn(w);
     };
     const std::string command_line = cli_provenance().command_line;
     if (c.ensemble) {
       EnsembleRunOptions o;
-      o.start = warn;
-      o.note = [](const std::string& note) { std::fprintf(stderr, "stribeck: %s\n", note.c_str()); };
-      if (!*quiet) o.progress = progress_printer("points");
+      o.start = warn_all;
+      o.note = [](const std::string& text) { note("%s", text.c_str()); };
+      if (!quiet()) o.progress = progress_printer("points");
       o.shard = *shard;
       o.output = *output;
       o.resume = *resume;
@@ -116,11 +122,10 @@ void add_simulate_command(CLI::App& app) {
       }
       const std::string part =
           r.shard_count > 1 ? ", shard " + *shard + " of " + std::to_string(r.points) : std::string();
-      std::fprintf(stderr,
-                   "stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
+      summary("stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
                    "steps/s -> %s\n"
                    "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
-                   "invalid-parameters %llu\n",
+                   "invalid-parameters %llu",
                    static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64",
                    r.device.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
                    r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
@@ -130,30 +135,63 @@ void add_simulate_command(CLI::App& app) {
                    static_cast<unsigned long long>(r.totals.status_counts[2]),
                    static_cast<unsigned long long>(r.totals.status_counts[3]),
                    static_cast<unsigned long long>(r.totals.status_counts[4]));
-      for (const auto& e : r.totals.invalid_examples) std::fprintf(stderr, "  invalid: %s\n", e.c_str());
+      for (const auto& e : r.totals.invalid_examples) summary("  invalid: %s", one_line(e).c_str());
       if (!r.finished)
-        std::fprintf(stderr, "  stopped after %llu of %llu points; continue with --resume\n",
-                     static_cast<unsigned long long>(r.totals.completed), static_cast<unsigned long long>(r.count));
+        summary("  stopped after %llu of %llu points; continue with --resume",
+                static_cast<unsigned long long>(r.totals.completed), static_cast<unsigned long long>(r.count));
+      const auto& n = r.totals.status_counts;
+      write_json(*json, {{"kind", "ensemble"},
+                         {"points", r.points},
+                         {"first", r.first},
+                         {"count", r.count},
+                         {"shard", shard->empty() ? nlohmann::json(nullptr) : nlohmann::json(*shard)},
+                         {"completed", r.totals.completed},
+                         {"finished", r.finished},
+                         {"precision", c.fp32 ? "fp32" : "fp64"},
+                         {"device", r.device},
+                         {"evaluated", r.evaluated},
+                         {"seconds", r.seconds},
+                         {"rk4_steps", r.rk4_steps},
+                         {"stick_slip", r.totals.stick_slip},
+                         {"status", {{"ok", n[0]}, {"non_finite", n[1]}, {"step_limit", n[2]}, {"event_limit", n[3]},
+                                     {"invalid_parameters", n[4]}}},
+                         {"invalid_examples", r.totals.invalid_examples},
+                         {"output", r.finished ? *output : *output + ".partial"}});
       return;
     }
     const SimulateSummary s = run_simulation(c, *output, command_line);
-    warn();
+    warn_all();
     const auto& r = s.metrics;
-    std::fprintf(stderr,
-                 "stribeck simulate: %s, %ld samples -> %s\n"
+    summary("stribeck simulate: %s, %ld samples -> %s\n"
                  "  status %s; stick-slip %s (stick fraction %.3g, period %.6g s), spring force amplitude "
-                 "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J\n",
+                 "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J",
                  c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status),
                  r.stick_slip ? "yes" : "no", r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity,
                  r.peak_velocity, r.breakaway_force, r.dissipated);
     if (*point >= 0) {  // which cell of the map this is (the line ensemble_point_config appended)
       const std::string mark = "# stribeck simulate --point ";
       const size_t at = c.text.rfind(mark);
-      if (at != std::string::npos) std::fprintf(stderr, "  point %s", c.text.substr(at + mark.size()).c_str());
+      if (at != std::string::npos) {
+        std::string line = c.text.substr(at + mark.size());
+        while (!line.empty() && line.back() == '\n') line.pop_back();
+        summary("  point %s", line.c_str());
+      }
     }
     if (r.status != kSimOk)
-      std::fprintf(stderr, "stribeck: warning: the simulation stopped early (%s); the output ends there\n",
-                   sim_status_name(r.status));
+      warn(std::string("the simulation stopped early (") + sim_status_name(r.status) + "); the output ends there");
+    write_json(*json, {{"kind", "simulation"},
+                       {"model", c.model},
+                       {"samples", s.samples},
+                       {"output", *output},
+                       {"status", sim_status_name(r.status)},
+                       {"stick_slip", static_cast<bool>(r.stick_slip)},
+                       {"stick_fraction", json_number(r.stick_fraction)},
+                       {"period", json_number(r.period)},
+                       {"amp_spring_force", json_number(r.amp_spring_force)},
+                       {"amp_velocity", json_number(r.amp_velocity)},
+                       {"peak_velocity", json_number(r.peak_velocity)},
+                       {"breakaway_force", json_number(r.breakaway_force)},
+                       {"dissipated", json_number(r.dissipated)}});
   });
 }
 

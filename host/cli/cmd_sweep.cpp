@@ -1,7 +1,9 @@
 // `stribeck sweep`: evaluate a friction model over a parameter space along
 // input traces, reduce to metrics, write HDF5 (docs/sweep.md).
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "progress.hpp"
@@ -14,14 +16,48 @@ namespace stribeck::cli {
 namespace {
 
 struct SweepFlags {
-  std::string config, output, model, design, device, precision, objective, shard;
+  std::string config, output, model, design, device, precision, objective, shard, json;
   std::vector<std::string> params, logs, profiles, metrics;
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
   bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
-       quiet = false, mpi = false, allow_large_output = false;
+       mpi = false, allow_large_output = false;
 };
+
+const char* design_name(sweep::Design d) {
+  return d == sweep::Design::kGrid ? "grid" : d == sweep::Design::kRandom ? "random" : d == sweep::Design::kSobol ? "sobol" : "lhs";
+}
+
+// --json: the summary as data (the text report's content).
+nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const SweepSummary& s, const std::string& shard) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const TopEntry& t : s.top) {
+    nlohmann::json params = nlohmann::json::object(), metrics = nlohmann::json::object();
+    for (size_t d = 0; d < plan.model->params.size() && d < t.params.size(); ++d)
+      params[plan.model->params[d].name] = json_number(t.params[d]);
+    for (int m : plan.metrics)
+      if (m >= 0 && static_cast<size_t>(m) < t.metrics.size()) metrics[sweep::kMetricInfo[m].name] = json_number(t.metrics[m]);
+    top.push_back({{"index", t.index}, {"objective", json_number(t.objective)}, {"parameters", params}, {"metrics", metrics}});
+  }
+  return {{"model", plan.model->id},
+          {"design", design_name(c.design)},
+          {"shard", shard.empty() ? nlohmann::json(nullptr) : nlohmann::json(shard)},
+          {"points", s.points},
+          {"completed", s.completed},
+          {"finished", s.finished},
+          {"status", {{"ok", s.ok}, {"invalid", s.invalid}, {"non_finite", s.nonfinite}}},
+          {"invalid_examples", s.invalid_examples},
+          {"evaluated", s.evaluated},
+          {"samples_per_point", s.samples_per_point},
+          {"seconds", s.seconds},
+          {"device", s.device},
+          {"precision", s.precision == Precision::kFp32 ? "fp32" : "fp64"},
+          {"objective", sweep::kMetricInfo[plan.objective].name},
+          {"maximize", plan.maximize},
+          {"top", top},
+          {"output", s.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.output)}};
+}
 
 void run(const SweepFlags& f) {
   SweepConfig c = f.config.empty() ? SweepConfig{} : read_sweep_config(f.config);
@@ -55,6 +91,8 @@ void run(const SweepFlags& f) {
 
   if (f.mpi && !f.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
   if (!c.output.empty()) check_output(c.output, {f.config});
+  check_json_output(f.json, {f.config});
+  if (!f.json.empty() && f.json == c.output) throw InputError(f.json + ": given to both --output and --json");
   const SweepPlan plan = plan_sweep(c, f.shard);
   SweepRunOptions o;
   o.device = c.device;
@@ -65,7 +103,8 @@ void run(const SweepFlags& f) {
   o.allow_large_output = f.allow_large_output;
   o.max_chunks = f.max_chunks;
   o.command_line = cli_provenance().command_line;
-  if (!f.quiet) o.progress = progress_printer("points");
+  if (!quiet()) o.progress = progress_printer("points");
+  o.note = [](const std::string& text) { note("%s", text.c_str()); };
   int rank = 0;
   SweepSummary s;
   if (f.mpi) {
@@ -81,10 +120,9 @@ void run(const SweepFlags& f) {
   } else {
     s = run_sweep(plan, c, o);
   }
-  std::printf("stribeck sweep: %s, %s design%s\n%s", plan.model->id.c_str(),
-              c.design == sweep::Design::kGrid ? "grid" : c.design == sweep::Design::kRandom ? "random"
-              : c.design == sweep::Design::kSobol ? "sobol" : "lhs",
-              plan.shard_count > 1 ? (", shard " + f.shard).c_str() : "", s.report(plan).c_str());
+  result("stribeck sweep: " + plan.model->id + ", " + design_name(c.design) + " design" +
+         (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
+  write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));
   std::fflush(stdout);
 }
 
@@ -99,7 +137,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--param,-p", f->params,
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
                   "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
-  cmd->add_option("--design", f->design, "grid | random | lhs | sobol");
+  cmd->add_option("--design", f->design, "Design of the points")->check(CLI::IsMember({"grid", "random", "lhs", "sobol"}));
   cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->check(kPositive);
   cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")->check(kPositive);
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
@@ -107,17 +145,20 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--profile", f->profiles,
                   "Built-in trace: sine[,samples=N,amplitude=A,frequency=F,duration=D,p_a=P,p_b=P,normal_force=F] "
                   "(repeatable)");
-  cmd->add_option("--metric", f->metrics, "Metric to keep (repeatable; default all)");
+  cmd->add_option("--metric", f->metrics, "Metrics to keep (comma-separated or repeated; default all)")->delimiter(',');
   cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
   cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
-  cmd->add_option("--device", f->device, "auto | gpu | cpu (default auto)")->check(kNonEmpty);
-  cmd->add_option("--precision", f->precision, "fp64 | fp32 (default fp64)")->check(kNonEmpty);
+  cmd->add_option("--device", f->device, "Where to run (default auto)")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  cmd->add_option("--precision", f->precision, "Floating-point precision (default fp64)")
+      ->check(CLI::IsMember({"fp64", "fp32"}));
   cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
       ->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
-  cmd->add_option("--trajectory", f->trajectories, "Point index whose force traces are written (repeatable)");
+  cmd->add_option("--trajectory", f->trajectories,
+                  "Point indices whose force traces are written (comma-separated or repeated)")
+      ->delimiter(',');
   cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)")->check(kNonEmpty);
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
@@ -125,7 +166,8 @@ void add_sweep_command(CLI::App& app) {
                 "Run even when the estimated output exceeds the free space of its file system");
   cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")
       ->check(kPositive);
-  cmd->add_flag("--quiet,-q", f->quiet, "No progress lines");
+  add_json_option(cmd, f->json, "The summary (points, status counts, time, best points)");
+  add_verbosity_flags(cmd);
   cmd->callback([f] { run(*f); });
 }
 

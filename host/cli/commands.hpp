@@ -2,6 +2,7 @@
 // Each subcommand registers itself on the top-level app. The callbacks throw
 // InputError for bad input; main() turns that into one line and exit code 2.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "stribeck/data/log.hpp"
 
@@ -56,6 +57,42 @@ void check_output(const std::string& output, const std::vector<std::string>& inp
 // is still longer than 2,000 characters keeps its first 1,000 and its last
 // 500. A 1e6-character CSV cell thus never makes a 1 MB line.
 std::string one_line(const std::string& text);
+
+// The conventions every command shares (cli_output.cpp):
+// - results and summaries go to stdout, diagnostics (progress, notes,
+//   warnings, errors) to stderr;
+// - -q/--quiet drops summaries, progress and notes (results, warnings and
+//   errors stay); -v/--verbose adds notes (threads, wall time);
+// - --json FILE writes the command's report as JSON, atomically; --json -
+//   writes it to stdout, which then holds only the JSON.
+void add_verbosity_flags(CLI::App* cmd);
+bool quiet();
+bool verbose();
+// --json FILE|- on `cmd`, bound to `path` ("" when not given).
+CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
+// Before the run: a --json path other than "-" is checked like an output
+// (not an input of the run, not a directory); "-" reserves stdout for the
+// JSON, so summary() prints nothing there.
+void check_json_output(const std::string& path, const std::vector<std::string>& inputs);
+// Writes `text` (a JSON document) to stdout ("-") or atomically to `path`;
+// nothing for "".
+void write_json_text(const std::string& path, const std::string& text);
+void write_json(const std::string& path, const nlohmann::json& report);
+// A number for JSON: null where it is not finite (JSON has no NaN).
+nlohmann::json json_number(double x);
+// True when stdout is reserved for JSON (--json -).
+bool stdout_is_json();
+// A summary line (printf format, newline added) on stdout, unless --json -
+// (-q keeps it: it says what was written).
+void summary(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// Text for stdout (a report, a table), unless --json - (-q keeps results).
+void result(const std::string& text);
+// A diagnostic note "stribeck: ..." on stderr, unless -q; note_verbose only
+// with -v.
+void note(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void note_verbose(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// A warning "stribeck: warning: ..." on stderr (kept under -q).
+void warn(const std::string& text);
 
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.

@@ -1,6 +1,11 @@
 // The `stribeck` command line: subcommands are defined in cmd_*.cpp.
+#include <glog/logging.h>
+#include <omp.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -81,6 +86,20 @@ int main(int argc, char** argv) {
   g_argv = argv;
   // SIGINT, SIGTERM, SIGHUP: temporaries removed, one line, exit 128 + signal.
   stribeck::install_cli_signal_handlers();
+  // Ceres logs through glog: a start that fails ("Terminating: Residual and
+  // Jacobian evaluation failed"), a residual block that evaluates to NaN,
+  // covariance warnings. The fits report all of that themselves (status,
+  // warnings in the summary), so glog is silenced below FATAL and stderr
+  // keeps its one-line rule. glog is not initialised (InitGoogleLogging
+  // would write log files under /tmp).
+  // STRIBECK_GLOG=1 keeps glog's own settings (to see what Ceres says).
+  const char* keep_glog = std::getenv("STRIBECK_GLOG");
+  if (!keep_glog || std::strcmp(keep_glog, "1") != 0) {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    FLAGS_stderrthreshold = google::GLOG_FATAL;
+    FLAGS_logtostderr = false;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
   using stribeck::cli::one_line;
   CLI::App app{"Stribeck: friction models, sweeps and identification for hydraulic and mechanical drives"};
   app.name("stribeck");
@@ -132,6 +151,10 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+    std::fflush(stdout);
+    stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP threads available", app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name().c_str(),
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                                omp_get_max_threads());
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here as "errors" with exit code 0.
     if (e.get_exit_code() == 0) return app.exit(e);

@@ -194,7 +194,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
 
   if (o.chunk == 0) throw InputError("--chunk must be > 0");
   const DeviceChoice dev = choose_device(o.device);
-  if (!dev.note.empty()) std::fprintf(stderr, "stribeck: %s\n", dev.note.c_str());
+  if (!dev.note.empty()) o.note ? o.note(dev.note) : void(std::fprintf(stderr, "stribeck: %s\n", dev.note.c_str()));
   // About 130 B of results per point of a chunk (docs/sweep.md): 2^24
   // points, 2 GB, bounds what one chunk may take.
   if (o.chunk > kMaxSweepChunk)

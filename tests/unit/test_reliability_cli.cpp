@@ -548,6 +548,86 @@ TEST(ReliabilityCli, SignalsDuringMergeLeaveNoPartialFile) {
   EXPECT_EQ(slurp(d + "s1.h5"), s1);
 }
 
+// Item 5: what `kill -9` of a merge leaves (OUT.partial, its lock file
+// with the dead merge's PID) is never a result and never blocks: the next
+// merge finds the lock free, removes the leftover and merges. A live merge
+// on the same output is refused naming its PID.
+TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
+  const std::string d = dir_for("merge_kill9");
+  const std::string cfg = d + "sweep.toml";
+  std::string text = kSweepLong;
+  text.replace(text.find("2000"), 4, "64");
+  spit(cfg, text);
+  for (int s = 0; s < 2; ++s)
+    ASSERT_EQ(run({"sweep", cfg, "-q", "--shard", std::to_string(s) + "/2", "-o", d + "s" + std::to_string(s) + ".h5"}, d)
+                  .code,
+              0);
+  const Outcome whole = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "ref.h5"}, d);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const SweepFile ref = read_sweep_file(d + "ref.h5");
+  int left = 0;
+  for (int k = 0; k < 10 && left < 3; ++k) {
+    const double at = 0.01 + whole.seconds * k / 8.0;
+    const Outcome killed = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d, SIGKILL, at);
+    if (killed.code == 0) {  // finished before the kill
+      std::remove((d + "m.h5").c_str());
+      continue;
+    }
+    ASSERT_EQ(killed.signal, SIGKILL);
+    EXPECT_FALSE(exists(d + "m.h5")) << "a killed merge never leaves a result";
+    if (exists(d + "m.h5.partial")) ++left;
+    // The next merge: the leftover is removed, the merge runs.
+    const Outcome next = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
+    ASSERT_EQ(next.code, 0) << "kill at " << at << " s: " << next.err;
+    EXPECT_EQ(next.err, "");
+    const SweepFile m = read_sweep_file(d + "m.h5");
+    EXPECT_TRUE(m.complete);
+    EXPECT_EQ(m.meta.count, ref.meta.count);
+    EXPECT_TRUE(same_bits(m.rows.params, ref.rows.params));
+    EXPECT_TRUE(same_bits(m.rows.metrics, ref.rows.metrics));
+    std::remove((d + "m.h5").c_str());
+    EXPECT_TRUE(leftovers(d).empty()) << "kill at " << at << " s: " << leftovers(d).front();
+    EXPECT_FALSE(exists(d + "m.h5.partial.lock"));
+  }
+  EXPECT_GT(left, 0) << "no kill landed while the merge was writing";
+
+  // A live writer: a process that holds the lock (as a running merge does).
+  const std::string lock = d + "m.h5.partial.lock";
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fd < 0 || ::fcntl(fd, F_OFD_SETLK, &fl) != 0) ::_exit(1);
+    const std::string line = std::to_string(::getpid()) + " scratch\n";
+    if (::write(fd, line.data(), line.size()) < 0) ::_exit(1);
+    spit(d + "m.h5.partial", "not a result");
+    char c = 'x';
+    if (::write(pipefd[1], &c, 1) != 1) ::_exit(1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(pipefd[0], &c, 1), 1);
+  const Outcome busy = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
+  expect_one_line(busy, 2, "m.h5.partial: being written by process " + std::to_string(holder), "live writer");
+  EXPECT_EQ(slurp(d + "m.h5.partial"), "not a result") << "a live writer's file is left alone";
+  EXPECT_FALSE(exists(d + "m.h5"));
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  ::close(pipefd[0]);
+  ::close(pipefd[1]);
+  // Its holder gone, the same leftover is removed by the next merge.
+  const Outcome after = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_TRUE(read_sweep_file(d + "m.h5").complete);
+  EXPECT_TRUE(leftovers(d).empty());
+  EXPECT_FALSE(exists(lock));
+}
+
 // Class 8 (item 6): an ensemble whose final rename failed (the target
 // became a directory while it ran) keeps its checkpoint, and --resume
 // completes it to the same results once the name is free.
@@ -582,7 +662,7 @@ TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
   fs::remove(out);
   const Outcome r = run({"simulate", cfg, "-q", "--chunk", "8", "--resume", "-o", out}, d);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find(" 0 simulated"), std::string::npos) << "nothing was left to simulate: " << r.err;
+  EXPECT_NE(r.out.find(" 0 simulated"), std::string::npos) << "nothing was left to simulate: " << r.out;  // the summary
   const Results a = read_results(d + "one.h5", "ensemble"), b = read_results(out, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)

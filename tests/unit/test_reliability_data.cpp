@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"
 #include "temp_dir.hpp"
 
@@ -221,22 +223,94 @@ TEST(ReliabilityData, DiskFullSweepAndMerge) {
   expect_clean_disk_full(dir, "map " + dir + "s0.h5 -m rmse --reduce min -o " + dir + "map.svg", "map.svg", 4000);
 }
 
-TEST(ReliabilityData, DiskFullAfterACheckpointLeavesNothingBehind) {
-  // Past its first checkpoint a sweep has a partial file worth resuming, but
-  // a flush that hit the full disk leaves libhdf5's metadata half-written
-  // (docs/reliability.md): the partial file is removed too, and a run with
-  // room starts again and finishes.
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// Issue 21, item 6: a run that hits a full disk after a checkpoint stops
+// before it writes (reserve_space), keeps OUT.partial at that checkpoint,
+// says so in one line, and --resume with room completes it to the same
+// results as an uninterrupted run: sweeps and ensembles, several limits.
+void expect_full_disk_resumes(const std::string& dir, const std::string& run, const std::string& out,
+                              const std::vector<long>& limits, const std::function<void()>& compare) {
+  int resumed = 0;
+  for (long limit : limits) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    std::remove(out.c_str());
+    std::remove((out + ".partial").c_str());
+    const CliRun r = run_limited(words(run + " -o " + out), limit, test::temp_dir() + "rel_err.txt");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("stribeck: error: writing " + out + ": file too large", 0), 0u) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    for (const auto& e : fs::directory_iterator(dir))
+      EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+    if (!fs::exists(out + ".partial")) {
+      // The limit came before the first checkpoint: nothing to keep.
+      EXPECT_EQ(r.err.find("--resume"), std::string::npos) << r.err;
+      continue;
+    }
+    EXPECT_NE(r.err.find(out + ".partial keeps the completed points; continue with --resume once there is room"),
+              std::string::npos)
+        << r.err;
+    const CliRun again = run_limited(words(run + " --resume -o " + out), 0, test::temp_dir() + "rel_err.txt");
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_FALSE(fs::exists(out + ".partial"));
+    compare();
+    ++resumed;
+  }
+  EXPECT_GT(resumed, 0) << "no limit fell after a checkpoint";
+}
+
+// Size of OUT.partial after the first chunk of `run` (--max-chunks 1).
+long first_chunk_size(const std::string& run, const std::string& out) {
+  std::string text;
+  EXPECT_EQ(test::run_cli(run + " --max-chunks 1 -o " + out, &text), 0) << text;
+  const long size = static_cast<long>(fs::file_size(out + ".partial"));
+  std::remove((out + ".partial").c_str());
+  return size;
+}
+
+TEST(ReliabilityData, DiskFullAfterACheckpointResumesToTheSameResults) {
   const std::string dir = case_dir("sweep_cp");
   const std::string cfg = dir + "sweep.toml";
   std::string big = kSweepConfig;
   big.replace(big.find("points = 60000"), 14, "points = 300000");
   spit(cfg, big);
-  expect_clean_disk_full(dir, "sweep " + cfg + " -q --chunk 65536 -o " + dir + "out.h5", "out.h5", 8000000);
+  const std::string run = "sweep " + cfg + " -q --chunk 65536";
   std::string text;
-  ASSERT_EQ(test::run_cli("sweep " + cfg + " -q --chunk 65536 -o " + dir + "out.h5", &text), 0) << text;
-  const SweepFile f = read_sweep_file(dir + "out.h5");
-  EXPECT_TRUE(f.complete);
-  EXPECT_EQ(f.rows.count, 300000u);
+  ASSERT_EQ(test::run_cli(run + " -o " + dir + "one.h5", &text), 0) << text;
+  const SweepFile one = read_sweep_file(dir + "one.h5");
+  // The partial file's size after one chunk: the limits fall before it (no
+  // checkpoint yet) and after one and two chunks.
+  const long s1 = first_chunk_size(run, dir + "probe.h5");
+  expect_full_disk_resumes(dir, run, dir + "out.h5", {s1 / 2, s1 + 1000000, 2 * s1 + 1000000}, [&] {
+    const SweepFile f = read_sweep_file(dir + "out.h5");
+    EXPECT_TRUE(f.complete);
+    EXPECT_EQ(f.rows.count, 300000u);
+    EXPECT_EQ(f.rows.status, one.rows.status);
+    EXPECT_TRUE(same_bits(f.rows.params, one.rows.params));
+    EXPECT_TRUE(same_bits(f.rows.metrics, one.rows.metrics));
+  });
+
+  // 90,000 points: two HDF5 chunks of 65,536 rows, written by chunks of
+  // 16,384 points; the second HDF5 chunk does not fit.
+  const std::string ens = dir + "ens.toml";
+  std::string etext = kEnsembleConfig;
+  etext.replace(etext.find("t_end = 0.2"), 11, "t_end = 0.05");
+  etext.replace(etext.find("log:1:100:150"), 13, "log:1:100:300");
+  etext.replace(etext.find("linear:0.005:0.3:150"), 20, "linear:0.005:0.3:300");
+  spit(ens, etext);
+  const std::string erun = "simulate " + ens + " -q --chunk 16384";
+  ASSERT_EQ(test::run_cli(erun + " -o " + dir + "ens_one.h5", &text), 0) << text;
+  const Results a = read_results(dir + "ens_one.h5", "ensemble");
+  const long e1 = first_chunk_size(erun, dir + "probe.h5");
+  expect_full_disk_resumes(dir, erun, dir + "ens.h5", {e1 / 2, e1 + 300000}, [&] {
+    const Results b = read_results(dir + "ens.h5", "ensemble");
+    ASSERT_EQ(a.datasets.size(), b.datasets.size());
+    for (size_t k = 0; k < a.datasets.size(); ++k)
+      EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
+  });
 }
 
 TEST(ReliabilityData, DiskFullSimulate) {

@@ -4,6 +4,7 @@
 // same directory (rename is atomic only within one file system) and is removed
 // when the writer is destroyed without commit(), e.g. on an exception.
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -44,6 +45,59 @@ constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
 // kMaxConfigBytes, and content that is UTF-16/32 or holds NUL bytes.
 // `what` names the file in messages ("sweep config").
 std::string read_config_file(const std::string& path, const std::string& what);
+
+// Moves a finished output into place durably: fsync of `from` (its data
+// reach the disk before its name does), rename onto `to`, fsync of the
+// directory (the rename itself survives a power loss). Returns rename's
+// result (0, or -1 with errno set); a failed fsync of a file system that
+// cannot sync (EINVAL, ENOTSUP) is ignored, any other makes it -1 before
+// the rename, so a result whose bytes did not reach the disk never takes
+// the name. Every writer that renames goes through this.
+int durable_rename(const std::string& from, const std::string& to);
+
+// Before a checkpointed writer (a sweep's or an ensemble's OUT.partial)
+// writes a chunk of about `bytes` to `path`: reserves the disk blocks
+// beyond the file's end (fallocate, the size unchanged) so that the writes
+// that follow cannot fail for want of space halfway, leaving libhdf5's
+// metadata half-written, and checks RLIMIT_FSIZE the same way. When the
+// space is not there nothing has been written since the last checkpoint:
+// throws InputError "writing TARGET: no space left on device" (or "file
+// too large"), with `note` appended when not empty (where the checkpoint
+// is and how to continue). On file systems without fallocate it reserves
+// nothing.
+void reserve_space(const std::string& path, std::uint64_t bytes, const std::string& target, const std::string& note);
+
+// Who writes OUT.partial. The writer holds OUT.partial.lock, a file beside
+// it with its PID and whether the partial file is a checkpoint
+// ("resumable") or scratch (a merge's: never resumed), locked for as long
+// as the writer lives (an open-file-description lock: the kernel releases
+// it when the process ends, kill -9 included). A second run on the same
+// output is refused naming the live writer's PID. A leftover whose writer
+// is gone is taken over: scratch (what `kill -9` of a merge leaves) is
+// removed at once, never mistaken for a result; a checkpoint is left to
+// --resume (or to refuse_unfinished's message). The lock file is removed
+// when the owner is destroyed, and by the signal handlers.
+class PartialOwner {
+ public:
+  PartialOwner() = default;
+  // Takes the lock of `partial`; throws InputError when a live process
+  // holds it. `resumable`: whether this run's partial file is a checkpoint.
+  PartialOwner(const std::string& partial, bool resumable);
+  ~PartialOwner();
+  PartialOwner(PartialOwner&& o) noexcept { *this = std::move(o); }
+  PartialOwner& operator=(PartialOwner&& o) noexcept;
+  PartialOwner(const PartialOwner&) = delete;
+  PartialOwner& operator=(const PartialOwner&) = delete;
+  // True when a leftover partial file of a dead writer was removed.
+  bool removed_leftover() const { return removed_leftover_; }
+
+ private:
+  void release();
+  std::string lock_path_;
+  int fd_ = -1;
+  int slot_ = -1;
+  bool removed_leftover_ = false;
+};
 
 // Signals. install_cli_signal_handlers() (the CLI's main calls it first):
 // SIGINT, SIGTERM and SIGHUP remove the registered temporaries, print one

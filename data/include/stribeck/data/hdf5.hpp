@@ -200,6 +200,10 @@ Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t ch
 // create_column.
 void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
                    const std::string& where);
+// Bytes of the chunks that appending `n` rows to a column from
+// create_column newly allocates in the file (whole chunks: HDF5 stores
+// chunks whole), for reserve_space before a checkpointed write.
+std::uint64_t append_bytes(const Dataset& column, hsize_t n);
 // Reads rows [0, rows) of a column chunk by chunk, so that every chunk's
 // checksum (create_column's Fletcher-32 filter) is verified; throws
 // InputError naming the first damaged chunk and its rows.

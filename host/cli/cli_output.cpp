@@ -1,0 +1,103 @@
+// The output conventions every command shares (commands.hpp): stdout for
+// results and summaries, stderr for diagnostics, -q/-v, --json FILE|-.
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/error.hpp"
+
+namespace stribeck::cli {
+namespace {
+
+int g_verbosity = 0;  // -1 quiet, 0 normal, 1 verbose
+bool g_stdout_json = false;
+
+void vline(std::FILE* f, const char* prefix, const char* format, std::va_list args) {
+  std::fputs(prefix, f);
+  std::vfprintf(f, format, args);
+  std::fputc('\n', f);
+}
+
+}  // namespace
+
+void add_verbosity_flags(CLI::App* cmd) {
+  auto* q = cmd->add_flag_callback(
+      "-q,--quiet", [] { g_verbosity = -1; }, "Quiet: no summary, progress or notes (results, warnings, errors stay)");
+  auto* v = cmd->add_flag_callback(
+      "-v,--verbose", [] { g_verbosity = 1; }, "Verbose: also notes on stderr (threads, wall time)");
+  q->excludes(v);
+}
+
+bool quiet() { return g_verbosity < 0; }
+bool verbose() { return g_verbosity > 0; }
+bool stdout_is_json() { return g_stdout_json; }
+
+CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
+  return cmd->add_option("--json", path, what + " as JSON to FILE ('-': stdout, which then holds only the JSON)")
+      ->type_name("FILE|-")
+      ->check(CLI::Validator([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); }, ""));
+}
+
+void check_json_output(const std::string& path, const std::vector<std::string>& inputs) {
+  if (path.empty()) return;
+  if (path == "-") {
+    g_stdout_json = true;
+    return;
+  }
+  check_output(path, inputs);
+}
+
+void write_json_text(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    if (std::fflush(stdout) != 0) throw InputError("writing the JSON to standard output failed");
+    return;
+  }
+  AtomicFile f(path);
+  f.write(text);
+  f.commit();
+}
+
+void write_json(const std::string& path, const nlohmann::json& report) {
+  // Strings taken from files may not be UTF-8: replaced, never an exception.
+  write_json_text(path, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+nlohmann::json json_number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+void summary(const char* format, ...) {
+  if (g_stdout_json) return;
+  std::va_list args;
+  va_start(args, format);
+  vline(stdout, "", format, args);
+  va_end(args);
+}
+
+void result(const std::string& text) {
+  if (g_stdout_json) return;
+  std::fputs(text.c_str(), stdout);
+}
+
+void note(const char* format, ...) {
+  if (quiet()) return;
+  std::va_list args;
+  va_start(args, format);
+  vline(stderr, "stribeck: ", format, args);
+  va_end(args);
+}
+
+void note_verbose(const char* format, ...) {
+  if (!verbose()) return;
+  std::va_list args;
+  va_start(args, format);
+  vline(stderr, "stribeck: ", format, args);
+  va_end(args);
+}
+
+void warn(const std::string& text) { std::fprintf(stderr, "stribeck: warning: %s\n", one_line(text).c_str()); }
+
+}  // namespace stribeck::cli
