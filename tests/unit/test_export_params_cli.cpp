@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -421,6 +422,35 @@ TEST(ExportParamsCli, EvalReadsTheParametersOfAFitReport) {
   EXPECT_NE(log.find("differs from the model of"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir + "e.csv"));
   EXPECT_EQ(run_cli("eval -i " + dir + "in.csv -o " + dir + "e.csv", &log), 1) << log;
+}
+
+// The whole path a user takes: a log, `identify --json`, then every export
+// of that very report, the range from the log (--data), and `eval --params`.
+TEST(ExportParamsCli, ExportsWhatIdentifyWrites) {
+  const std::string dir = temp_dir();
+  std::string log;
+  ASSERT_EQ(run_cli("generate --model simscape-translational -p F_brk=30 -p v_brk=0.02 -p F_C=20 -p f_v=120 --profile "
+                    "triangle --duration 4 --noise force=0.1 -o " + dir + "id.h5", &log),
+            0)
+      << log;
+  ASSERT_EQ(run_cli("identify " + dir + "id.h5 --model simscape-translational --starts 2 --json " + dir + "id.json", &log),
+            0)
+      << log;
+  const nlohmann::json rep = nlohmann::json::parse(slurp(dir + "id.json"));
+  ASSERT_EQ(export_params(dir + "id.json --to simscape -o " + dir + "id.m", &log), 0) << log;
+  const auto got = parse_set_param(slurp(dir + "id.m"));
+  EXPECT_EQ(got.at("brkwy_frc").value, rep["parameters"]["F_brk"]["value"].get<double>());
+  EXPECT_EQ(got.at("brkwy_vel").value, rep["parameters"]["v_brk"]["value"].get<double>());
+  EXPECT_EQ(got.at("Col_frc").value, rep["parameters"]["F_C"]["value"].get<double>());
+  EXPECT_EQ(got.at("visc_coef").value, rep["parameters"]["f_v"]["value"].get<double>());
+  ASSERT_EQ(export_params(dir + "id.json --to modelica --data " + dir + "id.h5 -o " + dir + "id.mo", &log), 0) << log;
+  EXPECT_NE(slurp(dir + "id.mo").find("approximate"), std::string::npos);
+  EXPECT_NE(log.find("over |v| in [0"), std::string::npos) << log;  // the log's range starts near rest
+  ASSERT_EQ(export_params(dir + "id.json --to 20sim --normal-force 200 --data " + dir + "id.h5 -o " + dir + "id.txt", &log),
+            0)
+      << log;
+  EXPECT_EQ(run_cli("export " + dir + "id.h5 -o " + dir + "id.csv", &log), 0) << log;
+  ASSERT_EQ(run_cli("eval --params " + dir + "id.json -i " + dir + "id.csv -o " + dir + "id_eval.csv", &log), 0) << log;
 }
 
 }  // namespace
