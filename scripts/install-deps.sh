@@ -21,6 +21,8 @@ packages=(
   nlohmann-json3-dev                # JSON output (models --json, fit reports)
   libtomlplusplus-dev               # TOML configs (sweeps, simulations)
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
+  pybind11-dev python3-dev          # the Python module (cmake -DSTRIBECK_PYTHON=ON, `import stribeck`)
+  python3-pytest                    # tests: the Python module's suite (python/tests)
 )
 for arg in "$@"; do
   case "$arg" in
