@@ -2,10 +2,10 @@
 # missing Debian packages first (scripts/install-deps.sh), then build.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_PYTHON=ON
 STRIBECK := $(BUILD)/bin/stribeck
 
-.PHONY: all deps build test demo bench examples clean
+.PHONY: all deps build test demo bench examples python clean
 
 all: build
 
@@ -20,6 +20,11 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	cd $(BUILD) && STRIBECK_MAKE_TEST=1 ctest --output-on-failure -j $(JOBS)
+
+# The Python module alone: build/python/stribeck*.so (PYTHONPATH=build/python python3 -c 'import stribeck').
+python: deps $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DSTRIBECK_PYTHON=ON
+	cmake --build $(BUILD) -j $(JOBS) --target stribeck_python
 
 demo: build
 	@bash scripts/demo.sh $(STRIBECK)

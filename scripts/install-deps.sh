@@ -25,6 +25,8 @@ packages=(
   libopenmpi-dev openmpi-bin        # MPI sweeps (stribeck sweep --mpi; optional at build time)
   help2man                          # the man page stribeck.1, generated from the CLI's help at build time
   clang-format-14                   # the Format.* CTest (libllvm14 + libclang-cpp14, ~165 MB; not the clang compiler)
+  pybind11-dev python3-dev          # the Python module (cmake -DSTRIBECK_PYTHON=ON, `import stribeck`)
+  python3-pytest                    # tests: the Python module's suite (python/tests)
 )
 for arg in "$@"; do
   case "$arg" in

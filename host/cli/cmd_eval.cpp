@@ -1,16 +1,25 @@
 // `stribeck eval`: evaluate one model along the samples of an input file.
 #include <cstdio>
 
+#include <memory>
+#include <string>
+
 #include "commands.hpp"
+#include "stribeck/data/error.hpp"
 #include "stribeck/host/eval.hpp"
+#include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::cli {
 
 void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Evaluate a friction model along the samples of an input file");
   auto o = std::make_shared<EvalOptions>();
-  cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`)")->required();
+  auto params_file = std::make_shared<std::string>();
+  cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`); optional with --params");
   cmd->add_option("--param,-p", o->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
+  cmd->add_option("--params", *params_file,
+                  "Model and parameters from a fit report (identify --json; the first fit of several) or an "
+                  "export-params --to json file; --param overrides single values");
   cmd->add_option("--experiment,-e", o->experiment,
                   "The input may also be an HDF5 log or .mat file (output .h5: channels plus a results "
                   "group eval/<model>); pick this experiment when it holds several");
@@ -29,8 +38,27 @@ void add_eval_command(CLI::App& app) {
                 "Static laws: vector exp/tanh (libmvec, within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");
   add_verbosity_flags(cmd);
-  cmd->callback([o] {
-    check_output(o->output, {o->input});
+  cmd->callback([o, params_file] {
+    std::vector<std::string> inputs = {o->input};
+    if (!params_file->empty()) inputs.push_back(*params_file);
+    check_output(o->output, inputs);
+    if (!params_file->empty()) {
+      const ParamFile pf = read_param_file(*params_file);
+      if (!o->model.empty() && o->model != pf.model)
+        throw InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model + ")");
+      o->model = pf.model;
+      const ModelInfo& m = *find_model(pf.model);
+      std::vector<std::string> merged;
+      for (size_t i = 0; i < m.params.size(); ++i) {
+        bool overridden = false;
+        for (const auto& a : o->params) overridden |= a.substr(0, a.find('=')) == m.params[i].name;
+        if (!overridden) merged.push_back(std::string(m.params[i].name) + "=" + format_number(pf.values[i]));
+      }
+      merged.insert(merged.end(), o->params.begin(), o->params.end());
+      o->params = merged;
+    } else if (o->model.empty()) {
+      throw CLI::RequiredError("--model (or --params)");
+    }
     const EvalSummary s = evaluate_file(*o);
     for (const auto& w : s.warnings) warn(w);
     summary("stribeck eval: %s, %ld samples -> %s", o->model.c_str(), s.samples, o->output.c_str());

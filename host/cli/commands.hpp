@@ -18,6 +18,20 @@ void add_map_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
+void add_export_params_command(CLI::App& app);
+
+// A parameter set read from a file: a fit report (`identify --json`; with
+// several fits, entry `fit_index`, 0-based) or `export-params --to json`.
+// Force-balance terms (mass, offset) are skipped and named in `ignored`.
+// Throws InputError (one line naming the file) for malformed JSON, an
+// unknown model, a missing, unknown, asymmetric or per-experiment parameter,
+// or values that break the model's rules.
+struct ParamFile {
+  std::string model;
+  std::vector<double> values;  // every parameter of the model, in its order
+  std::vector<std::string> ignored;
+};
+ParamFile read_param_file(const std::string& path, int fit_index = 0);
 
 // Whole-number flags: digits only (no sign, no space: "-1" is not read as
 // 2^64 - 1) and at most 18 of them, so a value is never clamped to what the

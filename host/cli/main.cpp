@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   stribeck::cli::add_import_command(app);
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);
+  stribeck::cli::add_export_params_command(app);
   std::string commands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     commands += (commands.empty() ? "" : ", ") + sub->get_name();
