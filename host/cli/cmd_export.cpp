@@ -18,17 +18,6 @@ struct ExportArgs {
   std::string input, output, format = "csv", experiment;
 };
 
-// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
-bool is_hdf5_log(const std::string& path) {
-  if (!h5::is_hdf5(path)) return false;
-  char head[20] = {0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  const std::string h(head, std::fread(head, 1, sizeof head, f));
-  std::fclose(f);
-  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
-}
-
 void make_output_dir(const std::string& dir) {
   ::mkdir(dir.c_str(), 0777);
   struct stat st {};

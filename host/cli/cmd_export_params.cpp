@@ -527,7 +527,7 @@ std::string write_twentysim(const ParamFile& src, const std::string& fit_path, c
   return s;
 }
 
-std::string write_json(const ParamFile& src, const std::string& fit_path, const Conversion& c) {
+std::string json_params_text(const ParamFile& src, const std::string& fit_path, const Conversion& c) {
   const ModelInfo& m = require_model(c.law);
   nlohmann::ordered_json j;
   j["model"] = c.law;
@@ -581,7 +581,7 @@ void add_export_params_command(CLI::App& app) {
       case Target::kSimscape: text = write_simscape(src, o->fit, c); break;
       case Target::kModelica: text = write_modelica(src, o->fit, c); break;
       case Target::kTwentySim: text = write_twentysim(src, o->fit, c); break;
-      case Target::kJson: text = write_json(src, o->fit, c); break;
+      case Target::kJson: text = json_params_text(src, o->fit, c); break;
     }
     if (o->output.empty()) {
       std::fputs(text.c_str(), stdout);

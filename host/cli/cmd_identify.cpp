@@ -137,17 +137,6 @@ std::vector<std::vector<Experiment>> load(const IdentifyArgs& a) {
 // Logs over this many samples in all are fitted streamed (--stream auto).
 constexpr long kStreamSamples = 1000000;
 
-// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
-bool is_hdf5_log(const std::string& path) {
-  if (!h5::is_hdf5(path)) return false;
-  char head[20] = {0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  const std::string h(head, std::fread(head, 1, sizeof head, f));
-  std::fclose(f);
-  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
-}
-
 std::string clean_name(std::string s) {
   for (char& c : s)
     if (c == '/' || c == '.') c = '_';
