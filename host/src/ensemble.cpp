@@ -174,17 +174,17 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
 }
 
 #if STRIBECK_HAVE_CUDA
-// A chunk on the GPU: one launch of cuda::run_ensemble, metrics unpacked.
-void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
+// A chunk on the GPU: one launch of gpu::run_ensemble, metrics unpacked.
+void gpu_points(gpu::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
                 StickSlipMetrics<double>* metrics, std::vector<double>& staging) {
-  staging.resize(count * cuda::kEnsembleMetrics);
+  staging.resize(count * gpu::kEnsembleMetrics);
   q.first = first;
   q.count = count;
   q.values = values;
   q.metrics = staging.data();
-  cuda::run_ensemble(q);
+  gpu::run_ensemble(q);
   for (std::uint64_t i = 0; i < count; ++i) {
-    const double* x = &staging[i * cuda::kEnsembleMetrics];
+    const double* x = &staging[i * gpu::kEnsembleMetrics];
     StickSlipMetrics<double>& o = metrics[i];
     o.stick_slip = static_cast<int>(x[0]);
     o.stick_fraction = x[1];
@@ -343,7 +343,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   bool gpu = false;
   std::string gpu_name, reason = "this build has no CUDA support";
 #if STRIBECK_HAVE_CUDA
-  if (c.device != "cpu") gpu = cuda::probe_device(gpu_name, reason);
+  if (c.device != "cpu") gpu = gpu::probe_device(gpu_name, reason);
 #endif
   if (c.device == "gpu" && !gpu) throw InputError(c.source + ": [ensemble]: device = \"gpu\" but no GPU is usable: " + reason);
   if (c.device == "auto" && !gpu) r.note = "no usable GPU (" + reason + "); running on the CPU";
@@ -402,12 +402,12 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
-    cuda::EnsembleRequest q;
+    gpu::EnsembleRequest q;
     q.model_id = c.model.c_str();
     q.fp32 = c.fp32;
     q.spec64 = make_spec<double>(c, m, target);
     q.spec32 = make_spec<float>(c, m, target);
-    const TypedTables tables64(c, q.spec64.base);  // host copies; cuda::run_ensemble uploads them
+    const TypedTables tables64(c, q.spec64.base);  // host copies; gpu::run_ensemble uploads them
     const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
