@@ -11,13 +11,13 @@
 
 using namespace stribeck;
 
-__global__ void sweep_samples(const double* p, const cuda::PackedSample<float>* in, sweep::RawMetrics* out) {
-  __shared__ cuda::PackedSample<float> tile[NS];
+__global__ void sweep_samples(const double* p, const gpu::PackedSample<float>* in, sweep::RawMetrics* out) {
+  __shared__ gpu::PackedSample<float> tile[NS];
   if (threadIdx.x < NS) tile[threadIdx.x] = in[threadIdx.x];
   __syncthreads();
   sweep::Trajectory<SimscapeCylinder, float> tr;
   tr.prepare(p + threadIdx.x * SimscapeCylinder::kNumParams);
   sweep::RawMetrics raw;
-  tr.run(cuda::PackedTile<float>{tile}, 0, NS, raw);
+  tr.run(gpu::PackedTile<float>{tile}, 0, NS, raw);
   out[threadIdx.x] = raw;
 }

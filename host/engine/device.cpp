@@ -27,7 +27,7 @@ DeviceChoice choose_device(const std::string& requested, const std::string& wher
   }
   std::string name, reason;
 #if STRIBECK_HAVE_CUDA
-  const bool usable = cuda::probe_device(name, reason);
+  const bool usable = gpu::probe_device(name, reason);
 #else
   const bool usable = false;
   reason = "this build has no CUDA support";

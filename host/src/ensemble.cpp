@@ -152,20 +152,20 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
 }
 
 #if STRIBECK_HAVE_CUDA
-// A chunk on the GPU: one launch of cuda::run_ensemble, metrics unpacked
+// A chunk on the GPU: one launch of gpu::run_ensemble, metrics unpacked
 // (ensemble_metric_values packs them in the field table's order; the test
 // Records.StickSlipPackingMatchesTheGpuStaging checks it).
-static_assert(cuda::kEnsembleMetrics == static_cast<int>(engine::kStickSlipFieldCount),
+static_assert(gpu::kEnsembleMetrics == static_cast<int>(engine::kStickSlipFieldCount),
               "the GPU's metric row and the StickSlipMetrics field table disagree");
-void gpu_points(cuda::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
+void gpu_points(gpu::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
                 StickSlipMetrics<double>* metrics, std::vector<double>& staging) {
-  staging.resize(count * cuda::kEnsembleMetrics);
+  staging.resize(count * gpu::kEnsembleMetrics);
   q.first = first;
   q.count = count;
   q.values = values;
   q.metrics = staging.data();
-  cuda::run_ensemble(q);
-  for (std::uint64_t i = 0; i < count; ++i) engine::unpack(&staging[i * cuda::kEnsembleMetrics], metrics[i]);
+  gpu::run_ensemble(q);
+  for (std::uint64_t i = 0; i < count; ++i) engine::unpack(&staging[i * gpu::kEnsembleMetrics], metrics[i]);
 }
 #endif
 
@@ -375,12 +375,12 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   };
   if (gpu) {
 #if STRIBECK_HAVE_CUDA
-    cuda::EnsembleRequest q;
+    gpu::EnsembleRequest q;
     q.model_id = c.model.c_str();
     q.fp32 = c.fp32;
     q.spec64 = make_spec<double>(c, m, target);
     q.spec32 = make_spec<float>(c, m, target);
-    const TypedTables tables64(c, q.spec64.base);  // host copies; cuda::run_ensemble uploads them
+    const TypedTables tables64(c, q.spec64.base);  // host copies; gpu::run_ensemble uploads them
     const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();

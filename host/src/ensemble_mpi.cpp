@@ -55,7 +55,7 @@ EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, i
   if (!o.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
   if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
 #if STRIBECK_HAVE_CUDA
-  cuda::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
+  gpu::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
 #endif
   const std::string final_output = o.output;
   o.shard = std::to_string(rank) + "/" + std::to_string(size);

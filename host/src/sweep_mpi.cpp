@@ -46,7 +46,7 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
   if (o.output.empty()) throw InputError("--mpi needs an output file (-o OUT.h5)");
   if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
 #if STRIBECK_HAVE_CUDA
-  cuda::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
+  gpu::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
 #endif
   const std::string shard = std::to_string(rank) + "/" + std::to_string(size);
   const SweepPlan plan = plan_sweep(config, shard);

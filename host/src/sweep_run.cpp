@@ -24,16 +24,16 @@ namespace stribeck {
 #if STRIBECK_HAVE_CUDA
 namespace {
 // Fills the plain request for the CUDA library (traces point into the plan).
-cuda::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                               std::vector<cuda::HostTrace>& traces) {
+gpu::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                               std::vector<gpu::HostTrace>& traces) {
   auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
   for (const auto& t : plan.traces) {
-    cuda::HostTrace h;
+    gpu::HostTrace h;
     t.point_view(h, ptr);
     h.counts = t.counts;
     traces.push_back(h);
   }
-  cuda::SweepRequest r;
+  gpu::SweepRequest r;
   r.model_id = plan.model->id.c_str();
   r.fp32 = precision == Precision::kFp32;
   r.space = plan.space;
@@ -59,13 +59,13 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
   out.metrics.resize(count * sweep::kNumMetrics);
   out.status.resize(count);
   out.exp_metrics.resize(plan.per_experiment ? count * plan.traces.size() * sweep::kNumMetrics : 0);
-  std::vector<cuda::HostTrace> traces;
-  cuda::SweepRequest r = gpu_request(plan, precision, first, count, traces);
+  std::vector<gpu::HostTrace> traces;
+  gpu::SweepRequest r = gpu_request(plan, precision, first, count, traces);
   r.params = out.params.data();
   r.metrics = out.metrics.data();
   r.status = out.status.data();
   r.exp_metrics = plan.per_experiment ? out.exp_metrics.data() : nullptr;
-  cuda::run_sweep(r);
+  gpu::run_sweep(r);
 #else
   (void)plan, (void)precision, (void)first, (void)count, (void)out;
   throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
@@ -75,15 +75,15 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
                               SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite) {
 #if STRIBECK_HAVE_CUDA
-  std::vector<cuda::HostTrace> traces;
-  cuda::SweepRequest r = gpu_request(plan, precision, first, count, traces);
+  std::vector<gpu::HostTrace> traces;
+  gpu::SweepRequest r = gpu_request(plan, precision, first, count, traces);
   r.per_experiment = false;
-  cuda::TopKOutput top;
+  gpu::TopKOutput top;
   r.top = &top;
   r.top_k = plan.top_k;
   r.objective = plan.objective;
   r.maximize = plan.maximize;
-  cuda::run_sweep(r);
+  gpu::run_sweep(r);
   out.first = first;
   out.count = count;
   out.index = std::move(top.index);

@@ -11,14 +11,17 @@
 // reads the same sample: the loads are broadcasts, free of bank conflicts.
 #include <cstdint>
 
+#include "gpu_layer.cuh"
 #include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/kernels/sweep/rules.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/kernels/sweep/trajectory.hpp"
 
-namespace stribeck::cuda {
+namespace stribeck::gpu {
 
-constexpr int kSweepBlock = 128;
+// 128 threads: a tile of kTraceTile samples is loaded in two passes; the
+// compiler keeps its own register choice (no minimum of blocks per SM).
+using SweepPolicy = Policy<128>;
 constexpr int kMaxExperiments = 32;
 
 // The experiments of a sweep in device memory (working scalar), by value.
@@ -76,7 +79,7 @@ STRIBECK_HD_INLINE sweep::TraceSample<T> trace_sample(const PackedTile<T>& t, st
 }
 
 template <class M, class T>
-__global__ void __launch_bounds__(kSweepBlock)
+__global__ void __launch_bounds__(SweepPolicy::kBlock, SweepPolicy::kMinBlocks)
 sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> traces, std::uint64_t first,
              std::uint64_t count, double* __restrict__ params_out, double* __restrict__ metrics_out,
              std::uint8_t* __restrict__ status_out, double* __restrict__ exp_metrics_out) {
@@ -131,4 +134,4 @@ sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> tr
   status_out[j] = finite ? sweep::kStatusOk : sweep::kStatusNonFinite;
 }
 
-}  // namespace stribeck::cuda
+}  // namespace stribeck::gpu

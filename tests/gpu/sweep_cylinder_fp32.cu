@@ -4,6 +4,6 @@
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "sweep_kernel.cuh"
 
-template __global__ void stribeck::cuda::sweep_kernel<stribeck::SimscapeCylinder, float>(
-    stribeck::sweep::SpaceView, stribeck::sweep::ParamRules, stribeck::cuda::DeviceTraces<float>, std::uint64_t,
+template __global__ void stribeck::gpu::sweep_kernel<stribeck::SimscapeCylinder, float>(
+    stribeck::sweep::SpaceView, stribeck::sweep::ParamRules, stribeck::gpu::DeviceTraces<float>, std::uint64_t,
     std::uint64_t, double*, double*, std::uint8_t*, double*);

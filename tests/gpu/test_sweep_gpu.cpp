@@ -1,5 +1,7 @@
 // GPU path against the CPU path on the same sweeps. Skipped (not failed)
-// where no usable CUDA device exists or the build has no CUDA.
+// where no usable CUDA device exists or the build has no CUDA; run on the
+// block emulator by stribeck_gpu_emu_tests, whose small device splits every
+// sweep into several sub-chunks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,11 +22,12 @@ bool gpu_usable() {
   }
 }
 
-SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp) {
+SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp,
+                       std::uint64_t points = 5000) {
   SweepConfig c;
   c.model = model;
   c.design = sweep::Design::kSobol;
-  c.points = 5000;  // not a multiple of the block size: exercises the tail
+  c.points = points;  // not a multiple of the block size: exercises the tail
   c.seed = 11;
   for (const auto& p : params) apply_param_flag(c, p);
   for (int e = 0; e < 2; ++e) {
@@ -80,6 +83,8 @@ void expect_agree(const SweepPlan& plan, const SweepChunk& gpu, const SweepChunk
 struct Case {
   const char* model;
   std::vector<std::string> params;
+  std::uint64_t points = 5000;
+  double fp32 = 1e-4;  // FP32 against FP64, relative
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
@@ -89,13 +94,13 @@ class SweepGpu : public ::testing::TestWithParam<Case> {};
 TEST_P(SweepGpu, AgreesWithCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   const Case& k = GetParam();
-  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true));
+  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true, k.points));
   SweepChunk cpu64, gpu64, gpu32;
   evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, cpu64);
   evaluate_chunk_gpu(plan, Precision::kFp64, 0, plan.count, gpu64);
   evaluate_chunk_gpu(plan, Precision::kFp32, 0, plan.count, gpu32);
   expect_agree(plan, gpu64, cpu64, 1e-12, std::string(k.model) + " fp64");
-  expect_agree(plan, gpu32, cpu64, 1e-4, std::string(k.model) + " fp32");
+  expect_agree(plan, gpu32, cpu64, k.fp32, std::string(k.model) + " fp32");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -106,7 +111,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"simscape-translational",
                            {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1", "f_v=uniform:0:300"}},
                       Case{"20sim-scvs", {"mu_s=uniform:0.1:0.3", "mu_c=uniform:0.05:0.2", "v_st=loguniform:1e-3:1e-1"}},
-                      Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}}),
+                      Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}},
+                      // Models with memory: the state carried across tiles and experiments.
+                      Case{"lugre", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "F_s=uniform:1:3"}, 1500, 1e-3},
+                      Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500,
+                           1e-3}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.model;
       for (auto& ch : n)
@@ -150,6 +159,42 @@ TEST(SweepGpuRun, TopKOnlyModeEqualsCpuTopKAndCounts) {
   for (size_t r = 0; r < g.top.size(); ++r) {
     EXPECT_EQ(g.top[r].index, h.top[r].index) << r;
     EXPECT_NEAR(g.top[r].objective, h.top[r].objective, 1e-12 * std::fabs(h.top[r].objective)) << r;
+  }
+}
+
+// Exact ties of the objective (repeated list values give identical points):
+// the device's partial selection keeps the CPU's order, ties by the smaller
+// index, across host chunks and device sub-chunks.
+TEST(SweepGpuRun, TopKTiesKeepTheCpuOrder) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  // 7 x 5 x 8 = 280 points: three blocks, the last one partial.
+  SweepConfig c = config_for("coulomb-viscous",
+                             {"F_C=list:10,20,10,10,30,20,10", "f_v=list:50,0,50,100,50",
+                              "v_eps=list:0.001,0.001,0.002,0.001,0.001,0.002,0.001,0.001"},
+                             false);
+  c.design = sweep::Design::kGrid;
+  c.points = 0;
+  c.keep_top_k_only = true;
+  c.top_k = 9;
+  const SweepPlan plan = plan_sweep(c);
+  ASSERT_GT(plan.count, 128u);
+  SweepRunOptions gpu, cpu;
+  gpu.device = "gpu";
+  gpu.chunk = 61;
+  cpu.device = "cpu";
+  for (bool maximize : {false, true}) {
+    c.maximize = maximize;
+    const SweepPlan p = plan_sweep(c);
+    const SweepSummary g = run_sweep(p, c, gpu), h = run_sweep(p, c, cpu);
+    ASSERT_EQ(g.top.size(), h.top.size());
+    ASSERT_EQ(h.top.size(), 9u);
+    int ties = 0;
+    for (size_t r = 0; r < g.top.size(); ++r) {
+      EXPECT_EQ(g.top[r].index, h.top[r].index) << r;
+      EXPECT_EQ(g.top[r].objective, h.top[r].objective) << r;
+      ties += r > 0 && h.top[r].objective == h.top[r - 1].objective;
+    }
+    EXPECT_GT(ties, 0) << "the case holds no tie";
   }
 }
 

@@ -260,7 +260,7 @@ TEST(Records, TraceChannelsComeFromOneTable) {
   const double* seen[] = {view.v, view.p_a, view.p_b, view.f_n, view.dt, view.f_meas, view.w_pos, view.w_neg,
                           view.w_energy, view.w_loop};
   for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(seen[c][0], static_cast<double>(c)) << c;
-  stribeck::cuda::HostTrace h;  // the GPU request's view: same members, all filled
+  stribeck::gpu::HostTrace h;  // the GPU request's view: same members, all filled
   t.point_view(h, [](const std::vector<double>& ch) { return ch.empty() ? nullptr : ch.data(); });
   const double* gpu[] = {h.v, h.p_a, h.p_b, h.f_n, h.dt, h.f_meas, h.w_pos, h.w_neg, h.w_energy, h.w_loop};
   for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(gpu[c], channels[c]->data()) << c;
@@ -313,11 +313,11 @@ stribeck::StickSlipMetrics<double> sample_metrics(int seed) {
 TEST(Records, StickSlipPackingMatchesTheGpuStaging) {
   for (int seed = 0; seed < 6; ++seed) {
     const auto m = sample_metrics(seed);
-    double mine[engine::kStickSlipFieldCount], gpu[stribeck::cuda::kEnsembleMetrics];
-    ASSERT_EQ(static_cast<int>(engine::kStickSlipFieldCount), stribeck::cuda::kEnsembleMetrics);
+    double mine[engine::kStickSlipFieldCount], gpu[stribeck::gpu::kEnsembleMetrics];
+    ASSERT_EQ(static_cast<int>(engine::kStickSlipFieldCount), stribeck::gpu::kEnsembleMetrics);
     engine::pack(m, mine);
-    stribeck::cuda::ensemble_metric_values(m, gpu);  // what the GPU stages, field by field
-    for (int k = 0; k < stribeck::cuda::kEnsembleMetrics; ++k) {
+    stribeck::gpu::ensemble_metric_values(m, gpu);  // what the GPU stages, field by field
+    for (int k = 0; k < stribeck::gpu::kEnsembleMetrics; ++k) {
       if (std::isnan(gpu[k])) {
         EXPECT_TRUE(std::isnan(mine[k])) << k;
       } else {

@@ -32,7 +32,7 @@ struct SweepTrace {
   sweep::TraceCounts counts;
 
   // Points a per-trace view (sweep::TraceView<T> for the CPU path,
-  // cuda::HostTrace for the GPU request: same channel members) at this
+  // gpu::HostTrace for the GPU request: same channel members) at this
   // trace's channels; `ptr` maps a channel to its pointer (nullptr when the
   // channel is empty). Generated from the channel table.
   template <class View, class Ptr>

@@ -2,13 +2,15 @@
 // Plain C++ interface of the CUDA ensemble kernel (kernels/cuda/ensemble_launch.cu):
 // one thread per trajectory runs ensemble_point (systems/ensemble.hpp) with
 // the whole state in registers. Only linked when CMake found nvcc
-// (STRIBECK_HAVE_CUDA); device discovery is cuda::probe_device (sweep_cuda.hpp).
+// (STRIBECK_HAVE_CUDA); device discovery is gpu::probe_device and the caller's
+// streams and buffers a gpu::Workspace (sweep_cuda.hpp).
 #include <cstdint>
 
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 
-namespace stribeck::cuda {
+namespace stribeck::gpu {
 
 // Values written per point after its coordinates: the StickSlipMetrics in the
 // order of ensemble_metric_values().
@@ -45,10 +47,14 @@ struct EnsembleRequest {
   // Host outputs, count rows each: coordinates (space.dims) and metrics (kEnsembleMetrics).
   double* values = nullptr;
   double* metrics = nullptr;
+  // The caller's streams and buffers (null: a workspace for this call only).
+  Workspace* workspace = nullptr;
 };
 
-// Runs the request on device 0 in sub-chunks; throws std::runtime_error
+// Runs the request on the current device in sub-chunks sized by free device
+// memory, two streams overlapping one sub-chunk's copies with the next one's
+// kernel; throws std::runtime_error
 // naming the CUDA call that failed.
 void run_ensemble(const EnsembleRequest& request);
 
-}  // namespace stribeck::cuda
+}  // namespace stribeck::gpu

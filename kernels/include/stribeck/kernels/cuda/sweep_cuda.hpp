@@ -3,6 +3,7 @@
 // types cross it, so host code compiled by the C++ compiler calls it; it is
 // only linked when CMake found nvcc (STRIBECK_HAVE_CUDA).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,21 @@
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/kernels/sweep/trace.hpp"
 
-namespace stribeck::cuda {
+namespace stribeck::gpu {
+
+// What outlives one call and belongs to the caller: two non-blocking
+// streams, the device and pinned buffers, and the traces uploaded for the
+// current sweep (re-uploaded only when their content, size or precision
+// changes). A runner holds one across its chunks; a request without one gets
+// a workspace for that call only. One call at a time per workspace. Defined
+// in kernels/cuda/workspace.cuh.
+struct Workspace;
+struct WorkspaceDeleter {
+  void operator()(Workspace* w) const;
+};
+using WorkspacePtr = std::unique_ptr<Workspace, WorkspaceDeleter>;
+// Creates the streams on the current device; throws std::runtime_error.
+WorkspacePtr make_workspace();
 
 // True when a CUDA device can run kernels; otherwise `reason` says why. Any
 // CUDA error during discovery means "no GPU", never a crash.
@@ -59,6 +74,8 @@ struct SweepRequest {
   int top_k = 0;
   int objective = 0;
   bool maximize = false;
+  // The caller's streams and buffers (null: a workspace for this call only).
+  Workspace* workspace = nullptr;
 };
 
 // Evaluates the request on the current device, split into sub-chunks that
@@ -66,4 +83,4 @@ struct SweepRequest {
 // std::runtime_error naming the CUDA call that failed.
 void run_sweep(const SweepRequest& request);
 
-}  // namespace stribeck::cuda
+}  // namespace stribeck::gpu

@@ -1,0 +1,136 @@
+#pragma once
+// CUDA ensembles of body simulations: one thread per trajectory, the state,
+// the coefficients and the metric accumulators in registers; the space point
+// is computed on the thread (nothing per point is read from memory), results
+// are written once at the end.
+//
+// launch_ensemble<M, T> is instantiated in the ensemble_*.cu files, one
+// precision and model group each (their entry tables, entries.hpp), so the
+// build compiles them on every core; ensemble_launch.cu dispatches by model id.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "entries.hpp"
+#include "gpu_layer.cuh"
+#include "stribeck/kernels/cuda/ensemble_cuda.hpp"
+#include "stribeck/kernels/model_list.hpp"
+#include "workspace.cuh"
+
+namespace stribeck::gpu {
+
+// Blocks of 128 threads. Blocks per SM the register allocation must allow:
+// FP32 models with memory (the LuGre family, Dahl: the stick-slip ensembles)
+// fit in 128 registers without spilling when asked (ptxas -v: LuGre 130 ->
+// 128, no spill), which lets 4 blocks share an SM instead of 3. With affine
+// inputs only (kAffine: no general profile evaluation compiled in) they need
+// far fewer, and more warps per SM hide more of the latency of each RK4
+// stage's dependent chain: LuGre fits 80 registers (6 blocks, 24 warps),
+// 20sim-lugre and Dahl 102 (5 blocks; at 80 they spill 10 and 68 bytes).
+// ptxas -v, no spill at these bounds. The others keep the compiler's choice:
+// capped, the static laws' stiction path spills ~100 bytes in FP32, and FP64
+// spills heavily.
+template <class M, class T, bool kAffine>
+using EnsemblePolicy =
+    Policy<128, (sizeof(T) == 4 && M::kDynamic) ? (kAffine ? (std::is_same_v<M, LuGre> ? 6 : 5) : 4) : 1>;
+
+// Points per launch at most.
+constexpr std::uint64_t kEnsembleChunk = 1u << 20;
+
+// The affine-only kernel is compiled where it pays: FP32 models with memory.
+template <class M, class T>
+constexpr bool kHasAffineKernel = sizeof(T) == 4 && M::kDynamic;
+
+template <class M, class T, bool kAffine>
+__global__ void __launch_bounds__(EnsemblePolicy<M, T, kAffine>::kBlock, EnsemblePolicy<M, T, kAffine>::kMinBlocks)
+    ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
+                    std::uint64_t count, double* values, double* metrics) {
+  const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  double x[sweep::kMaxParams];
+  const StickSlipMetrics<T> m = ensemble_point<M, T, kAffine>(spec, space, first + k, x);
+  for (int d = 0; d < space.dims; ++d) values[k * space.dims + d] = x[d];
+  ensemble_metric_values(m, metrics + k * kEnsembleMetrics);
+}
+
+// Copies the measured input tables a spec's profiles point to into the
+// workspace (host pointers on entry, device pointers in `b` on return).
+// Synchronous on `st`.
+template <class T>
+void upload_tables(Workspace& ws, BodySystem<T>& b, cudaStream_t st) {
+  Profile<T>* profiles[4] = {&b.external_force, &b.normal_force, &b.pressure_a, &b.pressure_b};
+  for (int i = 0; i < 4; ++i) {
+    Profile<T>& p = *profiles[i];
+    if (p.table_n <= 0) continue;
+    const std::size_t n = static_cast<std::size_t>(p.table_n);
+    T* d = reinterpret_cast<T*>(ws.tables[i].ensure(2 * n * sizeof(T), "cudaMalloc(input table)"));
+    check(cudaMemcpyAsync(d, p.table_t, n * sizeof(T), cudaMemcpyHostToDevice, st), "cudaMemcpy(input table)");
+    check(cudaMemcpyAsync(d + n, p.table_y, n * sizeof(T), cudaMemcpyHostToDevice, st), "cudaMemcpy(input table)");
+    p.table_t = d;
+    p.table_y = d + n;
+  }
+  check(cudaStreamSynchronize(st), "input table upload");
+}
+
+template <class M, class T>
+void launch_ensemble(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r) {
+  if (r.count == 0) return;
+  WorkspacePtr local;
+  Workspace& ws = workspace_for(r.workspace, local);
+  cudaStream_t st0 = ws.streams[0].get();
+  sweep::SpaceView space = r.space;
+  const int dims = space.dims;
+  EnsembleSpec<T> spec = host_spec;
+  bool affine = false;
+  if constexpr (kHasAffineKernel<M, T>) affine = ensemble_affine(spec, space.dims);
+  upload_tables(ws, spec.base, st0);
+  space.list_values = nullptr;
+  if (r.n_list) {
+    double* d = ws.lists.ensure(r.n_list, "cudaMalloc(lists)");
+    check(cudaMemcpyAsync(d, r.space.list_values, r.n_list * sizeof(double), cudaMemcpyHostToDevice, st0),
+          "cudaMemcpy(lists)");
+    check(cudaStreamSynchronize(st0), "list upload");
+    space.list_values = d;
+  }
+  // One row: coordinates then metrics, in one device buffer per stream.
+  const std::size_t row = static_cast<std::size_t>(dims) + kEnsembleMetrics;
+  const std::uint64_t sub = sub_chunk_points(row * sizeof(double), r.count, 128, kEnsembleChunk);
+  double *d_rows[2], *h_rows[2];
+  for (int b = 0; b < 2; ++b) {
+    d_rows[b] = ws.rows[b].ensure(sub * row, "cudaMalloc(ensemble rows)");
+    h_rows[b] = ws.h_rows[b].ensure(sub * row, "cudaMallocHost(ensemble rows)");
+  }
+  double_buffered(
+      ws.streams, r.count, sub,
+      [&](int b, std::uint64_t off, std::uint64_t n) {
+        cudaStream_t st = ws.streams[b].get();
+        double* d_values = d_rows[b];
+        double* d_metrics = d_rows[b] + sub * dims;
+        if (affine) {
+          if constexpr (kHasAffineKernel<M, T>)
+            launch<EnsemblePolicy<M, T, true>>(&ensemble_kernel<M, T, true>, n, st, "ensemble_kernel launch", spec,
+                                               space, r.first + off, n, d_values, d_metrics);
+        } else {
+          launch<EnsemblePolicy<M, T, false>>(&ensemble_kernel<M, T, false>, n, st, "ensemble_kernel launch", spec,
+                                              space, r.first + off, n, d_values, d_metrics);
+        }
+        check(cudaMemcpyAsync(h_rows[b], d_values, n * dims * sizeof(double), cudaMemcpyDeviceToHost, st),
+              "cudaMemcpy(values)");
+        check(cudaMemcpyAsync(h_rows[b] + sub * dims, d_metrics, n * kEnsembleMetrics * sizeof(double),
+                              cudaMemcpyDeviceToHost, st),
+              "cudaMemcpy(metrics)");
+        return true;
+      },
+      [&](int b, std::uint64_t off, std::uint64_t n) {
+        std::memcpy(r.values + off * dims, h_rows[b], n * dims * sizeof(double));
+        std::memcpy(r.metrics + off * kEnsembleMetrics, h_rows[b] + sub * dims, n * kEnsembleMetrics * sizeof(double));
+      });
+}
+
+// The entries of every model of a list (entries.hpp).
+template <class T, class... M>
+constexpr std::array<EnsembleEntry<T>, sizeof...(M)> ensemble_entries(ModelList<M...>) {
+  return {&launch_ensemble<M, T>...};
+}
+
+}  // namespace stribeck::gpu

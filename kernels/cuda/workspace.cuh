@@ -1,0 +1,39 @@
+#pragma once
+// gpu::Workspace (declared in sweep_cuda.hpp): the caller's streams and the
+// buffers the sweep and ensemble launches keep between calls.
+#include <cstdint>
+
+#include "gpu_layer.cuh"
+#include "stribeck/kernels/cuda/sweep_cuda.hpp"
+
+namespace stribeck::gpu {
+
+struct Workspace {
+  Stream streams[2];
+  // Sub-chunk results, one set per stream: device rows and status, pinned staging.
+  DeviceBuffer<double> rows[2];
+  DeviceBuffer<std::uint8_t> status[2];
+  PinnedBuffer<double> h_rows[2];
+  PinnedBuffer<std::uint8_t> h_status[2];
+  // Sweep inputs: the traces (as bytes of the working scalar), list values,
+  // an ensemble's measured input tables.
+  DeviceBuffer<unsigned char> traces;
+  DeviceBuffer<double> lists;
+  DeviceBuffer<unsigned char> tables[4];
+  std::uint64_t trace_key = 0;
+  // Top-K selection: orderable keys, the radix histogram, the status counts,
+  // the picked rows.
+  DeviceBuffer<unsigned long long> keys, counts;
+  DeviceBuffer<unsigned int> histogram, picked_n, picked_index;
+  DeviceBuffer<unsigned long long> picked_keys;
+  DeviceBuffer<double> picked_rows;
+};
+
+// The request's workspace, or `local` created for this call.
+inline Workspace& workspace_for(Workspace* given, WorkspacePtr& local) {
+  if (given) return *given;
+  local = make_workspace();
+  return *local;
+}
+
+}  // namespace stribeck::gpu

@@ -1,0 +1,162 @@
+// The GPU block emulator itself (stribeck_gpu_emu_tests only): shared tiles
+// and block votes behave as on a GPU, a skipped barrier is reported with its
+// block and thread, copies out of range and work never waited for show.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpu_layer.cuh"
+
+namespace stribeck::gpu {
+namespace {
+
+// A 1 MiB emulated device for every test of this binary (unless the
+// environment says otherwise): the launch code splits every sweep and
+// ensemble of the GPU tests into several sub-chunks.
+const int kSmallDevice = setenv("STRIBECK_GPU_EMU_MEMORY", "1M", 0);
+
+// Each block reverses its slice of `in` through a shared tile (a thread reads
+// what another wrote: wrong without the barrier), and records the votes.
+__global__ void reverse_and_vote(const int* in, int* out, int* votes, int n) {
+  __shared__ int tile[64];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : -1;
+  __syncthreads();
+  const int mirrored = tile[blockDim.x - 1 - threadIdx.x];
+  const int any = __syncthreads_or(mirrored > 100);
+  const int all = __syncthreads_and(mirrored >= 0);
+  const int count = __syncthreads_count(mirrored % 2 == 0);
+  if (i < n) out[i] = mirrored;
+  if (threadIdx.x == 0) {
+    votes[3 * blockIdx.x] = any;
+    votes[3 * blockIdx.x + 1] = all;
+    votes[3 * blockIdx.x + 2] = count;
+  }
+}
+
+TEST(Emulator, SharedTilesAndBlockVotesBehaveAsOnAGpu) {
+  const int n = 150;  // 3 blocks of 64, the last one partial
+  std::vector<int> in(n), out(n), votes(9);
+  for (int i = 0; i < n; ++i) in[i] = i;
+  DeviceBuffer<int> d_in, d_out, d_votes;
+  d_in.ensure(n, "in");
+  d_out.ensure(n, "out");
+  d_votes.ensure(9, "votes");
+  ASSERT_EQ(cudaMemcpy(d_in.get(), in.data(), n * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  Stream s;
+  launch<Policy<64>>(&reverse_and_vote, n, s.get(), "reverse", d_in.get(), d_out.get(), d_votes.get(), n);
+  ASSERT_EQ(cudaMemcpyAsync(out.data(), d_out.get(), n * sizeof(int), cudaMemcpyDeviceToHost, s.get()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(votes.data(), d_votes.get(), 9 * sizeof(int), cudaMemcpyDeviceToHost, s.get()),
+            cudaSuccess);
+  s.sync("reverse");
+  for (int i = 0; i < n; ++i) {
+    const int b = i / 64, t = i % 64, j = b * 64 + 63 - t;
+    EXPECT_EQ(out[i], j < n ? j : -1) << i;
+  }
+  // Block 0 holds 0..63, block 1 64..127, block 2 128..149 and 42 threads of -1.
+  EXPECT_EQ(votes[0], 0);
+  EXPECT_EQ(votes[1], 1);
+  EXPECT_EQ(votes[2], 32);
+  EXPECT_EQ(votes[3], 1);
+  EXPECT_EQ(votes[4], 1);
+  EXPECT_EQ(votes[5], 32);
+  EXPECT_EQ(votes[6], 1);
+  EXPECT_EQ(votes[7], 0);
+  EXPECT_EQ(votes[8], 11);  // 128, 130, ..., 148
+}
+
+// Thread 5 of block 2 skips the first barrier.
+__global__ void skips_a_barrier(int* out) {
+  __shared__ int tile[32];
+  tile[threadIdx.x] = static_cast<int>(threadIdx.x);
+  if (!(blockIdx.x == 2 && threadIdx.x == 5)) __syncthreads();
+  __syncthreads();
+  out[blockIdx.x * 32 + threadIdx.x] = tile[31 - threadIdx.x];
+}
+
+// Thread 7 of block 1 returns before the barrier the others reach.
+__global__ void exits_before_a_barrier(int* out) {
+  if (blockIdx.x == 1 && threadIdx.x == 7) return;
+  __syncthreads();
+  out[blockIdx.x * 32 + threadIdx.x] = 1;
+}
+
+TEST(Emulator, ASkippedBarrierFailsTheLaunchNamingBlockAndThread) {
+  DeviceBuffer<int> d;
+  d.ensure(4 * 32, "out");
+  Stream s;
+  launch<Policy<32>>(&skips_a_barrier, 4 * 32, s.get(), "skip", d.get());
+  try {
+    s.sync("skip");
+    FAIL() << "the skipped barrier went unnoticed";
+  } catch (const std::runtime_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("block 2"), std::string::npos) << m;
+    EXPECT_NE(m.find("thread 5"), std::string::npos) << m;
+    EXPECT_NE(m.find("barrier #"), std::string::npos) << m;
+  }
+  cudaGetLastError();
+  launch<Policy<32>>(&exits_before_a_barrier, 2 * 32, s.get(), "exit", d.get());
+  try {
+    s.sync("exit");
+    FAIL() << "the early return went unnoticed";
+  } catch (const std::runtime_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("block 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("thread 7"), std::string::npos) << m;
+  }
+  cudaGetLastError();
+}
+
+TEST(Emulator, CopiesOutsideAnAllocationAreRefused) {
+  DeviceBuffer<double> d;
+  d.ensure(10, "d");
+  std::vector<double> h(11);
+  EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 11 * sizeof(double), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_NE(std::string(cudaGetErrorString(cudaErrorInvalidValue)).find("overruns"), std::string::npos);
+  cudaGetLastError();
+  EXPECT_EQ(cudaMemcpy(d.get() + 1, h.data(), 10 * sizeof(double), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  cudaGetLastError();
+  // A host pointer where device memory belongs.
+  EXPECT_EQ(cudaMemcpy(h.data(), h.data() + 1, sizeof(double), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  cudaGetLastError();
+  EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 10 * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+TEST(Emulator, FreeMemoryFollowsAllocationsAndTheDeviceSize) {
+  std::size_t free0 = 0, total = 0, free1 = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
+  if (std::string(std::getenv("STRIBECK_GPU_EMU_MEMORY")) == "1M") EXPECT_EQ(total, std::size_t(1) << 20);
+  {
+    DeviceBuffer<char> d;
+    d.ensure(1 << 18, "d");
+    ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+    EXPECT_EQ(free0 - free1, std::size_t(1) << 18);
+    DeviceBuffer<char> too_big;
+    EXPECT_THROW(too_big.ensure(free1 + 1, "too big"), std::runtime_error);
+    cudaGetLastError();
+  }
+  ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+  EXPECT_EQ(free1, free0);
+}
+
+__global__ void fill(int* out, int value) { out[threadIdx.x] = value; }
+
+TEST(Emulator, StreamWorkRunsOnlyWhenWaitedFor) {
+  DeviceBuffer<int> d;
+  d.ensure(8, "d");
+  PinnedBuffer<int> h;
+  h.ensure(8, "h");
+  for (int i = 0; i < 8; ++i) h.get()[i] = 0;
+  Stream s;
+  launch<Policy<8>>(&fill, 8, s.get(), "fill", d.get(), 7);
+  ASSERT_EQ(cudaMemcpyAsync(h.get(), d.get(), 8 * sizeof(int), cudaMemcpyDeviceToHost, s.get()), cudaSuccess);
+  EXPECT_EQ(h.get()[3], 0);  // not waited for yet: a GPU may not have run it either
+  s.sync("fill");
+  EXPECT_EQ(h.get()[3], 7);
+}
+
+}  // namespace
+}  // namespace stribeck::gpu
