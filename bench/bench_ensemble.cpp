@@ -52,8 +52,9 @@ int main(int argc, char** argv) {
     // The rate is the simulations' (GPU: launch, copies and unpacking
     // included); the wall time adds setup and keeping the results.
     const double t = r.simulate_seconds;
-    std::printf("  %.3f s (wall %.3f s), %lld RK4 steps (%.3f per output step): %.3e RK4 steps/s, %.3e output steps/s\n",
-                t, r.seconds, r.rk4_steps, double(r.rk4_steps) / (n * steps), r.rk4_steps / t, n * steps / t);
+    std::printf(
+        "  %.3f s (wall %.3f s), %lld RK4 steps (%.3f per output step): %.3e RK4 steps/s, %.3e output steps/s\n", t,
+        r.seconds, r.rk4_steps, double(r.rk4_steps) / (n * steps), r.rk4_steps / t, n * steps / t);
     if (output.empty()) std::printf("  status != ok: %ld; checksum (sum of final velocities) %.9g\n", bad, sum_v);
     else std::printf("  status != ok: %ld\n", bad);
   } catch (const std::exception& e) {

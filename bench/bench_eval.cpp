@@ -151,20 +151,18 @@ int main(int argc, char** argv) {
     params += " --param " + p.substr(0, sp);
     p = sp == std::string::npos ? "" : p.substr(sp + 1);
   }
-  const std::string cmd = std::string("'") + STRIBECK_CLI + "' eval --model simscape-cylinder" + params +
-                          " --input '" + in.string() + "' --output '" + out.string() + "' 2>/dev/null";
+  const std::string cmd = std::string("'") + STRIBECK_CLI + "' eval --model simscape-cylinder" + params + " --input '" +
+                          in.string() + "' --output '" + out.string() + "' 2>/dev/null";
   std::vector<Timing> t;
   for (int r = 0; r < repeat; ++r) t.push_back(time_of(cmd));
   std::sort(t.begin(), t.end(), [](const Timing& a, const Timing& b) { return a.wall < b.wall; });
   std::printf("output: %.1f MB\n", fs::file_size(out) / 1e6);
-  std::printf("%-24s wall best %6.2f s median %6.2f s, cpu %6.2f s: %6.2f Msamples/s (best of %d)\n",
-              "stribeck eval", t.front().wall, t[t.size() / 2].wall, t.front().cpu, n / t.front().wall / 1e6,
-              repeat);
+  std::printf("%-24s wall best %6.2f s median %6.2f s, cpu %6.2f s: %6.2f Msamples/s (best of %d)\n", "stribeck eval",
+              t.front().wall, t[t.size() / 2].wall, t.front().cpu, n / t.front().wall / 1e6, repeat);
 
   if (peer) {
-    const std::string pcmd = std::string("/usr/bin/python3 '") + STRIBECK_SOURCE_DIR +
-                             "/bench/peers/eval_numpy.py' '" + in.string() + "' '" + out_peer.string() + "' " +
-                             kParams;
+    const std::string pcmd = std::string("/usr/bin/python3 '") + STRIBECK_SOURCE_DIR + "/bench/peers/eval_numpy.py' '" +
+                             in.string() + "' '" + out_peer.string() + "' " + kParams;
     const Timing tp = time_of(pcmd);
     std::printf("%-24s wall      %6.2f s                 cpu %6.2f s: %6.2f Msamples/s (1 run)\n",
                 "numpy loadtxt/savetxt", tp.wall, tp.cpu, n / tp.wall / 1e6);

@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     std::fwrite(in.data(), sizeof(double), in.size(), f);
     std::fclose(f);
   }
-  const std::string cmd = "NUMBA_NUM_THREADS=" + std::to_string(threads) + " /usr/bin/python3 " STRIBECK_SOURCE_DIR
-                          "/bench/peers/eval_numba.py " + inputs.string() + " " + std::to_string(n) + " " +
-                          std::to_string(repeat) + " " + forces.string() + " K_brk=1.5 F_pr=50 > " + log.string();
+  const std::string cmd = "NUMBA_NUM_THREADS=" + std::to_string(threads) +
+                          " /usr/bin/python3 " STRIBECK_SOURCE_DIR "/bench/peers/eval_numba.py " + inputs.string() +
+                          " " + std::to_string(n) + " " + std::to_string(repeat) + " " + forces.string() +
+                          " K_brk=1.5 F_pr=50 > " + log.string();
   if (std::system(cmd.c_str()) != 0) {
     std::fprintf(stderr, "bench_eval_memory: peer failed: %s\n", cmd.c_str());
     fs::remove_all(dir);
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   double worst = 0;
   for (long i = 0; i < n; ++i) {
-    const double d = std::max(std::abs(force[i] - pf[i]), std::abs(force_vm[i] - pf[i])) / std::max(1.0, std::abs(force[i]));
+    const double d =
+        std::max(std::abs(force[i] - pf[i]), std::abs(force_vm[i] - pf[i])) / std::max(1.0, std::abs(force[i]));
     worst = std::max(worst, d);
   }
   std::printf("%-28s %10.6f s %12.3e samples/s\n", "numba parallel fastmath", peer_s, n / peer_s);

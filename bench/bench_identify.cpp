@@ -71,10 +71,11 @@ int main(int argc, char** argv) {
   }
   std::sort(times.begin(), times.end());
   std::sort(solver.begin(), solver.end());
-  std::printf("stribeck (Ceres %s, %d thread(s)): samples %ld, median %.4f s, min %.4f s over %d runs, "
-              "(ceres::Solve alone: median %.4f s), iterations %d, rmse %.6f, status %s\n",
-              "DENSE_NORMAL_CHOLESKY, Jet Jacobians", o.num_threads, n, times[times.size() / 2], times[0], repeat, solver[solver.size() / 2], s.iterations,
-              s.rmse, stribeck::ident::status_name(s.status));
+  std::printf(
+      "stribeck (Ceres %s, %d thread(s)): samples %ld, median %.4f s, min %.4f s over %d runs, "
+      "(ceres::Solve alone: median %.4f s), iterations %d, rmse %.6f, status %s\n",
+      "DENSE_NORMAL_CHOLESKY, Jet Jacobians", o.num_threads, n, times[times.size() / 2], times[0], repeat,
+      solver[solver.size() / 2], s.iterations, s.rmse, stribeck::ident::status_name(s.status));
   for (const auto& p : s.parameters) std::printf("  %-6s %.8g +/- %.3g\n", p.name.c_str(), p.value, p.std_error);
   std::printf("data written to %s\n", csv.c_str());
   return s.converged ? 0 : 1;

@@ -14,9 +14,7 @@
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 template <class F>
 double best_of(int reps, F&& f) {
@@ -34,7 +32,8 @@ double best_of(int reps, F&& f) {
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 2000000;
   const std::string dir = argc > 2 ? argv[2] : "/tmp";
-  const std::string h5 = dir + "/bench_log_io.h5", csv = dir + "/bench_log_io.csv", peer_h5 = dir + "/bench_log_io_peer.h5";
+  const std::string h5 = dir + "/bench_log_io.h5", csv = dir + "/bench_log_io.csv",
+                    peer_h5 = dir + "/bench_log_io_peer.h5";
   stribeck::GeneratorOptions o;
   o.model = "simscape-cylinder";
   o.params = stribeck::find_model(o.model)->defaults();
@@ -62,7 +61,8 @@ int main(int argc, char** argv) {
   };
   std::printf("stribeck write_log (HDF5)   %8.3f s  %7.1f M samples/s  file %.1f MB\n", w, samples / w / 1e6, size(h5));
   std::printf("stribeck read_log (HDF5)    %8.3f s  %7.1f M samples/s\n", r, samples / r / 1e6);
-  std::printf("stribeck export (CSV)       %8.3f s  %7.1f M samples/s  file %.1f MB\n", we, samples / we / 1e6, size(csv));
+  std::printf("stribeck export (CSV)       %8.3f s  %7.1f M samples/s  file %.1f MB\n", we, samples / we / 1e6,
+              size(csv));
   std::printf("stribeck import (CSV)       %8.3f s  %7.1f M samples/s\n", re, samples / re / 1e6);
   std::fflush(stdout);
 

@@ -41,8 +41,7 @@ void grid_point(long i, long n, double& k, double& vd) {
 }
 
 template <class T>
-double run_project(long n, long steps, double dt, long& rk4_steps, long& stick_slip, int& bad,
-                   double& checksum) {
+double run_project(long n, long steps, double dt, long& rk4_steps, long& stick_slip, int& bad, double& checksum) {
   std::vector<T> p(std::begin(kLuGre), std::end(kLuGre));
   const auto fc = LuGre::prepare(p.data());
   long total = 0, ss = 0;
@@ -124,9 +123,10 @@ int main(int argc, char** argv) {
   const double h_plain = argc > 4 ? std::atof(argv[4]) : 2.5e-5;
   const int threads = omp_get_max_threads();
   const long plain_n = std::lround(steps * dt / h_plain);
-  std::printf("mass-spring-LuGre stick-slip ensemble: %ld trajectories, horizon %g s (%ld output steps of %g s; "
-              "plain loop %ld steps of %g s), %d threads\n",
-              n, steps * dt, steps, dt, plain_n, h_plain, threads);
+  std::printf(
+      "mass-spring-LuGre stick-slip ensemble: %ld trajectories, horizon %g s (%ld output steps of %g s; "
+      "plain loop %ld steps of %g s), %d threads\n",
+      n, steps * dt, steps, dt, plain_n, h_plain, threads);
   double checksum;
   const double t_plain1 = run_plain(n, plain_n, h_plain, 1, checksum);
   const double plain_steps = double(n) * plain_n;
@@ -139,13 +139,15 @@ int main(int argc, char** argv) {
   int bad;
   double sum_d, sum_f;
   double t = run_project<double>(n, steps, dt, rk, ss, bad, sum_d);
-  std::printf("stribeck simulate_smooth, double, %d thr. : %8.3f s  %.3e RK4 steps/s  (%ld RK4 steps, %.2f per "
-              "output step; stick-slip in %ld, status != ok in %d)\n",
-              threads, t, rk / t, rk, double(rk) / (double(n) * steps), ss, bad);
+  std::printf(
+      "stribeck simulate_smooth, double, %d thr. : %8.3f s  %.3e RK4 steps/s  (%ld RK4 steps, %.2f per "
+      "output step; stick-slip in %ld, status != ok in %d)\n",
+      threads, t, rk / t, rk, double(rk) / (double(n) * steps), ss, bad);
   t = run_project<float>(n, steps, dt, rk, ss, bad, sum_f);
-  std::printf("stribeck simulate_smooth, float,  %d thr. : %8.3f s  %.3e RK4 steps/s  (%ld RK4 steps; stick-slip "
-              "in %ld, status != ok in %d)\n",
-              threads, t, rk / t, rk, ss, bad);
+  std::printf(
+      "stribeck simulate_smooth, float,  %d thr. : %8.3f s  %.3e RK4 steps/s  (%ld RK4 steps; stick-slip "
+      "in %ld, status != ok in %d)\n",
+      threads, t, rk / t, rk, ss, bad);
   // Same physics, different step sequences: the final velocities must agree.
   std::printf("checksum (sum of final velocities): plain %.9g, project double %.9g, float %.9g\n", checksum, sum_d,
               sum_f);

@@ -60,8 +60,8 @@ void replay(std::uint64_t seed, long index, bool noisy, const Scale& scale) {
   std::printf("oracle (RMS friction force %.6g):\n", r.oracle.force_rms);
   for (size_t j = 0; j < r.oracle.names.size(); ++j)
     std::printf("  %-8s truth %-14.9g %-13s s %-10.3g scale %-10.4g predicted SE %.4g\n", r.oracle.names[j].c_str(),
-                r.oracle.truth[j], identifiability_name(r.oracle.kind[j]), r.oracle.sensitivity[j],
-                r.oracle.scale[j], r.oracle.predicted_se[j]);
+                r.oracle.truth[j], identifiability_name(r.oracle.kind[j]), r.oracle.sensitivity[j], r.oracle.scale[j],
+                r.oracle.predicted_se[j]);
   if (!r.error.empty()) std::printf("fit threw: %s\n", r.error.c_str());
   else std::printf("fit (%.3f s):\n%s\n", r.seconds, r.report.c_str());
   if (noisy) {
@@ -185,10 +185,12 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seed), n_clean, n_noisy, scale.min_samples, scale.max_samples);
   std::printf("started %s; code: %s; fits took %.1f s in total\n\n", when, code_version().c_str(), fit_seconds);
 
-  const char* kClasses[] = {"failed", "wrong-basin", "imprecise", "bound", "undetermined-reported", "determinable-flagged",
-                            "not-converged", "exception"};
-  std::printf("Noiseless: a case passes when every determinable parameter is within 1e-6 (relative) and every\n"
-              "undetermined one is reported determined == false. Failure classes overlap (a case can have several).\n\n");
+  const char* kClasses[] = {
+      "failed",        "wrong-basin", "imprecise", "bound", "undetermined-reported", "determinable-flagged",
+      "not-converged", "exception"};
+  std::printf(
+      "Noiseless: a case passes when every determinable parameter is within 1e-6 (relative) and every\n"
+      "undetermined one is reported determined == false. Failure classes overlap (a case can have several).\n\n");
   std::printf("| model | cases | pass | rate | cases with an undetermined parameter | weak (not scored) |");
   for (const char* c : kClasses) std::printf(" %s |", c);
   std::printf("\n|---|---|---|---|---|---|");
@@ -212,13 +214,15 @@ int main(int argc, char** argv) {
   for (const char* c : kClasses) std::printf(" %ld |", total.classes.count(c) ? total.classes.at(c) : 0L);
   std::printf("\n\n");
 
-  std::printf("Noisy: parameter-cases whose truth lies inside the reported 95 %% interval. Included: determinable\n"
-              "parameters whose predicted standard error is <= %.2g of their scale; an undetermined flag or an\n"
-              "exception counts as not covered.\n\n",
-              kMaxRelativeSe);
-  std::printf("| model | cases | parameters included | covered | coverage | interior truths covered | "
-              "flagged undetermined | excluded | undetermined reported determined | interval methods |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "Noisy: parameter-cases whose truth lies inside the reported 95 %% interval. Included: determinable\n"
+      "parameters whose predicted standard error is <= %.2g of their scale; an undetermined flag or an\n"
+      "exception counts as not covered.\n\n",
+      kMaxRelativeSe);
+  std::printf(
+      "| model | cases | parameters included | covered | coverage | interior truths covered | "
+      "flagged undetermined | excluded | undetermined reported determined | interval methods |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   NoisyRow nt;
   for (const auto& m : models) {
     const NoisyRow& r = noisy[m];
@@ -243,9 +247,10 @@ int main(int argc, char** argv) {
               nt.covered, nt.included ? 100.0 * nt.covered / nt.included : 0.0, nt.interior_covered, nt.interior,
               nt.flagged, nt.excluded, nt.wrong_flags, methods.c_str());
 
-  std::printf("Oracle sensitivities s of the noiseless cases' free parameters by decade (determinable >= %g, "
-              "undetermined <= %g; -20 includes everything below, exact zeros included):\n",
-              kDeterminedAbove, kUndeterminedBelow);
+  std::printf(
+      "Oracle sensitivities s of the noiseless cases' free parameters by decade (determinable >= %g, "
+      "undetermined <= %g; -20 includes everything below, exact zeros included):\n",
+      kDeterminedAbove, kUndeterminedBelow);
   for (const auto& [d, k] : decades) std::printf("  1e%d: %ld\n", d, k);
   std::printf("\n");
 
@@ -253,13 +258,15 @@ int main(int argc, char** argv) {
   binomial_band(nt.included, 0.95, 3.29, &lo, &hi);
   const bool clean_ok = total.cases == 0 || total.pass >= std::ceil(0.995 * total.cases);
   const bool noisy_ok = nt.included == 0 || (nt.covered >= lo && nt.covered <= hi);
-  std::printf("Goals: noiseless %ld / %ld pass (need >= 99.5 %%): %s; noisy coverage %ld / %ld (95 %% band at "
-              "z = 3.29: [%ld, %ld]): %s\n\n",
-              total.pass, total.cases, clean_ok ? "met" : "NOT met", nt.covered, nt.included, lo, hi,
-              noisy_ok ? "met" : "NOT met");
+  std::printf(
+      "Goals: noiseless %ld / %ld pass (need >= 99.5 %%): %s; noisy coverage %ld / %ld (95 %% band at "
+      "z = 3.29: [%ld, %ld]): %s\n\n",
+      total.pass, total.cases, clean_ok ? "met" : "NOT met", nt.covered, nt.included, lo, hi,
+      noisy_ok ? "met" : "NOT met");
 
   std::printf("Failing cases (%zu; replay: build/bin/identify_battery ARGS):\n", failures.size());
-  for (size_t i = 0; i < failures.size() && static_cast<long>(i) < list; ++i) std::printf("  %s\n", failures[i].c_str());
+  for (size_t i = 0; i < failures.size() && static_cast<long>(i) < list; ++i)
+    std::printf("  %s\n", failures[i].c_str());
   if (static_cast<long>(failures.size()) > list) std::printf("  ... %zu more (--list N)\n", failures.size() - list);
   return 0;
 }

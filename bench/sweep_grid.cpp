@@ -83,7 +83,8 @@ double scalar_loop(const SweepPlan& plan, const std::vector<double>& dx, double*
     for (std::size_t k = 0; k < n; ++k) {
       const double v = tr.v[k], fc = F_pr + f_cfr * (tr.p_a[k] + tr.p_b[k]);
       double F;
-      if (std::fabs(v) > v_th) F = fc * (1 + (K_brk - 1) * std::exp(-c_v * std::fabs(v))) * (v > 0 ? 1 : -1) + f_vfr * v;
+      if (std::fabs(v) > v_th)
+        F = fc * (1 + (K_brk - 1) * std::exp(-c_v * std::fabs(v))) * (v > 0 ? 1 : -1) + f_vfr * v;
       else F = ((fc * (1 + (K_brk - 1) * std::exp(-c_v * v_th)) + f_vfr * v_th) / v_th) * v;
       const double e = F - tr.f_meas[k];
       sse += e * e;
@@ -118,8 +119,9 @@ int main(int argc, char** argv) {
     else if (k == "--trace-out") a.trace_out = v;
     else if (k == "--repeat") a.repeat = std::atoi(v.c_str());
     else {
-      std::fprintf(stderr, "usage: sweep_grid [--axis N] [--samples N] [--device cpu|gpu] [--precision fp64|fp32] "
-                           "[--peer scalar] [--trace-out CSV] [--repeat N]\n");
+      std::fprintf(stderr,
+                   "usage: sweep_grid [--axis N] [--samples N] [--device cpu|gpu] [--precision fp64|fp32] "
+                   "[--peer scalar] [--trace-out CSV] [--repeat N]\n");
       return 2;
     }
   }
@@ -133,8 +135,8 @@ int main(int argc, char** argv) {
       std::FILE* f = std::fopen(a.trace_out.c_str(), "w");
       std::fprintf(f, "dt,velocity,pressure_a,pressure_b,dx,force\n");
       for (std::size_t k = 0; k < t.v.size(); ++k)
-        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k],
-                     dx[k], t.f_meas[k]);
+        std::fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t.dt[k], t.v[k], t.p_a[k], t.p_b[k], dx[k],
+                     t.f_meas[k]);
       std::fclose(f);
     }
     std::printf("workload: simscape-cylinder grid %d^4 = %llu points x %ld samples = %.3g evaluations\n", a.axis,
@@ -150,7 +152,8 @@ int main(int argc, char** argv) {
     if (a.peer == "scalar") {
       double best = 0;
       const double secs = scalar_loop(plan, dx, &best);
-      std::printf("scalar loop (1 thread, fp64): %.3f s, %.3g evaluations/s, best rmse %.10g\n", secs, evals / secs, best);
+      std::printf("scalar loop (1 thread, fp64): %.3f s, %.3g evaluations/s, best rmse %.10g\n", secs, evals / secs,
+                  best);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sweep_grid: %s\n", e.what());

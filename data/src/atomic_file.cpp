@@ -348,7 +348,8 @@ PartialOwner::PartialOwner(const std::string& partial, bool resumable) {
         std::string owner = read_owner(fd);
         ::close(fd);
         const std::string pid = owner.substr(0, owner.find(' '));
-        throw InputError(partial + ": being written by " + (pid.empty() ? std::string("another process") : "process " + pid) +
+        throw InputError(partial + ": being written by " +
+                         (pid.empty() ? std::string("another process") : "process " + pid) +
                          " (another stribeck run on the same output); wait for it to end or stop it");
       }
       ::close(fd);  // no locks on this file system (ENOLCK, EINVAL): no ownership, as before
@@ -356,7 +357,8 @@ PartialOwner::PartialOwner(const std::string& partial, bool resumable) {
     }
     // The name must still be the file we locked: an owner that ended may
     // have removed it between our open and our lock.
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     if (::fstat(fd, &a) == 0 && ::stat(lock.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) break;
     ::close(fd);
     fd = -1;

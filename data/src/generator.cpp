@@ -111,12 +111,19 @@ struct Profile {
     }
   }
   void eval(double t, double& v, double& a) const {
-    if (name == "triangle") {  // 4 periods of a symmetric triangle in velocity
+    if (name == "triangle") {                           // 4 periods of a symmetric triangle in velocity
       const double P = T / 4, x = std::fmod(t, P) / P;  // 0..1
       const double slope = 4 * vmax / P;
-      if (x < 0.25) { v = slope * x * P; a = slope; }
-      else if (x < 0.75) { v = vmax - slope * (x - 0.25) * P; a = -slope; }
-      else { v = -vmax + slope * (x - 0.75) * P; a = slope; }
+      if (x < 0.25) {
+        v = slope * x * P;
+        a = slope;
+      } else if (x < 0.75) {
+        v = vmax - slope * (x - 0.25) * P;
+        a = -slope;
+      } else {
+        v = -vmax + slope * (x - 0.75) * P;
+        a = slope;
+      }
     } else if (name == "sine-sweep") {  // 0.1 Hz to 5 Hz linear chirp
       const double f0 = 0.1, f1 = 5.0;
       const double phase = 2 * kPi * (f0 * t + 0.5 * (f1 - f0) * t * t / T);
@@ -140,8 +147,8 @@ std::string settings_text(const std::map<std::string, double>& m) {
 }  // namespace
 
 const std::vector<std::string>& generator_profiles() {
-  static const std::vector<std::string> p = {"triangle", "sine-sweep", "ramps", "steps", "plateaus", "creep",
-                                             "multisine"};
+  static const std::vector<std::string> p = {"triangle", "sine-sweep", "ramps",    "steps",
+                                             "plateaus", "creep",      "multisine"};
   return p;
 }
 
@@ -162,22 +169,28 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
   // Each experiment is held in memory (~10 channels of doubles): 5e7 samples,
   // as for a simulation, is about 4 GB.
   if (!std::isfinite(T) || T * o.rate_hz > 5e7)
-    throw InputError("generate: --rate " + format_number(o.rate_hz) + " Hz x " + format_number(T) + " s = " +
-                     format_number(T * o.rate_hz) + " samples per experiment; at most 5e7");
+    throw InputError("generate: --rate " + format_number(o.rate_hz) + " Hz x " + format_number(T) +
+                     " s = " + format_number(T * o.rate_hz) + " samples per experiment; at most 5e7");
   if (!(o.v_max > 0) || !std::isfinite(o.v_max)) throw InputError("generate: --vmax must be positive");
-  const char* kChannels[] = {"position", "velocity", "acceleration", "force", "pressure_a", "pressure_b", "normal_force"};
+  const char* kChannels[] = {"position",   "velocity",   "acceleration", "force",
+                             "pressure_a", "pressure_b", "normal_force"};
   for (const auto* m : {&o.noise, &o.offset, &o.quantisation})
     for (const auto& [ch, v] : *m) {
       bool ok = false;
       for (const char* c : kChannels) ok |= ch == c;
-      if (!ok) throw InputError("generate: no channel '" + ch + "' for noise/offset/quantisation (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
+      if (!ok)
+        throw InputError("generate: no channel '" + ch +
+                         "' for noise/offset/quantisation (choose position, velocity, acceleration, force, pressure_a, "
+                         "pressure_b, normal_force)");
       if (!std::isfinite(v) || (m != &o.offset && v < 0)) throw InputError("generate: bad value for '" + ch + "'");
     }
 
   for (const auto& ch : o.omit) {
     bool ok = false;
     for (const char* c : kChannels) ok |= ch == c;
-    if (!ok) throw InputError("generate: --omit: no channel '" + ch + "' (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
+    if (!ok)
+      throw InputError("generate: --omit: no channel '" + ch +
+                       "' (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
   }
   const bool rotational = model->output_unit == "N*m";
   const size_t n = static_cast<size_t>(std::floor(T * o.rate_hz)) + 1;
@@ -196,9 +209,9 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
     Rng phases(o.seed ^ 0x6D756C746973696Eull);
     std::vector<double> w(static_cast<size_t>(o.tones)), phi(w.size());
     for (size_t k = 0; k < w.size(); ++k) {
-      const double f = o.tones == 1 ? o.band_lo_hz
-                                    : o.band_lo_hz * std::pow(o.band_hi_hz / o.band_lo_hz,
-                                                              static_cast<double>(k) / (o.tones - 1));
+      const double f =
+          o.tones == 1 ? o.band_lo_hz
+                       : o.band_lo_hz * std::pow(o.band_hi_hz / o.band_lo_hz, static_cast<double>(k) / (o.tones - 1));
       w[k] = 2 * kPi * f;
       phi[k] = 2 * kPi * phases.uniform();
     }
@@ -231,7 +244,8 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
       x[i] = i == 0 ? 0.0 : x[i - 1] + 0.5 * (v[i] + v[i - 1]) * dt;  // trapezoid
     }
   }
-  const bool pressures = model->needs(kChannelPressureA) || model->needs(kChannelPressureB) || !o.pressure_levels.empty();
+  const bool pressures =
+      model->needs(kChannelPressureA) || model->needs(kChannelPressureB) || !o.pressure_levels.empty();
   const bool normal = model->needs(kChannelNormalForce);
   std::vector<double> levels = o.pressure_levels.empty() ? std::vector<double>{0.0} : o.pressure_levels;
 
@@ -251,8 +265,7 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
     e.source = "generator";
     std::map<std::string, std::vector<double>> truth = {{"position", x}, {"velocity", v}, {"acceleration", a}};
     std::vector<double> force(n);
-    for (size_t i = 0; i < n; ++i)
-      force[i] = F[i] + o.mass * a[i] + (p_a * o.area_a - o.pressure_b * o.area_b);
+    for (size_t i = 0; i < n; ++i) force[i] = F[i] + o.mass * a[i] + (p_a * o.area_a - o.pressure_b * o.area_b);
     truth["force"] = force;
     if (pressures) {
       truth["pressure_a"] = std::vector<double>(n, p_a);

@@ -26,8 +26,7 @@ bool is_results_group(hid_t g) {
 
 // Writes free-form string attributes plus the index read_attributes reads
 // them back by (names may not contain the index's separator, '\n').
-void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes,
-                      const std::string& where) {
+void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes, const std::string& where) {
   std::string index;
   for (const auto& [k, v] : attributes) {
     if (k == kAttributeIndex || k.find('\n') != std::string::npos)
@@ -51,8 +50,8 @@ void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const s
     }
   } else {
     // Files not written by Stribeck: the schema's attributes, by name.
-    names = {"description", "rig",         "specimen",         "seal_id", "date",
-             "motion",      "pressure_reference", "ambient_pressure", "source_file", "operator"};
+    names = {"description",      "rig",         "specimen", "seal_id", "date", "motion", "pressure_reference",
+             "ambient_pressure", "source_file", "operator"};
   }
   for (const auto& a : names) {
     if (a == kAttributeIndex || !h5::has_attribute(obj, a)) continue;
@@ -66,7 +65,8 @@ void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const s
 }
 
 void write_provenance(hid_t obj, const Provenance& p, const std::string& where) {
-  h5::write_string_attribute(obj, "toolkit_version", p.toolkit_version.empty() ? STRIBECK_VERSION : p.toolkit_version, where);
+  h5::write_string_attribute(obj, "toolkit_version", p.toolkit_version.empty() ? STRIBECK_VERSION : p.toolkit_version,
+                             where);
   h5::write_string_attribute(obj, "command_line", p.command_line, where);
   h5::write_string_attribute(obj, "config", p.config, where);
   h5::write_string_attribute(obj, "date", p.date.empty() ? utc_now() : p.date, where);

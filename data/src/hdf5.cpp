@@ -107,8 +107,7 @@ herr_t collect_child(hid_t group, const char* name, const H5L_info_t* link, void
 
 // Opens attribute `name` and checks it holds exactly one value; `space`
 // receives its dataspace. Errors are prefixed with `at`.
-Attribute open_single_attribute(hid_t obj, const std::string& name, const std::string& at,
-                                Dataspace& space) {
+Attribute open_single_attribute(hid_t obj, const std::string& name, const std::string& at, Dataspace& space) {
   silence_errors();
   Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
   if (!attr.valid()) fail(at, "cannot open");
@@ -156,8 +155,15 @@ void silence_errors() {
   std::call_once(once, [] {
     (void)g_no_atexit;
     if (!external_data_allowed()) {
-      static const H5L_class_t refuse = {H5L_LINK_CLASS_T_VERS, H5L_TYPE_EXTERNAL, "stribeck: external links refused",
-                                         nullptr, nullptr, nullptr, &refuse_external_link, nullptr, nullptr};
+      static const H5L_class_t refuse = {H5L_LINK_CLASS_T_VERS,
+                                         H5L_TYPE_EXTERNAL,
+                                         "stribeck: external links refused",
+                                         nullptr,
+                                         nullptr,
+                                         nullptr,
+                                         &refuse_external_link,
+                                         nullptr,
+                                         nullptr};
       if (H5Lregister(&refuse) < 0) H5Eclear2(H5E_DEFAULT);
     }
   });
@@ -184,7 +190,10 @@ std::string os_error_text(int err) {
 }
 
 int os_error() { return g_os_errno; }
-void clear_os_error() { g_os_errno = 0; g_os_write = false; }
+void clear_os_error() {
+  g_os_errno = 0;
+  g_os_write = false;
+}
 
 void fail(const std::string& where, const std::string& what) {
   const std::string reason = last_error();
@@ -230,8 +239,9 @@ File open_file(const std::string& path, bool write) {
       if (fd >= 0) ::close(fd);
     }
     if (locked)
-      throw InputError(path + ": locked by another process (HDF5 file locking); wait until it closes the file, or "
-                              "set HDF5_USE_FILE_LOCKING=FALSE where locks are stale or not supported");
+      throw InputError(path +
+                       ": locked by another process (HDF5 file locking); wait until it closes the file, or "
+                       "set HDF5_USE_FILE_LOCKING=FALSE where locks are stale or not supported");
     throw InputError(path + ": cannot open HDF5 file (truncated or corrupt?)" + (reason.empty() ? "" : ": " + reason));
   }
   return file;
@@ -270,8 +280,9 @@ std::vector<Child> children(hid_t group, const std::string& where) {
 
 void check_child(const Child& c, const std::string& where) {
   if (c.kind == Kind::kExternal)
-    throw InputError(where + ": is an external link to another file; Stribeck does not follow links out of "
-                             "an input (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
+    throw InputError(where +
+                     ": is an external link to another file; Stribeck does not follow links out of "
+                     "an input (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
   if (c.kind == Kind::kBroken)
     throw InputError(where + ": cannot open" + (c.reason.empty() ? "" : " (" + c.reason + ")"));
 }
@@ -322,9 +333,9 @@ void check_storage(const Dataset& ds, const std::string& where) {
   const H5D_layout_t layout = H5Pget_layout(dcpl.id());
   if (layout < 0) fail(where, "cannot read the storage layout");
   if (external > 0 || layout == H5D_VIRTUAL)
-    throw InputError(where + ": stores its data in other files (" +
-                     (external > 0 ? "external storage" : "a virtual dataset") +
-                     "); Stribeck does not read files an input points to (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
+    throw InputError(
+        where + ": stores its data in other files (" + (external > 0 ? "external storage" : "a virtual dataset") +
+        "); Stribeck does not read files an input points to (set STRIBECK_ALLOW_EXTERNAL_DATA=1 to allow it)");
 }
 
 std::string DatasetInfo::type_name() const {
@@ -363,7 +374,8 @@ void check_element_size(const DatasetInfo& info, const std::string& where) {
   // Numbers are at most 16 bytes; a corrupt type size would make libhdf5
   // allocate a conversion buffer of that size per element.
   if (info.type_size == 0 || info.type_size > 16)
-    throw InputError(where + ": dataset has a " + std::to_string(info.type_size) + "-byte element type (corrupt file?)");
+    throw InputError(where + ": dataset has a " + std::to_string(info.type_size) +
+                     "-byte element type (corrupt file?)");
 }
 
 void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where) {
@@ -379,14 +391,13 @@ void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where) {
     if (!f.valid() || H5Fget_filesize(f.id(), &file_size) < 0) H5Eclear2(H5E_DEFAULT);
   }
   if (bytes / 1100 > stored || (file_size > 0 && stored > file_size))
-    throw InputError(where + ": dataset claims " + std::to_string(n) + " values but stores " +
-                     std::to_string(stored) + " bytes (truncated or corrupt file?)");
+    throw InputError(where + ": dataset claims " + std::to_string(n) + " values but stores " + std::to_string(stored) +
+                     " bytes (truncated or corrupt file?)");
 }
 
 std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
   const DatasetInfo info = dataset_info(ds, where);
-  if (info.type_class != H5T_FLOAT)
-    throw InputError(where + ": dataset is " + info.type_name() + ", expected float64");
+  if (info.type_class != H5T_FLOAT) throw InputError(where + ": dataset is " + info.type_name() + ", expected float64");
   check_element_size(info, where);
   hsize_t n = 1;
   for (hsize_t d : info.dims) {
@@ -405,8 +416,8 @@ std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
   return out;
 }
 
-Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
-                      const double* data, const std::string& where) {
+Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims, const double* data,
+                      const std::string& where) {
   silence_errors();
   Dataspace space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   if (!space.valid()) fail(where, "cannot create dataspace for '" + name + "'");
@@ -425,12 +436,11 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
       chunk[0] = std::max<hsize_t>(1, std::min(dims[0], kChunkElements / std::max<hsize_t>(row, 1)));
       for (size_t i = 1; i < dims.size(); ++i) chunk[i] = std::max<hsize_t>(1, dims[i]);
     }
-    if (H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()) < 0 ||
-        H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), 4) < 0)
+    if (H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()) < 0 || H5Pset_shuffle(dcpl.id()) < 0 ||
+        H5Pset_deflate(dcpl.id(), 4) < 0)
       fail(where, "cannot set up compression for '" + name + "'");
   }
-  Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(),
-                        H5P_DEFAULT));
+  Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
   if (!ds.valid()) fail(where, "cannot create dataset '" + name + "'");
   if (n > 0 && H5Dwrite(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     fail(where, "cannot write dataset '" + name + "'");
@@ -451,8 +461,8 @@ int column_extent(hid_t ds, hsize_t& rows, hsize_t& width, const std::string& wh
 }
 }  // namespace
 
-Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
-                      const std::string& where, hsize_t width) {
+Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows, const std::string& where,
+                      hsize_t width) {
   silence_errors();
   const int rank = width == 0 ? 1 : 2;
   const hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {chunk_rows, width};
@@ -469,8 +479,7 @@ Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t ch
   return ds;
 }
 
-void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
-                   const std::string& where) {
+void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n, const std::string& where) {
   if (n == 0) return;
   silence_errors();
   hsize_t cur = 0, width = 1;
@@ -478,8 +487,7 @@ void append_column(const Dataset& column, hid_t type, const void* data, hsize_t 
   const hsize_t total[2] = {cur + n, width}, start[2] = {cur, 0}, count[2] = {n, width};
   if (H5Dset_extent(column.id(), total) < 0) fail(where, "cannot extend a column");
   Dataspace file_space(H5Dget_space(column.id()));
-  if (!file_space.valid() ||
-      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
+  if (!file_space.valid() || H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
     fail(where, "cannot select the appended rows");
   Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
   if (H5Dwrite(column.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, data) < 0)
@@ -516,13 +524,12 @@ void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* ou
   hsize_t rows = 0, width = 1;
   const int rank = column_extent(ds.id(), rows, width, where);
   if (first > rows || n > rows - first)
-    throw InputError(where + ": rows [" + std::to_string(first) + ", " + std::to_string(first + n) +
-                     ") are past its " + std::to_string(rows) + " rows");
+    throw InputError(where + ": rows [" + std::to_string(first) + ", " + std::to_string(first + n) + ") are past its " +
+                     std::to_string(rows) + " rows");
   if (n == 0) return;
   const hsize_t start[2] = {first, 0}, count[2] = {n, width};
   Dataspace file_space(H5Dget_space(ds.id()));
-  if (!file_space.valid() ||
-      H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
+  if (!file_space.valid() || H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
     fail(where, "cannot select rows");
   Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
   if (H5Dread(ds.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, out) < 0) {
@@ -554,7 +561,8 @@ void verify_rows(const Dataset& ds, hsize_t rows, const std::string& where) {
   silence_errors();
   hsize_t have = 0, width = 1;
   const int rank = column_extent(ds.id(), have, width, where);
-  if (rows > have) throw InputError(where + ": holds " + std::to_string(have) + " rows, expected " + std::to_string(rows));
+  if (rows > have)
+    throw InputError(where + ": holds " + std::to_string(have) + " rows, expected " + std::to_string(rows));
   hsize_t chunk[2] = {0, 0};
   PropList dcpl(H5Dget_create_plist(ds.id()));
   if (!dcpl.valid() || H5Pget_layout(dcpl.id()) != H5D_CHUNKED || H5Pget_chunk(dcpl.id(), rank, chunk) < 0 ||
@@ -623,8 +631,7 @@ std::vector<std::string> attribute_names(hid_t obj) {
   silence_errors();
   std::vector<std::string> out;
   hsize_t idx = 0;
-  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_attr, &out) < 0)
-    H5Eclear2(H5E_DEFAULT);
+  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_attr, &out) < 0) H5Eclear2(H5E_DEFAULT);
   return out;
 }
 
@@ -668,13 +675,11 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
       if (H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v) < 0) fail(at, "cannot read");
       return format_number(v);
     }
-    default:
-      throw InputError(at + ": expected a string or number");
+    default: throw InputError(at + ": expected a string or number");
   }
 }
 
-void write_string_attribute(hid_t obj, const std::string& name, const std::string& value,
-                            const std::string& where) {
+void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, const std::string& where) {
   silence_errors();
   if (has_attribute(obj, name) && H5Adelete(obj, name.c_str()) < 0)
     fail(where, "cannot replace attribute '" + name + "'");
@@ -695,8 +700,8 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
 
 namespace {
 
-void write_scalar_attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type,
-                            const void* value, const std::string& where) {
+void write_scalar_attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type, const void* value,
+                            const std::string& where) {
   silence_errors();
   if (has_attribute(obj, name) && H5Adelete(obj, name.c_str()) < 0)
     fail(where, "cannot replace attribute '" + name + "'");
@@ -706,8 +711,7 @@ void write_scalar_attribute(hid_t obj, const std::string& name, hid_t file_type,
   if (H5Awrite(attr.id(), mem_type, value) < 0) fail(where, "cannot write attribute '" + name + "'");
 }
 
-void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value,
-                           const std::string& where) {
+void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value, const std::string& where) {
   const std::string at = where + ": attribute '" + name + "'";
   Dataspace space;
   const Attribute attr = open_single_attribute(obj, name, at, space);
@@ -726,13 +730,11 @@ void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, v
 
 }  // namespace
 
-void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value,
-                         const std::string& where) {
+void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value, const std::string& where) {
   write_scalar_attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, where);
 }
 
-void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value,
-                          const std::string& where) {
+void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value, const std::string& where) {
   write_scalar_attribute(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, where);
 }
 
@@ -748,8 +750,7 @@ std::int64_t read_int_attribute(hid_t obj, const std::string& name, const std::s
   return v;
 }
 
-void write_double_attribute(hid_t obj, const std::string& name, double value,
-                            const std::string& where) {
+void write_double_attribute(hid_t obj, const std::string& name, double value, const std::string& where) {
   write_scalar_attribute(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, where);
 }
 
@@ -759,13 +760,12 @@ std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std:
   return v;
 }
 
-void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
-                  const std::string& where, unsigned dim) {
+void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label, const std::string& where,
+                  unsigned dim) {
   silence_errors();
   if (H5DSis_scale(scale.id()) <= 0 && H5DSset_scale(scale.id(), label.c_str()) < 0)
     fail(where, "cannot make '" + label + "' a dimension scale");
-  if (H5DSattach_scale(dataset.id(), scale.id(), dim) < 0)
-    fail(where, "cannot attach dimension scale '" + label + "'");
+  if (H5DSattach_scale(dataset.id(), scale.id(), dim) < 0) fail(where, "cannot attach dimension scale '" + label + "'");
 }
 
 bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where) {

@@ -26,10 +26,7 @@ using detail::read_attributes;
 using detail::write_attributes;
 using detail::write_provenance;
 
-
-std::string exp_where(const std::string& path, const std::string& name) {
-  return path + ": experiment '" + name + "'";
-}
+std::string exp_where(const std::string& path, const std::string& name) { return path + ": experiment '" + name + "'"; }
 
 bool is_rotational(const Experiment& e) {
   auto it = e.attributes.find("motion");
@@ -58,7 +55,8 @@ Experiment read_experiment(hid_t group, const std::vector<h5::Child>& kids, cons
     std::vector<double> v = h5::read_doubles(ds, at);
     conv.apply(v.data(), v.size());
     e.units[kid.name] = conv.si;
-    if (auto a = detail::read_channel_attributes(ds.id(), at); !a.empty()) e.channel_attributes[kid.name] = std::move(a);
+    if (auto a = detail::read_channel_attributes(ds.id(), at); !a.empty())
+      e.channel_attributes[kid.name] = std::move(a);
     e.channels[kid.name] = std::move(v);
   }
   detail::mark_gauge(e.attributes, ref);
@@ -74,13 +72,15 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, const
   H5O_info_t info;
   if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
   if (!visited.insert(info.addr).second) return;
-  if (depth > kMaxDepth) throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
+  if (depth > kMaxDepth)
+    throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
   const std::string gwhere = prefix.empty() ? path : path + ": group '" + prefix + "'";
   const auto kids = h5::children(group, gwhere);
   // A member that cannot be opened stops the read: skipping it would import
   // part of the log as if it were all of it.
   for (const auto& k : kids)
-    h5::check_child(k, prefix.empty() ? exp_where(path, k.name) : exp_where(path, prefix) + ": member '" + k.name + "'");
+    h5::check_child(k,
+                    prefix.empty() ? exp_where(path, k.name) : exp_where(path, prefix) + ": member '" + k.name + "'");
   bool has_data = false;
   for (const auto& k : kids) has_data |= k.kind == h5::Kind::kDataset;
   if (has_data) visit(group, kids, prefix);
@@ -94,8 +94,7 @@ void walk(hid_t group, const std::string& path, const std::string& prefix, const
 }
 
 void check_group_name(const std::string& name, const std::string& where) {
-  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." ||
-      name.find("//") != std::string::npos)
+  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." || name.find("//") != std::string::npos)
     throw InputError(where + ": invalid group name '" + name + "'");
 }
 
@@ -181,8 +180,7 @@ std::string check_channel_dataset(const h5::Dataset& ds, const std::string& at, 
   const h5::DatasetInfo info = h5::dataset_info(ds, at);
   if (info.dims.size() != 1)
     throw InputError(at + ": dataset is " + std::to_string(info.dims.size()) + "-D, expected 1-D");
-  if (info.type_class != H5T_FLOAT)
-    throw InputError(at + ": dataset is " + info.type_name() + ", expected float64");
+  if (info.type_class != H5T_FLOAT) throw InputError(at + ": dataset is " + info.type_name() + ", expected float64");
   if (!h5::has_attribute(ds.id(), "units")) throw InputError(at + ": has no 'units' attribute");
   length = info.dims[0];
   return h5::read_string_attribute(ds.id(), "units", at);
@@ -248,9 +246,9 @@ void validate_experiment(const Experiment& e) {
     const auto& t = e.channels.at("time");
     for (size_t i = 1; i < t.size(); ++i)
       if (!(t[i] > t[i - 1]))
-        throw InputError(where + ": channel 'time': " + (t[i] == t[i - 1] ? "repeats" : "decreases") +
-                         " at index " + std::to_string(i) + " (" + format_number(t[i - 1]) + " s, then " +
-                         format_number(t[i]) + " s); time must increase strictly");
+        throw InputError(where + ": channel 'time': " + (t[i] == t[i - 1] ? "repeats" : "decreases") + " at index " +
+                         std::to_string(i) + " (" + format_number(t[i - 1]) + " s, then " + format_number(t[i]) +
+                         " s); time must increase strictly");
   }
 }
 
@@ -258,17 +256,17 @@ std::vector<Experiment> read_log(const std::string& path) {
   h5::File f = h5::open_file(path);
   h5::Group root = h5::open_group(f.id(), "/", path);
   std::vector<Experiment> out;
-  detail::for_each_experiment_group(root.id(), path, [&](hid_t g, const std::vector<h5::Child>& kids, const std::string& prefix) {
-    Experiment e = read_experiment(g, kids, path, prefix.empty() ? file_stem(path) : prefix);
-    validate_experiment(e);
-    out.push_back(std::move(e));
-  });
+  detail::for_each_experiment_group(
+      root.id(), path, [&](hid_t g, const std::vector<h5::Child>& kids, const std::string& prefix) {
+        Experiment e = read_experiment(g, kids, path, prefix.empty() ? file_stem(path) : prefix);
+        validate_experiment(e);
+        out.push_back(std::move(e));
+      });
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }
 
-void write_log(const std::string& path, const std::vector<Experiment>& experiments,
-               const Provenance& provenance) {
+void write_log(const std::string& path, const std::vector<Experiment>& experiments, const Provenance& provenance) {
   if (experiments.empty()) throw InputError(path + ": nothing to write (no experiments)");
   std::set<std::string> names;
   for (const auto& e : experiments) {
@@ -414,7 +412,8 @@ Results read_results(const std::string& path, const std::string& group, bool wit
   for (const auto& k : h5::children(g.id(), where)) {
     const std::string at = where + ": dataset '" + k.name + "'";
     h5::check_child(k, at);
-    if (k.kind != h5::Kind::kDataset || h5::is_dimension_scale(g.id(), k.name, where)) continue;  // coordinates, not results
+    if (k.kind != h5::Kind::kDataset || h5::is_dimension_scale(g.id(), k.name, where))
+      continue;  // coordinates, not results
     h5::Dataset ds = h5::open_dataset(g.id(), k.name, at);
     ResultDataset d;
     d.name = k.name;
@@ -468,16 +467,18 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
   if (got == 0) throw InputError(path + ": file is empty");
   if (h.rfind("MATLAB 5.0 MAT-file", 0) == 0) {
     if (have_mat5_support()) return read_mat5_log(path, options);
-    throw InputError(path + ": MATLAB v5/v7 .mat files need libmatio, which this build lacks; in MATLAB run "
-                            "save(FILE, VARIABLES..., '-v7.3') or export CSV");
+    throw InputError(path +
+                     ": MATLAB v5/v7 .mat files need libmatio, which this build lacks; in MATLAB run "
+                     "save(FILE, VARIABLES..., '-v7.3') or export CSV");
   }
   if (h5::is_hdf5(path)) {
     if (h.rfind("MATLAB 7.3 MAT-file", 0) == 0) return read_mat_log(path, options);
     if (!options.columns.empty())
       throw InputError(path + ": --columns applies to text and MATLAB files, not to HDF5 logs");
     if (!options.gains.empty())
-      throw InputError(path + ": --gain applies to text and MATLAB files, not to HDF5 logs (their channels are "
-                              "already in SI units)");
+      throw InputError(path +
+                       ": --gain applies to text and MATLAB files, not to HDF5 logs (their channels are "
+                       "already in SI units)");
     auto exps = read_log(path);
     if (!options.name.empty()) {
       if (exps.size() != 1)

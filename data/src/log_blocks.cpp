@@ -25,10 +25,9 @@ struct Found {
 
 std::vector<Found> find_experiments(hid_t root, const std::string& path) {
   std::vector<Found> out;
-  detail::for_each_experiment_group(root, path,
-                                    [&](hid_t, const std::vector<h5::Child>&, const std::string& prefix) {
-                                      out.push_back({prefix, prefix.empty() ? file_stem(path) : prefix});
-                                    });
+  detail::for_each_experiment_group(root, path, [&](hid_t, const std::vector<h5::Child>&, const std::string& prefix) {
+    out.push_back({prefix, prefix.empty() ? file_stem(path) : prefix});
+  });
   if (out.empty()) throw InputError(path + ": no experiments (no group holds channel datasets)");
   return out;
 }
@@ -233,8 +232,7 @@ bool encode_chunk(const double* values, std::vector<unsigned char>& out, std::ve
 }
 
 void check_group_path(const std::string& name, const std::string& where) {
-  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." ||
-      name.find("//") != std::string::npos)
+  if (name.empty() || name.front() == '/' || name.back() == '/' || name == "." || name.find("//") != std::string::npos)
     throw InputError(where + ": invalid group name '" + name + "'");
 }
 
@@ -246,8 +244,8 @@ struct LogBlockWriter::Impl {
     bool experiment = true;
     std::vector<BlockColumn> cols;
     std::vector<h5::Dataset> ds;
-    std::vector<bool> copied;   // column copied whole at creation
-    bool aligned = true;        // rows so far fill whole chunks: appends may write chunks directly
+    std::vector<bool> copied;  // column copied whole at creation
+    bool aligned = true;       // rows so far fill whole chunks: appends may write chunks directly
     std::size_t copied_rows = 0;
     std::size_t rows = 0;
     std::string where;
@@ -364,8 +362,8 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       for (std::size_t i = 0; i < n; ++i) {
         const double prev = i ? t[i - 1] : grp.time_last;
         if ((i > 0 || grp.rows > 0) && !(t[i] > prev))
-          throw InputError(grp.where + ": channel 'time': " + (t[i] == prev ? "repeats" : "decreases") +
-                           " at index " + std::to_string(grp.rows + i) + " (" + format_number(prev) + " s, then " +
+          throw InputError(grp.where + ": channel 'time': " + (t[i] == prev ? "repeats" : "decreases") + " at index " +
+                           std::to_string(grp.rows + i) + " (" + format_number(prev) + " s, then " +
                            format_number(t[i]) + " s); time must increase strictly");
       }
       grp.time_last = t[n - 1];
@@ -385,10 +383,10 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
       std::vector<std::vector<unsigned char>> encoded(jobs);
       int failed = 0;
-  #pragma omp parallel
+#pragma omp parallel
       {
         std::vector<unsigned char> tmp;
-  #pragma omp for schedule(dynamic) reduction(+ : failed)
+#pragma omp for schedule(dynamic) reduction(+ : failed)
         for (long j = 0; j < static_cast<long>(jobs); ++j) {
           const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
           if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
@@ -416,7 +414,6 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       grp.aligned = false;
     }
     grp.rows += n;
-
   });
 }
 

@@ -27,8 +27,7 @@ struct PressureReference {
   double ambient = 101325.0;
   bool absolute = false;  // pressure_reference = "absolute"
 };
-PressureReference pressure_reference(const std::map<std::string, std::string>& attributes,
-                                     const std::string& where);
+PressureReference pressure_reference(const std::map<std::string, std::string>& attributes, const std::string& where);
 // read_log's attributes after conversion (an absolute log reads as gauge).
 void mark_gauge(std::map<std::string, std::string>& attributes, const PressureReference& ref);
 

@@ -23,8 +23,8 @@ namespace stribeck {
 namespace {
 
 bool is_numeric_class(const std::string& c) {
-  static const char* kNumeric[] = {"double", "single", "int8",  "uint8",  "int16", "uint16",
-                                   "int32",  "uint32", "int64", "uint64"};
+  static const char* kNumeric[] = {"double", "single", "int8",   "uint8", "int16",
+                                   "uint16", "int32",  "uint32", "int64", "uint64"};
   for (const char* n : kNumeric)
     if (c == n) return true;
   return false;
@@ -63,7 +63,8 @@ void add_dataset(const h5::Dataset& ds, const std::string& var, const std::strin
   if (info.type_class != H5T_FLOAT && info.type_class != H5T_INTEGER)
     throw InputError(where + ": is " + info.type_name() + " (complex or compound data), expected real numbers");
   h5::check_element_size(info, where);
-  if (info.dims.size() > 2) throw InputError(where + ": has " + std::to_string(info.dims.size()) + " dimensions, expected a vector or matrix");
+  if (info.dims.size() > 2)
+    throw InputError(where + ": has " + std::to_string(info.dims.size()) + " dimensions, expected a vector or matrix");
   hsize_t cols = info.dims.size() == 2 ? info.dims[0] : 1;
   hsize_t rows = info.dims.empty() ? 1 : info.dims.back();
   if (cols != 0 && rows > (hsize_t(1) << 32) / cols) throw InputError(where + ": is too large");
@@ -97,8 +98,7 @@ void add_variable(hid_t loc, const std::string& var, const std::string& where, R
 // scalar struct's fields hold their values (a cell field is a reference
 // dataset too, but is marked MATLAB_class "cell").
 bool holds_element_references(const h5::Dataset& field, const std::string& where) {
-  return h5::dataset_info(field, where).type_class == H5T_REFERENCE &&
-         !h5::has_attribute(field.id(), "MATLAB_class");
+  return h5::dataset_info(field, where).type_class == H5T_REFERENCE && !h5::has_attribute(field.id(), "MATLAB_class");
 }
 
 bool is_struct_array(hid_t group, const std::string& where) {
@@ -116,8 +116,9 @@ bool is_struct_array(hid_t group, const std::string& where) {
 std::vector<hobj_ref_t> element_references(hid_t group, const std::string& field, const std::string& where) {
   const h5::Dataset ds = h5::open_dataset(group, field, where);
   if (!holds_element_references(ds, where))
-    throw InputError(where + ": holds values, but the other fields of this struct array hold element references "
-                             "(corrupt file?)");
+    throw InputError(where +
+                     ": holds values, but the other fields of this struct array hold element references "
+                     "(corrupt file?)");
   const h5::Datatype type(H5Dget_type(ds.id()));
   if (H5Tequal(type.id(), H5T_STD_REF_OBJ) <= 0)
     throw InputError(where + ": holds region references, expected object references (corrupt file?)");
@@ -161,8 +162,8 @@ std::vector<Part> read_struct_array(hid_t group, const std::string& var, const s
     const std::string i = std::to_string(e + 1);
     Part p{var + "_" + i, {}, {}};
     for (const auto& [field, refs] : fields)
-      add_referenced(group, refs[e], field, path + ": variable '" + var + "(" + i + ")': field '" + field + "'",
-                     p.raw, p.attributes);
+      add_referenced(group, refs[e], field, path + ": variable '" + var + "(" + i + ")': field '" + field + "'", p.raw,
+                     p.attributes);
     if (!p.raw.values.empty()) parts.push_back(std::move(p));
   }
   return parts;
@@ -302,7 +303,8 @@ void add_v5_variable(const matvar_t* v, const std::string& var, const std::strin
   if (v->isLogical || v->isComplex || v->class_type == MAT_C_CHAR || v->class_type == MAT_C_CELL ||
       v->class_type == MAT_C_SPARSE || v->class_type == MAT_C_STRUCT || v->class_type == MAT_C_EMPTY)
     return;
-  if (v->rank > 2) throw InputError(where + ": has " + std::to_string(v->rank) + " dimensions, expected a vector or matrix");
+  if (v->rank > 2)
+    throw InputError(where + ": has " + std::to_string(v->rank) + " dimensions, expected a vector or matrix");
   std::vector<double> d;
   if (!v5_doubles(v, d, where) || d.empty()) return;
   const size_t rows = v->dims[0], cols = v->rank > 1 ? v->dims[1] : 1;
@@ -389,7 +391,8 @@ size_t count_v5_elements(const std::string& path) {
     else next = off + 8 + (type == 15 ? long(nbytes) : (long(nbytes) + 7) / 8 * 8);
     if (next > size) {
       std::fclose(f);
-      throw InputError(path + ": variable " + std::to_string(count + 1) + " runs past the end of the file (truncated?)");
+      throw InputError(path + ": variable " + std::to_string(count + 1) +
+                       " runs past the end of the file (truncated?)");
     }
     off = next;
     ++count;

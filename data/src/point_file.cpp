@@ -60,8 +60,9 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
                        (width == 0 ? std::string("a column of one value per point")
                                    : "a table of " + std::to_string(width) + " columns (one per name)"));
     if (complete ? info.dims[0] != expected : info.dims[0] < expected)
-      throw InputError(path + ": dataset '" + name + "' holds " + std::to_string(info.dims[0]) + " rows, but the file " +
-                       (complete ? "has " : "checkpointed ") + std::to_string(expected) + " points");
+      throw InputError(path + ": dataset '" + name + "' holds " + std::to_string(info.dims[0]) +
+                       " rows, but the file " + (complete ? "has " : "checkpointed ") + std::to_string(expected) +
+                       " points");
     return ds;
   };
   if (h5::has_attribute(root, "format") && h5::read_string_attribute(root, "format", path) == "stribeck-sweep") {
@@ -80,7 +81,8 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     if (param_kids.size() != f.dims.size())
       throw InputError(path + ": /parameters holds " + std::to_string(param_kids.size()) +
                        " datasets, but parameter_names lists " + std::to_string(f.dims.size()));
-    for (const auto& d : f.dims) f.dim_cols.push_back(column(h5::open_dataset(params.id(), d, path), "parameters/" + d, 0));
+    for (const auto& d : f.dims)
+      f.dim_cols.push_back(column(h5::open_dataset(params.id(), d, path), "parameters/" + d, 0));
     const h5::Group metrics = h5::open_group(root, "metrics", path);
     for (const auto& c : h5::children(metrics.id(), path + ": /metrics")) {
       h5::check_child(c, path + ": metrics/" + c.name);
@@ -118,13 +120,15 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(g, c.name, at), "ensemble/" + c.name, 0));
       const h5::Dataset ds = h5::open_dataset(g, c.name, at);
-      f.metric_units.push_back(h5::has_attribute(ds.id(), "units") ? h5::read_string_attribute(ds.id(), "units", at) : "");
+      f.metric_units.push_back(h5::has_attribute(ds.id(), "units") ? h5::read_string_attribute(ds.id(), "units", at)
+                                                                   : "");
     }
     if (std::find(f.metrics.begin(), f.metrics.end(), "status") == f.metrics.end())
       throw InputError(at + ": no 'status' column (not a stribeck ensemble)");
     f.status = h5::open_dataset(g, "status", at);
   } else {
-    throw InputError(path + ": neither a sweep file (stribeck sweep) nor an ensemble (stribeck simulate with [ensemble])");
+    throw InputError(path +
+                     ": neither a sweep file (stribeck sweep) nor an ensemble (stribeck simulate with [ensemble])");
   }
   if (f.dims.empty()) throw InputError(path + ": no quantity varies across its points");
   for (size_t i = 0; i < f.dims.size(); ++i)
@@ -176,8 +180,7 @@ void PointFile::read_dimension(int d, std::uint64_t first, std::uint64_t n, std:
 
 void PointFile::read_metric(int m, std::uint64_t first, std::uint64_t n, std::vector<double>& out) const {
   out.resize(n);
-  h5::read_rows(impl_->metric_cols[m], H5T_NATIVE_DOUBLE, first, n, out.data(),
-                impl_->path + ": " + impl_->metrics[m]);
+  h5::read_rows(impl_->metric_cols[m], H5T_NATIVE_DOUBLE, first, n, out.data(), impl_->path + ": " + impl_->metrics[m]);
 }
 
 void PointFile::read_ok(std::uint64_t first, std::uint64_t n, std::vector<std::uint8_t>& out) const {

@@ -76,9 +76,9 @@ struct ResultsStream::Impl {
   h5::Group group;
   std::vector<StreamColumn> columns;
   std::vector<h5::Dataset> datasets;
-  h5::Dataset point;            // the rows' dimension scale (absent in files from before it)
+  h5::Dataset point;  // the rows' dimension scale (absent in files from before it)
   std::uint64_t index_base = 0;
-  std::uint64_t rows = 0;       // rows appended so far
+  std::uint64_t rows = 0;   // rows appended so far
   bool holds_rows = false;  // a checkpoint counted rows: the partial file is worth resuming
   bool finished = false;
   bool resumable = true;
@@ -264,10 +264,14 @@ void ResultsStream::append(std::uint64_t rows, const std::vector<const double*>&
     throw std::logic_error("ResultsStream::append: one data pointer per column expected");
   std::uint64_t bytes = 0;  // a full disk stops the run here, its checkpoint intact (reserve_space)
   for (const auto& d : w.datasets) bytes += h5::append_bytes(d, rows);
-  reserve_space(w.path, bytes, w.final_path, w.holds_rows && w.resumable ? w.path + " keeps the completed points; continue with --resume once there is room" : "");
+  reserve_space(w.path, bytes, w.final_path,
+                w.holds_rows && w.resumable
+                    ? w.path + " keeps the completed points; continue with --resume once there is room"
+                    : "");
   w.guarded([&] {
     for (size_t c = 0; c < data.size(); ++c)
-      h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows, w.where + ": dataset '" + w.columns[c].name + "'");
+      h5::append_column(w.datasets[c], H5T_NATIVE_DOUBLE, data[c], rows,
+                        w.where + ": dataset '" + w.columns[c].name + "'");
     if (w.point.valid()) {
       std::vector<std::uint64_t> index(rows);
       for (std::uint64_t r = 0; r < rows; ++r) index[r] = w.index_base + w.rows + r;
@@ -328,8 +332,7 @@ void ResultsStream::finish() {
         h5::write_uint_attribute(w.group.id(), kRowsAttribute, w.last.rows, w.where);
         w.group.reset();
         h5::close_file(w.file, w.path);
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
     throw InputError(w.final_path + ": cannot move the finished results into place (" + why + "); they are in " +
                      w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));

@@ -73,7 +73,8 @@ double response(const std::vector<double>& c, double f) {
 
 void check_order(int order) {
   if (order < 1 || order > kMaxOrder)
-    throw InputError("derivative filter order " + std::to_string(order) + " is outside 1.." + std::to_string(kMaxOrder));
+    throw InputError("derivative filter order " + std::to_string(order) + " is outside 1.." +
+                     std::to_string(kMaxOrder));
 }
 
 }  // namespace
@@ -104,7 +105,8 @@ int sg_half_width(double cutoff_hz, double rate_hz, int order) {
   if (sg_cutoff_fraction(lo, order) <= phi) return lo;
   int hi = 2 * lo;  // bracket by doubling: the cut-off falls roughly as 1/M
   while (sg_cutoff_fraction(hi, order) > phi) {
-    if (hi > (1 << 20)) throw InputError("derivative cut-off " + format_number(cutoff_hz) + " Hz is too low for the sample rate");
+    if (hi > (1 << 20))
+      throw InputError("derivative cut-off " + format_number(cutoff_hz) + " Hz is too low for the sample rate");
     lo = hi;
     hi *= 2;
   }
@@ -115,16 +117,18 @@ int sg_half_width(double cutoff_hz, double rate_hz, int order) {
   return std::abs(sg_cutoff_fraction(lo, order) - phi) <= std::abs(sg_cutoff_fraction(hi, order) - phi) ? lo : hi;
 }
 
-std::vector<double> sg_derivative(const std::vector<double>& t, const std::vector<double>& x, int deriv,
-                                  int M, int order) {
+std::vector<double> sg_derivative(const std::vector<double>& t, const std::vector<double>& x, int deriv, int M,
+                                  int order) {
   check_order(order);
-  if (deriv < 0 || deriv > order) throw InputError("derivative of order " + std::to_string(deriv) + " needs a fit of at least that order");
+  if (deriv < 0 || deriv > order)
+    throw InputError("derivative of order " + std::to_string(deriv) + " needs a fit of at least that order");
   const size_t n = x.size();
   if (t.size() != n) throw InputError("sg_derivative: time and signal differ in length");
   const size_t W = std::min(n, 2 * static_cast<size_t>(M) + 1);
   const int p = order + 1;
   if (W < static_cast<size_t>(p))
-    throw InputError("cannot differentiate: " + std::to_string(n) + " samples, the fit needs at least " + std::to_string(p));
+    throw InputError("cannot differentiate: " + std::to_string(n) + " samples, the fit needs at least " +
+                     std::to_string(p));
   std::vector<double> out(n);
   for (size_t i = 0; i < n; ++i) {
     const size_t lo = std::min(i >= static_cast<size_t>(M) ? i - M : 0, n - W);
@@ -185,8 +189,8 @@ DeriveSummary derive_channels(Experiment& e, const std::vector<std::string>& cha
     }
     e.channels[ch] = std::move(d);
     e.units[ch] = ch == "velocity" ? (rotational ? "rad/s" : "m/s") : (rotational ? "rad/s^2" : "m/s^2");
-    e.attributes["derived_" + ch] = std::string(method) + " from " +
-                                    (ch == "acceleration" && velocity_measured ? "velocity" : "position");
+    e.attributes["derived_" + ch] =
+        std::string(method) + " from " + (ch == "acceleration" && velocity_measured ? "velocity" : "position");
     s.derived.push_back(ch);
   }
   return s;
@@ -222,7 +226,8 @@ double blackman_cutoff_hz(double T, double rate) {
   }
   auto H = [&](double f) {
     double h = w[0];
-    for (long k = 1; k <= K; ++k) h += 2.0 * w[static_cast<size_t>(k)] * std::cos(2.0 * kPi * f * static_cast<double>(k) / rate);
+    for (long k = 1; k <= K; ++k)
+      h += 2.0 * w[static_cast<size_t>(k)] * std::cos(2.0 * kPi * f * static_cast<double>(k) / rate);
     return h / sum;
   };
   const double target = 1.0 / std::sqrt(2.0), nyq = 0.5 * rate;
@@ -246,8 +251,8 @@ double blackman_cutoff_hz(double T, double rate) {
 double blackman_half_width(double cutoff_hz, double rate) {
   if (!(cutoff_hz > 0) || !(rate > 0)) throw InputError("parallel filter: cut-off and sample rate must be positive");
   if (cutoff_hz >= 0.5 * rate)
-    throw InputError("parallel filter: cut-off " + format_number(cutoff_hz) + " Hz is not below the Nyquist frequency " +
-                     format_number(0.5 * rate) + " Hz");
+    throw InputError("parallel filter: cut-off " + format_number(cutoff_hz) +
+                     " Hz is not below the Nyquist frequency " + format_number(0.5 * rate) + " Hz");
   // The cut-off falls as the kernel widens (~0.41 / T); bisect on T.
   double lo = 1.0 / rate, hi = 4.0 * 0.41 / cutoff_hz;
   while (blackman_cutoff_hz(hi, rate) > cutoff_hz) hi *= 2;
@@ -277,7 +282,8 @@ std::vector<double> blackman_smooth(const std::vector<double>& t, const std::vec
     const size_t i = at ? (*at)[j] : j;
     double s = 0, ws = 0;
     if (uniform) {
-      const long a = std::max(0L, static_cast<long>(i) - K), b = std::min(static_cast<long>(n) - 1, static_cast<long>(i) + K);
+      const long a = std::max(0L, static_cast<long>(i) - K),
+                 b = std::min(static_cast<long>(n) - 1, static_cast<long>(i) + K);
       for (long k = a; k <= b; ++k) {
         const double w = table[static_cast<size_t>(std::labs(k - static_cast<long>(i)))];
         s += w * x[static_cast<size_t>(k)];
@@ -301,13 +307,16 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
                            ParallelFilterSummary* summary) {
   const std::string where = e.source + ": experiment '" + e.name + "'";
   ParallelFilterSummary s;
-  if (!e.has("time")) throw InputError(where + ": cannot filter or derive " + (derive.empty() ? std::string("channels") : derive.front()) + " without a 'time' channel");
+  if (!e.has("time"))
+    throw InputError(where + ": cannot filter or derive " +
+                     (derive.empty() ? std::string("channels") : derive.front()) + " without a 'time' channel");
   const auto& t = e.channels.at("time");
   const size_t n = t.size();
   if (n < 5) throw InputError(where + ": too few samples (" + std::to_string(n) + ") to filter and differentiate");
   for (size_t k = 0; k < n; ++k)
     if (!std::isfinite(t[k]) || (k && !(t[k] > t[k - 1])))
-      throw InputError(where + ", channel 'time', sample " + std::to_string(k) + ": time must be finite and increase strictly");
+      throw InputError(where + ", channel 'time', sample " + std::to_string(k) +
+                       ": time must be finite and increase strictly");
   if (o.decimation < 0) throw InputError("--decimate must be >= 0 (0: automatic)");
   double h_mean = 0;
   if (!uniform_time(t, h_mean)) {
@@ -327,11 +336,11 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
   s.rate_hz = static_cast<double>(n - 1) / (t.back() - t.front());
   s.cutoff_hz = o.cutoff_hz > 0 ? o.cutoff_hz : s.rate_hz / 20.0;
   if (s.cutoff_hz >= s.rate_hz / 2)
-    throw InputError(where + ": filter cut-off " + format_number(s.cutoff_hz) + " Hz is not below the Nyquist frequency " +
-                     format_number(s.rate_hz / 2) + " Hz");
+    throw InputError(where + ": filter cut-off " + format_number(s.cutoff_hz) +
+                     " Hz is not below the Nyquist frequency " + format_number(s.rate_hz / 2) + " Hz");
   s.half_width_s = blackman_half_width(s.cutoff_hz, s.rate_hz);
-  s.decimation = o.decimation > 0 ? o.decimation
-                                  : std::max(1, static_cast<int>(std::lround(1.25 * s.half_width_s * s.rate_hz)));
+  s.decimation =
+      o.decimation > 0 ? o.decimation : std::max(1, static_cast<int>(std::lround(1.25 * s.half_width_s * s.rate_hz)));
   const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
   const bool want_v = std::count(derive.begin(), derive.end(), "velocity") != 0;
   const bool want_a = std::count(derive.begin(), derive.end(), "acceleration") != 0;
@@ -445,7 +454,8 @@ void resample_uniform(Experiment& e, double dt) {
     dt = steps[steps.size() / 2];
   }
   const double span = t.back() - t.front();
-  if (!(dt > 0) || span / dt > 1e9) throw InputError(where + ": resampling step " + format_number(dt) + " s is not usable");
+  if (!(dt > 0) || span / dt > 1e9)
+    throw InputError(where + ": resampling step " + format_number(dt) + " s is not usable");
   const size_t m = static_cast<size_t>(std::floor(span / dt * (1 + 1e-12))) + 1;
   std::vector<double> tn(m);
   for (size_t k = 0; k < m; ++k) tn[k] = t.front() + dt * static_cast<double>(k);

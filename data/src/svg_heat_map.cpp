@@ -16,7 +16,7 @@ namespace {
 // Page layout in SVG units (px).
 constexpr double kWidth = 800, kHeight = 620;
 constexpr double kLeft = 100, kRight = 640, kTop = 70, kBottom = 540;  // plot area
-constexpr double kBarLeft = 680, kBarWidth = 22;                      // colour bar
+constexpr double kBarLeft = 680, kBarWidth = 22;                       // colour bar
 constexpr const char* kMissing = "#d0d0d0";
 
 // Text and attribute values: the five XML entities escaped, control
@@ -110,7 +110,8 @@ std::vector<double> ticks(double lo, double hi, bool log) {
       step = m * mag;
       break;
     }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
   return t;
 }
 
@@ -180,8 +181,10 @@ std::string heat_map_svg(const HeatMap& m) {
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(kWidth) + "\" height=\"" + px(kHeight) +
        "\" viewBox=\"0 0 " + px(kWidth) + " " + px(kHeight) + "\" font-family=\"sans-serif\" font-size=\"13\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"" + px(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\">" + xml(m.title) + "</text>\n";
-  s += "<text x=\"" + px(kWidth / 2) + "\" y=\"50\" text-anchor=\"middle\" fill=\"#555\">" + xml(m.subtitle) + "</text>\n";
+  s += "<text x=\"" + px(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\">" + xml(m.title) +
+       "</text>\n";
+  s += "<text x=\"" + px(kWidth / 2) + "\" y=\"50\" text-anchor=\"middle\" fill=\"#555\">" + xml(m.subtitle) +
+       "</text>\n";
   // Cells: each with a tooltip. shape-rendering crispEdges keeps neighbours seamless.
   s += "<g id=\"cells\" shape-rendering=\"crispEdges\">\n";
   for (size_t j = 0; j < ny; ++j) {
@@ -236,8 +239,7 @@ std::string heat_map_svg(const HeatMap& m) {
     }
   }
   s += "<text transform=\"translate(" + px(kBarLeft - 8) + " " + px((kTop + kBottom) / 2) +
-       ") rotate(-90)\" text-anchor=\"middle\">" + xml(m.value_label) + (m.log_values ? " (log)" : "") +
-       "</text>\n";
+       ") rotate(-90)\" text-anchor=\"middle\">" + xml(m.value_label) + (m.log_values ? " (log)" : "") + "</text>\n";
   s += "<rect x=\"" + px(kLeft) + "\" y=\"" + px(kHeight - 26) + "\" width=\"12\" height=\"12\" fill=\"" + kMissing +
        "\" stroke=\"black\"/><text x=\"" + px(kLeft + 18) + "\" y=\"" + px(kHeight - 16) +
        "\" fill=\"#555\">no point that finished normally (invalid parameters, non-finite, limits)</text>\n";

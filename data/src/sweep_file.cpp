@@ -143,7 +143,8 @@ struct SweepWriter::Impl {
       const hsize_t nf = 5;
       h5::Dataspace fs(H5Screate_simple(1, &nf, nullptr));
       h5::Attribute fa(H5Acreate2(status_col.id(), "flag_values", H5T_STD_U8LE, fs.id(), H5P_DEFAULT, H5P_DEFAULT));
-      if (!fa.valid() || H5Awrite(fa.id(), H5T_NATIVE_UINT8, flags) < 0) h5::fail(path, "cannot write attribute 'flag_values'");
+      if (!fa.valid() || H5Awrite(fa.id(), H5T_NATIVE_UINT8, flags) < 0)
+        h5::fail(path, "cannot write attribute 'flag_values'");
       h5::write_string_attribute(status_col.id(), "flag_meanings", kStatusMeanings, path);
       attach(status_col);
     } else {
@@ -291,8 +292,9 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
   }
   if (f.meta.identity != meta.identity || f.meta.first != meta.first || f.meta.count != meta.count ||
       f.meta.precision != meta.precision || f.meta.top_k_only != meta.top_k_only || f.meta.model != meta.model)
-    throw InputError(partial + ": belongs to a different sweep (space, traces, shard, precision or output options differ); "
-                               "remove it or run without --resume");
+    throw InputError(partial +
+                     ": belongs to a different sweep (space, traces, shard, precision or output options differ); "
+                     "remove it or run without --resume");
   progress = f.progress;
   auto impl = std::make_unique<Impl>();
   impl->holds_rows = true;  // a resumed file is kept, whatever happens next
@@ -307,9 +309,11 @@ std::unique_ptr<SweepWriter> SweepWriter::resume(const std::string& path, const 
     // Rows written after the last checkpoint are dropped and recomputed.
     const hsize_t n = progress.completed;
     for (const auto& name : meta.param_names) h5::resize_column(impl->file.id(), "parameters/" + name, n, partial);
-    for (int m : meta.metrics) h5::resize_column(impl->file.id(), std::string("metrics/") + sweep::kMetricInfo[m].name, n, partial);
+    for (int m : meta.metrics)
+      h5::resize_column(impl->file.id(), std::string("metrics/") + sweep::kMetricInfo[m].name, n, partial);
     h5::resize_column(impl->file.id(), "status", n, partial);
-    if (h5::has_child(impl->file.id(), kPointDimension)) h5::resize_column(impl->file.id(), kPointDimension, n, partial);
+    if (h5::has_child(impl->file.id(), kPointDimension))
+      h5::resize_column(impl->file.id(), kPointDimension, n, partial);
     if (meta.per_experiment)
       for (const auto& e : meta.experiments)
         for (int m : meta.metrics)
@@ -327,7 +331,10 @@ void SweepWriter::append(const SweepChunk& c, int n_exp) {
       for (const auto& d : *cols) bytes += h5::append_bytes(d, c.count);
     for (const auto& e : w.exp_cols)
       for (const auto& d : e) bytes += h5::append_bytes(d, c.count);
-    reserve_space(w.path, bytes, w.final_path, w.holds_rows && w.resumable ? w.path + " keeps the completed points; continue with --resume once there is room" : "");
+    reserve_space(w.path, bytes, w.final_path,
+                  w.holds_rows && w.resumable
+                      ? w.path + " keeps the completed points; continue with --resume once there is room"
+                      : "");
   }
   impl_->guarded([&] { append_rows(c, n_exp); });
 }
@@ -449,7 +456,8 @@ void SweepWriter::finish(const SweepProgress& p, double seconds) {
   w.finished = true;
   if (durable_rename(w.path, w.final_path) != 0)
     throw InputError(w.final_path + ": cannot move the finished sweep into place (" + std::strerror(errno) +
-                     "); it is in " + w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));
+                     "); it is in " + w.path +
+                     (w.resumable ? ": run again with --resume once the target can be written" : ""));
   w.release_signal_slot();
   set_interrupt_note("");
 }
@@ -488,8 +496,8 @@ SweepFile read_sweep_file(const std::string& path) {
   m.shard_count = static_cast<int>(read_i64(file, "shard_count", path));
   const std::int64_t version = h5::has_attribute(file, "format_version") ? read_i64(file, "format_version", path) : 1;
   if (version > kFormatVersion)
-    throw InputError(path + ": sweep file format_version " + std::to_string(version) + " is newer than this stribeck (" +
-                     std::to_string(kFormatVersion) + "); use a newer stribeck");
+    throw InputError(path + ": sweep file format_version " + std::to_string(version) +
+                     " is newer than this stribeck (" + std::to_string(kFormatVersion) + "); use a newer stribeck");
   auto list = [&](const char* name) {
     require_attribute(file, name, path);
     return h5::read_string_list_attribute(file, name, '\n', path);
@@ -528,7 +536,8 @@ SweepFile read_sweep_file(const std::string& path) {
     for (size_t i = 0; i < v.size() && i < p.top.size(); ++i) p.top[i].params[d] = v[i];
   }
   for (int k = 0; k < sweep::kNumMetrics; ++k) {
-    const auto v = h5::read_array<double>(file, std::string("top_k/metrics/") + sweep::kMetricInfo[k].name, H5T_NATIVE_DOUBLE, path);
+    const auto v = h5::read_array<double>(file, std::string("top_k/metrics/") + sweep::kMetricInfo[k].name,
+                                          H5T_NATIVE_DOUBLE, path);
     for (size_t i = 0; i < v.size() && i < p.top.size(); ++i) p.top[i].metrics[k] = v[i];
   }
   if (m.top_k_only) return f;
@@ -542,7 +551,9 @@ SweepFile read_sweep_file(const std::string& path) {
   r.params.assign(r.count * dims, NAN);
   r.metrics.assign(r.count * sweep::kNumMetrics, NAN);
   auto need = [&](const std::vector<double>& v, const std::string& what) {
-    if (v.size() != r.count) throw InputError(path + ": " + what + " has " + std::to_string(v.size()) + " rows, status has " + std::to_string(r.count));
+    if (v.size() != r.count)
+      throw InputError(path + ": " + what + " has " + std::to_string(v.size()) + " rows, status has " +
+                       std::to_string(r.count));
   };
   for (size_t d = 0; d < dims; ++d) {
     const auto v = h5::read_array<double>(file, "parameters/" + m.param_names[d], H5T_NATIVE_DOUBLE, path);

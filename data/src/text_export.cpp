@@ -71,8 +71,8 @@ namespace {
 // One writer for both kinds of source: the columns in export order, read a
 // block of rows at a time.
 void write_table(const std::string& path, const std::string& name, const std::map<std::string, std::string>& attrs,
-                 const std::vector<std::string>& channels, const std::map<std::string, std::string>& units,
-                 size_t n, const ReadBlock& read, char delim, bool units_in_header) {
+                 const std::vector<std::string>& channels, const std::map<std::string, std::string>& units, size_t n,
+                 const ReadBlock& read, char delim, bool units_in_header) {
   const std::vector<std::string> cols = csv_column_order(channels);
   std::string text = units_in_header ? "# experiment: " + comment_text(name) + "\n" : "";
   for (const auto& [k, v] : attrs) {
@@ -116,20 +116,22 @@ void write_table(const std::string& path, const std::string& name, const std::ma
 void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
   std::vector<std::string> channels;
   for (const auto& [name, v] : e.channels) channels.push_back(name);
-  write_table(path, e.name, e.attributes, channels, e.units, e.size(),
-              [&e](const std::string& ch, size_t b, size_t end, double* out) {
-                const auto& v = e.channels.at(ch);
-                std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), out);
-              },
-              delim, units_in_header);
+  write_table(
+      path, e.name, e.attributes, channels, e.units, e.size(),
+      [&e](const std::string& ch, size_t b, size_t end, double* out) {
+        const auto& v = e.channels.at(ch);
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), out);
+      },
+      delim, units_in_header);
 }
 
 void write_csv(const std::string& path, const LogBlockReader& log, char delim, bool units_in_header) {
   std::map<std::string, std::string> units;
   for (const auto& ch : log.channels()) units[ch] = log.units(ch);
-  write_table(path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
-              [&log](const std::string& ch, size_t b, size_t end, double* out) { log.read(ch, b, end, out); },
-              delim, units_in_header);
+  write_table(
+      path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
+      [&log](const std::string& ch, size_t b, size_t end, double* out) { log.read(ch, b, end, out); }, delim,
+      units_in_header);
 }
 
 }  // namespace stribeck

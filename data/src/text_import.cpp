@@ -122,8 +122,7 @@ ChannelGain parse_channel_gain(const std::string& text, const std::string& optio
   auto [ptr, ec] = std::from_chars(gs.data(), gs.data() + gs.size(), x);
   if (ec != std::errc() || ptr == gs.data())
     throw InputError(what + ": gain '" + gain_text + "' is not a number (with an optional unit such as N/V)");
-  if (!std::isfinite(x) || x == 0)
-    throw InputError(what + ": gain '" + gain_text + "' must be finite and non-zero");
+  if (!std::isfinite(x) || x == 0) throw InputError(what + ": gain '" + gain_text + "' must be finite and non-zero");
   const std::string unit(trim_text(std::string_view(ptr, static_cast<size_t>(gs.data() + gs.size() - ptr))));
   g.gain = x;
   if (!unit.empty()) {
@@ -134,14 +133,14 @@ ChannelGain parse_channel_gain(const std::string& text, const std::string& optio
         throw InputError(what + ": unknown unit '" + unit + "' in gain '" + gain_text + "' (expected e.g. N/V)");
       num = std::string(trim_text(std::string_view(unit).substr(0, slash)));
       g.raw_unit = std::string(trim_text(std::string_view(unit).substr(slash + 1)));
-      if (g.raw_unit.empty())
-        throw InputError(what + ": gain '" + gain_text + "' names no recorded unit after '/'");
+      if (g.raw_unit.empty()) throw InputError(what + ": gain '" + gain_text + "' names no recorded unit after '/'");
     }
     if (!num.empty()) {
       const auto u = find_unit(num);
       if (!u) throw InputError(what + ": unknown unit '" + num + "' in gain '" + gain_text + "'");
       if (u->offset != 0 || u->absolute_pressure)
-        throw InputError(what + ": gain unit '" + num + "' has an offset; give the gain in " + u->si + " (and any "
+        throw InputError(what + ": gain unit '" + num + "' has an offset; give the gain in " + u->si +
+                         " (and any "
                          "offset after a comma)");
       g.gain *= u->factor;
       g.unit = num;
@@ -190,7 +189,8 @@ void plan_gain(ColumnPlan& plan, const ChannelGain& g, const std::string& source
   }
   if (g.offset_has_dimension && dim && *dim != g.offset_dimension)
     throw InputError(source + ": --gain " + g.channel + "=" + g.text + ": the offset is " +
-                     dimension_name(g.offset_dimension) + ", channel '" + g.channel + "' needs " + dimension_name(*dim));
+                     dimension_name(g.offset_dimension) + ", channel '" + g.channel + "' needs " +
+                     dimension_name(*dim));
   it->affine = true;
   it->factor = g.gain;
   it->offset = g.offset;
@@ -211,8 +211,7 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
                         const ReadOptions& o, const std::string& source) {
   std::map<std::string, const ChannelGain*> gained;
   for (const auto& g : o.gains) {
-    if (gained.count(g.channel))
-      throw InputError("--gain given twice for channel '" + g.channel + "'");
+    if (gained.count(g.channel)) throw InputError("--gain given twice for channel '" + g.channel + "'");
     gained[g.channel] = &g;
   }
   std::map<std::string, std::string> raw_labels;  // gained channel -> its column's unit as recorded
@@ -232,8 +231,8 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
     if (numeric) {
       col = s.source.size() > 9 ? k : std::stoul(s.source);
       if (col >= k)
-        throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": the file has " +
-                         std::to_string(k) + " columns (0 to " + std::to_string(k - 1) + ")");
+        throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": the file has " + std::to_string(k) +
+                         " columns (0 to " + std::to_string(k - 1) + ")");
     } else {
       for (size_t c = 0; c < k; ++c)
         if (names[c] == s.source) col = c;
@@ -249,8 +248,9 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
     for (size_t c = 0; c < k; ++c) {
       if (used[c]) continue;
       if (names[c].empty())
-        throw InputError(source + ": no header row; map the columns with --columns, e.g. "
-                                  "--columns time=0:s,position=1:mm,force=2:N");
+        throw InputError(source +
+                         ": no header row; map the columns with --columns, e.g. "
+                         "--columns time=0:s,position=1:mm,force=2:N");
       picks.push_back({c, canonical_channel(names[c]), units[c]});
     }
   }
@@ -290,9 +290,9 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
       const auto u = find_unit(p.unit);
       if (!u) throw InputError(source + ": " + label(p.col) + ": unknown unit '" + p.unit + "'");
       if (dim && *dim != u->dimension)
-        throw InputError(source + ": " + label(p.col) + ": unit '" + p.unit + "' is " +
-                         dimension_name(u->dimension) + ", channel '" + p.channel + "' needs " +
-                         dimension_name(*dim) + (rotational ? " (log is rotational: other columns use angular units)" : ""));
+        throw InputError(source + ": " + label(p.col) + ": unit '" + p.unit + "' is " + dimension_name(u->dimension) +
+                         ", channel '" + p.channel + "' needs " + dimension_name(*dim) +
+                         (rotational ? " (log is rotational: other columns use angular units)" : ""));
       const bool absolute = u->dimension == Dimension::kPressure && (u->absolute_pressure || o.absolute_pressure);
       out.affine = true;
       out.factor = u->factor;
@@ -340,8 +340,7 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
 }
 
 TextBlocks::TextBlocks(const std::string& path, const ReadOptions& o)
-    : table_(std::make_unique<TextTable>(path)),
-      plan_(plan_columns(table_->names(), table_->units(), o, path)) {}
+    : table_(std::make_unique<TextTable>(path)), plan_(plan_columns(table_->names(), table_->units(), o, path)) {}
 
 TextBlocks::~TextBlocks() = default;
 

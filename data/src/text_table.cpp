@@ -14,7 +14,7 @@ namespace stribeck {
 namespace {
 
 constexpr char kWhitespace = ' ';
-constexpr size_t kSniffLines = 50;  // data rows looked at to choose the delimiter
+constexpr size_t kSniffLines = 50;      // data rows looked at to choose the delimiter
 constexpr size_t kReadChunk = 1 << 16;  // small files stay small (the fuzzer reads thousands)
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
@@ -132,9 +132,7 @@ TextTable::TextTable(const std::string& path) : source_(path) {
   }
 }
 
-TextTable::TextTable(std::string_view text, std::string source) : source_(std::move(source)), text_(text) {
-  sniff();
-}
+TextTable::TextTable(std::string_view text, std::string source) : source_(std::move(source)), text_(text) { sniff(); }
 
 TextTable::~TextTable() {
   if (file_) std::fclose(file_);
@@ -201,8 +199,7 @@ bool TextTable::raw_line(std::string_view& out) {
   // cut short.
   if (const void* nul = std::memchr(out.data(), 0, out.size()))
     throw InputError(where(source_, raw_number_) + ": holds a NUL byte (character " +
-                     std::to_string(static_cast<const char*>(nul) - out.data() + 1) +
-                     " of the line): not a text file");
+                     std::to_string(static_cast<const char*>(nul) - out.data() + 1) + " of the line): not a text file");
   return true;
 }
 
@@ -273,10 +270,10 @@ void TextTable::sniff() {
     // Nothing fits: pick the delimiter the first data row suggests so the
     // error below points at the offending cell.
     const std::string& fl = pending_[first_data].first;
-    dialect_.delimiter = fl.find('\t') != std::string::npos   ? '\t'
-                         : fl.find(';') != std::string::npos  ? ';'
-                         : fl.find(',') != std::string::npos  ? ','
-                                                              : kWhitespace;
+    dialect_.delimiter = fl.find('\t') != std::string::npos  ? '\t'
+                         : fl.find(';') != std::string::npos ? ';'
+                         : fl.find(',') != std::string::npos ? ','
+                                                             : kWhitespace;
     split(fl, dialect_.delimiter, cells);
     k = cells.size();
   }

@@ -86,10 +86,9 @@ struct Prefix {
   double factor;
 };
 constexpr Prefix kPrefixes[] = {
-    {"q", 1e-30}, {"r", 1e-27}, {"y", 1e-24}, {"z", 1e-21}, {"a", 1e-18}, {"f", 1e-15}, {"p", 1e-12},
-    {"n", 1e-9},  {"u", 1e-6},  {"m", 1e-3},  {"c", 1e-2},  {"d", 1e-1},  {"da", 1e1}, {"h", 1e2},
-    {"k", 1e3},   {"M", 1e6},   {"G", 1e9},   {"T", 1e12},  {"P", 1e15},  {"E", 1e18}, {"Z", 1e21},
-    {"Y", 1e24},  {"R", 1e27},  {"Q", 1e30},
+    {"q", 1e-30}, {"r", 1e-27}, {"y", 1e-24}, {"z", 1e-21}, {"a", 1e-18}, {"f", 1e-15}, {"p", 1e-12}, {"n", 1e-9},
+    {"u", 1e-6},  {"m", 1e-3},  {"c", 1e-2},  {"d", 1e-1},  {"da", 1e1},  {"h", 1e2},   {"k", 1e3},   {"M", 1e6},
+    {"G", 1e9},   {"T", 1e12},  {"P", 1e15},  {"E", 1e18},  {"Z", 1e21},  {"Y", 1e24},  {"R", 1e27},  {"Q", 1e30},
 };
 
 // The exponents of each Dimension: how a parsed unit finds its quantity.
@@ -145,11 +144,31 @@ std::string normalise(std::string_view in) {
       continue;
     }
     superscript = false;
-    if (c == 0xC2 && d == 0xB5) { s += 'u'; ++i; continue; }
-    if (c == 0xC2 && d == 0xB0) { s += "deg"; ++i; continue; }
-    if (c == 0xC2 && d == 0xB7) { s += '*'; ++i; continue; }
-    if (c == 0xCE && d == 0xBC) { s += 'u'; ++i; continue; }
-    if (c == 0xE2 && d == 0x8B && e == 0x85) { s += '*'; i += 2; continue; }
+    if (c == 0xC2 && d == 0xB5) {
+      s += 'u';
+      ++i;
+      continue;
+    }
+    if (c == 0xC2 && d == 0xB0) {
+      s += "deg";
+      ++i;
+      continue;
+    }
+    if (c == 0xC2 && d == 0xB7) {
+      s += '*';
+      ++i;
+      continue;
+    }
+    if (c == 0xCE && d == 0xBC) {
+      s += 'u';
+      ++i;
+      continue;
+    }
+    if (c == 0xE2 && d == 0x8B && e == 0x85) {
+      s += '*';
+      i += 2;
+      continue;
+    }
     if (c == ' ' || c == '\t') continue;
     s += static_cast<char>(c);
   }
@@ -309,26 +328,69 @@ struct Alias {
   const char* channel;
 };
 constexpr Alias kAliases[] = {
-    {"time", "time"}, {"t", "time"}, {"zeit", "time"}, {"timestamp", "time"},
-    {"position", "position"}, {"pos", "position"}, {"x", "position"}, {"s", "position"},
-    {"displacement", "position"}, {"disp", "position"}, {"stroke", "position"}, {"weg", "position"},
-    {"pistonposition", "position"}, {"angle", "position"}, {"theta", "position"}, {"phi", "position"},
+    {"time", "time"},
+    {"t", "time"},
+    {"zeit", "time"},
+    {"timestamp", "time"},
+    {"position", "position"},
+    {"pos", "position"},
+    {"x", "position"},
+    {"s", "position"},
+    {"displacement", "position"},
+    {"disp", "position"},
+    {"stroke", "position"},
+    {"weg", "position"},
+    {"pistonposition", "position"},
+    {"angle", "position"},
+    {"theta", "position"},
+    {"phi", "position"},
     {"angularposition", "position"},
-    {"velocity", "velocity"}, {"vel", "velocity"}, {"v", "velocity"}, {"speed", "velocity"},
-    {"xdot", "velocity"}, {"omega", "velocity"}, {"angularvelocity", "velocity"},
-    {"acceleration", "acceleration"}, {"acc", "acceleration"}, {"accel", "acceleration"},
-    {"a", "acceleration"}, {"xddot", "acceleration"}, {"alpha", "acceleration"},
+    {"velocity", "velocity"},
+    {"vel", "velocity"},
+    {"v", "velocity"},
+    {"speed", "velocity"},
+    {"xdot", "velocity"},
+    {"omega", "velocity"},
+    {"angularvelocity", "velocity"},
+    {"acceleration", "acceleration"},
+    {"acc", "acceleration"},
+    {"accel", "acceleration"},
+    {"a", "acceleration"},
+    {"xddot", "acceleration"},
+    {"alpha", "acceleration"},
     {"angularacceleration", "acceleration"},
-    {"force", "force"}, {"f", "force"}, {"load", "force"}, {"loadcell", "force"},
-    {"loadcellforce", "force"}, {"frictionforce", "force"}, {"ffric", "force"}, {"kraft", "force"},
-    {"friction", "force"}, {"frictionalforce", "force"},
-    {"torque", "force"}, {"tau", "force"}, {"moment", "force"},
-    {"pressurea", "pressure_a"}, {"pa", "pressure_a"}, {"p1", "pressure_a"}, {"pressure1", "pressure_a"},
-    {"pressure", "pressure_a"}, {"p", "pressure_a"}, {"chamberpressure", "pressure_a"},
-    {"pressureb", "pressure_b"}, {"pb", "pressure_b"}, {"p2", "pressure_b"}, {"pressure2", "pressure_b"},
-    {"normalforce", "normal_force"}, {"fn", "normal_force"}, {"fnormal", "normal_force"},
-    {"normal", "normal_force"}, {"normalload", "normal_force"},  // microtribometers: "Normal [uN]"
-    {"temperature", "temperature"}, {"temp", "temperature"}, {"oiltemperature", "temperature"},
+    {"force", "force"},
+    {"f", "force"},
+    {"load", "force"},
+    {"loadcell", "force"},
+    {"loadcellforce", "force"},
+    {"frictionforce", "force"},
+    {"ffric", "force"},
+    {"kraft", "force"},
+    {"friction", "force"},
+    {"frictionalforce", "force"},
+    {"torque", "force"},
+    {"tau", "force"},
+    {"moment", "force"},
+    {"pressurea", "pressure_a"},
+    {"pa", "pressure_a"},
+    {"p1", "pressure_a"},
+    {"pressure1", "pressure_a"},
+    {"pressure", "pressure_a"},
+    {"p", "pressure_a"},
+    {"chamberpressure", "pressure_a"},
+    {"pressureb", "pressure_b"},
+    {"pb", "pressure_b"},
+    {"p2", "pressure_b"},
+    {"pressure2", "pressure_b"},
+    {"normalforce", "normal_force"},
+    {"fn", "normal_force"},
+    {"fnormal", "normal_force"},
+    {"normal", "normal_force"},
+    {"normalload", "normal_force"},  // microtribometers: "Normal [uN]"
+    {"temperature", "temperature"},
+    {"temp", "temperature"},
+    {"oiltemperature", "temperature"},
 };
 
 constexpr const char* kSchema[] = {"time",       "position",   "velocity",     "acceleration", "force",
@@ -345,8 +407,8 @@ std::optional<UnitInfo> find_unit(std::string_view unit) {
     std::string_view text;
     bool absolute;
   };
-  constexpr Suffix kSuffixes[] = {{"(abs)", true}, {"abs", true}, {"(a)", true}, {"a", true},
-                                  {"(g)", false},  {"g", false}};
+  constexpr Suffix kSuffixes[] = {{"(abs)", true}, {"abs", true},  {"(a)", true},
+                                  {"a", true},     {"(g)", false}, {"g", false}};
   for (const auto& suf : kSuffixes) {
     if (!ends_with(s, suf.text) || s.size() == suf.text.size()) continue;
     auto base = lookup(s.substr(0, s.size() - suf.text.size()));

@@ -38,7 +38,8 @@ bool stdout_is_json() { return g_stdout_json; }
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
   return cmd->add_option("--json", path, what + " as JSON to FILE ('-': stdout, which then holds only the JSON)")
       ->type_name("FILE|-")
-      ->check(CLI::Validator([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); }, ""));
+      ->check(CLI::Validator(
+          [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); }, ""));
 }
 
 void check_json_output(const std::string& path, const std::vector<std::string>& inputs) {

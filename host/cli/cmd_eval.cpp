@@ -32,8 +32,8 @@ void add_eval_command(CLI::App& app) {
       ->required();
   cmd->add_option_function<double>(
       "--initial-state,-z", [o](const double& z0) { o->initial_state = z0; },
-                  "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
-                  "deflection z [m]; dahl: friction force [N]); default 0");
+      "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
+      "deflection z [m]; dahl: friction force [N]); default 0");
   cmd->add_flag("--vector-math", o->vector_math,
                 "Static laws: vector exp/tanh (libmvec, within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");

@@ -62,11 +62,13 @@ void run(const ExportArgs& a) {
     const Experiment& e = select_experiment(exps, a.experiment, a.input);
     write_csv(a.output, e, delim);
     if (a.output != "-")
-      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(), a.output.c_str());
+      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(),
+              a.output.c_str());
     return;
   }
   // Several experiments: OUTPUT is a directory with one file per experiment.
-  if (a.output == "-") throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
+  if (a.output == "-")
+    throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
   make_output_dir(a.output);
   for (const auto& e : exps) {
     const std::string path = experiment_path(a.output, e.name, delim);

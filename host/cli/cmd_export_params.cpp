@@ -42,9 +42,7 @@ std::string short_num(double x) {
   return buf;
 }
 
-bool is_force_balance_name(const std::string& n) {
-  return n == "mass" || n == "offset" || n.rfind("offset@", 0) == 0;
-}
+bool is_force_balance_name(const std::string& n) { return n == "mass" || n == "offset" || n.rfind("offset@", 0) == 0; }
 
 }  // namespace
 
@@ -71,8 +69,7 @@ ParamFile read_param_file(const std::string& path, int fit_index) {
   out.model = j["model"].get<std::string>();
   const ModelInfo* m = find_model(out.model);
   if (!m) throw InputError(path + ": unknown model '" + out.model + "' (known: " + model_ids() + ")");
-  if (!j.contains("parameters") || !j["parameters"].is_object())
-    throw InputError(path + ": no \"parameters\" object");
+  if (!j.contains("parameters") || !j["parameters"].is_object()) throw InputError(path + ": no \"parameters\" object");
   std::map<std::string, double> given;
   for (const auto& [name, val] : j["parameters"].items()) {
     if (is_force_balance_name(name)) {
@@ -85,8 +82,7 @@ ParamFile read_param_file(const std::string& path, int fit_index) {
     if (!name.empty() && (name.back() == '+' || name.back() == '-'))
       throw InputError(path + ": parameter '" + name +
                        "' belongs to an asymmetric fit (--asymmetric); one parameter set is needed: refit without it");
-    if (m->param_index(name) < 0)
-      throw InputError(path + ": model " + out.model + " has no parameter '" + name + "'");
+    if (m->param_index(name) < 0) throw InputError(path + ": model " + out.model + " has no parameter '" + name + "'");
     const nlohmann::json& v = val.is_object() ? (val.contains("value") ? val["value"] : nlohmann::json()) : val;
     if (!v.is_number())
       throw InputError(path + ": parameter '" + name + "' has no numeric value" + (v.is_null() ? " (null)" : ""));
@@ -115,15 +111,15 @@ enum class Target { kSimscape, kModelica, kTwentySim, kJson };
 // written as a model the toolkit runs), or for MSL rotational elements a
 // table of the sliding characteristic.
 struct Conversion {
-  std::string law;             // kernel model id of the target's law (empty for a table)
-  std::vector<double> params;  // its parameters
+  std::string law;                       // kernel model id of the target's law (empty for a table)
+  std::vector<double> params;            // its parameters
   std::vector<double> table_v, table_f;  // table nodes (MSL BearingFriction)
   bool exact = false;
-  std::string how;             // one line: how the values were obtained
-  double max_error = 0.0;      // largest |F_target - F_fit| on the check grid
-  double max_force = 0.0;      // largest |F_fit| there
+  std::string how;         // one line: how the values were obtained
+  double max_error = 0.0;  // largest |F_target - F_fit| on the check grid
+  double max_force = 0.0;  // largest |F_fit| there
   double v_lo = 0.0, v_hi = 0.0;
-  double f_n = 0.0;            // normal force the 20-sim coefficients are per
+  double f_n = 0.0;  // normal force the 20-sim coefficients are per
 };
 
 struct Inputs {
@@ -131,8 +127,8 @@ struct Inputs {
   double normal_force = std::nan("");
 };
 
-std::vector<double> eval_law(const std::string& model, const std::vector<double>& params,
-                             const std::vector<double>& v, double pressure, double f_n) {
+std::vector<double> eval_law(const std::string& model, const std::vector<double>& params, const std::vector<double>& v,
+                             double pressure, double f_n) {
   std::vector<double> pa(v.size(), pressure), pb(v.size(), 0.0), fn(v.size(), f_n), f(v.size());
   EvalInputs in;
   in.n = v.size();
@@ -211,8 +207,8 @@ void velocity_range(const ExportOptions& o, bool needed, const std::string& vuni
       }
     }
     if (!ok || !std::isfinite(lo) || !std::isfinite(hi) || lo < 0.0 || !(hi > lo))
-      throw InputError("--velocity-range '" + o.velocity_range + "' must be LO:HI with 0 <= LO < HI (|v| in " +
-                       vunit + ")");
+      throw InputError("--velocity-range '" + o.velocity_range + "' must be LO:HI with 0 <= LO < HI (|v| in " + vunit +
+                       ")");
     return;
   }
   if (!o.data.empty()) {
@@ -226,8 +222,10 @@ void velocity_range(const ExportOptions& o, bool needed, const std::string& vuni
     return;
   }
   if (needed)
-    throw InputError("the target's law differs from the fitted one, so its parameters are fitted over the data's "
-                     "velocity range: give --velocity-range LO:HI (" + vunit + ") or --data LOG");
+    throw InputError(
+        "the target's law differs from the fitted one, so its parameters are fitted over the data's "
+        "velocity range: give --velocity-range LO:HI (" +
+        vunit + ") or --data LOG");
   lo = 0.0;
   hi = 0.0;  // set by the caller from the law's own scale
 }
@@ -260,7 +258,8 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o) 
   std::vector<double> exact_params;
   bool exact = false;
   if (target == Target::kSimscape) {
-    if (m.dynamic) throw unsupported("Simscape's friction blocks are static laws; use --to 20sim (20sim-lugre) or json");
+    if (m.dynamic)
+      throw unsupported("Simscape's friction blocks are static laws; use --to 20sim (20sim-lugre) or json");
     if (id == "simscape-translational" || rotational || pressure_src) {
       c.law = id, exact_params = src.values, exact = true;
       c.how = "the block's law is the fitted law: values carried over";
@@ -292,9 +291,12 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o) 
         auto p = [&](const char* n) { return src.values[m.param_index(n)]; };
         exact_params = {p("F_pr") + p("f_cfr") * o.pressure, 0.0, p("K_brk"), p("f_vfr"), p("c_v"), p("v_th")};
         exact = true;
-        c.how = "the sliding law of MassWithStopAndFriction is the block's law outside |v| <= v_th (F_Coulomb = F_pr + "
-                "f_cfr (p_A + p_B) at p_A + p_B = " + short_num(o.pressure) + " Pa); MSL sticks where the block has "
-                "its linear zone";
+        c.how =
+            "the sliding law of MassWithStopAndFriction is the block's law outside |v| <= v_th (F_Coulomb = F_pr + "
+            "f_cfr (p_A + p_B) at p_A + p_B = " +
+            short_num(o.pressure) +
+            " Pa); MSL sticks where the block has "
+            "its linear zone";
       }
     }
   } else if (target == Target::kTwentySim) {
@@ -382,11 +384,12 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o) 
       pr.start = {peak, std::max(ft.v_peak, v.front()), ft.f_c, ft.f_v};
       pr.free = {true, true, true, true};
     } else if (c.law == "simscape-cylinder") {
-      pr.start = {ft.f_c, 0.0, std::max(1.0, peak / ft.f_c), ft.f_v, 1.0 / std::max(ft.v_peak, v.front()),
+      pr.start = {ft.f_c,         0.0, std::max(1.0, peak / ft.f_c), ft.f_v, 1.0 / std::max(ft.v_peak, v.front()),
                   0.5 * v.front()};
       pr.free = {true, false, true, true, true, false};
-      c.how = "MassWithStopAndFriction's sliding law F_Coulomb + F_Stribeck exp(-fexp v) + F_prop v fitted to the "
-              "fitted law (least squares, Ceres)";
+      c.how =
+          "MassWithStopAndFriction's sliding law F_Coulomb + F_Stribeck exp(-fexp v) + F_prop v fitted to the "
+          "fitted law (least squares, Ceres)";
     } else {  // 20sim-scvs
       const double fn = tgt_fn;
       pr.start = {peak / fn, ft.f_c / fn, ft.f_v / fn, 3.0 / std::max(v.front(), 1e-3 * ft.v_peak),
@@ -415,8 +418,8 @@ std::string header_lines(const char* cm, const ParamFile& src, const std::string
   std::string s;
   s += std::string(cm) + " Written by stribeck export-params from " + fit_path + " (model " + src.model + ").\n";
   if (c.exact)
-    s += std::string(cm) + " exact: " + c.how + ".\n" + cm + " Checked: largest force difference " + short_num(c.max_error) +
-         " " + funit + " over " + range_text(c, vunit) + ".\n";
+    s += std::string(cm) + " exact: " + c.how + ".\n" + cm + " Checked: largest force difference " +
+         short_num(c.max_error) + " " + funit + " over " + range_text(c, vunit) + ".\n";
   else
     s += std::string(cm) + " approximate: the target's law differs from the fitted one; " + c.how + ".\n" + cm +
          " Largest force difference " + short_num(c.max_error) + " " + funit + " (" +
@@ -447,23 +450,29 @@ std::string write_simscape(const ParamFile& src, const std::string& fit_path, co
   if (c.law == "simscape-translational") {
     block = "Translational Friction";
     lib = "fl_lib/Mechanical/Translational Elements/Translational Friction";
-    vals = {{"brkwy_frc", "N", p[0]}, {"brkwy_vel", "m/s", p[1]}, {"Col_frc", "N", p[2]}, {"visc_coef", "N/(m/s)", p[3]}};
+    vals = {
+        {"brkwy_frc", "N", p[0]}, {"brkwy_vel", "m/s", p[1]}, {"Col_frc", "N", p[2]}, {"visc_coef", "N/(m/s)", p[3]}};
   } else if (c.law == "simscape-rotational") {
     block = "Rotational Friction";
     lib = "fl_lib/Mechanical/Rotational Elements/Rotational Friction";
     vunit = "rad/s", funit = "N*m";
-    vals = {{"brkwy_trq", "N*m", p[0]}, {"brkwy_vel", "rad/s", p[1]}, {"Col_trq", "N*m", p[2]},
+    vals = {{"brkwy_trq", "N*m", p[0]},
+            {"brkwy_vel", "rad/s", p[1]},
+            {"Col_trq", "N*m", p[2]},
             {"visc_coef", "N*m/(rad/s)", p[3]}};
   } else if (c.law == "simscape-cylinder") {
     block = "Cylinder Friction";
     lib = "sh_lib/Hydraulic Cylinders/Cylinder Friction";
-    vals = {{"frc_preload", "N", p[0]}, {"fr_coef", "N/Pa", p[1]}, {"frc_brkwy_coef", "", p[2]},
+    vals = {{"frc_preload", "N", p[0]},     {"fr_coef", "N/Pa", p[1]},   {"frc_brkwy_coef", "", p[2]},
             {"visc_coef", "N/(m/s)", p[3]}, {"trans_coef", "s/m", p[4]}, {"vel_thr", "m/s", p[5]}};
   } else {  // simscape-cylinder-il
     block = "Cylinder Friction (IL)";
     lib = "SimscapeFluids_lib/Isothermal Liquid/Actuators/Auxiliary Components/Cylinder Friction (IL)";
-    vals = {{"preload_force", "N", p[0]}, {"Coulomb_coeff", "N/Pa", p[1]}, {"breakaway_Coulomb_ratio", "", p[2]},
-            {"viscous_coeff", "N/(m/s)", p[4]}, {"breakaway_velocity", "m/s", p[3]}};
+    vals = {{"preload_force", "N", p[0]},
+            {"Coulomb_coeff", "N/Pa", p[1]},
+            {"breakaway_Coulomb_ratio", "", p[2]},
+            {"viscous_coeff", "N/(m/s)", p[4]},
+            {"breakaway_velocity", "m/s", p[3]}};
   }
   std::string s = header_lines("%", src, fit_path, c, vunit, funit);
   s += "% Block: " + block + " (library block '" + lib + "').\n";
@@ -486,12 +495,12 @@ std::string write_modelica(const ParamFile& src, const std::string& fit_path, co
     s += "//   tau_pos: positive sliding friction torque [N.m] as function of w [rad/s] (w >= 0); peak = 1.\n";
     s += "record StribeckFrictionParameters \"Friction identified by Stribeck (" + src.model + ")\"\n";
     s += "  parameter Real tau_pos[:, 2] = [";
-    for (size_t i = 0; i < c.table_v.size(); ++i)
-      s += (i ? "; " : "") + num(c.table_v[i]) + ", " + num(c.table_f[i]);
+    for (size_t i = 0; i < c.table_v.size(); ++i) s += (i ? "; " : "") + num(c.table_v[i]) + ", " + num(c.table_f[i]);
     s += "] \"Positive sliding friction characteristic [N.m] as function of w [rad/s]\";\n";
     s += "  parameter Real peak(final min = 1) = 1 \"Peak for maximum friction torque at w == 0\";\n";
     s += "end StribeckFrictionParameters;\n";
-    s += "// Use: Modelica.Mechanics.Rotational.Components.BearingFriction friction(tau_pos = p.tau_pos, peak = p.peak);\n";
+    s += "// Use: Modelica.Mechanics.Rotational.Components.BearingFriction friction(tau_pos = p.tau_pos, peak = "
+         "p.peak);\n";
     return s;
   }
   const std::vector<double>& p = c.params;  // simscape-cylinder layout, f_cfr = 0
@@ -507,23 +516,27 @@ std::string write_modelica(const ParamFile& src, const std::string& fit_path, co
   s += "  parameter Modelica.Units.SI.Force F_Stribeck = " + num(f_stribeck) + " \"Stribeck effect\";\n";
   s += "  parameter Real fexp(final unit = \"s/m\", final min = 0) = " + num(fexp) + " \"Exponential decay\";\n";
   s += "end StribeckFrictionParameters;\n";
-  s += "// Use: Modelica.Mechanics.Translational.Components.MassWithStopAndFriction mass(F_prop = p.F_prop, "
-       "F_Coulomb = p.F_Coulomb, F_Stribeck = p.F_Stribeck, fexp = p.fexp, m = ..., L = ..., smax = ..., smin = ...);\n";
+  s +=
+      "// Use: Modelica.Mechanics.Translational.Components.MassWithStopAndFriction mass(F_prop = p.F_prop, "
+      "F_Coulomb = p.F_Coulomb, F_Stribeck = p.F_Stribeck, fexp = p.fexp, m = ..., L = ..., smax = ..., smin = ...);\n";
   return s;
 }
 
 std::string write_twentysim(const ParamFile& src, const std::string& fit_path, const Conversion& c) {
   const ModelInfo& tm = require_model(c.law);
-  std::string sub = c.law == "20sim-c" ? "C" : c.law == "20sim-v" ? "V" : c.law == "20sim-cv" ? "CV"
-                  : c.law == "20sim-scvs" ? "SCVS" : "LuGre";
+  std::string sub = c.law == "20sim-c"      ? "C"
+                    : c.law == "20sim-v"    ? "V"
+                    : c.law == "20sim-cv"   ? "CV"
+                    : c.law == "20sim-scvs" ? "SCVS"
+                                            : "LuGre";
   std::string s = header_lines("//", src, fit_path, c, "m/s", "N");
   s += "// 20-sim parameters for the " + sub + " friction submodel (library Mechanical/Translation/Friction):\n";
   s += "// forces are the normal force F_n times these coefficients";
   if (src.model.rfind("20sim-", 0) != 0) s += "; converted at F_n = " + short_num(c.f_n) + " N";
   s += ".\nparameters\n";
   for (size_t i = 0; i < tm.params.size(); ++i)
-    s += "  real " + std::string(tm.params[i].name) + " = " + num(c.params[i]) + ";  // {" + tm.params[i].unit +
-         "} " + tm.params[i].description + "\n";
+    s += "  real " + std::string(tm.params[i].name) + " = " + num(c.params[i]) + ";  // {" + tm.params[i].unit + "} " +
+         tm.params[i].description + "\n";
   return s;
 }
 
@@ -573,8 +586,10 @@ void add_export_params_command(CLI::App& app) {
     if (!o->output.empty()) check_output(o->output, {o->fit, o->data});
     if (!std::isfinite(o->pressure)) throw InputError("--pressure must be finite");
     const ParamFile src = read_param_file(o->fit, o->fit_index - 1);
-    const Target t = o->to == "simscape" ? Target::kSimscape : o->to == "modelica" ? Target::kModelica
-                     : o->to == "20sim"  ? Target::kTwentySim : Target::kJson;
+    const Target t = o->to == "simscape"   ? Target::kSimscape
+                     : o->to == "modelica" ? Target::kModelica
+                     : o->to == "20sim"    ? Target::kTwentySim
+                                           : Target::kJson;
     const Conversion c = convert(src, t, *o);
     std::string text;
     switch (t) {
@@ -592,7 +607,8 @@ void add_export_params_command(CLI::App& app) {
     }
     const std::string unit = src.model == "simscape-rotational" ? "N*m" : "N";
     char line[512];
-    std::snprintf(line, sizeof line, "stribeck export-params: %s -> %s, %s: largest force difference %s %s over |v| in [%s, %s]%s",
+    std::snprintf(line, sizeof line,
+                  "stribeck export-params: %s -> %s, %s: largest force difference %s %s over |v| in [%s, %s]%s",
                   src.model.c_str(), o->to.c_str(), c.exact ? "exact" : "approximate", short_num(c.max_error).c_str(),
                   unit.c_str(), short_num(c.v_lo).c_str(), short_num(c.v_hi).c_str(),
                   o->output.empty() ? "" : (" -> " + o->output).c_str());

@@ -14,8 +14,8 @@ namespace {
 struct GenerateArgs {
   std::string model, profile = "plateaus", output, pressure_levels, noise, offset, quantisation;
   std::vector<std::string> params;
-  std::string vmax = "0.1", rate = "1000", duration, pressure_b = "0", normal_force = "0", mass = "0",
-              area_a = "0", area_b = "0", band, omit;
+  std::string vmax = "0.1", rate = "1000", duration, pressure_b = "0", normal_force = "0", mass = "0", area_a = "0",
+              area_b = "0", band, omit;
   int tones = 8;
   std::uint64_t seed = 1;
 };
@@ -26,7 +26,9 @@ double quantity(const std::string& text, const std::string& what, std::initializ
   if (d) {
     bool ok = false;
     for (Dimension want : dims) ok |= *d == want;
-    if (!ok) throw InputError(what + ": '" + text + "' is " + dimension_name(*d) + ", expected " + dimension_name(*dims.begin()));
+    if (!ok)
+      throw InputError(what + ": '" + text + "' is " + dimension_name(*d) + ", expected " +
+                       dimension_name(*dims.begin()));
   }
   return x;
 }
@@ -107,7 +109,8 @@ void run(const GenerateArgs& a) {
 }  // namespace
 
 void add_generate_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("generate", "Write a synthetic rig log: a velocity profile through a friction model, with sensor effects");
+  auto* cmd = app.add_subcommand(
+      "generate", "Write a synthetic rig log: a velocity profile through a friction model, with sensor effects");
   auto a = std::make_shared<GenerateArgs>();
   cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->required();
   cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");

@@ -150,7 +150,8 @@ std::string clean_name(std::string s) {
 std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::FitOptions& o, std::string& why) {
   why.clear();
   if (a.batch) return why = "--batch fits each experiment in memory", std::vector<ident::LogStream>{};
-  if (!a.columns.empty() || !a.gains.empty()) return why = "--columns/--gain apply to text and MATLAB logs", std::vector<ident::LogStream>{};
+  if (!a.columns.empty() || !a.gains.empty())
+    return why = "--columns/--gain apply to text and MATLAB logs", std::vector<ident::LogStream>{};
   for (const auto& m : a.model.empty() ? split(a.compare) : std::vector<std::string>{a.model})
     if (why = ident::streaming_unsupported(m, o); !why.empty()) return {};
   std::vector<ident::LogStream> out;
@@ -165,9 +166,11 @@ std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::Fi
         continue;
       found.insert(e);
       LogBlockReader r(path, e);
-      if (!r.has("velocity")) return why = r.where() + " has no velocity channel (it is derived in memory)", std::vector<ident::LogStream>{};
+      if (!r.has("velocity"))
+        return why = r.where() + " has no velocity channel (it is derived in memory)", std::vector<ident::LogStream>{};
       if (o.inertia && !r.has("acceleration"))
-        return why = r.where() + " has no acceleration channel (it is derived in memory)", std::vector<ident::LogStream>{};
+        return why = r.where() + " has no acceleration channel (it is derived in memory)",
+               std::vector<ident::LogStream>{};
       total += static_cast<long>(r.length());
       out.push_back({path, e, e});
       std::string stem = path.substr(path.find_last_of('/') + 1);
@@ -179,8 +182,7 @@ std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::Fi
     if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
   for (size_t i = 0; i < out.size(); ++i)
     if (count[out[i].name] > 1) out[i].name = stems[i] + ":" + out[i].name;
-  if (a.stream == "auto" && total <= kStreamSamples)
-    return why = "the logs are short", std::vector<ident::LogStream>{};
+  if (a.stream == "auto" && total <= kStreamSamples) return why = "the logs are short", std::vector<ident::LogStream>{};
   return out;
 }
 
@@ -199,8 +201,8 @@ std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary
   out += ",warnings\n";
   for (const auto& [label, s] : fits) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", ident::status_name(s.status),
-                  s.converged ? "true" : "false", s.samples, s.rmse, s.r_squared);
+    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", ident::status_name(s.status), s.converged ? "true" : "false",
+                  s.samples, s.rmse, s.r_squared);
     append_csv_field(out, label);
     out += ',';
     append_csv_field(out, s.model);
@@ -230,8 +232,9 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
       throw InputError("--output with --compare: a streamed fit writes the signals of one --model");
     if (std::FILE* f = std::fopen(a.output.c_str(), "rb")) {
       std::fclose(f);
-      throw InputError(a.output + ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
-                                  "that does not exist, or use --stream never to append to this one)");
+      throw InputError(a.output +
+                       ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
+                       "that does not exist, or use --stream never to append to this one)");
     }
   }
   o.num_threads = a.threads;
@@ -281,8 +284,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
 }
 
 void run(const IdentifyArgs& a) {
-  if (a.model.empty() == a.compare.empty())
-    throw InputError("give exactly one of --model ID or --compare ID,ID,...");
+  if (a.model.empty() == a.compare.empty()) throw InputError("give exactly one of --model ID or --compare ID,ID,...");
   if (a.batch && !a.compare.empty()) throw InputError("--batch fits one --model; use --compare without --batch");
   if (!a.compare.empty() && split(a.compare).empty())
     throw InputError("--compare '" + a.compare + "': no model id (give ID,ID,...)");
@@ -298,7 +300,8 @@ void run(const IdentifyArgs& a) {
     else check_output(*out, taken);
     for (const auto& t : taken)
       if (*out == t) throw InputError(*out + ": is named twice among the logs and outputs of this run");
-    if (*out == a.output) throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
+    if (*out == a.output)
+      throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
     taken.push_back(*out);
   }
   if (!a.output.empty()) check_output_path(a.output);
@@ -356,8 +359,7 @@ void run(const IdentifyArgs& a) {
     else result(csv);
     if (!a.table.empty() || stdout_is_json())
       summary("stribeck identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
-    else
-      note("identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
+    else note("identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
     if (!a.json.empty()) {
       std::string j = "{\"fits\": [";
       for (size_t i = 0; i < fits.size(); ++i) j += (i ? ", " : "") + ident::to_json(fits[i].second, -1);
@@ -414,8 +416,7 @@ void add_identify_command(CLI::App& app) {
   cmd->add_option("--free", a->free,
                   "Parameters to estimate (comma-separated); the others stay at their defaults or --fix values")
       ->delimiter(',');
-  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)")
-      ->allow_extra_args(false);
+  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)")->allow_extra_args(false);
   cmd->add_option("--init", a->fit.initial, "Initial value NAME=VALUE instead of the data-driven guess (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--bounds", a->fit.bounds, "Bounds NAME=LO:HI on top of the model's ranges (repeatable)")
@@ -428,13 +429,15 @@ void add_identify_command(CLI::App& app) {
   cmd->add_flag("--offset", a->fit.offset, "Estimate an additive force offset");
   cmd->add_flag("--offset-per-experiment", a->fit.offset_per_experiment,
                 "One offset per experiment (implies --offset)");
-  cmd->add_flag("--inertia", a->fit.inertia, "Include m*a in the force balance (acceleration channel or derived from position)");
-  auto* mass = cmd->add_option("--mass", a->fit.mass, "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)")
+  cmd->add_flag("--inertia", a->fit.inertia,
+                "Include m*a in the force balance (acceleration channel or derived from position)");
+  auto* mass = cmd->add_option("--mass", a->fit.mass,
+                               "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)")
                    ->check(CLI::Validator(
                        [](std::string& s) {
                          double x;
                          return parse_double(s, x) && x >= 0 ? std::string()
-                                                              : "must be a finite mass >= 0 [kg], not '" + s + "'";
+                                                             : "must be a finite mass >= 0 [kg], not '" + s + "'";
                        },
                        "MASS"));
   cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");

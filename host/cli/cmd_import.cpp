@@ -53,8 +53,8 @@ Constant parse_constant(const std::string& kv, bool rotational, const std::strin
   c.value = parse_quantity(kv.substr(eq + 1), "--constant " + c.channel, &dim);
   const auto need = channel_dimension(c.channel, rotational);
   if (dim && need && *dim != *need)
-    throw InputError("--constant " + kv + ": unit is " + dimension_name(*dim) + ", channel '" + c.channel +
-                     "' needs " + dimension_name(*need));
+    throw InputError("--constant " + kv + ": unit is " + dimension_name(*dim) + ", channel '" + c.channel + "' needs " +
+                     dimension_name(*need));
   if (has(c.channel))
     throw InputError(source + ": experiment '" + name + "' already has a '" + c.channel +
                      "' channel; --constant would overwrite it");
@@ -99,14 +99,15 @@ void run(const ImportArgs& a) {
   if (a.cutoff_given && !(a.cutoff > 0 && std::isfinite(a.cutoff)))
     throw InputError("--cutoff " + format_number(a.cutoff) + ": the cut-off must be a frequency > 0 [Hz]");
   if (a.resample_given && !(a.resample >= 0 && std::isfinite(a.resample)))
-    throw InputError("--resample " + format_number(a.resample) + ": give a time step > 0 [s], or 0 for the median step");
+    throw InputError("--resample " + format_number(a.resample) +
+                     ": give a time step > 0 [s], or 0 for the median step");
   if (!(a.ambient > 0 && std::isfinite(a.ambient)))
     throw InputError("--ambient " + format_number(a.ambient) + ": the ambient pressure must be > 0 [Pa]");
   for (const auto& n : a.names)
     if (n.empty()) throw InputError("--name: an experiment name must not be empty");
   if (!a.names.empty() && a.names.size() != a.files.size())
-    throw InputError("--name given " + std::to_string(a.names.size()) + " times for " +
-                     std::to_string(a.files.size()) + " files; give one per file, in the same order");
+    throw InputError("--name given " + std::to_string(a.names.size()) + " times for " + std::to_string(a.files.size()) +
+                     " files; give one per file, in the same order");
   ReadOptions ro;
   if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
   ro.only_mapped = !a.keep_unmapped;
@@ -199,8 +200,8 @@ void run(const ImportArgs& a) {
       for (const auto& [c, v] : e.channels) names.push_back(c);
       report += experiment_line(a.files[i], e.name, e.size(), names);
       if (!s.derived.empty()) {
-        std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)",
-                      s.cutoff_hz, s.half_width, s.rate_hz);
+        std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)", s.cutoff_hz,
+                      s.half_width, s.rate_hz);
         report += buf;
       }
       report += "\n";
@@ -210,7 +211,8 @@ void run(const ImportArgs& a) {
       std::vector<const double*> ptrs;
       for (const auto& [c, v] : e.channels) {
         cols.push_back({c, e.units.at(c), ""});
-        if (auto at = e.channel_attributes.find(c); at != e.channel_attributes.end()) cols.back().attributes = at->second;
+        if (auto at = e.channel_attributes.find(c); at != e.channel_attributes.end())
+          cols.back().attributes = at->second;
         ptrs.push_back(v.data());
       }
       const size_t g = out.add_experiment(e.name, cols, e.attributes, e.source);
@@ -231,7 +233,8 @@ void run(const ImportArgs& a) {
 }  // namespace
 
 void add_import_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("import", "Convert rig logs (CSV/text, MATLAB v7.3 .mat, HDF5) into one HDF5 log in SI units");
+  auto* cmd =
+      app.add_subcommand("import", "Convert rig logs (CSV/text, MATLAB v7.3 .mat, HDF5) into one HDF5 log in SI units");
   auto a = std::make_shared<ImportArgs>();
   cmd->add_option("files", a->files, "Input files; each becomes an experiment (a .mat or .h5 may hold several)")
       ->required();
@@ -240,15 +243,16 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--columns,-c", a->columns,
                   "Column mapping CHANNEL=COLUMN[:UNIT],... with COLUMN a 0-based index or a header/variable "
                   "name, e.g. time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N (needed for headerless files)");
-  cmd->add_flag("--keep-unmapped", a->keep_unmapped,
-               "With --columns: also keep the other (named) columns as channels");
+  cmd->add_flag("--keep-unmapped", a->keep_unmapped, "With --columns: also keep the other (named) columns as channels");
   cmd->add_option("--derive", a->derive, "Derive channels (comma-separated)")
       ->delimiter(',')
       ->check(CLI::IsMember({"velocity", "acceleration"}));
   cmd->add_option("--cutoff", a->cutoff, "Cut-off [Hz] of the derivative filter (default: sample rate / 20)");
-  cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)")->check(CLI::Range(1, 6));
+  cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)")
+      ->check(CLI::Range(1, 6));
   cmd->add_flag("--absolute-pressure", a->absolute, "Pressures in the files are absolute; store gauge pressure");
-  cmd->add_option("--ambient", a->ambient, "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)");
+  cmd->add_option("--ambient", a->ambient,
+                  "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)");
   cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)");
   cmd->add_option("--constant", a->constants,
                   "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0");

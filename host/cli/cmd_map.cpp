@@ -30,7 +30,10 @@ void list_columns(const PointFile& f, const std::string& json) {
   text += "\nmetrics:";
   for (const auto& m : f.metrics()) text += " " + m;
   result(text + "\n");
-  write_json(json, {{"file", f.path()}, {"kind", f.kind()}, {"points", f.rows()}, {"coordinates", coords},
+  write_json(json, {{"file", f.path()},
+                    {"kind", f.kind()},
+                    {"points", f.rows()},
+                    {"coordinates", coords},
                     {"metrics", f.metrics()}});
 }
 
@@ -57,11 +60,11 @@ void run(const MapArgs& a) {
   if (!std::isnan(s.min)) {
     cell("smallest", s.min, s.min_x, s.min_y);
     cell("largest ", s.max, s.max_x, s.max_y);
-  } else
-    summary("  no cell holds a point that finished normally");
+  } else summary("  no cell holds a point that finished normally");
   auto where = [&](double v, double x, double y) {
     return std::isnan(v) ? nlohmann::json(nullptr)
-                         : nlohmann::json{{"value", json_number(v)}, {map.x.label, json_number(x)}, {map.y.label, json_number(y)}};
+                         : nlohmann::json{
+                               {"value", json_number(v)}, {map.x.label, json_number(x)}, {map.y.label, json_number(y)}};
   };
   write_json(a.json, {{"input", a.input},
                       {"output", a.output},
@@ -73,8 +76,11 @@ void run(const MapArgs& a) {
                       {"cells_x", s.cells_x},
                       {"cells_y", s.cells_y},
                       {"points", s.points},
-                      {"left_out", {{"total", s.left_out()}, {"status_not_ok", s.not_ok},
-                                    {"value_not_finite", s.non_finite}, {"coordinate_not_finite", s.off_map}}},
+                      {"left_out",
+                       {{"total", s.left_out()},
+                        {"status_not_ok", s.not_ok},
+                        {"value_not_finite", s.non_finite},
+                        {"coordinate_not_finite", s.off_map}}},
                       {"smallest", where(s.min, s.min_x, s.min_y)},
                       {"largest", where(s.max, s.max_x, s.max_y)}});
 }
@@ -85,19 +91,19 @@ void add_map_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "map", "Draw one metric of a sweep or an ensemble over two varying quantities (SVG heat map, or CSV cells)");
   auto a = std::make_shared<MapArgs>();
-  cmd->add_option("results", a->input, "Sweep file (stribeck sweep) or ensemble (stribeck simulate), HDF5")
-      ->required();
+  cmd->add_option("results", a->input, "Sweep file (stribeck sweep) or ensemble (stribeck simulate), HDF5")->required();
   cmd->add_option("--output,-o", a->output, "Map to write: .svg, or .csv for the cells (x, y, value, points)");
   cmd->add_option("--metric,-m", a->map.metric, "Metric to draw (see --list)");
   cmd->add_option("--x", a->map.x, "Quantity along x (default: the first that takes more than one value)");
   cmd->add_option("--y", a->map.y, "Quantity along y (default: the next one that does)");
-  cmd->add_option("--reduce", a->map.reduce,
-                  "How a cell combines several points (needed when it holds more than one)")
+  cmd->add_option("--reduce", a->map.reduce, "How a cell combines several points (needed when it holds more than one)")
       ->check(CLI::IsMember({"min", "max", "mean"}));
   cmd->add_option("--bins", a->map.bins, "Bin each axis into N cells (default: grid values; 48 for other designs)")
       ->check(kPositive);
-  cmd->add_option("--x-scale", a->map.x_scale, "Scale of x (default auto)")->check(CLI::IsMember({"auto", "linear", "log"}));
-  cmd->add_option("--y-scale", a->map.y_scale, "Scale of y (default auto)")->check(CLI::IsMember({"auto", "linear", "log"}));
+  cmd->add_option("--x-scale", a->map.x_scale, "Scale of x (default auto)")
+      ->check(CLI::IsMember({"auto", "linear", "log"}));
+  cmd->add_option("--y-scale", a->map.y_scale, "Scale of y (default auto)")
+      ->check(CLI::IsMember({"auto", "linear", "log"}));
   cmd->add_option("--value-scale", a->map.value_scale, "Colour scale (default linear; log: values > 0)")
       ->check(CLI::IsMember({"linear", "log"}));
   cmd->add_flag("--list", a->list, "List the file's varying quantities and metrics, and stop");

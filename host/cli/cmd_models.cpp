@@ -38,12 +38,18 @@ nlohmann::json to_json(const ModelInfo& m) {
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : m.warnings) warnings.push_back(w.why);
   nlohmann::json relations = nlohmann::json::array();
-  for (const auto& r : m.relations)
-    relations.push_back(std::string(m.params[r.a].name) + " >= " + m.params[r.b].name);
-  return {{"id", m.id},          {"name", m.name},           {"equation", m.equation},
-          {"output_unit", m.output_unit}, {"dynamic", m.dynamic}, {"inputs", input_names(m)},
-          {"parameters", params}, {"relations", relations}, {"warnings", warnings},
-          {"state", m.dynamic ? nlohmann::json({{"name", m.state_name}, {"unit", m.state_unit}}) : nlohmann::json(nullptr)}};
+  for (const auto& r : m.relations) relations.push_back(std::string(m.params[r.a].name) + " >= " + m.params[r.b].name);
+  return {{"id", m.id},
+          {"name", m.name},
+          {"equation", m.equation},
+          {"output_unit", m.output_unit},
+          {"dynamic", m.dynamic},
+          {"inputs", input_names(m)},
+          {"parameters", params},
+          {"relations", relations},
+          {"warnings", warnings},
+          {"state",
+           m.dynamic ? nlohmann::json({{"name", m.state_name}, {"unit", m.state_unit}}) : nlohmann::json(nullptr)}};
 }
 
 void print_text(const ModelInfo& m) {
@@ -53,10 +59,9 @@ void print_text(const ModelInfo& m) {
   std::printf("   output: %s\n", m.output_unit.c_str());
   if (m.dynamic) std::printf("  state: %s [%s] (dynamic model)\n", m.state_name.c_str(), m.state_unit.c_str());
   for (const auto& p : m.params)
-    std::printf("    %-7s %-12s default %-10s range %-14s %s\n", p.name, p.unit,
-                format_number(p.default_value).c_str(), range_text(p).c_str(), p.description);
-  for (const auto& r : m.relations)
-    std::printf("    rule: %s >= %s\n", m.params[r.a].name, m.params[r.b].name);
+    std::printf("    %-7s %-12s default %-10s range %-14s %s\n", p.name, p.unit, format_number(p.default_value).c_str(),
+                range_text(p).c_str(), p.description);
+  for (const auto& r : m.relations) std::printf("    rule: %s >= %s\n", m.params[r.a].name, m.params[r.b].name);
   for (const auto& w : m.warnings) std::printf("    warns: %s\n", w.why);
   std::printf("\n");
 }

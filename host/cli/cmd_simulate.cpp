@@ -29,8 +29,7 @@ void add_simulate_command(CLI::App& app) {
   auto allow_large = std::make_shared<bool>(false);
   auto point = std::make_shared<std::int64_t>(-1);
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
-  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
-      ->required();
+  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")->required();
   cmd->add_option("--device", *device, "Ensembles: where to run (overrides [ensemble] device)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   cmd->add_option("--precision", *precision, "Ensembles: floating-point precision (overrides [ensemble] precision)")
@@ -42,7 +41,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--chunk", *chunk,
                   "Ensembles: points per chunk, written with a checkpoint (default 1048576 on a GPU, 16384 on the CPU)")
       ->check(kPositive);
-  cmd->add_option("--max-chunks", *max_chunks, "Ensembles: stop after this many chunks, leaving a resumable OUT.h5.partial")
+  cmd->add_option("--max-chunks", *max_chunks,
+                  "Ensembles: stop after this many chunks, leaving a resumable OUT.h5.partial")
       ->check(kPositive);
   cmd->add_flag("--mpi", *mpi,
                 "Ensembles: split the space over MPI ranks (mpirun -np N stribeck simulate ... --mpi -o OUT.h5)");
@@ -62,20 +62,24 @@ void add_simulate_command(CLI::App& app) {
       if (!c.ensemble)
         throw InputError("--point applies to ensembles (an [ensemble] table); this config is a single simulation");
       if (!shard->empty() || *resume || *chunk || *max_chunks || *mpi || !device->empty() || !precision->empty())
-        throw InputError("--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, --chunk, "
-                         "--max-chunks, --mpi, --device and --precision");
+        throw InputError(
+            "--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, --chunk, "
+            "--max-chunks, --mpi, --device and --precision");
       c = ensemble_point_config(c, static_cast<std::uint64_t>(*point));
     }
     if (!shard->empty() && !c.ensemble)
       throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
     if (!shard->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
-      throw InputError("--shard: shard files are HDF5 (stribeck merge reads their metadata); name the output .h5, not " +
-                       *output);
+      throw InputError(
+          "--shard: shard files are HDF5 (stribeck merge reads their metadata); name the output .h5, not " + *output);
     if ((!device->empty() || !precision->empty()) && !c.ensemble)
       throw InputError(std::string(device->empty() ? "--precision" : "--device") +
                        " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
     if ((*resume || *chunk || *max_chunks || *mpi) && !c.ensemble)
-      throw InputError(std::string(*resume ? "--resume" : *chunk ? "--chunk" : *max_chunks ? "--max-chunks" : "--mpi") +
+      throw InputError(std::string(*resume       ? "--resume"
+                                   : *chunk      ? "--chunk"
+                                   : *max_chunks ? "--max-chunks"
+                                                 : "--mpi") +
                        " applies to ensembles (an [ensemble] table); a single simulation is written in one go");
     if (!device->empty()) {
       if (*device != "auto" && *device != "gpu" && *device != "cpu")
@@ -122,19 +126,21 @@ void add_simulate_command(CLI::App& app) {
       }
       const std::string part =
           r.shard_count > 1 ? ", shard " + *shard + " of " + std::to_string(r.points) : std::string();
-      summary("stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
-                   "steps/s -> %s\n"
-                   "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
-                   "invalid-parameters %llu",
-                   static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64",
-                   r.device.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
-                   r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
-                   r.finished ? output->c_str() : (*output + ".partial").c_str(),
-                   static_cast<unsigned long long>(r.totals.stick_slip), static_cast<unsigned long long>(r.totals.status_counts[0]),
-                   static_cast<unsigned long long>(r.totals.status_counts[1]),
-                   static_cast<unsigned long long>(r.totals.status_counts[2]),
-                   static_cast<unsigned long long>(r.totals.status_counts[3]),
-                   static_cast<unsigned long long>(r.totals.status_counts[4]));
+      summary(
+          "stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
+          "steps/s -> %s\n"
+          "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
+          "invalid-parameters %llu",
+          static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64", r.device.c_str(),
+          static_cast<unsigned long long>(r.evaluated), r.seconds,
+          r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
+          r.finished ? output->c_str() : (*output + ".partial").c_str(),
+          static_cast<unsigned long long>(r.totals.stick_slip),
+          static_cast<unsigned long long>(r.totals.status_counts[0]),
+          static_cast<unsigned long long>(r.totals.status_counts[1]),
+          static_cast<unsigned long long>(r.totals.status_counts[2]),
+          static_cast<unsigned long long>(r.totals.status_counts[3]),
+          static_cast<unsigned long long>(r.totals.status_counts[4]));
       for (const auto& e : r.totals.invalid_examples) summary("  invalid: %s", one_line(e).c_str());
       if (!r.finished)
         summary("  stopped after %llu of %llu points; continue with --resume",
@@ -153,8 +159,12 @@ void add_simulate_command(CLI::App& app) {
                          {"seconds", r.seconds},
                          {"rk4_steps", r.rk4_steps},
                          {"stick_slip", r.totals.stick_slip},
-                         {"status", {{"ok", n[0]}, {"non_finite", n[1]}, {"step_limit", n[2]}, {"event_limit", n[3]},
-                                     {"invalid_parameters", n[4]}}},
+                         {"status",
+                          {{"ok", n[0]},
+                           {"non_finite", n[1]},
+                           {"step_limit", n[2]},
+                           {"event_limit", n[3]},
+                           {"invalid_parameters", n[4]}}},
                          {"invalid_examples", r.totals.invalid_examples},
                          {"output", r.finished ? *output : *output + ".partial"}});
       return;
@@ -162,12 +172,13 @@ void add_simulate_command(CLI::App& app) {
     const SimulateSummary s = run_simulation(c, *output, command_line);
     warn_all();
     const auto& r = s.metrics;
-    summary("stribeck simulate: %s, %ld samples -> %s\n"
-                 "  status %s; stick-slip %s (stick fraction %.3g, period %.6g s), spring force amplitude "
-                 "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J",
-                 c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status),
-                 r.stick_slip ? "yes" : "no", r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity,
-                 r.peak_velocity, r.breakaway_force, r.dissipated);
+    summary(
+        "stribeck simulate: %s, %ld samples -> %s\n"
+        "  status %s; stick-slip %s (stick fraction %.3g, period %.6g s), spring force amplitude "
+        "%.6g, velocity amplitude %.6g, peak velocity %.6g, breakaway force %.6g, dissipated %.6g J",
+        c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status), r.stick_slip ? "yes" : "no",
+        r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity, r.peak_velocity, r.breakaway_force,
+        r.dissipated);
     if (*point >= 0) {  // which cell of the map this is (the line ensemble_point_config appended)
       const std::string mark = "# stribeck simulate --point ";
       const size_t at = c.text.rfind(mark);

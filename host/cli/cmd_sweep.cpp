@@ -21,24 +21,30 @@ struct SweepFlags {
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
   int top_k = 0;
-  bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false,
-       mpi = false, allow_large_output = false;
+  bool no_scramble = false, maximize = false, per_experiment = false, top_k_only = false, resume = false, mpi = false,
+       allow_large_output = false;
 };
 
 const char* design_name(sweep::Design d) {
-  return d == sweep::Design::kGrid ? "grid" : d == sweep::Design::kRandom ? "random" : d == sweep::Design::kSobol ? "sobol" : "lhs";
+  return d == sweep::Design::kGrid     ? "grid"
+         : d == sweep::Design::kRandom ? "random"
+         : d == sweep::Design::kSobol  ? "sobol"
+                                       : "lhs";
 }
 
 // --json: the summary as data (the text report's content).
-nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const SweepSummary& s, const std::string& shard) {
+nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const SweepSummary& s,
+                          const std::string& shard) {
   nlohmann::json top = nlohmann::json::array();
   for (const TopEntry& t : s.top) {
     nlohmann::json params = nlohmann::json::object(), metrics = nlohmann::json::object();
     for (size_t d = 0; d < plan.model->params.size() && d < t.params.size(); ++d)
       params[plan.model->params[d].name] = json_number(t.params[d]);
     for (int m : plan.metrics)
-      if (m >= 0 && static_cast<size_t>(m) < t.metrics.size()) metrics[sweep::kMetricInfo[m].name] = json_number(t.metrics[m]);
-    top.push_back({{"index", t.index}, {"objective", json_number(t.objective)}, {"parameters", params}, {"metrics", metrics}});
+      if (m >= 0 && static_cast<size_t>(m) < t.metrics.size())
+        metrics[sweep::kMetricInfo[m].name] = json_number(t.metrics[m]);
+    top.push_back(
+        {{"index", t.index}, {"objective", json_number(t.objective)}, {"parameters", params}, {"metrics", metrics}});
   }
   return {{"model", plan.model->id},
           {"design", design_name(c.design)},
@@ -137,7 +143,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--param,-p", f->params,
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
                   "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
-  cmd->add_option("--design", f->design, "Design of the points")->check(CLI::IsMember({"grid", "random", "lhs", "sobol"}));
+  cmd->add_option("--design", f->design, "Design of the points")
+      ->check(CLI::IsMember({"grid", "random", "lhs", "sobol"}));
   cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->check(kPositive);
   cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")->check(kPositive);
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
@@ -146,15 +153,15 @@ void add_sweep_command(CLI::App& app) {
                   "Built-in trace: sine[,samples=N,amplitude=A,frequency=F,duration=D,p_a=P,p_b=P,normal_force=F] "
                   "(repeatable)");
   cmd->add_option("--metric", f->metrics, "Metrics to keep (comma-separated or repeated; default all)")->delimiter(',');
-  cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)");
+  cmd->add_option("--objective", f->objective,
+                  "Metric ranking the top-K table (default rmse, or energy without force)");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
   cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
   cmd->add_option("--device", f->device, "Where to run (default auto)")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   cmd->add_option("--precision", f->precision, "Floating-point precision (default fp64)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
-  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
-      ->check(kPositive);
+  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories,
                   "Point indices whose force traces are written (comma-separated or repeated)")

@@ -46,7 +46,7 @@ inline CLI::Validator digits_validator(const std::string& kind, bool zero_ok, co
         const size_t lead = s.find_first_not_of('0');
         if (!digits || (!zero_ok && lead == std::string::npos)) return "must be " + kind + ", not '" + s + "'";
         return lead != std::string::npos && s.size() - lead > 18 ? "must be below 1e18, not '" + s + "'"
-                                                                  : std::string();
+                                                                 : std::string();
       },
       name);
 }
@@ -58,8 +58,8 @@ inline const CLI::Validator kWhole = digits_validator("a whole number >= 0", tru
 inline const CLI::Validator kIndex = digits_validator("a point index (0, 1, 2, ...)", true, "INDEX");
 
 // A value that must not be empty when the flag is given (--shard '').
-inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
-                                     "TEXT");
+inline const CLI::Validator kNonEmpty(
+    [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
 
 // Checks, before any work, that `output` can take the result
 // (check_output_path: not empty, a directory or a device; not "-") and is

@@ -153,7 +153,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     std::fflush(stdout);
-    stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP threads available", app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name().c_str(),
+    stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP threads available",
+                                app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name().c_str(),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                                 omp_get_max_threads());
   } catch (const CLI::ParseError& e) {

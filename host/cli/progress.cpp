@@ -37,7 +37,7 @@ std::function<void(std::uint64_t, std::uint64_t, double)> progress_printer(const
     // The rate since the first report, so a resumed run's ETA counts only the
     // work this run does (the first report alone: everything over the time).
     const bool window = secs > st->first_secs && done > st->first_done;
-    const double rate = window ? static_cast<double>(done - st->first_done) / (secs - st->first_secs)
+    const double rate = window     ? static_cast<double>(done - st->first_done) / (secs - st->first_secs)
                         : secs > 0 ? static_cast<double>(done) / secs
                                    : 0;
     const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;

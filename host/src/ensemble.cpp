@@ -33,8 +33,8 @@ namespace {
 
 // Space axes from the parsed specs, with the sweep's own axis and point-count
 // rules (fill_axis, design_points); the axes may also name system quantities.
-sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values,
-                             int* target, std::vector<std::string>& names) {
+sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values, int* target,
+                             std::vector<std::string>& names) {
   if (c.axes.size() > static_cast<size_t>(sweep::kMaxParams))
     throw InputError(c.source + ": [ensemble.params]: at most 16 varying quantities");
   sweep::SpaceView s;
@@ -55,10 +55,12 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
     if (pi < 0 && field < 0) {
       std::string known;
       for (const auto& q : m.params) known += std::string(q.name) + ", ";
-      for (int f = 0; f < kNumEnsembleFields; ++f) known += std::string(ensemble_field_name(f)) + (f + 1 < kNumEnsembleFields ? ", " : "");
+      for (int f = 0; f < kNumEnsembleFields; ++f)
+        known += std::string(ensemble_field_name(f)) + (f + 1 < kNumEnsembleFields ? ", " : "");
       throw InputError(at + ": not a parameter of " + m.id + " nor a system quantity (known: " + known + ")");
     }
-    if (field == kFieldBreakaway && !c.stiction) throw InputError(at + ": breakaway varies only with form = \"stiction\"");
+    if (field == kFieldBreakaway && !c.stiction)
+      throw InputError(at + ": breakaway varies only with form = \"stiction\"");
     target[d] = pi >= 0 ? pi : -1 - field;
     sweep::Axis& ax = s.axis[d];
     fill_axis(spec, grid, at, list_values, ax);
@@ -189,14 +191,18 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
   const double brk = c.breakaway;
   const auto why = validate_params(m, p.data());
   if (!why.empty()) return why.front();
-  const std::pair<const char*, double> nonneg[] = {
-      {"stiffness", b.stiffness}, {"damping", b.damping}, {"area_a", b.area_a}, {"area_b", b.area_b},
-      {"drive_frequency", b.drive_velocity.frequency}, {"force_frequency", b.external_force.frequency}};
+  const std::pair<const char*, double> nonneg[] = {{"stiffness", b.stiffness},
+                                                   {"damping", b.damping},
+                                                   {"area_a", b.area_a},
+                                                   {"area_b", b.area_b},
+                                                   {"drive_frequency", b.drive_velocity.frequency},
+                                                   {"force_frequency", b.external_force.frequency}};
   if (!(b.mass > 0)) return "mass = " + format_number(b.mass) + " must be > 0";
   for (const auto& [name, v] : nonneg)
     if (!(v >= 0)) return std::string(name) + " = " + format_number(v) + " must be >= 0";
   if (!normal_force_valid(b.normal_force, c.sim.t_end))
-    return "normal_force = " + format_number(b.normal_force.offset) + " must be >= 0 (with its amplitude and slope, over the run)";
+    return "normal_force = " + format_number(b.normal_force.offset) +
+           " must be >= 0 (with its amplitude and slope, over the run)";
   std::string reason;
   visit_model(c.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;

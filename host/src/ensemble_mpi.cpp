@@ -66,7 +66,8 @@ EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, i
   int ok = r.finished ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) throw InputError("a rank did not finish its shard");
-  std::uint64_t mine[9] = {r.totals.completed, r.totals.stick_slip, r.evaluated, static_cast<std::uint64_t>(r.rk4_steps)};
+  std::uint64_t mine[9] = {r.totals.completed, r.totals.stick_slip, r.evaluated,
+                           static_cast<std::uint64_t>(r.rk4_steps)};
   std::copy(r.totals.status_counts, r.totals.status_counts + 5, mine + 4);
   std::uint64_t sum[9] = {};
   MPI_Reduce(mine, sum, 9, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -69,7 +69,9 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
     const engine::FieldInfo& k = engine::kStickSlipFields[f];
     StreamColumn col{k.name, 0, rotational ? engine::rotational_units(k.units) : k.units, k.long_name};
-    col.type = !k.integer ? ColumnType::kFloat64 : std::string(k.name) == "steps" ? ColumnType::kInt64 : ColumnType::kInt32;
+    col.type = !k.integer                       ? ColumnType::kFloat64
+               : std::string(k.name) == "steps" ? ColumnType::kInt64
+                                                : ColumnType::kInt32;
     c.push_back(col);
   }
   return c;
@@ -77,22 +79,33 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
 
 // The unit of each coordinate: a model parameter's, or a system quantity's.
 std::vector<std::string> coordinate_units(const SimulateConfig& c, const std::vector<std::string>& names) {
-  static const std::map<std::string, std::pair<const char*, const char*>> kSystem = {  // translational, rotational
-      {"mass", {"kg", "kg*m^2"}},           {"stiffness", {"N/m", "N*m/rad"}},
-      {"damping", {"N*s/m", "N*m*s/rad"}},  {"drive_velocity", {"m/s", "rad/s"}},
-      {"drive_amplitude", {"m/s", "rad/s"}}, {"drive_frequency", {"Hz", "Hz"}},
-      {"external_force", {"N", "N*m"}},     {"force_slope", {"N/s", "N*m/s"}},
-      {"force_amplitude", {"N", "N*m"}},    {"force_frequency", {"Hz", "Hz"}},
-      {"normal_force", {"N", "N"}},         {"pressure_a", {"Pa", "Pa"}},
-      {"pressure_b", {"Pa", "Pa"}},         {"area_a", {"m^2", "m^2"}},
-      {"area_b", {"m^2", "m^2"}},           {"breakaway", {"N", "N*m"}},
-      {"initial_velocity", {"m/s", "rad/s"}}, {"initial_elongation", {"m", "rad"}}};
+  static const std::map<std::string, std::pair<const char*, const char*>> kSystem = {
+      // translational, rotational
+      {"mass", {"kg", "kg*m^2"}},
+      {"stiffness", {"N/m", "N*m/rad"}},
+      {"damping", {"N*s/m", "N*m*s/rad"}},
+      {"drive_velocity", {"m/s", "rad/s"}},
+      {"drive_amplitude", {"m/s", "rad/s"}},
+      {"drive_frequency", {"Hz", "Hz"}},
+      {"external_force", {"N", "N*m"}},
+      {"force_slope", {"N/s", "N*m/s"}},
+      {"force_amplitude", {"N", "N*m"}},
+      {"force_frequency", {"Hz", "Hz"}},
+      {"normal_force", {"N", "N"}},
+      {"pressure_a", {"Pa", "Pa"}},
+      {"pressure_b", {"Pa", "Pa"}},
+      {"area_a", {"m^2", "m^2"}},
+      {"area_b", {"m^2", "m^2"}},
+      {"breakaway", {"N", "N*m"}},
+      {"initial_velocity", {"m/s", "rad/s"}},
+      {"initial_elongation", {"m", "rad"}}};
   const ModelInfo* m = find_model(c.model);
   std::vector<std::string> u;
   for (const auto& n : names) {
     const int pi = m ? m->param_index(n) : -1;
     if (pi >= 0) u.push_back(m->params[pi].unit);
-    else if (const auto it = kSystem.find(n); it != kSystem.end()) u.push_back(c.rotational ? it->second.second : it->second.first);
+    else if (const auto it = kSystem.find(n); it != kSystem.end())
+      u.push_back(c.rotational ? it->second.second : it->second.first);
     else u.push_back("");
   }
   return u;
@@ -164,9 +177,7 @@ class CsvSink : public EnsembleSink {
   void finish(const EnsembleTotals&) override { out_.commit(); }
 
  private:
-  void write(const std::string& text) {
-    out_.write(text);
-  }
+  void write(const std::string& text) { out_.write(text); }
   AtomicFile out_;
   size_t dims_;
   std::uint64_t next_;
@@ -179,7 +190,8 @@ std::map<std::string, std::string> totals_state(const EnsembleTotals& r) {
   for (std::uint64_t c : r.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
   s["status_counts"] = counts;
   s["stick_slip"] = std::to_string(r.stick_slip);
-  for (size_t i = 0; i < r.invalid_examples.size(); ++i) s["invalid_example_" + std::to_string(i)] = r.invalid_examples[i];
+  for (size_t i = 0; i < r.invalid_examples.size(); ++i)
+    s["invalid_example_" + std::to_string(i)] = r.invalid_examples[i];
   return s;
 }
 
@@ -214,18 +226,17 @@ class Hdf5Sink : public EnsembleSink {
  public:
   Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
     const std::string names = joined_names(r.names);
-    const std::map<std::string, std::string> attributes{
-        {"names", names},
-        {"model", c.model},
-        {"form", c.stiction ? "stiction" : "smooth"},
-        {"motion", c.rotational ? "rotational" : "translational"},
-        {"precision", c.fp32 ? "fp32" : "fp64"},
-        {"ensemble_identity", ensemble_identity(c)},
-        {"points", std::to_string(r.points)},
-        {"first", std::to_string(r.first)},
-        {"count", std::to_string(r.count)},
-        {"shard_index", std::to_string(r.shard_index)},
-        {"shard_count", std::to_string(r.shard_count)}};
+    const std::map<std::string, std::string> attributes{{"names", names},
+                                                        {"model", c.model},
+                                                        {"form", c.stiction ? "stiction" : "smooth"},
+                                                        {"motion", c.rotational ? "rotational" : "translational"},
+                                                        {"precision", c.fp32 ? "fp32" : "fp64"},
+                                                        {"ensemble_identity", ensemble_identity(c)},
+                                                        {"points", std::to_string(r.points)},
+                                                        {"first", std::to_string(r.first)},
+                                                        {"count", std::to_string(r.count)},
+                                                        {"shard_index", std::to_string(r.shard_index)},
+                                                        {"shard_count", std::to_string(r.shard_count)}};
     Provenance p;
     p.command_line = o.command_line;
     p.config = c.text;
@@ -291,8 +302,7 @@ bool is_ensemble_file(const std::string& path) {
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line) {
   if (inputs.empty()) throw InputError("merge: no input files");
-  if (is_csv_output(output))
-    throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
+  if (is_csv_output(output)) throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
   struct Shard {
     std::string path;
     std::map<std::string, std::string> attributes;
@@ -328,7 +338,8 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
       if (ok) {
         const auto info = h5::dataset_info(h5::open_dataset(g.id(), k, at), at + ": dataset '" + k + "'");
         // float64, or (integer fields, since the columns carry their dtype) an integer
-        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() && info.dims[0] == sh.count &&
+        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() &&
+             info.dims[0] == sh.count &&
              (k == "points" ? info.dims.size() == 2 && info.dims[1] == dims : info.dims.size() == 1);
       }
       if (!ok)
@@ -382,10 +393,11 @@ void merge_ensemble_files(const std::vector<std::string>& inputs, const std::str
         units = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', shards.front().path);
     }
   }
-  auto stream = ResultsStream::create(output, kGroup, ensemble_columns(s0.attributes.at("names"), dims,
-                                                       s0.attributes.count("motion") && s0.attributes.at("motion") == "rotational", units),
-                                      attributes, p,
-                                      s0.points, /*resumable=*/false);
+  auto stream = ResultsStream::create(
+      output, kGroup,
+      ensemble_columns(s0.attributes.at("names"), dims,
+                       s0.attributes.count("motion") && s0.attributes.at("motion") == "rotational", units),
+      attributes, p, s0.points, /*resumable=*/false);
   try {
     const std::uint64_t block = 1 << 16;
     std::vector<std::vector<double>> cols(keys.size());

@@ -37,8 +37,8 @@
 namespace stribeck {
 namespace {
 
-constexpr size_t kBlock = 4 * 65536;    // rows per block: four HDF5 chunks, encoded on parallel threads
-constexpr long kThreadedFrom = 16384;   // smaller blocks stay on one thread
+constexpr size_t kBlock = 4 * 65536;   // rows per block: four HDF5 chunks, encoded on parallel threads
+constexpr long kThreadedFrom = 16384;  // smaller blocks stay on one thread
 
 // The vector-math kernel of a static law at the best instruction-set level
 // this processor runs (null: none, or a dynamic model).
@@ -109,8 +109,7 @@ class Sink {
 
 // ---------------------------------------------------------------------------
 // Model inputs: column index of every channel the model reads.
-std::array<int, 4> input_columns(const ModelInfo& model, const Source& src,
-                                 const std::vector<std::string>& cols) {
+std::array<int, 4> input_columns(const ModelInfo& model, const Source& src, const std::vector<std::string>& cols) {
   std::array<int, 4> col{-1, -1, -1, -1};
   for (size_t k = 0; k < 4; ++k) {
     const Channel ch = kAllChannels[k];
@@ -131,7 +130,8 @@ class CsvSource : public Source {
     if (model.dynamic) {
       time_col_ = reader_.column("time");
       if (time_col_ < 0)
-        throw InputError(path + ": model " + model.id + " is dynamic and needs a 'time' column [s], the header has none");
+        throw InputError(path + ": model " + model.id +
+                         " is dynamic and needs a 'time' column [s], the header has none");
     }
     col_ = input_columns(model, *this, reader_.columns());
   }
@@ -197,7 +197,8 @@ class ChannelSource : public Source {
         if (names[i] == c) units_.push_back(units[i]);
     for (const auto& c : cols_) time_col_ = c == "time" ? static_cast<int>(&c - cols_.data()) : time_col_;
     if (model.dynamic && time_col_ < 0)
-      throw InputError(where_ + ": model " + model.id + " is dynamic and needs a 'time' column [s], the header has none");
+      throw InputError(where_ + ": model " + model.id +
+                       " is dynamic and needs a 'time' column [s], the header has none");
     col_ = input_columns(model, *this, cols_);
   }
   const std::vector<std::string>& columns() const override { return cols_; }
@@ -388,9 +389,9 @@ void evaluate_samples(const std::string& model_id, const std::vector<double>& pa
       for (long i = 0; i < n; ++i) {
         if (i == 0) st.v_prev = in.velocity[0];
         const double dt = i == 0 ? 0.0 : in.time[i] - in.time[i - 1];
-        force[i] = model_step<M>(c, Sample<double>{in.velocity[i], at(in.pressure_a, i), at(in.pressure_b, i),
-                                                   at(in.normal_force, i)},
-                                 st, dt);
+        force[i] = model_step<M>(
+            c, Sample<double>{in.velocity[i], at(in.pressure_a, i), at(in.pressure_b, i), at(in.normal_force, i)}, st,
+            dt);
         if (state) state[i] = st.z;
       }
     } else if (in.vector_math) {
@@ -417,8 +418,7 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   const std::vector<double> p = resolve_params(model, o.params);  // fail before reading a large log
   if (o.initial_state && !model.dynamic)
     throw InputError("--initial-state: model " + model.id + " is static and has no state");
-  if (o.initial_state && !std::isfinite(*o.initial_state))
-    throw InputError("--initial-state: not a finite number");
+  if (o.initial_state && !std::isfinite(*o.initial_state)) throw InputError("--initial-state: not a finite number");
   const bool h5_out = ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5");
 
   std::unique_ptr<Source> src;

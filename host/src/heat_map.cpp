@@ -50,7 +50,8 @@ double step_spread(const std::vector<double>& v, bool log) {
 bool choose_log(const std::string& scale, const AxisScan& s, const std::vector<double>& grid, const std::string& at) {
   if (scale == "linear") return false;
   if (scale == "log") {
-    if (!(s.lo > 0)) throw InputError(at + ": a log scale needs values > 0 (the smallest is " + format_number(s.lo) + ")");
+    if (!(s.lo > 0))
+      throw InputError(at + ": a log scale needs values > 0 (the smallest is " + format_number(s.lo) + ")");
     return true;
   }
   if (scale != "auto") throw InputError(at + ": scale '" + scale + "': choose auto, linear or log");
@@ -144,7 +145,8 @@ bool varies(const PointFile& f, int d, std::uint64_t block) {
 std::string varying_others(const PointFile& f, int dx, int dy, std::uint64_t block) {
   std::string names;
   for (int d = 0; d < static_cast<int>(f.dimensions().size()); ++d)
-    if (d != dx && d != dy && varies(f, d, block)) names += (names.empty() ? "" : ", ") + f.dimensions()[static_cast<size_t>(d)];
+    if (d != dx && d != dy && varies(f, d, block))
+      names += (names.empty() ? "" : ", ") + f.dimensions()[static_cast<size_t>(d)];
   return names.empty() ? "" : " (the file also varies " + names + ")";
 }
 
@@ -205,8 +207,8 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   }
   if (!(scan_x.lo <= scan_x.hi) || !(scan_y.lo <= scan_y.hi))
     throw InputError(path + ": the coordinates hold no finite value");
-  const bool grid = !scan_x.too_many && !scan_y.too_many &&
-                    pairs.size() == scan_x.distinct.size() * scan_y.distinct.size();
+  const bool grid =
+      !scan_x.too_many && !scan_y.too_many && pairs.size() == scan_x.distinct.size() * scan_y.distinct.size();
   pairs.clear();
   const bool binned = o.bins > 0 || !grid;
   const std::vector<double> gx(scan_x.distinct.begin(), scan_x.distinct.end());
@@ -221,8 +223,9 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   for (const HeatMapAxis* a : {&map.x, &map.y})
     for (size_t i = 0; i < a->edges.size(); ++i)
       if (!std::isfinite(a->edges[i]) || (i > 0 && !(a->edges[i] > a->edges[i - 1])) || (a->log && !(a->edges[i] > 0)))
-        throw InputError("map: the coordinate " + a->label + " spans " + format_number(a == &map.x ? scan_x.lo : scan_y.lo) +
-                         " .. " + format_number(a == &map.x ? scan_x.hi : scan_y.hi) +
+        throw InputError("map: the coordinate " + a->label + " spans " +
+                         format_number(a == &map.x ? scan_x.lo : scan_y.lo) + " .. " +
+                         format_number(a == &map.x ? scan_x.hi : scan_y.hi) +
                          ", too wide (or too close together) for cells in double precision");
   const size_t nx = map.x.centers.size(), ny = map.y.centers.size(), cells = nx * ny;
   if (o.reduce.empty() && (binned || rows > cells))
@@ -260,7 +263,8 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
       if (!ok[i] || !std::isfinite(bv[i])) continue;
       ++used[c];
       if (o.reduce == "max") acc[c] = std::max(acc[c], bv[i]);
-      else if (o.reduce == "mean") acc[c] += (bv[i] - acc[c]) / static_cast<double>(used[c]);  // no overflow near DBL_MAX
+      else if (o.reduce == "mean")
+        acc[c] += (bv[i] - acc[c]) / static_cast<double>(used[c]);  // no overflow near DBL_MAX
       else if (o.reduce == "min") acc[c] = std::min(acc[c], bv[i]);
       else acc[c] = bv[i];  // one point per cell
     }
@@ -288,9 +292,10 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
                      format_number(s.min_y));
 
   const std::string unit = f.metric_unit(o.metric);
-  map.value_label = o.metric + (unit.empty() ? "" : " [" + unit + "]") + (o.reduce.empty() ? "" : " (" + o.reduce + ")");
-  map.title = o.metric + " over " + f.dimensions()[static_cast<size_t>(dx)] + " and " +
-              f.dimensions()[static_cast<size_t>(dy)];
+  map.value_label =
+      o.metric + (unit.empty() ? "" : " [" + unit + "]") + (o.reduce.empty() ? "" : " (" + o.reduce + ")");
+  map.title =
+      o.metric + " over " + f.dimensions()[static_cast<size_t>(dx)] + " and " + f.dimensions()[static_cast<size_t>(dy)];
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   map.subtitle = f.kind() + " " + base + ": " + std::to_string(rows) + " points" +
                  (o.reduce.empty() ? "" : ", " + o.reduce + " per " + (binned ? "bin" : "cell")) +

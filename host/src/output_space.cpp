@@ -37,9 +37,10 @@ void check_output_space(const std::string& output, double bytes, bool allow, boo
   }
   const std::uint64_t free = free_bytes_for(output);
   if (free == std::numeric_limits<std::uint64_t>::max() || need <= static_cast<double>(free)) return;
-  throw InputError(output + ": the output needs about " + format_bytes(need) + " (" + what + "), but its file system has " +
-                   format_bytes(static_cast<double>(free)) +
-                   " free; shrink the run (fewer points, --metric, --top-k-only, --shard) or give --allow-large-output");
+  throw InputError(
+      output + ": the output needs about " + format_bytes(need) + " (" + what + "), but its file system has " +
+      format_bytes(static_cast<double>(free)) +
+      " free; shrink the run (fewer points, --metric, --top-k-only, --shard) or give --allow-large-output");
 }
 
 }  // namespace stribeck

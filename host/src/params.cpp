@@ -18,8 +18,7 @@ std::vector<double> resolve_params(const ModelInfo& model, const std::vector<std
   std::set<std::string> seen;
   for (const auto& a : assignments) {
     const size_t eq = a.find('=');
-    if (eq == std::string::npos)
-      throw InputError("--param '" + a + "': expected NAME=VALUE");
+    if (eq == std::string::npos) throw InputError("--param '" + a + "': expected NAME=VALUE");
     const std::string name = a.substr(0, eq);
     const int idx = model.param_index(name);
     if (idx < 0) {

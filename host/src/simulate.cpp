@@ -65,14 +65,21 @@ struct Collector {
     const char* len = rot ? "rad" : "m";
     const char* vel = rot ? "rad/s" : "m/s";
     const char* frc = rot ? "N*m" : "N";
-    pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) ||
-                m.needs(kChannelPressureB);
+    pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) || m.needs(kChannelPressureB);
     normal = m.needs(kChannelNormalForce);
-    for (auto [n, u] : std::initializer_list<std::pair<const char*, const char*>>{
-             {"time", "s"}, {"position", len}, {"velocity", vel}, {"drive_velocity", vel},
-             {"sliding_velocity", vel}, {"spring_elongation", len}, {"spring_force", frc},
-             {"friction_force", frc}, {"stick_state", "1"}, {"work_drive", "J"}, {"work_external", "J"},
-             {"work_friction", "J"}, {"work_damper", "J"}})
+    for (auto [n, u] : std::initializer_list<std::pair<const char*, const char*>>{{"time", "s"},
+                                                                                  {"position", len},
+                                                                                  {"velocity", vel},
+                                                                                  {"drive_velocity", vel},
+                                                                                  {"sliding_velocity", vel},
+                                                                                  {"spring_elongation", len},
+                                                                                  {"spring_force", frc},
+                                                                                  {"friction_force", frc},
+                                                                                  {"stick_state", "1"},
+                                                                                  {"work_drive", "J"},
+                                                                                  {"work_external", "J"},
+                                                                                  {"work_friction", "J"},
+                                                                                  {"work_damper", "J"}})
       ch.push_back({n, u, {}});
     if (m.dynamic) ch.push_back({"friction_state", m.state_unit, {}});
     if (pressures) {
@@ -186,8 +193,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output,
-                               const std::string& command_line) {
+SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output, const std::string& command_line) {
   const ModelInfo& m = require_model(c.model);
   // The channels and their copies on the way to the file take about 350 B
   // per output sample (measured: 1.67 GB for 5e6 samples).
@@ -195,7 +201,8 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && need > 0.8 * double(pages) * double(page))
     throw InputError(c.source + ": [simulation]: t_end/dt gives " + format_number(samples) + " output samples, about " +
-                     format_number(std::round(need / 1e8) / 10) + " GB to hold, more than 80 % of this machine's memory; "
+                     format_number(std::round(need / 1e8) / 10) +
+                     " GB to hold, more than 80 % of this machine's memory; "
                      "raise dt or shorten t_end");
   const BodySystem<double> body = with_tables(c);
   Collector col(c, body, m);
@@ -222,7 +229,8 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
     }
   });
   if (status == kSimInvalid)
-    throw InputError(c.source + ": [friction]: " + m.id + " with these parameters cannot be simulated as an ODE "
+    throw InputError(c.source + ": [friction]: " + m.id +
+                     " with these parameters cannot be simulated as an ODE "
                      "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
   SimulateSummary s;
   s.metrics = status == kSimInvalid ? col.acc.finish(status) : col.acc.finish(status, last);
@@ -231,10 +239,8 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   if (s.samples == 0)
     throw InputError(c.source + ": the simulation is not finite from its first sample (status " +
                      sim_status_name(status) + "): check the inputs and parameters; nothing written");
-  if (ends_with(output, ".csv"))
-    write_csv(output, col.ch, s.metrics, c);
-  else
-    write_hdf5(output, col.ch, s.metrics, c, command_line);
+  if (ends_with(output, ".csv")) write_csv(output, col.ch, s.metrics, c);
+  else write_hdf5(output, col.ch, s.metrics, c, command_line);
   return s;
 }
 

@@ -34,8 +34,7 @@ void check_keys(const std::string& file, const toml::table& t, const std::string
       const auto& b = k.source().begin;
       (void)v;
       throw InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
-                       std::string(k.str()) + "' in " + table +
-                       " (known: " + list + ")");
+                       std::string(k.str()) + "' in " + table + " (known: " + list + ")");
     }
   }
 }
@@ -63,7 +62,8 @@ std::string text(const std::string& file, const toml::table& t, const char* key,
   if (!n) return def;
   if (auto s = n->value<std::string>()) {
     // TOML allows \u0000, which would silently cut a path or name short.
-    if (s->find('\0') != std::string::npos) throw InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
+    if (s->find('\0') != std::string::npos)
+      throw InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
     return *s;
   }
   throw InputError(where(file, *n) + ": '" + key + "' must be a string");
@@ -85,7 +85,8 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
     return;
   }
   if (!n->is_table())
-    throw InputError(where(file, *n) + ": '" + key + "' must be a number or a table "
+    throw InputError(where(file, *n) + ": '" + key +
+                     "' must be a number or a table "
                      "{offset, slope, amplitude, frequency}");
   const toml::table& pt = *n->as_table();
   check_keys(file, pt, key, {"offset", "slope", "amplitude", "frequency"});
@@ -161,8 +162,7 @@ SimulateConfig read_simulate_config(const std::string& path) {
     }
     require(c.breakaway > 0, path, *fr, "breakaway", "must be > 0");
   } else if (form != "smooth") {
-    throw InputError(where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" +
-                     form + "\"");
+    throw InputError(where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" + form + "\"");
   } else if (fr->get("breakaway")) {
     throw InputError(where(path, *fr->get("breakaway")) + ": 'breakaway' only applies to form = \"stiction\"");
   }
@@ -232,7 +232,8 @@ SimulateConfig read_simulate_config(const std::string& path) {
         }
       }();
       if (!e.has("time"))
-        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " has no 'time' channel");
+        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+                         " has no 'time' channel");
       for (const char* ch : {"pressure_a", "pressure_b", "normal_force", "external_force"})
         if (e.has(ch)) c.tables.push_back({ch, e.channel("time"), e.channel(ch)});
       if (c.tables.empty())
@@ -258,9 +259,8 @@ SimulateConfig read_simulate_config(const std::string& path) {
                        " output samples; at most 5e7 (raise dt or shorten t_end)");
     if (std::abs(steps - std::round(steps)) > 1e-6 * std::max(1.0, steps))
       throw InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) + " does not divide t_end = " +
-                       format_number(c.sim.t_end) + " (" + format_number(steps) +
-                       " steps); the run would end at " + format_number(std::round(steps) * c.sim.dt) +
-                       "; choose dt = t_end / N");
+                       format_number(c.sim.t_end) + " (" + format_number(steps) + " steps); the run would end at " +
+                       format_number(std::round(steps) * c.sim.dt) + "; choose dt = t_end / N");
     double ms = c.sim.max_substeps, me = c.sim.max_events;
     number(path, *sm, "max_substeps", ms);
     number(path, *sm, "max_events", me);
@@ -272,9 +272,9 @@ SimulateConfig read_simulate_config(const std::string& path) {
   // A normal force that goes negative turns friction into a drive; a model
   // of friction coefficients without one has no friction at all.
   if (!normal_force_valid(b.normal_force, c.sim.t_end))
-    throw InputError(path + ": [system]: normal_force (offset " + format_number(b.normal_force.offset) + ", amplitude " +
-                     format_number(b.normal_force.amplitude) + ", slope " + format_number(b.normal_force.slope) +
-                     ") must stay >= 0 over the run");
+    throw InputError(path + ": [system]: normal_force (offset " + format_number(b.normal_force.offset) +
+                     ", amplitude " + format_number(b.normal_force.amplitude) + ", slope " +
+                     format_number(b.normal_force.slope) + ") must stay >= 0 over the run");
   for (const auto& t : c.tables)
     if (t.channel == "normal_force")
       for (double v : t.y)
@@ -350,7 +350,8 @@ SimulateConfig read_simulate_config(const std::string& path) {
     for (const auto& t : c.tables) given = given || t.channel == "normal_force";
     for (const auto& a : c.axes) given = given || a.name == "normal_force";
     if (!given)
-      throw InputError(path + ": " + m.id + " takes the normal force as an input (friction = coefficient x F_n); "
+      throw InputError(path + ": " + m.id +
+                       " takes the normal force as an input (friction = coefficient x F_n); "
                        "set [system] normal_force = F_n in N (it is 0, so there would be no friction)");
   }
   return c;

@@ -66,8 +66,7 @@ std::vector<double> numbers(const std::string& path, const toml::node& n, const 
 void check_keys(const std::string& path, const toml::table& t, std::set<std::string> allowed,
                 const std::string& section) {
   for (const auto& [k, v] : t)
-    if (!allowed.count(std::string(k.str())))
-      fail(path, v, "unknown key '" + std::string(k.str()) + "' in " + section);
+    if (!allowed.count(std::string(k.str()))) fail(path, v, "unknown key '" + std::string(k.str()) + "' in " + section);
 }
 
 ParamSpec parse_param(const std::string& path, const std::string& name, const toml::node& n) {
@@ -80,7 +79,8 @@ ParamSpec parse_param(const std::string& path, const std::string& name, const to
     return p;
   }
   const toml::table* t = n.as_table();
-  if (!t) fail(path, n, "parameter " + name + ": expected a number or a table such as { linear = [lo, hi], count = n }");
+  if (!t)
+    fail(path, n, "parameter " + name + ": expected a number or a table such as { linear = [lo, hi], count = n }");
   check_keys(path, *t, {"values", "linear", "log", "uniform", "loguniform", "normal", "count", "truncate"},
              "parameter " + name);
   int kinds = 0;
@@ -133,7 +133,8 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
     s.kind = TraceSource::kFile;
     s.path = string(path, *t.get("file"), "file");
     if (s.path.empty()) fail(path, *t.get("file"), "file is empty; name a log (HDF5, .mat, CSV)");
-    if (t.contains("name")) fail(path, *t.get("name"), "name applies to profiles; select log experiments with experiments = [...]");
+    if (t.contains("name"))
+      fail(path, *t.get("name"), "name applies to profiles; select log experiments with experiments = [...]");
     if (auto n = t.get("experiments")) {
       const toml::array* arr = n->as_array();
       if (!arr) fail(path, *n, "experiments must be an array of experiment names");
@@ -143,8 +144,8 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
     // Relative to the config file's directory.
     const auto slash = path.rfind('/');
     if (!s.path.empty() && s.path[0] != '/' && slash != std::string::npos) s.path = path.substr(0, slash + 1) + s.path;
-    for (const char* k : {"amplitude", "frequency", "duration", "samples", "p_a", "p_b", "normal_force",
-                          "reference", "noise", "seed"})
+    for (const char* k :
+         {"amplitude", "frequency", "duration", "samples", "p_a", "p_b", "normal_force", "reference", "noise", "seed"})
       if (t.contains(k)) fail(path, *t.get(k), std::string(k) + " applies to profiles only");
     return s;
   }
@@ -330,8 +331,9 @@ void apply_param_flag(SweepConfig& c, const std::string& flag) {
     p.b = num(parts[2]);
     if (n == 5) p.lo = num(parts[3]), p.hi = num(parts[4]);
   } else {
-    throw InputError(at + ": expected VALUE, list:V1,V2,..., linear:LO:HI:COUNT, log:LO:HI:COUNT, "
-                          "uniform:LO:HI, loguniform:LO:HI or normal:MEAN:SD[:LO:HI]");
+    throw InputError(at +
+                     ": expected VALUE, list:V1,V2,..., linear:LO:HI:COUNT, log:LO:HI:COUNT, "
+                     "uniform:LO:HI, loguniform:LO:HI or normal:MEAN:SD[:LO:HI]");
   }
   for (auto& q : c.params)
     if (q.name == p.name) {
@@ -368,7 +370,8 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
       continue;
     }
     double x;
-    if (eq == std::string::npos || !parse_double(text, x)) throw InputError(at + ": expected KEY=NUMBER, got '" + parts[i] + "'");
+    if (eq == std::string::npos || !parse_double(text, x))
+      throw InputError(at + ": expected KEY=NUMBER, got '" + parts[i] + "'");
     if (key == "amplitude") p.amplitude = x;
     else if (key == "frequency") p.frequency = x;
     else if (key == "duration") p.duration = x;
@@ -376,8 +379,7 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
       if (!(x >= 2 && x <= static_cast<double>(kMaxProfileSamples) && x == std::floor(x)))
         throw InputError(at + ": samples must be a whole number from 2 to 5e7, not '" + text + "'");
       p.samples = static_cast<std::int64_t>(x);
-    }
-    else if (key == "p_a") p.p_a = x;
+    } else if (key == "p_a") p.p_a = x;
     else if (key == "p_b") p.p_b = x;
     else if (key == "normal_force") p.f_n = x;
     else

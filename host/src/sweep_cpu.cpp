@@ -101,8 +101,8 @@ void run_cpu_points(const SweepPlan& plan, std::uint64_t first, std::uint64_t co
 // of valid points is padded with copies of its first one (their results are
 // dropped); a lane's result does not depend on its neighbours.
 template <class T>
-void run_cpu_lanes(const SweepPlan& plan, lanes::BatchFn<T> batch, int width, std::uint64_t first,
-                   std::uint64_t count, SweepChunk& out) {
+void run_cpu_lanes(const SweepPlan& plan, lanes::BatchFn<T> batch, int width, std::uint64_t first, std::uint64_t count,
+                   SweepChunk& out) {
   const TypedTraces<T> tt(plan.traces);
   const ChunkRows rows{plan, out, tt.counts};
   const int n_exp = static_cast<int>(tt.views.size());

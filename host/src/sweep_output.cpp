@@ -51,8 +51,8 @@ std::string sweep_identity(const SweepPlan& plan, Precision precision) {
   id += ";traces_hash=" + hex64(h);
   id += ";metrics=";
   for (int m : plan.metrics) id += std::string(sweep::kMetricInfo[m].name) + ",";
-  id += ";objective=" + std::string(sweep::kMetricInfo[plan.objective].name) + ";maximize=" +
-        std::to_string(plan.maximize) + ";top_k=" + std::to_string(plan.top_k) +
+  id += ";objective=" + std::string(sweep::kMetricInfo[plan.objective].name) +
+        ";maximize=" + std::to_string(plan.maximize) + ";top_k=" + std::to_string(plan.top_k) +
         ";per_experiment=" + std::to_string(plan.per_experiment);
   return id;
 }
@@ -118,8 +118,8 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
       throw InputError(inputs[i] + ": belongs to a different sweep than " + inputs[order[0]] +
                        " (space, traces, precision or metrics differ)");
     if (m.first != next)
-      throw InputError(inputs[i] + ": shard starts at point " + std::to_string(m.first) + ", expected " + std::to_string(next) +
-                       (m.first < next ? " (overlapping shards)" : " (a shard is missing)"));
+      throw InputError(inputs[i] + ": shard starts at point " + std::to_string(m.first) + ", expected " +
+                       std::to_string(next) + (m.first < next ? " (overlapping shards)" : " (a shard is missing)"));
     next = m.first + m.count;
   }
   if (next != m0.points)

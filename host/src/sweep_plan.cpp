@@ -123,8 +123,8 @@ SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
   for (std::size_t k = 1; k < n; ++k) {
     tr.dt[k] = t[k] - t[k - 1];
     if (!(tr.dt[k] > 0))
-      throw InputError(at + ": time does not increase at sample " + std::to_string(k) + " (t = " +
-                       format_number(t[k]) + " after " + format_number(t[k - 1]) + ")");
+      throw InputError(at + ": time does not increase at sample " + std::to_string(k) + " (t = " + format_number(t[k]) +
+                       " after " + format_number(t[k - 1]) + ")");
   }
   for (Channel c : {kChannelPressureA, kChannelPressureB, kChannelNormalForce}) {
     if (!model.needs(c)) continue;
@@ -211,7 +211,8 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
         if (spec.count == 0) throw InputError(at + ": a grid range needs count = N");
         ax.count = spec.count;
       } else if (spec.count != 0) {
-        throw InputError(at + ": count applies to grid designs; a " + std::string(ax.kind == K::kLog ? "log" : "linear") +
+        throw InputError(at + ": count applies to grid designs; a " +
+                         std::string(ax.kind == K::kLog ? "log" : "linear") +
                          " range in a random, lhs or sobol design is sampled continuously");
       }
       break;
@@ -219,8 +220,10 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
     case K::kLogUniform:
     case K::kNormal:
       if (grid)
-        throw InputError(at + ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
-      if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": loguniform needs both ends > 0");
+        throw InputError(at +
+                         ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
+      if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0))
+        throw InputError(at + ": loguniform needs both ends > 0");
       if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw InputError(at + ": the range needs lo <= hi");
       if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
       if (ax.kind == K::kNormal && !(ax.lo < ax.hi && ax.lo <= ax.a + 37 * ax.b && ax.hi >= ax.a - 37 * ax.b))
@@ -232,7 +235,9 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
 std::uint64_t design_points(sweep::Design design, long double grid_points, std::uint64_t points,
                             const std::string& where, const std::string& points_key) {
   if (design == sweep::Design::kGrid) {
-    if (points != 0) throw InputError(where + ": " + points_key + " applies to random, lhs and sobol designs; a grid has the product of its counts");
+    if (points != 0)
+      throw InputError(where + ": " + points_key +
+                       " applies to random, lhs and sobol designs; a grid has the product of its counts");
     if (grid_points > 1.8e19L) {
       char n[32];
       std::snprintf(n, sizeof n, "%.3Lg", grid_points);
@@ -328,8 +333,10 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
       if (spec->kind == K::kLinear || spec->kind == K::kUniform || spec->kind == K::kNormal) given.push_back(spec->b);
       for (double v : given)
         if (std::isfinite(v) && v != 0 && std::abs(v) < DBL_MIN)
-          throw InputError(at + ": " + format_number(v) + " is subnormal (below 2.2e-308): divisions by it overflow "
-                           "(valid range " + param_range_text(m.params[d]) + ", normal numbers only)");
+          throw InputError(at + ": " + format_number(v) +
+                           " is subnormal (below 2.2e-308): divisions by it overflow "
+                           "(valid range " +
+                           param_range_text(m.params[d]) + ", normal numbers only)");
     }
     fill_axis(*spec, grid, at, plan.list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
@@ -339,7 +346,8 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
 
   plan.rules = engine::model_rules(m);  // the ranges and relations every point is checked against
 
-  if (c.traces.empty()) throw InputError(cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
+  if (c.traces.empty())
+    throw InputError(cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
   for (const Experiment& e : load_sweep_experiments(c, m)) plan.traces.push_back(make_sweep_trace(m, e));
 
   for (const auto& name : c.metrics) plan.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));
@@ -359,7 +367,8 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   plan.shard_index = part.index;
   plan.shard_count = part.shards;
   if (!c.trajectories.empty() && c.output.empty())
-    throw InputError(cfg + ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
+    throw InputError(cfg +
+                     ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
   for (auto idx : c.trajectories)
     if (idx >= s.points)
       throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +

@@ -25,7 +25,7 @@ namespace stribeck {
 namespace {
 // Fills the plain request for the CUDA library (traces point into the plan).
 gpu::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                               std::vector<gpu::HostTrace>& traces) {
+                              std::vector<gpu::HostTrace>& traces) {
   auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
   for (const auto& t : plan.traces) {
     gpu::HostTrace h;
@@ -108,8 +108,12 @@ namespace {
 class SweepWorkload : public engine::Workload {
  public:
   SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepWriter* writer)
-      : top(plan.top_k, plan.objective, plan.maximize), plan_(plan), precision_(precision), gpu_(gpu),
-        compact_(compact), writer_(writer) {}
+      : top(plan.top_k, plan.objective, plan.maximize),
+        plan_(plan),
+        precision_(precision),
+        gpu_(gpu),
+        compact_(compact),
+        writer_(writer) {}
 
   void compute(int slot, std::uint64_t first, std::uint64_t n, const std::function<void(std::uint64_t)>&) override {
     if (compact_) evaluate_chunk_gpu_top_k(plan_, precision_, first, n, chunk_[slot], invalid_, nonfinite_);

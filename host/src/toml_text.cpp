@@ -9,9 +9,9 @@ namespace stribeck::detail {
 void check_toml_characters(const std::string& text, const std::string& path) {
   enum class In { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } in = In::kCode;
   long line = 1, column = 0;
-  int array_depth = 0;       // '[' of array values open (headers are not arrays)
-  bool in_value = false;     // after '=' on this logical line
-  bool line_start = true;    // only spaces and tabs so far on this line
+  int array_depth = 0;     // '[' of array values open (headers are not arrays)
+  bool in_value = false;   // after '=' on this logical line
+  bool line_start = true;  // only spaces and tabs so far on this line
   auto at = [&](const std::string& what) {
     return InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
   };
@@ -20,7 +20,8 @@ void check_toml_characters(const std::string& text, const std::string& path) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     ++column;
     if (c == '\n') {
-      if (in == In::kComment || in == In::kBasic || in == In::kLiteral) in = In::kCode;  // (an open string: toml++ says so)
+      if (in == In::kComment || in == In::kBasic || in == In::kLiteral)
+        in = In::kCode;  // (an open string: toml++ says so)
       if (in == In::kCode && array_depth == 0) in_value = false;
       ++line;
       column = 0;
@@ -72,7 +73,8 @@ void check_toml_characters(const std::string& text, const std::string& path) {
           const bool letter = e == 'b' || e == 't' || e == 'n' || e == 'f' || e == 'r' || e == '"' || e == '\\' ||
                               e == 'u' || e == 'U' || e == 'e';
           const bool line_end = in == In::kMultiBasic && (e == ' ' || e == '\t' || e == '\r' || e == '\n');
-          if (!letter && !line_end) throw at("invalid escape in a string (TOML knows \\b \\t \\n \\f \\r \\\" \\\\ \\u \\U)");
+          if (!letter && !line_end)
+            throw at("invalid escape in a string (TOML knows \\b \\t \\n \\f \\r \\\" \\\\ \\u \\U)");
           if (letter) ++i, ++column;
         } else if (c == '"') {
           if (in == In::kBasic) in = In::kCode;

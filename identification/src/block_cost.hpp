@@ -51,10 +51,16 @@ class BlockCost : public ceres::CostFunction {
   // map[s][j] is the local index of model parameter j for sign s; mass and
   // offset are local indices or -1.
   BlockCost(const Prepared* data, size_t begin, size_t end, std::vector<LocalParam> locals,
-            std::array<std::array<int, M::kNumParams>, 2> map, int mass, int offset, bool asymmetric,
-            SampleLoss loss)
-      : d_(data), begin_(begin), end_(end), locals_(std::move(locals)), map_(map), mass_(mass),
-        offset_(offset), asym_(asymmetric), loss_(std::move(loss)) {
+            std::array<std::array<int, M::kNumParams>, 2> map, int mass, int offset, bool asymmetric, SampleLoss loss)
+      : d_(data),
+        begin_(begin),
+        end_(end),
+        locals_(std::move(locals)),
+        map_(map),
+        mass_(mass),
+        offset_(offset),
+        asym_(asymmetric),
+        loss_(std::move(loss)) {
     set_num_residuals(static_cast<int>(end - begin));
     for (size_t i = 0; i < locals_.size(); ++i) mutable_parameter_block_sizes()->push_back(1);
   }

@@ -30,7 +30,7 @@ struct NormalEquations {
   Eigen::MatrixXd JtJ;  // over the active parameters, in their order
   Eigen::VectorXd Jtr;
   double ssr = 0.0;
-  bool ok = true;       // every block evaluated to finite numbers
+  bool ok = true;  // every block evaluated to finite numbers
   void add(const NormalEquations& o);
 };
 

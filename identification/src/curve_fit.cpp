@@ -131,8 +131,7 @@ CurveFitResult solve(const CurveFitProblem& pr, const ModelInfo& info) {
     for (size_t i = 0; i < p0.size(); ++i)
       if (pr.free[i]) p0[i] *= f;
     std::vector<double> x = unknowns_of(layout, p0);
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<CurveCost<M>, 4>(
-        new CurveCost<M>{&pr, &layout, inv_scale});
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<CurveCost<M>, 4>(new CurveCost<M>{&pr, &layout, inv_scale});
     cost->AddParameterBlock(layout.unknowns);
     cost->SetNumResiduals(static_cast<int>(pr.v.size()));
     ceres::Problem problem;

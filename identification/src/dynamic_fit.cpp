@@ -188,8 +188,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   for (size_t e = 0; e < data.size(); ++e) {
     const Experiment& ex = experiments[e];
     if (!ex.has("time"))
-      throw InputError(ex.source + ": experiment '" + ex.name +
-                       "' has no time channel; " + id + " is fitted by simulating its state in time");
+      throw InputError(ex.source + ": experiment '" + ex.name + "' has no time channel; " + id +
+                       " is fitted by simulating its state in time");
     const auto& t = ex.channel("time");
     for (size_t k = 1; k < t.size(); ++k)
       if (!(t[k] > t[k - 1]))
@@ -261,9 +261,10 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
           const double v = data[e].v[k];
           double v_back = data[e].v[j];
           if (j + 1 <= k && x[e][j + 1] > x[e][j])
-            v_back += (data[e].v[j + 1] - data[e].v[j]) * std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
-          keep[k] = v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax &&
-                    std::abs(v_back - v) <= 0.02 * std::abs(v);
+            v_back += (data[e].v[j + 1] - data[e].v[j]) *
+                      std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
+          keep[k] =
+              v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax && std::abs(v_back - v) <= 0.02 * std::abs(v);
         }
         if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
           n_settled += std::count(keep.begin(), keep.end(), 1);
@@ -297,8 +298,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
         std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
         fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
         for (size_t e = 0; e < data.size(); ++e)
-          for (size_t k = 0; k < keeps[e].size(); ++k)
-            keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
+          for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
       } else if (all_samples) {
         for (size_t e = 0; e < data.size(); ++e)
           for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
@@ -339,8 +339,9 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
       for (int i = 0; i < 2; ++i) {
         o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
         if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
-          o1.fix.push_back(dyn[i] + "=" + fmt(std::isfinite(dyn_value[i]) ? dyn_value[i]
-                                                              : model.params[model.param_index(dyn[i])].default_value));
+          o1.fix.push_back(
+              dyn[i] + "=" +
+              fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
       }
       S = fit_steady_state<F>(model, steady, o1);
       iterations += S.iterations;
@@ -367,7 +368,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
       // (level ln2 / zero-crossing travel) and the model's grid of the second
       // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
       // 1 s; Dahl: alpha from 0.5 to 3).
-      const double s0g = std::isfinite(dyn_value[0]) ? dyn_value[0]
+      const double s0g = std::isfinite(dyn_value[0])           ? dyn_value[0]
                          : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
                                                                : model.params[F::kDyn[0]].default_value;
       double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
@@ -435,8 +436,9 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   for (auto& p : L.params) {
     if (p.fixed) continue;
     if (p.model_index >= 0) {
-      p.value = p.model_index == F::kDyn[0] ? std::exp(u[0]) : p.model_index == F::kDyn[1] ? std::exp(u[1])
-                                                                                        : statics[p.model_index];
+      p.value = p.model_index == F::kDyn[0]   ? std::exp(u[0])
+                : p.model_index == F::kDyn[1] ? std::exp(u[1])
+                                              : statics[p.model_index];
     } else if (p.base == "offset") {
       for (const auto& q : S.parameters)
         if (q.name == p.name) p.value = q.value;
@@ -490,17 +492,18 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   const std::string pair = dyn[0] + " and " + dyn[1];
   const std::string first =
       std::string("two-stage ") + F::kTitle + " fit as the start (the static part from the steady-state curve on " +
-      (all_samples ? (fallback_travel > 0 ? "the " + std::to_string(n_steady) + " moving samples that slid >= " +
-                                                fmt(fallback_travel) + " m (the median) since the last reversal"
-                                          : "all " + std::to_string(n_steady) + " moving samples") +
-                         ", since only " + std::to_string(n_settled) +
-                         " had settled (slid >= " + fmt(settle) + " m since the last reversal), " +
-                         std::to_string(n_slow_settled) + " of them in the slowest quarter"
-                   : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) +
-                         " m since the last reversal") +
-      "; " + pair + " by simulating the state with the static part held), then the joint stage: every parameter by "
-      "simulation error over all " + std::to_string(R.samples) + " samples, " + std::to_string(R.starts) +
-      " start(s), " + std::to_string(J.at_best) + " reaching the best cost; standard errors, intervals and "
+      (all_samples
+           ? (fallback_travel > 0 ? "the " + std::to_string(n_steady) + " moving samples that slid >= " +
+                                        fmt(fallback_travel) + " m (the median) since the last reversal"
+                                  : "all " + std::to_string(n_steady) + " moving samples") +
+                 ", since only " + std::to_string(n_settled) + " had settled (slid >= " + fmt(settle) +
+                 " m since the last reversal), " + std::to_string(n_slow_settled) + " of them in the slowest quarter"
+           : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) + " m since the last reversal") +
+      "; " + pair +
+      " by simulating the state with the static part held), then the joint stage: every parameter by "
+      "simulation error over all " +
+      std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " + std::to_string(J.at_best) +
+      " reaching the best cost; standard errors, intervals and "
       "correlations are the joint problem's";
   R.warnings.insert(R.warnings.begin(), first);
   if (!o.loss.empty())

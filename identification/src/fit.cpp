@@ -182,9 +182,9 @@ void validate_options(const FitOptions& o) {
 struct FitData {
   std::vector<Prepared> data;
   std::vector<int> train, held;
-  long n = 0;                 // training samples
-  double vslow = kInf;        // slowest moving |v| of the training samples
-  bool lacks_slow = false;    // the log has no slow range relative to its own speeds
+  long n = 0;               // training samples
+  double vslow = kInf;      // slowest moving |v| of the training samples
+  bool lacks_slow = false;  // the log has no slow range relative to its own speeds
   SearchScale scale;
 };
 
@@ -241,8 +241,7 @@ void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
 // What the velocity range says: errors for no motion (and --asymmetric
 // without both directions), warnings for one direction or constant velocity.
 void motion_checks(const FitOptions& o, long npos, long nneg, double vmin, double vmax, FitSummary& S) {
-  if (npos + nneg == 0)
-    throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+  if (npos + nneg == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
   if (o.asymmetric && (npos == 0 || nneg == 0))
     throw InputError("--asymmetric needs samples moving in both directions; the log has only " +
                      std::string(npos ? "v > 0" : "v < 0"));
@@ -360,8 +359,8 @@ std::vector<std::vector<double>> residual_search(Layout& L, const FitData& D, co
   for (int i = 0; i < points; ++i) {
     for (size_t f = 0; f < free.size(); ++f) {
       const double t = sweep::sobol_unit(static_cast<std::uint64_t>(i), static_cast<int>(f), seed);
-      L.params[free[f]].value = box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, t)
-                                           : box[f].lo + (box[f].hi - box[f].lo) * t;
+      L.params[free[f]].value =
+          box[f].log ? box[f].lo * std::pow(box[f].hi / box[f].lo, t) : box[f].lo + (box[f].hi - box[f].lo) * t;
     }
     set_internal_from_values(L);
     double cost = kNaN;
@@ -474,8 +473,8 @@ void fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Proble
 // Jacobian), what it determines, and the covariance of the external values.
 struct Uncertainty {
   Identifiability id;
-  double s2 = kNaN;        // residual variance SSR / (n - k)
-  Eigen::MatrixXd cov_x;   // external values, NaN for the undetermined
+  double s2 = kNaN;       // residual variance SSR / (n - k)
+  Eigen::MatrixXd cov_x;  // external values, NaN for the undetermined
 };
 
 Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
@@ -505,8 +504,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
     double size = 1.0;
     if (p.transform == Transform::kIdentity)
       size = std::max(std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0);
-    else if (p.transform == Transform::kExcess)
-      size = std::max(std::abs(p.u), std::abs(L.params[p.excess_base].value));
+    else if (p.transform == Transform::kExcess) size = std::max(std::abs(p.u), std::abs(L.params[p.excess_base].value));
     const double effect = std::sqrt(std::max(0.0, JtJ(f, f)) / static_cast<double>(D.n)) * size;
     if (!(effect > kNegligibleEffect * D.scale.force_rms)) {
       JtJ.row(f).setZero();
@@ -563,9 +561,8 @@ bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& fre
 
 // `lower`: set to the internal coordinates of the lowest cost a profile found
 // significantly below the optimum's (left empty when none did).
-void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
-                         const FitData& D, const Uncertainty& U, const ceres::Solver::Options& so,
-                         std::vector<double>& lower) {
+void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
+                         const Uncertainty& U, const ceres::Solver::Options& so, std::vector<double>& lower) {
   lower.clear();
   double lowest = kInf;
   const double ssr_min = 2.0 * S.cost;
@@ -673,8 +670,8 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
 
 // ---------------------------------------------------------------------------
 // Phase: warnings, in plain language.
-void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, const FitData& D,
-                  const Uncertainty& U, const SearchResult& R, const FitOptions& o) {
+void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, const FitData& D, const Uncertainty& U,
+                  const SearchResult& R, const FitOptions& o) {
   const std::string slow = fmt(D.vslow);
   auto low_speed_hint = [&](bool low) {
     return low && D.lacks_slow ? "; the log has no samples below |v| = " + slow +
@@ -719,8 +716,8 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
                            (pe.interval == "profile" ? "; its interval is the one-sided profile-likelihood interval"
                                                      : "; its standard error is not meaningful"));
     else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
-      S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) +
-                           " (" + fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" + low_speed_hint(is_low_speed(a)));
+      S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) + " (" +
+                           fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" + low_speed_hint(is_low_speed(a)));
     for (int b = a + 1; b < static_cast<int>(free.size()); ++b)
       if (std::abs(S.correlation[a][b]) > o.max_abs_correlation)
         S.warnings.push_back(S.free_names[a] + " and " + S.free_names[b] + " cannot be separated (correlation " +
@@ -732,8 +729,9 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
     S.warnings.push_back("the residuals are strongly autocorrelated (lag-1 " + fmt(S.autocorrelation_lag1) +
                          "): the model misses a systematic effect and the standard errors are optimistic");
   else if (!R.noise_floor && !exact && S.autocorrelation_lag1 > 0.5)
-    S.warnings.push_back("the residual (rmse " + fmt(S.rmse) + " N) is " + fmt(S.rmse / std::max(D.scale.noise, 1e-300)) +
-                         " times the noise estimated from the data (" + fmt(D.scale.noise) +
+    S.warnings.push_back("the residual (rmse " + fmt(S.rmse) + " N) is " +
+                         fmt(S.rmse / std::max(D.scale.noise, 1e-300)) + " times the noise estimated from the data (" +
+                         fmt(D.scale.noise) +
                          " N) and autocorrelated: the model misses an effect, or the optimum is not global");
 }
 
@@ -788,8 +786,8 @@ void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so,
 // uncertainty at the final optimum.
 template <class Quality>
 Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
-                                    const FitData& D, const ceres::Solver::Options& so, SearchResult& R,
-                                    Phases& phases, Quality&& quality) {
+                                    const FitData& D, const ceres::Solver::Options& so, SearchResult& R, Phases& phases,
+                                    Quality&& quality) {
   // A profile that finds a lower cost (holding one parameter elsewhere let
   // the others leave the basin) is a better start than any the search had:
   // the fit continues from it and these phases run again, at most
@@ -829,7 +827,7 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
     S.solver_message = again.message;
     S.status = again.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
                : again.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                  : FitStatus::kFailed;
+                                                                 : FitStatus::kFailed;
     ++S.profile_restarts;
     S.warnings.resize(warnings_before);
     S.experiments.clear();
@@ -882,7 +880,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     // A long log: the search runs on every stride-th sample (each start costs
     // a pass over kSearchSamples, not over the log), and only its best
     // solution is refined on all samples.
-    const std::vector<Prepared> sub = subsample(D.data, static_cast<size_t>((D.n + kSearchSamples - 1) / kSearchSamples));
+    const std::vector<Prepared> sub =
+        subsample(D.data, static_cast<size_t>((D.n + kSearchSamples - 1) / kSearchSamples));
     auto sub_problem = build_problem<M>(L, sub, D.train, block, loss, threads);
     SearchScale scale = D.scale;
     scale.samples = 0;
@@ -909,10 +908,10 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   S.solver_message = R.best.message;
   S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                 : FitStatus::kFailed;
+                                                                : FitStatus::kFailed;
 
-  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases,
-                                                [&] { fit_quality<M>(S, L, D, *problem, o, k); });
+  const Uncertainty U =
+      estimates_with_restarts(S, *problem, L, free, D, so, R, phases, [&] { fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
@@ -983,23 +982,26 @@ void streamed_quality(FitSummary& S, const Layout& L, const PreparedStream& st, 
     for (int g : specs[e].global) ptrs[e].push_back(&L.params[g].u);
   }
   const bool emit = o.keep_signals && so.signals;
-  st.for_each(exps, [&](int e, size_t begin, const Prepared& c) {
-    std::unique_ptr<BlockCost<M>> cost(make_cost<M>(L, specs[e], &c, 0, c.size(), SampleLoss{}));
-    r.assign(c.size(), kNaN);
-    cost->Evaluate(ptrs[e].data(), r.data(), nullptr);
-    for (size_t i = 0; i < r.size(); ++i) {
-      se[e] += r[i] * r[i];
-      maxe = std::max(maxe, std::abs(r[i]));
-      if (begin + i > 0) ac_num += r[i] * prev;
-      prev = r[i];
-      sst += (c.force[i] - fmean) * (c.force[i] - fmean);
-    }
-    if (emit) {
-      fitted.resize(r.size());
-      for (size_t i = 0; i < r.size(); ++i) fitted[i] = c.force[i] - r[i];
-      so.signals(e, begin, fitted.data(), r.data(), r.size());
-    }
-  }, !emit);  // the signals may be written through HDF5: no read meanwhile
+  st.for_each(
+      exps,
+      [&](int e, size_t begin, const Prepared& c) {
+        std::unique_ptr<BlockCost<M>> cost(make_cost<M>(L, specs[e], &c, 0, c.size(), SampleLoss{}));
+        r.assign(c.size(), kNaN);
+        cost->Evaluate(ptrs[e].data(), r.data(), nullptr);
+        for (size_t i = 0; i < r.size(); ++i) {
+          se[e] += r[i] * r[i];
+          maxe = std::max(maxe, std::abs(r[i]));
+          if (begin + i > 0) ac_num += r[i] * prev;
+          prev = r[i];
+          sst += (c.force[i] - fmean) * (c.force[i] - fmean);
+        }
+        if (emit) {
+          fitted.resize(r.size());
+          for (size_t i = 0; i < r.size(); ++i) fitted[i] = c.force[i] - r[i];
+          so.signals(e, begin, fitted.data(), r.data(), r.size());
+        }
+      },
+      !emit);  // the signals may be written through HDF5: no read meanwhile
   for (int e : exps) {
     ExperimentFit ef;
     ef.name = st.name(e);
@@ -1104,11 +1106,10 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   S.solver_message = R.best.message;
   S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                 : FitStatus::kFailed;
+                                                                : FitStatus::kFailed;
 
-  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, [&] {
-    streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt);
-  });
+  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases,
+                                                [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);

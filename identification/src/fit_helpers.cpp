@@ -13,7 +13,10 @@ void internal_bounds(const FitParam& p, double& lo, double& hi) {
   lo = -kInf;
   hi = kInf;
   switch (p.transform) {
-    case Transform::kIdentity: lo = p.lo; hi = p.hi; break;
+    case Transform::kIdentity:
+      lo = p.lo;
+      hi = p.hi;
+      break;
     case Transform::kLog:
       if (p.lo > 0) lo = std::log(p.lo);
       if (std::isfinite(p.hi)) hi = std::log(p.hi);

@@ -251,7 +251,10 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
       double blo, bhi;
       internal_bounds(p, blo, bhi);
       switch (p.transform) {
-        case Transform::kLog: lo[f] = p.u - std::log(10.0); hi[f] = p.u + std::log(10.0); break;
+        case Transform::kLog:
+          lo[f] = p.u - std::log(10.0);
+          hi[f] = p.u + std::log(10.0);
+          break;
         case Transform::kExcess:
           lo[f] = 0.0;
           hi[f] = 2.0 * p.u + 0.5 * std::abs(L.params[p.excess_base].value);
@@ -469,9 +472,10 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     lacks_slow = vslow > 0.1 * speeds[speeds.size() / 2];
   }
   auto low_speed_hint = [&](bool low) {
-    return low && lacks_slow ? "; none of the " + std::to_string(n) + " samples fitted moves slower than |v| = " +
-                                   fmt(vslow) + " m/s, and Stribeck parameters only act at lower speeds"
-                             : std::string();
+    return low && lacks_slow
+               ? "; none of the " + std::to_string(n) + " samples fitted moves slower than |v| = " + fmt(vslow) +
+                     " m/s, and Stribeck parameters only act at lower speeds"
+               : std::string();
   };
   if (C.singular) {
     if (S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
@@ -514,8 +518,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
 
 template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout);
-template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&,
-                                                    const std::vector<Prepared>&,
+template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                     const std::vector<std::vector<double>>&, const std::vector<int>&,
                                                     Layout);
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,

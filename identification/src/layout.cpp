@@ -33,8 +33,8 @@ const std::vector<double>& checked(const Experiment& e, const std::string& ch) {
   const auto& x = e.channel(ch);
   for (size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x[i]))
-      throw InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "', sample " +
-                       std::to_string(i) + ": value is not finite");
+      throw InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "', sample " + std::to_string(i) +
+                       ": value is not finite");
   return x;
 }
 
@@ -47,14 +47,14 @@ double percentile(std::vector<double> x, double q) {
 
 // Features of the data that initial guesses are made of.
 struct Features {
-  double offset = 0.0;   // additive force offset
-  double fc = 0.0;       // Coulomb level (per unit normal force for 20-sim laws)
-  double fv = 0.0;       // viscous slope
-  double f_pr = 0.0;     // pressure-independent part of the Coulomb level
-  double f_cfr = 0.0;    // Coulomb level per Pa of p_a + p_b
+  double offset = 0.0;  // additive force offset
+  double fc = 0.0;      // Coulomb level (per unit normal force for 20-sim laws)
+  double fv = 0.0;      // viscous slope
+  double f_pr = 0.0;    // pressure-independent part of the Coulomb level
+  double f_cfr = 0.0;   // Coulomb level per Pa of p_a + p_b
   bool pressure_varies = false;
-  double fb = 0.0;       // breakaway level
-  double v_char = 0.0;   // characteristic low speed
+  double fb = 0.0;      // breakaway level
+  double v_char = 0.0;  // characteristic low speed
 };
 
 // Least-squares features from the samples of `data` whose velocity sign
@@ -243,8 +243,8 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
     p.pb = has_b ? checked(e, "pressure_b") : std::vector<double>(n, 0.0);
     if (model.needs(kChannelNormalForce)) {
       if (!e.has("normal_force"))
-        throw InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " +
-                         model.id + " needs it");
+        throw InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " + model.id +
+                         " needs it");
       p.fn = checked(e, "normal_force");
     } else {
       p.fn.assign(n, 0.0);
@@ -353,8 +353,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     if (bounds.count(p.base)) {
       p.lo = std::max(p.lo, bounds[p.base].first);
       p.hi = std::min(p.hi, bounds[p.base].second);
-      if (!(p.lo <= p.hi))
-        throw InputError("--bounds for " + p.base + " do not overlap the model's range of it");
+      if (!(p.lo <= p.hi)) throw InputError("--bounds for " + p.base + " do not overlap the model's range of it");
     }
   };
 
@@ -382,9 +381,8 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         // Initial value from the data of this group.
         std::vector<int> exps = separate ? std::vector<int>{e} : all;
         const int sign = o.asymmetric ? (s == 0 ? 1 : -1) : 0;
-        const Features f = (!separate && sign == 0)
-                               ? overall
-                               : features(data, exps, sign, false, overall.offset, normal, pressure);
+        const Features f =
+            (!separate && sign == 0) ? overall : features(data, exps, sign, false, overall.offset, normal, pressure);
         // Held parameters (outside --free, or sign smoothing) stay at the
         // model's default, as documented; free ones start from the data.
         double g = p.fixed ? info.default_value : guess(info, f, pmid);
@@ -429,8 +427,8 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
           continue;
         }
         if (pa.transform == Transform::kExcess && pa.excess_base != b)
-          throw InputError(pa.base + " and " + pb.base +
-                           " must both be per-experiment or both shared (rule: " + r.why + ")");
+          throw InputError(pa.base + " and " + pb.base + " must both be per-experiment or both shared (rule: " + r.why +
+                           ")");
         pa.transform = Transform::kExcess;
         pa.excess_base = b;
         pa.value = std::max(pa.value, pb.value);

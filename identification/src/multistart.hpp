@@ -28,14 +28,14 @@ constexpr double kRelativeFloor = 1e-6;
 constexpr int kRoundsAboveNoise = 3;
 
 struct SearchResult {
-  bool usable = false;           // some refinement gave a usable solution
-  std::vector<double> best_u;    // internal coordinates of the best solution
-  ceres::Solver::Summary best;   // its solver summary
-  int runs = 0;                  // refinements run
-  int at_best = 0;               // of those, reaching the best cost
-  int best_index = 0;            // candidate index of the best (0 = the data-driven guess)
-  bool settled = false;          // the stopping rule was met (automatic mode)
-  bool noise_floor = false;      // the best RMSE is consistent with the noise estimate
+  bool usable = false;          // some refinement gave a usable solution
+  std::vector<double> best_u;   // internal coordinates of the best solution
+  ceres::Solver::Summary best;  // its solver summary
+  int runs = 0;                 // refinements run
+  int at_best = 0;              // of those, reaching the best cost
+  int best_index = 0;           // candidate index of the best (0 = the data-driven guess)
+  bool settled = false;         // the stopping rule was met (automatic mode)
+  bool noise_floor = false;     // the best RMSE is consistent with the noise estimate
   int iterations = 0;
   double solver_seconds = 0.0;
 };

@@ -41,9 +41,7 @@ class Phases {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
+  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
   FitSummary& s_;
   const FitOptions& o_;
   Clock::time_point t0_, t_;

@@ -28,13 +28,13 @@ struct FitParam {
   std::string unit;
   int model_index = -1;  // index into the model's parameters; -1 for mass/offset
   Transform transform = Transform::kIdentity;
-  int excess_base = -1;  // kExcess: index of the parameter this one exceeds
-  double value = 0.0;    // external value (initial guess, then the estimate)
+  int excess_base = -1;          // kExcess: index of the parameter this one exceeds
+  double value = 0.0;            // external value (initial guess, then the estimate)
   double lo = -kInf, hi = kInf;  // external bounds (model range and user bounds)
   bool fixed = false;
-  bool low_speed = false;  // breakaway/Stribeck parameter: determined by low-speed samples only
+  bool low_speed = false;              // breakaway/Stribeck parameter: determined by low-speed samples only
   ParamRole role = ParamRole::kOther;  // the model table's role (kOther for mass and offset)
-  double u = 0.0;          // internal coordinate: the Ceres parameter block
+  double u = 0.0;                      // internal coordinate: the Ceres parameter block
 };
 
 // One experiment's inputs, ready for the residual: y is the measured force

@@ -45,9 +45,9 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
   const double lower = P.GetParameterLowerBound(block, 0), upper = P.GetParameterUpperBound(block, 0);
   double step = 0.1;
   if (p.transform == Transform::kIdentity)
-    step = 0.1 * std::max({std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0, 1e-12});
-  else if (p.transform == Transform::kExcess)
-    step = 0.1 * std::max(std::abs(L.params[p.excess_base].value), 1e-12);
+    step = 0.1 *
+           std::max({std::abs(p.value), p.model_index >= 0 ? std::abs(L.model_defaults[p.model_index]) : 0.0, 1e-12});
+  else if (p.transform == Transform::kExcess) step = 0.1 * std::max(std::abs(L.params[p.excess_base].value), 1e-12);
   // A Stribeck term whose velocity scale drops below the slowest moving
   // sample vanishes from every sample: any breakaway level then fits. That is
   // the term leaving the data, not a direction the data leave open, so while
@@ -91,10 +91,8 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
   ceres::Solve(so, &P, &sum);
   P.SetParameterBlockVariable(block);
   for (const auto& r : restore) {
-    if (r.second.first == 0)
-      P.SetParameterLowerBound(r.first, 0, r.second.second);
-    else
-      P.SetParameterUpperBound(r.first, 0, r.second.second);
+    if (r.second.first == 0) P.SetParameterLowerBound(r.first, 0, r.second.second);
+    else P.SetParameterUpperBound(r.first, 0, r.second.second);
   }
   std::vector<int> moved;
   if (sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_exact) {
@@ -169,8 +167,8 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
       double h_out = h, r_out = r;
       for (int it = 0; it < kMaxRefine; ++it) {
         // Regula falsi; bisection while the outer point is where the model breaks down.
-        const double hm = std::isfinite(r_out) ? h_in + (kZ975 - r_in) * (h_out - h_in) / (r_out - r_in)
-                                               : 0.5 * (h_in + h_out);
+        const double hm =
+            std::isfinite(r_out) ? h_in + (kZ975 - r_in) * (h_out - h_in) / (r_out - r_in) : 0.5 * (h_in + h_out);
         const double rm = root(hm);
         if (std::abs(rm - kZ975) < 1e-3 * kZ975) {
           h_out = hm;

@@ -50,10 +50,11 @@ std::string FitSummary::report() const {
   s += "  rmse " + num(rmse, "%.4g") + ", R^2 " + num(r_squared, "%.5f") + ", max |error| " +
        num(max_abs_error, "%.4g") + ", lag-1 autocorrelation " + num(autocorrelation_lag1, "%.3f") + ", AIC " +
        num(aic, "%.1f") + ", BIC " + num(bic, "%.1f") + "\n";
-  if (std::isfinite(validation_rmse)) s += "  validation rmse (held-out experiments) " + num(validation_rmse, "%.4g") + "\n";
+  if (std::isfinite(validation_rmse))
+    s += "  validation rmse (held-out experiments) " + num(validation_rmse, "%.4g") + "\n";
   if (has_asymmetry_test)
-    s += "  asymmetry: likelihood ratio " + num(asymmetry.statistic, "%.3g") + " on " +
-         std::to_string(asymmetry.dof) + " dof, p = " + num(asymmetry.p_value, "%.3g") + " (" +
+    s += "  asymmetry: likelihood ratio " + num(asymmetry.statistic, "%.3g") + " on " + std::to_string(asymmetry.dof) +
+         " dof, p = " + num(asymmetry.p_value, "%.3g") + " (" +
          (asymmetry.significant ? "significant" : "not significant") + " at 5 %)\n";
   if (!phase_seconds.empty()) {
     s += "  time by phase:";
@@ -101,7 +102,8 @@ std::string to_json(const FitSummary& s, int indent) {
   j["profile_restarts"] = s.profile_restarts;
   j["noise_estimate"] = jnum(s.noise_estimate);
   nlohmann::json phases = nlohmann::json::object();
-  for (const auto& [name, secs] : s.phase_seconds) phases[name] = phases.value(name, 0.0) + secs;  // phases run again after a restart add up
+  for (const auto& [name, secs] : s.phase_seconds)
+    phases[name] = phases.value(name, 0.0) + secs;  // phases run again after a restart add up
   j["phase_seconds"] = phases;
   j["best_start"] = s.best_start;
   j["search_device"] = s.search_device;

@@ -13,7 +13,10 @@ namespace stribeck::ident::detail {
 
 PreparedStream::PreparedStream(const std::vector<LogStream>& logs, const ModelInfo& model, const FitOptions& o,
                                std::size_t chunk_rows)
-    : chunk_(std::max<std::size_t>(1, chunk_rows)), area_a_(o.area_a), area_b_(o.area_b), mass_(o.mass),
+    : chunk_(std::max<std::size_t>(1, chunk_rows)),
+      area_a_(o.area_a),
+      area_b_(o.area_b),
+      mass_(o.mass),
       known_mass_(o.inertia && std::isfinite(o.mass)) {
   if (logs.empty()) throw InputError("no experiments to fit");
   const bool needs_p = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
@@ -89,8 +92,7 @@ void PreparedStream::read_chunk(int e, std::size_t b, Prepared& p) const {
 }
 
 void PreparedStream::for_each(const std::vector<int>& exps,
-                              const std::function<void(int, std::size_t, const Prepared&)>& use,
-                              bool prefetch) const {
+                              const std::function<void(int, std::size_t, const Prepared&)>& use, bool prefetch) const {
   std::vector<std::pair<int, std::size_t>> chunks;  // (experiment, first row)
   for (int e : exps)
     for (std::size_t b = 0; b < exps_[e].reader->length(); b += chunk_) chunks.emplace_back(e, b);
@@ -104,7 +106,8 @@ void PreparedStream::for_each(const std::vector<int>& exps,
   // The next chunk is read (HDF5, decompression) on its own thread while
   // this one is used; only that thread calls HDF5 meanwhile.
   std::future<void> next;
-  if (!chunks.empty()) next = std::async(std::launch::async, [&] { read_chunk(chunks[0].first, chunks[0].second, buf_[0]); });
+  if (!chunks.empty())
+    next = std::async(std::launch::async, [&] { read_chunk(chunks[0].first, chunks[0].second, buf_[0]); });
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     next.get();
     Prepared& cur = buf_[c % 2];

@@ -37,7 +37,8 @@ class PreparedStream {
   struct Exp {
     std::unique_ptr<LogBlockReader> reader;
     std::string name;
-    std::vector<std::string> channels;  // velocity, force, then [pressure_a], [pressure_b], [normal_force], [acceleration]
+    std::vector<std::string>
+        channels;  // velocity, force, then [pressure_a], [pressure_b], [normal_force], [acceleration]
     bool pa = false, pb = false, fn = false, acc = false;
   };
   void read_chunk(int e, std::size_t begin, Prepared& p) const;
@@ -52,9 +53,9 @@ class PreparedStream {
 struct StreamScan {
   long n = 0, npos = 0, nneg = 0;
   double vmin = kInf, vmax = -kInf, ysq = 0.0, fsum = 0.0, vslow = kInf;
-  double v_median = 0.0;  // of the nonzero |v| (histogram, 1 % resolution), when not whole
-  double noise = 0.0;     // when not whole
-  bool whole = false;     // every sample is in `sample` (n <= cap): use the in-memory checks on it
+  double v_median = 0.0;         // of the nonzero |v| (histogram, 1 % resolution), when not whole
+  double noise = 0.0;            // when not whole
+  bool whole = false;            // every sample is in `sample` (n <= cap): use the in-memory checks on it
   std::vector<Prepared> sample;  // per experiment of the stream (empty for those not in exps)
 };
 

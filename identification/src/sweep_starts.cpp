@@ -17,8 +17,8 @@ bool sweep_can_seed(const Layout& L) {
 
 std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layout& L,
                                               const std::vector<Prepared>& data, const std::vector<int>& train,
-                                              const std::vector<BoxAxis>& box, int k, int points,
-                                              std::uint64_t seed, std::string* device) {
+                                              const std::vector<BoxAxis>& box, int k, int points, std::uint64_t seed,
+                                              std::string* device) {
   SweepConfig c;
   c.model = model.id;
   c.design = sweep::Design::kSobol;

@@ -22,8 +22,8 @@ struct BoxAxis {
 // receives the backend's name.
 std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layout& L,
                                               const std::vector<Prepared>& data, const std::vector<int>& train,
-                                              const std::vector<BoxAxis>& box, int k, int points,
-                                              std::uint64_t seed, std::string* device);
+                                              const std::vector<BoxAxis>& box, int k, int points, std::uint64_t seed,
+                                              std::string* device);
 
 // Whether sweep_starts can serve this layout.
 bool sweep_can_seed(const Layout& L);

@@ -2,5 +2,6 @@
 #include "ensemble_kernel.cuh"
 
 namespace stribeck::gpu {
-const std::array<EnsembleEntry<float>, count_models(DynamicModels{})> kEnsembleFp32Dynamic = ensemble_entries<float>(DynamicModels{});
+const std::array<EnsembleEntry<float>, count_models(DynamicModels{})> kEnsembleFp32Dynamic =
+    ensemble_entries<float>(DynamicModels{});
 }  // namespace stribeck::gpu

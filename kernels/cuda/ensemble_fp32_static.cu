@@ -2,5 +2,6 @@
 #include "ensemble_kernel.cuh"
 
 namespace stribeck::gpu {
-const std::array<EnsembleEntry<float>, count_models(StaticModels{})> kEnsembleFp32Static = ensemble_entries<float>(StaticModels{});
+const std::array<EnsembleEntry<float>, count_models(StaticModels{})> kEnsembleFp32Static =
+    ensemble_entries<float>(StaticModels{});
 }  // namespace stribeck::gpu

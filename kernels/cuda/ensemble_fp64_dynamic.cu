@@ -2,5 +2,6 @@
 #include "ensemble_kernel.cuh"
 
 namespace stribeck::gpu {
-const std::array<EnsembleEntry<double>, count_models(DynamicModels{})> kEnsembleFp64Dynamic = ensemble_entries<double>(DynamicModels{});
+const std::array<EnsembleEntry<double>, count_models(DynamicModels{})> kEnsembleFp64Dynamic =
+    ensemble_entries<double>(DynamicModels{});
 }  // namespace stribeck::gpu

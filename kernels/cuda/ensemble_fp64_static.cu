@@ -2,5 +2,6 @@
 #include "ensemble_kernel.cuh"
 
 namespace stribeck::gpu {
-const std::array<EnsembleEntry<double>, count_models(StaticModels{})> kEnsembleFp64Static = ensemble_entries<double>(StaticModels{});
+const std::array<EnsembleEntry<double>, count_models(StaticModels{})> kEnsembleFp64Static =
+    ensemble_entries<double>(StaticModels{});
 }  // namespace stribeck::gpu

@@ -43,8 +43,8 @@ constexpr bool kHasAffineKernel = sizeof(T) == 4 && M::kDynamic;
 
 template <class M, class T, bool kAffine>
 __global__ void __launch_bounds__(EnsemblePolicy<M, T, kAffine>::kBlock, EnsemblePolicy<M, T, kAffine>::kMinBlocks)
-    ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first,
-                    std::uint64_t count, double* values, double* metrics) {
+    ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first, std::uint64_t count,
+                    double* values, double* metrics) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
   double x[sweep::kMaxParams];

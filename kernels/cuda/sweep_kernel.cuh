@@ -80,9 +80,9 @@ STRIBECK_HD_INLINE sweep::TraceSample<T> trace_sample(const PackedTile<T>& t, st
 
 template <class M, class T>
 __global__ void __launch_bounds__(SweepPolicy::kBlock, SweepPolicy::kMinBlocks)
-sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> traces, std::uint64_t first,
-             std::uint64_t count, double* __restrict__ params_out, double* __restrict__ metrics_out,
-             std::uint8_t* __restrict__ status_out, double* __restrict__ exp_metrics_out) {
+    sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> traces, std::uint64_t first,
+                 std::uint64_t count, double* __restrict__ params_out, double* __restrict__ metrics_out,
+                 std::uint8_t* __restrict__ status_out, double* __restrict__ exp_metrics_out) {
   __shared__ PackedSample<T> s_tile[sweep::kTraceTile];
   const std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in_range = j < count;

@@ -97,9 +97,8 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
   // The few picked rows in the stable sort's order: key, then index.
   std::vector<unsigned> order(m);
   for (unsigned t = 0; t < m; ++t) order[t] = t;
-  std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
-    return key[a] != key[b] ? key[a] < key[b] : index[a] < index[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](unsigned a, unsigned b) { return key[a] != key[b] ? key[a] < key[b] : index[a] < index[b]; });
   const int dims = r.space.dims;
   for (unsigned t : order) {
     out.index.push_back(first + index[t]);
@@ -142,10 +141,10 @@ bool probe_device(std::string& name, std::string& reason) {
     failed = x.what();
   }
   if (!failed.empty()) {
-    reason = failed + " on " + prop.name + " (compute capability " +
-             std::to_string(prop.major) + "." + std::to_string(prop.minor) + "; this build has code for " +
-             STRIBECK_CUDA_ARCHS + ": rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) +
-             std::to_string(prop.minor) + ")";
+    reason = failed + " on " + prop.name + " (compute capability " + std::to_string(prop.major) + "." +
+             std::to_string(prop.minor) + "; this build has code for " + STRIBECK_CUDA_ARCHS +
+             ": rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) + std::to_string(prop.minor) +
+             ")";
     cudaGetLastError();
     return false;
   }

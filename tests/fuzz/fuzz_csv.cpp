@@ -16,18 +16,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const stribeck::RawColumns raw = stribeck::parse_delimited(text, "fuzz.csv");
     stribeck::ReadOptions o;
     stribeck::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
   try {
     const stribeck::RawColumns raw = stribeck::parse_delimited(text, "fuzz.csv");
     stribeck::ReadOptions o;
     o.columns = {{"time", "0", "ms"}, {"force", "1", "kN"}, {"velocity", "2", "mm/s"}};
     stribeck::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
   try {
     stribeck::read_any_log(stribeck::fuzz::write_scratch(data, size, ".csv"));
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
   return 0;
 }

@@ -42,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fclose(f);
     try {
       stribeck::read_any_log(path);
-    } catch (const stribeck::InputError&) {
-    }
+    } catch (const stribeck::InputError&) {}
   }
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
@@ -51,7 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     stribeck::ReadOptions o;
     o.columns = {{"time", "0", "ms"}, {"force", "1", "kN"}};
     stribeck::columns_to_experiment(raw, o, "fuzz", "fuzz");
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
   return 0;
 }

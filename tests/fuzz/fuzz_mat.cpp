@@ -12,13 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   stribeck::ReadOptions o;
   try {
     stribeck::read_mat_log(path, o);
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
 #ifndef STRIBECK_FUZZ_NO_MATIO
   try {
     stribeck::read_mat5_log(path, o);
-  } catch (const stribeck::InputError&) {
-  }
+  } catch (const stribeck::InputError&) {}
 #endif
   return 0;
 }

@@ -62,8 +62,7 @@ TEST(Ensemble, GpuEqualsCpu) {
     // the phase of a stick-slip cycle slightly. A phase shift moves the final
     // velocity by about the acceleration times the shift, hence the absolute
     // floor of 1e-9 m/s (the body may be stuck, v ~ 0, at the end).
-    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1.0))
-        << i;
+    EXPECT_NEAR(gpu.metrics[i].final_v, cpu.metrics[i].final_v, 1e-9 * (std::abs(cpu.metrics[i].final_v) + 1.0)) << i;
   }
 }
 
@@ -100,15 +99,14 @@ void measured_inputs_agree(const char* model, const char* precision, double rel)
   }
   const bool lugre = std::string(model) == "lugre";
   auto cfg = [&](const char* device) {
-    return write_temp_file(
-        std::string("ens_gpu_log_") + model + "_" + device + ".toml",
-        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" + log +
-            "\"\n[friction]\nmodel = \"" + model + "\"\n[friction.params]\n" +
-            (lugre ? std::string("F_C = 40.0\nF_s = 60.0\nsigma2 = 2000.0\n")
-                   : std::string("f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n")) +
-            "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" + device +
-            "\"\nprecision = \"" + precision + "\"\n[ensemble.params]\n" +
-            (lugre ? "F_C = \"linear:20:120:150\"\n" : "F_pr = \"linear:20:120:150\"\n"));
+    return write_temp_file(std::string("ens_gpu_log_") + model + "_" + device + ".toml",
+                           "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\nexternal_force = -150.0\ninputs = \"" +
+                               log + "\"\n[friction]\nmodel = \"" + model + "\"\n[friction.params]\n" +
+                               (lugre ? std::string("F_C = 40.0\nF_s = 60.0\nsigma2 = 2000.0\n")
+                                      : std::string("f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n")) +
+                               "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"" + device +
+                               "\"\nprecision = \"" + precision + "\"\n[ensemble.params]\n" +
+                               (lugre ? "F_C = \"linear:20:120:150\"\n" : "F_pr = \"linear:20:120:150\"\n"));
   };
   const EnsembleResult gpu = run_ensemble(read_simulate_config(cfg("gpu")));
   const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));

@@ -62,8 +62,7 @@ void expect_agree(const SweepPlan& plan, const SweepChunk& gpu, const SweepChunk
     const sweep::AxisKind kind = plan.space.axis[i % dims].kind;
     if (kind == sweep::AxisKind::kLog || kind == sweep::AxisKind::kLogUniform || kind == sweep::AxisKind::kNormal)
       ASSERT_NEAR(gpu.params[i], cpu.params[i], 1e-14 * std::fabs(cpu.params[i])) << what << " parameter " << i;
-    else
-      ASSERT_EQ(gpu.params[i], cpu.params[i]) << what << " parameter " << i;
+    else ASSERT_EQ(gpu.params[i], cpu.params[i]) << what << " parameter " << i;
   }
   auto close = [&](const std::vector<double>& a, const std::vector<double>& b, const char* kind) {
     ASSERT_EQ(a.size(), b.size());
@@ -105,17 +104,17 @@ TEST_P(SweepGpu, AgreesWithCpu) {
 
 INSTANTIATE_TEST_SUITE_P(
     Models, SweepGpu,
-    ::testing::Values(Case{"simscape-cylinder",
-                           {"F_pr=uniform:5:60", "f_cfr=loguniform:1e-7:1e-5", "K_brk=uniform:1:3", "c_v=loguniform:1:100",
-                            "v_th=loguniform:1e-5:1e-3"}},
-                      Case{"simscape-translational",
-                           {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1", "f_v=uniform:0:300"}},
-                      Case{"20sim-scvs", {"mu_s=uniform:0.1:0.3", "mu_c=uniform:0.05:0.2", "v_st=loguniform:1e-3:1e-1"}},
-                      Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}},
-                      // Models with memory: the state carried across tiles and experiments.
-                      Case{"lugre", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "F_s=uniform:1:3"}, 1500, 1e-3},
-                      Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500,
-                           1e-3}),
+    ::testing::Values(
+        Case{"simscape-cylinder",
+             {"F_pr=uniform:5:60", "f_cfr=loguniform:1e-7:1e-5", "K_brk=uniform:1:3", "c_v=loguniform:1:100",
+              "v_th=loguniform:1e-5:1e-3"}},
+        Case{"simscape-translational",
+             {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1", "f_v=uniform:0:300"}},
+        Case{"20sim-scvs", {"mu_s=uniform:0.1:0.3", "mu_c=uniform:0.05:0.2", "v_st=loguniform:1e-3:1e-1"}},
+        Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}},
+        // Models with memory: the state carried across tiles and experiments.
+        Case{"lugre", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "F_s=uniform:1:3"}, 1500, 1e-3},
+        Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500, 1e-3}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.model;
       for (auto& ch : n)

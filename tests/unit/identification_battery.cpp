@@ -179,8 +179,7 @@ std::vector<double> canonical_truth(const ModelInfo& m, std::vector<double> p) {
   if (ratio < 0 || !no_decay || p[ratio] == 1.0) return p;
   for (size_t i = 0; i < m.params.size(); ++i) {
     const ParamRole r = m.params[i].role;
-    if (r == ParamRole::kCoulomb || r == ParamRole::kPreload || r == ParamRole::kPressureCoefficient)
-      p[i] *= p[ratio];
+    if (r == ParamRole::kCoulomb || r == ParamRole::kPreload || r == ParamRole::kPressureCoefficient) p[i] *= p[ratio];
   }
   p[ratio] = 1.0;
   p[rate] = m.params[rate].default_value;  // any rate: with no breakaway it has no effect
@@ -340,8 +339,8 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
       }
       for (int j = 0; j < k; ++j) {
         const int i = free[j];
-        const double ref = q[i] != 0 ? std::abs(q[i])
-                                     : (m.params[i].default_value != 0 ? std::abs(m.params[i].default_value) : 1.0);
+        const double ref =
+            q[i] != 0 ? std::abs(q[i]) : (m.params[i].default_value != 0 ? std::abs(m.params[i].default_value) : 1.0);
         const LD h = 1e-6L * ref;  // ~ cube root of the long-double epsilon: truncation and rounding ~1e-13
         std::vector<LD> up = p, dn = p;
         up[i] += h;
@@ -388,7 +387,7 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
     const double s = cn > 0 && fnorm > 0 ? static_cast<double>(kappa * cn / fnorm) * scale : 0.0;
     o.scale.push_back(scale);
     o.sensitivity.push_back(s);
-    o.kind.push_back(s >= kDeterminedAbove    ? Identifiability::kDetermined
+    o.kind.push_back(s >= kDeterminedAbove     ? Identifiability::kDetermined
                      : s <= kUndeterminedBelow ? Identifiability::kUndetermined
                                                : Identifiability::kWeak);
     o.predicted_se.push_back(noise_sd > 0 && kappa > 0 ? noise_sd / static_cast<double>(kappa * cn) : kNaN);
@@ -415,8 +414,7 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
     std::vector<double> step(c.truth.size(), 0.0);
     for (int j = 0; j < k; ++j) {
       const int i = free[j];
-      const double ref = cn[j] > 0 ? static_cast<double>(1 / cn[j])
-                                   : (c.truth[i] != 0 ? std::abs(c.truth[i]) : 1.0);
+      const double ref = cn[j] > 0 ? static_cast<double>(1 / cn[j]) : (c.truth[i] != 0 ? std::abs(c.truth[i]) : 1.0);
       // Only the undetermined parameters move: the others' components are
       // rounding noise and would push a truth on its bound out of range.
       if (o.kind[j] == Identifiability::kUndetermined) step[i] = static_cast<double>(nv(j)) * ref;
@@ -515,9 +513,7 @@ NoiselessResult judge_noiseless(const Case& c, const Oracle& o, const ident::Fit
           r.detail += head + got;
         }
         break;
-      case Identifiability::kWeak:
-        ++r.weak;
-        break;
+      case Identifiability::kWeak: ++r.weak; break;
     }
   }
   if (!r.classes.empty() && s.status == ident::FitStatus::kMaxIterations) add("not-converged");
@@ -557,7 +553,8 @@ CaseRun run_case(std::uint64_t seed, long index, bool noisy, const Scale& scale)
   CaseRun run;
   run.c = make_case(seed, index, noisy, scale);
   const std::vector<Experiment> log = make_log(run.c, &run.noise_sd);
-  run.c.truth = canonical_truth(info(run.c.model), run.c.truth);  // the log is made; score the same law's canonical form
+  run.c.truth =
+      canonical_truth(info(run.c.model), run.c.truth);  // the log is made; score the same law's canonical form
   run.oracle = analyse(run.c, log, run.noise_sd);
   ident::FitSummary s;
   const auto t0 = std::chrono::steady_clock::now();

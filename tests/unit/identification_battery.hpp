@@ -39,19 +39,19 @@ struct Case {
   long index = 0;
   bool noisy = false;
   std::string model;
-  std::vector<std::string> names;    // parameter names, model order
-  std::vector<double> truth;         // full parameter vector (valid for the model)
-  std::vector<bool> smoothing;       // held at the truth (v_th, v_eps, slope)
+  std::vector<std::string> names;  // parameter names, model order
+  std::vector<double> truth;       // full parameter vector (valid for the model)
+  std::vector<bool> smoothing;     // held at the truth (v_th, v_eps, slope)
   std::string profile;
   double rate_hz = 0, duration = 0, v_max = 0;
   // Pressure levels p_a [Pa] (cylinder laws) or normal forces [N] (20-sim
   // laws), one experiment each; a single experiment otherwise.
   std::vector<double> levels;
   bool normal_force_levels = false;
-  double pressure_b = 0;             // [Pa], all experiments
-  double noise_rel = 0;              // force noise std / RMS of the true friction force (0: noiseless)
+  double pressure_b = 0;                // [Pa], all experiments
+  double noise_rel = 0;                 // force noise std / RMS of the true friction force (0: noiseless)
   std::vector<std::string> degenerate;  // which degenerate values were drawn ("K_brk=1", ...)
-  Scale scale;                       // the log sizes the case was drawn for (part of its identity)
+  Scale scale;                          // the log sizes the case was drawn for (part of its identity)
 
   std::string describe() const;  // one line: model, profile, rate, duration, levels, noise, truth
   std::string replay() const;    // arguments of bench/identify_battery that rerun this case
@@ -124,11 +124,11 @@ NoiselessResult judge_noiseless(const Case& c, const Oracle& o, const ident::Fit
 // The coverage of one noisy case's 95 % intervals, per parameter.
 struct NoisyParam {
   std::string name;
-  bool included = false;     // oracle: determinable and predicted SE / scale <= kMaxRelativeSe
-  bool covered = false;      // reported determined and ci95_lo <= truth <= ci95_hi
+  bool included = false;              // oracle: determinable and predicted SE / scale <= kMaxRelativeSe
+  bool covered = false;               // reported determined and ci95_lo <= truth <= ci95_hi
   bool flagged_undetermined = false;  // reported determined == false (counts as not covered)
   bool truth_on_bound = false;
-  std::string interval;      // the fit's ParameterEstimate::interval
+  std::string interval;  // the fit's ParameterEstimate::interval
 };
 constexpr double kMaxRelativeSe = 0.25;
 struct NoisyResult {
@@ -145,9 +145,9 @@ struct CaseRun {
   Case c;
   Oracle oracle;
   double noise_sd = 0;
-  double seconds = 0;  // fit only
-  std::string report;  // the fit's report() (empty after an exception)
-  std::string error;   // the exception's message
+  double seconds = 0;         // fit only
+  std::string report;         // the fit's report() (empty after an exception)
+  std::string error;          // the exception's message
   NoiselessResult noiseless;  // when !c.noisy
   NoisyResult noisy;          // when c.noisy
 };

@@ -37,12 +37,8 @@ inline const LD kSqrt2L = sqrtl(2.0L);
 inline const LD kSqrt2eL = sqrtl(2.0L * expl(1.0L));
 
 // ---------------------------------------------------------------- sampling
-inline double uniform(Rng& r, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(r);
-}
-inline double loguniform(Rng& r, double lo, double hi) {
-  return std::exp(uniform(r, std::log(lo), std::log(hi)));
-}
+inline double uniform(Rng& r, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(r); }
+inline double loguniform(Rng& r, double lo, double hi) { return std::exp(uniform(r, std::log(lo), std::log(hi))); }
 inline bool chance(Rng& r, double p) { return uniform(r, 0.0, 1.0) < p; }
 // A nonnegative parameter: usually log-uniform in [lo, hi], sometimes exactly 0
 // (the boundary of its range).
@@ -70,8 +66,8 @@ inline std::vector<double> velocities(Rng& r, const std::vector<double>& thresho
   for (double t : thresholds) {
     lo = std::fmin(lo, t);
     hi = std::fmax(hi, t);
-    for (double w : {t, std::nextafter(t, 0.0), std::nextafter(t, DBL_MAX), t * (1 - 1e-9),
-                     t * (1 + 1e-9), 0.5 * t, 2 * t})
+    for (double w :
+         {t, std::nextafter(t, 0.0), std::nextafter(t, DBL_MAX), t * (1 - 1e-9), t * (1 + 1e-9), 0.5 * t, 2 * t})
       mags.push_back(w);
   }
   for (int i = 0; i < n_random; ++i) mags.push_back(loguniform(r, 1e-6 * lo, 1e3 * hi));
@@ -98,8 +94,7 @@ inline Gold simscape_gold(LD f_brk, LD v_brk, LD f_c, LD f_v, LD v) {
   const LD viscous = f_v * v;
   // exp(-x^2) amplifies the relative error of x by 2 x^2; tanh's condition
   // number is <= 1.
-  return {stribeck + coulomb + viscous,
-          fabsl(stribeck) * (1 + 2 * x * x) + fabsl(coulomb) + fabsl(viscous)};
+  return {stribeck + coulomb + viscous, fabsl(stribeck) * (1 + 2 * x * x) + fabsl(coulomb) + fabsl(viscous)};
 }
 
 template <>
@@ -148,9 +143,7 @@ struct Spec<SimscapeRotational> {
 // its magnitude that also covers cancellation between preload and negative
 // gauge pressures.
 inline LD cylinder_fc(LD f_pr, LD f_cfr, LD p_a, LD p_b) { return f_pr + f_cfr * (p_a + p_b); }
-inline LD cylinder_fc_mag(LD f_pr, LD f_cfr, LD p_a, LD p_b) {
-  return fabsl(f_pr) + f_cfr * (fabsl(p_a) + fabsl(p_b));
-}
+inline LD cylinder_fc_mag(LD f_pr, LD f_cfr, LD p_a, LD p_b) { return fabsl(f_pr) + f_cfr * (fabsl(p_a) + fabsl(p_b)); }
 
 template <>
 struct Spec<SimscapeCylinder> {
@@ -182,8 +175,7 @@ struct Spec<SimscapeCylinder> {
     if (av > v_th) {
       const LD sgn = v > 0 ? 1.0L : -1.0L;
       const LD excess = (k_brk - 1) * expl(-c_v * av);
-      return {f_c * (1 + excess) * sgn + f_vfr * v,
-              fc_mag * (1 + excess * (1 + c_v * av)) + fabsl(f_vfr * v)};
+      return {f_c * (1 + excess) * sgn + f_vfr * v, fc_mag * (1 + excess * (1 + c_v * av)) + fabsl(f_vfr * v)};
     }
     const LD excess = (k_brk - 1) * expl(-c_v * v_th);
     const LD k = (f_c * (1 + excess) + f_vfr * v_th) / v_th;
@@ -219,8 +211,7 @@ struct Spec<SimscapeCylinderIL> {
     const LD g = kSqrt2eL * ((LD)p[M::R_brk] - 1) * x * expl(-(x * x));
     const LD t = tanhl(v / v_coul);
     const LD viscous = (LD)p[M::f_v] * v;
-    return {g * f_c + f_c * t + viscous,
-            fc_mag * (fabsl(g) * (1 + 2 * x * x) + fabsl(t)) + fabsl(viscous)};
+    return {g * f_c + f_c * t + viscous, fc_mag * (fabsl(g) * (1 + 2 * x * x) + fabsl(t)) + fabsl(viscous)};
   }
 };
 
@@ -283,9 +274,7 @@ struct Spec<TwentySimSCVS> {
     p[M::v_st] = loguniform(r, 1e-5, 1.0);
     return p;
   }
-  static std::vector<double> thresholds(const std::vector<double>& p) {
-    return {1.0 / p[M::slope], p[M::v_st]};
-  }
+  static std::vector<double> thresholds(const std::vector<double>& p) { return {1.0 / p[M::slope], p[M::v_st]}; }
   static Sample<double> inputs(Rng& r, double v) { return {v, 0, 0, normal_force(r)}; }
   // F = F_n ((mu_c + (mu_s |tanh(slope v)| - mu_c) exp(-(v/v_st)^2)) sign(v) + mu_v v)
   static Gold gold(const std::vector<double>& p, const Sample<double>& s) {
@@ -297,8 +286,7 @@ struct Spec<TwentySimSCVS> {
     const LD sgn = v > 0 ? 1.0L : (v < 0 ? -1.0L : 0.0L);
     const LD f = fn * ((mu_c + (mu_s * t - mu_c) * e) * sgn + mu_v * v);
     // mu_c - mu_c e cancels near v = 0: the bound keeps both magnitudes.
-    const LD scale = fabsl(fn) * ((mu_c + (mu_s * t + mu_c) * e * (1 + 2 * x * x)) * fabsl(sgn) +
-                                  fabsl(mu_v * v));
+    const LD scale = fabsl(fn) * ((mu_c + (mu_s * t + mu_c) * e * (1 + 2 * x * x)) * fabsl(sgn) + fabsl(mu_v * v));
     return {f, scale};
   }
 };
@@ -311,9 +299,7 @@ struct Spec<CoulombViscous> {
     // F_C, f_v, v_eps (exact sign, v_eps = 0, in a third of the sets)
     return {nonneg(r, 1e-2, 1e4), nonneg(r, 1e-3, 1e5), nonneg(r, 1e-7, 1e-1, 0.33)};
   }
-  static std::vector<double> thresholds(const std::vector<double>& p) {
-    return {p[M::v_eps] > 0 ? p[M::v_eps] : 1e-3};
-  }
+  static std::vector<double> thresholds(const std::vector<double>& p) { return {p[M::v_eps] > 0 ? p[M::v_eps] : 1e-3}; }
   static Sample<double> inputs(Rng&, double v) { return {v, 0, 0, 0}; }
   // F = F_C sign(v) + f_v v (v_eps = 0); F = F_C tanh(v/v_eps) + f_v v (v_eps > 0)
   static Gold gold(const std::vector<double>& p, const Sample<double>& s) {

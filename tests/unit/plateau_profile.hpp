@@ -51,8 +51,8 @@ struct PlateauProfile {
 // from rest, plus seeded Gaussian noise of std `noise` on the force. With
 // `normal_force`, that channel is logged and fed to the model.
 template <class M>
-Experiment plateau_log(const std::vector<double>& p, unsigned seed, double noise, double rate,
-                       const std::string& name, double (*normal_force)(double) = nullptr) {
+Experiment plateau_log(const std::vector<double>& p, unsigned seed, double noise, double rate, const std::string& name,
+                       double (*normal_force)(double) = nullptr) {
   const PlateauProfile prof;
   std::vector<long double> q(p.begin(), p.end());
   const auto c = M::prepare(q.data());

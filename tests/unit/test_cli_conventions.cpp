@@ -67,13 +67,17 @@ class CliConventions : public ::testing::Test {
     std::system(("mkdir -p " + *d_).c_str());
     const std::string& d = *d_;
     ASSERT_EQ(cli("generate -q --model coulomb-viscous --profile triangle --duration 2 --rate 500 --noise force=0.01 "
-                  "-o " + d + "log.h5").code, 0);
+                  "-o " +
+                  d + "log.h5")
+                  .code,
+              0);
     const std::string system =
         "[system]\nmass = 1.0\nstiffness = 2.0\ndrive_velocity = 0.1\nfriction_on = \"ground\"\n[friction]\n"
         "model = \"lugre\"\n[friction.params]\nsigma1 = 1.0\nsigma2 = 1.0\n[simulation]\nt_end = 0.5\ndt = 1e-3\n";
     std::ofstream(d + "single.toml") << system;
-    std::ofstream(d + "ens.toml") << system << "[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
-                                              "mass = \"linear:0.5:2:3\"\ndrive_velocity = \"linear:0.01:0.3:4\"\n";
+    std::ofstream(d + "ens.toml") << system
+                                  << "[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
+                                     "mass = \"linear:0.5:2:3\"\ndrive_velocity = \"linear:0.01:0.3:4\"\n";
   }
   static void TearDownTestSuite() { delete d_; }
   static std::string sweep_flags() {
@@ -166,8 +170,9 @@ TEST_F(CliConventions, JsonToStdoutOnEveryCommandThatReports) {
 
   // merge of two shards.
   for (int s = 0; s < 2; ++s)
-    ASSERT_EQ(cli("sweep -q " + sweep_flags() + "--shard " + std::to_string(s) + "/2 -o " + d + "sh" + std::to_string(s) +
-                  ".h5").code,
+    ASSERT_EQ(cli("sweep -q " + sweep_flags() + "--shard " + std::to_string(s) + "/2 -o " + d + "sh" +
+                  std::to_string(s) + ".h5")
+                  .code,
               0);
   r = cli("merge -q " + d + "sh0.h5 " + d + "sh1.h5 -o " + d + "merged.h5 --json -");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -241,8 +246,8 @@ TEST_F(CliConventions, SummariesOnStdoutDiagnosticsOnStderr) {
 TEST_F(CliConventions, QuietAndVerboseOnEveryCommand) {
   const CliResult top = cli("--help");
   ASSERT_EQ(top.code, 0);
-  const std::vector<std::string> commands = {"models", "eval",   "identify", "simulate", "sweep",
-                                             "merge",  "map",    "import",   "export",   "generate"};
+  const std::vector<std::string> commands = {"models", "eval", "identify", "simulate", "sweep",
+                                             "merge",  "map",  "import",   "export",   "generate"};
   for (const auto& c : commands) {
     SCOPED_TRACE(c);
     EXPECT_NE(top.out.find("  " + c), std::string::npos);
@@ -325,11 +330,12 @@ TEST_F(CliConventions, GlogStaysSilentWhenFitsStruggle) {
       big << i * 0.01 << ',' << v << ',' << (v > 0 ? 1e200 : -1e200) << '\n';
     }
   }
-  const std::string env = "env GLOG_logtostderr=1 GLOG_alsologtostderr=1 GLOG_minloglevel=0 GLOG_stderrthreshold=0 GLOG_v=10";
-  for (const std::string& args :
-       {"identify " + d + "huge.csv -q --model coulomb-viscous", "identify " + d + "huge.csv -q --model lugre --starts 2",
-        "identify " + d + "huge.csv -q --model simscape-translational --starts 3",
-        "identify " + d + "log.h5 -q --model dahl --starts 2 --max-iterations 5"}) {
+  const std::string env =
+      "env GLOG_logtostderr=1 GLOG_alsologtostderr=1 GLOG_minloglevel=0 GLOG_stderrthreshold=0 GLOG_v=10";
+  for (const std::string& args : {"identify " + d + "huge.csv -q --model coulomb-viscous",
+                                  "identify " + d + "huge.csv -q --model lugre --starts 2",
+                                  "identify " + d + "huge.csv -q --model simscape-translational --starts 3",
+                                  "identify " + d + "log.h5 -q --model dahl --starts 2 --max-iterations 5"}) {
     SCOPED_TRACE(args);
     const CliResult r = cli(args, env);
     EXPECT_LE(lines(r.err), 1u) << r.err;
@@ -358,8 +364,7 @@ TEST_F(CliConventions, OutputsAreSyncedBeforeTheirRename) {
       {"simulate -q " + d + "ens.toml -o " + d + "fs_ens.h5", d + "fs_ens.h5"},
       {"generate -q --model coulomb-viscous --duration 1 -o " + d + "fs_gen.h5", d + "fs_gen.h5"},
   };
-  if (!std::ifstream(d + "g.csv").good())
-    ASSERT_EQ(cli("export -q " + d + "log.h5 -o " + d + "g.csv").code, 0);
+  if (!std::ifstream(d + "g.csv").good()) ASSERT_EQ(cli("export -q " + d + "log.h5 -o " + d + "g.csv").code, 0);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     const std::string trace = d + "fs_trace.txt";
@@ -371,11 +376,13 @@ TEST_F(CliConventions, OutputsAreSyncedBeforeTheirRename) {
     const size_t line_start = t.rfind('\n', ren);
     const std::string before = t.substr(0, line_start == std::string::npos ? 0 : line_start);
     // The file's fsync comes before the rename (strace -y shows the path).
-    const std::string temp_prefix = c.target + (c.target.find(".h5") != std::string::npos && c.args.rfind("generate", 0) != 0
-                                                    ? ".partial"
-                                                    : ".tmp.");
-    EXPECT_NE(before.rfind("fsync(") , std::string::npos) << t;
-    EXPECT_NE(before.find("<" + temp_prefix), std::string::npos) << "no fsync of " << temp_prefix << " before the rename:\n" << t;
+    const std::string temp_prefix =
+        c.target +
+        (c.target.find(".h5") != std::string::npos && c.args.rfind("generate", 0) != 0 ? ".partial" : ".tmp.");
+    EXPECT_NE(before.rfind("fsync("), std::string::npos) << t;
+    EXPECT_NE(before.find("<" + temp_prefix), std::string::npos)
+        << "no fsync of " << temp_prefix << " before the rename:\n"
+        << t;
     // The directory's fsync comes after it.
     std::string dir = d;
     dir.pop_back();

@@ -62,11 +62,9 @@ class Cli : public ::testing::Test {
 
   // Runs the CLI with `args` (shell syntax) inside the temp dir.
   RunResult run(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" STRIBECK_CLI "' " + args +
-                            " > stdout.txt 2> stderr.txt";
+    const std::string cmd = "cd '" + dir_.string() + "' && '" STRIBECK_CLI "' " + args + " > stdout.txt 2> stderr.txt";
     const int status = std::system(cmd.c_str());
-    RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout.txt"),
-                slurp(dir_ / "stderr.txt")};
+    RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
     fs::remove(dir_ / "stdout.txt");
     fs::remove(dir_ / "stderr.txt");
     return r;
@@ -76,8 +74,7 @@ class Cli : public ::testing::Test {
   std::vector<std::string> temporaries() const {
     std::vector<std::string> v;
     for (const auto& e : fs::directory_iterator(dir_))
-      if (e.path().filename().string().find(".tmp.") != std::string::npos)
-        v.push_back(e.path().filename().string());
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) v.push_back(e.path().filename().string());
     return v;
   }
 
@@ -261,8 +258,8 @@ TEST_F(Cli, EvalRoundTripsEveryModel) {
     for (int i = 0; i < 300; ++i) {
       Sample<double> s{(u(rng) - 0.5) * 0.4, u(rng) * 2e7, u(rng) * 2e7, u(rng) * 1e3};
       if (i == 0) s.v = 0;
-      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%.3f", i * 1e-3, s.v, s.p_a, s.p_b,
-                    s.f_n, 20 + u(rng));
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%.3f", i * 1e-3, s.v, s.p_a, s.p_b, s.f_n,
+                    20 + u(rng));
       samples.push_back(s);
       lines.push_back(buf);
       in += std::string(buf) + "\n";
@@ -312,8 +309,7 @@ TEST_F(Cli, UnknownParameter) {
 
 TEST_F(Cli, InvalidParameterValues) {
   write_file(dir_ / "in.csv", kGood);
-  expect_failure("eval -m simscape-translational -p F_brk=10 -i in.csv -o out.csv",
-                 {"F_brk = 10", "F_C = 20"});
+  expect_failure("eval -m simscape-translational -p F_brk=10 -i in.csv -o out.csv", {"F_brk = 10", "F_C = 20"});
   expect_failure("eval -m simscape-cylinder -p v_th=0 -i in.csv -o out.csv", {"v_th = 0", "> 0"});
   expect_failure("eval -m simscape-cylinder -p K_brk=0.5 -i in.csv -o out.csv", {"K_brk = 0.5", ">= 1"});
   expect_failure("eval -m coulomb-viscous -p F_C=nan -i in.csv -o out.csv", {"F_C", "nan"});

@@ -121,7 +121,10 @@ TEST(DataCli, RotationalModelsWriteRotationalLogs) {
 
 TEST(DataCli, ExportImportRoundTripIsExact) {
   const std::string log = tmp("rt.h5"), csv = tmp("rt.csv"), back = tmp("rt_back.h5");
-  ASSERT_EQ(cli("generate --model simscape-cylinder --profile sine-sweep --rate 200 --duration 3 --noise force=1 -o " + log).code, 0);
+  ASSERT_EQ(
+      cli("generate --model simscape-cylinder --profile sine-sweep --rate 200 --duration 3 --noise force=1 -o " + log)
+          .code,
+      0);
   ASSERT_EQ(cli("export " + log + " --format csv -o " + csv).code, 0);
   const CliRun r = cli("import " + csv + " --name again -o " + back);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -143,15 +146,18 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
       f << t_ms << "\t" << 20.0 * std::sin(2 * M_PI * 0.2 * t_ms / 1000) << "\t" << 5.0 << "\n";
     }
   }
-  const CliRun r = cli("import " + txt + " --columns time=0:ms,position=1:mm,force=2:N --derive velocity --cutoff 2 "
-                     "--constant pressure_b=0 --constant p_A=2bar -o " + out);
+  const CliRun r = cli("import " + txt +
+                       " --columns time=0:ms,position=1:mm,force=2:N --derive velocity --cutoff 2 "
+                       "--constant pressure_b=0 --constant p_A=2bar -o " +
+                       out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("derived at 2 Hz"), std::string::npos) << r.out;  // the summary: stdout
   const Experiment e = read_log(out).at(0);
   const auto& t = e.channel("time");
   const auto& v = e.channel("velocity");
   for (size_t i = 50; i + 50 < e.size(); i += 25)
-    EXPECT_NEAR(v[i], 0.02 * 2 * M_PI * 0.2 * std::cos(2 * M_PI * 0.2 * t[i]), 1.5e-2 * 0.02 * 2 * M_PI * 0.2) << i;  // order-2 droop ~1 % at a tenth of the cut-off
+    EXPECT_NEAR(v[i], 0.02 * 2 * M_PI * 0.2 * std::cos(2 * M_PI * 0.2 * t[i]), 1.5e-2 * 0.02 * 2 * M_PI * 0.2)
+        << i;  // order-2 droop ~1 % at a tenth of the cut-off
   EXPECT_NE(e.attributes.at("derived_velocity").find("savitzky-golay"), std::string::npos);
   EXPECT_EQ(e.channel("pressure_a"), std::vector<double>(e.size(), 2e5));
   EXPECT_EQ(e.channel("pressure_b"), std::vector<double>(e.size(), 0.0));
@@ -162,7 +168,10 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
 TEST(DataCli, EvalReadsHdf5LogsAndWritesHdf5Results) {
   const std::string log = tmp("ev.h5"), out_h5 = tmp("ev_out.h5"), out_csv = tmp("ev_out.csv");
   ASSERT_EQ(cli("generate --model simscape-cylinder --profile steps --rate 100 --duration 2 "
-                "--pressure-levels 1bar,4bar -o " + log).code, 0);
+                "--pressure-levels 1bar,4bar -o " +
+                log)
+                .code,
+            0);
   const CliRun many = cli("eval --model simscape-cylinder --input " + log + " --output " + out_h5);
   EXPECT_EQ(many.code, 2);
   EXPECT_NE(many.err.find("2 experiments (p1bar, p4bar)"), std::string::npos) << many.err;
@@ -197,7 +206,9 @@ TEST(DataCli, EvalReadsHdf5LogsAndWritesHdf5Results) {
 TEST(DataCli, BadInputIsOneLineExit2AndNoOutput) {
   const std::string bad = tmp("bad.csv"), out = tmp("never.h5");
   std::ofstream(bad) << "time,force\n0,1\n1,2\n0.5,3\n";
-  struct Case { std::string args, expect; };
+  struct Case {
+    std::string args, expect;
+  };
   const Case cases[] = {
       {"import " + bad + " -o " + out, "channel 'time': decreases at index 2"},
       {"import " + bad + " " + bad + " --name one -o " + out, "--name given 1 times for 2 files"},

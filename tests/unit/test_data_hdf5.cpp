@@ -40,8 +40,7 @@ TEST(DataHdf5, ColumnGrowsByAppendAndShrinksByResize) {
     h5::File f = h5::open_file(path, /*write=*/true);
     EXPECT_EQ(h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path),
               (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
-    EXPECT_EQ(h5::read_array<std::uint8_t>(f.id(), "s", H5T_NATIVE_UINT8, path),
-              (std::vector<std::uint8_t>{0, 2, 1}));
+    EXPECT_EQ(h5::read_array<std::uint8_t>(f.id(), "s", H5T_NATIVE_UINT8, path), (std::vector<std::uint8_t>{0, 2, 1}));
     h5::resize_column(f.id(), "x", 2, path);
     // Unlimited and chunked as promised: the column can still grow.
     const h5::Dataset c = h5::open_dataset(f.id(), "x", path);

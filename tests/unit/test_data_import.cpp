@@ -40,18 +40,29 @@ std::string error_of(F&& f) {
 }
 
 TEST(DataUnits, ConversionFactorsAreTheDefinitions) {
-  struct Row { const char* unit; double factor; Dimension dim; };
+  struct Row {
+    const char* unit;
+    double factor;
+    Dimension dim;
+  };
   const Row rows[] = {
-      {"mm", 1e-3, Dimension::kLength},          {"µm", 1e-6, Dimension::kLength},
-      {"um", 1e-6, Dimension::kLength},          {"mm/s", 1e-3, Dimension::kVelocity},
-      {"m/s²", 1, Dimension::kAcceleration},     {"mm/s^2", 1e-3, Dimension::kAcceleration},
-      {"kN", 1e3, Dimension::kForce},            {"bar", 1e5, Dimension::kPressure},
-      {"kPa", 1e3, Dimension::kPressure},        {"MPa", 1e6, Dimension::kPressure},
+      {"mm", 1e-3, Dimension::kLength},
+      {"µm", 1e-6, Dimension::kLength},
+      {"um", 1e-6, Dimension::kLength},
+      {"mm/s", 1e-3, Dimension::kVelocity},
+      {"m/s²", 1, Dimension::kAcceleration},
+      {"mm/s^2", 1e-3, Dimension::kAcceleration},
+      {"kN", 1e3, Dimension::kForce},
+      {"bar", 1e5, Dimension::kPressure},
+      {"kPa", 1e3, Dimension::kPressure},
+      {"MPa", 1e6, Dimension::kPressure},
       {"psi", 0.45359237 * 9.80665 / (0.0254 * 0.0254), Dimension::kPressure},
-      {"ms", 1e-3, Dimension::kTime},            {"deg", 3.14159265358979323846 / 180, Dimension::kAngle},
+      {"ms", 1e-3, Dimension::kTime},
+      {"deg", 3.14159265358979323846 / 180, Dimension::kAngle},
       {"°", 3.14159265358979323846 / 180, Dimension::kAngle},
       {"rpm", 2 * 3.14159265358979323846 / 60, Dimension::kAngularVelocity},
-      {"N·m", 1, Dimension::kTorque},            {"Nm", 1, Dimension::kTorque},
+      {"N·m", 1, Dimension::kTorque},
+      {"Nm", 1, Dimension::kTorque},
       {"lbf", 0.45359237 * 9.80665, Dimension::kForce},
   };
   for (const auto& r : rows) {
@@ -73,19 +84,24 @@ TEST(DataUnits, ConversionFactorsAreTheDefinitions) {
 TEST(DataUnits, HeaderCellsAndAliases) {
   std::string n, u;
   split_header_cell("velocity [mm/s]", n, u);
-  EXPECT_EQ(n, "velocity"); EXPECT_EQ(u, "mm/s");
+  EXPECT_EQ(n, "velocity");
+  EXPECT_EQ(u, "mm/s");
   split_header_cell("p_A (bar)", n, u);
-  EXPECT_EQ(n, "p_A"); EXPECT_EQ(u, "bar");
+  EXPECT_EQ(n, "p_A");
+  EXPECT_EQ(u, "bar");
   split_header_cell("Force/kN", n, u);
-  EXPECT_EQ(n, "Force"); EXPECT_EQ(u, "kN");
+  EXPECT_EQ(n, "Force");
+  EXPECT_EQ(u, "kN");
   split_header_cell("\"time in ms\"", n, u);
-  EXPECT_EQ(n, "time"); EXPECT_EQ(u, "ms");
+  EXPECT_EQ(n, "time");
+  EXPECT_EQ(u, "ms");
   {
     const RawColumns raw = parse_delimited("\"Force, N\";\"time\"\n1;2\n", "q.csv");
     EXPECT_EQ(raw.names, (std::vector<std::string>{"Force, N", "time"}));
   }
   split_header_cell("a/b ratio", n, u);
-  EXPECT_EQ(n, "a/b ratio"); EXPECT_EQ(u, "");
+  EXPECT_EQ(n, "a/b ratio");
+  EXPECT_EQ(u, "");
   EXPECT_EQ(canonical_channel("p_A"), "pressure_a");
   EXPECT_EQ(canonical_channel("Force"), "force");
   EXPECT_EQ(canonical_channel("t"), "time");
@@ -95,7 +111,11 @@ TEST(DataUnits, HeaderCellsAndAliases) {
 }
 
 TEST(DataText, DelimitersDecimalCommasComments) {
-  struct Case { const char* text; char delim; bool comma; };
+  struct Case {
+    const char* text;
+    char delim;
+    bool comma;
+  };
   const Case cases[] = {
       {"time,force\n0,1.5\n0.1,2.5\n", ',', false},
       {"time;force\n0;1,5\n0,1;2,5\n", ';', true},
@@ -163,7 +183,11 @@ TEST(DataText, RotationalUnitsMarkTheLog) {
 }
 
 TEST(DataText, BadInputNamesFileLineColumn) {
-  struct Case { const char* name; const char* text; std::vector<const char*> expect; };
+  struct Case {
+    const char* name;
+    const char* text;
+    std::vector<const char*> expect;
+  };
   const Case cases[] = {
       {"nan", "time,force\n0,1\n1,nan\n", {":3:", "column 2 'force'", "'nan'", "not a finite number"}},
       {"short", "time,force\n0,1\n1\n", {":3:", "expected 2 cells, found 1"}},
@@ -253,7 +277,8 @@ class MatFile {
     for (hid_t g : groups_) H5Gclose(g);
     H5Fclose(file_);
     std::FILE* f = std::fopen(path_.c_str(), "r+b");
-    const char header[] = "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Mon Jan  1 00:00:00 2024 HDF5 schema 1.00 .";
+    const char header[] =
+        "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Mon Jan  1 00:00:00 2024 HDF5 schema 1.00 .";
     std::fwrite(header, 1, sizeof header - 1, f);
     std::fclose(f);
     return path_;
@@ -506,7 +531,8 @@ TEST(DataMat, OpaqueObjectsAndV5AreExplained) {
   std::remove(path.c_str());
   // A v5 header with nothing behind it: refused either way (no libmatio: the
   // hint to save -v7.3; with it: not a readable v5 file).
-  const std::string v5 = write_temp("v5.mat", std::string("MATLAB 5.0 MAT-file, Platform: PCWIN64") + std::string(100, ' '));
+  const std::string v5 =
+      write_temp("v5.mat", std::string("MATLAB 5.0 MAT-file, Platform: PCWIN64") + std::string(100, ' '));
   const std::string v5msg = error_of([&] { read_any_log(v5); });
   EXPECT_NE(v5msg.find(have_mat5_support() ? v5 : std::string("'-v7.3'")), std::string::npos) << v5msg;
   std::remove(v5.c_str());

@@ -106,8 +106,11 @@ TEST(DataLog, FailedWriteLeavesNoFileAndKeepsOldContent) {
   write_log(path, {make_experiment("good", 10)}, Provenance{});
   Experiment bad = make_experiment("bad", 10);
   bad.channels["force"][3] = std::numeric_limits<double>::quiet_NaN();
-  expect_error([&] { write_log(path, {make_experiment("x", 10), bad}, Provenance{}); },
-               {"experiment 'bad'", "channel 'force'", "NaN", "index 3"});
+  expect_error(
+      [&] {
+        write_log(path, {make_experiment("x", 10), bad}, Provenance{});
+      },
+      {"experiment 'bad'", "channel 'force'", "NaN", "index 3"});
   ASSERT_EQ(read_log(path).front().name, "good");
   std::remove(path.c_str());
 }
@@ -126,14 +129,14 @@ TEST(DataLog, AppendResultsAddsAGroupAndLeavesChannelsAlone) {
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0].channels, make_experiment("run", 100).channels);
   {
-  h5::File f = h5::open_file(path);
-  h5::Group g = h5::open_group(f.id(), "results/sweep_1", path);
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "kind", path), "results");
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "command_line", path), "stribeck sweep x");
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "model", path), "simscape_translational");
-  h5::Dataset d = h5::open_dataset(g.id(), "force", path);
-  EXPECT_EQ(h5::dataset_info(d, path).dims, (std::vector<hsize_t>{2, 3}));
-  EXPECT_EQ(h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    h5::File f = h5::open_file(path);
+    h5::Group g = h5::open_group(f.id(), "results/sweep_1", path);
+    EXPECT_EQ(h5::read_string_attribute(g.id(), "kind", path), "results");
+    EXPECT_EQ(h5::read_string_attribute(g.id(), "command_line", path), "stribeck sweep x");
+    EXPECT_EQ(h5::read_string_attribute(g.id(), "model", path), "simscape_translational");
+    h5::Dataset d = h5::open_dataset(g.id(), "force", path);
+    EXPECT_EQ(h5::dataset_info(d, path).dims, (std::vector<hsize_t>{2, 3}));
+    EXPECT_EQ(h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
   }  // every handle closed: the file may be opened for writing again
   expect_error([&] { append_results(path, r); }, {"results/sweep_1", "already exists"});
   // Read back: the same datasets, shapes, units, attributes and provenance.
@@ -194,10 +197,12 @@ TEST(DataLogBadInput, EachProblemIsNamedWithItsPlace) {
     std::initializer_list<const char*> expect;
   };
   const Case cases[] = {
-      {"missing_units", [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1, 2}, nullptr); },
+      {"missing_units",
+       [](hid_t g) {
+         dataset(g, "force", H5T_IEEE_F64LE, {1, 2}, nullptr);
+       },
        {"experiment 'exp'", "channel 'force'", "no 'units'"}},
-      {"empty", [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {}, "N"); },
-       {"channel 'force'", "empty"}},
+      {"empty", [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {}, "N"); }, {"channel 'force'", "empty"}},
       {"unequal",
        [](hid_t g) {
          dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 2}, "s");
@@ -205,23 +210,40 @@ TEST(DataLogBadInput, EachProblemIsNamedWithItsPlace) {
        },
        {"channel 'force'", "2 samples", "'time' has 3"}},
       {"nonmonotonic",
-       [](hid_t g) { dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 0.5, 2}, "s"); },
+       [](hid_t g) {
+         dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 0.5, 2}, "s");
+       },
        {"channel 'time'", "decreases at index 2"}},
-      {"duplicate_time", [](hid_t g) { dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 1}, "s"); },
+      {"duplicate_time",
+       [](hid_t g) {
+         dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 1}, "s");
+       },
        {"channel 'time'", "repeats at index 2"}},
       {"nan",
-       [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1, std::nan(""), 3}, "N"); },
+       [](hid_t g) {
+         dataset(g, "force", H5T_IEEE_F64LE, {1, std::nan(""), 3}, "N");
+       },
        {"channel 'force'", "NaN at index 1"}},
       {"inf",
-       [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1, 2, HUGE_VAL}, "N"); },
+       [](hid_t g) {
+         dataset(g, "force", H5T_IEEE_F64LE, {1, 2, HUGE_VAL}, "N");
+       },
        {"channel 'force'", "Inf at index 2"}},
-      {"unknown_unit", [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1}, "furlong"); },
+      {"unknown_unit",
+       [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1}, "furlong"); },
        {"channel 'force'", "unknown unit 'furlong'"}},
-      {"wrong_dimension", [](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, {1}, "mm"); },
+      {"wrong_dimension",
+       [](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, {1}, "mm"); },
        {"channel 'velocity'", "unit 'mm' is length", "needs velocity"}},
-      {"int_dtype", [](hid_t g) { dataset(g, "force", H5T_STD_I32LE, {1, 2}, "N"); },
+      {"int_dtype",
+       [](hid_t g) {
+         dataset(g, "force", H5T_STD_I32LE, {1, 2}, "N");
+       },
        {"channel 'force'", "int32", "expected float64"}},
-      {"two_d", [](hid_t g) { dataset(g, "force", H5T_IEEE_F64LE, {1, 2, 3, 4}, "N", {2, 2}); },
+      {"two_d",
+       [](hid_t g) {
+         dataset(g, "force", H5T_IEEE_F64LE, {1, 2, 3, 4}, "N", {2, 2});
+       },
        {"channel 'force'", "2-D"}},
   };
   for (const auto& c : cases) {
@@ -280,8 +302,11 @@ TEST(DataLog, HardLinkCyclesAreVisitedOnce) {
 
 TEST(DataLog, WriteRefusesBadNames) {
   const std::string path = temp_path("names.h5");
-  expect_error([&] { write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, Provenance{}); },
-               {"'a' appears twice"});
+  expect_error(
+      [&] {
+        write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, Provenance{});
+      },
+      {"'a' appears twice"});
   expect_error([&] { write_log(path, {make_experiment("/a", 3)}, Provenance{}); }, {"invalid group name '/a'"});
   expect_error([&] { write_log(path, {}, Provenance{}); }, {"no experiments"});
   Experiment e = make_experiment("a", 3);

@@ -19,8 +19,8 @@ std::vector<double> defaults_of() {
 // Integrates the LuGre bristle ODE with classic RK4 in long double at a step
 // far below the bristle time constant: an independent reference for the
 // exact-exponential trace stepper.
-long double lugre_rk4_ref(const std::vector<double>& p, long double z, long double v0, long double v1,
-                          long double dt, int n) {
+long double lugre_rk4_ref(const std::vector<double>& p, long double z, long double v0, long double v1, long double dt,
+                          int n) {
   auto zss = [&](long double v) {
     const long double x = v / p[LuGre::v_s];
     return (p[LuGre::F_C] + (p[LuGre::F_s] - p[LuGre::F_C]) * std::exp(-x * x)) / p[LuGre::sigma0];
@@ -119,7 +119,7 @@ TEST(LuGre, PassivityWarning) {
   const ModelInfo& m = require_model("lugre");
   auto p = resolve_params(m, {});
   EXPECT_EQ(param_warnings(m, p.data()).size(), 1u);  // the paper's example breaks it
-  p = resolve_params(m, {"sigma1=0.5"});                 // 0.4 > 0.5 * 0.5 / 1
+  p = resolve_params(m, {"sigma1=0.5"});              // 0.4 > 0.5 * 0.5 / 1
   EXPECT_TRUE(param_warnings(m, p.data()).empty());
   EXPECT_THROW(resolve_params(m, {"F_s=0.5"}), InputError);
   EXPECT_THROW(resolve_params(m, {"sigma0=0"}), InputError);
@@ -129,9 +129,8 @@ TEST(TwentySimLuGre, IsLuGreScaledByNormalForce) {
   auto q = defaults_of<TwentySimLuGre>();
   const double fn = 250;
   // The same model written with forces: F_C = F_n mu_c etc., sigma_i = F_n sigma_i.
-  std::vector<double> p = {fn * q[TwentySimLuGre::sigma0], fn * q[TwentySimLuGre::sigma1],
-                           fn * q[TwentySimLuGre::mu_v],   fn * q[TwentySimLuGre::mu_c],
-                           fn * q[TwentySimLuGre::mu_s],   q[TwentySimLuGre::v_st]};
+  std::vector<double> p = {fn * q[TwentySimLuGre::sigma0], fn * q[TwentySimLuGre::sigma1], fn * q[TwentySimLuGre::mu_v],
+                           fn * q[TwentySimLuGre::mu_c],   fn * q[TwentySimLuGre::mu_s],   q[TwentySimLuGre::v_st]};
   const auto c20 = TwentySimLuGre::prepare(q.data());
   const auto cl = LuGre::prepare(p.data());
   TwentySimLuGre::State<double> s20{0, 0};

@@ -28,9 +28,9 @@ namespace engine = stribeck::engine;
 // (i % 11 == 5) non-finite. Writes collect the rows in the order they come.
 class Squares : public engine::Workload {
  public:
-  std::vector<std::uint64_t> written;                // rows in write order
-  std::vector<std::uint64_t> checkpoints;            // totals.completed at each write
-  std::uint64_t fail_write_at = 0;                   // > 0: the write of the chunk ending there throws
+  std::vector<std::uint64_t> written;      // rows in write order
+  std::vector<std::uint64_t> checkpoints;  // totals.completed at each write
+  std::uint64_t fail_write_at = 0;         // > 0: the write of the chunk ending there throws
   std::atomic<int> writes_in_flight{0};
   int max_in_flight = 0;
 
@@ -75,7 +75,9 @@ class Squares : public engine::Workload {
 std::uint64_t expected_count(std::uint64_t first, std::uint64_t n, PointStatus s) {
   std::uint64_t c = 0;
   for (std::uint64_t p = first; p < first + n; ++p) {
-    const PointStatus st = p % 7 == 3 ? PointStatus::kInvalid : p % 11 == 5 ? PointStatus::kNonFinite : PointStatus::kOk;
+    const PointStatus st = p % 7 == 3    ? PointStatus::kInvalid
+                           : p % 11 == 5 ? PointStatus::kNonFinite
+                                         : PointStatus::kOk;
     c += st == s;
   }
   return c;
@@ -257,8 +259,8 @@ TEST(Records, TraceChannelsComeFromOneTable) {
   ASSERT_EQ(order.size(), channels.size());
   for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(order[c], channels[c]->data()) << c;
   EXPECT_EQ(view.n, 7);
-  const double* seen[] = {view.v, view.p_a, view.p_b, view.f_n, view.dt, view.f_meas, view.w_pos, view.w_neg,
-                          view.w_energy, view.w_loop};
+  const double* seen[] = {view.v,      view.p_a,   view.p_b,   view.f_n,      view.dt,
+                          view.f_meas, view.w_pos, view.w_neg, view.w_energy, view.w_loop};
   for (std::size_t c = 0; c < channels.size(); ++c) EXPECT_EQ(seen[c][0], static_cast<double>(c)) << c;
   stribeck::gpu::HostTrace h;  // the GPU request's view: same members, all filled
   t.point_view(h, [](const std::vector<double>& ch) { return ch.empty() ? nullptr : ch.data(); });
@@ -272,9 +274,10 @@ TEST(Records, TraceChannelsComeFromOneTable) {
 // The column names and their order are the ensemble file's layout
 // (docs/dynamics.md); written out here, not taken from the table.
 TEST(Records, StickSlipFieldTableGivesTheColumns) {
-  const char* names[] = {"stick_slip",    "stick_fraction",   "amp_spring_force", "amp_velocity", "period",
-                         "breakaway_force", "peak_velocity",  "dissipated",       "final_elongation",
-                         "final_velocity", "final_state",     "final_mode",       "status",       "steps"};
+  const char* names[] = {
+      "stick_slip",    "stick_fraction", "amp_spring_force", "amp_velocity",   "period",      "breakaway_force",
+      "peak_velocity", "dissipated",     "final_elongation", "final_velocity", "final_state", "final_mode",
+      "status",        "steps"};
   ASSERT_EQ(engine::kStickSlipFieldCount, std::size(names));
   for (std::size_t k = 0; k < std::size(names); ++k) {
     EXPECT_STREQ(engine::kStickSlipFields[k].name, names[k]);

@@ -74,7 +74,8 @@ dt = 1e-3
 [ensemble]
 design = "sobol"
 points = 16
-precision = ")") + prec + R"("
+precision = ")") +
+           prec + R"("
 [ensemble.params]
 drive_velocity = "uniform:0.05:0.2"
 F_s = "uniform:0.8:2.0"
@@ -88,7 +89,7 @@ F_s = "uniform:0.8:2.0"
   for (size_t i = 0; i < 16; ++i) {
     const double fs = d.values[i * 2 + is];
     EXPECT_EQ(d.values[i * 2], f.values[i * 2]);  // same points whatever the precision
-    if (fs < 1.0) {  // F_s < F_C breaks the model's rule: not run
+    if (fs < 1.0) {                               // F_s < F_C breaks the model's rule: not run
       ++invalid;
       EXPECT_EQ(d.metrics[i].status, kSimInvalid);
       continue;
@@ -136,7 +137,8 @@ breakaway = "list:0.5,1.5"
   ASSERT_EQ(r.names, (std::vector<std::string>{"breakaway", "mass"}));
   ASSERT_EQ(r.totals.invalid_examples.size(), 3u);
   EXPECT_EQ(r.totals.invalid_examples[0], "point 0: mass = -1 must be > 0");  // checked before the breakaway
-  EXPECT_NE(r.totals.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "), std::string::npos)
+  EXPECT_NE(r.totals.invalid_examples[1].find("point 1: breakaway = 0.5 is below the sliding force 1 "),
+            std::string::npos)
       << r.totals.invalid_examples[1];
   EXPECT_EQ(r.totals.invalid_examples[2], "point 2: mass = -1 must be > 0");
   EXPECT_EQ(r.metrics[3].status, kSimOk);
@@ -200,11 +202,14 @@ TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
     for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
   }
   auto config = [&](const std::string& name, const std::string& params, const std::string& ensemble) {
-    return read_simulate_config(write_temp_file(name, "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
-                                                   "external_force = -150.0\ninputs = \"" + log + "\"\n"
-                                                   "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
-                                                   "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" + params +
-                                                   "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
+    return read_simulate_config(write_temp_file(name,
+                                                "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
+                                                "external_force = -150.0\ninputs = \"" +
+                                                    log +
+                                                    "\"\n"
+                                                    "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
+                                                    "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" +
+                                                    params + "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
   };
   auto axes = [](const char* precision) {
     return std::string("[ensemble]\ndevice = \"cpu\"\nprecision = \"") + precision +
@@ -269,8 +274,8 @@ TEST(Ensemble, AffineOnlyPathIsExactAndChosenOnlyWhenEveryPointIsAffine) {
     MetricsAccumulator<float> acc(MetricsOptions<float>{}, o.t_end);
     BodySnapshot<float> end;
     long steps = 0;
-    const int st = simulate_smooth<LuGre, kBodyNDissipation, decltype(affine_only)::value>(fc, e.base, o, acc,
-                                                                                          &steps, &end);
+    const int st =
+        simulate_smooth<LuGre, kBodyNDissipation, decltype(affine_only)::value>(fc, e.base, o, acc, &steps, &end);
     StickSlipMetrics<float> m = acc.finish(st, end);
     m.steps = steps;
     return m;

@@ -130,15 +130,20 @@ TEST(EnsembleResume, RefusalsAreOneLineAndKeepThePartialFile) {
   refused(cfg + " --resume -o " + out,
           "--resume: nothing to resume (" + out + ".partial does not exist); run without --resume");
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --chunk 5 --max-chunks 1 -o " + out, &text), 0) << text;
-  refused(cfg + " -o " + out, out + ".partial: the checkpointed results of an unfinished run; continue it with "
-                                   "--resume, or remove the file to start again");
-  refused(other + " --resume -o " + out, out + ".partial: belongs to a different run (attribute 'ensemble_identity' is '");
+  refused(cfg + " -o " + out, out +
+                                  ".partial: the checkpointed results of an unfinished run; continue it with "
+                                  "--resume, or remove the file to start again");
+  refused(other + " --resume -o " + out,
+          out + ".partial: belongs to a different run (attribute 'ensemble_identity' is '");
   refused(cfg + " --resume --precision fp32 -o " + out,
           out + ".partial: belongs to a different run (attribute 'ensemble_identity' is '");
-  refused(cfg + " --resume --shard 0/2 -o " + out, out + ".partial: belongs to a different run (attribute 'count' is '12', this run has '6')");
+  refused(cfg + " --resume --shard 0/2 -o " + out,
+          out + ".partial: belongs to a different run (attribute 'count' is '12', this run has '6')");
   refused(cfg + " --resume -o " + tmp("refuse.csv"),
-          "--resume: " + tmp("refuse.csv") + ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
-  refused(cfg + " --max-chunks 1 -o " + tmp("refuse.csv"), "--max-chunks: " + tmp("refuse.csv") + ": a CSV output has no checkpoints");
+          "--resume: " + tmp("refuse.csv") +
+              ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
+  refused(cfg + " --max-chunks 1 -o " + tmp("refuse.csv"),
+          "--max-chunks: " + tmp("refuse.csv") + ": a CSV output has no checkpoints");
   EXPECT_EQ(run_cli("simulate " + cfg + " --chunk 0 -o " + out, &text), 1) << text;  // a usage error
   EXPECT_NE(text.find("must be a positive integer, not '0'"), std::string::npos) << text;
   EXPECT_FALSE(exists(tmp("refuse.csv")));

@@ -39,9 +39,9 @@ std::vector<std::string> run_shards(const std::string& cfg, int n, const std::st
   for (int i = 0; i < n; ++i) {
     const std::string p = tmp("part_" + tag + "_" + std::to_string(i) + ".h5");
     std::string text;
-    EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard " + std::to_string(i) + "/" + std::to_string(n) + " -o " + p,
-                      &text),
-              0)
+    EXPECT_EQ(
+        run_cli("simulate " + cfg + " -q --shard " + std::to_string(i) + "/" + std::to_string(n) + " -o " + p, &text),
+        0)
         << text;
     parts.push_back(p);
   }
@@ -65,10 +65,10 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
   EXPECT_EQ(p2.attributes.at("shard_index"), "2");
   EXPECT_EQ(p2.attributes.at("shard_count"), "5");
   // Any order.
-  ASSERT_EQ(run_cli("merge " + parts[3] + " " + parts[0] + " " + parts[4] + " " + parts[1] + " " + parts[2] + " -o " +
-                        merged,
-                    &text),
-            0)
+  ASSERT_EQ(
+      run_cli("merge " + parts[3] + " " + parts[0] + " " + parts[4] + " " + parts[1] + " " + parts[2] + " -o " + merged,
+              &text),
+      0)
       << text;
   EXPECT_NE(text.find("5 ensemble shards"), std::string::npos) << text;
 
@@ -130,8 +130,9 @@ TEST(EnsembleShards, MergeRefusesShardsThatAreNotOneEnsemble) {
 
   // A sweep file among ensemble shards, either order.
   const std::string sweep_cfg = tmp("sweep.toml"), sweep_out = tmp("sweep.h5");
-  std::ofstream(sweep_cfg) << "model = \"coulomb-viscous\"\n[design]\ntype = \"grid\"\n[params]\nF_C = { values = [1.0, "
-                              "2.0] }\n[[trace]]\nprofile = \"sine\"\nsamples = 50\n";
+  std::ofstream(sweep_cfg)
+      << "model = \"coulomb-viscous\"\n[design]\ntype = \"grid\"\n[params]\nF_C = { values = [1.0, "
+         "2.0] }\n[[trace]]\nprofile = \"sine\"\nsamples = 50\n";
   std::string text;
   ASSERT_EQ(run_cli("sweep " + sweep_cfg + " -q --device cpu -o " + sweep_out, &text), 0) << text;
   refused(parts[0] + " " + sweep_out + " " + parts[1] + " " + parts[2], sweep_out, "a sweep file, but " + parts[0]);
@@ -193,8 +194,9 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
     }
     return std::string("ran");
   };
-  EXPECT_EQ(checks_pass(""), cfg + ": [ensemble]: 200000000 points; at most 1e8 per run with the results in memory "
-                                   "(write them to a file)");
+  EXPECT_EQ(checks_pass(""), cfg +
+                                 ": [ensemble]: 200000000 points; at most 1e8 per run with the results in memory "
+                                 "(write them to a file)");
   const std::string streamed = tmp("huge.h5");
   EXPECT_EQ(checks_pass("", streamed), "");
   std::remove((streamed + ".partial").c_str());
@@ -239,8 +241,9 @@ TEST(EnsemblePoint, SingleSimulationEqualsItsEnsembleRow) {
   };
   refused("--point 12", "--point 12: the ensemble of " + cfg + " has 12 points (0 to 11)");
   refused("--point 0", "--point 0: not simulated in the ensemble: mass = -1 must be > 0");
-  refused("--point 3 --shard 0/2", "--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, "
-                                   "--chunk, --max-chunks, --mpi, --device and --precision");
+  refused("--point 3 --shard 0/2",
+          "--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, "
+          "--chunk, --max-chunks, --mpi, --device and --precision");
 }
 
 // mpirun -np 2: each rank runs its shard, rank 0 merges and reports the whole
@@ -276,9 +279,8 @@ TEST(EnsembleMpi, TwoRanksEqualOneRun) {
   EXPECT_FALSE(exists(two + ".rank0"));
   EXPECT_FALSE(exists(two + ".rank1"));
   // Refusals come from every rank before anything runs: one exit status 2.
-  const std::string bad = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " +
-                          STRIBECK_CLI + " simulate " + cfg + " -o " + tmp("mpi_bad.h5") + " -q --mpi --shard 0/2 > " +
-                          log + " 2>&1";
+  const std::string bad = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " simulate " + cfg + " -o " + tmp("mpi_bad.h5") + " -q --mpi --shard 0/2 > " + log + " 2>&1";
   EXPECT_NE(std::system(bad.c_str()), 0);
   std::ifstream bin(log);
   const std::string btext((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());

@@ -83,19 +83,17 @@ TEST(EvalDynamic, ErrorsAreOneLineAndLeaveNoOutput) {
     evaluate_file(EvalOptions{"dahl", {}, in, out, std::nullopt});
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(":4: time 0.001 does not increase"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(":4: time 0.001 does not increase"), std::string::npos) << e.what();
   }
   EXPECT_THROW(evaluate_file(EvalOptions{"coulomb-viscous", {}, in, out, 0.0}), InputError);
   EXPECT_FALSE(std::ifstream(out).good());
 }
 
 TEST(EvalDynamic, CliPrintsPassivityWarning) {
-  const std::string in = temp_path("cli_in.csv"), out = temp_path("cli_out.csv"),
-                    err = temp_path("cli_err.txt");
+  const std::string in = temp_path("cli_in.csv"), out = temp_path("cli_out.csv"), err = temp_path("cli_err.txt");
   write_file(in, "time,velocity\n0,0\n0.001,0.001\n");
-  const std::string cmd = std::string(STRIBECK_CLI) + " eval -m lugre -i " + in + " -o " + out +
-                          " --initial-state 1e-6 2> " + err;
+  const std::string cmd =
+      std::string(STRIBECK_CLI) + " eval -m lugre -i " + in + " -o " + out + " --initial-state 1e-6 2> " + err;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream e(err);
   std::string all((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());

@@ -57,7 +57,7 @@ std::string foreign_log(const std::string& name, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     t[i] = 1e-3 * static_cast<double>(i);
     v[i] = 200.0 * std::sin(2 * M_PI * 0.7 * t[i]) * (1 + 0.1 * std::sin(7.0 * t[i]));  // mm/s
-    pa[i] = 50.0 + 20.0 * std::sin(t[i]);                                                // bar
+    pa[i] = 50.0 + 20.0 * std::sin(t[i]);                                               // bar
     pb[i] = 30.0 - 10.0 * std::cos(3.0 * t[i]);
   }
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -108,8 +108,8 @@ TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   const auto c = SimscapeCylinder::prepare(p.data());
   std::vector<double> want(n);
   for (size_t i = 0; i < n; ++i)
-    want[i] = SimscapeCylinder::force(c, Sample<double>{e.channel("velocity")[i], e.channel("pressure_a")[i],
-                                                        e.channel("pressure_b")[i], 0.0});
+    want[i] = SimscapeCylinder::force(
+        c, Sample<double>{e.channel("velocity")[i], e.channel("pressure_a")[i], e.channel("pressure_b")[i], 0.0});
   const std::string out_h5 = tmp("static_out.h5"), out_csv = tmp("static_out.csv");
   EvalOptions o{"simscape-cylinder", assign, log, out_h5, std::nullopt, ""};
   EXPECT_EQ(evaluate_file(o).samples, static_cast<long>(n));
@@ -272,8 +272,10 @@ TEST(EvalStream, OneTokenizerForEveryLineEndingAndBufferBoundary) {
   // reader's 64 KiB refills: the streamed file reads as the text in memory.
   std::string text = "\xEF\xBB\xBFtime,force\r";
   for (int i = 0; i < 60000; ++i)
-    text += std::to_string(i) + "." + std::string(static_cast<size_t>(i % 17), '0') + "1," +
-            std::to_string(i % 13) + (i % 3 == 0 ? "\r\n" : i % 3 == 1 ? "\n" : "\r");
+    text += std::to_string(i) + "." + std::string(static_cast<size_t>(i % 17), '0') + "1," + std::to_string(i % 13) +
+            (i % 3 == 0   ? "\r\n"
+             : i % 3 == 1 ? "\n"
+                          : "\r");
   const std::string path = tmp("endings.csv");
   write_file(path, text);
   const RawColumns mem = parse_delimited(text, path);
@@ -296,9 +298,12 @@ TEST(EvalStream, CsvFieldsAreQuotedAsRfc4180Says) {
   std::string s;
   append_csv_field(s, "plain");
   EXPECT_EQ(s, "plain");
-  const std::pair<const char*, const char*> cases[] = {
-      {"Force, N", "\"Force, N\""}, {"say \"hi\"", "\"say \"\"hi\"\"\""}, {"two\nlines", "\"two\nlines\""},
-      {" padded", "\" padded\""},    {"", ""},                             {"semi;colon", "semi;colon"}};
+  const std::pair<const char*, const char*> cases[] = {{"Force, N", "\"Force, N\""},
+                                                       {"say \"hi\"", "\"say \"\"hi\"\"\""},
+                                                       {"two\nlines", "\"two\nlines\""},
+                                                       {" padded", "\" padded\""},
+                                                       {"", ""},
+                                                       {"semi;colon", "semi;colon"}};
   for (const auto& [in, want] : cases) {
     s.clear();
     append_csv_field(s, in);

@@ -74,7 +74,8 @@ std::string fit_report(const std::string& model, const std::vector<double>& p, b
   for (size_t i = 0; i < m.params.size(); ++i)
     s += std::string(i ? ", " : "") + "\"" + m.params[i].name + "\": {\"value\": " + num(p[i]) +
          ", \"std_error\": 0.1, \"ci95\": [null, null], \"fixed\": false, \"at_bound\": false, \"determined\": true, "
-         "\"interval\": \"wald\", \"unit\": \"" + m.params[i].unit + "\"}";
+         "\"interval\": \"wald\", \"unit\": \"" +
+         m.params[i].unit + "\"}";
   if (with_offset) s += ", \"offset\": {\"value\": 3.5, \"unit\": \"N\"}";
   s += "}, \"rmse\": 0.5, \"samples\": 1000, \"warnings\": []}\n";
   return s;
@@ -144,9 +145,7 @@ double stated_error(const std::string& out) {
   return m.empty() ? NAN : std::stod(m[1]);
 }
 
-int export_params(const std::string& args, std::string* out = nullptr) {
-  return run_cli("export-params " + args, out);
-}
+int export_params(const std::string& args, std::string* out = nullptr) { return run_cli("export-params " + args, out); }
 
 struct BlockCase {
   std::string model;
@@ -158,15 +157,26 @@ struct BlockCase {
 // and values that give the fitted force (the block's law is the fitted one).
 TEST(ExportParamsCli, SimscapeScriptUsesTheBlocksNamesAndUnits) {
   const std::vector<BlockCase> cases = {
-      {"simscape-translational", {31.5, 0.02, 20.25, 150.0},
+      {"simscape-translational",
+       {31.5, 0.02, 20.25, 150.0},
        {{"brkwy_frc", "N"}, {"brkwy_vel", "m/s"}, {"Col_frc", "N"}, {"visc_coef", "N/(m/s)"}}},
-      {"simscape-rotational", {2.5, 0.3, 1.75, 0.05},
+      {"simscape-rotational",
+       {2.5, 0.3, 1.75, 0.05},
        {{"brkwy_trq", "N*m"}, {"brkwy_vel", "rad/s"}, {"Col_trq", "N*m"}, {"visc_coef", "N*m/(rad/s)"}}},
-      {"simscape-cylinder", {45.0, 2.5e-6, 1.8, 800.0, 25.0, 2e-4},
-       {{"frc_preload", "N"}, {"fr_coef", "N/Pa"}, {"frc_brkwy_coef", ""}, {"visc_coef", "N/(m/s)"},
-        {"trans_coef", "s/m"}, {"vel_thr", "m/s"}}},
-      {"simscape-cylinder-il", {45.0, 2.5e-6, 1.8, 4e-3, 800.0},
-       {{"preload_force", "N"}, {"Coulomb_coeff", "N/Pa"}, {"breakaway_Coulomb_ratio", ""}, {"viscous_coeff", "N/(m/s)"},
+      {"simscape-cylinder",
+       {45.0, 2.5e-6, 1.8, 800.0, 25.0, 2e-4},
+       {{"frc_preload", "N"},
+        {"fr_coef", "N/Pa"},
+        {"frc_brkwy_coef", ""},
+        {"visc_coef", "N/(m/s)"},
+        {"trans_coef", "s/m"},
+        {"vel_thr", "m/s"}}},
+      {"simscape-cylinder-il",
+       {45.0, 2.5e-6, 1.8, 4e-3, 800.0},
+       {{"preload_force", "N"},
+        {"Coulomb_coeff", "N/Pa"},
+        {"breakaway_Coulomb_ratio", ""},
+        {"viscous_coeff", "N/(m/s)"},
         {"breakaway_velocity", "m/s"}}},
   };
   for (const auto& c : cases) {
@@ -240,12 +250,14 @@ TEST(ExportParamsCli, ExactExportsReproduceTheForce) {
           got = gold(c.model, p, x, 0.0, fn);
         } else if (c.to == "simscape") {
           got = gold("simscape-translational",
-                     {blk.at("brkwy_frc").value, blk.at("brkwy_vel").value, blk.at("Col_frc").value, blk.at("visc_coef").value},
+                     {blk.at("brkwy_frc").value, blk.at("brkwy_vel").value, blk.at("Col_frc").value,
+                      blk.at("visc_coef").value},
                      x);
         } else {  // MSL sliding law, outside the block's linear zone
           if (v <= 2e-4) continue;
           const LD av = fabsl(LD(x));
-          got = (LD(msl.at("F_Coulomb")) + LD(msl.at("F_prop")) * av + LD(msl.at("F_Stribeck")) * expl(-LD(msl.at("fexp")) * av)) *
+          got = (LD(msl.at("F_Coulomb")) + LD(msl.at("F_prop")) * av +
+                 LD(msl.at("F_Stribeck")) * expl(-LD(msl.at("fexp")) * av)) *
                 (x > 0 ? 1 : -1);
         }
         EXPECT_LE(fabsl(got - want), 1e-12L * std::max<LD>(1, fabsl(want))) << "v = " << x;
@@ -277,9 +289,9 @@ TEST(ExportParamsCli, ApproximateExportsStateAnErrorAnIndependentEvaluationConfi
     const std::string fit = fit_file("approx_" + std::to_string(++k) + ".json", c.model, c.params);
     const std::string out = temp_dir() + "approx_" + std::to_string(k) + ".txt";
     std::string log;
-    ASSERT_EQ(export_params(fit + " --to " + c.to + " -o " + out + " --velocity-range " + num(lo) + ":" + num(hi) +
-                                " " + c.extra,
-                            &log),
+    ASSERT_EQ(export_params(
+                  fit + " --to " + c.to + " -o " + out + " --velocity-range " + num(lo) + ":" + num(hi) + " " + c.extra,
+                  &log),
               0)
         << log;
     const std::string text = slurp(out);
@@ -320,13 +332,17 @@ TEST(ExportParamsCli, ApproximateExportsStateAnErrorAnIndependentEvaluationConfi
         while (j + 1 < w.size() && w[j] < v) ++j;
         got = t[j - 1] + (t[j] - t[j - 1]) * (LD(v) - w[j - 1]) / (w[j] - w[j - 1]);
       } else if (c.to == "modelica") {
-        got = LD(msl.at("F_Coulomb")) + LD(msl.at("F_prop")) * v + LD(msl.at("F_Stribeck")) * expl(-LD(msl.at("fexp")) * v);
+        got = LD(msl.at("F_Coulomb")) + LD(msl.at("F_prop")) * v +
+              LD(msl.at("F_Stribeck")) * expl(-LD(msl.at("fexp")) * v);
       } else if (c.to == "20sim") {
-        got = gold("20sim-scvs", {sim20.at("mu_s"), sim20.at("mu_c"), sim20.at("mu_v"), sim20.at("slope"), sim20.at("v_st")},
-                   v, 0, 400.0);
+        got = gold("20sim-scvs",
+                   {sim20.at("mu_s"), sim20.at("mu_c"), sim20.at("mu_v"), sim20.at("slope"), sim20.at("v_st")}, v, 0,
+                   400.0);
       } else {
-        got = gold("simscape-translational", {blk.at("brkwy_frc").value, blk.at("brkwy_vel").value,
-                                              blk.at("Col_frc").value, blk.at("visc_coef").value}, v);
+        got = gold(
+            "simscape-translational",
+            {blk.at("brkwy_frc").value, blk.at("brkwy_vel").value, blk.at("Col_frc").value, blk.at("visc_coef").value},
+            v);
       }
       worst = std::max(worst, fabsl(got - want));
     }
@@ -345,11 +361,13 @@ TEST(ExportParamsCli, BadInputIsOneLineAndExitTwo) {
   write(dir + "bad_array.json", "[1, 2]");
   write(dir + "bad_missing.json",
         "{\"model\": \"simscape-translational\", \"parameters\": {\"F_brk\": 25, \"F_C\": 20, \"f_v\": 100}}");
-  write(dir + "bad_asym.json", "{\"model\": \"coulomb-viscous\", \"parameters\": {\"F_C+\": {\"value\": 20}, "
-                               "\"F_C-\": {\"value\": 21}, \"f_v\": {\"value\": 3}, \"v_eps\": {\"value\": 0}}}");
+  write(dir + "bad_asym.json",
+        "{\"model\": \"coulomb-viscous\", \"parameters\": {\"F_C+\": {\"value\": 20}, "
+        "\"F_C-\": {\"value\": 21}, \"f_v\": {\"value\": 3}, \"v_eps\": {\"value\": 0}}}");
   write(dir + "bad_model.json", "{\"model\": \"stribeck-magic\", \"parameters\": {}}");
-  write(dir + "bad_null.json", "{\"model\": \"coulomb-viscous\", \"parameters\": {\"F_C\": {\"value\": null}, "
-                               "\"f_v\": 1, \"v_eps\": 0}}");
+  write(dir + "bad_null.json",
+        "{\"model\": \"coulomb-viscous\", \"parameters\": {\"F_C\": {\"value\": null}, "
+        "\"f_v\": 1, \"v_eps\": 0}}");
   write(dir + "bad_rule.json", fit_report("simscape-translational", {10.0, 0.1, 20.0, 100.0}));
   write(dir + "lugre.json", fit_report("lugre", {1e5, 300.0, 50.0, 20.0, 25.0, 0.01}));
   write(dir + "scvs.json", fit_report("20sim-scvs", {0.2, 0.12, 0.02, 800.0, 0.015}));
@@ -404,10 +422,11 @@ TEST(ExportParamsCli, EvalReadsTheParametersOfAFitReport) {
   const std::string fit = fit_file("eval_fit.json", "simscape-cylinder-il", p);
   std::string log;
   ASSERT_EQ(run_cli("eval --params " + fit + " -i " + dir + "in.csv -o " + dir + "a.csv", &log), 0) << log;
-  ASSERT_EQ(run_cli("eval -m simscape-cylinder-il -p F_pr=45 -p f_cfr=2.5e-6 -p R_brk=1.8 -p v_brk=4e-3 -p f_v=800 -i " +
-                        dir + "in.csv -o " + dir + "b.csv",
-                    &log),
-            0)
+  ASSERT_EQ(
+      run_cli("eval -m simscape-cylinder-il -p F_pr=45 -p f_cfr=2.5e-6 -p R_brk=1.8 -p v_brk=4e-3 -p f_v=800 -i " +
+                  dir + "in.csv -o " + dir + "b.csv",
+              &log),
+      0)
       << log;
   EXPECT_EQ(slurp(dir + "a.csv"), slurp(dir + "b.csv"));
   // The json export reads back the same.
@@ -417,8 +436,8 @@ TEST(ExportParamsCli, EvalReadsTheParametersOfAFitReport) {
   // --param overrides one value of the file; --model must agree with it.
   ASSERT_EQ(run_cli("eval --params " + fit + " -p F_pr=50 -i " + dir + "in.csv -o " + dir + "d.csv", &log), 0) << log;
   EXPECT_NE(slurp(dir + "a.csv"), slurp(dir + "d.csv"));
-  EXPECT_EQ(run_cli("eval --params " + fit + " -m simscape-translational -i " + dir + "in.csv -o " + dir + "e.csv", &log),
-            2);
+  EXPECT_EQ(
+      run_cli("eval --params " + fit + " -m simscape-translational -i " + dir + "in.csv -o " + dir + "e.csv", &log), 2);
   EXPECT_NE(log.find("differs from the model of"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir + "e.csv"));
   EXPECT_EQ(run_cli("eval -i " + dir + "in.csv -o " + dir + "e.csv", &log), 1) << log;
@@ -430,11 +449,13 @@ TEST(ExportParamsCli, ExportsWhatIdentifyWrites) {
   const std::string dir = temp_dir();
   std::string log;
   ASSERT_EQ(run_cli("generate --model simscape-translational -p F_brk=30 -p v_brk=0.02 -p F_C=20 -p f_v=120 --profile "
-                    "triangle --duration 4 --noise force=0.1 -o " + dir + "id.h5", &log),
+                    "triangle --duration 4 --noise force=0.1 -o " +
+                        dir + "id.h5",
+                    &log),
             0)
       << log;
-  ASSERT_EQ(run_cli("identify " + dir + "id.h5 --model simscape-translational --starts 2 --json " + dir + "id.json", &log),
-            0)
+  ASSERT_EQ(
+      run_cli("identify " + dir + "id.h5 --model simscape-translational --starts 2 --json " + dir + "id.json", &log), 0)
       << log;
   const nlohmann::json rep = nlohmann::json::parse(slurp(dir + "id.json"));
   ASSERT_EQ(export_params(dir + "id.json --to simscape -o " + dir + "id.m", &log), 0) << log;
@@ -446,8 +467,9 @@ TEST(ExportParamsCli, ExportsWhatIdentifyWrites) {
   ASSERT_EQ(export_params(dir + "id.json --to modelica --data " + dir + "id.h5 -o " + dir + "id.mo", &log), 0) << log;
   EXPECT_NE(slurp(dir + "id.mo").find("approximate"), std::string::npos);
   EXPECT_NE(log.find("over |v| in [0"), std::string::npos) << log;  // the log's range starts near rest
-  ASSERT_EQ(export_params(dir + "id.json --to 20sim --normal-force 200 --data " + dir + "id.h5 -o " + dir + "id.txt", &log),
-            0)
+  ASSERT_EQ(
+      export_params(dir + "id.json --to 20sim --normal-force 200 --data " + dir + "id.h5 -o " + dir + "id.txt", &log),
+      0)
       << log;
   EXPECT_EQ(run_cli("export " + dir + "id.h5 -o " + dir + "id.csv", &log), 0) << log;
   ASSERT_EQ(run_cli("eval --params " + dir + "id.json -i " + dir + "id.csv -o " + dir + "id_eval.csv", &log), 0) << log;

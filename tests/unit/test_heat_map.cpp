@@ -46,9 +46,9 @@ void write_ensemble(const std::string& path, const std::string& names, int dims,
   std::remove(path.c_str());
   Provenance p;
   p.command_line = "test";
-  auto s = ResultsStream::create(path, "ensemble",
-                                 {{"points", static_cast<std::uint64_t>(dims), "", ""}, {"m", 0, "", ""}, {"status", 0, "", ""}},
-                                 {{"names", names}, {"count", std::to_string(pts.size())}}, p);
+  auto s = ResultsStream::create(
+      path, "ensemble", {{"points", static_cast<std::uint64_t>(dims), "", ""}, {"m", 0, "", ""}, {"status", 0, "", ""}},
+      {{"names", names}, {"count", std::to_string(pts.size())}}, p);
   std::vector<double> xs, ms, st;
   for (const auto& q : pts) {
     xs.insert(xs.end(), q.x.begin(), q.x.end());
@@ -230,7 +230,7 @@ TEST(HeatMap, RefusesBadOptionsNamingThem) {
   o.reduce = "min";
   o.x_scale = "log";
   EXPECT_EQ(message(o), "no error");  // a >= 1
-  o.x = "c";  // c = 0, 1
+  o.x = "c";                          // c = 0, 1
   EXPECT_NE(message(o).find("--x-scale: a log scale needs values > 0 (the smallest is 0)"), std::string::npos)
       << message(o);
   o.x_scale = "auto";
@@ -318,8 +318,9 @@ samples = 200
   m1.metric = "m";
   EXPECT_THROW(build_heat_map(one, m1), InputError);  // one varying quantity
   // Fixed coordinates are passed over when choosing the axes.
-  write_ensemble(tmp("fixed.h5"), "k,a,b", 3,
-                 {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}, {{7.0, 2.0, 2.0}, 4.0, 2}});
+  write_ensemble(
+      tmp("fixed.h5"), "k,a,b", 3,
+      {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}, {{7.0, 2.0, 2.0}, 4.0, 2}});
   const HeatMap fixed = build_heat_map(PointFile(tmp("fixed.h5")), m1);
   EXPECT_EQ(fixed.x.label, "a");
   EXPECT_EQ(fixed.y.label, "b");
@@ -382,7 +383,8 @@ TEST(HeatMap, MalformedFilesAreRefusedNamingTheDataset) {
   {
     std::remove(tmp("wide.h5").c_str());
     Provenance p;
-    auto s = ResultsStream::create(tmp("wide.h5"), "ensemble", {{"points", 2, "", ""}, {"m", 2, "", ""}, {"status", 0, "", ""}},
+    auto s = ResultsStream::create(tmp("wide.h5"), "ensemble",
+                                   {{"points", 2, "", ""}, {"m", 2, "", ""}, {"status", 0, "", ""}},
                                    {{"names", "a,b"}, {"count", "1"}}, p);
     const double x[2] = {1, 2}, m[2] = {3, 4}, st[1] = {0};
     s->append(1, {x, m, st});

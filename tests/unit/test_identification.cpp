@@ -32,14 +32,13 @@ using ident::FitSummary;
 struct Truth {
   std::string model;
   std::vector<std::pair<std::string, double>> params;  // the rest at defaults
-  double v_lo, v_hi;  // |v| range, log-uniform
-  double noise;       // force noise standard deviation [N]
+  double v_lo, v_hi;                                   // |v| range, log-uniform
+  double noise;                                        // force noise standard deviation [N]
 };
 
 // Force of `model` at the sample, in long double through the model's own
 // template (the same equation the fit uses, evaluated in higher precision).
-double model_force(const std::string& id, const std::vector<double>& p, double v, double pa, double pb,
-                   double fn) {
+double model_force(const std::string& id, const std::vector<double>& p, double v, double pa, double pb, double fn) {
   long double f = 0;
   visit_model(StaticModels{}, id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
@@ -104,10 +103,12 @@ const std::vector<Truth>& truths() {
   static const std::vector<Truth> t = {
       {"simscape-translational", {{"F_brk", 30}, {"v_brk", 0.05}, {"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5},
       {"simscape-rotational", {{"T_brk", 3}, {"w_brk", 0.5}, {"T_C", 2}, {"f_v", 0.5}}, 1e-2, 10, 0.05},
-      {"simscape-cylinder",
-       {{"F_pr", 50}, {"f_cfr", 2e-5}, {"K_brk", 1.5}, {"f_vfr", 200}, {"c_v", 20}}, 1e-3, 1, 1.0},
+      {"simscape-cylinder", {{"F_pr", 50}, {"f_cfr", 2e-5}, {"K_brk", 1.5}, {"f_vfr", 200}, {"c_v", 20}}, 1e-3, 1, 1.0},
       {"simscape-cylinder-il",
-       {{"F_pr", 50}, {"f_cfr", 2e-5}, {"R_brk", 1.5}, {"v_brk", 0.02}, {"f_v", 200}}, 1e-3, 1, 1.0},
+       {{"F_pr", 50}, {"f_cfr", 2e-5}, {"R_brk", 1.5}, {"v_brk", 0.02}, {"f_v", 200}},
+       1e-3,
+       1,
+       1.0},
       {"20sim-c", {{"mu_c", 0.12}}, 1e-2, 1, 1.0},
       {"20sim-v", {{"mu_v", 0.02}}, 1e-2, 1, 1.0},
       {"20sim-cv", {{"mu_c", 0.12}, {"mu_v", 0.05}}, 1e-2, 1, 1.0},
@@ -196,7 +197,8 @@ TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
   for (auto [name, truth] : {std::pair{"mass", m}, {"offset", offset}, {"F_C", Fc}, {"f_v", fv}}) {
     const auto& p = s.param(name);
     EXPECT_LT(std::abs(p.value - truth), std::max(3 * p.std_error, 0.01 * std::abs(truth)))
-        << name << " = " << p.value << " +/- " << p.std_error << "\n" << s.report();
+        << name << " = " << p.value << " +/- " << p.std_error << "\n"
+        << s.report();
   }
   // Without a velocity channel, and without time: a clear error.
   e.channels.erase("time");
@@ -446,7 +448,8 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
     std::ofstream csv(dir + "/log.csv");
     csv << "velocity,force\n";
     csv.precision(17);
-    for (size_t i = 0; i < e.size(); ++i) csv << e.channels.at("velocity")[i] << "," << e.channels.at("force")[i] << "\n";
+    for (size_t i = 0; i < e.size(); ++i)
+      csv << e.channels.at("velocity")[i] << "," << e.channels.at("force")[i] << "\n";
   }
   const std::string cli = STRIBECK_CLI;
   const std::string cmd = cli + " identify " + dir + "/log.csv --model " + t.model + " --starts 3 --json " + dir +
@@ -476,8 +479,7 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   }
   // A second run does not overwrite the first results group.
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/out.txt");
-  EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos)
-      << slurp(dir + "/out.txt");
+  EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos) << slurp(dir + "/out.txt");
   // Batch: each log fitted on its own, one CSV row per fit; --compare ranks models.
   {
     const Experiment e2 = synth(t, 1500, 78);
@@ -496,8 +498,8 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;
   EXPECT_EQ(table.rfind("fit,model,status,converged,samples,rmse,r_squared,F_brk,F_brk_std_error", 0), 0u) << table;
   EXPECT_NE(table.find("log2.csv:log2," + t.model + ",converged,true,1500,"), std::string::npos) << table;
-  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv --compare coulomb-viscous," + t.model + " --json " +
-                         dir + "/cmp.json > " + dir + "/out.txt 2>&1")
+  ASSERT_EQ(std::system((cli + " identify " + dir + "/log.csv --compare coulomb-viscous," + t.model + " --json " + dir +
+                         "/cmp.json > " + dir + "/out.txt 2>&1")
                             .c_str()),
             0)
       << slurp(dir + "/out.txt");
@@ -523,11 +525,12 @@ TEST(IdentifyCli, RecoversTheGeneratorsParametersMassAndOffset) {
   const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_gen";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const std::string cli = STRIBECK_CLI;
-  const std::map<std::string, double> truth = {{"F_pr", 40},  {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01},
-                                               {"f_v", 150},  {"mass", 2},     {"offset", 3}};
-  ASSERT_EQ(std::system((cli + " generate --model simscape-cylinder-il -p F_pr=40 -p f_cfr=3e-5 -p R_brk=1.4 "
-                               "-p v_brk=0.01 -p f_v=150 --profile plateaus --duration 6 --pressure-levels "
-                               "1bar,3bar,5bar,7bar --mass 2 --noise force=0.5 --offset force=3 --seed 4 -o " +
+  const std::map<std::string, double> truth = {{"F_pr", 40}, {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01},
+                                               {"f_v", 150}, {"mass", 2},     {"offset", 3}};
+  ASSERT_EQ(std::system((cli +
+                         " generate --model simscape-cylinder-il -p F_pr=40 -p f_cfr=3e-5 -p R_brk=1.4 "
+                         "-p v_brk=0.01 -p f_v=150 --profile plateaus --duration 6 --pressure-levels "
+                         "1bar,3bar,5bar,7bar --mass 2 --noise force=0.5 --offset force=3 --seed 4 -o " +
                          dir + "/gen.h5 > " + dir + "/out.txt 2>&1")
                             .c_str()),
             0)
@@ -565,8 +568,8 @@ TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
   }
   write_log(dir + "/rig.h5", log, Provenance{});
   const std::string cli = STRIBECK_CLI;
-  std::string cmd = cli + " identify " + dir + "/rig.h5 --model " + t.model + " --json " + dir + "/fit.json -o " +
-                    dir + "/rig.h5";
+  std::string cmd =
+      cli + " identify " + dir + "/rig.h5 --model " + t.model + " --json " + dir + "/fit.json -o " + dir + "/rig.h5";
   for (int i = 0; i < 4; ++i) cmd += " --experiment p" + std::to_string(1 + 2 * i) + "bar";
   ASSERT_EQ(std::system((cmd + " > " + dir + "/out.txt 2>&1").c_str()), 0) << slurp(dir + "/out.txt");
   const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));

@@ -50,8 +50,9 @@ TEST(TwentySimLuGreIdentification, RecoversCoefficientsAndBristleParameters) {
     const auto& pe = s.param(name);
     const double t = p[m.param_index(name)];
     ASSERT_TRUE(std::isfinite(pe.std_error)) << name << "\n" << s.report();
-    EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error) << name << " = " << pe.value << " +/- " << pe.std_error
-                                                        << ", true " << t << "\n" << s.report();
+    EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error)
+        << name << " = " << pe.value << " +/- " << pe.std_error << ", true " << t << "\n"
+        << s.report();
   }
   // Measured over 12 seeds (docs/identification.md): every parameter within
   // 2 standard errors, sigma0 within 0.26 %; sigma1 has a standard error of

@@ -111,18 +111,20 @@ TEST(Identification, BatteryOracleAgreesWithTheDegeneracyRules) {
     const Case c = regular_case(id);
     const Oracle o = oracle(c);
     for (size_t j = 0; j < o.names.size(); ++j)
-      EXPECT_EQ(o.kind[j], Identifiability::kDetermined) << o.names[j] << " s " << o.sensitivity[j] << ": " << c.describe();
+      EXPECT_EQ(o.kind[j], Identifiability::kDetermined)
+          << o.names[j] << " s " << o.sensitivity[j] << ": " << c.describe();
   }
   {
     Case c = regular_case("simscape-cylinder");
     set_truth(c, "K_brk", 1.0);  // no breakaway: c_v has no effect
     const Oracle o = oracle(c);
     EXPECT_EQ(kind_of(o, "c_v"), Identifiability::kUndetermined);
-    for (const char* n : {"F_pr", "f_cfr", "K_brk", "f_vfr"}) EXPECT_EQ(kind_of(o, n), Identifiability::kDetermined) << n;
+    for (const char* n : {"F_pr", "f_cfr", "K_brk", "f_vfr"})
+      EXPECT_EQ(kind_of(o, n), Identifiability::kDetermined) << n;
   }
   {
     Case c = regular_case("simscape-cylinder");
-    set_truth(c, "c_v", 0.0);  // constant level K_brk F_C: K_brk trades against F_pr and f_cfr,
+    set_truth(c, "c_v", 0.0);    // constant level K_brk F_C: K_brk trades against F_pr and f_cfr,
     const Oracle o = oracle(c);  // down to K_brk = 1, where c_v has no effect
     for (const char* n : {"F_pr", "f_cfr", "K_brk", "c_v"})
       EXPECT_EQ(kind_of(o, n), Identifiability::kUndetermined) << n;
@@ -218,7 +220,8 @@ TEST(Identification, BatteryCasesThatOnceFailedPass) {
   for (long i : {65L, 20L, 30L, 55L, 169L}) {
     const CaseRun r = run_case(kSeed, i, false, kSmall);
     EXPECT_TRUE(r.noiseless.pass) << r.c.replay() << " " << r.c.describe() << " -- " << r.noiseless.detail << r.error
-                                  << "\n" << r.report;
+                                  << "\n"
+                                  << r.report;
     if (i == 169) EXPECT_NE(r.report.find("continued 1 time(s) from a lower cost"), std::string::npos) << r.report;
   }
 }

@@ -35,7 +35,8 @@ TEST(DahlIdentification, RecoversCoulombForceStiffnessAndExponent) {
     const auto& fc = s.param("F_C");
     ASSERT_TRUE(std::isfinite(fc.std_error)) << s.report();
     EXPECT_LT(std::abs(fc.value - p[Dahl::F_C]), 3 * fc.std_error)
-        << "alpha " << alpha << ": F_C = " << fc.value << " +/- " << fc.std_error << "\n" << s.report();
+        << "alpha " << alpha << ": F_C = " << fc.value << " +/- " << fc.std_error << "\n"
+        << s.report();
     // Measured over 12 seeds each for alpha = 0.6, 1, 2 (docs/identification.md):
     // sigma0 within 0.12 %, alpha within 0.35 %, F_C within 2.9 std errors.
     EXPECT_NEAR(s.param("sigma0").value, p[Dahl::sigma0], 0.005 * p[Dahl::sigma0]) << "alpha " << alpha << "\n"

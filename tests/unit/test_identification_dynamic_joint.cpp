@@ -34,9 +34,9 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 struct Profile {
-  std::vector<double> t;               // time stamps (strictly increasing, t[0] = 0)
-  std::function<double(double)> v;     // velocity, v(0) = 0 (the log starts at rest)
-  std::function<double(double)> f_n;   // normal force (20-sim LuGre), or empty
+  std::vector<double> t;              // time stamps (strictly increasing, t[0] = 0)
+  std::function<double(double)> v;    // velocity, v(0) = 0 (the log starts at rest)
+  std::function<double(double)> f_n;  // normal force (20-sim LuGre), or empty
 };
 
 template <class M>
@@ -133,7 +133,8 @@ ident::FitSummary check_case(const Case& c, int& inside, int& checked, int start
     const auto& pe = s.param(name);
     const double t = c.truth[m.param_index(name)];
     const bool must = std::find(c.determined.begin(), c.determined.end(), name) != c.determined.end();
-    if (must) EXPECT_TRUE(std::isfinite(pe.std_error) && pe.std_error > 0) << c.what << ": " << name << "\n" << s.report();
+    if (must)
+      EXPECT_TRUE(std::isfinite(pe.std_error) && pe.std_error > 0) << c.what << ": " << name << "\n" << s.report();
     if (!std::isfinite(pe.std_error)) continue;
     // Every parameter with an interval within 3.5 standard errors (a
     // 1-in-2000 event for a correct interval); the 95 % coverage is counted
@@ -197,7 +198,12 @@ Case lugre_small_strokes(unsigned seed) {
   Profile pr;
   pr.t = jittered_times(static_cast<int>(st.duration() * 1000), 1e-3, 0.3, seed);
   pr.v = st;
-  Case c{"lugre, small strokes", "lugre", lugre_slow_truth(), {}, 0.1, {"sigma0", "sigma1", "sigma2", "F_C", "F_s", "v_s"}};
+  Case c{"lugre, small strokes",
+         "lugre",
+         lugre_slow_truth(),
+         {},
+         0.1,
+         {"sigma0", "sigma1", "sigma2", "F_C", "F_s", "v_s"}};
   c.log = make_log<LuGre>(c.truth, pr, c.noise, seed, "strokes", &c.noise_rms);
   return c;
 }
@@ -212,7 +218,11 @@ Case lugre_presliding(unsigned seed) {
   Profile pr;
   pr.t = jittered_times(static_cast<int>(st.duration() * 1000), 1e-3, 0.3, seed);
   pr.v = st;
-  Case c{"lugre, presliding-dominated", "lugre", lugre_slow_truth(), {}, 0.1,
+  Case c{"lugre, presliding-dominated",
+         "lugre",
+         lugre_slow_truth(),
+         {},
+         0.1,
          {"sigma0", "sigma1", "sigma2", "F_C", "F_s", "v_s"}};
   c.log = make_log<LuGre>(c.truth, pr, c.noise, seed, "presliding", &c.noise_rms);
   return c;
@@ -240,7 +250,7 @@ Case twentysim_varying_normal_force(unsigned seed) {
   pr.t = jittered_times(static_cast<int>(st.duration() * 800), 1.25e-3, 0.3, seed);
   pr.v = st;
   pr.f_n = [](double t) { return 100.0 + 80.0 * std::sin(2 * kPi * 2.3 * t); };
-  Case c{"20sim-lugre, normal force 20 ... 180 N at 2.3 Hz", "20sim-lugre", twentysim_truth(), {}, 0.2,
+  Case c{"20sim-lugre, normal force 20 ... 180 N at 2.3 Hz",  "20sim-lugre", twentysim_truth(), {}, 0.2,
          {"mu_c", "mu_s", "mu_v", "v_st", "sigma0", "sigma1"}};
   c.log = make_log<TwentySimLuGre>(c.truth, pr, c.noise, seed, "fn", &c.noise_rms);
   return c;
@@ -256,7 +266,11 @@ Case dahl_small_strokes(unsigned seed, double alpha) {
   Profile pr;
   pr.t = jittered_times(static_cast<int>(st.duration() * 1000), 1e-3, 0.3, seed);
   pr.v = st;
-  Case c{"dahl alpha " + std::to_string(alpha) + ", small strokes", "dahl", dahl_truth(alpha), {}, 0.05,
+  Case c{"dahl alpha " + std::to_string(alpha) + ", small strokes",
+         "dahl",
+         dahl_truth(alpha),
+         {},
+         0.05,
          {"sigma0", "F_C", "alpha"}};
   c.log = make_log<Dahl>(c.truth, pr, c.noise, seed, "strokes", &c.noise_rms);
   return c;
@@ -382,8 +396,8 @@ TEST(DynamicJointFit, DISABLED_CoverageOverSeeds) {
       at_floor += std::abs(r.rmse - c.noise_rms) <= 0.05 * c.noise_rms;
     }
   }
-  std::printf("%d fits: %d with RMSE within 5 %% of the noise; truth inside the 95 %% interval %d of %d (%.1f %%)\n", fits,
-              at_floor, inside, checked, 100.0 * inside / checked);
+  std::printf("%d fits: %d with RMSE within 5 %% of the noise; truth inside the 95 %% interval %d of %d (%.1f %%)\n",
+              fits, at_floor, inside, checked, 100.0 * inside / checked);
 }
 
 }  // namespace

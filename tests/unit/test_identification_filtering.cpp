@@ -41,8 +41,8 @@ std::vector<double> params_of(const std::string& model, const std::map<std::stri
 // A closed-loop-like log: the multisine position of a positioning drive,
 // encoder noise on position, load-cell noise and offset on force; velocity
 // and acceleration withheld.
-std::vector<Experiment> multisine_log(const std::string& model, const std::map<std::string, double>& truth,
-                                      double mass, double offset, std::vector<double> levels, std::uint64_t seed) {
+std::vector<Experiment> multisine_log(const std::string& model, const std::map<std::string, double>& truth, double mass,
+                                      double offset, std::vector<double> levels, std::uint64_t seed) {
   GeneratorOptions g;
   g.model = model;
   g.params = params_of(model, truth);
@@ -75,7 +75,8 @@ void check_over_cutoffs(const std::vector<Experiment>& log, const std::string& m
     for (const auto& [name, t] : truth) {
       const auto& p = s.param(name);
       EXPECT_LE(rel(p.value, t), tol) << name << " = " << p.value << " +/- " << p.std_error << " at cutoff " << fc
-                                      << " Hz, true " << t << "\n" << s.report();
+                                      << " Hz, true " << t << "\n"
+                                      << s.report();
       if (name == "mass")
         EXPECT_TRUE(p.ci95_lo <= t && t <= p.ci95_hi)
             << "mass interval [" << p.ci95_lo << ", " << p.ci95_hi << "] at " << fc << " Hz misses " << t;
@@ -117,8 +118,7 @@ TEST(IdentificationFiltering, SimscapeCylinderWithMassFromPositionAcrossCutoffs)
   FitOptions o;
   o.inertia = true;
   o.fix = {"v_th=1e-4"};
-  const std::map<std::string, double> truth = {
-      {"F_pr", 20.0}, {"f_cfr", 2e-5}, {"f_vfr", 150.0}, {"mass", mass}};
+  const std::map<std::string, double> truth = {{"F_pr", 20.0}, {"f_cfr", 2e-5}, {"f_vfr", 150.0}, {"mass", mass}};
   check_over_cutoffs(log, "simscape-cylinder", o, truth, {10, 20, 50, 100}, 0.005);
 }
 
@@ -223,8 +223,9 @@ TEST(IdentificationFiltering, JitteredTimeStampsAreResampledBeforeFiltering) {
 
 long double blackman(long double u) {
   u = std::fabs(u);
-  return u >= 1 ? 0.0L : 0.42L + 0.5L * std::cos(3.14159265358979323846264L * u) +
-                             0.08L * std::cos(2 * 3.14159265358979323846264L * u);
+  return u >= 1 ? 0.0L
+                : 0.42L + 0.5L * std::cos(3.14159265358979323846264L * u) +
+                      0.08L * std::cos(2 * 3.14159265358979323846264L * u);
 }
 
 TEST(IdentificationFiltering, BlackmanCutoffIsTheMinus3dBPoint) {
@@ -363,10 +364,11 @@ TEST(IdentificationFiltering, CliGenerateWithoutKinematicsThenIdentify) {
   const std::string dir = stribeck::test::temp_dir() + "filtering_cli";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const std::string cli = STRIBECK_CLI;
-  ASSERT_EQ(std::system((cli + " generate --model coulomb-viscous -p F_C=20 -p f_v=100 --profile multisine "
-                               "--band 0.3:3 --vmax 0.3 --duration 20 --mass 5 --noise force=0.5,position=0.1um "
-                               "--omit velocity,acceleration --seed 3 -o " + dir + "/gen.h5 > " + dir +
-                         "/out.txt 2>&1")
+  ASSERT_EQ(std::system((cli +
+                         " generate --model coulomb-viscous -p F_C=20 -p f_v=100 --profile multisine "
+                         "--band 0.3:3 --vmax 0.3 --duration 20 --mass 5 --noise force=0.5,position=0.1um "
+                         "--omit velocity,acceleration --seed 3 -o " +
+                         dir + "/gen.h5 > " + dir + "/out.txt 2>&1")
                             .c_str()),
             0)
       << slurp(dir + "/out.txt");
@@ -378,17 +380,19 @@ TEST(IdentificationFiltering, CliGenerateWithoutKinematicsThenIdentify) {
   const auto j = nlohmann::json::parse(slurp(dir + "/fit.json"));
   EXPECT_LE(rel(j["parameters"]["mass"]["value"].get<double>(), 5.0), 0.005) << j.dump(1);
   EXPECT_LT(j["samples"].get<long>(), 20001 / 5);  // decimated
-  ASSERT_EQ(std::system((cli + " identify " + dir + "/gen.h5 --model coulomb-viscous --inertia --cutoff 20 "
-                               "--no-parallel-filter --json " + dir + "/raw.json > " + dir + "/out.txt 2>&1")
+  ASSERT_EQ(std::system((cli + " identify " + dir +
+                         "/gen.h5 --model coulomb-viscous --inertia --cutoff 20 "
+                         "--no-parallel-filter --json " +
+                         dir + "/raw.json > " + dir + "/out.txt 2>&1")
                             .c_str()),
             0)
       << slurp(dir + "/out.txt");
   const auto r = nlohmann::json::parse(slurp(dir + "/raw.json"));
   EXPECT_EQ(r["samples"].get<long>(), 20001);
   // A cut-off at or above Nyquist: one line, exit status 2.
-  const int rc = std::system((cli + " identify " + dir + "/gen.h5 --model coulomb-viscous --inertia --cutoff 600 > " +
-                              dir + "/err.txt 2>&1")
-                                 .c_str());
+  const int rc = std::system(
+      (cli + " identify " + dir + "/gen.h5 --model coulomb-viscous --inertia --cutoff 600 > " + dir + "/err.txt 2>&1")
+          .c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 2);
   const std::string err = slurp(dir + "/err.txt");
   EXPECT_NE(err.find("Nyquist"), std::string::npos) << err;

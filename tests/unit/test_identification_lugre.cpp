@@ -43,8 +43,9 @@ TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParame
     const auto& pe = s.param(name);
     const double t = p[m.param_index(name)];
     ASSERT_TRUE(std::isfinite(pe.std_error)) << name << "\n" << s.report();
-    EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error) << name << " = " << pe.value << " +/- " << pe.std_error
-                                                        << ", true " << t << "\n" << s.report();
+    EXPECT_LT(std::abs(pe.value - t), 3 * pe.std_error)
+        << name << " = " << pe.value << " +/- " << pe.std_error << ", true " << t << "\n"
+        << s.report();
   }
   // sigma0, sigma1: within 1 % (docs/identification.md), and, with the
   // joint stage's standard errors (which include every parameter's

@@ -136,8 +136,8 @@ TEST(IdentificationSearch, NoiseEstimateAndPhasesAreReported) {
   SCOPED_TRACE(s.report());
   EXPECT_NEAR(s.noise_estimate, 0.5, 0.05);
   EXPECT_NEAR(s.rmse, 0.5, 0.02);
-  const std::vector<std::string> phases = {"validate options", "check data", "layout", "start points",
-                                           "multistart", "quality", "covariance", "intervals", "warnings"};
+  const std::vector<std::string> phases = {"validate options", "check data", "layout",    "start points", "multistart",
+                                           "quality",          "covariance", "intervals", "warnings"};
   ASSERT_EQ(s.phase_seconds.size(), phases.size());
   for (size_t i = 0; i < phases.size(); ++i) {
     EXPECT_EQ(s.phase_seconds[i].first, phases[i]);
@@ -167,10 +167,10 @@ TEST(Identifiability, ZeroColumnsAndFlatPairsAreNamedTheRestGetsTheConditionalIn
   using ident::detail::analyse_identifiability;
   // Parameter 1 has no effect; parameters 2 and 3 enter only as their sum.
   Eigen::MatrixXd J(5, 4);
-  J << 1, 0, 2, 2,  //
-      0, 0, 1, 1,   //
-      3, 0, -1, -1, //
-      1, 0, 0.5, 0.5, //
+  J << 1, 0, 2, 2,     //
+      0, 0, 1, 1,      //
+      3, 0, -1, -1,    //
+      1, 0, 0.5, 0.5,  //
       2, 0, 1, 1;
   const auto id = analyse_identifiability(J.transpose() * J);
   EXPECT_TRUE(id.determined[0]);

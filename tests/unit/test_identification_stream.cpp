@@ -138,7 +138,8 @@ TEST(IdentificationStream, StreamedFitEqualsTheFitInMemory) {
       for (size_t i = 0; i < log[e].size(); ++i) {
         ASSERT_NEAR(fitted[off + i], mem.experiments[e].fitted[i], 1e-9 * (1 + std::abs(mem.experiments[e].fitted[i])))
             << "experiment " << e << " sample " << i;
-        ASSERT_NEAR(resid[off + i], mem.experiments[e].residual[i], 1e-9 * (1 + std::abs(mem.experiments[e].fitted[i])));
+        ASSERT_NEAR(resid[off + i], mem.experiments[e].residual[i],
+                    1e-9 * (1 + std::abs(mem.experiments[e].fitted[i])));
       }
     EXPECT_TRUE(st.experiments[0].fitted.empty());
   }
@@ -243,7 +244,8 @@ TEST(IdentificationStream, SubsampleKeepsTheSlowSamplesAndEveryLoadLevel) {
   // The statistics are those of every sample.
   double fsum = 0, vmin = 1e300;
   for (const auto& e : log)
-    for (size_t i = 0; i < e.size(); ++i) fsum += e.channel("force")[i], vmin = std::min(vmin, e.channel("velocity")[i]);
+    for (size_t i = 0; i < e.size(); ++i)
+      fsum += e.channel("force")[i], vmin = std::min(vmin, e.channel("velocity")[i]);
   EXPECT_NEAR(sc.fsum, fsum, 1e-9 * std::abs(fsum) + 1e-6);
   EXPECT_EQ(sc.vmin, vmin);
 }
@@ -266,8 +268,8 @@ TEST(IdentificationStream, BlockedNoiseEstimateIsRobustAndExactForOneBlock) {
   ident::detail::NoiseAccumulator acc;
   const size_t n = 9 * ident::detail::NoiseAccumulator::kNoiseBlock;
   for (size_t i = 0; i < n; ++i) {
-    const bool steps = i >= 2 * ident::detail::NoiseAccumulator::kNoiseBlock &&
-                       i < 3 * ident::detail::NoiseAccumulator::kNoiseBlock;
+    const bool steps =
+        i >= 2 * ident::detail::NoiseAccumulator::kNoiseBlock && i < 3 * ident::detail::NoiseAccumulator::kNoiseBlock;
     acc.add((steps && (i / 7) % 2 ? 10.0 : 0.0) + nd(rng));
   }
   EXPECT_NEAR(acc.estimate(), 0.3, 0.3 * 0.01);
@@ -300,12 +302,14 @@ TEST(IdentifyStreamCli, PeakMemoryDoesNotGrowWithTheLog) {
   for (const char* dur : {"10", "50"}) {
     const std::string log = dir + "rss_" + dur + ".h5";
     ASSERT_EQ(test::run_cli("generate -m simscape-cylinder -p F_pr=20 -p f_cfr=2e-5 -p K_brk=1 -p f_vfr=150 -p c_v=40 "
-                            "-p v_th=1e-4 --rate 10000 --duration " + std::string(dur) +
+                            "-p v_th=1e-4 --rate 10000 --duration " +
+                            std::string(dur) +
                             " --pressure-levels 10bar,40bar --noise force=0.5 --omit position,acceleration -o " + log),
               0);
-    rss[i++] = peak_rss_kb("identify " + log +
-                           " -m simscape-cylinder --fix v_th=1e-4 --fix K_brk=1 --free F_pr,f_cfr,f_vfr --stream always -q "
-                           "--starts 1");
+    rss[i++] =
+        peak_rss_kb("identify " + log +
+                    " -m simscape-cylinder --fix v_th=1e-4 --fix K_brk=1 --free F_pr,f_cfr,f_vfr --stream always -q "
+                    "--starts 1");
     std::remove(log.c_str());
   }
   ASSERT_GT(rss[0], 0);

@@ -76,8 +76,11 @@ TEST(ImportGain, UnitsPrefixesRepeatsAndHeaderlessColumns) {
     for (size_t i = 0; i < kT.size(); ++i) f << kT[i] << " " << kVolt[i] << " " << kMm[i] << "\n";
   }
   std::string text;
-  ASSERT_EQ(run_cli("import " + in + " --columns time=0,force=1,position=2 --gain force=0.03515kN/V,+0.3kN"
-                    " --gain position=2.5mm/V -o " + out, &text),
+  ASSERT_EQ(run_cli("import " + in +
+                        " --columns time=0,force=1,position=2 --gain force=0.03515kN/V,+0.3kN"
+                        " --gain position=2.5mm/V -o " +
+                        out,
+                    &text),
             0)
       << text;
   const Experiment e = read_log(out).at(0);

@@ -201,49 +201,49 @@ TEST(LogBlocks, WriterAppendsBlocksReadLogReadsBack) {
   // (131,072 rows) are encoded by the writer itself and written as stored,
   // the rest of the last block through the filters again.
   for (const size_t step : {size_t(4099), size_t(131072)}) {
-  SCOPED_TRACE(step);
-  const std::string path = temp_path("written_" + std::to_string(step) + ".h5");
-  const size_t n = 300001;
-  std::vector<double> t(n), v(n), f(n);
-  for (size_t i = 0; i < n; ++i) {
-    t[i] = 1e-3 * static_cast<double>(i);
-    v[i] = std::sin(7.0 * t[i]);
-    f[i] = 3.0 * v[i] + 1e-3 * static_cast<double>(i % 5);
-  }
-  Provenance prov;
-  prov.command_line = "test";
-  {
-    LogBlockWriter w(path, prov);
-    const auto e = w.add_experiment("run", {{"time", "s", ""}, {"velocity", "m/s", ""}}, {{"rig", "bench"}});
-    const auto r = w.add_results("eval/coulomb", {{"model_force", "N", "force"}}, {{"model", "coulomb"}}, prov);
-    for (size_t b = 0; b < n; b += step) {
-      const size_t len = std::min<size_t>(step, n - b);
-      const double* ev[] = {t.data() + b, v.data() + b};
-      w.append(e, ev, len);
-      const double* rv[] = {f.data() + b};
-      w.append(r, rv, len);
+    SCOPED_TRACE(step);
+    const std::string path = temp_path("written_" + std::to_string(step) + ".h5");
+    const size_t n = 300001;
+    std::vector<double> t(n), v(n), f(n);
+    for (size_t i = 0; i < n; ++i) {
+      t[i] = 1e-3 * static_cast<double>(i);
+      v[i] = std::sin(7.0 * t[i]);
+      f[i] = 3.0 * v[i] + 1e-3 * static_cast<double>(i % 5);
     }
-    EXPECT_FALSE(exists(path));  // nothing at the target before commit
-    w.commit();
-  }
-  const auto exps = read_log(path);
-  ASSERT_EQ(exps.size(), 1u);
-  EXPECT_EQ(exps[0].name, "run");
-  EXPECT_EQ(exps[0].channels.at("time"), t);
-  EXPECT_EQ(exps[0].channels.at("velocity"), v);
-  EXPECT_EQ(exps[0].attributes.at("rig"), "bench");
-  const Results res = read_results(path, "eval/coulomb");
-  ASSERT_EQ(res.datasets.size(), 1u);
-  EXPECT_EQ(res.datasets[0].values, f);
-  EXPECT_EQ(res.datasets[0].units, "N");
-  EXPECT_EQ(res.attributes.at("model"), "coulomb");
-  EXPECT_EQ(res.provenance.command_line, "test");
-  h5::File file = h5::open_file(path);
-  h5::Dataset vel = h5::open_dataset(file.id(), "run/velocity", path);
-  EXPECT_TRUE(h5::has_attribute(vel.id(), "DIMENSION_LIST"));
-  h5::PropList dcpl(H5Dget_create_plist(vel.id()));
-  EXPECT_EQ(H5Pget_nfilters(dcpl.id()), 2);  // shuffle + deflate, as write_log stores
-  EXPECT_EQ(h5::read_string_attribute(file.id(), "schema", path), "stribeck-log/1");
+    Provenance prov;
+    prov.command_line = "test";
+    {
+      LogBlockWriter w(path, prov);
+      const auto e = w.add_experiment("run", {{"time", "s", ""}, {"velocity", "m/s", ""}}, {{"rig", "bench"}});
+      const auto r = w.add_results("eval/coulomb", {{"model_force", "N", "force"}}, {{"model", "coulomb"}}, prov);
+      for (size_t b = 0; b < n; b += step) {
+        const size_t len = std::min<size_t>(step, n - b);
+        const double* ev[] = {t.data() + b, v.data() + b};
+        w.append(e, ev, len);
+        const double* rv[] = {f.data() + b};
+        w.append(r, rv, len);
+      }
+      EXPECT_FALSE(exists(path));  // nothing at the target before commit
+      w.commit();
+    }
+    const auto exps = read_log(path);
+    ASSERT_EQ(exps.size(), 1u);
+    EXPECT_EQ(exps[0].name, "run");
+    EXPECT_EQ(exps[0].channels.at("time"), t);
+    EXPECT_EQ(exps[0].channels.at("velocity"), v);
+    EXPECT_EQ(exps[0].attributes.at("rig"), "bench");
+    const Results res = read_results(path, "eval/coulomb");
+    ASSERT_EQ(res.datasets.size(), 1u);
+    EXPECT_EQ(res.datasets[0].values, f);
+    EXPECT_EQ(res.datasets[0].units, "N");
+    EXPECT_EQ(res.attributes.at("model"), "coulomb");
+    EXPECT_EQ(res.provenance.command_line, "test");
+    h5::File file = h5::open_file(path);
+    h5::Dataset vel = h5::open_dataset(file.id(), "run/velocity", path);
+    EXPECT_TRUE(h5::has_attribute(vel.id(), "DIMENSION_LIST"));
+    h5::PropList dcpl(H5Dget_create_plist(vel.id()));
+    EXPECT_EQ(H5Pget_nfilters(dcpl.id()), 2);  // shuffle + deflate, as write_log stores
+    EXPECT_EQ(h5::read_string_attribute(file.id(), "schema", path), "stribeck-log/1");
   }
 }
 

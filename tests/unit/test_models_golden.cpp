@@ -55,9 +55,8 @@ void check_against_golden(uint64_t seed) {
         where << M::kId << " params {";
         for (double x : p) where << x << " ";
         where << "} v=" << s.v << " p_a=" << s.p_a << " p_b=" << s.p_b << " f_n=" << s.f_n;
-        ADD_FAILURE() << where.str() << ": got " << got << ", golden " << static_cast<double>(g.f)
-                      << " (error " << static_cast<double>(err) << ", scale "
-                      << static_cast<double>(g.scale) << ")";
+        ADD_FAILURE() << where.str() << ": got " << got << ", golden " << static_cast<double>(g.f) << " (error "
+                      << static_cast<double>(err) << ", scale " << static_cast<double>(g.scale) << ")";
       }
     }
   }

@@ -14,9 +14,8 @@
 namespace stribeck::test {
 namespace {
 
-using AllStatic = ::testing::Types<SimscapeTranslational, SimscapeRotational, SimscapeCylinder,
-                                   SimscapeCylinderIL, TwentySimC, TwentySimV, TwentySimCV,
-                                   TwentySimSCVS, CoulombViscous>;
+using AllStatic = ::testing::Types<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL,
+                                   TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous>;
 struct ModelName {
   template <class M>
   static std::string GetName(int) {
@@ -71,8 +70,7 @@ TEST(ModelProperties, CylinderContinuousAtThreshold) {
     const Sample<double> s = Spec<M>::inputs(rng, v_th);
     for (double sign : {1.0, -1.0}) {
       const double left = static_force<M>(p.data(), with_v<double>(s, sign * v_th));
-      const double right =
-          static_force<M>(p.data(), with_v<double>(s, sign * std::nextafter(v_th, 1.0)));
+      const double right = static_force<M>(p.data(), with_v<double>(s, sign * std::nextafter(v_th, 1.0)));
       const double scale = Spec<M>::gold(p, with_v<double>(s, sign * v_th)).scale;
       ASSERT_LE(std::abs(right - left), 1e-13 * scale)
           << "jump at v_th=" << v_th << " K_brk=" << p[M::K_brk] << ": " << left << " vs " << right;
@@ -122,9 +120,7 @@ TEST(ModelProperties, RbrkOneAndFbrkEqualFcAreCoulombViscous) {
       // The same F_C through simscape-translational with F_brk = F_C.
       if (f_c < 0) continue;
       const double tr[] = {f_c, v_brk, f_c, il[SimscapeCylinderIL::f_v]};
-      ASSERT_EQ(static_force<SimscapeTranslational>(tr, s),
-                static_force<SimscapeCylinderIL>(il.data(), s))
-          << v;
+      ASSERT_EQ(static_force<SimscapeTranslational>(tr, s), static_force<SimscapeCylinderIL>(il.data(), s)) << v;
     }
   }
 }
@@ -141,8 +137,8 @@ TEST(ModelProperties, RbrkOneAndFbrkEqualFcAreCoulombViscous) {
 // to first order. We find v* as the zero of the Jet derivative (f_v = 0, so F
 // itself is F - f_v v) by bisection, and check both statements.
 template <class M>
-void check_simscape_peak(const std::vector<double>& p, const Sample<double>& s, double f_c,
-                         double f_brk, double v_brk) {
+void check_simscape_peak(const std::vector<double>& p, const Sample<double>& s, double f_c, double f_brk,
+                         double v_brk) {
   using J = ceres::Jet<double, 1>;
   std::vector<J> pj(p.begin(), p.end());
   auto slope = [&](double v) {
@@ -175,14 +171,11 @@ TEST(ModelProperties, SimscapeBreakawayPeakAtVbrk) {
     const double f_c = loguniform(rng, 1e-2, 1e4);
     const double f_brk = f_c * (1 + loguniform(rng, 1e-2, 10));
     const double v_brk = loguniform(rng, 1e-5, 10);
-    check_simscape_peak<SimscapeTranslational>({f_brk, v_brk, f_c, 0.0}, {0, 0, 0, 0}, f_c, f_brk,
-                                               v_brk);
-    check_simscape_peak<SimscapeRotational>({f_brk, v_brk, f_c, 0.0}, {0, 0, 0, 0}, f_c, f_brk,
-                                            v_brk);
+    check_simscape_peak<SimscapeTranslational>({f_brk, v_brk, f_c, 0.0}, {0, 0, 0, 0}, f_c, f_brk, v_brk);
+    check_simscape_peak<SimscapeRotational>({f_brk, v_brk, f_c, 0.0}, {0, 0, 0, 0}, f_c, f_brk, v_brk);
     // IL: F_C from preload and pressures, F_brk = R_brk F_C.
     const double r_brk = 1 + loguniform(rng, 1e-2, 10);
-    const std::vector<double> il{loguniform(rng, 1, 1e4), loguniform(rng, 1e-9, 1e-5), r_brk, v_brk,
-                                 0.0};
+    const std::vector<double> il{loguniform(rng, 1, 1e4), loguniform(rng, 1e-9, 1e-5), r_brk, v_brk, 0.0};
     const Sample<double> s{0, uniform(rng, 0, 4e7), uniform(rng, 0, 4e7), 0};
     const double il_fc = il[0] + il[1] * (s.p_a + s.p_b);
     check_simscape_peak<SimscapeCylinderIL>(il, s, il_fc, r_brk * il_fc, v_brk);
@@ -309,15 +302,14 @@ TYPED_TEST(ModelProperties, JetDerivativesMatchFiniteDifferences) {
         const double unit = std::abs(fd) + scale / std::abs(x);
         const double err = std::abs(f.v[k] - fd);
         worst = std::max(worst, err / unit);
-        ASSERT_LE(err, 1e-10 * unit) << M::kId << " d/d" << (k < P ? M::kParams[k].name : "v")
-                                    << " at v=" << v << ": jet " << f.v[k] << ", fd " << fd;
+        ASSERT_LE(err, 1e-10 * unit) << M::kId << " d/d" << (k < P ? M::kParams[k].name : "v") << " at v=" << v
+                                     << ": jet " << f.v[k] << ", fd " << fd;
         ++checked;
       }
     }
   }
   EXPECT_GT(checked, 500);
-  std::printf("[ jet      ] %-24s %ld derivatives, worst error = %.2e of the unit\n", M::kId, checked,
-              worst);
+  std::printf("[ jet      ] %-24s %ld derivatives, worst error = %.2e of the unit\n", M::kId, checked, worst);
 }
 
 }  // namespace

@@ -43,8 +43,9 @@ std::string slurp(const std::string& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-const char* kSweep = "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 2.0] }\n"
-                     "[[trace]]\nprofile = \"sine\"\nsamples = 16\n";
+const char* kSweep =
+    "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 2.0] }\n"
+    "[[trace]]\nprofile = \"sine\"\nsamples = 16\n";
 
 TEST(OutputSafety, UnusableOutputsAreRefusedBeforeTheRun) {
   const std::string fifo = tmp("fifo"), dir = tmp("dir");
@@ -123,14 +124,19 @@ TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
       {"export " + log + " -e p10bar -o " + log, 2, "is the input"},
       {"import " + csv + " -o " + csv, 2, "is the input"},
       {"identify " + log + " -m coulomb-viscous --json " + log, 2, "is the input"},
-      {"identify " + log + " -m coulomb-viscous --json " + tmp("j.json") + " --table " + tmp("j.json"), 2, "is named twice"},
-      {"identify " + log + " -m simscape-cylinder-il --fix R_brk=0.5", 2, "--fix R_brk: parameter R_brk = 0.5 must be >= 1"},
+      {"identify " + log + " -m coulomb-viscous --json " + tmp("j.json") + " --table " + tmp("j.json"), 2,
+       "is named twice"},
+      {"identify " + log + " -m simscape-cylinder-il --fix R_brk=0.5", 2,
+       "--fix R_brk: parameter R_brk = 0.5 must be >= 1"},
       {"eval -m simscape-cylinder -i " + fifo + " -o " + tmp("o.csv"), 2, "is not a regular file"},
-      {"eval -m simscape-cylinder -i " + hot + " -o " + tmp("o.csv"), 2, "data row 1: the simscape-cylinder force is inf"},
+      {"eval -m simscape-cylinder -i " + hot + " -o " + tmp("o.csv"), 2,
+       "data row 1: the simscape-cylinder force is inf"},
       {"eval -m simscape-cylinder -p v_th=1e-320 -i " + csv + " -o " + tmp("o.csv"), 2, "is subnormal"},
       {"eval -m simscape-cylinder -i " + csv + " -o -", 2, "standard output is for `stribeck export`"},
-      {"generate -m simscape-cylinder --rate 1e7 --duration 100 -o " + tmp("g.h5"), 2, "samples per experiment; at most 5e7"},
-      {"generate -m simscape-cylinder --vmax 60rpm -o " + tmp("g.h5"), 2, "'60rpm' is angular velocity, expected velocity"},
+      {"generate -m simscape-cylinder --rate 1e7 --duration 100 -o " + tmp("g.h5"), 2,
+       "samples per experiment; at most 5e7"},
+      {"generate -m simscape-cylinder --vmax 60rpm -o " + tmp("g.h5"), 2,
+       "'60rpm' is angular velocity, expected velocity"},
       {"generate -m simscape-cylinder --duration -1 -o " + tmp("g.h5"), 2, "--duration -1: must be > 0"},
       {"generate -m simscape-cylinder --noise position=1N -o " + tmp("g.h5"), 2, "'1N' is force, expected length"},
       {"generate -m simscape-cylinder --seed -1 -o " + tmp("g.h5"), 1, "must be a whole number >= 0"},
@@ -151,7 +157,8 @@ TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
   EXPECT_EQ(slurp(csv), csv_text);
   for (const char* never : {"o.csv", "g.h5", "i.h5", "j.json"}) EXPECT_FALSE(exists(tmp(never))) << never;
   // A spreadsheet's UTF-8 byte-order mark before the header is not part of the first name.
-  const std::string bom = test::write_temp_file("safety_bom.csv", "\xEF\xBB\xBFvelocity,pressure_a,pressure_b\n0.1,1e5,0\n");
+  const std::string bom =
+      test::write_temp_file("safety_bom.csv", "\xEF\xBB\xBFvelocity,pressure_a,pressure_b\n0.1,1e5,0\n");
   std::string text;
   ASSERT_EQ(run_cli("eval -m simscape-cylinder -i " + bom + " -o " + tmp("bom_out.csv"), &text), 0) << text;
   EXPECT_EQ(slurp(tmp("bom_out.csv")).rfind("velocity,pressure_a,pressure_b,model_force\n", 0), 0u);
@@ -182,7 +189,8 @@ TEST(OutputSafety, FailureBeforeTheFirstChunkLeavesNoPartialAndAKillThereResumes
   const EnsembleResult whole = run_ensemble(c, plain);
   const Results a = read_results(out, "ensemble"), b = read_results(one, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
-  for (size_t k = 0; k < a.datasets.size(); ++k) EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
+  for (size_t k = 0; k < a.datasets.size(); ++k)
+    EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
   for (int k = 0; k < 5; ++k) EXPECT_EQ(resumed.totals.status_counts[k], whole.totals.status_counts[k]) << k;
 }
 
@@ -198,7 +206,10 @@ TEST(OutputSafety, EmptyShardsMergeInAnyOrder) {
       parts.push_back(tmp((is_sweep ? "sw" : "en") + std::to_string(i) + ".h5"));
       std::string text;
       ASSERT_EQ(run_cli(std::string(is_sweep ? "sweep " + sweep : "simulate " + ens) + " -q -o " + parts.back() +
-                            " --shard " + std::to_string(i) + "/" + std::to_string(n), &text), 0) << text;
+                            " --shard " + std::to_string(i) + "/" + std::to_string(n),
+                        &text),
+                0)
+          << text;
     }
     const std::string one = tmp(is_sweep ? "sw_one.h5" : "en_one.h5");
     ASSERT_EQ(run_cli(std::string(is_sweep ? "sweep " + sweep : "simulate " + ens) + " -q -o " + one), 0);
@@ -216,7 +227,8 @@ TEST(OutputSafety, EmptyShardsMergeInAnyOrder) {
       } else {
         const Results a = read_results(merged, "ensemble"), b = read_results(one, "ensemble");
         ASSERT_EQ(a.datasets.size(), b.datasets.size());
-        for (size_t k = 0; k < a.datasets.size(); ++k) EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values));
+        for (size_t k = 0; k < a.datasets.size(); ++k)
+          EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values));
       }
     }
   }

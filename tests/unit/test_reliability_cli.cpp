@@ -63,19 +63,18 @@ std::vector<std::string> leftovers(const std::string& dir) {
   std::vector<std::string> v;
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string n = e.path().filename().string();
-    if (n.find(".tmp.") != std::string::npos ||
-        (n.size() > 8 && n.compare(n.size() - 8, 8, ".partial") == 0))
+    if (n.find(".tmp.") != std::string::npos || (n.size() > 8 && n.compare(n.size() - 8, 8, ".partial") == 0))
       v.push_back(n);
   }
   return v;
 }
 
 struct Outcome {
-  int code = -1;        // exit status; -1: ended by a signal or hung
-  bool hung = false;    // still running at the deadline (then SIGKILLed)
-  int signal = 0;       // the signal that ended it (before main installed its handlers)
+  int code = -1;      // exit status; -1: ended by a signal or hung
+  bool hung = false;  // still running at the deadline (then SIGKILLed)
+  int signal = 0;     // the signal that ended it (before main installed its handlers)
   std::string err, out;
-  double seconds = 0;   // from start, or from the signal when one was sent
+  double seconds = 0;  // from start, or from the signal when one was sent
 };
 
 // Runs the CLI (stdout and stderr apart). With `sig`, sends it by PID after
@@ -175,7 +174,8 @@ TEST(ReliabilityCli, NonRegularAndOversizedConfigsAreRefusedAtOnce) {
       {{"simulate", big, "-o", d + "o.h5"}, "the simulate config is 17825792 bytes; at most 16 MiB"},
       {{"merge", d + "s0.h5", fifo, "-o", d + "m.h5"}, fifo + ": is not a regular file but a FIFO (named pipe)"},
       {{"merge", d + "s0.h5", sub, "-o", d + "m.h5"}, sub + ": is a directory"},
-      {{"merge", d + "s0.h5", "/dev/zero", "-o", d + "m.h5"}, "/dev/zero: is not a regular file but a character device"},
+      {{"merge", d + "s0.h5", "/dev/zero", "-o", d + "m.h5"},
+       "/dev/zero: is not a regular file but a character device"},
   };
   for (const auto& c : cases) {
     const Outcome o = run(c.args, d, 0, 0, 10);
@@ -214,9 +214,11 @@ TEST(ReliabilityCli, Utf16AndNulInputsAreNamed) {
     std::string expect;
   };
   const Case cases[] = {
-      {{"eval", "-m", "coulomb-viscous", "-i", d + "bom.csv", "-o", o}, "is UTF-16 text (byte-order mark); save it as UTF-8"},
+      {{"eval", "-m", "coulomb-viscous", "-i", d + "bom.csv", "-o", o},
+       "is UTF-16 text (byte-order mark); save it as UTF-8"},
       {{"eval", "-m", "coulomb-viscous", "-i", d + "plain16.csv", "-o", o}, "looks like UTF-16 text"},
-      {{"eval", "-m", "coulomb-viscous", "-i", d + "nul.csv", "-o", o}, "nul.csv:3: holds a NUL byte (character 1 of the line): not a text file"},
+      {{"eval", "-m", "coulomb-viscous", "-i", d + "nul.csv", "-o", o},
+       "nul.csv:3: holds a NUL byte (character 1 of the line): not a text file"},
       {{"import", d + "bom.csv", "-o", d + "o.h5"}, "is UTF-16 text (byte-order mark)"},
       {{"import", d + "plain16.csv", "-o", d + "o.h5"}, "looks like UTF-16 text"},
       {{"import", d + "far_nul.csv", "-o", d + "o.h5"}, "holds a NUL byte"},
@@ -237,7 +239,8 @@ TEST(ReliabilityCli, MessagesNameTheCommandAndStayShort) {
   const std::string d = dir_for("messages");
   Outcome o = run({"swep", "x.toml"}, d);
   expect_one_line(o, 1, "unknown command 'swep'; did you mean 'sweep'?", "swep");
-  for (const char* c : {"models", "eval", "identify", "simulate", "sweep", "merge", "map", "import", "export", "generate"})
+  for (const char* c :
+       {"models", "eval", "identify", "simulate", "sweep", "merge", "map", "import", "export", "generate"})
     EXPECT_NE(o.err.find(c), std::string::npos) << c << " missing from the list: " << o.err;
   o = run({"imprt"}, d);
   expect_one_line(o, 1, "did you mean 'import'?", "imprt");
@@ -336,15 +339,19 @@ TEST(ReliabilityCli, SubnormalAndNonFiniteParametersAreRefusedWithTheRange) {
   const std::string d = dir_for("params");
   const std::string log = std::string(STRIBECK_SOURCE_DIR) + "/data/examples/cylinder_plateaus.h5";
   const std::string trace = std::string(STRIBECK_SOURCE_DIR) + "/data/examples/sine_trace.csv";
-  spit(d + "sweep.toml", "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 2.0] }\n"
-                         "v_brk = 1e-310\n[[trace]]\nprofile = \"sine\"\nsamples = 16\n");
-  spit(d + "sweep_list.toml", "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 4e-320] }\n"
-                              "[[trace]]\nprofile = \"sine\"\nsamples = 16\n");
-  spit(d + "sim.toml", "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"simscape-translational\"\n"
-                       "[friction.params]\nv_brk = 1e-310\n[simulation]\nt_end = 1.0\ndt = 1e-3\n");
-  spit(d + "ens.toml", "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
-                       "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\n[ensemble.params]\n"
-                       "stiffness = \"linear:1e-310:20:3\"\n");
+  spit(d + "sweep.toml",
+       "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 2.0] }\n"
+       "v_brk = 1e-310\n[[trace]]\nprofile = \"sine\"\nsamples = 16\n");
+  spit(d + "sweep_list.toml",
+       "model = \"simscape-translational\"\n[params]\nF_C = { values = [1.0, 4e-320] }\n"
+       "[[trace]]\nprofile = \"sine\"\nsamples = 16\n");
+  spit(d + "sim.toml",
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"simscape-translational\"\n"
+       "[friction.params]\nv_brk = 1e-310\n[simulation]\nt_end = 1.0\ndt = 1e-3\n");
+  spit(d + "ens.toml",
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
+       "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\n[ensemble.params]\n"
+       "stiffness = \"linear:1e-310:20:3\"\n");
   struct Case {
     std::vector<std::string> args;
     std::string expect;
@@ -354,20 +361,23 @@ TEST(ReliabilityCli, SubnormalAndNonFiniteParametersAreRefusedWithTheRange) {
       {{"sweep", "-m", "simscape-translational", "-p", "v_brk=1e-310", "-p", "F_C=list:1,2", "--profile", "sine", "-o",
         d + "o.h5"},
        "1e-310 is subnormal (below 2.2e-308): divisions by it overflow (valid range (0, inf)"},
-      {{"sweep", d + "sweep.toml", "-o", d + "o.h5"}, "is subnormal (below 2.2e-308): divisions by it overflow (valid range (0, inf)"},
+      {{"sweep", d + "sweep.toml", "-o", d + "o.h5"},
+       "is subnormal (below 2.2e-308): divisions by it overflow (valid range (0, inf)"},
       {{"sweep", d + "sweep_list.toml", "-o", d + "o.h5"}, "4e-320 is subnormal"},
       {{"sweep", "-m", "simscape-translational", "-p", "F_C=linear:1e-310:1:3", "--profile", "sine", "-o", d + "o.h5"},
        "1e-310 is subnormal"},
       {{"simulate", d + "sim.toml", "-o", d + "o.h5"}, "parameter v_brk = 1e-310 is subnormal"},
       {{"eval", "-m", "simscape-translational", "-p", "v_brk=1e-310", "-i", trace, "-o", d + "o.csv"},
        "(valid range (0, inf), normal numbers only)"},
-      {{"eval", "-m", "simscape-translational", "-p", "v_brk=inf", "-i", trace, "-o", d + "o.csv"}, "not a finite number"},
+      {{"eval", "-m", "simscape-translational", "-p", "v_brk=inf", "-i", trace, "-o", d + "o.csv"},
+       "not a finite number"},
       {{"identify", log, "-m", "simscape-cylinder", "--fix", "v_th=1e-310", "--json", d + "o.json"},
        "--fix v_th: parameter v_th = 1e-310 is subnormal"},
       {{"identify", log, "-m", "simscape-cylinder", "--init", "v_th=1e-310", "--json", d + "o.json"},
        "--init v_th: parameter v_th = 1e-310 is subnormal"},
   };
-  for (const auto& c : cases) expect_one_line(run(c.args, d), 2, c.expect, c.args[0] + " " + c.args[1] + " " + c.args[2]);
+  for (const auto& c : cases)
+    expect_one_line(run(c.args, d), 2, c.expect, c.args[0] + " " + c.args[1] + " " + c.args[2]);
   for (const char* f : {"o.h5", "o.csv", "o.json"}) EXPECT_FALSE(exists(d + f)) << f;
   EXPECT_TRUE(leftovers(d).empty());
 }
@@ -378,9 +388,20 @@ TEST(ReliabilityCli, SubnormalAndNonFiniteParametersAreRefusedWithTheRange) {
 TEST(ReliabilityCli, SizeGuardRefusesOutputsBeyondTheFreeSpace) {
   const std::string d = dir_for("size");
   // 1e15 points (100^3 x 1e9 would not do: counts are per axis).
-  const std::vector<std::string> grid{"sweep", "-m", "simscape-translational", "-p", "F_C=linear:1:2:100000",
-                                      "-p", "F_brk=linear:3:4:100000", "-p", "f_v=linear:1:10:100000",
-                                      "--profile", "sine,samples=16", "-q", "--chunk", "1000"};
+  const std::vector<std::string> grid{"sweep",
+                                      "-m",
+                                      "simscape-translational",
+                                      "-p",
+                                      "F_C=linear:1:2:100000",
+                                      "-p",
+                                      "F_brk=linear:3:4:100000",
+                                      "-p",
+                                      "f_v=linear:1:10:100000",
+                                      "--profile",
+                                      "sine,samples=16",
+                                      "-q",
+                                      "--chunk",
+                                      "1000"};
   auto with = [](std::vector<std::string> a, std::initializer_list<std::string> more) {
     a.insert(a.end(), more);
     return a;
@@ -394,15 +415,17 @@ TEST(ReliabilityCli, SizeGuardRefusesOutputsBeyondTheFreeSpace) {
   EXPECT_FALSE(exists(d + "big.h5"));
   EXPECT_TRUE(leftovers(d).empty());
   // Asked for explicitly, it starts (one chunk, then stops resumably).
-  const Outcome allowed = run(with(grid, {"-o", d + "big.h5", "--allow-large-output", "--max-chunks", "1"}), d, 0, 0, 60);
+  const Outcome allowed =
+      run(with(grid, {"-o", d + "big.h5", "--allow-large-output", "--max-chunks", "1"}), d, 0, 0, 60);
   EXPECT_EQ(allowed.code, 0) << allowed.err;
   EXPECT_TRUE(exists(d + "big.h5.partial"));
   std::remove((d + "big.h5.partial").c_str());
 
   // An ensemble of 1e14 points.
-  spit(d + "ens.toml", "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
-                       "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
-                       "stiffness = \"linear:5:20:10000000\"\ndrive_velocity = \"linear:0.01:0.3:10000000\"\n");
+  spit(d + "ens.toml",
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
+       "[simulation]\nt_end = 1.0\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
+       "stiffness = \"linear:5:20:10000000\"\ndrive_velocity = \"linear:0.01:0.3:10000000\"\n");
   const Outcome ens = run({"simulate", d + "ens.toml", "-q", "-o", d + "ens.h5"}, d, 0, 0, 20);
   expect_one_line(ens, 2, d + "ens.h5: the output needs about", "1e14-point ensemble");
   const Outcome ens_csv = run({"simulate", d + "ens.toml", "-q", "-o", d + "ens.csv"}, d, 0, 0, 20);
@@ -411,10 +434,10 @@ TEST(ReliabilityCli, SizeGuardRefusesOutputsBeyondTheFreeSpace) {
   EXPECT_FALSE(exists(d + "ens.csv"));
 
   // More points than a 64-bit index holds.
-  const Outcome over = run({"sweep", "-m", "simscape-translational", "-p", "F_C=linear:1:2:10000000", "-p",
-                            "F_brk=linear:3:4:10000000", "-p", "f_v=linear:1:10:10000000", "--profile", "sine",
-                            "-o", d + "over.h5"},
-                           d);
+  const Outcome over =
+      run({"sweep", "-m", "simscape-translational", "-p", "F_C=linear:1:2:10000000", "-p", "F_brk=linear:3:4:10000000",
+           "-p", "f_v=linear:1:10:10000000", "--profile", "sine", "-o", d + "over.h5"},
+          d);
   expect_one_line(over, 2, "1e+21 points (the product of its counts); at most 2^64 - 1", "1e21-point grid");
   EXPECT_TRUE(leftovers(d).empty());
 }
@@ -441,7 +464,8 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
   ASSERT_EQ(t.code, 143) << "the run finished before the signal? " << t.err;
   EXPECT_EQ(lines(t.err), 1u) << t.err;
   EXPECT_EQ(t.err.rfind("stribeck: error: interrupted by SIGTERM", 0), 0u) << t.err;
-  EXPECT_NE(t.err.find(out + ".partial keeps the completed points; continue with --resume"), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find(out + ".partial keeps the completed points; continue with --resume"), std::string::npos)
+      << t.err;
   EXPECT_LT(t.seconds, 2.0) << "not prompt";  // immediate; 2 s allow for a loaded machine
   EXPECT_FALSE(exists(out));
   ASSERT_TRUE(exists(out + ".partial"));
@@ -455,9 +479,10 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
 
   // An ensemble, with SIGINT.
   const std::string ens = d + "ens.toml";
-  spit(ens, "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
-            "[simulation]\nt_end = 2.0\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
-            "stiffness = \"linear:5:20:10\"\ndrive_velocity = \"linear:0.01:0.3:40\"\n");
+  spit(ens,
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
+       "[simulation]\nt_end = 2.0\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
+       "stiffness = \"linear:5:20:10\"\ndrive_velocity = \"linear:0.01:0.3:40\"\n");
   const Outcome e1 = run({"simulate", ens, "-q", "--chunk", "8", "-o", d + "ens_one.h5"}, d);
   ASSERT_EQ(e1.code, 0) << e1.err;
   const std::string eout = d + "ens_sig.h5";
@@ -514,9 +539,10 @@ TEST(ReliabilityCli, SignalsDuringMergeLeaveNoPartialFile) {
   text.replace(text.find("2000"), 4, "64");
   spit(cfg, text);
   for (int s = 0; s < 2; ++s)
-    ASSERT_EQ(run({"sweep", cfg, "-q", "--shard", std::to_string(s) + "/2", "-o", d + "s" + std::to_string(s) + ".h5"}, d)
-                  .code,
-              0);
+    ASSERT_EQ(
+        run({"sweep", cfg, "-q", "--shard", std::to_string(s) + "/2", "-o", d + "s" + std::to_string(s) + ".h5"}, d)
+            .code,
+        0);
   const std::string s0 = slurp(d + "s0.h5"), s1 = slurp(d + "s1.h5");
   const Outcome whole = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
   ASSERT_EQ(whole.code, 0) << whole.err;
@@ -559,9 +585,10 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
   text.replace(text.find("2000"), 4, "64");
   spit(cfg, text);
   for (int s = 0; s < 2; ++s)
-    ASSERT_EQ(run({"sweep", cfg, "-q", "--shard", std::to_string(s) + "/2", "-o", d + "s" + std::to_string(s) + ".h5"}, d)
-                  .code,
-              0);
+    ASSERT_EQ(
+        run({"sweep", cfg, "-q", "--shard", std::to_string(s) + "/2", "-o", d + "s" + std::to_string(s) + ".h5"}, d)
+            .code,
+        0);
   const Outcome whole = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "ref.h5"}, d);
   ASSERT_EQ(whole.code, 0) << whole.err;
   const SweepFile ref = read_sweep_file(d + "ref.h5");
@@ -634,9 +661,10 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
 TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
   const std::string d = dir_for("rename");
   const std::string cfg = d + "ens.toml";
-  spit(cfg, "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
-            "[simulation]\nt_end = 0.5\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
-            "stiffness = \"linear:5:20:6\"\ndrive_velocity = \"linear:0.01:0.3:8\"\n");
+  spit(cfg,
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
+       "[simulation]\nt_end = 0.5\ndt = 1e-3\n[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\n"
+       "stiffness = \"linear:5:20:6\"\ndrive_velocity = \"linear:0.01:0.3:8\"\n");
   ASSERT_EQ(run({"simulate", cfg, "-q", "-o", d + "one.h5"}, d).code, 0);
   const std::string out = d + "out.h5";
   ASSERT_EQ(run({"simulate", cfg, "-q", "--chunk", "8", "--max-chunks", "2", "-o", out}, d).code, 0);
@@ -719,7 +747,8 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   EXPECT_NE(svg.find("&quot;q&quot;"), std::string::npos);
   EXPECT_EQ(svg.find('\x01'), std::string::npos);
   EXPECT_EQ(svg.find('\xff'), std::string::npos);
-  EXPECT_NE(svg.find("bad \xef\xbf\xbd byte \xef\xbf\xbd and \xef\xbf\xbd\xef\xbf\xbd cut; ok \xc2\xb5m"), std::string::npos)
+  EXPECT_NE(svg.find("bad \xef\xbf\xbd byte \xef\xbf\xbd and \xef\xbf\xbd\xef\xbf\xbd cut; ok \xc2\xb5m"),
+            std::string::npos)
       << svg.substr(0, 400);
   EXPECT_TRUE(leftovers(d).empty());
 }

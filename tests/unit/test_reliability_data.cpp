@@ -61,15 +61,15 @@ std::map<std::string, std::string> snapshot(const std::string& dir) {
 }
 
 struct CliRun {
-  int status = -1;      // exit code, or 128 + signal
-  std::string err;      // stderr
+  int status = -1;  // exit code, or 128 + signal
+  std::string err;  // stderr
 };
 
 // Runs the CLI with `args` (split on spaces), stdout to /dev/null, stderr
 // captured; with fsize_bytes > 0 the child may not write files past that size
 // (RLIMIT_FSIZE; SIGXFSZ ignored, as a full disk makes write() fail).
 CliRun run_limited(const std::vector<std::string>& args, long fsize_bytes, const std::string& err_file,
-                const std::map<std::string, std::string>& env = {}) {
+                   const std::map<std::string, std::string>& env = {}) {
   const pid_t pid = fork();
   if (pid == 0) {
     if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
@@ -112,14 +112,13 @@ size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.beg
 // The full-disk contract for one command: exit 2, one line "stribeck: error:
 // writing <out>: file too large", the directory exactly as before (no
 // temporary, no partial output, inputs and an old output unchanged).
-void expect_clean_disk_full(const std::string& dir, const std::string& args, const std::string& out_name,
-                            long limit) {
+void expect_clean_disk_full(const std::string& dir, const std::string& args, const std::string& out_name, long limit) {
   const auto before = snapshot(dir);
   const CliRun r = run_limited(words(args), limit, test::temp_dir() + "rel_err.txt");
   EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
   EXPECT_EQ(lines(r.err), 1u) << args << "\n" << r.err;
-  EXPECT_EQ(r.err.rfind("stribeck: error: writing " + dir + out_name + ": file too large", 0), 0u)
-      << args << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind("stribeck: error: writing " + dir + out_name + ": file too large", 0), 0u) << args << "\n"
+                                                                                                   << r.err;
   const auto after = snapshot(dir);
   for (const auto& [name, bytes] : after) {
     EXPECT_TRUE(before.count(name)) << args << ": left " << name;
@@ -189,7 +188,8 @@ std::string make_log(const std::string& dir, const std::string& name = "log.h5")
   const std::string path = dir + name;
   std::string text;
   EXPECT_EQ(test::run_cli("generate --model simscape-cylinder --profile plateaus --rate 200 --pressure-levels "
-                          "10bar,40bar,80bar -o " + path,
+                          "10bar,40bar,80bar -o " +
+                              path,
                           &text),
             0)
       << text;
@@ -202,8 +202,9 @@ TEST(ReliabilityData, DiskFullGenerateImportExport) {
   const std::string dir = case_dir("gen");
   const std::string log = make_log(dir);
   // generate over an existing output: the old file survives the failure
-  expect_clean_disk_full(dir, "generate --model simscape-cylinder --profile plateaus --pressure-levels 10bar,40bar -o " + log,
-                         "log.h5", 40000);
+  expect_clean_disk_full(
+      dir, "generate --model simscape-cylinder --profile plateaus --pressure-levels 10bar,40bar -o " + log, "log.h5",
+      40000);
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + dir + "p40.csv", &text), 0) << text;
   expect_clean_disk_full(dir, "export " + log + " -e p40bar -o " + dir + "again.csv", "again.csv", 20000);
@@ -330,7 +331,8 @@ TEST(ReliabilityData, IdentifyIntoItsOwnLogOnAFullDiskLeavesItByteIdentical) {
   const std::string dir = case_dir("ident");
   const std::string log = make_log(dir);
   const long size = static_cast<long>(fs::file_size(log));
-  const std::string args = "identify " + log + " --model simscape-cylinder --fix v_th=2e-4 --starts 1 --max-iterations 5 -o " + log;
+  const std::string args =
+      "identify " + log + " --model simscape-cylinder --fix v_th=2e-4 --starts 1 --max-iterations 5 -o " + log;
   // Too small for the copy, and big enough for the copy but not the results.
   for (long limit : {size / 2, size + 4096}) {
     SCOPED_TRACE(limit);
@@ -368,7 +370,7 @@ TEST(ReliabilityData, DamagedExperimentGroupStopsTheImportNamingIt) {
   bytes[at + 1] = '\x55';
   spit(log, bytes);
   for (const std::string& cmd : {"import " + log + " -o " + dir + "out.h5", "export " + log + " -o " + dir + "out.csv",
-                                "identify " + log + " --model simscape-cylinder --starts 1 --max-iterations 5"}) {
+                                 "identify " + log + " --model simscape-cylinder --starts 1 --max-iterations 5"}) {
     const CliRun r = run_limited(words(cmd), 0, test::temp_dir() + "rel_err.txt");
     EXPECT_EQ(r.status, 2) << cmd << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
@@ -384,7 +386,8 @@ TEST(ReliabilityData, TruncatedHdf5LogIsRefusedAsTruncated) {
   const std::string bytes = slurp(log);
   for (size_t keep : {bytes.size() / 2, bytes.size() - 100, size_t(3000)}) {
     spit(dir + "cut.h5", bytes.substr(0, keep));
-    const CliRun r = run_limited(words("import " + dir + "cut.h5 -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
+    const CliRun r =
+        run_limited(words("import " + dir + "cut.h5 -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
     EXPECT_EQ(r.status, 2) << keep << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << keep << ": " << r.err;
@@ -405,7 +408,8 @@ TEST(ReliabilityData, MatV5CutInsideTheLastVariablesTagIsRefused) {
   for (int cut = 1; cut < 8; ++cut) {
     const std::string tag("\x0e\x00\x00\x00\x40\x00\x00\x00", 8);
     spit(dir + "cut.mat", seed + tag.substr(0, static_cast<size_t>(cut)));
-    const CliRun r = run_limited(words("import " + dir + "cut.mat -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
+    const CliRun r =
+        run_limited(words("import " + dir + "cut.mat -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
     EXPECT_EQ(r.status, 2) << cut << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
@@ -416,8 +420,8 @@ TEST(ReliabilityData, MatV5CutInsideTheLastVariablesTagIsRefused) {
   std::string v4ish = seed;
   v4ish[126] = 'x';
   spit(dir + "noendian.mat", v4ish);
-  const CliRun r = run_limited(words("import " + dir + "noendian.mat -o " + dir + "out.h5"), 0,
-                               test::temp_dir() + "rel_err.txt");
+  const CliRun r =
+      run_limited(words("import " + dir + "noendian.mat -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("no endian indicator"), std::string::npos) << r.err;
 }
@@ -480,15 +484,16 @@ TEST(ReliabilityData, ExternalLinksAndExternalStorageAreRefusedUnlessAllowed) {
   };
   for (const Case& c : {Case{linked, "external link"}, Case{stored, "stores its data in other files"}}) {
     const auto before = snapshot(dir);
-    const CliRun r = run_limited(words("import " + c.input + " -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
+    const CliRun r =
+        run_limited(words("import " + c.input + " -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt");
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("STRIBECK_ALLOW_EXTERNAL_DATA"), std::string::npos) << r.err;
     EXPECT_TRUE(before == snapshot(dir));
     // Allowed explicitly, the same input imports.
-    const CliRun ok = run_limited(words("import " + c.input + " -o " + dir + "out.h5"), 0, test::temp_dir() + "rel_err.txt",
-                               {{"STRIBECK_ALLOW_EXTERNAL_DATA", "1"}});
+    const CliRun ok = run_limited(words("import " + c.input + " -o " + dir + "out.h5"), 0,
+                                  test::temp_dir() + "rel_err.txt", {{"STRIBECK_ALLOW_EXTERNAL_DATA", "1"}});
     EXPECT_EQ(ok.status, 0) << ok.err;
     fs::remove(dir + "out.h5");
   }
@@ -523,7 +528,7 @@ TEST(ReliabilityData, DamagedChunkOfAPartialSweepIsRefusedOnResumeNamingIt) {
   ASSERT_TRUE(damage_first_chunk(dir + "out.h5.partial", "metrics/rmse"));
   const auto before = snapshot(dir);
   const CliRun r = run_limited(words("sweep " + cfg + " -q --chunk 20000 --resume -o " + dir + "out.h5"), 0,
-                            test::temp_dir() + "rel_err.txt");
+                               test::temp_dir() + "rel_err.txt");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("chunk 0 (rows 0.."), std::string::npos) << r.err;

@@ -123,8 +123,9 @@ TEST(ResultsStream, ResumeRefusesAnotherRunsFileAndAMissingOne) {
     ResultsStream::resume(out, "ensemble", kColumns, other, provenance("cpu"), cp);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), out + ".partial: belongs to a different run (attribute 'identity' is 'abc', this "
-                                           "run has 'abd'); remove it or run without --resume");
+    EXPECT_EQ(std::string(e.what()), out +
+                                         ".partial: belongs to a different run (attribute 'identity' is 'abc', this "
+                                         "run has 'abd'); remove it or run without --resume");
   }
   auto wider = kColumns;
   wider[0].width = 3;
@@ -134,8 +135,9 @@ TEST(ResultsStream, ResumeRefusesAnotherRunsFileAndAMissingOne) {
     ResultsStream::create(out, "ensemble", kColumns, kAttributes, provenance("cpu"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), out + ".partial: the checkpointed results of an unfinished run; continue it "
-                                           "with --resume, or remove the file to start again");
+    EXPECT_EQ(std::string(e.what()), out +
+                                         ".partial: the checkpointed results of an unfinished run; continue it "
+                                         "with --resume, or remove the file to start again");
   }
   // The refused file is untouched: it still resumes.
   auto s = ResultsStream::resume(out, "ensemble", kColumns, kAttributes, provenance("cpu"), cp);

@@ -23,8 +23,7 @@ using stribeck::test::write_temp_file;
 // diagnostics (stderr) together in `err`.
 int run_cli(const std::string& args, std::string& err) {
   const std::string errfile = temp_path("simulate_err.txt");
-  const int rc =
-      std::system((std::string(STRIBECK_CLI) + " simulate " + args + " > " + errfile + " 2>&1").c_str());
+  const int rc = std::system((std::string(STRIBECK_CLI) + " simulate " + args + " > " + errfile + " 2>&1").c_str());
   std::ifstream e(errfile);
   err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -174,8 +173,9 @@ TEST(SimulateCli, EnsembleReportsProgressAndRejectsBadSpaces) {
 // single simulation); a model warning is not printed before an error found
 // later, so the error stays the only line.
 TEST(SimulateCli, EnsembleFlagsAndWarningsAfterChecks) {
-  const std::string lugre = "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n"
-                            "[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.5\ndt = 1e-3\n";
+  const std::string lugre =
+      "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n"
+      "[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.5\ndt = 1e-3\n";
   const std::string ens = lugre + "[ensemble]\ndevice = \"gpu\"\n[ensemble.params]\nstiffness = \"list:10,20\"\n";
   const std::string cfg = write_temp_file("ens_flags.toml", ens), out = temp_path("ens_flags.h5");
   std::string err;
@@ -206,7 +206,7 @@ TEST(Profile, TableIsInterpolatedAndHeld) {
   EXPECT_DOUBLE_EQ(p.value(-1.0), 3.0);  // held before the first sample
   EXPECT_DOUBLE_EQ(p.value(0.5), 4.0);
   EXPECT_DOUBLE_EQ(p.value(2.0), 3.0);
-  EXPECT_DOUBLE_EQ(p.value(5.0), 1.0);   // held after the last
+  EXPECT_DOUBLE_EQ(p.value(5.0), 1.0);  // held after the last
   EXPECT_DOUBLE_EQ(p.rate(0.5), 2.0);
   EXPECT_DOUBLE_EQ(p.rate(2.0), -2.0);
   EXPECT_DOUBLE_EQ(p.rate(5.0), 0.0);
@@ -231,15 +231,18 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"/nonexistent/log.csv\"\n", "/nonexistent/log.csv"},
       // Found by adversarial runs: each used to run, and then fail or report nonsense.
       {"[friction]\nmodel = \"nope\"\n", ":2:9: unknown model 'nope'"},
-      {"[friction]\nmodel = \"lugre\"\n[system]\nexternal_force = nan\n", ":4:18: 'external_force' is not a finite number"},
+      {"[friction]\nmodel = \"lugre\"\n[system]\nexternal_force = nan\n",
+       ":4:18: 'external_force' is not a finite number"},
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \".\"\n", "is a directory, not a file"},
       {"[friction]\nmodel = \"lugre\"\n[simulation]\nt_end = 0.1\ndt = 0.03\n",
        ":5:6: dt = 0.03 does not divide t_end = 0.1"},
-      {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = -10\n", "normal_force (offset -10, amplitude 0, slope 0) must stay >= 0"},
+      {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = -10\n",
+       "normal_force (offset -10, amplitude 0, slope 0) must stay >= 0"},
       {"[friction]\nmodel = \"20sim-cv\"\n[system]\nnormal_force = { offset = 5, amplitude = 6 }\n", "must stay >= 0"},
       {"[friction]\nmodel = \"20sim-lugre\"\n", "20sim-lugre takes the normal force as an input"},
       {"[friction]\nmodel = \"lugre\"\n[system]\ninputs = \"a\\u0000b\"\n", "'inputs' contains a NUL character"},
-      {"[friction]\nmodel = \"lugre\"\n[friction.params]\nsigma0 = nan\n", ":4:10: parameter 'sigma0' is not a finite number"},
+      {"[friction]\nmodel = \"lugre\"\n[friction.params]\nsigma0 = nan\n",
+       ":4:10: parameter 'sigma0' is not a finite number"},
       {"[friction]\nmodel = \"lugre\"\n[ensemble]\ndesign = \"random\"\npoints = 100000000000000000\n"
        "[ensemble.params]\nmass = \"uniform:1:2\"\n",
        ":5:10: 'points' must be a whole number from 0 to 1e+12"},

@@ -109,8 +109,8 @@ Reference reference(const Rig& r, LD t_end) {
       te = first_root([&](LD tt) { return std::fabs(req(tt, stuck(r, t0, y0, tt))) - r.F_brk; }, t0, t_end, 1e-4L);
     } else {
       // Skip the start, where v = 0: d v > 0 just after it.
-      te = first_root([&](LD tt) { return tt <= t0 ? LD(-1) : -mode * slide(r, mode, t0, y0, tt).v; }, t0, t_end,
-                      1e-4L);
+      te =
+          first_root([&](LD tt) { return tt <= t0 ? LD(-1) : -mode * slide(r, mode, t0, y0, tt).v; }, t0, t_end, 1e-4L);
     }
     if (te > t_end) {
       out.end = mode == 0 ? stuck(r, t0, y0, t_end) : slide(r, mode, t0, y0, t_end);
@@ -157,8 +157,8 @@ double simulated_position(const Rig& r, double t_end, double dt, int* status = n
   o.dt = dt;
   BodySnapshot<double> last{};
   auto ignore = [](const BodySnapshot<double>&) {};
-  const int st = simulate_stiction<CoulombViscous>(CoulombViscous::prepare(par), double(r.F_brk), body_of(r), o,
-                                                   ignore, nullptr, &last);
+  const int st = simulate_stiction<CoulombViscous>(CoulombViscous::prepare(par), double(r.F_brk), body_of(r), o, ignore,
+                                                   nullptr, &last);
   if (status) *status = st;
   return double(r.V) * last.t - (last.x[kBodyS] - double(r.s0));
 }

@@ -129,7 +129,9 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   std::string shards;
   for (int i = 2; i >= 0; --i) {  // any order
     const std::string s = tmp("shard_" + std::to_string(i) + ".h5");
-    ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s + " -q --shard " + std::to_string(i) + "/3 --chunk 400 --trajectory 2500"), 0);
+    ASSERT_EQ(
+        run_cli("sweep " + cfg + " -o " + s + " -q --shard " + std::to_string(i) + "/3 --chunk 400 --trajectory 2500"),
+        0);
     shards += " " + s;
   }
   std::string text;
@@ -140,7 +142,8 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   const hid_t f = H5Fopen(merged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
   bool found = true;
-  for (const char* p : {"/trajectories", "/trajectories/2500", "/trajectories/2500/sine", "/trajectories/2500/sine/force"})
+  for (const char* p :
+       {"/trajectories", "/trajectories/2500", "/trajectories/2500/sine", "/trajectories/2500/sine/force"})
     found = found && H5Lexists(f, p, H5P_DEFAULT) > 0;
   H5Fclose(f);
   EXPECT_TRUE(found);
@@ -180,7 +183,8 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
 
 TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
   const std::string cfg = write_config("topk.toml"), out = tmp("topk.h5");
-  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out + " -q --top-k-only --top-k 3 --objective energy --maximize "
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + out +
+                    " -q --top-k-only --top-k 3 --objective energy --maximize "
                     "--design sobol --points 512 --trajectory 5"),
             0);
   const SweepFile f = read_sweep_file(out);
@@ -195,7 +199,9 @@ TEST(SweepCli, FlagsAloneDescribeASweep) {
   const std::string out = tmp("flags.h5");
   std::string text;
   ASSERT_EQ(run_cli("sweep --model coulomb-viscous --param F_C=linear:10:30:3 --param f_v=list:0,100 "
-                    "--profile sine,samples=500,amplitude=0.1 --device cpu -q -o " + out, &text),
+                    "--profile sine,samples=500,amplitude=0.1 --device cpu -q -o " +
+                        out,
+                    &text),
             0)
       << text;
   const SweepFile f = read_sweep_file(out);

@@ -122,8 +122,7 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
       ASSERT_EQ(got.params, ref.params);
       for (std::uint64_t j = 0; j < n; ++j) {
         if (ref.status[j] != sweep::kStatusOk) {
-          for (int k = 0; k < sweep::kNumMetrics; ++k)
-            EXPECT_TRUE(std::isnan(got.metrics[j * sweep::kNumMetrics + k]));
+          for (int k = 0; k < sweep::kNumMetrics; ++k) EXPECT_TRUE(std::isnan(got.metrics[j * sweep::kNumMetrics + k]));
           continue;
         }
         const double* want = &ref.metrics[j * sweep::kNumMetrics];
@@ -131,8 +130,8 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
         for (int k = 0; k < sweep::kNumMetrics; ++k) {
           // Integrals of F can cancel towards 0: their scale is peak force x path.
           const double scale = k == sweep::kEnergy || k == sweep::kLoopArea ? want[sweep::kPeakForce] * path
-                               : k == sweep::kSse                            ? want[k]
-                                                                             : want[sweep::kPeakForce];
+                               : k == sweep::kSse                           ? want[k]
+                                                                            : want[sweep::kPeakForce];
           EXPECT_LE(std::fabs(have[k] - want[k]), rel * (std::fabs(want[k]) + scale))
               << sweep::kMetricInfo[k].name << " of point " << j << (prec == Precision::kFp32 ? " fp32" : " fp64")
               << ": " << have[k] << " vs " << want[k];
@@ -144,8 +143,8 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
       for (std::uint64_t j = 0; j < n; ++j)
         for (int k = 0; k < sweep::kNumMetrics; ++k) {
           const double x = got.metrics[j * sweep::kNumMetrics + k];
-          const double y = j < 37 ? a.metrics[j * sweep::kNumMetrics + k]
-                                  : b.metrics[(j - 37) * sweep::kNumMetrics + k];
+          const double y =
+              j < 37 ? a.metrics[j * sweep::kNumMetrics + k] : b.metrics[(j - 37) * sweep::kNumMetrics + k];
           EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << "point " << j << " metric " << k;
         }
     }

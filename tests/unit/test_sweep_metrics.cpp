@@ -53,8 +53,7 @@ std::string write_csv(const RefTrace& r, const std::string& name) {
 long double cylinder_force(const double* p, long double v, long double pa, long double pb) {
   const long double F_pr = p[0], f_cfr = p[1], K_brk = p[2], f_vfr = p[3], c_v = p[4], v_th = p[5];
   const long double fc = F_pr + f_cfr * (pa + pb);
-  if (std::fabs(v) > v_th)
-    return fc * (1 + (K_brk - 1) * std::exp(-c_v * std::fabs(v))) * (v > 0 ? 1 : -1) + f_vfr * v;
+  if (std::fabs(v) > v_th) return fc * (1 + (K_brk - 1) * std::exp(-c_v * std::fabs(v))) * (v > 0 ? 1 : -1) + f_vfr * v;
   const long double K = (fc * (1 + (K_brk - 1) * std::exp(-c_v * v_th)) + f_vfr * v_th) / v_th;
   return K * v;
 }
@@ -251,9 +250,8 @@ TEST_F(SweepMetrics, StatefulModelsMatchAnOdeReference) {
             const long double g = fc + (fs - fc) * std::exp(-(v / vs) * (v / vs));
             return v - s0 * std::fabs(v) * z / g;
           };
-          forces.push_back(ode_forces(r, 100, zdot, [&](long double v, long double z) {
-            return s0 * z + s1 * zdot(v, z) + s2 * v;
-          }));
+          forces.push_back(ode_forces(r, 100, zdot,
+                                      [&](long double v, long double z) { return s0 * z + s1 * zdot(v, z) + s2 * v; }));
         }
       }
       const auto ref = metrics_of_forces(forces, traces_);
@@ -341,12 +339,15 @@ Experiment log_experiment(const std::string& name, const RefTrace& r, bool press
 
 TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
   const std::string log = stribeck::test::temp_dir() + "sweep_log.h5";
-  write_log(log, {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
-                  log_experiment("no_pressure", traces_[1], false)},
+  write_log(log,
+            {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
+             log_experiment("no_pressure", traces_[1], false)},
             Provenance{});
-  const std::string cfg_text = "model = \"simscape-cylinder\"\n[design]\ntype = \"random\"\npoints = 9\n"
-                               "[params]\nF_pr = { uniform = [5.0, 60.0] }\n"
-                               "[[trace]]\nfile = \"" + log + "\"\nexperiments = [\"fast\", \"slow\"]\n";
+  const std::string cfg_text =
+      "model = \"simscape-cylinder\"\n[design]\ntype = \"random\"\npoints = 9\n"
+      "[params]\nF_pr = { uniform = [5.0, 60.0] }\n"
+      "[[trace]]\nfile = \"" +
+      log + "\"\nexperiments = [\"fast\", \"slow\"]\n";
   const SweepPlan plan = plan_sweep(parse_sweep_config(cfg_text, "log.toml"));
   ASSERT_EQ(plan.traces.size(), 2u);
   EXPECT_EQ(plan.traces[0].name, "fast");

@@ -206,8 +206,8 @@ TEST(Systems, StictionIsFourthOrderThroughEvents) {
     EXPECT_EQ(simulate_stiction<CoulombViscous>(fc, 1.5, b, o, last), kSimOk);
     return s;
   };
-  const double ref = final_s(12.0 / 96000), e1 = std::fabs(final_s(0.1) - ref),
-               e2 = std::fabs(final_s(0.05) - ref), e3 = std::fabs(final_s(0.025) - ref);
+  const double ref = final_s(12.0 / 96000), e1 = std::fabs(final_s(0.1) - ref), e2 = std::fabs(final_s(0.05) - ref),
+               e3 = std::fabs(final_s(0.025) - ref);
   EXPECT_NEAR(std::log2(e1 / e2), 4.0, 0.5) << e1 << " " << e2;
   EXPECT_NEAR(std::log2(e2 / e3), 4.0, 0.5) << e2 << " " << e3;
 }
@@ -391,8 +391,7 @@ TEST(Systems, LastSnapshotIsWhereTheRunStopped) {
   EXPECT_DOUBLE_EQ(end.t, 2.0);
   same("lugre, complete");
   const double cv[] = {1.0, 0.0, 0.0};
-  ASSERT_EQ(simulate_stiction<CoulombViscous>(CoulombViscous::prepare(cv), 1.5, rig<double>(), o, keep, nullptr,
-                                              &end),
+  ASSERT_EQ(simulate_stiction<CoulombViscous>(CoulombViscous::prepare(cv), 1.5, rig<double>(), o, keep, nullptr, &end),
             kSimOk);
   same("stiction, complete");
   ASSERT_EQ(simulate_smooth<CoulombViscous>(CoulombViscous::prepare(cv), rig<double>(), o, keep, nullptr, &end),
@@ -413,20 +412,17 @@ TEST(Systems, StatusFlags) {
   auto ignore = [](const BodySnapshot<double>&) {};
   // An exact-sign law in the smooth integrator has an infinite slope at v = 0.
   const double cv[] = {1.0, 0.0, 0.0};
-  EXPECT_EQ(simulate_smooth<CoulombViscous>(CoulombViscous::prepare(cv), rig<double>(), o, ignore),
-            kSimStepLimit);
+  EXPECT_EQ(simulate_smooth<CoulombViscous>(CoulombViscous::prepare(cv), rig<double>(), o, ignore), kSimStepLimit);
   // A non-finite input propagates and is flagged, not returned as numbers.
   BodySystem<double> b = rig<double>();
   b.external_force.offset = NAN;
   const double sm[] = {1.5, 0.01, 1.0, 0.4};
-  EXPECT_EQ(simulate_smooth<SimscapeTranslational>(SimscapeTranslational::prepare(sm), b, o, ignore),
-            kSimNonFinite);
+  EXPECT_EQ(simulate_smooth<SimscapeTranslational>(SimscapeTranslational::prepare(sm), b, o, ignore), kSimNonFinite);
   // Breakaway below the sliding force: the contact chatters.
   const double cv2[] = {2.0, 0.0, 0.0};
   BodySystem<double> push;
   push.external_force.offset = 1.5;
-  EXPECT_EQ(simulate_stiction<CoulombViscous>(CoulombViscous::prepare(cv2), 1.0, push, o, ignore),
-            kSimEventLimit);
+  EXPECT_EQ(simulate_stiction<CoulombViscous>(CoulombViscous::prepare(cv2), 1.0, push, o, ignore), kSimEventLimit);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ namespace stribeck::lanes {
 // Evaluates one batch of `width` points (rows of the model's parameters);
 // out[l * n_exp + e] receives point l's raw sums of experiment e.
 template <class T>
-using BatchFn = void (*)(const double* params, const sweep::TraceView<T>* traces,
-                         const sweep::TraceCounts* counts, int n_exp, sweep::RawMetrics* out);
+using BatchFn = void (*)(const double* params, const sweep::TraceView<T>* traces, const sweep::TraceCounts* counts,
+                         int n_exp, sweep::RawMetrics* out);
 
 // `stribeck eval --vector-math`: force[i] for samples [0, n) of a static law,
 // the loop over samples vectorised with the vector exp/tanh (within 4 ulp of
@@ -24,11 +24,11 @@ struct Kernels {
   EvalFn eval64 = nullptr;         // null: the model has a state
   BatchFn<double> fp64 = nullptr;  // null: the model is not batched (it has a state)
   BatchFn<float> fp32 = nullptr;
-  int width64 = 0, width32 = 0;    // points per batch
+  int width64 = 0, width32 = 0;  // points per batch
 };
 
-#define STRIBECK_DECLARE_LANES(ns) \
-  namespace ns {                   \
+#define STRIBECK_DECLARE_LANES(ns)       \
+  namespace ns {                         \
   Kernels kernels(const char* model_id); \
   }
 STRIBECK_DECLARE_LANES(generic)

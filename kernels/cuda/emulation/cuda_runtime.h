@@ -126,8 +126,7 @@ T atomicAdd(T* address, T value) {
 template <class T>
 T atomicMax(T* address, T value) {
   T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old < value && !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
+  while (old < value && !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
   return old;
 }
 

@@ -35,7 +35,7 @@ namespace {
 std::recursive_mutex g_mutex;
 cudaError_t g_last = cudaSuccess;   // what cudaGetLastError returns
 cudaError_t g_async = cudaSuccess;  // a failure of queued work, returned by the next synchronisation
-std::string g_message;  // detail of the last error, returned by cudaGetErrorString
+std::string g_message;              // detail of the last error, returned by cudaGetErrorString
 
 struct Allocation {
   std::size_t bytes;
@@ -150,8 +150,8 @@ class Block {
     const std::string site = std::string(file) + ":" + std::to_string(line);
     if (arrived_ > 0 && (mine != current_ || site != site_))
       return fail(l, "thread " + std::to_string(t) + " reached barrier #" + std::to_string(mine) + " at " + site +
-                         " while " + waiting_list() + " wait at barrier #" + std::to_string(current_) + " at " +
-                         site_ + " (a barrier skipped by some threads of the block)");
+                         " while " + waiting_list() + " wait at barrier #" + std::to_string(current_) + " at " + site_ +
+                         " (a barrier skipped by some threads of the block)");
     for (unsigned u = 0; u < n_; ++u)
       if (state_[u] == kExited && passed_[u] <= mine)
         return fail(l, "thread " + std::to_string(t) + " reached barrier #" + std::to_string(mine) + ", which thread " +
@@ -377,8 +377,7 @@ Block& current_block() {
 void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<void()> body) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
-  if (threads == 0 || threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
-      grid.z > 65535) {
+  if (threads == 0 || threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535) {
     fail(cudaErrorInvalidConfiguration, "invalid configuration argument (grid " + std::to_string(grid.x) + "x" +
                                             std::to_string(grid.y) + "x" + std::to_string(grid.z) + ", block of " +
                                             std::to_string(threads) + " threads)");

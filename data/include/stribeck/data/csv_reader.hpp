@@ -31,9 +31,7 @@ class CsvReader {
   // `cells` the unquoted text of each cell (valid until the next call; with
   // a decimal comma the cell keeps it). Returns false at end of file. Throws
   // InputError on a short or long row, a non-numeric cell, or NaN/Inf.
-  bool next(std::vector<double>& values, std::vector<std::string_view>& cells) {
-    return table_.next(values, &cells);
-  }
+  bool next(std::vector<double>& values, std::vector<std::string_view>& cells) { return table_.next(values, &cells); }
   // 1-based line number of the row last returned.
   long line() const { return table_.line(); }
   const std::string& path() const { return table_.source(); }

@@ -13,8 +13,8 @@
 namespace stribeck {
 
 struct Experiment {
-  std::string name;    // group name in the log, or the source file's stem
-  std::string source;  // file it was read from (for messages)
+  std::string name;                                     // group name in the log, or the source file's stem
+  std::string source;                                   // file it was read from (for messages)
   std::map<std::string, std::vector<double>> channels;  // SI values
   std::map<std::string, std::string> units;             // SI unit per channel, e.g. "m/s"
   std::map<std::string, std::string> attributes;        // description, rig, specimen, ...
@@ -26,8 +26,7 @@ struct Experiment {
   // The channel's samples; throws InputError naming source, experiment and channel.
   const std::vector<double>& channel(const std::string& channel) const {
     auto it = channels.find(channel);
-    if (it == channels.end())
-      throw InputError(source + ": experiment '" + name + "' has no channel '" + channel + "'");
+    if (it == channels.end()) throw InputError(source + ": experiment '" + name + "' has no channel '" + channel + "'");
     return it->second;
   }
   // Number of samples (all channels have the same length).

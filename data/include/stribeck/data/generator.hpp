@@ -22,14 +22,14 @@ struct GeneratorOptions {
   std::vector<double> params;  // full parameter vector (defaults + overrides, validated by the caller)
   // triangle | sine-sweep | ramps | steps | plateaus | creep | multisine (see docs/data-format.md)
   std::string profile = "plateaus";
-  double rate_hz = 1000;   // sample rate
-  double duration = 0;     // [s]; 0 = the profile's default length
-  double v_max = 0.1;      // peak velocity [m/s] (rad/s for rotational models)
+  double rate_hz = 1000;                // sample rate
+  double duration = 0;                  // [s]; 0 = the profile's default length
+  double v_max = 0.1;                   // peak velocity [m/s] (rad/s for rotational models)
   std::vector<double> pressure_levels;  // p_a [Pa] per experiment; empty: one experiment at p_a = 0
-  double pressure_b = 0;   // [Pa]
-  double normal_force = 0; // [N], for models that read F_n
-  double mass = 0;         // [kg] moving mass: adds mass * acceleration
-  double area_a = 0, area_b = 0;  // [m^2] piston areas: adds the pressure force
+  double pressure_b = 0;                // [Pa]
+  double normal_force = 0;              // [N], for models that read F_n
+  double mass = 0;                      // [kg] moving mass: adds mass * acceleration
+  double area_a = 0, area_b = 0;        // [m^2] piston areas: adds the pressure force
   // Per channel (time excluded): Gaussian noise std, constant offset,
   // quantisation step, all in SI.
   std::map<std::string, double> noise, offset, quantisation;

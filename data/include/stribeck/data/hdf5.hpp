@@ -67,11 +67,11 @@ class Handle {
 
 // Typed owners: same mechanics, distinct types so a group cannot be passed
 // where a dataspace is meant.
-#define STRIBECK_H5_OWNER(Name, closer)                  \
-  class Name : public Handle {                           \
-   public:                                               \
-    Name() = default;                                    \
-    explicit Name(hid_t id) : Handle(id, &closer) {}     \
+#define STRIBECK_H5_OWNER(Name, closer)              \
+  class Name : public Handle {                       \
+   public:                                           \
+    Name() = default;                                \
+    explicit Name(hid_t id) : Handle(id, &closer) {} \
   };
 STRIBECK_H5_OWNER(File, H5Fclose)
 STRIBECK_H5_OWNER(Group, H5Gclose)
@@ -186,20 +186,19 @@ void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where);
 
 // Writes a float64 dataset of the given shape (1-D or 2-D, row-major data),
 // chunked, shuffled and deflated when it holds more than a few samples.
-Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
-                      const double* data, const std::string& where);
+Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims, const double* data,
+                      const std::string& where);
 
 // Extendible column of `type` (a native type, also the stored type): starts
 // with 0 rows, unlimited maximum, chunks of `chunk_rows`, a Fletcher-32
 // checksum per chunk and no compression (appending stays cheap and the rows
 // are readable while the file is being written).
 // `width` 0 makes a 1-D column; width w >= 1 a 2-D table of rows x w.
-Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows,
-                      const std::string& where, hsize_t width = 0);
+Dataset create_column(hid_t loc, const std::string& name, hid_t type, hsize_t chunk_rows, const std::string& where,
+                      hsize_t width = 0);
 // Appends `n` rows (n values; n x w for a table) of `type` at the end of a column from
 // create_column.
-void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n,
-                   const std::string& where);
+void append_column(const Dataset& column, hid_t type, const void* data, hsize_t n, const std::string& where);
 // Bytes of the chunks that appending `n` rows to a column from
 // create_column newly allocates in the file (whole chunks: HDF5 stores
 // chunks whole), for reserve_space before a checkpointed write.
@@ -216,8 +215,7 @@ void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* ou
 
 // Writes a small contiguous 1-D dataset of `n` values of `type` (a native
 // type, also the stored type), replacing any existing `name`.
-void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n,
-                 const std::string& where);
+void write_array(hid_t loc, const std::string& name, hid_t type, const void* data, hsize_t n, const std::string& where);
 // Number of elements of a dataset (product of its dimensions).
 hsize_t element_count(const Dataset& ds, const std::string& where);
 // Reads all of dataset `name` (a path below loc) converted to `type`, a native
@@ -234,15 +232,11 @@ bool has_attribute(hid_t obj, const std::string& name);
 // corrupted attribute table; read_log avoids it (see log.cpp).
 std::vector<std::string> attribute_names(hid_t obj);
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where);
-void write_string_attribute(hid_t obj, const std::string& name, const std::string& value,
-                            const std::string& where);
-void write_double_attribute(hid_t obj, const std::string& name, double value,
-                            const std::string& where);
+void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, const std::string& where);
+void write_double_attribute(hid_t obj, const std::string& name, double value, const std::string& where);
 // Scalar 64-bit integer attributes (stored little-endian int64 / uint64).
-void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value,
-                         const std::string& where);
-void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value,
-                          const std::string& where);
+void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value, const std::string& where);
+void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value, const std::string& where);
 // Read a scalar numeric attribute converted to the C type (HDF5's conversion
 // rules: integers to float exactly where representable, and so on).
 double read_double_attribute(hid_t obj, const std::string& name, const std::string& where);
@@ -252,8 +246,8 @@ std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std:
 // Marks `scale` as dimension scale `label` and attaches it to dimension `dim`
 // of `dataset` (HDF5 dimension-scale convention, readable by h5py/HDFView,
 // and what netCDF-4 / h5netcdf / xarray take as a named dimension).
-void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label,
-                  const std::string& where, unsigned dim = 0);
+void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label, const std::string& where,
+                  unsigned dim = 0);
 
 // Whether child `name` of `loc` is a dataset marked as a dimension scale
 // (readers of results skip them: they are coordinates, not results).

@@ -61,8 +61,8 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
 
 // Maps raw columns onto channels (explicit specs or aliases), converts to SI
 // and validates. Throws InputError naming source and column.
-Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& options,
-                                 const std::string& source, const std::string& name);
+Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& options, const std::string& source,
+                                 const std::string& name);
 
 Experiment read_text_log(const std::string& path, const ReadOptions& options);
 

@@ -57,8 +57,7 @@ void validate_experiment(const Experiment& e);
 // carrying `units`, `time` attached as dimension scale, experiment attributes
 // as string attributes, and the provenance on the root. Validates first.
 // Atomic: the target is replaced only when the whole file is written.
-void write_log(const std::string& path, const std::vector<Experiment>& experiments,
-               const Provenance& provenance);
+void write_log(const std::string& path, const std::vector<Experiment>& experiments, const Provenance& provenance);
 
 // A dataset of a results group: row-major values with their shape (1-D:
 // {n}; a sweep: {trajectories, samples}; a scalar: {}).
@@ -103,12 +102,12 @@ struct ColumnSpec {
 // its scaling to the channel's SI value, from --gain
 // CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]]: value = gain * raw + offset.
 struct ChannelGain {
-  std::string channel;   // canonical channel name
-  std::string text;      // the option as given, after "CHANNEL=" (provenance)
-  double gain = 1.0;     // SI unit of the channel per raw unit
-  double offset = 0.0;   // SI unit of the channel
-  std::string unit;      // the gain's unit ("N" of "N/V"; "" = none given)
-  std::string raw_unit;  // the recorded unit ("V" of "N/V"; "" = none given)
+  std::string channel;         // canonical channel name
+  std::string text;            // the option as given, after "CHANNEL=" (provenance)
+  double gain = 1.0;           // SI unit of the channel per raw unit
+  double offset = 0.0;         // SI unit of the channel
+  std::string unit;            // the gain's unit ("N" of "N/V"; "" = none given)
+  std::string raw_unit;        // the recorded unit ("V" of "N/V"; "" = none given)
   bool has_dimension = false;  // unit given: its dimension must be the channel's
   Dimension dimension = Dimension::kDimensionless;
   bool offset_has_dimension = false;
@@ -147,7 +146,7 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
 
 // Picks one experiment: by name when `name` is non-empty, else the only one
 // (InputError listing the names when there are several).
-const Experiment& select_experiment(const std::vector<Experiment>& experiments,
-                                    const std::string& name, const std::string& path);
+const Experiment& select_experiment(const std::vector<Experiment>& experiments, const std::string& name,
+                                    const std::string& path);
 
 }  // namespace stribeck

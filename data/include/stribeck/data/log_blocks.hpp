@@ -68,8 +68,7 @@ class LogBlockReader {
   // doubles each), converted to SI. InputError naming file, experiment and
   // channel for an unknown channel, rows past the end, a value that is not
   // finite (with its index) or time that does not increase.
-  void read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end,
-            double* const* out) const;
+  void read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end, double* const* out) const;
   void read(const std::string& channel, std::size_t begin, std::size_t end, double* out) const;
 
   // Copies a channel's dataset as stored (chunks and filters, no values
@@ -121,8 +120,7 @@ class LogBlockWriter {
                              const std::map<std::string, std::string>& attributes, const std::string& source = "",
                              const LogBlockReader* copy_from = nullptr);
   std::size_t add_results(const std::string& group, const std::vector<BlockColumn>& datasets,
-                          const std::map<std::string, std::string>& attributes,
-                          const Provenance& provenance);
+                          const std::map<std::string, std::string>& attributes, const Provenance& provenance);
   // Writes the string attributes of group `g` again, e.g. with a summary known
   // only after its rows were appended: pass every attribute the group should
   // list (its attribute index is rewritten; same-named ones are replaced).

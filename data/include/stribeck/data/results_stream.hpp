@@ -39,7 +39,7 @@ struct StreamColumn {
   std::string units;        // `units` attribute, CF/UDUNITS spelling ("" for none)
   std::string description;  // `description` attribute ("" for none)
   ColumnType type = ColumnType::kFloat64;
-  std::string long_name;    // `long_name` attribute ("": the description)
+  std::string long_name;                  // `long_name` attribute ("": the description)
   std::string width_dimension;            // w >= 1: name of the second dimension ("": "<name>_column")
   std::vector<std::string> width_labels;  // its values (w names; empty: 0 .. w-1)
   std::vector<std::string> width_units;   // w >= 1: `units` of each label (attribute of the scale)

@@ -35,13 +35,13 @@ double sg_cutoff_fraction(int half_width, int order);
 
 // d^k x / dt^k (k = 0: smoothed x, 1, 2) by local polynomial fits; t must be
 // strictly increasing, sizes equal, at least order+1 samples.
-std::vector<double> sg_derivative(const std::vector<double>& t, const std::vector<double>& x, int deriv,
-                                  int half_width, int order);
+std::vector<double> sg_derivative(const std::vector<double>& t, const std::vector<double>& x, int deriv, int half_width,
+                                  int order);
 
 struct DeriveSummary {
-  double rate_hz = 0;     // mean sample rate
-  double cutoff_hz = 0;   // cut-off used
-  int half_width = 0;     // samples each side
+  double rate_hz = 0;                // mean sample rate
+  double cutoff_hz = 0;              // cut-off used
+  int half_width = 0;                // samples each side
   std::vector<std::string> derived;  // channels added
 };
 // Adds the requested channels ("velocity", "acceleration") to `e`:
@@ -81,14 +81,14 @@ struct ParallelFilterOptions {
   int decimation = 0;
 };
 struct ParallelFilterSummary {
-  double rate_hz = 0;      // mean sample rate of the input
-  double cutoff_hz = 0;    // -3 dB cut-off used
-  double half_width_s = 0; // T: the kernel's half support [s]
-  int decimation = 1;      // D
+  double rate_hz = 0;       // mean sample rate of the input
+  double cutoff_hz = 0;     // -3 dB cut-off used
+  double half_width_s = 0;  // T: the kernel's half support [s]
+  int decimation = 1;       // D
   std::size_t samples_in = 0, samples_out = 0;
-  std::size_t near_reversal = 0;  // samples of the decimation grid left out near a reversal or an end
+  std::size_t near_reversal = 0;     // samples of the decimation grid left out near a reversal or an end
   std::vector<std::string> derived;  // channels added
-  std::string method;      // one line, also stored as the "parallel_filter" attribute
+  std::string method;                // one line, also stored as the "parallel_filter" attribute
 };
 // The -3 dB frequency [Hz] of the Blackman kernel of half support T [s] on
 // uniform samples at rate_hz.

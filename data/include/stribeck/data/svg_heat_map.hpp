@@ -12,10 +12,10 @@
 namespace stribeck {
 
 struct HeatMapAxis {
-  std::string label;           // e.g. "stiffness [N/m]"
-  bool log = false;            // logarithmic scale (all edges > 0)
-  std::vector<double> edges;   // cell boundaries, increasing (cells + 1 values)
-  std::vector<double> centers; // the coordinate each cell stands for (tooltips, CSV)
+  std::string label;            // e.g. "stiffness [N/m]"
+  bool log = false;             // logarithmic scale (all edges > 0)
+  std::vector<double> edges;    // cell boundaries, increasing (cells + 1 values)
+  std::vector<double> centers;  // the coordinate each cell stands for (tooltips, CSV)
 };
 
 struct HeatMap {

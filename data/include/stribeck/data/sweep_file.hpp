@@ -22,10 +22,10 @@ struct SweepChunk {
   // Non-empty for a compacted chunk (GPU top-K mode): the global index of
   // each row; rows are then a selection of [first, first+count), all ok.
   std::vector<std::uint64_t> index;
-  std::vector<double> params;          // count x dims
-  std::vector<double> metrics;         // count x kNumMetrics (all metrics; the writer selects)
-  std::vector<double> exp_metrics;     // count x experiments x kNumMetrics (per_experiment only)
-  std::vector<std::uint8_t> status;    // count, sweep::Status
+  std::vector<double> params;        // count x dims
+  std::vector<double> metrics;       // count x kNumMetrics (all metrics; the writer selects)
+  std::vector<double> exp_metrics;   // count x experiments x kNumMetrics (per_experiment only)
+  std::vector<std::uint8_t> status;  // count, sweep::Status
 };
 
 // One entry of the top-K table.
@@ -71,8 +71,7 @@ class SweepWriter {
   static std::unique_ptr<SweepWriter> create(const std::string& path, const SweepMeta& meta, bool resumable = true);
   // ... or reopens it after an interruption: checks it belongs to the same
   // sweep (identity, shard, output options) and drops rows past the checkpoint.
-  static std::unique_ptr<SweepWriter> resume(const std::string& path, const SweepMeta& meta,
-                                             SweepProgress& progress);
+  static std::unique_ptr<SweepWriter> resume(const std::string& path, const SweepMeta& meta, SweepProgress& progress);
   ~SweepWriter();
   SweepWriter(const SweepWriter&) = delete;
   SweepWriter& operator=(const SweepWriter&) = delete;

@@ -29,7 +29,6 @@ void write_csv(const std::string& path, const Experiment& experiment, char delim
 // The same text from one experiment of an HDF5 log, read a block of rows at
 // a time (memory bounded by the block whatever the length of the log).
 class LogBlockReader;
-void write_csv(const std::string& path, const LogBlockReader& log, char delimiter = ',',
-               bool units_in_header = true);
+void write_csv(const std::string& path, const LogBlockReader& log, char delimiter = ',', bool units_in_header = true);
 
 }  // namespace stribeck

@@ -72,14 +72,14 @@ class TextTable {
 
   std::string source_;
   std::FILE* file_ = nullptr;
-  std::string buf_;             // file input: buffered bytes
+  std::string buf_;  // file input: buffered bytes
   std::size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
-  std::string_view text_;       // in-memory input
+  std::string_view text_;  // in-memory input
   long raw_number_ = 0;
   bool first_line_ = true;
   std::deque<std::pair<std::string, long>> pending_;  // sniffed lines not yet served
-  std::string current_;         // the pending line being served
+  std::string current_;                               // the pending line being served
   std::vector<std::string_view> cells_;
   std::vector<std::string> header_, names_, units_;
   TextDialect dialect_;

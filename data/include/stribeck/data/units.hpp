@@ -35,8 +35,8 @@ enum class Dimension {
 
 struct UnitInfo {
   Dimension dimension = Dimension::kDimensionless;
-  double factor = 1.0;  // SI value per unit
-  double offset = 0.0;  // added after scaling (degC -> K)
+  double factor = 1.0;             // SI value per unit
+  double offset = 0.0;             // added after scaling (degC -> K)
   bool absolute_pressure = false;  // spelled as absolute (bara, psia, "bar (abs)")
   std::string si = "1";            // the SI unit, as logs store it ("N*s/m" for kN/(m/s))
 };

@@ -25,24 +25,24 @@ struct EnsembleTotals : engine::Totals {
 };
 
 struct EnsembleResult {
-  std::vector<std::string> names;             // space dimensions: parameter or system quantity names
+  std::vector<std::string> names;  // space dimensions: parameter or system quantity names
   // Only when run without an output file (EnsembleRunOptions::output ""):
-  std::vector<double> values;                 // points x dims
+  std::vector<double> values;                     // points x dims
   std::vector<StickSlipMetrics<double>> metrics;  // one per point (status included)
-  std::string device;                         // "cpu (N threads)" or "cuda:0 NAME"
-  std::string note;                           // why device "auto" runs on the CPU ("" otherwise)
-  double seconds = 0;                         // wall time of this invocation, output included
+  std::string device;                             // "cpu (N threads)" or "cuda:0 NAME"
+  std::string note;                               // why device "auto" runs on the CPU ("" otherwise)
+  double seconds = 0;                             // wall time of this invocation, output included
   // This invocation's work (a resumed run counts only what it simulated):
-  double simulate_seconds = 0;                // time in the simulations (GPU: launches, copies, unpacking)
-  std::uint64_t evaluated = 0;                // points simulated
-  long long rk4_steps = 0;                    // RK4 steps over those points
+  double simulate_seconds = 0;  // time in the simulations (GPU: launches, copies, unpacking)
+  std::uint64_t evaluated = 0;  // points simulated
+  long long rk4_steps = 0;      // RK4 steps over those points
   // This run's part of the space: points [first, first + count) of `points`
   // (the whole space unless run as shard `shard_index`/`shard_count`).
   std::uint64_t points = 0, first = 0, count = 0;
   int shard_index = 0, shard_count = 1;
-  EnsembleTotals totals;                      // over [first, first + totals.completed)
-  bool finished = false;                      // totals.completed == count (false when stopped by max_chunks)
-  std::string output;                         // the file written ("" when none, or not finished)
+  EnsembleTotals totals;  // over [first, first + totals.completed)
+  bool finished = false;  // totals.completed == count (false when stopped by max_chunks)
+  std::string output;     // the file written ("" when none, or not finished)
 };
 
 constexpr std::uint64_t kMaxEnsembleChunk = std::uint64_t(1) << 24;
@@ -83,7 +83,7 @@ struct EnsembleRunOptions {
   // > 0: stop after this many chunks, leaving a resumable OUT.partial
   // (time-boxed jobs; HDF5 output only).
   std::uint64_t max_chunks = 0;
-  std::string command_line;                   // provenance of the output file
+  std::string command_line;  // provenance of the output file
 };
 
 // Runs the points of this run's part of the space, FP64 or FP32

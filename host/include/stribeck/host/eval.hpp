@@ -29,8 +29,8 @@ struct EvalOptions {
 
 struct EvalSummary {
   long samples = 0;
-  std::vector<std::string> columns;  // output columns, model_force (then model_state) last
-  std::vector<std::string> warnings; // parameter warnings (e.g. LuGre passivity), one line each
+  std::vector<std::string> columns;   // output columns, model_force (then model_state) last
+  std::vector<std::string> warnings;  // parameter warnings (e.g. LuGre passivity), one line each
 };
 
 // Streams the input through the model in blocks and writes the input

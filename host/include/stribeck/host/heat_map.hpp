@@ -37,10 +37,10 @@ constexpr int kMaxGridCells = 512;
 constexpr int kMaxBins = 512;
 
 struct HeatMapSummary {
-  std::uint64_t points = 0;        // rows of the file
-  std::uint64_t not_ok = 0;        // points left out: status other than ok
-  std::uint64_t non_finite = 0;    // ok points whose metric is NaN or infinite, left out
-  std::uint64_t off_map = 0;       // ok points with a finite metric but a coordinate that is not finite
+  std::uint64_t points = 0;      // rows of the file
+  std::uint64_t not_ok = 0;      // points left out: status other than ok
+  std::uint64_t non_finite = 0;  // ok points whose metric is NaN or infinite, left out
+  std::uint64_t off_map = 0;     // ok points with a finite metric but a coordinate that is not finite
   std::uint64_t left_out() const { return not_ok + non_finite + off_map; }
   bool binned = false;
   int cells_x = 0, cells_y = 0;

@@ -32,10 +32,10 @@ Profile<T>* measured_input_profile(BodySystem<T>& b, const std::string& channel)
 }
 
 struct SimulateConfig {
-  std::string source;              // config file path (for messages)
-  std::string text;                // full config text (provenance)
-  std::string model;               // friction model id
-  std::vector<double> params;      // validated parameter vector of the model
+  std::string source;          // config file path (for messages)
+  std::string text;            // full config text (provenance)
+  std::string model;           // friction model id
+  std::vector<double> params;  // validated parameter vector of the model
   std::vector<std::string> warnings;
   bool stiction = false;           // form = "stiction": Karnopp state machine over a static law
   double breakaway = 0.0;          // stiction: breakaway force F_brk [N] (or torque)
@@ -49,12 +49,12 @@ struct SimulateConfig {
   // sweep parameter space instead of running one simulation.
   bool ensemble = false;
   sweep::Design design = sweep::Design::kGrid;
-  std::uint64_t points = 0;         // random, lhs, sobol designs
+  std::uint64_t points = 0;  // random, lhs, sobol designs
   std::uint64_t seed = 1;
   bool scramble = true;
   bool fp32 = false;
-  std::string device = "auto";      // auto (GPU when usable, else CPU) | cpu | gpu
-  std::vector<ParamSpec> axes;      // parsed with the sweep's NAME=SPEC syntax
+  std::string device = "auto";  // auto (GPU when usable, else CPU) | cpu | gpu
+  std::vector<ParamSpec> axes;  // parsed with the sweep's NAME=SPEC syntax
 };
 
 // Parses and validates a config; every problem is an InputError naming the

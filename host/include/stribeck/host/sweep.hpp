@@ -46,11 +46,11 @@ struct SweepTrace {
 
 struct SweepPlan {
   const ModelInfo* model = nullptr;
-  sweep::SpaceView space;          // list_values points into list_values below
+  sweep::SpaceView space;  // list_values points into list_values below
   std::vector<double> list_values;
   sweep::ParamRules rules;
   std::vector<SweepTrace> traces;
-  std::vector<int> metrics;        // kept metric ids (all when the config named none)
+  std::vector<int> metrics;  // kept metric ids (all when the config named none)
   int objective = sweep::kRmse;
   bool maximize = false;
   int top_k = 10;
@@ -104,8 +104,8 @@ enum class Precision { kFp64, kFp32 };
 
 // Evaluates points [first, first + count) on the CPU: OpenMP over points,
 // memoryless laws in SIMD batches of points (docs/sweep.md, "CPU path").
-void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first,
-                        std::uint64_t count, SweepChunk& out);
+void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
+                        SweepChunk& out);
 
 // The CPU path's vector level: "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2),
 // "generic" (the build's baseline) or "scalar" (one point at a time). The

@@ -23,15 +23,15 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
 constexpr std::uint64_t kMaxSweepChunk = std::uint64_t(1) << 24;
 
 struct SweepRunOptions {
-  std::string device = "auto";         // auto | gpu | cpu
+  std::string device = "auto";  // auto | gpu | cpu
   Precision precision = Precision::kFp64;
-  std::uint64_t chunk = 1u << 20;      // points per host chunk: bounds host memory (at most kMaxSweepChunk)
-  std::string output;                  // HDF5 path; "" keeps results in memory only (top-K, summary)
-  bool resume = false;                 // continue OUT.h5.partial from its last checkpoint
-  bool allow_large_output = false;     // run even when the output's estimate exceeds the free space
-  std::uint64_t max_chunks = 0;        // > 0: stop after this many chunks, leaving a resumable
-                                       // OUT.h5.partial (time-boxed jobs)
-  std::string command_line;            // provenance: the command as typed ("" when not from the CLI)
+  std::uint64_t chunk = 1u << 20;   // points per host chunk: bounds host memory (at most kMaxSweepChunk)
+  std::string output;               // HDF5 path; "" keeps results in memory only (top-K, summary)
+  bool resume = false;              // continue OUT.h5.partial from its last checkpoint
+  bool allow_large_output = false;  // run even when the output's estimate exceeds the free space
+  std::uint64_t max_chunks = 0;     // > 0: stop after this many chunks, leaving a resumable
+                                    // OUT.h5.partial (time-boxed jobs)
+  std::string command_line;         // provenance: the command as typed ("" when not from the CLI)
   // Called after each chunk with (points done in this run's range, range size, seconds).
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
   // Called with a note for the user (why device "auto" runs on the CPU);
@@ -40,18 +40,18 @@ struct SweepRunOptions {
 };
 
 struct SweepSummary {
-  std::uint64_t points = 0;            // points of this run's range
-  std::uint64_t completed = 0;         // points done (== points unless stopped by max_chunks)
+  std::uint64_t points = 0;     // points of this run's range
+  std::uint64_t completed = 0;  // points done (== points unless stopped by max_chunks)
   std::uint64_t ok = 0, invalid = 0, nonfinite = 0;
   std::vector<std::string> invalid_examples;  // up to 3 readable reasons
-  double seconds = 0;                  // wall time of this invocation
-  std::uint64_t evaluated = 0;         // points evaluated by this invocation
-  std::uint64_t samples_per_point = 0; // samples of all experiments
+  double seconds = 0;                         // wall time of this invocation
+  std::uint64_t evaluated = 0;                // points evaluated by this invocation
+  std::uint64_t samples_per_point = 0;        // samples of all experiments
   std::string device;
   Precision precision = Precision::kFp64;
   std::vector<TopEntry> top;
   bool finished = false;
-  std::string output;                  // final file ("" when none)
+  std::string output;  // final file ("" when none)
 
   // A readable multi-line report (points, time, rate, device, best points).
   std::string report(const SweepPlan& plan) const;

@@ -11,9 +11,9 @@
 namespace stribeck::ident {
 
 struct CurveFitProblem {
-  std::string model;           // static model id of the law to fit
-  std::vector<double> start;   // every parameter of the model (start values and held values)
-  std::vector<bool> free;      // which parameters the fit may change (same size as start)
+  std::string model;          // static model id of the law to fit
+  std::vector<double> start;  // every parameter of the model (start values and held values)
+  std::vector<bool> free;     // which parameters the fit may change (same size as start)
   // The samples (velocity and the other inputs, fixed) and the force to match.
   std::vector<double> v, p_a, p_b, f_n;
   std::vector<double> target;
@@ -27,7 +27,7 @@ struct CurveFitResult {
   double max_abs_error = 0.0;  // over the samples
   double rms_error = 0.0;
   bool converged = false;
-  std::string message;         // Ceres' message of the best start
+  std::string message;  // Ceres' message of the best start
 };
 
 // Fits the free parameters within the model's ranges and relations

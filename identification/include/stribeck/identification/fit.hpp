@@ -33,11 +33,11 @@ const char* status_name(FitStatus s);
 
 // What a fit is doing now, for progress displays.
 struct FitProgress {
-  std::string phase;  // "check data", "coarse search", "refine", "intervals", ...
-  int start = 0;      // refinement k (1-based) of `starts` (0 outside "refine")
-  int starts = 0;     // refinements planned so far (grows in automatic mode)
-  int iteration = 0;  // solver iteration within the refinement
-  double cost = std::numeric_limits<double>::quiet_NaN();       // current cost of the refinement
+  std::string phase;                                       // "check data", "coarse search", "refine", "intervals", ...
+  int start = 0;                                           // refinement k (1-based) of `starts` (0 outside "refine")
+  int starts = 0;                                          // refinements planned so far (grows in automatic mode)
+  int iteration = 0;                                       // solver iteration within the refinement
+  double cost = std::numeric_limits<double>::quiet_NaN();  // current cost of the refinement
   double best_cost = std::numeric_limits<double>::quiet_NaN();  // best finished refinement so far
 };
 
@@ -104,8 +104,8 @@ struct FitOptions {
   // N > 0 = exactly N refinements (the guess plus the best N-1 points).
   int starts = 0;
   // Automatic search: refinements per round, and the most it may run.
-  int starts_per_round = 4;   // default 4
-  int max_starts = 32;        // default 32
+  int starts_per_round = 4;  // default 4
+  int max_starts = 32;       // default 32
   // Two refinements reached the same optimum when their costs agree to this
   // relative tolerance (plus the noise floor's share). Default 1e-6.
   double agree_tolerance = 1e-6;
@@ -167,9 +167,9 @@ struct ExperimentFit {
 };
 
 struct AsymmetryTest {
-  double statistic = 0.0;  // likelihood ratio N*ln(SSR_sym / SSR_asym)
-  int dof = 0;             // extra parameters of the asymmetric fit
-  double p_value = 1.0;    // chi-square survival function
+  double statistic = 0.0;    // likelihood ratio N*ln(SSR_sym / SSR_asym)
+  int dof = 0;               // extra parameters of the asymmetric fit
+  double p_value = 1.0;      // chi-square survival function
   bool significant = false;  // p < 0.05
   double rmse_symmetric = 0.0;
 };
@@ -179,8 +179,8 @@ struct FitSummary {
   FitStatus status = FitStatus::kFailed;
   bool converged = false;  // status == kConverged
   std::vector<ParameterEstimate> parameters;
-  std::vector<std::string> free_names;            // order of `correlation`
-  std::vector<std::vector<double>> correlation;   // of the free parameters
+  std::vector<std::string> free_names;           // order of `correlation`
+  std::vector<std::vector<double>> correlation;  // of the free parameters
 
   long samples = 0;  // used by the fit
   int free_parameters = 0;
@@ -188,22 +188,22 @@ struct FitSummary {
   double rmse = 0.0;
   double r_squared = 0.0;
   double max_abs_error = 0.0;
-  double autocorrelation_lag1 = 0.0;  // of the residuals, within experiments
-  double aic = 0.0;                   // N ln(SSR/N) + 2k
-  double bic = 0.0;                   // N ln(SSR/N) + k ln N
+  double autocorrelation_lag1 = 0.0;                                  // of the residuals, within experiments
+  double aic = 0.0;                                                   // N ln(SSR/N) + 2k
+  double bic = 0.0;                                                   // N ln(SSR/N) + k ln N
   double validation_rmse = std::numeric_limits<double>::quiet_NaN();  // over held-out experiments
 
   int iterations = 0;
-  int starts = 0;           // Ceres refinements run
-  int starts_at_best = 0;   // of those, how many reached the best optimum
-  int best_start = 0;       // 0 = the data-driven guess
+  int starts = 0;          // Ceres refinements run
+  int starts_at_best = 0;  // of those, how many reached the best optimum
+  int best_start = 0;      // 0 = the data-driven guess
   // Times a profile-likelihood interval, holding one parameter elsewhere, found
   // a lower cost than the search's best, and the fit continued from there.
   int profile_restarts = 0;
   double noise_estimate = std::numeric_limits<double>::quiet_NaN();  // force noise std [N] from the data alone
   // Seconds spent in each phase of the fit, in order (name, seconds).
   std::vector<std::pair<std::string, double>> phase_seconds;
-  std::string search_device;  // where the coarse search ran ("" without one)
+  std::string search_device;    // where the coarse search ran ("" without one)
   double seconds = 0.0;         // whole fit: data checks, guesses, search, solves, covariance, report
   double solver_seconds = 0.0;  // inside ceres::Solve, summed over starts
   std::string solver_message;
@@ -222,13 +222,12 @@ struct FitSummary {
 // Fits `model` to the experiments. Throws InputError for unusable input (no
 // samples, missing channels, unknown parameter names, malformed options);
 // everything the data merely does not support is a warning in the summary.
-FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model,
-               const FitOptions& options);
+FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model, const FitOptions& options);
 
 // Fits each model with the same options; returns the summaries best first
 // (lowest AIC).
-std::vector<FitSummary> compare(const std::vector<Experiment>& experiments,
-                                const std::vector<std::string>& models, const FitOptions& options);
+std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,
+                                const FitOptions& options);
 
 // JSON text of a summary (documented in docs/identification.md).
 std::string to_json(const FitSummary& s, int indent = 2);

@@ -25,9 +25,8 @@ struct ModelTag {
   using type = M;
 };
 
-using StaticModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder,
-                               SimscapeCylinderIL, TwentySimC, TwentySimV, TwentySimCV,
-                               TwentySimSCVS, CoulombViscous>;
+using StaticModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL,
+                               TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous>;
 // Models with memory: they implement the ODE form (dzdt, output, relax_rate, ode_ok,
 // stiffness, damping) and the trace form step(c, sample, state, dt).
 using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl>;

@@ -52,8 +52,7 @@ inline const char* channel_name(Channel c) {
   }
   return "?";
 }
-constexpr Channel kAllChannels[] = {kChannelVelocity, kChannelPressureA, kChannelPressureB,
-                                    kChannelNormalForce};
+constexpr Channel kAllChannels[] = {kChannelVelocity, kChannelPressureA, kChannelPressureB, kChannelNormalForce};
 
 // Models opt into warnings by declaring `kWarnings`; the rest have none.
 template <class M, class = void>
@@ -143,8 +142,7 @@ inline std::vector<std::string> validate_params(const ModelInfo& m, const double
   for (const auto& r : m.relations) {
     if (!(p[r.a] >= p[r.b])) {
       errors.push_back(m.id + ": " + m.params[r.a].name + " = " + format_number(p[r.a]) +
-                       " must be >= " + m.params[r.b].name + " = " + format_number(p[r.b]) +
-                       " (" + r.why + ")");
+                       " must be >= " + m.params[r.b].name + " = " + format_number(p[r.b]) + " (" + r.why + ")");
     }
   }
   return errors;

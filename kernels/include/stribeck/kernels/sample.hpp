@@ -6,10 +6,10 @@ namespace stribeck {
 
 // Input channels, as bit flags so a model can state which ones it needs.
 enum Channel : unsigned {
-  kChannelVelocity = 1u << 0,    // relative velocity [m/s] (rotational: [rad/s])
-  kChannelPressureA = 1u << 1,   // chamber A gauge pressure [Pa]
-  kChannelPressureB = 1u << 2,   // chamber B gauge pressure [Pa]
-  kChannelNormalForce = 1u << 3, // normal force F_n [N]
+  kChannelVelocity = 1u << 0,     // relative velocity [m/s] (rotational: [rad/s])
+  kChannelPressureA = 1u << 1,    // chamber A gauge pressure [Pa]
+  kChannelPressureB = 1u << 2,    // chamber B gauge pressure [Pa]
+  kChannelNormalForce = 1u << 3,  // normal force F_n [N]
 };
 
 // One sample of the inputs. Channels a model does not need are ignored; the

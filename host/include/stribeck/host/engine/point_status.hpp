@@ -37,7 +37,7 @@ inline PointStatus from_sim_status(int s) {
 }
 // A sweep point's sweep::Status.
 inline PointStatus from_sweep_status(std::uint8_t s) {
-  return s == sweep::kStatusOk ? PointStatus::kOk
+  return s == sweep::kStatusOk          ? PointStatus::kOk
          : s == sweep::kStatusNonFinite ? PointStatus::kNonFinite
                                         : PointStatus::kInvalid;
 }

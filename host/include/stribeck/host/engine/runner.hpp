@@ -47,7 +47,8 @@ struct Totals {
   void add(PointStatus s, std::uint64_t n = 1) { status_counts[static_cast<int>(s)] += n; }
   bool wants_example() const { return invalid_examples.size() < kInvalidExamples; }
   void add_example(std::uint64_t index, const std::string& why) {
-    if (wants_example()) invalid_examples.push_back("point " + std::to_string(index) + ": " + (why.empty() ? "invalid" : why));
+    if (wants_example())
+      invalid_examples.push_back("point " + std::to_string(index) + ": " + (why.empty() ? "invalid" : why));
   }
 };
 
@@ -78,10 +79,10 @@ struct RunOptions {
 };
 
 struct RunStats {
-  std::uint64_t evaluated = 0;   // points this call computed
+  std::uint64_t evaluated = 0;  // points this call computed
   std::uint64_t chunks = 0;
-  double compute_seconds = 0;    // time inside Workload::compute
-  bool finished = false;         // totals.completed == range.count
+  double compute_seconds = 0;  // time inside Workload::compute
+  bool finished = false;       // totals.completed == range.count
 };
 
 // Runs the chunks left after totals.completed (a resumed run passes the

@@ -41,7 +41,7 @@ struct EnsembleRequest {
   // profiles are host pointers here; run_ensemble copies them to the device.
   EnsembleSpec<double> spec64;
   EnsembleSpec<float> spec32;
-  sweep::SpaceView space;        // space.list_values: host pointer to n_list values
+  sweep::SpaceView space;  // space.list_values: host pointer to n_list values
   std::uint64_t n_list = 0;
   std::uint64_t first = 0, count = 0;
   // Host outputs, count rows each: coordinates (space.dims) and metrics (kEnsembleMetrics).

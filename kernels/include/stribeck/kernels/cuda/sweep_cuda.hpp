@@ -56,13 +56,13 @@ struct TopKOutput {
 struct SweepRequest {
   const char* model_id = nullptr;
   bool fp32 = false;
-  sweep::SpaceView space;               // space.list_values: host pointer to n_list values
+  sweep::SpaceView space;  // space.list_values: host pointer to n_list values
   std::uint64_t n_list = 0;
   sweep::ParamRules rules;
   const HostTrace* traces = nullptr;
   int n_exp = 0;
   bool per_experiment = false;
-  std::uint64_t first = 0, count = 0;   // points to evaluate
+  std::uint64_t first = 0, count = 0;  // points to evaluate
   // Host outputs (count rows): params x dims, metrics x kNumMetrics, status,
   // exp_metrics x n_exp x kNumMetrics (per_experiment only).
   double* params = nullptr;

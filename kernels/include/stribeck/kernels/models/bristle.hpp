@@ -35,8 +35,7 @@ STRIBECK_HD_INLINE T bristle_relax(const T& z, const T& v, const T& z_ss, const 
 // Advances z from velocity v0 to v1 over dt (linear velocity in between).
 // `zss(v)` returns z_ss(v) = g(v)/sigma0; v_s is the Stribeck velocity.
 template <class T, class Zss>
-STRIBECK_HD_INLINE T bristle_advance(T z, const T& v0, const T& v1, const T& dt, const T& v_s,
-                                     const Zss& zss) {
+STRIBECK_HD_INLINE T bristle_advance(T z, const T& v0, const T& v1, const T& dt, const T& v_s, const Zss& zss) {
   const T dv = v1 - v0;
   const T a0 = math::abs(v0), a1 = math::abs(v1);
   const bool flat = v0 * v1 > T(0) && (a0 < a1 ? a0 : a1) > T(3) * v_s;

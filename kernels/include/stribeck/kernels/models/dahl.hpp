@@ -22,8 +22,7 @@ struct Dahl {
   static constexpr bool kDynamic = true;
   static constexpr const char* kId = "dahl";
   static constexpr const char* kName = "Dahl friction";
-  static constexpr const char* kEquation =
-      "dF/dt = sigma0*v*sign(u)*|u|^alpha, u = 1 - F*sign(v)/F_C";
+  static constexpr const char* kEquation = "dF/dt = sigma0*v*sign(u)*|u|^alpha, u = 1 - F*sign(v)/F_C";
   static constexpr const char* kOutputUnit = "N";
   static constexpr const char* kStateName = "F";
   static constexpr const char* kStateUnit = "N";

@@ -23,7 +23,8 @@ struct LuGre {
   enum Param { sigma0, sigma1, sigma2, F_C, F_s, v_s, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
       positive("sigma0", "N/m", 1e5, "bristle stiffness", ParamRole::kBristleStiffness),
-      nonnegative("sigma1", "N/(m/s)", 316.2277660168379, "bristle damping (paper: sqrt(1e5))", ParamRole::kBristleDamping),
+      nonnegative("sigma1", "N/(m/s)", 316.2277660168379, "bristle damping (paper: sqrt(1e5))",
+                  ParamRole::kBristleDamping),
       nonnegative("sigma2", "N/(m/s)", 0.4, "viscous friction coefficient", ParamRole::kViscous),
       positive("F_C", "N", 1.0, "Coulomb friction force", ParamRole::kCoulomb),
       positive("F_s", "N", 1.5, "static (stiction) friction force", ParamRole::kBreakaway),
@@ -37,8 +38,9 @@ struct LuGre {
   // (the paper's own example does) but the model may then create energy.
   static bool passive(const double* p) { return p[sigma2] > p[sigma1] * (p[F_s] - p[F_C]) / p[F_C]; }
   static constexpr std::array<ParamWarning, 1> kWarnings{{
-      {&passive, "passivity condition sigma2 > sigma1*(F_s-F_C)/F_C fails; the model is not "
-                 "guaranteed dissipative (it can feed energy into the system)"},
+      {&passive,
+       "passivity condition sigma2 > sigma1*(F_s-F_C)/F_C fails; the model is not "
+       "guaranteed dissipative (it can feed energy into the system)"},
   }};
   static constexpr unsigned kInputs = kChannelVelocity;
 
@@ -51,8 +53,8 @@ struct LuGre {
 
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
-    return Coeffs<T>{p[sigma0], p[sigma1], p[sigma2], p[F_C] / p[sigma0],
-                     (p[F_s] - p[F_C]) / p[sigma0], T(1) / p[v_s], p[v_s]};
+    return Coeffs<T>{p[sigma0],     p[sigma1], p[sigma2], p[F_C] / p[sigma0], (p[F_s] - p[F_C]) / p[sigma0],
+                     T(1) / p[v_s], p[v_s]};
   }
   // z_ss(v) = g(v)/sigma0: steady-state deflection magnitude.
   template <class T>

@@ -20,7 +20,8 @@ struct SimscapeCylinder : StaticLaw {
   enum Param { F_pr, f_cfr, K_brk, f_vfr, c_v, v_th, kNumParams };
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
       nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)", ParamRole::kPreload),
-      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure", ParamRole::kPressureCoefficient),
+      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure",
+                  ParamRole::kPressureCoefficient),
       at_least("K_brk", "1", 1.0, 1.0, "breakaway friction force increase coefficient", ParamRole::kBreakawayRatio),
       nonnegative("f_vfr", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
       nonnegative("c_v", "s/m", 10.0, "transition coefficient", ParamRole::kStribeckRate),
@@ -43,8 +44,8 @@ struct SimscapeCylinder : StaticLaw {
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
     const T kb1 = p[K_brk] - T(1);
-    return Coeffs<T>{p[F_pr],  p[f_cfr], kb1, p[c_v], p[f_vfr], p[v_th],
-                     (T(1) + kb1 * math::exp(-p[c_v] * p[v_th])) / p[v_th]};
+    return Coeffs<T>{
+        p[F_pr], p[f_cfr], kb1, p[c_v], p[f_vfr], p[v_th], (T(1) + kb1 * math::exp(-p[c_v] * p[v_th])) / p[v_th]};
   }
   template <class T>
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
@@ -57,8 +58,7 @@ struct SimscapeCylinder : StaticLaw {
     const T decay = math::exp_neg_mul(c.c_v, av);
     // Outside the zone v != 0, so sign(v) * m = copysign(m, v) for the
     // magnitude m >= 1: one bit operation instead of two compares.
-    const T coulomb_part =
-        (av > c.v_th) ? math::copysign(T(1) + c.k_brk_minus_1 * decay, s.v) : c.linear_slope * s.v;
+    const T coulomb_part = (av > c.v_th) ? math::copysign(T(1) + c.k_brk_minus_1 * decay, s.v) : c.linear_slope * s.v;
     return f_c * coulomb_part + c.f_vfr * s.v;
   }
 };

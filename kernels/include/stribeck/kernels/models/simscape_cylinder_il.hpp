@@ -23,7 +23,8 @@ struct SimscapeCylinderIL : StaticLaw {
   // chosen so the Coulomb threshold v_brk/10 equals the hydraulic v_th.
   static constexpr std::array<ParamInfo, kNumParams> kParams{{
       nonnegative("F_pr", "N", 10.0, "preload force (seal squeeze)", ParamRole::kPreload),
-      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure", ParamRole::kPressureCoefficient),
+      nonnegative("f_cfr", "N/Pa", 1e-6, "Coulomb friction coefficient per chamber pressure",
+                  ParamRole::kPressureCoefficient),
       at_least("R_brk", "1", 1.0, 1.0, "breakaway to Coulomb friction force ratio", ParamRole::kBreakawayRatio),
       positive("v_brk", "m/s", 1e-3, "breakaway friction velocity", ParamRole::kStribeckVelocity),
       nonnegative("f_v", "N/(m/s)", 100.0, "viscous friction coefficient", ParamRole::kViscous),
@@ -40,8 +41,7 @@ struct SimscapeCylinderIL : StaticLaw {
 
   template <class T>
   STRIBECK_HD_INLINE static Coeffs<T> prepare(const T* p) {
-    return Coeffs<T>{p[F_pr], p[f_cfr],
-                     simscape_law_coeffs(p[R_brk] - T(1), p[v_brk], T(1), p[f_v])};
+    return Coeffs<T>{p[F_pr], p[f_cfr], simscape_law_coeffs(p[R_brk] - T(1), p[v_brk], T(1), p[f_v])};
   }
   template <class T>
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {

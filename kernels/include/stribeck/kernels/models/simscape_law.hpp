@@ -21,17 +21,15 @@ struct SimscapeLawCoeffs {
 };
 
 template <class T>
-STRIBECK_HD_INLINE SimscapeLawCoeffs<T> simscape_law_coeffs(const T& f_brk_minus_fc, const T& v_brk,
-                                                            const T& f_c, const T& f_v) {
-  return SimscapeLawCoeffs<T>{T(kSqrt2e) * f_brk_minus_fc, T(1) / (T(kSqrt2) * v_brk), f_c,
-                              T(10) / v_brk, f_v};
+STRIBECK_HD_INLINE SimscapeLawCoeffs<T> simscape_law_coeffs(const T& f_brk_minus_fc, const T& v_brk, const T& f_c,
+                                                            const T& f_v) {
+  return SimscapeLawCoeffs<T>{T(kSqrt2e) * f_brk_minus_fc, T(1) / (T(kSqrt2) * v_brk), f_c, T(10) / v_brk, f_v};
 }
 
 template <class T>
 STRIBECK_HD_INLINE T simscape_law(const SimscapeLawCoeffs<T>& c, const T& v) {
   const T x = v * c.inv_v_st;
-  return c.stribeck_amp * math::exp(-(x * x)) * x + c.coulomb * math::tanh(v * c.inv_v_coul) +
-         c.viscous * v;
+  return c.stribeck_amp * math::exp(-(x * x)) * x + c.coulomb * math::tanh(v * c.inv_v_coul) + c.viscous * v;
 }
 
 }  // namespace stribeck

@@ -10,11 +10,11 @@
 namespace stribeck {
 
 namespace twentysim_defaults {
-constexpr double kMuC = 0.1;     // Coulomb friction coefficient [-]
-constexpr double kMuS = 0.15;    // static friction coefficient [-]
-constexpr double kMuV = 0.01;    // viscous friction coefficient [s/m]
-constexpr double kSlope = 1e3;   // tanh steepness [s/m]: 99.5 % of mu_c at 3 mm/s
-constexpr double kVSt = 0.01;    // Stribeck velocity [m/s]
+constexpr double kMuC = 0.1;    // Coulomb friction coefficient [-]
+constexpr double kMuS = 0.15;   // static friction coefficient [-]
+constexpr double kMuV = 0.01;   // viscous friction coefficient [s/m]
+constexpr double kSlope = 1e3;  // tanh steepness [s/m]: 99.5 % of mu_c at 3 mm/s
+constexpr double kVSt = 0.01;   // Stribeck velocity [m/s]
 }  // namespace twentysim_defaults
 
 struct TwentySimC : StaticLaw {

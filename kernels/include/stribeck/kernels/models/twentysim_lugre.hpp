@@ -38,8 +38,9 @@ struct TwentySimLuGre {
   }};
   static bool passive(const double* p) { return p[mu_v] > p[sigma1] * (p[mu_s] - p[mu_c]) / p[mu_c]; }
   static constexpr std::array<ParamWarning, 1> kWarnings{{
-      {&passive, "passivity condition mu_v > sigma1*(mu_s-mu_c)/mu_c fails; the model is not "
-                 "guaranteed dissipative (it can feed energy into the system)"},
+      {&passive,
+       "passivity condition mu_v > sigma1*(mu_s-mu_c)/mu_c fails; the model is not "
+       "guaranteed dissipative (it can feed energy into the system)"},
   }};
   static constexpr unsigned kInputs = kChannelVelocity | kChannelNormalForce;
 

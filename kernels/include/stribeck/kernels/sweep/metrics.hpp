@@ -27,14 +27,14 @@ namespace stribeck::sweep {
 constexpr int kTraceTile = 256;
 
 enum Metric : int {
-  kSse,            // sum (F - F_meas)^2                        [N^2]
-  kRmse,           // sqrt(SSE / samples)                        [N]
-  kMaxAbsError,    // max |F - F_meas|                           [N]
-  kPeakForce,      // max |F|                                    [N]
-  kMeanForcePos,   // mean F over samples with v > 0             [N]
-  kMeanForceNeg,   // mean F over samples with v < 0             [N]
-  kEnergy,         // dissipated energy, integral of F v dt      [J]
-  kLoopArea,       // hysteresis loop area, integral of F dx     [J]
+  kSse,           // sum (F - F_meas)^2                        [N^2]
+  kRmse,          // sqrt(SSE / samples)                        [N]
+  kMaxAbsError,   // max |F - F_meas|                           [N]
+  kPeakForce,     // max |F|                                    [N]
+  kMeanForcePos,  // mean F over samples with v > 0             [N]
+  kMeanForceNeg,  // mean F over samples with v < 0             [N]
+  kEnergy,        // dissipated energy, integral of F v dt      [J]
+  kLoopArea,      // hysteresis loop area, integral of F dx     [J]
   kNumMetrics
 };
 
@@ -86,16 +86,14 @@ struct RawMetrics {
 template <class T>
 struct TilePartial {
   T sse, max_abs_error, peak, sum_pos, sum_neg, energy, loop;
-  STRIBECK_HD_INLINE void reset() {
-    sse = max_abs_error = peak = sum_pos = sum_neg = energy = loop = T(0);
-  }
+  STRIBECK_HD_INLINE void reset() { sse = max_abs_error = peak = sum_pos = sum_neg = energy = loop = T(0); }
   // One sample: force f against the measured f_meas, with the sample's
   // metric weights (trace.hpp). Written once for the GPU thread, the scalar
   // CPU path and the CPU SIMD lanes, so all three round the same operations
   // in the same order. Every update is one multiply-add or one max, and none
   // depends on the previous sample.
-  STRIBECK_HD_INLINE void add_sample(const T& f, const T& f_meas, const T& w_pos, const T& w_neg,
-                                     const T& w_energy, const T& w_loop) {
+  STRIBECK_HD_INLINE void add_sample(const T& f, const T& f_meas, const T& w_pos, const T& w_neg, const T& w_energy,
+                                     const T& w_loop) {
     const T e = f - f_meas;
     sse += e * e;
     max_abs_error = math::running_max(math::abs(e), max_abs_error);
@@ -134,8 +132,8 @@ STRIBECK_HD_INLINE void finalize_metrics(const RawMetrics& r, bool has_force, do
 // True when every accumulated sum is finite (NaN/Inf forces propagate into
 // the energy and loop sums, and into the peak through the explicit check).
 STRIBECK_HD_INLINE bool raw_finite(const RawMetrics& r) {
-  return std::isfinite(r.sse) && std::isfinite(r.peak) && std::isfinite(r.energy) &&
-         std::isfinite(r.loop) && std::isfinite(r.sum_pos) && std::isfinite(r.sum_neg);
+  return std::isfinite(r.sse) && std::isfinite(r.peak) && std::isfinite(r.energy) && std::isfinite(r.loop) &&
+         std::isfinite(r.sum_pos) && std::isfinite(r.sum_neg);
 }
 
 }  // namespace stribeck::sweep

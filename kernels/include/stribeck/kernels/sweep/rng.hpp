@@ -24,9 +24,7 @@ STRIBECK_HD_INLINE std::uint64_t hash3(std::uint64_t seed, std::uint64_t a, std:
 }
 
 // Uniform double in [0, 1) from the top 53 bits.
-STRIBECK_HD_INLINE double to_unit(std::uint64_t bits) {
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
+STRIBECK_HD_INLINE double to_unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 // A seeded bijection of [0, n) (n >= 1): a balanced Feistel network on the
 // smallest even number of bits covering n, with cycle walking to stay inside

@@ -43,8 +43,8 @@ enum class Design : int {
 
 struct Axis {
   AxisKind kind = AxisKind::kFixed;
-  std::uint64_t count = 1;  // grid levels (fixed: 1; list: its length; linear/log: count)
-  double a = 0, b = 0;      // see AxisKind
+  std::uint64_t count = 1;               // grid levels (fixed: 1; list: its length; linear/log: count)
+  double a = 0, b = 0;                   // see AxisKind
   double lo = -HUGE_VAL, hi = HUGE_VAL;  // truncation of a normal
   std::uint64_t offset = 0;              // kList: first value in SpaceView::list_values
 };
@@ -53,10 +53,10 @@ struct Axis {
 // value as a kernel argument; list_values points into device memory there.
 struct SpaceView {
   Design design = Design::kGrid;
-  int dims = 0;                // number of model parameters
-  std::uint64_t points = 0;    // total points of the space
+  int dims = 0;              // number of model parameters
+  std::uint64_t points = 0;  // total points of the space
   std::uint64_t seed = 0;
-  bool scramble = true;        // Sobol' only
+  bool scramble = true;  // Sobol' only
   Axis axis[kMaxParams];
   const double* list_values = nullptr;
 };
@@ -134,8 +134,8 @@ STRIBECK_HD_INLINE double axis_level(const Axis& ax, const double* list, std::ui
 // [0, 1): the sweep's Sobol' design, and the identification's coarse search
 // on the CPU, draw from this one function.
 STRIBECK_HD_INLINE double sobol_unit(std::uint64_t i, int coord, std::uint64_t seed) {
-  const std::uint32_t bits =
-      owen_scramble(sobol_bits(i, coord), static_cast<std::uint32_t>(hash3(seed, 0x50b0ull, static_cast<std::uint64_t>(coord))));
+  const std::uint32_t bits = owen_scramble(
+      sobol_bits(i, coord), static_cast<std::uint32_t>(hash3(seed, 0x50b0ull, static_cast<std::uint64_t>(coord))));
   return static_cast<double>(bits) * 0x1.0p-32;
 }
 

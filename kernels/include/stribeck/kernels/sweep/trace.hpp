@@ -25,16 +25,16 @@ namespace stribeck::sweep {
 // The one channel table of a trace: X(member, units, meaning). TraceView
 // (here), the host's SweepTrace and its point_view (host/sweep.hpp) are
 // generated from it; the GPU's HostTrace carries the same member names.
-#define STRIBECK_TRACE_CHANNELS(X)                                   \
-  X(v, "m/s", "velocity")                                           \
-  X(p_a, "Pa", "chamber A pressure")                                \
-  X(p_b, "Pa", "chamber B pressure")                                \
-  X(f_n, "N", "normal force")                                       \
-  X(dt, "s", "t_k - t_{k-1} (dt_0 = 0): the step of models with memory") \
+#define STRIBECK_TRACE_CHANNELS(X)                                               \
+  X(v, "m/s", "velocity")                                                        \
+  X(p_a, "Pa", "chamber A pressure")                                             \
+  X(p_b, "Pa", "chamber B pressure")                                             \
+  X(f_n, "N", "normal force")                                                    \
+  X(dt, "s", "t_k - t_{k-1} (dt_0 = 0): the step of models with memory")         \
   X(f_meas, "N", "measured force (zero when absent: cost metrics are then NaN)") \
-  X(w_pos, "1", "1 where v > 0, else 0")                            \
-  X(w_neg, "1", "1 where v < 0, else 0")                            \
-  X(w_energy, "m", "v_k (dt_k + dt_{k+1}) / 2")                     \
+  X(w_pos, "1", "1 where v > 0, else 0")                                         \
+  X(w_neg, "1", "1 where v < 0, else 0")                                         \
+  X(w_energy, "m", "v_k (dt_k + dt_{k+1}) / 2")                                  \
   X(w_loop, "m", "(dx_k + dx_{k+1}) / 2")
 
 template <class T>

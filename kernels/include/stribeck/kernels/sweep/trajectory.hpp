@@ -73,8 +73,8 @@ STRIBECK_HD_INLINE void for_each_tile(std::int64_t n, F&& f) {
 // Host/CPU driver of one point over `n_exp` experiments: per-experiment raw
 // sums into per_exp[0 .. n_exp) (counts taken from `counts`).
 template <class M, class T>
-STRIBECK_HD_INLINE void evaluate_point(const double* p, const TraceView<T>* traces,
-                                       const TraceCounts* counts, int n_exp, RawMetrics* per_exp) {
+STRIBECK_HD_INLINE void evaluate_point(const double* p, const TraceView<T>* traces, const TraceCounts* counts,
+                                       int n_exp, RawMetrics* per_exp) {
   Trajectory<M, T> tr;
   tr.prepare(p);
   for (int e = 0; e < n_exp; ++e) {

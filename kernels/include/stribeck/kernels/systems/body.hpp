@@ -27,20 +27,20 @@ namespace stribeck {
 
 template <class T>
 struct BodySystem {
-  T mass = T(1);          // [kg] or [kg m^2]
-  T stiffness = T(0);     // spring between drive and body [N/m]
-  T damping = T(0);       // damper between drive and body [N s/m]
+  T mass = T(1);                   // [kg] or [kg m^2]
+  T stiffness = T(0);              // spring between drive and body [N/m]
+  T damping = T(0);                // damper between drive and body [N s/m]
   bool friction_on_drive = false;  // friction acts on v - v_d instead of v
-  Profile<T> drive_velocity;   // v_d(t) [m/s]
-  Profile<T> external_force;   // F_ext(t) on the body [N] (load forces enter here with a sign)
-  Profile<T> normal_force;     // F_n(t) for friction laws with a normal-force input [N]
-  Profile<T> pressure_a;       // chamber A gauge pressure [Pa]
-  Profile<T> pressure_b;       // chamber B gauge pressure [Pa]
-  T area_a = T(0);             // piston area on the A side [m^2]
-  T area_b = T(0);             // piston area on the B side [m^2]
-  T s0 = T(0);                 // initial spring elongation [m]
-  T v0 = T(0);                 // initial body velocity [m/s]
-  T z0 = T(0);                 // initial friction state (dynamic models)
+  Profile<T> drive_velocity;       // v_d(t) [m/s]
+  Profile<T> external_force;       // F_ext(t) on the body [N] (load forces enter here with a sign)
+  Profile<T> normal_force;         // F_n(t) for friction laws with a normal-force input [N]
+  Profile<T> pressure_a;           // chamber A gauge pressure [Pa]
+  Profile<T> pressure_b;           // chamber B gauge pressure [Pa]
+  T area_a = T(0);                 // piston area on the A side [m^2]
+  T area_b = T(0);                 // piston area on the B side [m^2]
+  T s0 = T(0);                     // initial spring elongation [m]
+  T v0 = T(0);                     // initial body velocity [m/s]
+  T z0 = T(0);                     // initial friction state (dynamic models)
 };
 
 // State layout. The dissipation integrals come first after the mechanical
@@ -60,8 +60,11 @@ struct BodyInputs {
 template <class T>
 STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t) {
   const T p_a = b.pressure_a.value(t), p_b = b.pressure_b.value(t);
-  return BodyInputs<T>{b.drive_velocity.value(t), b.drive_velocity.rate(t),
-                       b.external_force.value(t) + b.area_a * p_a - b.area_b * p_b, p_a, p_b,
+  return BodyInputs<T>{b.drive_velocity.value(t),
+                       b.drive_velocity.rate(t),
+                       b.external_force.value(t) + b.area_a * p_a - b.area_b * p_b,
+                       p_a,
+                       p_b,
                        b.normal_force.value(t)};
 }
 
@@ -75,15 +78,15 @@ STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t)
 template <class T>
 struct AffineInputs {
   bool on = false;  // every input is affine; otherwise body_inputs(b, t)
-  T v_d0 = T(0), v_d1 = T(0), f0 = T(0), f1 = T(0), p_a0 = T(0), p_a1 = T(0), p_b0 = T(0), p_b1 = T(0),
-    f_n0 = T(0), f_n1 = T(0);
+  T v_d0 = T(0), v_d1 = T(0), f0 = T(0), f1 = T(0), p_a0 = T(0), p_a1 = T(0), p_b0 = T(0), p_b1 = T(0), f_n0 = T(0),
+    f_n1 = T(0);
 };
 
 template <class T>
 STRIBECK_HD_INLINE AffineInputs<T> body_inputs_affine(const BodySystem<T>& b) {
   AffineInputs<T> a;
-  a.on = b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() &&
-         b.pressure_a.affine() && b.pressure_b.affine();
+  a.on = b.drive_velocity.affine() && b.external_force.affine() && b.normal_force.affine() && b.pressure_a.affine() &&
+         b.pressure_b.affine();
   if (!a.on) return a;
   a.v_d0 = b.drive_velocity.offset;
   a.v_d1 = b.drive_velocity.slope;
@@ -106,8 +109,8 @@ STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t,
   if constexpr (!kAlwaysAffine) {
     if (!a.on) return body_inputs(b, t);
   }
-  return BodyInputs<T>{a.v_d0 + a.v_d1 * t, a.v_d1,           a.f0 + a.f1 * t,
-                       a.p_a0 + a.p_a1 * t, a.p_b0 + a.p_b1 * t, a.f_n0 + a.f_n1 * t};
+  return BodyInputs<T>{a.v_d0 + a.v_d1 * t, a.v_d1, a.f0 + a.f1 * t, a.p_a0 + a.p_a1 * t, a.p_b0 + a.p_b1 * t,
+                       a.f_n0 + a.f_n1 * t};
 }
 
 template <class T>
@@ -125,8 +128,8 @@ STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<
 // total dissipation W_fric + W_damp, without the work of the drive and of the
 // external force).
 template <int N = kBodyN, class T>
-STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f,
-                                 const T& dz, T* dx) {
+STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f, const T& dz,
+                                 T* dx) {
   static_assert(N == kBodyN || N == kBodyNDissipation, "body_rhs integrates all states or the dissipative ones");
   const T v = x[kBodyV], dv_d = in.v_d - v;
   const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;

@@ -22,19 +22,19 @@ enum EnsembleField : int {
   kFieldMass,
   kFieldStiffness,
   kFieldDamping,
-  kFieldDriveVelocity,     // drive_velocity.offset
-  kFieldDriveAmplitude,    // drive_velocity.amplitude
-  kFieldDriveFrequency,    // drive_velocity.frequency
-  kFieldExternalForce,     // external_force.offset
-  kFieldForceSlope,        // external_force.slope
-  kFieldForceAmplitude,    // external_force.amplitude
-  kFieldForceFrequency,    // external_force.frequency
-  kFieldNormalForce,       // normal_force.offset
-  kFieldPressureA,         // pressure_a.offset
-  kFieldPressureB,         // pressure_b.offset
+  kFieldDriveVelocity,   // drive_velocity.offset
+  kFieldDriveAmplitude,  // drive_velocity.amplitude
+  kFieldDriveFrequency,  // drive_velocity.frequency
+  kFieldExternalForce,   // external_force.offset
+  kFieldForceSlope,      // external_force.slope
+  kFieldForceAmplitude,  // external_force.amplitude
+  kFieldForceFrequency,  // external_force.frequency
+  kFieldNormalForce,     // normal_force.offset
+  kFieldPressureA,       // pressure_a.offset
+  kFieldPressureB,       // pressure_b.offset
   kFieldAreaA,
   kFieldAreaB,
-  kFieldBreakaway,         // stiction form's F_brk
+  kFieldBreakaway,  // stiction form's F_brk
   kFieldInitialVelocity,
   kFieldInitialElongation,
   kNumEnsembleFields
@@ -42,10 +42,9 @@ enum EnsembleField : int {
 
 inline const char* ensemble_field_name(int f) {
   constexpr const char* kNames[kNumEnsembleFields] = {
-      "mass",           "stiffness",       "damping",         "drive_velocity",  "drive_amplitude",
-      "drive_frequency", "external_force", "force_slope",     "force_amplitude", "force_frequency",
-      "normal_force",   "pressure_a",      "pressure_b",      "area_a",          "area_b",
-      "breakaway",      "initial_velocity", "initial_elongation"};
+      "mass",           "stiffness",   "damping",         "drive_velocity",  "drive_amplitude",  "drive_frequency",
+      "external_force", "force_slope", "force_amplitude", "force_frequency", "normal_force",     "pressure_a",
+      "pressure_b",     "area_a",      "area_b",          "breakaway",       "initial_velocity", "initial_elongation"};
   return (f >= 0 && f < kNumEnsembleFields) ? kNames[f] : "?";
 }
 
@@ -60,7 +59,7 @@ struct EnsembleSpec {
   bool stiction = false;
   SimOptions<T> sim;
   MetricsOptions<T> metrics;
-  sweep::ParamRules rules;           // the model's ranges and relations
+  sweep::ParamRules rules;  // the model's ranges and relations
   int target[sweep::kMaxParams];
 };
 
@@ -127,8 +126,8 @@ struct MetricsOnly {
 // Simulates point i; `values` receives the point's coordinates (space.dims).
 // kAffine (models with memory only): ensemble_affine(e, space.dims) holds.
 template <class M, class T, bool kAffine = false>
-STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const sweep::SpaceView& space,
-                                               std::uint64_t i, double* values) {
+STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const sweep::SpaceView& space, std::uint64_t i,
+                                               double* values) {
   sweep::space_point(space, i, values);
   double p[sweep::kMaxParams];
   for (int k = 0; k < M::kNumParams; ++k) p[k] = e.params[k];

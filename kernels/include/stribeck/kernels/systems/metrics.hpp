@@ -33,7 +33,7 @@ struct MetricsOptions {
   // |v_rel| at or below this counts as stuck [m/s]. Must exceed the creep of
   // dynamic models while stuck (LuGre: about k v_d / sigma0).
   T v_stick = T(1e-4);
-  T v_breakaway = T(1e-3);     // |v_rel| above this ends the breakaway phase [m/s]
+  T v_breakaway = T(1e-3);  // |v_rel| above this ends the breakaway phase [m/s]
 };
 
 // The one field table of StickSlipMetrics: X(member, type, column name,
@@ -42,19 +42,19 @@ struct MetricsOptions {
 // from a row of doubles and conversion between scalars are all derived from
 // it (host/engine/records.hpp), in this order. `type` is `int`, `long` or `T`
 // (the working scalar); integer fields are stored as integers.
-#define STRIBECK_STICK_SLIP_FIELDS(X)                                                                       \
-  X(stick_slip, int, "stick_slip", "1", "stick-slip present in the steady state (0 or 1)")                 \
-  X(stick_fraction, T, "stick_fraction", "1", "share of steady-state snapshots stuck")                      \
-  X(amp_spring_force, T, "amp_spring_force", "N", "half the peak-to-peak spring force in the steady state") \
-  X(amp_velocity, T, "amp_velocity", "m/s", "half the peak-to-peak velocity in the steady state")          \
-  X(period, T, "period", "s", "mean stick-slip period in the steady state")                                 \
-  X(breakaway_force, T, "breakaway_force", "N", "largest friction force before the first breakaway")       \
-  X(peak_velocity, T, "peak_velocity", "m/s", "largest absolute velocity")                                  \
-  X(dissipated, T, "dissipated", "J", "friction work plus damper dissipation")                              \
-  X(final_s, T, "final_elongation", "m", "spring elongation at the end")                                    \
-  X(final_v, T, "final_velocity", "m/s", "velocity at the end")                                             \
-  X(final_z, T, "final_state", "m", "friction state (bristle deflection) at the end")                       \
-  X(final_mode, int, "final_mode", "1", "mode at the end: 0 stuck, 1 forward, -1 backward")                \
+#define STRIBECK_STICK_SLIP_FIELDS(X)                                                                            \
+  X(stick_slip, int, "stick_slip", "1", "stick-slip present in the steady state (0 or 1)")                       \
+  X(stick_fraction, T, "stick_fraction", "1", "share of steady-state snapshots stuck")                           \
+  X(amp_spring_force, T, "amp_spring_force", "N", "half the peak-to-peak spring force in the steady state")      \
+  X(amp_velocity, T, "amp_velocity", "m/s", "half the peak-to-peak velocity in the steady state")                \
+  X(period, T, "period", "s", "mean stick-slip period in the steady state")                                      \
+  X(breakaway_force, T, "breakaway_force", "N", "largest friction force before the first breakaway")             \
+  X(peak_velocity, T, "peak_velocity", "m/s", "largest absolute velocity")                                       \
+  X(dissipated, T, "dissipated", "J", "friction work plus damper dissipation")                                   \
+  X(final_s, T, "final_elongation", "m", "spring elongation at the end")                                         \
+  X(final_v, T, "final_velocity", "m/s", "velocity at the end")                                                  \
+  X(final_z, T, "final_state", "m", "friction state (bristle deflection) at the end")                            \
+  X(final_mode, int, "final_mode", "1", "mode at the end: 0 stuck, 1 forward, -1 backward")                      \
   X(status, int, "status", "1", "trajectory status: 0 ok, 1 non-finite, 2 step limit, 3 event limit, 4 invalid") \
   X(steps, long, "steps", "1", "integrator (RK4) steps taken")
 
@@ -145,8 +145,8 @@ struct MetricsAccumulator {
     if (n_steady > 0) {
       // Over whole cycles when there are any, so a partial cycle at either end
       // of the window does not bias it.
-      m.stick_fraction = (n_cross >= 2) ? T(stuck_last - stuck_first) / T(steady_last - steady_first)
-                                        : T(n_stuck) / T(n_steady);
+      m.stick_fraction =
+          (n_cross >= 2) ? T(stuck_last - stuck_first) / T(steady_last - steady_first) : T(n_stuck) / T(n_steady);
       m.amp_spring_force = T(0.5) * (f_max - f_min);
       m.amp_velocity = T(0.5) * (v_max - v_min);
     }

@@ -17,9 +17,9 @@ constexpr double kTwoPi = 6.28318530717958647692528676655900577;
 template <class T>
 struct Profile {
   T offset = T(0);
-  T slope = T(0);      // per second
+  T slope = T(0);  // per second
   T amplitude = T(0);
-  T frequency = T(0);  // Hz
+  T frequency = T(0);          // Hz
   const T* table_t = nullptr;  // strictly increasing sample times [s]
   const T* table_y = nullptr;  // sample values
   int table_n = 0;
@@ -59,7 +59,8 @@ struct Profile {
     int lo = 0, hi = table_n - 1;
     while (hi - lo > 1) {
       const int mid = (lo + hi) / 2;
-      if (t < table_t[mid]) hi = mid; else lo = mid;
+      if (t < table_t[mid]) hi = mid;
+      else lo = mid;
     }
     return lo;
   }

@@ -37,8 +37,7 @@ STRIBECK_HD_INLINE T law_slope(const typename M::template Coeffs<T>& fc, Sample<
 
 // Friction force and state rate of model M at (sample, z).
 template <class M, class T>
-STRIBECK_HD_INLINE T friction_eval(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
-                                   T& dz) {
+STRIBECK_HD_INLINE T friction_eval(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z, T& dz) {
   if constexpr (M::kDynamic) {
     dz = M::dzdt(fc, s, z);
     return M::output(fc, s, z, dz);

@@ -134,7 +134,8 @@ struct StictionBody {
       const T mid = T(0.5) * (lo + hi);
       for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
       step(t, x1, mid * h, mode);
-      if (event(t + mid * h, x1, mode) > T(0)) hi = mid; else lo = mid;
+      if (event(t + mid * h, x1, mode) > T(0)) hi = mid;
+      else lo = mid;
     }
     const T done = hi * h;
     step(t, x, done, mode);
@@ -225,9 +226,9 @@ struct StictionBody {
 // (kSimEventLimit: last is the last output step reached). Returns a
 // SimStatus.
 template <class M, class T, class Observer>
-STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk,
-                                  const BodySystem<T>& b, const SimOptions<T>& o, Observer& observe,
-                                  long* rk4_steps = nullptr, BodySnapshot<T>* last = nullptr) {
+STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk, const BodySystem<T>& b,
+                                  const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
+                                  BodySnapshot<T>* last = nullptr) {
   const StictionBody<M, T> sys{b, fc, f_brk};
   T x[kBodyN];
   body_initial_state(b, x);
