@@ -51,6 +51,9 @@ struct Part {
 
 // Adds the numeric dataset `ds`, named `var`, as one column (vector), several
 // columns (matrix: var_0, var_1, ...) or an attribute (scalar).
+// Columns of one matrix read as channels, at most.
+constexpr hsize_t kMaxMatrixColumns = 4096;
+
 void add_dataset(const h5::Dataset& ds, const std::string& var, const std::string& where, RawColumns& raw,
                  std::map<std::string, std::string>& attributes) {
   // An empty value of any class holds no samples; an empty struct (array)
@@ -68,6 +71,11 @@ void add_dataset(const h5::Dataset& ds, const std::string& var, const std::strin
   hsize_t cols = info.dims.size() == 2 ? info.dims[0] : 1;
   hsize_t rows = info.dims.empty() ? 1 : info.dims.back();
   if (cols != 0 && rows > (hsize_t(1) << 32) / cols) throw InputError(where + ": is too large");
+  // Each column of a matrix becomes a channel: a damaged (or transposed)
+  // matrix claiming millions of columns would make as many channels.
+  if (rows > 1 && cols > kMaxMatrixColumns)
+    throw InputError(where + ": a matrix of " + std::to_string(cols) + " columns; at most " +
+                     std::to_string(kMaxMatrixColumns) + " are read as channels (one signal per column)");
   h5::check_stored_size(ds, rows * cols, where);
   std::vector<double> v(static_cast<size_t>(rows * cols));
   if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
