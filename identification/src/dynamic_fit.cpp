@@ -331,6 +331,10 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
       }
       FitOptions o1 = o;
       o1.starts = 1;
+      // The static law fitted to dynamic data is a start for the joint stage,
+      // not a model of the data: a lower cost a profile finds there (the
+      // static law bending to the bristle dynamics) is no better a start.
+      o1.max_profile_restarts = 0;
       o1.keep_signals = false;
       o1.validate.clear();
       for (const auto& v : o.validate)

@@ -170,6 +170,7 @@ void validate_options(const FitOptions& o) {
   if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
   if (o.starts_per_round < 1) throw InputError("FitOptions::starts_per_round must be >= 1");
   if (o.max_starts < 1) throw InputError("FitOptions::max_starts must be >= 1");
+  if (o.max_profile_restarts < 0) throw InputError("FitOptions::max_profile_restarts must be >= 0");
   if (!(o.agree_tolerance >= 0) || !std::isfinite(o.agree_tolerance))
     throw InputError("FitOptions::agree_tolerance must be a finite number >= 0");
   if (o.coarse_points < 0) throw InputError("--coarse-points must be >= 0 (0 = automatic)");
@@ -536,8 +537,6 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
 // the cost along the interval's direction is far from quadratic (the SSR at
 // the Wald end points differs from z^2 s^2 by more than these factors).
 constexpr double kQuadraticLow = 0.7, kQuadraticHigh = 1.4;
-// Continuations from a lower cost found by a profile (see run_fit).
-constexpr int kMaxProfileRestarts = 3;
 
 // Whether the cost rises as a quadratic would over the Wald interval of free
 // parameter f: two evaluations at the end points of its conditional direction.
@@ -787,11 +786,11 @@ void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so,
 template <class Quality>
 Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
                                     const FitData& D, const ceres::Solver::Options& so, SearchResult& R, Phases& phases,
-                                    Quality&& quality) {
+                                    int max_restarts, Quality&& quality) {
   // A profile that finds a lower cost (holding one parameter elsewhere let
   // the others leave the basin) is a better start than any the search had:
   // the fit continues from it and these phases run again, at most
-  // kMaxProfileRestarts times.
+  // max_restarts times.
   const size_t warnings_before = S.warnings.size();
   Uncertainty U;
   for (int restart = 0;; ++restart) {
@@ -804,7 +803,7 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
     phases.begin("intervals");
     std::vector<double> lower;
     parameter_estimates(S, P, L, free, D, U, so, lower);
-    if (lower.empty() || restart == kMaxProfileRestarts) break;
+    if (lower.empty() || restart >= max_restarts) break;
 
     phases.begin("restart from a profile");
     std::vector<double> at_optimum;
@@ -910,8 +909,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                 : FitStatus::kFailed;
 
-  const Uncertainty U =
-      estimates_with_restarts(S, *problem, L, free, D, so, R, phases, [&] { fit_quality<M>(S, L, D, *problem, o, k); });
+  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
+                                                [&] { fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
@@ -1108,7 +1107,7 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
              : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                 : FitStatus::kFailed;
 
-  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases,
+  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
                                                 [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });
 
   phases.begin("warnings");

@@ -109,6 +109,10 @@ struct FitOptions {
   // Two refinements reached the same optimum when their costs agree to this
   // relative tolerance (plus the noise floor's share). Default 1e-6.
   double agree_tolerance = 1e-6;
+  // Continuations from a cost lower than the optimum's that a profile-likelihood
+  // interval finds (holding one parameter elsewhere), each followed by the
+  // quality, covariance and intervals again; 0 keeps the search's optimum.
+  int max_profile_restarts = 3;  // default 3
   // Points of the coarse evaluation: a scrambled Sobol' design on the sweep
   // engine (GPU when usable), or the same Sobol' points on the fit's own
   // residuals (CPU) for asymmetric / per-experiment layouts. 0 (default) =
