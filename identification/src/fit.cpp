@@ -750,25 +750,13 @@ FitSummary failed_fit(FitSummary S, const Layout& L) {
 // ---------------------------------------------------------------------------
 // Phase: polish. The best solution of a search on a subsample refined on every
 // sample; each iteration is reported (phase "polish", iteration, cost).
-class PolishProgress : public ceres::IterationCallback {
- public:
-  explicit PolishProgress(const Phases& phases) : phases_(phases) { p_.phase = "polish"; }
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& it) override {
-    p_.iteration = it.iteration;
-    p_.cost = it.cost;
-    phases_.report(p_);
-    return ceres::SOLVER_CONTINUE;
-  }
-
- private:
-  const Phases& phases_;
-  FitProgress p_;
-};
 
 void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so, const Phases& phases,
             SearchResult& R) {
   if (!R.usable) return;
-  PolishProgress cb(phases);
+  FitProgress start;
+  start.phase = "polish";
+  ProgressCallback cb(phases, start);
   so.callbacks.push_back(&cb);
   ceres::Solver::Summary polish;
   ceres::Solve(so, &problem, &polish);
@@ -778,6 +766,29 @@ void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so,
   R.best = polish;
   R.best_u.clear();
   for (const auto& q : L.params) R.best_u.push_back(q.u);
+}
+
+// The fit's status from the solver's termination.
+FitStatus status_of(const ceres::Solver::Summary& sum) {
+  return sum.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+         : sum.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                         : FitStatus::kFailed;
+}
+
+// The search's outcome into the summary and the layout's values; false when
+// no start gave a usable solution.
+bool take_search_result(FitSummary& S, Layout& L, const SearchResult& R) {
+  S.starts = R.runs;
+  S.starts_at_best = R.at_best;
+  S.best_start = R.best_index;
+  S.iterations = R.iterations;
+  S.solver_seconds = R.solver_seconds;
+  if (!R.usable) return false;
+  set_values_from_internal(L);
+  S.cost = R.best.final_cost;
+  S.solver_message = R.best.message;
+  S.status = status_of(R.best);
+  return true;
 }
 
 // Quality, covariance and intervals (quality() fills the fit-quality fields),
@@ -824,9 +835,7 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
     set_values_from_internal(L);
     S.cost = again.final_cost;
     S.solver_message = again.message;
-    S.status = again.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
-               : again.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                 : FitStatus::kFailed;
+    S.status = status_of(again);
     ++S.profile_restarts;
     S.warnings.resize(warnings_before);
     S.experiments.clear();
@@ -891,23 +900,12 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   } else {
     R = multistart(*problem, L, candidates, o, so, D.scale, phases);
   }
-  S.starts = R.runs;
-  S.starts_at_best = R.at_best;
-  S.best_start = R.best_index;
-  S.iterations = R.iterations;
-  S.solver_seconds = R.solver_seconds;
-  if (!R.usable) {
+  if (!take_search_result(S, L, R)) {
     phases.end();
     FitSummary F = failed_fit(std::move(S), L);
     F.seconds = phases.total();
     return F;
   }
-  set_values_from_internal(L);
-  S.cost = R.best.final_cost;
-  S.solver_message = R.best.message;
-  S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
-             : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                : FitStatus::kFailed;
 
   const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
                                                 [&] { fit_quality<M>(S, L, D, *problem, o, k); });
@@ -1089,23 +1087,12 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   } else {
     R = multistart(*problem, L, candidates, o, so, D.scale, phases);
   }
-  S.starts = R.runs;
-  S.starts_at_best = R.at_best;
-  S.best_start = R.best_index;
-  S.iterations = R.iterations;
-  S.solver_seconds = R.solver_seconds;
-  if (!R.usable) {
+  if (!take_search_result(S, L, R)) {
     phases.end();
     FitSummary F = failed_fit(std::move(S), L);
     F.seconds = phases.total();
     return F;
   }
-  set_values_from_internal(L);
-  S.cost = R.best.final_cost;
-  S.solver_message = R.best.message;
-  S.status = R.best.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
-             : R.best.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                : FitStatus::kFailed;
 
   const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
                                                 [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });

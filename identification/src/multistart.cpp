@@ -7,22 +7,6 @@ namespace stribeck::ident::detail {
 
 namespace {
 
-// Reports each solver iteration of a refinement as progress.
-class ProgressCallback : public ceres::IterationCallback {
- public:
-  ProgressCallback(const Phases& phases, FitProgress p) : phases_(phases), p_(std::move(p)) {}
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& it) override {
-    p_.iteration = it.iteration;
-    p_.cost = it.cost;
-    phases_.report(p_);
-    return ceres::SOLVER_CONTINUE;
-  }
-
- private:
-  const Phases& phases_;
-  FitProgress p_;
-};
-
 double floor_cost(const SearchScale& s) {
   const double f = kRelativeFloor * s.force_rms;
   return 0.5 * static_cast<double>(s.samples) * f * f;

@@ -3,8 +3,11 @@
 // data, layout, start points, multistart, quality, covariance, intervals,
 // warnings), each timed into FitSummary::phase_seconds and announced through
 // FitOptions::progress, as Ceres' solver reports its own phases.
+#include <ceres/iteration_callback.h>
+
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "stribeck/identification/fit.hpp"
 
@@ -46,6 +49,22 @@ class Phases {
   const FitOptions& o_;
   Clock::time_point t0_, t_;
   std::string name_;
+};
+
+// Reports each solver iteration of a refinement as progress.
+class ProgressCallback : public ceres::IterationCallback {
+ public:
+  ProgressCallback(const Phases& phases, FitProgress p) : phases_(phases), p_(std::move(p)) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& it) override {
+    p_.iteration = it.iteration;
+    p_.cost = it.cost;
+    phases_.report(p_);
+    return ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  const Phases& phases_;
+  FitProgress p_;
 };
 
 }  // namespace stribeck::ident::detail
