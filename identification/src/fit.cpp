@@ -768,6 +768,28 @@ void polish(ceres::Problem& problem, const Layout& L, ceres::Solver::Options so,
   for (const auto& q : L.params) R.best_u.push_back(q.u);
 }
 
+// The free parameters that have a block in the problem (held-out
+// experiments cannot determine their own per-experiment unknowns); refuses
+// fewer samples than that.
+std::vector<int> free_in_problem(const ceres::Problem& problem, Layout& L, long n) {
+  std::vector<int> free;
+  for (int i : L.free_indices())
+    if (problem.HasParameterBlock(&L.params[i].u)) free.push_back(i);
+  if (n <= static_cast<long>(free.size()))
+    throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(free.size()) +
+                     " free parameters");
+  return free;
+}
+
+// The solver options of a static fit: bounds are enforced by clamping the
+// step (ParameterBlock::Plus); Ceres' extra projected line search would cost
+// a second Jacobian per iteration.
+ceres::Solver::Options fit_solver_options(const FitOptions& o, int threads) {
+  ceres::Solver::Options so = solver_options(o, threads);
+  so.max_num_line_search_step_size_iterations = 0;
+  return so;
+}
+
 // The fit's status from the solver's termination.
 FitStatus status_of(const ceres::Solver::Summary& sum) {
   return sum.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
@@ -867,17 +889,9 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
   const int threads = o.num_threads > 0 ? o.num_threads : job_threads();
   auto problem = build_problem<M>(L, D.data, D.train, block, loss, threads);
-  std::vector<int> free;  // held-out experiments cannot determine their own per-experiment unknowns
-  for (int i : L.free_indices())
-    if (problem->HasParameterBlock(&L.params[i].u)) free.push_back(i);
+  const std::vector<int> free = free_in_problem(*problem, L, D.n);
   const int k = static_cast<int>(free.size());
-  if (D.n <= k)
-    throw InputError("too few samples: " + std::to_string(D.n) + " samples for " + std::to_string(k) +
-                     " free parameters");
-  ceres::Solver::Options so = solver_options(o, threads);
-  // Bounds are enforced by clamping the step (ParameterBlock::Plus); Ceres'
-  // extra projected line search would cost a second Jacobian per iteration.
-  so.max_num_line_search_step_size_iterations = 0;
+  const ceres::Solver::Options so = fit_solver_options(o, threads);
 
   phases.begin("start points");
   const auto candidates = start_points<M>(model, L, D, free, o, block, loss, S);
@@ -1060,15 +1074,9 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
   const int threads = o.num_threads > 0 ? o.num_threads : job_threads();
   auto problem = build_streamed_problem<M>(L, st, all, block, loss, threads);
-  std::vector<int> free;
-  for (int i : L.free_indices())
-    if (problem->HasParameterBlock(&L.params[i].u)) free.push_back(i);
+  const std::vector<int> free = free_in_problem(*problem, L, D.n);
   const int k = static_cast<int>(free.size());
-  if (D.n <= k)
-    throw InputError("too few samples: " + std::to_string(D.n) + " samples for " + std::to_string(k) +
-                     " free parameters");
-  ceres::Solver::Options so = solver_options(o, threads);
-  so.max_num_line_search_step_size_iterations = 0;
+  const ceres::Solver::Options so = fit_solver_options(o, threads);
 
   phases.begin("start points");
   const auto candidates = start_points<M>(model, L, Dsub, free, o, block, loss, S);
