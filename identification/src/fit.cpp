@@ -331,15 +331,7 @@ std::vector<Prepared> subsample(const std::vector<Prepared>& data, size_t stride
   for (const auto& d : data) {
     Prepared s;
     s.name = d.name;
-    for (size_t i = 0; i < d.size(); i += stride) {
-      s.v.push_back(d.v[i]);
-      s.pa.push_back(d.pa[i]);
-      s.pb.push_back(d.pb[i]);
-      s.fn.push_back(d.fn[i]);
-      s.force.push_back(d.force[i]);
-      s.y.push_back(d.y[i]);
-      if (!d.acc.empty()) s.acc.push_back(d.acc[i]);
-    }
+    for (size_t i = 0; i < d.size(); i += stride) s.push_back(d, i);
     sub.push_back(std::move(s));
   }
   return sub;

@@ -43,6 +43,16 @@ struct Prepared {
   std::string name;
   std::vector<double> v, pa, pb, fn, acc, force, y;
   size_t size() const { return v.size(); }
+  // Appends sample i of `p` (subsamples of a log, in memory or streamed).
+  void push_back(const Prepared& p, size_t i) {
+    v.push_back(p.v[i]);
+    pa.push_back(p.pa[i]);
+    pb.push_back(p.pb[i]);
+    fn.push_back(p.fn[i]);
+    force.push_back(p.force[i]);
+    y.push_back(p.y[i]);
+    if (!p.acc.empty()) acc.push_back(p.acc[i]);
+  }
 };
 
 struct Layout {

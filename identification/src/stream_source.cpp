@@ -150,16 +150,6 @@ LevelKey level_of(const Prepared& p, std::size_t i) { return {level_code(p.pa[i]
 // More distinct levels than this: the load varies continuously; one stratum.
 constexpr std::size_t kMaxLevels = 256;
 
-void push_sample(Prepared& s, const Prepared& p, std::size_t i) {
-  s.v.push_back(p.v[i]);
-  s.pa.push_back(p.pa[i]);
-  s.pb.push_back(p.pb[i]);
-  s.fn.push_back(p.fn[i]);
-  s.force.push_back(p.force[i]);
-  s.y.push_back(p.y[i]);
-  if (!p.acc.empty()) s.acc.push_back(p.acc[i]);
-}
-
 }  // namespace
 
 StreamScan scan_stream(const PreparedStream& s, const std::vector<int>& exps, long cap) {
@@ -193,7 +183,7 @@ StreamScan scan_stream(const PreparedStream& s, const std::vector<int>& exps, lo
         ++hist[speed_bin(std::abs(v))];
       }
       noise.add(p.y[i]);
-      if (sc.whole) push_sample(keep, p, i);
+      if (sc.whole) keep.push_back(p, i);
       else if (!continuous) {
         ++levels[level_of(p, i)];
         if (levels.size() > kMaxLevels) continuous = true, levels.clear();
@@ -231,7 +221,7 @@ StreamScan scan_stream(const PreparedStream& s, const std::vector<int>& exps, lo
       auto& st = stride[continuous ? LevelKey{0, 0} : level_of(p, i)];
       const bool take = (p.v[i] != 0 && std::abs(p.v[i]) < vslow_keep) || st.second % st.first == 0;
       ++st.second;
-      if (take) push_sample(keep, p, i);
+      if (take) keep.push_back(p, i);
     }
   });
   return sc;
