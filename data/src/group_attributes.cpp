@@ -1,6 +1,8 @@
 // Attributes shared by every group the toolkit writes (group_attributes.hpp).
 #include "group_attributes.hpp"
 
+#include <optional>
+
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
@@ -12,6 +14,18 @@ namespace {
 // attribute table, while opening attributes by name takes another path. In
 // files from other writers only the schema's attribute names are looked up.
 constexpr const char* kAttributeIndex = "stribeck_attribute_names";
+
+// "0", "42", "-7": what std::to_string writes for an integer, and reads back
+// from an int64 attribute as the same text.
+bool canonical_integer(const std::string& v) {
+  const size_t digits = v.size() - (!v.empty() && v[0] == '-');
+  if (digits == 0 || digits > 18) return false;
+  const size_t first = v.size() - digits;
+  if (v[first] == '0' && (digits > 1 || first > 0)) return false;  // "007", "-0"
+  for (size_t i = first; i < v.size(); ++i)
+    if (v[i] < '0' || v[i] > '9') return false;
+  return true;
+}
 
 }  // namespace
 
@@ -26,12 +40,14 @@ bool is_results_group(hid_t g) {
 
 // Writes free-form string attributes plus the index read_attributes reads
 // them back by (names may not contain the index's separator, '\n').
-void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes, const std::string& where) {
+void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes, const std::string& where,
+                      bool typed_integers) {
   std::string index;
   for (const auto& [k, v] : attributes) {
     if (k == kAttributeIndex || k.find('\n') != std::string::npos)
       throw InputError(where + ": invalid attribute name '" + k + "'");
-    h5::write_string_attribute(obj, k, v, where);
+    if (typed_integers && canonical_integer(v)) h5::write_int_attribute(obj, k, std::stoll(v), where);
+    else h5::write_string_attribute(obj, k, v, where);
     index += (index.empty() ? "" : "\n") + k;
   }
   h5::write_string_attribute(obj, kAttributeIndex, index, where);
@@ -60,6 +76,37 @@ void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const s
     } catch (const InputError&) {
       // Free-form metadata that is not a single string or number (arrays,
       // references) is not part of the schema; it is left in the file.
+    }
+  }
+}
+
+void name_result_dimensions(hid_t g, const std::vector<std::string>& names, const std::string& where) {
+  std::map<hsize_t, h5::Dataset> samples;  // bare `sample` dimensions by length
+  std::optional<hsize_t> time_rows;
+  if (h5::has_child(g, "time")) {
+    const h5::Dataset t = h5::open_dataset(g, "time", where);
+    if (const auto info = h5::dataset_info(t, where); info.dims.size() == 1) time_rows = info.dims[0];
+  }
+  for (const auto& name : names) {
+    const std::string at = where + ": dataset '" + name + "'";
+    const h5::Dataset ds = h5::open_dataset(g, name, at);
+    if (h5::has_attribute(ds.id(), "description") && !h5::has_attribute(ds.id(), "long_name"))
+      h5::write_string_attribute(ds.id(), "long_name", h5::read_string_attribute(ds.id(), "description", at), at);
+    if (name == "time") continue;
+    const auto dims = h5::dataset_info(ds, at).dims;
+    if (dims.size() == 1 && time_rows == dims[0]) {
+      h5::attach_scale(ds, h5::open_dataset(g, "time", at), "time", at);
+    } else if (dims.size() == 1) {
+      auto it = samples.find(dims[0]);
+      if (it == samples.end()) {
+        std::string dim = samples.empty() ? "sample" : "sample_" + std::to_string(dims[0]);
+        while (h5::has_child(g, dim)) dim += "_";  // a result of that name
+        it = samples.emplace(dims[0], h5::create_bare_dimension(g, dim, dims[0], at)).first;
+      }
+      h5::attach_scale(ds, it->second, "", at);
+    } else {
+      for (unsigned k = 0; k < dims.size(); ++k)
+        h5::attach_scale(ds, h5::create_bare_dimension(g, name + "_dim" + std::to_string(k), dims[k], at), "", at, k);
     }
   }
 }

@@ -671,6 +671,16 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
       const size_t size = H5Tget_size(type.id());
       if (size == 0 || size > 16)
         throw InputError(at + ": has a " + std::to_string(size) + "-byte number type (corrupt file?)");
+      if (H5Tget_class(type.id()) == H5T_INTEGER && size <= 8) {  // every digit, not a double's 17
+        if (H5Tget_sign(type.id()) == H5T_SGN_NONE) {
+          std::uint64_t u = 0;
+          if (H5Aread(attr.id(), H5T_NATIVE_UINT64, &u) < 0) fail(at, "cannot read");
+          return std::to_string(u);
+        }
+        std::int64_t i = 0;
+        if (H5Aread(attr.id(), H5T_NATIVE_INT64, &i) < 0) fail(at, "cannot read");
+        return std::to_string(i);
+      }
       double v = 0;
       if (H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v) < 0) fail(at, "cannot read");
       return format_number(v);
@@ -766,6 +776,22 @@ void attach_scale(const Dataset& dataset, const Dataset& scale, const std::strin
   if (H5DSis_scale(scale.id()) <= 0 && H5DSset_scale(scale.id(), label.c_str()) < 0)
     fail(where, "cannot make '" + label + "' a dimension scale");
   if (H5DSattach_scale(dataset.id(), scale.id(), dim) < 0) fail(where, "cannot attach dimension scale '" + label + "'");
+}
+
+Dataset create_bare_dimension(hid_t loc, const std::string& name, hsize_t n, const std::string& where) {
+  silence_errors();
+  const hsize_t dims[1] = {n};
+  Dataspace space(H5Screate_simple(1, dims, nullptr));
+  if (!space.valid()) fail(where, "cannot create dataspace for dimension '" + name + "'");
+  // Contiguous with late allocation (the default): nothing is ever written,
+  // so the file holds only the object header.
+  Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F32LE, space.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!ds.valid()) fail(where, "cannot create dimension '" + name + "'");
+  char label[96];
+  std::snprintf(label, sizeof label, "This is a netCDF dimension but not a netCDF variable. %10llu",
+                static_cast<unsigned long long>(n));
+  if (H5DSset_scale(ds.id(), label) < 0) fail(where, "cannot make '" + name + "' a dimension");
+  return ds;
 }
 
 bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where) {

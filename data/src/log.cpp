@@ -106,13 +106,19 @@ void write_experiment(hid_t file, const Experiment& e, const std::string& where_
     const auto& t = e.channels.at("time");
     time = h5::write_doubles(g.id(), "time", {t.size()}, t.data(), where);
     h5::write_string_attribute(time.id(), "units", e.units.at("time"), where);
+    h5::write_string_attribute(time.id(), "long_name", "time", where);
   }
+  const bool rotational = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
   for (const auto& [ch, v] : e.channels) {
     if (ch == "time") continue;
     h5::Dataset ds = h5::write_doubles(g.id(), ch, {v.size()}, v.data(), where);
     h5::write_string_attribute(ds.id(), "units", e.units.at(ch), where);
-    if (auto it = e.channel_attributes.find(ch); it != e.channel_attributes.end())
-      for (const auto& [k, v] : it->second) h5::write_string_attribute(ds.id(), k, v, where);
+    auto extra = e.channel_attributes.find(ch);
+    if (const std::string ln = channel_long_name(ch, rotational);
+        !ln.empty() && (extra == e.channel_attributes.end() || !extra->second.count("long_name")))
+      h5::write_string_attribute(ds.id(), "long_name", ln, where);
+    if (extra != e.channel_attributes.end())
+      for (const auto& [k, v] : extra->second) h5::write_string_attribute(ds.id(), k, v, where);
     if (time.valid()) h5::attach_scale(ds, time, "time", where + ": channel '" + ch + "'");
   }
   write_attributes(g.id(), e.attributes, where);
@@ -319,6 +325,9 @@ void append_results(const std::string& path, const Results& r, bool in_place) {
         if (!d.units.empty()) h5::write_string_attribute(ds.id(), "units", d.units, where);
         if (!d.description.empty()) h5::write_string_attribute(ds.id(), "description", d.description, where);
       }
+      std::vector<std::string> names;
+      for (const auto& d : r.datasets) names.push_back(d.name);
+      detail::name_result_dimensions(g.id(), names, where);
     } catch (...) {
       g.reset();
       H5Ldelete(file, r.group.c_str(), H5P_DEFAULT);

@@ -321,6 +321,10 @@ std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::v
   const std::size_t g = m.add(name, channels, true, where);
   Impl::G& grp = m.groups[g];
   m.create_columns(grp, 0, copy_from);
+  for (std::size_t k = 0; k < channels.size(); ++k)
+    if (const std::string ln = channel_long_name(channels[k].name, rotational);
+        !ln.empty() && !h5::has_attribute(grp.ds[k].id(), "long_name"))
+      h5::write_string_attribute(grp.ds[k].id(), "long_name", ln, where);
   detail::write_attributes(grp.group.id(), attributes, where);
   return g;
 }
@@ -427,7 +431,12 @@ void LogBlockWriter::commit() {
     if (g.copied_rows && g.rows != g.copied_rows)
       throw InputError(g.where + ": " + std::to_string(g.rows) + " rows written, the copied channels have " +
                        std::to_string(g.copied_rows));
-    if (!g.experiment) continue;
+    if (!g.experiment) {
+      std::vector<std::string> names;
+      for (const auto& c : g.cols) names.push_back(c.name);
+      detail::name_result_dimensions(g.group.id(), names, g.where);
+      continue;
+    }
     for (std::size_t k = 0; k < g.cols.size(); ++k)
       if (g.cols[k].name == "time")
         for (std::size_t j = 0; j < g.cols.size(); ++j)

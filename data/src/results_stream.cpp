@@ -156,7 +156,7 @@ void ResultsStream::start(const std::string& group, const Provenance& provenance
   w->group = h5::create_group(w->file.id(), group, w->where);
   h5::write_string_attribute(w->group.id(), "kind", "results", w->where);
   detail::write_provenance(w->group.id(), provenance, w->where);
-  detail::write_attributes(w->group.id(), attributes, w->where);
+  detail::write_attributes(w->group.id(), attributes, w->where, /*typed_integers=*/true);
   const hsize_t chunk = rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows;
   // The rows' dimension scale: the index of each row in the whole space.
   w->point = h5::create_column(w->group.id(), kPointDimension, H5T_STD_U64LE, chunk, w->where);

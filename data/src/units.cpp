@@ -496,6 +496,20 @@ std::optional<Dimension> channel_dimension(std::string_view ch, bool rotational)
   return std::nullopt;
 }
 
+std::string channel_long_name(std::string_view ch, bool rotational) {
+  if (ch == "time") return "time";
+  if (ch == "position") return rotational ? "angle of the drive" : "position of the drive";
+  if (ch == "velocity") return rotational ? "angular velocity of the drive" : "velocity of the drive";
+  if (ch == "acceleration") return rotational ? "angular acceleration of the drive" : "acceleration of the drive";
+  if (ch == "force") return rotational ? "measured friction torque" : "measured friction force";
+  if (ch == "pressure_a") return "pressure in chamber A (gauge)";
+  if (ch == "pressure_b") return "pressure in chamber B (gauge)";
+  if (ch == "normal_force") return "normal force on the contact";
+  if (ch == "temperature") return "temperature";
+  if (ch == "friction_true") return "friction without sensor effects (synthetic log)";
+  return "";
+}
+
 std::string canonical_channel(std::string_view name) {
   if (is_schema_channel(name)) return std::string(name);
   const std::string s = squash(name);

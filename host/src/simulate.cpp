@@ -32,7 +32,7 @@ double drive_position(const Profile<double>& p, double t) {
 }
 
 struct Channel {
-  std::string name, unit;
+  std::string name, unit, long_name;
   std::vector<double> v;
 };
 
@@ -67,26 +67,27 @@ struct Collector {
     const char* frc = rot ? "N*m" : "N";
     pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) || m.needs(kChannelPressureB);
     normal = m.needs(kChannelNormalForce);
-    for (auto [n, u] : std::initializer_list<std::pair<const char*, const char*>>{{"time", "s"},
-                                                                                  {"position", len},
-                                                                                  {"velocity", vel},
-                                                                                  {"drive_velocity", vel},
-                                                                                  {"sliding_velocity", vel},
-                                                                                  {"spring_elongation", len},
-                                                                                  {"spring_force", frc},
-                                                                                  {"friction_force", frc},
-                                                                                  {"stick_state", "1"},
-                                                                                  {"work_drive", "J"},
-                                                                                  {"work_external", "J"},
-                                                                                  {"work_friction", "J"},
-                                                                                  {"work_damper", "J"}})
-      ch.push_back({n, u, {}});
-    if (m.dynamic) ch.push_back({"friction_state", m.state_unit, {}});
+    const std::initializer_list<Channel> always = {
+        {"time", "s", "time", {}},
+        {"position", len, "position of the body", {}},
+        {"velocity", vel, "velocity of the body", {}},
+        {"drive_velocity", vel, "velocity of the drive (spring end)", {}},
+        {"sliding_velocity", vel, "velocity of the body relative to the counter-surface", {}},
+        {"spring_elongation", len, "elongation of the drive spring", {}},
+        {"spring_force", frc, "force of the drive spring on the body", {}},
+        {"friction_force", frc, "friction force on the body", {}},
+        {"stick_state", "1", "1 while stuck, 0 while sliding", {}},
+        {"work_drive", "J", "work done by the drive since the start", {}},
+        {"work_external", "J", "work done by the external force since the start", {}},
+        {"work_friction", "J", "work dissipated by friction since the start", {}},
+        {"work_damper", "J", "work dissipated by the damper since the start", {}}};
+    ch.assign(always.begin(), always.end());
+    if (m.dynamic) ch.push_back({"friction_state", m.state_unit, "internal friction state (bristle deflection)", {}});
     if (pressures) {
-      ch.push_back({"pressure_a", "Pa", {}});
-      ch.push_back({"pressure_b", "Pa", {}});
+      ch.push_back({"pressure_a", "Pa", "pressure in chamber A (gauge)", {}});
+      ch.push_back({"pressure_b", "Pa", "pressure in chamber B (gauge)", {}});
     }
-    if (normal) ch.push_back({"normal_force", "N", {}});
+    if (normal) ch.push_back({"normal_force", "N", "normal force on the contact", {}});
     const size_t n = static_cast<size_t>(sim_num_steps(c.sim)) + 1;
     for (auto& x : ch) x.v.reserve(n);
   }
@@ -162,6 +163,7 @@ void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSl
   e.source = path;
   for (auto& x : ch) {
     e.units[x.name] = x.unit;
+    e.channel_attributes[x.name]["long_name"] = x.long_name;
     e.channels[x.name] = std::move(x.v);
   }
   e.attributes["model"] = c.model;
@@ -174,7 +176,13 @@ void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSl
   prov.device = "cpu";
   Results res;
   res.group = "results/metrics";
-  for (const auto& [k, v] : stick_slip_metric_columns(r)) res.datasets.push_back({k, {}, {v}, "", ""});
+  double row[engine::kStickSlipFieldCount];
+  engine::pack(r, row);
+  for (std::size_t k = 0; k < engine::kStickSlipFieldCount; ++k) {
+    const engine::FieldInfo& f = engine::kStickSlipFields[k];
+    res.datasets.push_back(
+        {f.name, {}, {row[k]}, c.rotational ? engine::rotational_units(f.units) : f.units, f.long_name});
+  }
   res.attributes["model"] = c.model;
   res.attributes["status"] = sim_status_name(r.status);
   res.provenance = prov;

@@ -249,6 +249,13 @@ std::uint64_t read_uint_attribute(hid_t obj, const std::string& name, const std:
 void attach_scale(const Dataset& dataset, const Dataset& scale, const std::string& label, const std::string& where,
                   unsigned dim = 0);
 
+// A named dimension of `n` rows without coordinate values, as netCDF-4
+// writes one: a dimension scale whose NAME says "This is a netCDF dimension
+// but not a netCDF variable" and which holds no data (no storage is
+// allocated). xarray and h5netcdf read it as dimension `name` without
+// coordinates; Stribeck's readers skip it as they skip every scale.
+Dataset create_bare_dimension(hid_t loc, const std::string& name, hsize_t n, const std::string& where);
+
 // Whether child `name` of `loc` is a dataset marked as a dimension scale
 // (readers of results skip them: they are coordinates, not results).
 bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where);

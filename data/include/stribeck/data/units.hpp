@@ -84,6 +84,12 @@ bool is_schema_channel(std::string_view name);
 // names outside the schema.
 std::optional<Dimension> channel_dimension(std::string_view channel, bool rotational);
 
+// What a channel holds, in words (CF `long_name`): "measured friction
+// force", ... for schema channels and `generate`'s friction_true; "" for
+// other names (a user's channel is described by its name alone: a name can
+// be long, and an attribute repeating it could overflow the object header).
+std::string channel_long_name(std::string_view channel, bool rotational);
+
 // Maps the many ways rigs name channels onto schema names: "Time", "t",
 // "pos", "x", "vel", "v", "F", "Force", "p_A", "pA", "p1", "Fn", "temp",
 // "angle", "omega", "speed", "torque", ... . Comparison ignores case, spaces,
