@@ -25,7 +25,7 @@ void append_double(std::string& out, double x) {
   out.append(buf, ptr);
 }
 
-CsvReader::CsvReader(std::string path) : table_(path) {
+CsvReader::CsvReader(const std::string& path) : table_(path) {
   if (!table_.dialect().header)
     throw InputError(path + ": no header row: the first line must name the columns (time, velocity, ...)");
   const auto& cols = table_.header();

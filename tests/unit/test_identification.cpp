@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -116,6 +117,90 @@ const std::vector<Truth>& truths() {
       {"coulomb-viscous", {{"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5},
   };
   return t;
+}
+
+// A misfit caused by a parameter held at its default (the cylinder's linear
+// zone v_th, the tanh steepness `slope` of 20-sim) is named with the value the
+// parameter goes to when freed; a log at the default, or the parameter held
+// by --fix, gets no such warning.
+TEST(Identification, AParameterHeldAtAWrongDefaultIsNamed) {
+  struct Case {
+    Truth truth;
+    std::string param;
+    double default_value;
+  };
+  const std::vector<Case> cases = {
+      {{"simscape-cylinder",
+        {{"F_pr", 50}, {"f_cfr", 2e-5}, {"K_brk", 1.5}, {"f_vfr", 200}, {"c_v", 20}, {"v_th", 5e-4}},
+        1e-5,
+        0.3,
+        0.5},
+       "v_th",
+       1e-4},
+      {{"20sim-cv", {{"mu_c", 0.12}, {"mu_v", 0.05}, {"slope", 100}}, 1e-4, 1, 0.5}, "slope", 1000},
+  };
+  // A rig's record: four pressure (and normal force) levels, each a sweep
+  // through the speeds of both directions; the noise estimate differences
+  // neighbouring samples, as it does on real logs.
+  auto sweep = [](const Truth& t, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> U(0, 1);
+    std::normal_distribution<double> N(0, t.noise);
+    const auto p = true_params(t);
+    Experiment e;
+    e.name = "sweep";
+    e.source = "test";
+    for (int level = 0; level < 4; ++level) {
+      const double ps = (1 + 2 * level) * 1e5, fn = 500 + 250 * level;
+      std::vector<double> v(800);
+      for (auto& x : v) x = (U(rng) < 0.5 ? -1 : 1) * t.v_lo * std::pow(t.v_hi / t.v_lo, U(rng));
+      std::sort(v.begin(), v.end());
+      for (double x : v) {
+        e.channels["velocity"].push_back(x);
+        e.channels["pressure_a"].push_back(0.7 * ps);
+        e.channels["pressure_b"].push_back(0.3 * ps);
+        e.channels["normal_force"].push_back(fn);
+        e.channels["force"].push_back(model_force(t.model, p, x, 0.7 * ps, 0.3 * ps, fn) + N(rng));
+      }
+    }
+    return std::vector<Experiment>{e};
+  };
+  auto named = [](const FitSummary& s, const std::string& p) {
+    for (const auto& w : s.warnings)
+      if (w.rfind(p + " is held at", 0) == 0) return w;
+    return std::string();
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.truth.model);
+    const double truth = true_params(c.truth)[find_model(c.truth.model)->param_index(c.param)];
+    const FitSummary s = ident::fit(sweep(c.truth, 11), c.truth.model, FitOptions{});
+    const std::string w = named(s, c.param);
+    ASSERT_FALSE(w.empty()) << "no warning names " << c.param << ": rmse " << s.rmse << ", " << s.report();
+    EXPECT_EQ(s.param(c.param).value, c.default_value) << "the reported fit keeps the parameter held";
+    // Freed from the held optimum, the parameter moves toward the truth (at
+    // least half the way, on a log scale)...
+    const size_t at = w.find("goes to ");
+    ASSERT_NE(at, std::string::npos) << w;
+    const double freed = std::stod(w.substr(at + 8));
+    EXPECT_LT(std::abs(std::log(freed / truth)), 0.5 * std::abs(std::log(c.default_value / truth))) << w;
+    // ... and the fit the hint proposes recovers the truth.
+    const size_t list = w.find("--free ");
+    ASSERT_NE(list, std::string::npos) << w;
+    FitOptions hinted;
+    std::stringstream names(w.substr(list + 7, w.find(')', list) - list - 7));
+    for (std::string n; std::getline(names, n, ',');) hinted.free.push_back(n);
+    const FitSummary again = ident::fit(sweep(c.truth, 11), c.truth.model, hinted);
+    EXPECT_NEAR(again.param(c.param).value, truth, 3 * again.param(c.param).std_error) << again.report();
+    EXPECT_LT(again.rmse, 1.2 * c.truth.noise) << again.report();
+    EXPECT_EQ(named(again, c.param), "");
+
+    Truth at_default = c.truth;
+    at_default.params.pop_back();  // the parameter at its default
+    EXPECT_EQ(named(ident::fit(sweep(at_default, 11), c.truth.model, FitOptions{}), c.param), "");
+    FitOptions held;
+    held.fix = {c.param + "=" + std::to_string(c.default_value)};
+    EXPECT_EQ(named(ident::fit(sweep(c.truth, 11), c.truth.model, held), c.param), "");
+  }
 }
 
 TEST(Identification, RecoversEveryStaticModelWithinThreeStandardErrors) {

@@ -18,7 +18,7 @@ class CsvReader {
   // decimal comma sniffed, quotes, '#' '%' '//' comments, a units row).
   // InputError when the file has no header row, a column has no name or a
   // name appears twice.
-  explicit CsvReader(std::string path);
+  explicit CsvReader(const std::string& path);
 
   // Header cells as written (names, with units where the header has them).
   const std::vector<std::string>& columns() const { return table_.header(); }
