@@ -28,6 +28,10 @@ char g_paths[kSlots][kPathMax];
 std::atomic<bool> g_used[kSlots];
 std::mutex g_claim;  // taken by threads claiming or freeing a slot, never by the handler
 
+// Inputs being read (register_input), fixed slots read by the crash handler.
+char g_inputs[kSlots][kPathMax];
+std::atomic<bool> g_input_used[kSlots];
+
 std::atomic<bool> g_cli{false};  // install_cli_signal_handlers: print a line and exit 128 + signal
 constexpr size_t kNoteMax = 1024;
 char g_note[kNoteMax];
@@ -60,6 +64,49 @@ extern "C" void remove_temporaries(int sig) {
   }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
+
+// A fault while an input is being read: libhdf5 crashed on a damaged file.
+// Async-signal-safe: unlink, write and _exit only; on its own stack, so a
+// fault from a runaway recursion is reported too.
+extern "C" void library_crash(int sig) {
+  int input = -1;
+  for (int i = 0; i < kSlots && input < 0; ++i)
+    if (g_input_used[i].load()) input = i;
+  if (input < 0) {  // not while reading an input: a crash, with its core dump
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);  // delivered when the handler returns (the signal is blocked in it)
+    return;
+  }
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::unlink(g_paths[i]);
+  put("stribeck: error: ");
+  put(g_inputs[input]);
+  put(": damaged file: the HDF5 library crashed reading it (");
+  put(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : "a fault");
+  put(")\n");
+  ::_exit(2);
+}
+
+void install_crash_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static char stack[1 << 16];
+    stack_t ss{};
+    ss.ss_sp = stack;
+    ss.ss_size = sizeof stack;
+    ::sigaltstack(&ss, nullptr);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) {
+      struct sigaction old {};
+      ::sigaction(sig, nullptr, &old);
+      if (old.sa_handler != SIG_DFL) continue;  // a sanitizer's or a debugger's handler stays
+      struct sigaction sa {};
+      sa.sa_handler = library_crash;
+      sa.sa_flags = SA_ONSTACK;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
 }
 
 void install_handlers() {
@@ -198,6 +245,25 @@ std::string read_config_file(const std::string& path, const std::string& what) {
 void install_cli_signal_handlers() {
   g_cli.store(true);
   install_handlers();
+  install_crash_handlers();
+}
+
+int register_input(const std::string& path) {
+  if (path.size() >= kPathMax) return -1;
+  std::lock_guard<std::mutex> lock(g_claim);
+  for (int i = 0; i < kSlots; ++i)
+    if (!g_input_used[i].load()) {
+      std::memcpy(g_inputs[i], path.c_str(), path.size() + 1);
+      g_input_used[i].store(true);
+      return i;
+    }
+  return -1;
+}
+
+void unregister_input(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_claim);
+  g_input_used[slot].store(false);
 }
 
 void set_interrupt_note(const std::string& note) {

@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <new>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
 
@@ -217,6 +219,27 @@ bool is_hdf5(const std::string& path) {
   return r > 0;
 }
 
+namespace {
+// Open files registered as inputs being read, by id (close_input_file
+// unregisters them). Never touched by a signal handler.
+std::mutex g_inputs_mutex;
+std::map<hid_t, int> g_input_slots;
+
+herr_t close_input_file(hid_t id) {
+  const herr_t r = H5Fclose(id);
+  int slot = -1;
+  {
+    std::lock_guard<std::mutex> lock(g_inputs_mutex);
+    if (auto it = g_input_slots.find(id); it != g_input_slots.end()) {
+      slot = it->second;
+      g_input_slots.erase(it);
+    }
+  }
+  unregister_input(slot);
+  return r;
+}
+}  // namespace
+
 File open_file(const std::string& path, bool write) {
   silence_errors();
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -224,7 +247,15 @@ File open_file(const std::string& path, bool write) {
   std::fclose(f);
   if (!is_hdf5(path)) throw InputError(path + ": not an HDF5 file (no HDF5 signature)");
   clear_os_error();
-  File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
+  // Registered before H5Fopen, which parses the superblock.
+  const int slot = register_input(path);
+  File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), &close_input_file);
+  if (file.valid()) {
+    std::lock_guard<std::mutex> lock(g_inputs_mutex);
+    g_input_slots[file.id()] = slot;
+  } else {
+    unregister_input(slot);
+  }
   if (!file.valid()) {
     const std::string reason = last_error();
     const int err = os_error();

@@ -7,6 +7,7 @@
 // error is expected, that no temporary file is left, and that files that
 // existed before are byte-identical after.
 #include <gtest/gtest.h>
+#include <H5public.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -574,6 +575,46 @@ TEST(ReliabilityCli, SignalsDuringMergeLeaveNoPartialFile) {
   EXPECT_GT(interrupted, 0);
   EXPECT_EQ(slurp(d + "s0.h5"), s0);
   EXPECT_EQ(slurp(d + "s1.h5"), s1);
+}
+
+// Item 3 / 12: files that crash libhdf5 1.10.8 itself (found by the fuzz
+// campaigns, tests/fuzz/library_crashes/: a chunked layout with a zero
+// dimension, SIGFPE; damaged contiguous layouts, SIGSEGV) end every reading
+// command with one line naming the file, exit 2, and no output or temporary
+// left. (A libhdf5 that checks these structures refuses them with its own
+// message: also one line, exit 2.)
+TEST(ReliabilityCli, FilesThatCrashTheHdf5LibraryAreOneLineErrors) {
+  const std::string d = dir_for("library_crash");
+  const std::string src = std::string(STRIBECK_SOURCE_DIR) + "/tests/fuzz/library_crashes/";
+  int crashes_named = 0;
+  for (const char* name :
+       {"hdf5_layout_division_by_zero.h5", "hdf5_contiguous_read_segfault.h5", "mat73_contiguous_read_segfault.mat"}) {
+    const std::string in = d + name;
+    fs::copy_file(src + name, in, fs::copy_options::overwrite_existing);
+    const bool mat = std::string(name).find(".mat") != std::string::npos;
+    std::vector<std::vector<std::string>> commands = {{"import", in, "-o", d + "out.h5"}};
+    if (!mat) {
+      commands.push_back({"identify", in, "-m", "coulomb-viscous", "--json", d + "fit.json"});
+      commands.push_back({"export", in, "-o", d + "out.csv"});
+      commands.push_back({"eval", "-m", "coulomb-viscous", "-i", in, "-o", d + "out.h5"});
+    }
+    for (const auto& args : commands) {
+      SCOPED_TRACE(std::string(name) + ": " + args[0]);
+      const Outcome o = run(args, d);
+      EXPECT_EQ(o.signal, 0) << "the process crashed";
+      EXPECT_EQ(o.code, 2) << o.err;
+      EXPECT_EQ(lines(o.err), 1u) << o.err;
+      EXPECT_EQ(o.err.rfind("stribeck: error: " + in, 0), 0u) << o.err;
+      crashes_named += o.err.find("the HDF5 library crashed reading it") != std::string::npos;
+      for (const char* out : {"out.h5", "fit.json", "out.csv"}) EXPECT_FALSE(exists(d + out)) << out;
+      const auto left = leftovers(d);
+      EXPECT_TRUE(left.empty()) << left.front();
+    }
+    std::remove(in.c_str());
+  }
+  // With Debian 12's libhdf5 1.10.8 every one of them is a crash caught.
+  if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE == 8)
+    EXPECT_EQ(crashes_named, 8);  // import of the first refuses its int8 channel first
 }
 
 // Item 5: what `kill -9` of a merge leaves (OUT.partial, its lock file

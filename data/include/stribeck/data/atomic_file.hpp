@@ -109,6 +109,18 @@ void install_cli_signal_handlers();
 // The note the interrupt line ends with ("" for none), e.g. where the
 // checkpoint is kept. Copied into a fixed buffer (at most 1 KiB).
 void set_interrupt_note(const std::string& note);
+// Input files being read (h5::open_file registers every HDF5 file it
+// opens). With install_cli_signal_handlers, a SIGSEGV, SIGBUS or SIGFPE while
+// one is registered is taken for what it is, a library crashing on a damaged
+// input (libhdf5 1.10 does not check every structure it parses): the
+// temporaries are removed and the process ends with one line
+// "stribeck: error: FILE: damaged file: the HDF5 library crashed reading it
+// (SIGSEGV)", exit 2. With no input registered the signal keeps its default
+// action (a bug of ours stays a crash with its core dump). Returns a slot for
+// unregister_input, or -1 if none is free.
+int register_input(const std::string& path);
+void unregister_input(int slot);
+
 // A file removed if a signal ends the process (AtomicFile's temporaries,
 // OUT.partial of a merge or of a run before its first checkpoint): returns
 // a slot for unregister_temporary, or -1 if none is free.

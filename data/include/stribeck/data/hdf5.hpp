@@ -69,11 +69,12 @@ class Handle {
 // where a dataspace is meant. (`Name` is a class name: it cannot be
 // parenthesised, which clang-tidy's macro check asks of every argument.)
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define STRIBECK_H5_OWNER(Name, closer)                \
-  class Name : public Handle {                         \
-   public:                                             \
-    Name() = default;                                  \
-    explicit Name(hid_t id) : Handle(id, &(closer)) {} \
+#define STRIBECK_H5_OWNER(Name, closer)                 \
+  class Name : public Handle {                          \
+   public:                                              \
+    Name() = default;                                   \
+    explicit Name(hid_t id) : Handle(id, &(closer)) {}  \
+    Name(hid_t id, Closer close) : Handle(id, close) {} \
   };
 // NOLINTEND(bugprone-macro-parentheses)
 STRIBECK_H5_OWNER(File, H5Fclose)
@@ -130,6 +131,10 @@ bool is_hdf5(const std::string& path);
 
 // Opens an existing file read-only (write=false) or read-write. Errors name
 // the path: missing file, not HDF5, truncated/corrupt superblock.
+// While the file is open, the CLI's crash handler knows it as an input being
+// read (register_input, atomic_file.hpp): libhdf5 1.10 can crash on damaged
+// files where it does not check, and such a crash then ends the command with
+// one line naming the file instead of a core dump.
 File open_file(const std::string& path, bool write = false);
 // Creates (truncates) a file.
 File create_file(const std::string& path);
