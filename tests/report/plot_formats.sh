@@ -2,7 +2,8 @@
 # CTest Plot.EveryFigureInSvgPngPdf: `stribeck plot` writes every --what of
 # every kind of result in all three formats; the SVG parses as XML and holds
 # the plotted paths and the axis labels with units, the PNG has its
-# signature and is not blank, the PDF has its header and trailer. A figure
+# signature and is not blank, the PDF has its header and trailer; --report
+# on identify, sweep and simulate writes the page after the result. A figure
 # the result does not have, an unknown format and a file that is not a
 # result are one line `stribeck: error: ...`, exit 2, and no output.
 # Exit 77 (skipped) without gnuplot.
@@ -77,4 +78,19 @@ BAD_NAMES="has no figure 'map'" bad "$dir/x.svg" plot "$dir/ident.h5" --what map
 BAD_NAMES="x.eps" bad "$dir/x.eps" plot "$dir/ident.h5" --what fit -o "$dir/x.eps"
 BAD_NAMES="experiment 'nope'" bad "$dir/x.svg" plot "$dir/ident.h5" --what fit --experiment nope -o "$dir/x.svg"
 BAD_NAMES="name it .html" bad "$dir/x.txt" report "$dir/sim.h5" -o "$dir/x.txt"
+# --report on the run commands writes the page after the result: identify
+# into another file (the page takes the run's log: force-velocity drawn),
+# sweep, simulate; without an HDF5 result it is refused before the run.
+"$exe" identify "$src/data/examples/cylinder_plateaus.h5" --model simscape-cylinder --fix v_th=2e-4 --starts 1 \
+  -o "$dir/fit.h5" --report "$dir/fit.html" -q >/dev/null
+grep -q 'id="fig-force-velocity"' "$dir/fit.html" || fail "identify --report: no force-velocity chart"
+grep -q 'data-chart="1"' "$dir/fit.html" || fail "identify --report: no chart"
+"$exe" sweep "$dir/sweep.toml" -o "$dir/sweep2.h5" --report "$dir/sweep2.html" -q >/dev/null
+grep -q 'id="fig-top-k"' "$dir/sweep2.html" || fail "sweep --report: no top-K table"
+"$exe" simulate "$dir/sim.toml" -o "$dir/sim2.h5" --report "$dir/sim2.html" -q >/dev/null
+grep -q 'id="fig-friction-velocity"' "$dir/sim2.html" || fail "simulate --report: no friction-velocity loop"
+BAD_NAMES="give --output too" bad "$dir/nofit.html" identify "$src/data/examples/cylinder_plateaus.h5" \
+  --model simscape-cylinder --report "$dir/nofit.html"
+BAD_NAMES="s.csv" bad "$dir/s.html" simulate "$dir/sim.toml" -o "$dir/s.csv" --report "$dir/s.html"
+[ ! -e "$dir/s.csv" ] || fail "simulate --report with a CSV output ran anyway"
 echo "plot_formats: every figure in SVG, PNG and PDF; bad input refused in one line"
