@@ -27,6 +27,8 @@ packages=(
   clang-format-14                   # the Format.* CTest (libllvm14 + libclang-cpp14, ~165 MB; not the clang compiler)
   pybind11-dev python3-dev          # the Python module (cmake -DSTRIBECK_PYTHON=ON, `import stribeck`)
   python3-pytest                    # tests: the Python module's suite (python/tests)
+  gnuplot-nox                       # stribeck plot (svg, pngcairo, pdfcairo terminals)
+  chromium                          # tests: reports load in headless Chromium (Report.*, label browser)
 )
 for arg in "$@"; do
   case "$arg" in

@@ -32,7 +32,7 @@ namespace {
 
 struct IdentifyArgs {
   std::vector<std::string> logs, experiments;
-  std::string model, compare, json, output, table, columns;
+  std::string model, compare, json, output, table, columns, report;
   std::string stream = "auto";
   std::vector<std::string> free, gains;
   bool batch = false;
@@ -223,6 +223,14 @@ std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary
 
 void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits);
 
+// The measured log of the report: none when -o is a log (the results sit
+// next to the measured channels), else the one log of the run.
+std::string report_log(const IdentifyArgs& a) {
+  for (const auto& l : a.logs)
+    if (l == a.output) return "";
+  return a.logs.size() == 1 ? a.logs[0] : "";
+}
+
 // The fit of long HDF5 logs, streamed (docs/identification.md): nothing is
 // held whole; -o writes its fitted force and residual block by block.
 void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<ident::LogStream>& logs,
@@ -280,6 +288,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
                                       {"fit", json}});
     out->commit();
     summary("stribeck identify: fitted force and residuals -> %s:/%s (streamed)", a.output.c_str(), prefix.c_str());
+    if (!a.report.empty()) write_report(a.output, a.report, prefix, report_log(a));
   }
 }
 
@@ -305,6 +314,13 @@ void run(const IdentifyArgs& a) {
     taken.push_back(*out);
   }
   if (!a.output.empty()) check_output_path(a.output);
+  if (!a.report.empty() && a.output.empty())
+    throw InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
+  {
+    std::vector<std::string> ins = taken;
+    ins.push_back(a.output);
+    check_report_output(a.report, ins);
+  }
   if (a.stream != "auto" && a.stream != "always" && a.stream != "never")
     throw InputError("--stream '" + a.stream + "': expected auto, always or never");
   const Provenance prov = cli_provenance();
@@ -380,6 +396,7 @@ void run(const IdentifyArgs& a) {
   if (!a.output.empty()) {
     const std::string group = ident::write_fit_results(a.output, fits[0], prov);
     summary("stribeck identify: fitted force and residuals -> %s:/%s", a.output.c_str(), group.c_str());
+    if (!a.report.empty()) write_report(a.output, a.report, group, report_log(a));
   }
 }
 
@@ -486,6 +503,7 @@ void add_identify_command(CLI::App& app) {
   add_json_option(cmd, a->json, "The fit(s) (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
   cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");
+  cmd->add_option("--report", a->report, "Also write an HTML report of the fit from --output (stribeck report)");
   cmd->callback([a, mass, no_parallel] {
     if (a->fit.offset_per_experiment) a->fit.offset = true;
     a->fit.parallel_filter = !*no_parallel;

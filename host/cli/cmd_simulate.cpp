@@ -28,6 +28,7 @@ void add_simulate_command(CLI::App& app) {
   auto mpi = std::make_shared<bool>(false);
   auto allow_large = std::make_shared<bool>(false);
   auto point = std::make_shared<std::int64_t>(-1);
+  auto report = std::make_shared<std::string>();
   cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
   cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")->required();
   cmd->add_option("--device", *device, "Ensembles: where to run (overrides [ensemble] device)")
@@ -52,10 +53,15 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--allow-large-output", *allow_large,
                 "Ensembles: run even when the estimated output exceeds the free space of its file system");
   add_json_option(cmd, *json, "The summary (metrics; an ensemble's counts)");
+  cmd->add_option("--report", *report, "Also write an HTML report of the result (stribeck report; HDF5 output only)");
   add_verbosity_flags(cmd);
-  cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large] {
+  cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large,
+                 report] {
     SimulateConfig c = read_simulate_config(*config);
     check_output(*output, {*config});
+    check_report_output(*report, {*config, *output});
+    if (!report->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
+      throw InputError("--report reads the HDF5 result; name the output .h5, not " + *output);
     check_json_output(*json, {*config});
     if (*json == *output) throw InputError(*json + ": given to both --output and --json");
     if (*point >= 0) {
@@ -167,6 +173,7 @@ void add_simulate_command(CLI::App& app) {
                            {"invalid_parameters", n[4]}}},
                          {"invalid_examples", r.totals.invalid_examples},
                          {"output", r.finished ? *output : *output + ".partial"}});
+      if (!report->empty() && r.finished) write_report(*output, *report);
       return;
     }
     const SimulateSummary s = run_simulation(c, *output, command_line);
@@ -203,6 +210,7 @@ void add_simulate_command(CLI::App& app) {
                        {"peak_velocity", json_number(r.peak_velocity)},
                        {"breakaway_force", json_number(r.breakaway_force)},
                        {"dissipated", json_number(r.dissipated)}});
+    if (!report->empty()) write_report(*output, *report);
   });
 }
 

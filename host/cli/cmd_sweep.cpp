@@ -16,7 +16,7 @@ namespace stribeck::cli {
 namespace {
 
 struct SweepFlags {
-  std::string config, output, model, design, device, precision, objective, shard, json;
+  std::string config, output, model, design, device, precision, objective, shard, json, report;
   std::vector<std::string> params, logs, profiles, metrics;
   std::vector<std::uint64_t> trajectories;
   std::uint64_t points = 0, seed = 0, chunk = 0, max_chunks = 0;
@@ -99,6 +99,8 @@ void run(const SweepFlags& f) {
   if (!c.output.empty()) check_output(c.output, {f.config});
   check_json_output(f.json, {f.config});
   if (!f.json.empty() && f.json == c.output) throw InputError(f.json + ": given to both --output and --json");
+  if (!f.report.empty() && c.output.empty()) throw InputError("--report reads the sweep file: give --output too");
+  check_report_output(f.report, {f.config, c.output});
   const SweepPlan plan = plan_sweep(c, f.shard);
   SweepRunOptions o;
   o.device = c.device;
@@ -130,6 +132,7 @@ void run(const SweepFlags& f) {
          (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
   write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));
   std::fflush(stdout);
+  if (!f.report.empty() && s.completed >= plan.count) write_report(c.output, f.report);
 }
 
 }  // namespace
@@ -139,6 +142,7 @@ void add_sweep_command(CLI::App& app) {
   auto f = std::make_shared<SweepFlags>();
   cmd->add_option("config", f->config, "Sweep config (TOML); flags below override it");
   cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)")->check(kNonEmpty);
+  cmd->add_option("--report", f->report, "Also write an HTML report of the finished sweep file (stribeck report)");
   cmd->add_option("--model,-m", f->model, "Model id (see `stribeck models`)");
   cmd->add_option("--param,-p", f->params,
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "

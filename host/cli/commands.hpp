@@ -19,6 +19,16 @@ void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_export_params_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_plot_command(CLI::App& app);
+
+// --report FILE of identify, sweep and simulate (cmd_report.cpp): checked
+// before the run like an output (an .html, none of the inputs), and written
+// after the result from the result file (`group`: identify's results group,
+// "" = the first; `log`: the measured log when the result is another file).
+void check_report_output(const std::string& report, const std::vector<std::string>& inputs);
+void write_report(const std::string& result, const std::string& html, const std::string& group = "",
+                  const std::string& log = "");
 
 // A parameter set read from a file: a fit report (`identify --json`; with
 // several fits, entry `fit_index`, 0-based) or `export-params --to json`.

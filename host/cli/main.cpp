@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);
   stribeck::cli::add_export_params_command(app);
+  stribeck::cli::add_report_command(app);
+  stribeck::cli::add_plot_command(app);
   std::string commands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     commands += (commands.empty() ? "" : ", ") + sub->get_name();

@@ -246,8 +246,8 @@ TEST_F(CliConventions, SummariesOnStdoutDiagnosticsOnStderr) {
 TEST_F(CliConventions, QuietAndVerboseOnEveryCommand) {
   const CliResult top = cli("--help");
   ASSERT_EQ(top.code, 0);
-  const std::vector<std::string> commands = {"models", "eval", "identify", "simulate", "sweep",
-                                             "merge",  "map",  "import",   "export",   "generate"};
+  const std::vector<std::string> commands = {"models", "eval",   "identify", "simulate", "sweep",  "merge",
+                                             "map",    "import", "export",   "generate", "report", "plot"};
   for (const auto& c : commands) {
     SCOPED_TRACE(c);
     EXPECT_NE(top.out.find("  " + c), std::string::npos);

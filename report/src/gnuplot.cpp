@@ -1,0 +1,172 @@
+// Renderer 2: a publication figure through gnuplot (Debian gnuplot-nox:
+// terminals svg, pngcairo, pdfcairo). A script and a data file are written
+// to a temporary directory, gnuplot draws into AtomicFile's temporary next
+// to the output, which is renamed into place only when gnuplot succeeded.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/report/figure.hpp"
+
+namespace stribeck::report {
+namespace {
+
+// A gnuplot single-quoted string ('' is a quote).
+std::string gq(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) {
+    if (c == '\'') o += "''";
+    else if (c == '\n' || c == '\r') o += ' ';
+    else o += c;
+  }
+  return o + "'";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) {
+    if (c == '\'') o += "'\\''";
+    else o += c;
+  }
+  return o + "'";
+}
+
+std::string ext_of(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::size_t slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string e = path.substr(dot + 1);
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string t = std::string(base && *base ? base : "/tmp") + "/stribeck-plot-XXXXXX";
+    if (!mkdtemp(t.data())) throw InputError("cannot create a temporary directory in " + t.substr(0, t.rfind('/')));
+    path = t;
+  }
+  ~TempDir() {
+    std::remove((path + "/figure.gp").c_str());
+    std::remove((path + "/figure.dat").c_str());
+    std::remove((path + "/gnuplot.log").c_str());
+    rmdir(path.c_str());
+  }
+};
+
+}  // namespace
+
+const std::vector<std::string>& plot_whats() {
+  static const std::vector<std::string> w{"fit", "force-velocity", "residuals", "map", "timeseries", "profile"};
+  return w;
+}
+
+void render_figure(const Document& doc, const std::string& what, const std::string& experiment,
+                   const std::string& output) {
+  const std::string ext = ext_of(output);
+  if (ext != "svg" && ext != "png" && ext != "pdf")
+    throw InputError(output + ": the figure's format comes from the extension: .svg, .png or .pdf");
+  const Figure* fig = nullptr;
+  std::vector<std::string> have;
+  for (const auto& s : doc.sections)
+    for (const auto& f : s.figures) {
+      if (f.what.empty()) continue;
+      if (std::find(have.begin(), have.end(), f.what) == have.end()) have.push_back(f.what);
+      if (!fig && f.what == what && (experiment.empty() || f.experiment == experiment)) fig = &f;
+    }
+  if (!fig) {
+    std::string list;
+    for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
+    throw InputError(doc.source + ": a " + doc.kind + " result has no figure '" + what + "'" +
+                     (experiment.empty() ? "" : " for experiment '" + experiment + "'") +
+                     (list.empty() ? "" : " (it has: " + list + ")"));
+  }
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    throw InputError("gnuplot not found: stribeck plot draws through gnuplot (Debian: apt-get install gnuplot-nox)");
+
+  AtomicFile out(output);
+  TempDir dir;
+  const std::string dat = dir.path + "/figure.dat";
+  const std::string gp = dir.path + "/figure.gp";
+  {
+    std::ofstream d(dat);
+    d.precision(9);
+    if (fig->kind == FigureKind::kHeatmap) {
+      const Heatmap& h = fig->heat;
+      const std::size_t nx = h.x_edges.size() - 1, ny = h.y_edges.size() - 1;
+      for (std::size_t j = 0; j < ny; ++j)
+        for (std::size_t i = 0; i < nx; ++i) {
+          const double z = h.z[j * nx + i];
+          if (!std::isfinite(z)) continue;
+          d << h.x[i] << ' ' << h.y[j] << ' ' << h.x_edges[i] << ' ' << h.x_edges[i + 1] << ' ' << h.y_edges[j] << ' '
+            << h.y_edges[j + 1] << ' ' << z << '\n';
+        }
+    } else {
+      for (const auto& s : fig->series) {
+        for (std::size_t i = 0; i < s.x.size(); ++i)
+          if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) d << s.x[i] << ' ' << s.y[i] << '\n';
+        d << "\n\n";
+      }
+    }
+    if (!d) throw InputError("writing " + dat + ": failed");
+  }
+  {
+    std::ofstream g(gp);
+    if (ext == "svg") g << "set terminal svg size 800,500 dynamic noenhanced font 'Helvetica,13'\n";
+    else if (ext == "png") g << "set terminal pngcairo size 1600,1000 noenhanced font 'Helvetica,22' linewidth 2\n";
+    else g << "set terminal pdfcairo size 6in,3.75in noenhanced font 'Helvetica,10'\n";
+    g << "set output " << gq(out.temp_path()) << "\n";
+    g << "set title " << gq(fig->title) << "\n";
+    g << "set xlabel " << gq(fig->x_label) << "\nset ylabel " << gq(fig->y_label) << "\n";
+    g << "set grid lc rgb '#dddddd'\nset key outside right top\nset datafile missing 'NaN'\nset format x '%g'\nset "
+         "format y '%g'\n";
+    if (fig->kind == FigureKind::kHeatmap) {
+      const Heatmap& h = fig->heat;
+      if (h.x_log) g << "set logscale x\n";
+      if (h.y_log) g << "set logscale y\n";
+      g << "set xrange [" << h.x_edges.front() << ":" << h.x_edges.back() << "]\n";
+      g << "set yrange [" << h.y_edges.front() << ":" << h.y_edges.back() << "]\n";
+      g << "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')\n";
+      g << "set cblabel " << gq(h.z_label) << "\nunset key\n";
+      g << "plot " << gq(dat) << " using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder fc palette\n";
+    } else if (fig->kind == FigureKind::kLine || fig->kind == FigureKind::kScatter ||
+               fig->kind == FigureKind::kHistogram) {
+      if (fig->kind == FigureKind::kHistogram) g << "set style fill solid 0.6 border -1\nset boxwidth 0.9 relative\n";
+      g << "plot ";
+      for (std::size_t i = 0; i < fig->series.size(); ++i) {
+        g << (i ? ", " : "") << gq(dat) << " index " << i << " using 1:2 ";
+        if (fig->kind == FigureKind::kLine || fig->series[i].line) g << "with lines lw 1.2";
+        else if (fig->kind == FigureKind::kScatter) g << "with points pt 7 ps 0.3";
+        else g << "with boxes";
+        g << " lc " << (i + 1) << " title " << gq(fig->series[i].name);
+      }
+      g << "\n";
+    } else {
+      throw InputError(doc.source + ": figure '" + what + "' is a " + kind_name(fig->kind) + ", not a plot");
+    }
+    g << "set output\n";
+    if (!g) throw InputError("writing " + gp + ": failed");
+  }
+  const std::string log = dir.path + "/gnuplot.log";
+  const int rc = std::system(("gnuplot " + shell_quote(gp) + " >" + shell_quote(log) + " 2>&1").c_str());
+  if (rc != 0) {
+    std::ifstream l(log);
+    std::string line, last;
+    while (std::getline(l, line))
+      if (!line.empty()) last = line;
+    throw InputError(output + ": gnuplot failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")" +
+                     (last.empty() ? "" : ": " + last));
+  }
+  out.commit();
+}
+
+}  // namespace stribeck::report

@@ -1,0 +1,698 @@
+// Result files -> Figures: what the file holds, nothing computed again
+// beyond summaries of its own columns (histograms, the best value per bin,
+// an autocorrelation of the stored residual). Every file is read through
+// data/ (read_results, read_log, read_sweep_file, PointFile) and host/
+// (build_heat_map); no HDF5 code of its own.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/data/point_file.hpp"
+#include "stribeck/data/sweep_file.hpp"
+#include "stribeck/host/engine/point_status.hpp"
+#include "stribeck/host/heat_map.hpp"
+#include "stribeck/kernels/sweep/metrics.hpp"
+#include "stribeck/report/figure.hpp"
+
+namespace stribeck::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fmt(double x, const char* f = "%.6g") {
+  if (!std::isfinite(x)) return std::isnan(x) ? "n/a" : (x > 0 ? "inf" : "-inf");
+  char b[64];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+
+std::string label(const std::string& name, const std::string& unit) {
+  return unit.empty() || unit == "1" ? name : name + " [" + unit + "]";
+}
+
+std::string clean_id(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+  return s;
+}
+
+struct IdMaker {
+  std::map<std::string, int> used;
+  std::string operator()(const std::string& base) {
+    const std::string b = "fig-" + clean_id(base);
+    const int n = used[b]++;
+    return n == 0 ? b : b + "-" + std::to_string(n + 1);
+  }
+};
+
+// A histogram of the finite values: `bins` equal bins over [min, max].
+Series histogram(const std::vector<double>& v, int bins, const std::string& name) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (double x : v)
+    if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+  Series s{name, {}, {}};
+  if (!(lo <= hi)) return s;
+  if (hi == lo) hi = lo + (lo == 0 ? 1 : std::abs(lo) * 1e-6);
+  std::vector<double> counts(bins, 0.0);
+  for (double x : v)
+    if (std::isfinite(x)) counts[std::min(bins - 1, static_cast<int>((x - lo) / (hi - lo) * bins))] += 1;
+  for (int b = 0; b < bins; ++b) s.x.push_back(lo + (b + 0.5) * (hi - lo) / bins), s.y.push_back(counts[b]);
+  return s;
+}
+
+// Order of the samples by x (scatter data decimated over x).
+Series sorted_by_x(const std::string& name, const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<std::size_t> idx(x.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+  Series s{name, {}, {}};
+  s.x.reserve(idx.size());
+  s.y.reserve(idx.size());
+  for (std::size_t i : idx)
+    if (std::isfinite(x[i]) && std::isfinite(y[i])) s.x.push_back(x[i]), s.y.push_back(y[i]);
+  return s;
+}
+
+// Every k-th sample, in order (a loop: x is not monotonic).
+Series strided(const std::string& name, const std::vector<double>& x, const std::vector<double>& y, std::size_t max) {
+  Series s{name, {}, {}};
+  const std::size_t k = std::max<std::size_t>(1, (x.size() + max - 1) / std::max<std::size_t>(1, max));
+  for (std::size_t i = 0; i < x.size(); i += k) s.x.push_back(x[i]), s.y.push_back(y[i]);
+  return s;
+}
+
+Figure make(IdMaker& id, const std::string& base, FigureKind kind, const std::string& title, const std::string& xl,
+            const std::string& yl, const std::string& what = "", const std::string& experiment = "") {
+  Figure f;
+  f.id = id(base);
+  f.kind = kind;
+  f.title = title;
+  f.x_label = xl;
+  f.y_label = yl;
+  f.what = what;
+  f.experiment = experiment;
+  return f;
+}
+
+void add_provenance(Document& d, const Provenance& p) {
+  if (!p.command_line.empty()) d.provenance.push_back({"command", p.command_line});
+  if (!p.toolkit_version.empty()) d.provenance.push_back({"stribeck version", p.toolkit_version});
+  if (!p.date.empty()) d.provenance.push_back({"date", p.date});
+  if (!p.device.empty()) d.provenance.push_back({"device", p.device});
+}
+
+Heatmap to_heatmap(const HeatMap& m) {
+  Heatmap h;
+  h.x = m.x.centers;
+  h.y = m.y.centers;
+  h.x_edges = m.x.edges;
+  h.y_edges = m.y.edges;
+  h.x_log = m.x.log;
+  h.y_log = m.y.log;
+  h.z = m.values;
+  h.z_label = m.value_label;
+  return h;
+}
+
+// ---------------------------------------------------------------- identification
+
+const std::vector<double>* dataset(const Results& r, const std::string& name, const std::string& path) {
+  for (const auto& d : r.datasets)
+    if (d.name == name) return &d.values;
+  throw InputError(path + ": results group '" + r.group + "' has no dataset '" + name + "'");
+}
+
+void read_identification(Document& doc, const std::string& path, const std::vector<std::string>& groups,
+                         const ReadOptions& o) {
+  IdMaker id;
+  doc.kind = "identification";
+  // The measured log: --log, else the result file itself (identify -o LOG.h5).
+  std::vector<Experiment> logs;
+  try {
+    logs = read_log(o.log.empty() ? path : o.log);
+  } catch (const InputError&) {
+    if (!o.log.empty()) throw;
+  }
+  nlohmann::json fit;
+  Section summary{"Fit", {}};
+  Section all{"All experiments", {}};
+  std::vector<double> all_residuals;
+  std::vector<Series> fv_measured, fv_fitted;
+  double vmax = 0;
+  struct Kept {
+    std::string name;
+    const Experiment* log;
+    std::vector<double> fitted, measured;
+  };
+  std::vector<Kept> kept;
+  std::vector<Section> per_experiment;
+  for (const std::string& g : groups) {
+    Results r = read_results(path, g);
+    if (fit.is_null()) {
+      auto it = r.attributes.find("fit");
+      if (it == r.attributes.end()) throw InputError(path + ": results group '" + g + "' has no attribute 'fit'");
+      fit = nlohmann::json::parse(it->second, nullptr, false);
+      if (fit.is_discarded() || !fit.is_object())
+        throw InputError(path + ": results group '" + g + "': attribute 'fit' is not a JSON object");
+      add_provenance(doc, r.provenance);
+    }
+    const std::string name = r.attributes.count("experiment") ? r.attributes.at("experiment") : g;
+    const std::vector<double>& fitted = *dataset(r, "fitted_force", path);
+    const std::vector<double>& residual = *dataset(r, "residual", path);
+    if (fitted.size() != residual.size() || fitted.empty())
+      throw InputError(path + ": results group '" + g + "': fitted_force and residual differ in length or are empty");
+    const Experiment* log = nullptr;
+    for (const auto& e : logs)
+      if (e.name == name && e.size() == fitted.size()) log = &e;
+    std::vector<double> measured(fitted.size());
+    for (std::size_t i = 0; i < fitted.size(); ++i) measured[i] = fitted[i] + residual[i];
+    std::vector<double> t;
+    std::string tl = "sample";
+    if (log && log->has("time")) {
+      t = log->channel("time");
+      tl = label("time", "s");
+    } else {
+      t.resize(fitted.size());
+      std::iota(t.begin(), t.end(), 0.0);
+    }
+    Section s{"Experiment " + name, {}};
+    Figure f = make(id, name + "-fit", FigureKind::kLine, name + ": measured and fitted force", tl, label("force", "N"),
+                    "fit", name);
+    f.series.push_back(decimate_minmax({"measured", t, measured}, o.columns));
+    f.series.push_back(decimate_minmax({"fitted", t, fitted}, o.columns));
+    s.figures.push_back(std::move(f));
+    Figure rf = make(id, name + "-residual", FigureKind::kLine, name + ": residual (measured - fitted)", tl,
+                     label("residual", "N"), "residuals", name);
+    rf.series.push_back(decimate_minmax({"residual", t, residual}, o.columns));
+    s.figures.push_back(std::move(rf));
+    // Autocorrelation of the residual, lags 0..200 (at most 1e6 samples).
+    {
+      const std::size_t n = std::min<std::size_t>(residual.size(), 1000000);
+      const std::size_t lags = std::min<std::size_t>(200, n > 1 ? n - 1 : 0);
+      double mean = 0;
+      for (std::size_t i = 0; i < n; ++i) mean += residual[i];
+      mean /= double(n);
+      double c0 = 0;
+      for (std::size_t i = 0; i < n; ++i) c0 += (residual[i] - mean) * (residual[i] - mean);
+      Figure af = make(id, name + "-acf", FigureKind::kLine, name + ": residual autocorrelation", "lag [samples]",
+                       "autocorrelation", "", name);
+      Series a{"autocorrelation", {}, {}};
+      for (std::size_t k = 0; k <= lags && c0 > 0; ++k) {
+        double c = 0;
+        for (std::size_t i = 0; i + k < n; ++i) c += (residual[i] - mean) * (residual[i + k] - mean);
+        a.x.push_back(double(k));
+        a.y.push_back(c / c0);
+      }
+      af.series.push_back(std::move(a));
+      s.figures.push_back(std::move(af));
+    }
+    all_residuals.insert(all_residuals.end(), residual.begin(), residual.end());
+    if (log && log->has("velocity")) {
+      const std::vector<double>& v = log->channel("velocity");
+      std::string level = name;
+      if (log->has("pressure_a")) {
+        const auto& pa = log->channel("pressure_a");
+        double dp = std::accumulate(pa.begin(), pa.end(), 0.0) / double(pa.size());
+        if (log->has("pressure_b")) {
+          const auto& pb = log->channel("pressure_b");
+          dp -= std::accumulate(pb.begin(), pb.end(), 0.0) / double(pb.size());
+        }
+        level += " (" + fmt(dp / 1e5, "%.3g") + " bar)";
+      } else if (log->has("normal_force")) {
+        const auto& fn = log->channel("normal_force");
+        level += " (" + fmt(std::accumulate(fn.begin(), fn.end(), 0.0) / double(fn.size()), "%.3g") + " N)";
+      }
+      for (double x : v)
+        if (std::isfinite(x)) vmax = std::max(vmax, std::abs(x));
+      kept.push_back({level, log, fitted, measured});
+    }
+    per_experiment.push_back(std::move(s));
+  }
+  // Force against velocity, one colour per experiment (pressure level).
+  if (!kept.empty()) {
+    for (int zoom = 0; zoom < 2; ++zoom) {
+      const double vz = 0.05 * vmax;
+      Figure f = make(id, zoom ? "force-velocity-zoom" : "force-velocity", FigureKind::kScatter,
+                      zoom ? "Low-velocity (Stribeck) region, |v| < " + fmt(vz, "%.3g") + " m/s"
+                           : "Force against velocity: measured (points) and fitted",
+                      label("velocity", "m/s"), label("force", "N"), zoom ? "" : "force-velocity");
+      for (const Kept& k : kept) {
+        const auto& v = k.log->channel("velocity");
+        std::vector<double> vx, fm, ff;
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (!zoom || std::abs(v[i]) < vz) vx.push_back(v[i]), fm.push_back(k.measured[i]), ff.push_back(k.fitted[i]);
+        f.series.push_back(decimate_minmax(sorted_by_x(k.name + " measured", vx, fm), o.columns / 4));
+        f.series.push_back(decimate_minmax(sorted_by_x(k.name + " fitted", vx, ff), o.columns / 4));
+        f.series.back().line = true;
+      }
+      all.figures.push_back(std::move(f));
+    }
+  } else {
+    doc.notes.push_back(
+        "no velocity channel: the force-velocity figures need the measured log (the result file itself, or --log "
+        "LOG.h5)");
+  }
+  Figure h = make(id, "residual-histogram", FigureKind::kHistogram, "Residual histogram (all experiments)",
+                  label("residual", "N"), "samples");
+  h.series.push_back(histogram(all_residuals, 60, "residual"));
+  all.figures.push_back(std::move(h));
+
+  // The fit's own numbers (the summary JSON the group carries).
+  doc.title = "Identification: " + fit.value("model", std::string("?"));
+  Figure pt = make(id, "parameters", FigureKind::kTable, "Parameters", "", "");
+  pt.table.header = {"parameter", "value", "standard error", "95 % interval", "unit", "note"};
+  if (fit.contains("parameters") && fit["parameters"].is_object())
+    for (const auto& [name, p] : fit["parameters"].items()) {
+      auto num = [&](const nlohmann::json& j) { return j.is_number() ? j.get<double>() : kNaN; };
+      std::string ci = "n/a", note;
+      if (p.value("fixed", false)) ci = "", note = "fixed";
+      else if (p.contains("ci95") && p["ci95"].is_array() && p["ci95"].size() == 2)
+        ci = "[" + fmt(num(p["ci95"][0])) + ", " + fmt(num(p["ci95"][1])) + "]";
+      if (!p.value("fixed", false) && !p.value("determined", true)) note = "not determined";
+      if (p.value("at_bound", false)) note += std::string(note.empty() ? "" : "; ") + "at a bound";
+      if (p.value("interval", std::string()) == "profile")
+        note += std::string(note.empty() ? "" : "; ") + "profile interval";
+      pt.table.rows.push_back({name, fmt(num(p.value("value", nlohmann::json()))),
+                               p.value("fixed", false) ? "" : fmt(num(p.value("std_error", nlohmann::json())), "%.3g"),
+                               ci, p.value("unit", std::string()), note});
+    }
+  summary.figures.push_back(std::move(pt));
+  if (fit.contains("correlation") && fit["correlation"].is_object()) {
+    const auto& c = fit["correlation"];
+    Figure ct = make(id, "correlation", FigureKind::kTable, "Correlation of the free parameters", "", "");
+    std::vector<std::string> names;
+    if (c.contains("parameters")) names = c["parameters"].get<std::vector<std::string>>();
+    ct.table.header.push_back("");
+    for (const auto& n : names) ct.table.header.push_back(n);
+    if (c.contains("matrix"))
+      for (std::size_t i = 0; i < c["matrix"].size() && i < names.size(); ++i) {
+        std::vector<std::string> row{names[i]};
+        std::vector<double> shade{kNaN};
+        for (const auto& x : c["matrix"][i]) {
+          const double v = x.is_number() ? x.get<double>() : kNaN;
+          row.push_back(fmt(v, "%.3f"));
+          shade.push_back(v);
+        }
+        ct.table.rows.push_back(row);
+        ct.table.shade.push_back(shade);
+      }
+    if (!ct.table.rows.empty()) summary.figures.push_back(std::move(ct));
+  }
+  Figure q = make(id, "quality", FigureKind::kTable, "Quality", "", "");
+  q.table.header = {"figure", "value"};
+  auto qrow = [&](const char* key, const char* text, const char* f = "%.6g") {
+    if (fit.contains(key) && fit[key].is_number()) q.table.rows.push_back({text, fmt(fit[key].get<double>(), f)});
+  };
+  q.table.rows.push_back(
+      {"status", fit.value("status", std::string("?")) + (fit.value("converged", false) ? "" : " (not converged)")});
+  qrow("samples", "samples", "%.0f");
+  qrow("free_parameters", "free parameters", "%.0f");
+  qrow("rmse", "RMSE [N]");
+  qrow("r_squared", "R^2", "%.6f");
+  qrow("max_abs_error", "max |error| [N]");
+  qrow("autocorrelation_lag1", "lag-1 autocorrelation of the residual", "%.4f");
+  qrow("aic", "AIC", "%.2f");
+  qrow("bic", "BIC", "%.2f");
+  qrow("validation_rmse", "validation RMSE, held-out experiments [N]");
+  qrow("noise_estimate", "noise estimate [N]");
+  qrow("starts", "starts", "%.0f");
+  qrow("starts_at_best", "starts at the best cost", "%.0f");
+  qrow("seconds", "seconds");
+  summary.figures.push_back(std::move(q));
+  if (fit.contains("experiments") && fit["experiments"].is_array()) {
+    Figure et = make(id, "experiments", FigureKind::kTable, "Experiments", "", "");
+    et.table.header = {"experiment", "samples", "RMSE [N]", "held out (validation)"};
+    for (const auto& e : fit["experiments"])
+      et.table.rows.push_back({e.value("name", std::string()), fmt(e.value("samples", 0.0), "%.0f"),
+                               e["rmse"].is_number() ? fmt(e["rmse"].get<double>()) : "n/a",
+                               e.value("held_out", false) ? "yes" : "no"});
+    summary.figures.push_back(std::move(et));
+  }
+  Figure w = make(id, "warnings", FigureKind::kText, "Warnings", "", "");
+  if (fit.contains("warnings") && fit["warnings"].is_array())
+    for (const auto& x : fit["warnings"])
+      if (x.is_string()) w.text.push_back(x.get<std::string>());
+  if (w.text.empty()) w.text.push_back("None: every free parameter is determined by the data.");
+  summary.figures.push_back(std::move(w));
+  doc.sections.push_back(std::move(summary));
+  doc.sections.push_back(std::move(all));
+  for (auto& s : per_experiment) doc.sections.push_back(std::move(s));
+}
+
+// ---------------------------------------------------------------- sweeps
+
+void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
+  IdMaker id;
+  doc.kind = "sweep";
+  SweepFile f = read_sweep_file(path);
+  const SweepMeta& m = f.meta;
+  doc.title = "Sweep: " + m.model + " (" + m.design + ", " + std::to_string(m.points) + " points)";
+  if (!m.command_line.empty()) doc.provenance.push_back({"command", m.command_line});
+  doc.provenance.push_back({"stribeck version", m.toolkit_version});
+  doc.provenance.push_back({"date", m.created});
+  doc.provenance.push_back({"device", m.device + ", " + m.precision});
+  const int obj = m.objective;
+  const sweep::MetricInfo& oi = sweep::kMetricInfo[obj];
+  const std::string obj_label = label(oi.name, oi.unit);
+  const std::size_t dims = m.param_names.size();
+  Section top{"Best points", {}};
+  Figure t = make(id, "top-k", FigureKind::kTable,
+                  "Top " + std::to_string(f.progress.top.size()) + " by " + oi.name + (m.maximize ? " (largest)" : ""),
+                  "", "");
+  t.table.header = {"rank", "point", obj_label};
+  for (std::size_t d = 0; d < dims; ++d) t.table.header.push_back(label(m.param_names[d], m.param_units[d]));
+  for (std::size_t r = 0; r < f.progress.top.size(); ++r) {
+    const TopEntry& e = f.progress.top[r];
+    std::vector<std::string> row{std::to_string(r + 1), std::to_string(e.index), fmt(e.objective)};
+    for (std::size_t d = 0; d < dims && d < e.params.size(); ++d) row.push_back(fmt(e.params[d]));
+    t.table.rows.push_back(row);
+  }
+  top.figures.push_back(std::move(t));
+  // Counts by status.
+  Figure st = make(id, "status", FigureKind::kTable, "Points by status", "", "");
+  st.table.header = {"status", "points"};
+  std::uint64_t counts[engine::kPointStatusCount] = {};
+  for (std::uint8_t s : f.rows.status) ++counts[static_cast<int>(engine::from_sweep_status(s))];
+  if (f.rows.status.empty()) {  // top_k_only: the checkpoint's counts
+    counts[static_cast<int>(engine::PointStatus::kInvalid)] = f.progress.invalid;
+    counts[static_cast<int>(engine::PointStatus::kNonFinite)] = f.progress.nonfinite;
+    counts[0] = f.progress.completed - f.progress.invalid - f.progress.nonfinite;
+  }
+  for (int s = 0; s < engine::kPointStatusCount; ++s)
+    if (counts[s] || s == 0)
+      st.table.rows.push_back(
+          {engine::point_status_name(static_cast<engine::PointStatus>(s)), std::to_string(counts[s])});
+  top.figures.push_back(std::move(st));
+  doc.sections.push_back(std::move(top));
+  if (f.rows.status.empty()) {
+    doc.notes.push_back("the file holds only the top-K table (top_k_only): no profiles, maps or distributions");
+    return;
+  }
+  const std::size_t n = f.rows.status.size();
+  if (f.rows.params.size() < n * dims || f.rows.metrics.size() < n * sweep::kNumMetrics)
+    throw InputError(path + ": the sweep's columns are shorter than its status column");
+  auto metric = [&](std::size_t i, int k) { return f.rows.metrics[i * sweep::kNumMetrics + k]; };
+  auto ok = [&](std::size_t i) { return f.rows.status[i] == sweep::kStatusOk; };
+  // 1-D profiles: the best objective over each parameter (grid values, else 50 bins).
+  Section prof{"Cost profiles", {}};
+  for (std::size_t d = 0; d < dims; ++d) {
+    std::map<double, double> best;
+    std::vector<double> vals;
+    for (std::size_t i = 0; i < n; ++i) vals.push_back(f.rows.params[i * dims + d]);
+    std::vector<double> distinct = vals;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    const bool grid = distinct.size() <= 256;
+    const double lo = distinct.front(), hi = distinct.back();
+    const int bins = 50;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double y = metric(i, obj);
+      if (!ok(i) || !std::isfinite(y)) continue;
+      double key = vals[i];
+      if (!grid && hi > lo)
+        key = lo + (std::min(bins - 1, int((vals[i] - lo) / (hi - lo) * bins)) + 0.5) * (hi - lo) / bins;
+      auto it = best.find(key);
+      if (it == best.end()) best[key] = y;
+      else it->second = m.maximize ? std::max(it->second, y) : std::min(it->second, y);
+    }
+    Figure p = make(id, "profile-" + m.param_names[d], FigureKind::kLine,
+                    std::string(m.maximize ? "Largest " : "Smallest ") + oi.name + " over " + m.param_names[d],
+                    label(m.param_names[d], m.param_units[d]), obj_label, d == 0 ? "profile" : "");
+    Series s{std::string("best ") + oi.name, {}, {}};
+    for (const auto& [x, y] : best) s.x.push_back(x), s.y.push_back(y);
+    p.series.push_back(std::move(s));
+    prof.figures.push_back(std::move(p));
+  }
+  doc.sections.push_back(std::move(prof));
+  // The 2-D map of the objective over a pair.
+  if (dims >= 2) {
+    Section maps{"Cost map", {}};
+    PointFile pf(path);
+    HeatMapOptions ho;
+    ho.metric = oi.name;
+    ho.x = o.x;
+    ho.y = o.y;
+    ho.reduce = m.maximize ? "max" : "min";
+    HeatMap hm = build_heat_map(pf, ho);
+    Figure mf = make(id, "map", FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label, "map");
+    mf.heat = to_heatmap(hm);
+    maps.figures.push_back(std::move(mf));
+    doc.sections.push_back(std::move(maps));
+  }
+  // Distributions of the kept metrics.
+  Section dist{"Metric distributions (points with status ok)", {}};
+  for (int k : m.metrics) {
+    std::vector<double> v;
+    v.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (ok(i)) v.push_back(metric(i, k));
+    Figure h = make(id, std::string("dist-") + sweep::kMetricInfo[k].name, FigureKind::kHistogram,
+                    sweep::kMetricInfo[k].description, label(sweep::kMetricInfo[k].name, sweep::kMetricInfo[k].unit),
+                    "points");
+    h.series.push_back(histogram(v, 40, sweep::kMetricInfo[k].name));
+    dist.figures.push_back(std::move(h));
+  }
+  doc.sections.push_back(std::move(dist));
+}
+
+// ---------------------------------------------------------------- ensembles
+
+void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o) {
+  IdMaker id;
+  doc.kind = "ensemble";
+  PointFile pf(path);
+  try {
+    add_provenance(doc, read_results(path, "ensemble", false).provenance);
+  } catch (const InputError&) {}
+  doc.title = "Ensemble: " + std::to_string(pf.rows()) + " simulations";
+  const std::uint64_t rows = pf.rows();
+  if (rows == 0) throw InputError(path + ": the ensemble holds no points");
+  Section maps{"Stick-slip maps", {}};
+  if (pf.dimensions().size() >= 2) {
+    bool first = true;
+    for (const char* name : {"stick_slip", "amp_spring_force", "stick_fraction"}) {
+      const auto& ms = pf.metrics();
+      if (std::find(ms.begin(), ms.end(), name) == ms.end()) continue;
+      HeatMapOptions ho;
+      ho.metric = name;
+      ho.x = o.x;
+      ho.y = o.y;
+      ho.reduce = std::string(name) == "amp_spring_force" ? "max" : "mean";
+      HeatMap hm = build_heat_map(pf, ho);
+      Figure mf = make(id, std::string("map-") + name, FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label,
+                       first ? "map" : "");
+      first = false;
+      mf.heat = to_heatmap(hm);
+      maps.figures.push_back(std::move(mf));
+    }
+  } else {
+    doc.notes.push_back("one varying quantity: no maps, the metrics are drawn over it");
+  }
+  // Metric distributions and status counts, read a block at a time.
+  Section dist{"Metric distributions (points with status ok)", {}};
+  const std::uint64_t block = std::uint64_t(1) << 20;
+  std::vector<double> col;
+  std::vector<std::uint8_t> okv;
+  std::uint64_t counts[engine::kPointStatusCount] = {};
+  for (const std::string& name : pf.metrics()) {
+    const int k = pf.metric_index(name);
+    std::vector<double> v;  // finite values of ok points (held: a report of 1e8 points reads 800 MB here)
+    for (std::uint64_t first = 0; first < rows; first += block) {
+      const std::uint64_t nb = std::min(block, rows - first);
+      pf.read_metric(k, first, nb, col);
+      if (name == "status") {
+        for (double c : col) ++counts[static_cast<int>(engine::from_sim_status(int(c)))];
+        continue;
+      }
+      pf.read_ok(first, nb, okv);
+      for (std::uint64_t i = 0; i < nb; ++i)
+        if (okv[i] && std::isfinite(col[i])) v.push_back(col[i]);
+    }
+    if (name == "status") continue;
+    Figure h = make(id, "dist-" + name, FigureKind::kHistogram, name, label(name, pf.metric_unit(name)), "points");
+    h.series.push_back(histogram(v, 40, name));
+    dist.figures.push_back(std::move(h));
+  }
+  Figure st = make(id, "status", FigureKind::kTable, "Points by status", "", "");
+  st.table.header = {"status", "points"};
+  for (int s = 0; s < engine::kPointStatusCount; ++s)
+    if (counts[s] || s == 0)
+      st.table.rows.push_back(
+          {engine::point_status_name(static_cast<engine::PointStatus>(s)), std::to_string(counts[s])});
+  maps.figures.push_back(std::move(st));
+  doc.sections.push_back(std::move(maps));
+  doc.sections.push_back(std::move(dist));
+}
+
+// ---------------------------------------------------------------- one simulation
+
+void read_simulation(Document& doc, const std::string& path, const ReadOptions& o) {
+  IdMaker id;
+  doc.kind = "simulation";
+  std::vector<Experiment> exps = read_log(path);
+  const Experiment& e = select_experiment(exps, "simulation", path);
+  if (!e.has("time")) throw InputError(path + ": experiment 'simulation' has no channel 'time'");
+  const auto& t = e.channel("time");
+  const bool rot = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
+  doc.title = "Simulation: " + (e.attributes.count("model") ? e.attributes.at("model") : std::string("?")) +
+              (e.attributes.count("form") ? " (" + e.attributes.at("form") + ")" : "");
+  try {
+    add_provenance(doc, read_results(path, "results/metrics").provenance);
+  } catch (const InputError&) {}
+  Section ts{"Time series", {}};
+  struct Ch {
+    const char* name;
+    const char* title;
+  };
+  const Ch chans[] = {{"position", rot ? "Angle" : "Position"},
+                      {"velocity", rot ? "Angular velocity" : "Velocity"},
+                      {"friction_force", rot ? "Friction torque" : "Friction force"},
+                      {"friction_state", "Bristle (friction) state"},
+                      {"spring_force", rot ? "Spring torque" : "Spring force"}};
+  for (const Ch& c : chans) {
+    if (!e.has(c.name)) continue;
+    const std::string unit = e.units.count(c.name) ? e.units.at(c.name) : "";
+    Figure f = make(id, c.name, FigureKind::kLine, c.title, label("time", "s"), label(c.name, unit),
+                    std::string(c.name) == "friction_force" ? "timeseries" : "");
+    f.series.push_back(decimate_minmax({c.name, t, e.channel(c.name)}, o.columns));
+    ts.figures.push_back(std::move(f));
+  }
+  if (ts.figures.empty()) throw InputError(path + ": experiment 'simulation' has none of the simulated channels");
+  Section loop{"Friction against velocity", {}};
+  const char* vname = e.has("sliding_velocity") ? "sliding_velocity" : "velocity";
+  if (e.has(vname) && e.has("friction_force")) {
+    Figure f = make(id, "friction-velocity", FigureKind::kScatter, "Friction-velocity loop",
+                    label(vname, e.units.count(vname) ? e.units.at(vname) : ""),
+                    label("friction_force", e.units.count("friction_force") ? e.units.at("friction_force") : ""),
+                    "force-velocity");
+    f.series.push_back(strided("friction", e.channel(vname), e.channel("friction_force"), 2 * o.columns));
+    loop.figures.push_back(std::move(f));
+  }
+  try {
+    Results r = read_results(path, "results/metrics");
+    Figure mt = make(id, "metrics", FigureKind::kTable, "Stick-slip metrics", "", "");
+    mt.table.header = {"metric", "value", "unit"};
+    for (const auto& d : r.datasets)
+      mt.table.rows.push_back({d.name, d.values.empty() ? "n/a" : fmt(d.values[0]), d.units});
+    if (e.attributes.count("status"))
+      mt.table.rows.insert(mt.table.rows.begin(), {"status", e.attributes.at("status"), ""});
+    loop.figures.push_back(std::move(mt));
+  } catch (const InputError&) {}
+  doc.sections.push_back(std::move(ts));
+  doc.sections.push_back(std::move(loop));
+}
+
+}  // namespace
+
+const char* kind_name(FigureKind k) {
+  switch (k) {
+    case FigureKind::kLine: return "line";
+    case FigureKind::kScatter: return "scatter";
+    case FigureKind::kHistogram: return "histogram";
+    case FigureKind::kHeatmap: return "heatmap";
+    case FigureKind::kTable: return "table";
+    case FigureKind::kText: return "text";
+  }
+  return "?";
+}
+
+Series decimate_minmax(const Series& s, std::size_t columns) {
+  columns = std::max<std::size_t>(columns, 1);
+  Series out{s.name, {}, {}, s.line};
+  const std::size_t n = std::min(s.x.size(), s.y.size());
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0;
+  std::size_t finite = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) x0 = std::min(x0, s.x[i]), x1 = std::max(x1, s.x[i]), ++finite;
+  if (finite <= 2 * columns || !(x1 > x0)) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) out.x.push_back(s.x[i]), out.y.push_back(s.y[i]);
+    return out;
+  }
+  std::size_t lo = n, hi = n, col = 0;
+  auto flush = [&] {
+    if (lo == n) return;
+    const std::size_t a = std::min(lo, hi), b = std::max(lo, hi);
+    out.x.push_back(s.x[a]), out.y.push_back(s.y[a]);
+    if (b != a) out.x.push_back(s.x[b]), out.y.push_back(s.y[b]);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+    const std::size_t c = std::min(columns - 1, static_cast<std::size_t>((s.x[i] - x0) / (x1 - x0) * double(columns)));
+    if (c != col || lo == n) {
+      if (c != col) flush(), lo = hi = n;
+      col = c;
+    }
+    if (lo == n || s.y[i] < s.y[lo]) lo = i;
+    if (hi == n || s.y[i] > s.y[hi]) hi = i;
+  }
+  flush();
+  return out;
+}
+
+// An error of a reader about `path`, without the path it starts with (the
+// caller's message names it once).
+std::string cause(const InputError& e, const std::string& path) {
+  std::string m = e.what();
+  if (m.rfind(path + ": ", 0) == 0) m.erase(0, path.size() + 2);
+  return m;
+}
+
+Document read_document(const std::string& path, const ReadOptions& o) {
+  Document doc;
+  doc.source = path;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+  } else {
+    throw InputError(path + ": cannot open the result file");
+  }
+  if (!o.log.empty()) {
+    if (std::FILE* f = std::fopen(o.log.c_str(), "rb")) std::fclose(f);
+    else throw InputError(o.log + ": cannot open the log (--log)");
+  }
+  if (is_sweep_file(path)) {
+    read_sweep(doc, path, o);
+    return doc;
+  }
+  std::vector<std::string> groups;
+  try {
+    groups = list_results(path);
+  } catch (const InputError& e) {
+    throw InputError(path + ": not a result file of stribeck (identify -o, sweep, simulate): " + cause(e, path));
+  }
+  std::vector<std::string> ident;
+  std::string prefix = o.group;
+  for (const auto& g : groups) {
+    const std::string top = g.substr(g.front() == '/' ? 1 : 0);
+    if (top.rfind("identify_", 0) != 0) continue;
+    const std::string p = top.substr(0, top.find('/'));
+    if (prefix.empty()) prefix = p;
+    if (p == prefix) ident.push_back(g);
+  }
+  if (!ident.empty()) {
+    read_identification(doc, path, ident, o);
+    return doc;
+  }
+  if (!o.group.empty()) throw InputError(path + ": no results group '" + o.group + "'");
+  for (const auto& g : groups)
+    if (g == "results/metrics" || g == "/results/metrics") {
+      read_simulation(doc, path, o);
+      return doc;
+    }
+  try {
+    PointFile probe(path);
+  } catch (const InputError& e) {
+    throw InputError(path + ": not a result file of stribeck (no identify_* results, sweep, ensemble or simulation): " +
+                     cause(e, path));
+  }
+  read_ensemble(doc, path, o);
+  return doc;
+}
+
+}  // namespace stribeck::report
