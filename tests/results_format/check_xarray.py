@@ -6,7 +6,8 @@ integers, name lists as string arrays (docs/data-format.md, "Results files").
 
 Kinds: a sweep (with per-experiment metrics, trajectories and an invalid
 point), a sweep merged from shards, an ensemble (with an invalid point), an
-ensemble merged from shards. The expected names and units are written here
+ensemble merged from shards, a batch fit (identify --batch -o) and one merged
+from shards. The expected names and units are written here
 from the documentation, not read from Stribeck.
 
 usage: check_xarray.py STRIBECK
@@ -197,6 +198,37 @@ def check_ensemble(path, points):
     return ds
 
 
+# identify --batch -o: group batch_fit (docs/data-format.md, "Batch-fit results").
+BATCH_COLUMNS = {  # name: (dtype kind, units)
+    "status": ("u", "1"), "warnings": ("i", "1"), "log": ("i", "1"), "experiment": ("i", "1"),
+    "samples": ("i", "1"), "iterations": ("i", "1"), "starts": ("i", "1"), "cost": ("f", "N^2"),
+    "rmse": ("f", "N"), "r_squared": ("f", "1"), "seconds": ("f", "s")}
+for _n, _u in PARAM_UNITS.items():
+    BATCH_COLUMNS[_n] = ("f", _u)
+    BATCH_COLUMNS[_n + "_std_error"] = ("f", _u)
+
+
+def check_batch_fit(path, fits):
+    ds = open_group(path, "batch_fit")
+    quantities(ds, path + ":batch_fit")
+    check(np.array_equal(ds["point"].values, np.arange(fits)), f"{path}: point scale")
+    for n, (kind, u) in BATCH_COLUMNS.items():
+        check(n in ds, f"{path}: no column {n}")
+        if n not in ds:
+            continue
+        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
+        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
+        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+    check(text(ds.attrs["parameters"]).split(",") == ["F_brk", "v_brk", "F_C", "f_v"],
+          f"{path}: parameters {ds.attrs['parameters']}")
+    # the generator's defaults (docs/models.md: F_C 20 N, F_brk 25 N) recovered, every fit converged
+    check(np.all(ds["status"].values == 0), f"{path}: status {ds['status'].values}")
+    check(np.allclose(ds["F_C"].values, 20.0, rtol=0.05), f"{path}: F_C {ds['F_C'].values}")
+    check(np.allclose(ds["F_brk"].values, 25.0, rtol=0.05), f"{path}: F_brk {ds['F_brk'].values}")
+    check(np.array_equal(ds["experiment"].values, np.arange(fits)), f"{path}: experiment {ds['experiment'].values}")
+    return ds
+
+
 with tempfile.TemporaryDirectory() as d:
     with open(os.path.join(d, "sweep.toml"), "w") as f:
         f.write(SWEEP)
@@ -210,6 +242,14 @@ with tempfile.TemporaryDirectory() as d:
     run("simulate", "ens.toml", "-o", "e0.h5", "--shard", "0/2", "--device", "cpu", cwd=d)
     run("simulate", "ens.toml", "-o", "e1.h5", "--shard", "1/2", "--device", "cpu", cwd=d)
     run("merge", "e0.h5", "e1.h5", "-o", "ens_merged.h5", cwd=d)
+
+    run("generate", "-m", "simscape-translational", "--profile", "triangle", "--duration", "2", "--rate", "500",
+        "--pressure-levels", "1bar,2bar,3bar,4bar", "--noise", "force=0.1", "-o", "line.h5", "--quiet", cwd=d)
+    fit = ["identify", "line.h5", "--batch", "-m", "simscape-translational", "--quiet", "--threads", "2"]
+    run(*fit, "-o", "fits.h5", cwd=d)
+    run(*fit, "--shard", "0/2", "-o", "f0.h5", cwd=d)
+    run(*fit, "--shard", "1/2", "-o", "f1.h5", cwd=d)
+    run("merge", "f1.h5", "f0.h5", "-o", "fits_merged.h5", cwd=d)
 
     one = check_sweep(os.path.join(d, "sweep.h5"), 12)
     merged = check_sweep(os.path.join(d, "sweep_merged.h5"), 12)
@@ -227,6 +267,15 @@ with tempfile.TemporaryDirectory() as d:
               f"merged ensemble differs in {n}")
     e1 = open_group(os.path.join(d, "e1.h5"), "ensemble")
     check(np.array_equal(e1["point"].values, np.arange(3, 6)), "ensemble shard 1/2 point scale")
+
+    b = check_batch_fit(os.path.join(d, "fits.h5"), 4)
+    bm = check_batch_fit(os.path.join(d, "fits_merged.h5"), 4)
+    for n in b.variables:
+        if n != "seconds":  # wall-clock time: the one column that differs between runs
+            check(np.array_equal(b[n].values, bm[n].values, equal_nan=b[n].dtype.kind == "f"),
+                  f"merged batch fit differs in {n}")
+    f1 = open_group(os.path.join(d, "f1.h5"), "batch_fit")
+    check(np.array_equal(f1["point"].values, np.arange(2, 4)), "batch-fit shard 1/2 point scale")
 
 if FAILS:
     print(f"{len(FAILS)} checks failed")
