@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -21,8 +22,10 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/log_blocks.hpp"
+#include "stribeck/host/sweep_mpi.hpp"
 #include "stribeck/host/threads.hpp"
 #include "stribeck/host/version.hpp"
+#include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/results_io.hpp"
 #include "stribeck/identification/stream_fit.hpp"
@@ -37,6 +40,10 @@ struct IdentifyArgs {
   std::vector<std::string> free, gains;
   bool batch = false;
   int threads = 0;
+  // --batch as a workload of the engine
+  std::string shard;
+  bool resume = false, mpi = false;
+  std::uint64_t chunk = 0, max_chunks = 0;
   ident::FitOptions fit;
 };
 
@@ -186,7 +193,8 @@ std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::Fi
   return out;
 }
 
-std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary>>& fits) {
+std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary>>& fits,
+                      const std::vector<std::string>& bad = {}) {
   std::vector<std::string> pnames;
   for (const auto& [label, s] : fits)
     for (const auto& p : s.parameters)
@@ -199,10 +207,12 @@ std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary
     append_csv_field(out, n + "_std_error");
   }
   out += ",warnings\n";
-  for (const auto& [label, s] : fits) {
+  for (size_t i = 0; i < fits.size(); ++i) {
+    const auto& [label, s] = fits[i];
     char buf[128];
-    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", ident::status_name(s.status), s.converged ? "true" : "false",
-                  s.samples, s.rmse, s.r_squared);
+    const bool no_fit = i < bad.size() && !bad[i].empty();  // bad data: not fitted
+    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", no_fit ? "bad-data" : ident::status_name(s.status),
+                  s.converged ? "true" : "false", s.samples, no_fit ? NAN : s.rmse, no_fit ? NAN : s.r_squared);
     append_csv_field(out, label);
     out += ',';
     append_csv_field(out, s.model);
@@ -229,6 +239,130 @@ std::string report_log(const IdentifyArgs& a) {
   for (const auto& l : a.logs)
     if (l == a.output) return "";
   return a.logs.size() == 1 ? a.logs[0] : "";
+}
+
+// The CSV table of a batch without an output file: one row per fit, bad
+// data included (status bad-data, no parameters).
+std::string batch_table_csv(const ident::BatchFitResult& r, const ident::ExperimentSource& src) {
+  std::vector<std::pair<std::string, ident::FitSummary>> fits;
+  std::vector<std::string> bad;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    fits.push_back({src.name(r.first + i), r.rows[i].summary});
+    if (fits.back().second.model.empty()) fits.back().second.model = r.model;
+    bad.push_back(r.rows[i].status == ident::BatchFitStatus::kBadData ? r.rows[i].reason : std::string());
+  }
+  return table_csv(fits, bad);
+}
+
+// `identify --batch`: one independent fit per experiment of every log, as a
+// workload of the engine (identification/batch_fit.hpp): shards, chunks
+// with checkpoints and --resume, MPI ranks; an HDF5 results file with -o,
+// else the CSV table (--table or stdout) and --json as before.
+void run_batch(const IdentifyArgs& a, const ident::FitOptions& fo, const Provenance& prov) {
+  if (!a.output.empty()) {
+    if (!a.table.empty())
+      throw InputError("--table with --batch -o: the fits are rows of " + a.output + " (write one or the other)");
+    check_output(a.output, a.logs);
+  } else if (!a.shard.empty() || a.resume || a.max_chunks || a.mpi) {
+    throw InputError(std::string(!a.shard.empty() ? "--shard"
+                                 : a.resume       ? "--resume"
+                                 : a.max_chunks   ? "--max-chunks"
+                                                  : "--mpi") +
+                     " with --batch needs an HDF5 results file (-o OUT.h5)");
+  }
+  ReadOptions ro;
+  if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
+  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));
+  const auto src = ident::log_experiments(a.logs, a.experiments, ro);
+  ident::BatchFitOptions o;
+  o.model = a.model;
+  o.fit = fo;
+  o.output = a.output;
+  o.shard = a.shard;
+  o.resume = a.resume;
+  o.chunk = a.chunk;
+  o.max_chunks = a.max_chunks;
+  o.threads = a.threads;
+  o.provenance = prov;
+  if (!quiet()) o.progress = progress_printer("fits");
+  ident::BatchFitResult r;
+  if (a.mpi) {
+    int rank = 0;
+    mpi_init(nullptr, nullptr);
+    try {
+      r = ident::run_batch_fit_mpi(*src, o, &rank);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
+      mpi_abort(2);
+    }
+    mpi_finalize();
+    if (rank != 0) return;  // rank 0 reports the whole batch
+  } else {
+    r = ident::run_batch_fit(*src, o);
+  }
+  const auto& n = r.status_counts;
+  const std::string part = r.shard_count > 1 ? ", shard " + a.shard + " of " + std::to_string(r.points) : std::string();
+  const std::string where = a.output.empty() ? std::string(a.table.empty() ? "stdout" : a.table)
+                            : r.finished     ? a.output
+                                             : a.output + ".partial";
+  const bool table_on_stdout = a.output.empty() && a.table.empty() && !stdout_is_json();
+  auto say = [&](const std::string& line) {
+    if (table_on_stdout) note("%s", line.substr(line.rfind("stribeck ", 0) == 0 ? 9 : 0).c_str());
+    else summary("%s", line.c_str());
+  };
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "stribeck identify: %llu fits on %d thread%s\n"
+                "  %s%s: %llu fitted in %.3g s (%.3g fits/s) -> %s\n"
+                "  converged %llu, max-iterations %llu, singular %llu, failed %llu, bad-data %llu; with warnings %llu",
+                static_cast<unsigned long long>(r.count), r.threads, r.threads == 1 ? "" : "s", r.model.c_str(),
+                part.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
+                r.seconds > 0 ? r.evaluated / r.seconds : 0.0, where.c_str(), static_cast<unsigned long long>(n[0]),
+                static_cast<unsigned long long>(n[1]), static_cast<unsigned long long>(n[2]),
+                static_cast<unsigned long long>(n[3]), static_cast<unsigned long long>(n[4]),
+                static_cast<unsigned long long>(r.with_warnings));
+  if (a.output.empty()) {
+    const std::string csv = batch_table_csv(r, *src);
+    if (!a.table.empty()) write_text(a.table, csv);
+    else if (!stdout_is_json()) result(csv);
+  }
+  say(buf);
+  for (const auto& e : r.totals.invalid_examples) say("  bad data: " + one_line(e));
+  if (!r.finished)
+    say("  stopped after " + std::to_string(r.totals.completed) + " of " + std::to_string(r.count) +
+        " fits; continue with --resume");
+  if (a.json.empty()) return;
+  if (a.output.empty()) {
+    std::string j = "{\"fits\": [";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      std::string one =
+          r.rows[i].status == ident::BatchFitStatus::kBadData
+              ? nlohmann::json{{"fit", src->name(r.first + i)}, {"status", "bad-data"}, {"reason", r.rows[i].reason}}
+                    .dump()
+              : ident::to_json(r.rows[i].summary, -1);
+      j += (i ? ", " : "") + one;
+    }
+    write_fit_json(a.json, j + "]}\n");
+    return;
+  }
+  write_json(
+      a.json,
+      {{"kind", "batch_fit"},
+       {"model", r.model},
+       {"fits", r.points},
+       {"first", r.first},
+       {"count", r.count},
+       {"shard", a.shard.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.shard)},
+       {"completed", r.totals.completed},
+       {"finished", r.finished},
+       {"threads", r.threads},
+       {"evaluated", r.evaluated},
+       {"seconds", r.seconds},
+       {"status",
+        {{"converged", n[0]}, {"max_iterations", n[1]}, {"singular", n[2]}, {"failed", n[3]}, {"bad_data", n[4]}}},
+       {"with_warnings", r.with_warnings},
+       {"bad_data_examples", r.totals.invalid_examples},
+       {"output", where}});
 }
 
 // The fit of long HDF5 logs, streamed (docs/identification.md): nothing is
@@ -295,6 +429,13 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
 void run(const IdentifyArgs& a) {
   if (a.model.empty() == a.compare.empty()) throw InputError("give exactly one of --model ID or --compare ID,ID,...");
   if (a.batch && !a.compare.empty()) throw InputError("--batch fits one --model; use --compare without --batch");
+  if (!a.batch && (!a.shard.empty() || a.resume || a.chunk || a.max_chunks || a.mpi))
+    throw InputError(std::string(!a.shard.empty() ? "--shard"
+                                 : a.resume       ? "--resume"
+                                 : a.chunk        ? "--chunk"
+                                 : a.max_chunks   ? "--max-chunks"
+                                                  : "--mpi") +
+                     " applies to --batch (one fit per experiment); a joint fit is not split");
   if (!a.compare.empty() && split(a.compare).empty())
     throw InputError("--compare '" + a.compare + "': no model id (give ID,ID,...)");
   ident::FitOptions o = a.fit;
@@ -314,6 +455,9 @@ void run(const IdentifyArgs& a) {
     taken.push_back(*out);
   }
   if (!a.output.empty()) check_output_path(a.output);
+  if (!a.report.empty() && a.batch)
+    throw InputError("--report with --batch: a report draws one fit (write it with stribeck report from an -o file of "
+                     "a single fit)");
   if (!a.report.empty() && a.output.empty())
     throw InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
   {
@@ -330,59 +474,8 @@ void run(const IdentifyArgs& a) {
     if (!logs.empty()) return run_streamed(a, o, logs, prov);
     if (a.stream == "always") throw InputError("--stream always: cannot stream: " + why);
   }
+  if (a.batch) return run_batch(a, o, prov);
   const auto per_log = load(a);
-
-  if (a.batch) {
-    // One independent fit per experiment of every log, in parallel.
-    std::vector<std::pair<std::string, const Experiment*>> jobs;
-    for (size_t i = 0; i < per_log.size(); ++i)
-      for (const auto& e : per_log[i]) jobs.push_back({a.logs[i] + ":" + e.name, &e});
-    if (jobs.empty()) throw InputError("no experiments to fit");
-    std::vector<std::pair<std::string, ident::FitSummary>> fits(jobs.size());
-    std::vector<std::string> errors(jobs.size());
-    o.num_threads = 1;
-    // One fit per OpenMP thread: the team follows --threads, else the job's
-    // affinity and OMP_NUM_THREADS (a fit's own OpenMP regions nest inside
-    // and run serially).
-    const int want = static_cast<int>(std::min<size_t>(a.threads > 0 ? a.threads : job_threads(), jobs.size()));
-    std::vector<std::exception_ptr> failures(jobs.size());
-    int team = 1;
-#pragma omp parallel num_threads(want)
-    {
-#pragma omp single
-      team = omp_get_num_threads();
-#pragma omp for schedule(dynamic, 1)
-      for (long j = 0; j < static_cast<long>(jobs.size()); ++j) {
-        fits[j].first = jobs[j].first;
-        try {
-          fits[j].second = ident::fit({*jobs[j].second}, a.model, o);
-        } catch (const InputError& e) {
-          errors[j] = e.what();
-        } catch (...) {
-          failures[j] = std::current_exception();
-        }
-      }
-    }
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      if (failures[j]) std::rethrow_exception(failures[j]);
-      if (!errors[j].empty()) throw InputError(jobs[j].first + ": " + errors[j]);
-    }
-    const std::string csv = table_csv(fits);
-    // The table is the result: a file, or stdout (unless stdout holds the
-    // JSON); the count of fits is a summary, on stderr when the table
-    // is on stdout.
-    if (!a.table.empty()) write_text(a.table, csv);
-    else result(csv);
-    if (!a.table.empty() || stdout_is_json())
-      summary("stribeck identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
-    else note("identify: %zu fits on %d thread%s", jobs.size(), team, team == 1 ? "" : "s");
-    if (!a.json.empty()) {
-      std::string j = "{\"fits\": [";
-      for (size_t i = 0; i < fits.size(); ++i) j += (i ? ", " : "") + ident::to_json(fits[i].second, -1);
-      write_fit_json(a.json, j + "]}\n");
-    }
-    return;
-  }
 
   std::vector<Experiment> all;
   for (const auto& l : per_log) all.insert(all.end(), l.begin(), l.end());
@@ -495,14 +588,28 @@ void add_identify_command(CLI::App& app) {
                   "auto (default): HDF5 logs over 1e6 samples are fitted streamed, in bounded memory; always; never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   add_verbosity_flags(cmd);
-  cmd->add_flag("--batch", a->batch, "Fit every experiment of every log independently, in parallel, into one table");
+  cmd->add_flag("--batch", a->batch,
+                "Fit every experiment of every log independently, one fit per thread: a CSV table, or with -o an HDF5 "
+                "results file (one row per fit) with shards, checkpoints and --resume");
+  cmd->add_option("--shard", a->shard, "--batch -o: fit only shard i/N of the experiments (0-based), then merge");
+  cmd->add_flag("--resume", a->resume, "--batch -o: continue OUT.h5.partial from its last checkpoint");
+  cmd->add_option("--chunk", a->chunk, "--batch -o: fits per chunk, written with a checkpoint (default 16 per thread)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000)));
+  cmd->add_option("--max-chunks", a->max_chunks,
+                  "--batch -o: stop after this many chunks, leaving a resumable OUT.h5.partial")
+      ->check(kWhole);
+  cmd->add_flag(
+      "--mpi", a->mpi,
+      "--batch -o: split the experiments over MPI ranks (mpirun -np N stribeck identify --batch ... --mpi -o OUT.h5)");
   cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
   cmd->add_option("--gain", a->gains,
                   "Scale a channel of a text or MATLAB log, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] (repeatable), "
                   "as for import, e.g. force=35.15N/V");
   add_json_option(cmd, a->json, "The fit(s) (docs/identification.md)");
   cmd->add_option("--table", a->table, "Write one CSV row per fit");
-  cmd->add_option("--output,-o", a->output, "HDF5 file for the fitted force and residuals (may be the log itself)");
+  cmd->add_option(
+      "--output,-o", a->output,
+      "HDF5 file for the fitted force and residuals (may be the log itself); with --batch the results file");
   cmd->add_option("--report", a->report, "Also write an HTML report of the fit from --output (stribeck report)");
   cmd->callback([a, mass, no_parallel] {
     if (a->fit.offset_per_experiment) a->fit.offset = true;

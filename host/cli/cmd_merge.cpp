@@ -11,13 +11,15 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
+#include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/host/sweep_output.hpp"
 
 namespace stribeck::cli {
 
 void add_merge_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "merge", "Merge the shard files (--shard i/N) of one sweep or one simulate ensemble into one file");
+      "merge",
+      "Merge the shard files (--shard i/N) of one sweep, one simulate ensemble or one identify --batch into one file");
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   auto json = std::make_shared<std::string>();
@@ -42,6 +44,16 @@ void add_merge_command(CLI::App& app) {
     auto report = [&](const char* kind) {
       write_json(*json, {{"kind", kind}, {"shards", in.size()}, {"inputs", in}, {"output", *output}});
     };
+    if (ident::is_batch_fit_file(in[0])) {
+      for (const auto& f : in)
+        if (!ident::is_batch_fit_file(f))
+          throw InputError(f + ": not a batch-fit shard file, but " + in[0] +
+                           " is one; merge the shards of one run only");
+      ident::merge_batch_fit_files(in, *output, cli_provenance().command_line);
+      summary("stribeck merge: %zu batch-fit shards -> %s", in.size(), output->c_str());
+      report("batch_fit");
+      return;
+    }
     size_t ensemble = in.size();
     for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)
       if (is_ensemble_file(in[i])) ensemble = i;

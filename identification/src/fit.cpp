@@ -1228,6 +1228,13 @@ FitSummary fit(const std::vector<Experiment>& experiments, const std::string& mo
   return S;
 }
 
+void check_fit_options(const std::string& model_id, const FitOptions& o) {
+  const ModelInfo& model = require_model(model_id);
+  validate_options(o);
+  parse_loss(o.loss);
+  detail::parse_user_options(model, o);
+}
+
 std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,
                                 const FitOptions& o) {
   std::vector<FitSummary> out;

@@ -261,14 +261,7 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
   return out;
 }
 
-Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data) {
-  Layout L;
-  L.asymmetric = o.asymmetric;
-  for (const auto& p : model.params) L.model_defaults.push_back(p.default_value);
-  const int ne = static_cast<int>(data.size());
-  const bool normal = model.needs(kChannelNormalForce);
-  const bool pressure = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
-
+UserOptions parse_user_options(const ModelInfo& model, const FitOptions& o) {
   // Known names for the option checks.
   std::set<std::string> names = {"mass", "offset"};
   std::string list;
@@ -281,11 +274,14 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
       throw InputError(opt + ": model " + model.id + " has no parameter '" + n + "' (parameters: " + list +
                        ", and mass, offset for the force balance)");
   };
-  std::set<std::string> free(o.free.begin(), o.free.end());
+  UserOptions u;
+  std::set<std::string>& free = u.free;
+  free.insert(o.free.begin(), o.free.end());
   for (const auto& n : free) check_name("--free", n);
-  std::set<std::string> per_exp(o.per_experiment.begin(), o.per_experiment.end());
+  std::set<std::string>& per_exp = u.per_experiment;
+  per_exp.insert(o.per_experiment.begin(), o.per_experiment.end());
   for (const auto& n : per_exp) check_name("--per-experiment", n);
-  std::map<std::string, double> fixed;
+  std::map<std::string, double>& fixed = u.fixed;
   for (const auto& a : o.fix) {
     const size_t eq = a.find('=');
     if (eq == std::string::npos) throw InputError("--fix '" + a + "': expected NAME=VALUE");
@@ -303,7 +299,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
     if (free.count(n)) throw InputError("--fix and --free both name " + n + ": hold it fixed or fit it, not both");
   }
-  std::map<std::string, double> initial;
+  std::map<std::string, double>& initial = u.initial;
   for (const auto& a : o.initial) {
     const size_t eq = a.find('=');
     double x;
@@ -316,7 +312,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         throw InputError("--init " + a.substr(0, eq) + ": " + check_param(p, x));
     initial[a.substr(0, eq)] = x;
   }
-  std::map<std::string, std::pair<double, double>> bounds;
+  std::map<std::string, std::pair<double, double>>& bounds = u.bounds;
   for (const auto& b : o.bounds) {
     double lo, hi;
     parse_bounds(b, lo, hi);
@@ -324,6 +320,24 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     check_name("--bounds", n);
     bounds[n] = {lo, hi};
   }
+
+  return u;
+}
+
+Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data) {
+  Layout L;
+  L.asymmetric = o.asymmetric;
+  for (const auto& p : model.params) L.model_defaults.push_back(p.default_value);
+  const int ne = static_cast<int>(data.size());
+  const bool normal = model.needs(kChannelNormalForce);
+  const bool pressure = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
+
+  UserOptions user = parse_user_options(model, o);
+  std::set<std::string>& free = user.free;
+  std::set<std::string>& per_exp = user.per_experiment;
+  std::map<std::string, double>& fixed = user.fixed;
+  std::map<std::string, double>& initial = user.initial;
+  std::map<std::string, std::pair<double, double>>& bounds = user.bounds;
 
   // Data-driven features: overall (gives the offset), then per group.
   std::vector<int> all(ne);

@@ -9,6 +9,8 @@
 // so positivity and the model's relations hold at every step, not only at
 // the solution.
 #include <array>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,16 @@ double external(const Layout& L, int i);
 void set_internal_from_values(Layout& L);
 // Sets every external value from the internal coordinates.
 void set_values_from_internal(Layout& L);
+
+// The user's names and values (--free, --per-experiment, --fix, --init,
+// --bounds) checked against the model, before any data is seen. Throws
+// InputError naming the option.
+struct UserOptions {
+  std::set<std::string> free, per_experiment;
+  std::map<std::string, double> fixed, initial;
+  std::map<std::string, std::pair<double, double>> bounds;
+};
+UserOptions parse_user_options(const ModelInfo& model, const FitOptions& o);
 
 // Builds the unknowns: which are free, fixed, bounded, reparameterised, with
 // data-driven initial values. Throws InputError for bad option syntax/names.

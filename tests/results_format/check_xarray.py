@@ -6,9 +6,10 @@ integers, name lists as string arrays (docs/data-format.md, "Results files").
 
 Kinds: a sweep (with per-experiment metrics, trajectories and an invalid
 point), a sweep merged from shards, an ensemble (with an invalid point), an
-ensemble merged from shards; a log (`generate`), `eval`'s results in it,
-`identify -o` results (in memory and streamed) and a single `simulate`
-run. The expected names and units are written here
+ensemble merged from shards, a batch fit (identify --batch -o) and one merged
+from shards; a log (`generate`), `eval`'s results in it, `identify -o`
+results (in memory and streamed) and a single `simulate` run. The expected
+names and units are written here
 from the documentation, not read from Stribeck.
 
 usage: check_xarray.py STRIBECK
@@ -201,29 +202,10 @@ def check_ensemble(path, points):
     return ds
 
 
-# Schema channels of a translational log and their units (docs/data-format.md).
-LOG_UNITS = {"time": "s", "position": "m", "velocity": "m/s", "acceleration": "m/s^2", "force": "N"}
-
-
-def check_log_group(path, group, n):
-    """An experiment: channels over the `time` coordinate, units and long_name."""
-    ds = open_group(path, group)
-    quantities(ds, f"{path}:{group}")
-    check(ds.sizes.get("time") == n, f"{path}:{group}: time dimension {dict(ds.sizes)}")
-    for c, u in LOG_UNITS.items():
-        check(c in ds and text(ds[c].attrs["units"]) == u and ds[c].dims == ("time",), f"{path}:{group}: {c}")
-    check(np.all(np.diff(ds["time"].values) > 0), f"{path}:{group}: time coordinate")
-    return ds
-
-
-def check_results_group(path, group, names, n):
-    """Results beside a log: 1-D datasets over `sample` (no coordinate values)."""
-    ds = open_group(path, group)
-    quantities(ds, f"{path}:{group}")
-    for v in names:
-        check(v in ds and ds[v].dims == ("sample",) and text(ds[v].attrs["units"]) == "N", f"{path}:{group}: {v}")
-    check(ds.sizes.get("sample") == n, f"{path}:{group}: sample dimension {dict(ds.sizes)}")
-    check("sample" not in ds.variables, f"{path}:{group}: the bare dimension has values")
+ensemble merged from shards, a batch fit (identify --batch -o) and one merged
+from shards; a log (`generate`), `eval`'s results in it, `identify -o`
+results (in memory and streamed) and a single `simulate` run. The expected
+names and units are written here
     return ds
 
 
@@ -240,6 +222,14 @@ with tempfile.TemporaryDirectory() as d:
     run("simulate", "ens.toml", "-o", "e0.h5", "--shard", "0/2", "--device", "cpu", cwd=d)
     run("simulate", "ens.toml", "-o", "e1.h5", "--shard", "1/2", "--device", "cpu", cwd=d)
     run("merge", "e0.h5", "e1.h5", "-o", "ens_merged.h5", cwd=d)
+
+    run("generate", "-m", "simscape-translational", "--profile", "triangle", "--duration", "2", "--rate", "500",
+        "--pressure-levels", "1bar,2bar,3bar,4bar", "--noise", "force=0.1", "-o", "line.h5", "--quiet", cwd=d)
+    fit = ["identify", "line.h5", "--batch", "-m", "simscape-translational", "--quiet", "--threads", "2"]
+    run(*fit, "-o", "fits.h5", cwd=d)
+    run(*fit, "--shard", "0/2", "-o", "f0.h5", cwd=d)
+    run(*fit, "--shard", "1/2", "-o", "f1.h5", cwd=d)
+    run("merge", "f1.h5", "f0.h5", "-o", "fits_merged.h5", cwd=d)
 
     one = check_sweep(os.path.join(d, "sweep.h5"), 12)
     merged = check_sweep(os.path.join(d, "sweep_merged.h5"), 12)
@@ -258,33 +248,10 @@ with tempfile.TemporaryDirectory() as d:
     e1 = open_group(os.path.join(d, "e1.h5"), "ensemble")
     check(np.array_equal(e1["point"].values, np.arange(3, 6)), "ensemble shard 1/2 point scale")
 
-    # A log, eval's and identify's results beside it, and one simulation.
-    run("generate", "--model", "simscape-translational", "--profile", "triangle", "--duration", "2", "--rate",
-        "200", "--seed", "1", "-o", "log.h5", "-q", cwd=d)
-    log = os.path.join(d, "log.h5")
-    measured = check_log_group(log, "run", 401)
-    run("eval", "-m", "simscape-translational", "-i", "log.h5", "-o", "eval.h5", "-q", cwd=d)
-    ev = check_results_group(os.path.join(d, "eval.h5"), "eval/simscape-translational", ["model_force"], 401)
-    check_log_group(os.path.join(d, "eval.h5"), "run", 401)
-    check(np.all(np.isfinite(ev["model_force"].values)), "eval: model_force values")
-    for stream in ("never", "always"):
-        out = f"fit_{stream}.h5"
-        run("identify", "log.h5", "-m", "simscape-translational", "--stream", stream, "-o", out, "-q", cwd=d)
-        fit = check_results_group(os.path.join(d, out), "identify_simscape-translational/run",
-                                  ["fitted_force", "residual"], 401)
-        # residual = measured - fitted, sample by sample (the alignment the dimension claims)
-        check(np.allclose(fit["residual"].values, measured["force"].values - fit["fitted_force"].values,
-                          rtol=0, atol=1e-9), f"identify --stream {stream}: residual is not measured - fitted")
-    with open(os.path.join(d, "sim.toml"), "w") as f:
-        f.write(ENSEMBLE.split("[ensemble]")[0])
-    run("simulate", "sim.toml", "-o", "sim.h5", "-q", cwd=d)
-    sim = open_group(os.path.join(d, "sim.h5"), "simulation")
-    quantities(sim, "sim.h5:simulation")
-    check(sim.sizes.get("time") == 501 and text(sim["friction_force"].attrs["units"]) == "N", "simulate: channels")
-    sm = open_group(os.path.join(d, "sim.h5"), "results/metrics")
-    quantities(sm, "sim.h5:results/metrics")
-    for n, (_, u) in ENSEMBLE_COLUMNS.items():
-        check(n in sm and text(sm[n].attrs["units"]) == u and sm[n].dims == (), f"simulate: metric {n}")
+ensemble merged from shards, a batch fit (identify --batch -o) and one merged
+from shards; a log (`generate`), `eval`'s results in it, `identify -o`
+results (in memory and streamed) and a single `simulate` run. The expected
+names and units are written here
 
 if FAILS:
     print(f"{len(FAILS)} checks failed")

@@ -228,6 +228,13 @@ struct FitSummary {
 // everything the data merely does not support is a warning in the summary.
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model, const FitOptions& options);
 
+// The checks fit() makes on the model and the options before it looks at
+// any data (unknown model, parameter names of --free/--fix/--init/--bounds,
+// malformed values, loss, solver settings): InputError naming the option.
+// A batch makes them once, so that what fit() then throws for one
+// experiment is about that experiment's data.
+void check_fit_options(const std::string& model_id, const FitOptions& options);
+
 // Fits each model with the same options; returns the summaries best first
 // (lowest AIC).
 std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,

@@ -1,0 +1,631 @@
+// Batch fits as a workload of the one batch engine (batch_fit.hpp): the
+// experiment sources, the workload (a chunk's experiments read in order, then
+// fitted one per OpenMP thread with Ceres single-threaded inside), its
+// results file (ResultsStream columns, checkpoints, resume) and the merge of
+// its shards.
+#include "stribeck/identification/batch_fit.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/log_blocks.hpp"
+#include "stribeck/data/results_stream.hpp"
+#include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/host/threads.hpp"
+#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/sweep/rng.hpp"
+
+namespace stribeck::ident {
+namespace {
+
+constexpr const char* kGroup = "batch_fit";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// --- Sources ----------------------------------------------------------------
+
+struct Job {
+  int log = 0;
+  std::uint64_t index = 0;  // in its log
+  std::string experiment;   // name in its log
+  int held = -1;            // index into `held` (logs read whole), -1: read from HDF5 when its chunk comes
+};
+
+class Source : public ExperimentSource {
+ public:
+  std::vector<std::string> logs_;
+  std::vector<Job> jobs_;
+  std::vector<Experiment> held_;
+  bool validate_held_ = false;  // memory_experiments: validated when loaded
+
+  std::uint64_t size() const override { return jobs_.size(); }
+  std::string name(std::uint64_t i) const override { return logs_[jobs_[i].log] + ":" + jobs_[i].experiment; }
+  int log_index(std::uint64_t i) const override { return jobs_[i].log; }
+  std::uint64_t index_in_log(std::uint64_t i) const override { return jobs_[i].index; }
+  const std::vector<std::string>& logs() const override { return logs_; }
+  Experiment load(std::uint64_t i) const override {
+    const Job& j = jobs_[i];
+    if (j.held >= 0) {
+      if (validate_held_) validate_experiment(held_[j.held]);
+      return held_[j.held];
+    }
+    const LogBlockReader r(logs_[j.log], j.experiment);
+    Experiment e;
+    e.name = j.experiment;
+    e.source = logs_[j.log];
+    e.attributes = r.attributes();
+    const std::size_t n = r.length();
+    for (const auto& ch : r.channels()) {
+      std::vector<double> v(n);
+      if (n) r.read(ch, 0, n, v.data());
+      e.units[ch] = r.units(ch);
+      if (!r.channel_attributes(ch).empty()) e.channel_attributes[ch] = r.channel_attributes(ch);
+      e.channels[ch] = std::move(v);
+    }
+    validate_experiment(e);
+    return e;
+  }
+};
+
+// --- Columns ----------------------------------------------------------------
+
+// The parameter columns of a model's fits with these options: the model's
+// parameters (with "+"/"-" for --asymmetric), the offset, the estimated mass.
+void parameter_columns(const ModelInfo& m, const FitOptions& o, std::vector<std::string>& names,
+                       std::vector<std::string>& units) {
+  for (const auto& p : m.params)
+    for (const char* sign : o.asymmetric ? std::vector<const char*>{"+", "-"} : std::vector<const char*>{""}) {
+      names.push_back(std::string(p.name) + sign);
+      units.push_back(p.unit);
+    }
+  if (o.offset || o.offset_per_experiment) names.push_back("offset"), units.push_back("N");
+  if ((o.inertia || std::isfinite(o.mass)) && !std::isfinite(o.mass)) names.push_back("mass"), units.push_back("kg");
+}
+
+std::string joined(const std::vector<std::string>& v, char sep = ',') {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : std::string(1, sep)) + x;
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep = ',') {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = s.find(sep, a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
+}
+
+struct Scalar {
+  const char* name;
+  const char* units;
+  const char* long_name;
+  ColumnType type;
+};
+// The fixed columns, in file order (then each parameter and its standard error).
+const Scalar kScalars[] = {
+    {"status", "1",
+     "fit status: 0 converged, 1 max-iterations (not converged), 2 singular, 3 failed, 4 bad-data (not fitted)",
+     ColumnType::kUInt8},
+    {"warnings", "1", "number of warnings of the fit", ColumnType::kInt32},
+    {"log", "1", "index of the input log (attribute logs)", ColumnType::kInt32},
+    {"experiment", "1", "index of the experiment within its log", ColumnType::kInt64},
+    {"samples", "1", "samples used by the fit", ColumnType::kInt64},
+    {"iterations", "1", "solver iterations", ColumnType::kInt32},
+    {"starts", "1", "Ceres refinements run", ColumnType::kInt32},
+    {"cost", "N^2", "0.5 x sum of squared residuals", ColumnType::kFloat64},
+    {"rmse", "N", "root-mean-square residual", ColumnType::kFloat64},
+    {"r_squared", "1", "coefficient of determination", ColumnType::kFloat64},
+    {"seconds", "s", "wall-clock time of the fit", ColumnType::kFloat64},
+};
+constexpr std::size_t kScalarCount = sizeof(kScalars) / sizeof(kScalars[0]);
+
+std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units) {
+  std::vector<StreamColumn> c;
+  for (const Scalar& s : kScalars) {
+    StreamColumn col{s.name, 0, s.units, s.long_name};
+    col.type = s.type;
+    c.push_back(col);
+  }
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    c.push_back(StreamColumn{names[k], 0, units[k], "fitted " + names[k]});
+    c.push_back(StreamColumn{names[k] + "_std_error", 0, units[k], "standard error of " + names[k]});
+  }
+  return c;
+}
+
+// The options a fit's result depends on, as text (attribute fit_options; part
+// of the batch's identity).
+std::string options_text(const FitOptions& o) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "asymmetric=%d offset=%d offset_per_experiment=%d inertia=%d mass=%.17g area_a=%.17g area_b=%.17g "
+                "cutoff=%.17g parallel_filter=%d decimation=%d starts=%d starts_per_round=%d max_starts=%d "
+                "agree_tolerance=%.17g max_profile_restarts=%d coarse_points=%d seed=%llu max_iterations=%d "
+                "tolerances=%.17g,%.17g,%.17g block_size=%d",
+                o.asymmetric, o.offset, o.offset_per_experiment, o.inertia, o.mass, o.area_a, o.area_b, o.cutoff_hz,
+                o.parallel_filter, o.decimation, o.starts, o.starts_per_round, o.max_starts, o.agree_tolerance,
+                o.max_profile_restarts, o.coarse_points, static_cast<unsigned long long>(o.seed), o.max_iterations,
+                o.function_tolerance, o.gradient_tolerance, o.parameter_tolerance, o.block_size);
+  return std::string(buf) + " free=" + joined(o.free) + " fix=" + joined(o.fix) + " init=" + joined(o.initial) +
+         " bounds=" + joined(o.bounds) + " per_experiment=" + joined(o.per_experiment) + " loss=" + o.loss +
+         " max_relative_std_error=" + std::to_string(o.max_relative_std_error) +
+         " max_abs_correlation=" + std::to_string(o.max_abs_correlation);
+}
+
+// What makes two runs parts of one batch: model, options, the experiments
+// (logs and names, in order).
+std::string batch_identity(const std::string& model, const std::string& options, const ExperimentSource& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto text = [&](const std::string& t) {
+    for (unsigned char ch : t) h = (h ^ ch) * 0x100000001b3ull;
+    h = sweep::mix64(h ^ 0x0a);
+  };
+  text(model);
+  text(options);
+  for (std::uint64_t i = 0; i < s.size(); ++i) text(s.name(i));
+  return hex64(h);
+}
+
+// --- Rows -------------------------------------------------------------------
+
+BatchFitRow bad_row(const std::string& why, std::size_t nparams) {
+  BatchFitRow r;
+  r.status = BatchFitStatus::kBadData;
+  r.reason = why;
+  r.cost = r.rmse = r.r_squared = kNaN;
+  r.value.assign(nparams, kNaN);
+  r.std_error.assign(nparams, kNaN);
+  return r;
+}
+
+BatchFitRow fit_row(const FitSummary& s, const std::vector<std::string>& names) {
+  BatchFitRow r;
+  r.status = static_cast<BatchFitStatus>(static_cast<int>(s.status));
+  r.warnings = static_cast<int>(s.warnings.size());
+  r.iterations = s.iterations;
+  r.starts = s.starts;
+  r.samples = s.samples;
+  r.cost = s.cost;
+  r.rmse = s.rmse;
+  r.r_squared = s.r_squared;
+  r.seconds = s.seconds;
+  r.value.assign(names.size(), kNaN);
+  r.std_error.assign(names.size(), kNaN);
+  for (const ParameterEstimate& p : s.parameters) {
+    const std::string base = p.name.substr(0, p.name.find('@'));  // offset@EXPERIMENT: the one experiment's
+    const auto it = std::find(names.begin(), names.end(), base);
+    if (it == names.end()) continue;
+    r.value[it - names.begin()] = p.value;
+    r.std_error[it - names.begin()] = p.std_error;
+  }
+  return r;
+}
+
+// --- Checkpoint state -------------------------------------------------------
+
+std::map<std::string, std::string> totals_state(const BatchFitResult& r) {
+  std::map<std::string, std::string> s;
+  std::string counts, fits;
+  for (std::uint64_t c : r.totals.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
+  for (std::uint64_t c : r.status_counts) fits += (fits.empty() ? "" : ",") + std::to_string(c);
+  s["status_counts"] = counts;
+  s["fit_status_counts"] = fits;
+  s["with_warnings"] = std::to_string(r.with_warnings);
+  for (std::size_t i = 0; i < r.totals.invalid_examples.size(); ++i)
+    s["invalid_example_" + std::to_string(i)] = r.totals.invalid_examples[i];
+  return s;
+}
+
+void restore_totals(const StreamCheckpoint& cp, BatchFitResult& r, const std::string& where) {
+  const std::string corrupt = where + ": corrupt checkpoint; remove it and run without --resume";
+  auto number = [&](const std::string& text) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end) throw InputError(corrupt);
+    return static_cast<std::uint64_t>(v);
+  };
+  if (cp.rows == 0 && cp.state.empty()) return;  // killed before its first chunk
+  const auto a = cp.state.find("status_counts"), b = cp.state.find("fit_status_counts"),
+             w = cp.state.find("with_warnings");
+  if (a == cp.state.end() || b == cp.state.end() || w == cp.state.end() || cp.rows > r.count) throw InputError(corrupt);
+  const auto ca = split(a->second), cb = split(b->second);
+  if (ca.size() != static_cast<std::size_t>(engine::kPointStatusCount) ||
+      cb.size() != static_cast<std::size_t>(kBatchFitStatusCount))
+    throw InputError(corrupt);
+  for (int k = 0; k < engine::kPointStatusCount; ++k) r.totals.status_counts[k] = number(ca[k]);
+  for (int k = 0; k < kBatchFitStatusCount; ++k) r.status_counts[k] = number(cb[k]);
+  r.with_warnings = number(w->second);
+  for (std::size_t i = 0; i < engine::kInvalidExamples; ++i)
+    if (const auto it = cp.state.find("invalid_example_" + std::to_string(i)); it != cp.state.end())
+      r.totals.invalid_examples.push_back(it->second);
+  r.totals.completed = cp.rows;
+}
+
+// Rows as the file's columns (kScalars, then value and standard error of
+// each parameter), n values each.
+std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& rows, std::uint64_t first,
+                                             const ExperimentSource& src, std::size_t nparams) {
+  const std::size_t n = rows.size();
+  std::vector<std::vector<double>> c(kScalarCount + 2 * nparams, std::vector<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const BatchFitRow& r = rows[i];
+    const double fixed[] = {static_cast<double>(r.status),
+                            static_cast<double>(r.warnings),
+                            static_cast<double>(src.log_index(first + i)),
+                            static_cast<double>(src.index_in_log(first + i)),
+                            static_cast<double>(r.samples),
+                            static_cast<double>(r.iterations),
+                            static_cast<double>(r.starts),
+                            r.cost,
+                            r.rmse,
+                            r.r_squared,
+                            r.seconds};
+    static_assert(sizeof(fixed) / sizeof(fixed[0]) == kScalarCount, "a value per fixed column");
+    for (std::size_t k = 0; k < kScalarCount; ++k) c[k][i] = fixed[k];
+    for (std::size_t p = 0; p < nparams; ++p) {
+      c[kScalarCount + 2 * p][i] = r.value[p];
+      c[kScalarCount + 2 * p + 1][i] = r.std_error[p];
+    }
+  }
+  return c;
+}
+
+// --- The workload -----------------------------------------------------------
+
+class BatchFitWorkload : public engine::Workload {
+ public:
+  BatchFitWorkload(const ExperimentSource& src, const BatchFitOptions& o, const FitOptions& fo, BatchFitResult& r,
+                   ResultsStream* stream)
+      : src_(src), o_(o), fo_(fo), r_(r), stream_(stream) {}
+
+  void compute(int slot, std::uint64_t first, std::uint64_t k,
+               const std::function<void(std::uint64_t)>& progress) override {
+    const std::size_t np = r_.parameters.size();
+    std::vector<Experiment> ex(k);
+    std::vector<std::string> bad(k);
+    {
+      // The chunk's experiments in order, on this thread: HDF5 is not
+      // thread-safe (and the previous chunk's write may be running).
+      std::lock_guard<std::mutex> lock(h5_);
+      for (std::uint64_t i = 0; i < k; ++i) try {
+          ex[i] = src_.load(first + i);
+        } catch (const InputError& e) {
+          bad[i] = e.what();
+        }
+    }
+    std::vector<BatchFitRow>& rows = rows_[slot];
+    rows.assign(k, BatchFitRow{});
+    std::vector<std::exception_ptr> failures(k);
+    std::atomic<std::uint64_t> done{0};
+    const bool memory = stream_ == nullptr;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(r_.threads)
+    for (std::int64_t j = 0; j < static_cast<std::int64_t>(k); ++j) {
+      const std::size_t i = static_cast<std::size_t>(j);
+      try {
+        if (!bad[i].empty()) {
+          rows[i] = bad_row(bad[i], np);
+        } else {
+          const auto t0 = std::chrono::steady_clock::now();
+          FitSummary s = fit({ex[i]}, o_.model, fo_);
+          rows[i] = fit_row(s, r_.parameters);
+          rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (memory) rows[i].summary = std::move(s);
+        }
+      } catch (const InputError& e) {  // what this experiment's data cannot support
+        rows[i] = bad_row(e.what(), np);
+      } catch (...) {
+        failures[i] = std::current_exception();
+      }
+      ex[i] = Experiment{};
+      const std::uint64_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (omp_get_thread_num() == 0 && n < k) progress(n);
+    }
+    for (auto& f : failures)
+      if (f) std::rethrow_exception(f);
+  }
+
+  void tally(int slot, std::uint64_t first, std::uint64_t k, engine::Totals& t) override {
+    for (std::uint64_t i = 0; i < k; ++i) {
+      const BatchFitRow& row = rows_[slot][i];
+      const bool bad = row.status == BatchFitStatus::kBadData;
+      t.add(bad ? engine::PointStatus::kInvalid : engine::PointStatus::kOk);
+      ++r_.status_counts[static_cast<int>(row.status)];
+      r_.with_warnings += row.warnings > 0;
+      if (bad && t.wants_example()) t.add_example(first + i, src_.name(first + i) + ": " + row.reason);
+    }
+  }
+
+  std::function<void()> write(int slot, std::uint64_t k, const engine::Totals& t) override {
+    if (!stream_) {
+      for (auto& row : rows_[slot]) r_.rows.push_back(std::move(row));
+      return {};
+    }
+    const std::uint64_t first = r_.first + t.completed - k;
+    return [this, slot, k, first, rows = t.completed, state = totals_state(r_)] {
+      std::lock_guard<std::mutex> lock(h5_);
+      const auto cols = row_columns(rows_[slot], first, src_, r_.parameters.size());
+      std::vector<const double*> data;
+      for (const auto& c : cols) data.push_back(c.data());
+      if (k) stream_->append(k, data);
+      stream_->checkpoint({rows, state});
+    };
+  }
+
+ private:
+  const ExperimentSource& src_;
+  const BatchFitOptions& o_;
+  const FitOptions& fo_;
+  BatchFitResult& r_;
+  ResultsStream* stream_;
+  std::vector<BatchFitRow> rows_[2];
+  std::mutex h5_;
+};
+
+std::uint64_t parse_u64(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
+  return v;
+}
+
+}  // namespace
+
+const char* batch_fit_status_name(BatchFitStatus s) {
+  switch (s) {
+    case BatchFitStatus::kConverged: return "converged";
+    case BatchFitStatus::kMaxIterations: return "max-iterations";
+    case BatchFitStatus::kSingular: return "singular";
+    case BatchFitStatus::kFailed: return "failed";
+    case BatchFitStatus::kBadData: return "bad-data";
+  }
+  return "unknown";
+}
+
+std::unique_ptr<ExperimentSource> log_experiments(const std::vector<std::string>& logs,
+                                                  const std::vector<std::string>& only, const ReadOptions& ro) {
+  auto s = std::make_unique<Source>();
+  s->logs_ = logs;
+  std::set<std::string> found;
+  auto wanted = [&](const std::string& n) {
+    if (!only.empty() && std::find(only.begin(), only.end(), n) == only.end()) return false;
+    found.insert(n);
+    return true;
+  };
+  for (std::size_t l = 0; l < logs.size(); ++l) {
+    std::uint64_t index = 0;
+    if (ro.columns.empty() && ro.gains.empty() && h5::is_hdf5(logs[l])) {
+      for (const auto& n : list_log_experiments(logs[l])) {
+        if (wanted(n)) s->jobs_.push_back({static_cast<int>(l), index, n, -1});
+        ++index;
+      }
+    } else {
+      for (auto& e : read_any_log(logs[l], ro)) {
+        if (wanted(e.name)) {
+          s->jobs_.push_back({static_cast<int>(l), index, e.name, static_cast<int>(s->held_.size())});
+          s->held_.push_back(std::move(e));
+        }
+        ++index;
+      }
+    }
+  }
+  for (const auto& n : only)
+    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
+  if (s->jobs_.empty()) throw InputError("no experiments to fit");
+  return s;
+}
+
+std::unique_ptr<ExperimentSource> memory_experiments(std::vector<Experiment> experiments, const std::string& source) {
+  auto s = std::make_unique<Source>();
+  s->logs_ = {source};
+  s->validate_held_ = true;
+  for (std::size_t i = 0; i < experiments.size(); ++i)
+    s->jobs_.push_back({0, i, experiments[i].name, static_cast<int>(i)});
+  s->held_ = std::move(experiments);
+  return s;
+}
+
+BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions& o) {
+  check_fit_options(o.model, o.fit);
+  const ModelInfo& m = require_model(o.model);
+  if (src.size() == 0) throw InputError("no experiments to fit");
+  BatchFitResult r;
+  r.model = m.id;
+  parameter_columns(m, o.fit, r.parameters, r.units);
+  const engine::Range part = engine::split_range(o.shard, src.size());
+  r.points = part.points;
+  r.first = part.first;
+  r.count = part.count;
+  r.shard_index = part.shard_index;
+  r.shard_count = part.shard_count;
+  // No more threads than fits (of this shard).
+  r.threads = static_cast<int>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.threads > 0 ? o.threads : job_threads(), r.count)));
+  if (o.output.empty() && (o.resume || o.max_chunks))
+    throw InputError(std::string(o.resume ? "--resume" : "--max-chunks") +
+                     " needs an HDF5 results file (-o OUT.h5) to checkpoint into");
+  if (o.chunk > 1000000) throw InputError("--chunk " + std::to_string(o.chunk) + ": at most 1000000 fits per chunk");
+  FitOptions fo = o.fit;
+  fo.num_threads = 1;  // one fit per thread; Ceres single-threaded inside
+  fo.keep_signals = false;
+  fo.progress = nullptr;
+
+  std::unique_ptr<ResultsStream> stream;
+  if (!o.output.empty()) {
+    const std::string options = options_text(o.fit);
+    const std::map<std::string, std::string> attributes{{"model", m.id},
+                                                        {"parameters", joined(r.parameters)},
+                                                        {"parameter_units", joined(r.units)},
+                                                        {"fit_options", options},
+                                                        {"logs", joined(src.logs(), '\n')},
+                                                        {"batch_identity", batch_identity(m.id, options, src)},
+                                                        {"points", std::to_string(r.points)},
+                                                        {"first", std::to_string(r.first)},
+                                                        {"count", std::to_string(r.count)},
+                                                        {"shard_index", std::to_string(r.shard_index)},
+                                                        {"shard_count", std::to_string(r.shard_count)}};
+    Provenance p = o.provenance;
+    p.device = "cpu (" + std::to_string(r.threads) + " threads, one fit each)";
+    const auto columns = batch_columns(r.parameters, r.units);
+    if (o.resume) {
+      StreamCheckpoint cp;
+      stream = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
+      restore_totals(cp, r, o.output + ".partial");
+    } else {
+      stream = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
+    }
+  }
+  engine::RunOptions ro;
+  ro.chunk = o.chunk ? o.chunk : 16 * static_cast<std::uint64_t>(r.threads);
+  ro.max_chunks = o.max_chunks;
+  ro.progress = o.progress;
+  const auto t0 = std::chrono::steady_clock::now();
+  BatchFitWorkload w(src, o, fo, r, stream.get());
+  const engine::RunStats st = engine::run(part, w, r.totals, ro);
+  r.evaluated = st.evaluated;
+  r.fit_seconds = st.compute_seconds;
+  r.finished = st.finished;
+  if (r.finished && stream) {
+    stream->checkpoint({r.totals.completed, totals_state(r)});
+    stream->finish();
+    r.output = o.output;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+bool is_batch_fit_file(const std::string& path) {
+  try {
+    if (!std::ifstream(path)) return false;
+    const h5::File f = h5::open_file(path);
+    if (!h5::has_child(f.id(), kGroup)) return false;
+    const h5::Group g = h5::open_group(f.id(), kGroup, path);
+    return h5::has_attribute(g.id(), "batch_identity");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void merge_batch_fit_files(const std::vector<std::string>& inputs, const std::string& output,
+                           const std::string& command_line) {
+  if (inputs.empty()) throw InputError("merge: no input files");
+  struct Shard {
+    std::string path;
+    std::map<std::string, std::string> attributes;
+    std::string device, config;
+    std::uint64_t points = 0, first = 0, count = 0;
+  };
+  for (const auto& in : inputs)
+    if (!is_batch_fit_file(in))
+      throw InputError(in + ": not a batch-fit shard file (stribeck identify --batch --shard)");
+  std::vector<Shard> shards;
+  std::vector<std::string> names, units;
+  for (const auto& in : inputs) {
+    const std::string at = in + ": group 'batch_fit'";
+    Results head = read_results(in, kGroup, /*with_datasets=*/false);
+    Shard sh{in, std::move(head.attributes), head.provenance.device, head.provenance.config};
+    auto& a = sh.attributes;
+    for (const char* k : {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"})
+      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
+    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
+    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
+    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
+    names = split(a["parameters"]);
+    units = split(a["parameter_units"]);
+    if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
+    const h5::File f = h5::open_file(in);
+    const h5::Group g = h5::open_group(f.id(), kGroup, at);
+    for (const auto& c : batch_columns(names, units)) {
+      bool ok = h5::has_child(g.id(), c.name);
+      if (ok) {
+        const auto info = h5::dataset_info(h5::open_dataset(g.id(), c.name, at), at + ": dataset '" + c.name + "'");
+        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && info.dims.size() == 1 &&
+             info.dims[0] == sh.count;
+      }
+      if (!ok)
+        throw InputError(at + ": dataset '" + c.name + "' is missing or does not hold " + std::to_string(sh.count) +
+                         " fits");
+    }
+    shards.push_back(std::move(sh));
+  }
+  std::sort(shards.begin(), shards.end(),
+            [](const Shard& a, const Shard& b) { return a.first != b.first ? a.first < b.first : a.count < b.count; });
+  const Shard& s0 = shards.front();
+  std::uint64_t next = 0;
+  for (const Shard& sh : shards) {
+    for (const char* k : {"batch_identity", "points", "model", "parameters"})
+      if (sh.attributes.at(k) != s0.attributes.at(k))
+        throw InputError(sh.path + ": belongs to a different batch than " + s0.path +
+                         " (model, fit options or experiments differ)");
+    if (sh.first != next)
+      throw InputError(sh.path + ": shard starts at fit " + std::to_string(sh.first) + ", expected " +
+                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
+    next = sh.first + sh.count;
+  }
+  if (next != s0.points)
+    throw InputError(shards.back().path + ": the last shard ends at fit " + std::to_string(next) + " of " +
+                     std::to_string(s0.points) + " (a shard is missing)");
+  std::map<std::string, std::string> attributes = s0.attributes;
+  attributes["first"] = "0";
+  attributes["count"] = std::to_string(s0.points);
+  attributes["shard_index"] = "0";
+  attributes["shard_count"] = "1";
+  attributes["merged_from"] = std::to_string(shards.size()) + " shards";
+  std::string devices;
+  for (const Shard& sh : shards)
+    if (devices.find(sh.device) == std::string::npos) devices += (devices.empty() ? "" : "; ") + sh.device;
+  Provenance p;
+  p.command_line = command_line;
+  p.config = s0.config;
+  p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
+  const auto columns = batch_columns(names, units);
+  auto stream = ResultsStream::create(output, kGroup, columns, attributes, p, s0.points, /*resumable=*/false);
+  try {
+    const std::uint64_t block = 1 << 16;
+    std::vector<std::vector<double>> cols(columns.size());
+    std::uint64_t rows = 0;
+    for (const Shard& sh : shards) {
+      const h5::File f = h5::open_file(sh.path);
+      const h5::Group g = h5::open_group(f.id(), kGroup, sh.path);
+      for (std::uint64_t at = 0; at < sh.count; at += block) {
+        const std::uint64_t n = std::min(block, sh.count - at);
+        std::vector<const double*> data;
+        for (std::size_t k = 0; k < columns.size(); ++k) {
+          cols[k].resize(n);
+          const h5::Dataset ds = h5::open_dataset(g.id(), columns[k].name, sh.path);
+          h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(),
+                        sh.path + ": group 'batch_fit': dataset '" + columns[k].name + "'");
+          data.push_back(cols[k].data());
+        }
+        stream->append(n, data);
+        rows += n;
+      }
+    }
+    stream->checkpoint({rows, {}});
+    stream->finish();
+  } catch (...) {
+    stream.reset();  // a merge is not resumable: no OUT.partial is left behind
+    std::remove((output + ".partial").c_str());
+    throw;
+  }
+}
+
+}  // namespace stribeck::ident

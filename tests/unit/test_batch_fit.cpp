@@ -1,0 +1,353 @@
+// Batch fits as the third workload of the engine (identification/batch_fit.hpp,
+// `identify --batch`): known truths of synthetic experiments recovered while
+// bad experiments get their own status; shards merged, and a stopped run
+// resumed, equal one run bit for bit; bad input is one line and exit 2.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "stribeck/data/generator.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/identification/batch_fit.hpp"
+#include "stribeck/kernels/registry.hpp"
+#include "temp_dir.hpp"
+
+namespace stribeck {
+namespace {
+
+using ident::BatchFitStatus;
+
+// The truths of experiment k: simscape-translational with F_C, F_brk, v_brk,
+// f_v spread over a production line's scatter.
+std::map<std::string, double> truth(int k) {
+  return {{"F_C", 20.0 + 3.0 * k}, {"F_brk", 30.0 + 4.0 * k}, {"v_brk", 0.01 + 0.002 * k}, {"f_v", 80.0 + 10.0 * k}};
+}
+
+Experiment synthetic(int k, std::uint64_t seed) {
+  GeneratorOptions g;
+  g.model = "simscape-translational";
+  const ModelInfo* m = find_model(g.model);
+  for (const auto& p : m->params) g.params.push_back(p.default_value);
+  for (const auto& [name, value] : truth(k)) g.params[m->param_index(name)] = value;
+  g.profile = "triangle";
+  g.duration = 4;
+  g.rate_hz = 500;
+  g.v_max = 0.1;
+  g.noise["force"] = 0.2;
+  g.seed = seed;
+  Experiment e = generate_log(g).front();
+  e.name = "unit" + std::to_string(k);
+  return e;
+}
+
+// Good experiments 0..3, then: too short, NaN force, no motion, constant
+// velocity.
+std::vector<Experiment> line_batch() {
+  std::vector<Experiment> v;
+  for (int k = 0; k < 4; ++k) v.push_back(synthetic(k, 10 + k));
+  Experiment shorty = synthetic(0, 20);
+  for (auto& [name, ch] : shorty.channels) ch.resize(3);
+  shorty.name = "short";
+  v.push_back(shorty);
+  Experiment nan = synthetic(1, 21);
+  nan.channels["force"][100] = std::nan("");
+  nan.name = "nan";
+  v.push_back(nan);
+  Experiment still = synthetic(2, 22);
+  for (double& x : still.channels["velocity"]) x = 0;
+  still.name = "still";
+  v.push_back(still);
+  Experiment constant = synthetic(3, 23);
+  for (double& x : constant.channels["velocity"]) x = 0.05;
+  constant.name = "constant";
+  v.push_back(constant);
+  return v;
+}
+
+TEST(BatchFit, RecoversKnownTruthsAndGivesBadExperimentsTheirOwnStatus) {
+  const auto src = ident::memory_experiments(line_batch(), "line");
+  ident::BatchFitOptions o;
+  o.model = "simscape-translational";
+  o.threads = 2;
+  o.chunk = 3;  // chunks cut across good and bad experiments
+  const ident::BatchFitResult r = ident::run_batch_fit(*src, o);
+  ASSERT_TRUE(r.finished);
+  ASSERT_EQ(r.rows.size(), 8u);
+  EXPECT_EQ(r.parameters, (std::vector<std::string>{"F_brk", "v_brk", "F_C", "f_v"}));
+  for (int k = 0; k < 4; ++k) {
+    const ident::BatchFitRow& row = r.rows[k];
+    EXPECT_EQ(row.status, BatchFitStatus::kConverged) << k;
+    EXPECT_GT(row.iterations, 0);
+    EXPECT_EQ(row.samples, 2001);
+    EXPECT_NEAR(row.rmse, 0.2, 0.03) << k;  // the noise put in
+    for (size_t p = 0; p < r.parameters.size(); ++p) {
+      const double want = truth(k).at(r.parameters[p]);
+      EXPECT_NEAR(row.value[p], want, 0.03 * want) << k << " " << r.parameters[p];
+      EXPECT_GT(row.std_error[p], 0) << k << " " << r.parameters[p];
+      EXPECT_LT(std::abs(row.value[p] - want), 6 * row.std_error[p] + 1e-3 * want) << k << " " << r.parameters[p];
+    }
+  }
+  // Bad data: not fitted, the reason kept, parameters NaN; the rest fitted.
+  for (int k : {4, 5, 6}) {
+    EXPECT_EQ(r.rows[k].status, BatchFitStatus::kBadData) << k;
+    EXPECT_TRUE(std::isnan(r.rows[k].value[0]));
+    EXPECT_EQ(r.rows[k].iterations, 0);
+  }
+  EXPECT_NE(r.rows[4].reason.find("too few samples"), std::string::npos) << r.rows[4].reason;
+  EXPECT_NE(r.rows[5].reason.find("NaN"), std::string::npos) << r.rows[5].reason;
+  EXPECT_NE(r.rows[6].reason.find("no motion"), std::string::npos) << r.rows[6].reason;
+  // Constant velocity: fitted, but not a clean convergence, with a warning.
+  EXPECT_NE(r.rows[7].status, BatchFitStatus::kConverged);
+  EXPECT_NE(r.rows[7].status, BatchFitStatus::kBadData);
+  EXPECT_GT(r.rows[7].warnings, 0);
+  EXPECT_EQ(r.status_counts[0], 4u);
+  EXPECT_EQ(r.status_counts[4], 3u);
+  EXPECT_EQ(r.totals.count(engine::PointStatus::kOk), 5u);
+  EXPECT_EQ(r.totals.count(engine::PointStatus::kInvalid), 3u);
+  ASSERT_EQ(r.totals.invalid_examples.size(), 3u);
+  EXPECT_EQ(r.totals.invalid_examples[0].rfind("point 4: line:short: ", 0), 0u) << r.totals.invalid_examples[0];
+}
+
+TEST(BatchFit, ThreadsAndChunksDoNotChangeAFit) {
+  std::vector<Experiment> v;
+  for (int k = 0; k < 3; ++k) v.push_back(synthetic(k, 40 + k));
+  const auto src = ident::memory_experiments(v, "line");
+  ident::BatchFitOptions o;
+  o.model = "simscape-translational";
+  o.threads = 1;
+  o.chunk = 1;
+  const auto a = ident::run_batch_fit(*src, o);
+  o.threads = 3;
+  o.chunk = 3;
+  const auto b = ident::run_batch_fit(*src, o);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(a.rows[k].value, b.rows[k].value);
+    EXPECT_EQ(a.rows[k].std_error, b.rows[k].std_error);
+    EXPECT_EQ(a.rows[k].cost, b.rows[k].cost);
+  }
+}
+
+TEST(BatchFit, OptionsNoFitCouldUseAreRefusedBeforeAnyFit) {
+  const auto src = ident::memory_experiments({synthetic(0, 1)}, "line");
+  ident::BatchFitOptions o;
+  o.model = "simscape-translational";
+  o.fit.fix = {"F_X=3"};
+  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+  o.fit.fix.clear();
+  o.model = "no-such-model";
+  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+  o.model = "simscape-translational";
+  o.shard = "2/2";
+  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+}
+
+// --- The CLI ------------------------------------------------------------------
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A log of the line's experiments (bad ones included) as HDF5, with a NaN
+// written into one experiment afterwards by raw HDF5 (write_log refuses it).
+std::string line_log(const std::string& dir) {
+  const std::string path = dir + "line.h5";
+  std::vector<Experiment> v;
+  for (int k = 0; k < 5; ++k) v.push_back(synthetic(k % 4, 60 + k));
+  for (int k = 0; k < 5; ++k) v[k].name = "unit" + std::to_string(k);
+  Experiment nan = synthetic(1, 70);
+  nan.name = "unit5";
+  v.push_back(nan);
+  Experiment shorty = synthetic(2, 71);
+  for (auto& [name, ch] : shorty.channels) ch.resize(3);
+  shorty.name = "unit6";
+  v.push_back(shorty);
+  write_log(path, v, Provenance{});
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "unit5/force", H5P_DEFAULT);
+  std::vector<double> x(2001);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
+  x[7] = std::nan("");
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
+  H5Dclose(d);
+  H5Fclose(f);
+  return path;
+}
+
+// Every column of the batch-fit group but `seconds` (wall-clock time).
+std::map<std::string, std::vector<double>> columns(const std::string& path) {
+  std::map<std::string, std::vector<double>> c;
+  for (const auto& d : read_results(path, "batch_fit").datasets)
+    if (d.name != "seconds") c[d.name] = d.values;
+  return c;
+}
+
+bool same_bits(const std::map<std::string, std::vector<double>>& a,
+               const std::map<std::string, std::vector<double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, v] : a) {
+    const auto it = b.find(name);
+    if (it == b.end() || it->second.size() != v.size()) return false;
+    if (!v.empty() && std::memcmp(v.data(), it->second.data(), v.size() * sizeof(double)) != 0) return false;
+  }
+  return true;
+}
+
+class BatchFitCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(test::temp_dir() + "batch_fit/");
+    std::system(("mkdir -p " + *dir_).c_str());
+    log_ = new std::string(line_log(*dir_));
+    std::string out;
+    ASSERT_EQ(test::run_cli(fit("one.h5"), &out), 0) << out;
+  }
+  static std::string fit(const std::string& output, const std::string& more = "") {
+    return "identify " + *log_ + " --batch -m simscape-translational --threads 2 --chunk 2 -o " + *dir_ + output + " " +
+           more;
+  }
+  static std::string* dir_;
+  static std::string* log_;
+};
+std::string* BatchFitCli::dir_ = nullptr;
+std::string* BatchFitCli::log_ = nullptr;
+
+TEST_F(BatchFitCli, OneRowPerFitWithStatusAndUnits) {
+  const Results r = read_results(*dir_ + "one.h5", "batch_fit");
+  std::map<std::string, ResultDataset> d;
+  for (const auto& x : r.datasets) d[x.name] = x;
+  ASSERT_EQ(d.at("status").values.size(), 7u);
+  EXPECT_EQ(d.at("status").values, (std::vector<double>{0, 0, 0, 0, 0, 4, 4}));
+  EXPECT_EQ(d.at("experiment").values, (std::vector<double>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(d.at("F_C").units, "N");
+  EXPECT_EQ(d.at("f_v_std_error").units, "N/(m/s)");
+  EXPECT_EQ(d.at("rmse").units, "N");
+  EXPECT_EQ(d.at("seconds").units, "s");
+  EXPECT_NEAR(d.at("F_C").values[2], truth(2).at("F_C"), 0.03 * truth(2).at("F_C"));
+  EXPECT_NEAR(d.at("F_C").values[4], truth(0).at("F_C"), 0.03 * truth(0).at("F_C"));  // unit4 is truth 0
+  EXPECT_TRUE(std::isnan(d.at("F_C").values[5]));
+  EXPECT_EQ(r.attributes.at("model"), "simscape-translational");
+  EXPECT_EQ(r.attributes.at("parameters"), "F_brk,v_brk,F_C,f_v");
+}
+
+TEST_F(BatchFitCli, ShardsMergedEqualOneRunBitForBit) {
+  std::string out;
+  ASSERT_EQ(test::run_cli(fit("s0.h5", "--shard 0/2"), &out), 0) << out;
+  ASSERT_EQ(test::run_cli(fit("s1.h5", "--shard 1/2"), &out), 0) << out;
+  ASSERT_EQ(test::run_cli("merge " + *dir_ + "s1.h5 " + *dir_ + "s0.h5 -o " + *dir_ + "merged.h5", &out), 0) << out;
+  EXPECT_NE(out.find("batch-fit shards"), std::string::npos) << out;
+  EXPECT_EQ(columns(*dir_ + "s0.h5").at("status").size(), 3u);
+  EXPECT_TRUE(same_bits(columns(*dir_ + "merged.h5"), columns(*dir_ + "one.h5")));
+  // A missing shard, or a shard of another batch, is refused.
+  EXPECT_EQ(test::run_cli("merge " + *dir_ + "s1.h5 -o " + *dir_ + "m1.h5", &out), 2) << out;
+  EXPECT_NE(out.find("a shard is missing"), std::string::npos) << out;
+  ASSERT_EQ(test::run_cli(fit("other0.h5", "--shard 0/2 --fix F_C=20"), &out), 0) << out;
+  EXPECT_EQ(test::run_cli("merge " + *dir_ + "other0.h5 " + *dir_ + "s1.h5 -o " + *dir_ + "m2.h5", &out), 2) << out;
+  EXPECT_NE(out.find("belongs to a different batch"), std::string::npos) << out;
+}
+
+TEST_F(BatchFitCli, StoppedAndResumedEqualsOneRun) {
+  std::string out;
+  ASSERT_EQ(test::run_cli(fit("r.h5", "--max-chunks 2"), &out), 0) << out;
+  EXPECT_NE(out.find("stopped after 4 of 7 fits; continue with --resume"), std::string::npos) << out;
+  EXPECT_FALSE(std::ifstream(*dir_ + "r.h5"));
+  // A new run does not overwrite the checkpointed work.
+  EXPECT_EQ(test::run_cli(fit("r.h5"), &out), 2) << out;
+  ASSERT_EQ(test::run_cli(fit("r.h5", "--resume"), &out), 0) << out;
+  EXPECT_NE(out.find("bad-data 2"), std::string::npos) << out;  // the totals of both runs
+  EXPECT_TRUE(same_bits(columns(*dir_ + "r.h5"), columns(*dir_ + "one.h5")));
+  EXPECT_FALSE(std::ifstream(*dir_ + "r.h5.partial"));
+  // Another batch's partial file is not continued.
+  ASSERT_EQ(test::run_cli(fit("q.h5", "--max-chunks 1"), &out), 0) << out;
+  EXPECT_EQ(test::run_cli(fit("q.h5", "--resume --fix F_C=20"), &out), 2) << out;
+}
+
+TEST_F(BatchFitCli, KilledAndResumedEqualsOneRun) {
+  // SIGKILL wherever it lands once the first checkpoint is out (a fit or an
+  // HDF5 write), then --resume until it finishes.
+  const std::string out = *dir_ + "k.h5";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    const std::string log = *log_;
+    execl(STRIBECK_CLI, STRIBECK_CLI, "identify", log.c_str(), "--batch", "-m", "simscape-translational", "--threads",
+          "1", "--chunk", "1", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 600 && !std::ifstream(out + ".partial") && !std::ifstream(out); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::string text;
+  if (std::ifstream(out + ".partial")) ASSERT_EQ(test::run_cli(fit("k.h5", "--resume"), &text), 0) << text;
+  EXPECT_FALSE(std::ifstream(out + ".partial"));
+  EXPECT_TRUE(same_bits(columns(out), columns(*dir_ + "one.h5")));
+}
+
+// mpirun -np 2: a shard per rank, merged by rank 0, equal to one run.
+TEST_F(BatchFitCli, TwoMpiRanksEqualOneRun) {
+#ifndef STRIBECK_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  const std::string out = *dir_ + "mpi.h5", log = *dir_ + "mpi_log.txt";
+  const std::string cmd = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " identify " + *log_ + " --batch -m simscape-translational --threads 1 -o " + out +
+                          " --mpi > " + log + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(log);
+  const std::string text = slurp(log);
+  EXPECT_EQ(text.find("stribeck identify:"), text.rfind("stribeck identify:")) << "summary printed once: " << text;
+  EXPECT_NE(text.find("bad-data 2"), std::string::npos) << text;  // both ranks' counts
+  EXPECT_TRUE(same_bits(columns(out), columns(*dir_ + "one.h5")));
+  EXPECT_FALSE(std::ifstream(out + ".rank0"));
+  EXPECT_FALSE(std::ifstream(out + ".rank1"));
+#endif
+}
+
+TEST_F(BatchFitCli, BadInputIsOneLineAndExitTwo) {
+  const std::vector<std::string> bad = {
+      fit("b1.h5", "--fix F_X=2"),
+      fit("b2.h5", "--shard 2/2"),
+      fit("b3.h5", "--resume"),
+      "identify " + *log_ + " --batch -m simscape-translational --max-chunks 1",
+      "identify " + *log_ + " -m simscape-translational --shard 0/2 -o " + *dir_ + "b4.h5",
+      "identify " + *dir_ + "missing.h5 --batch -m simscape-translational -o " + *dir_ + "b5.h5"};
+  for (const auto& cmd : bad) {
+    std::string out;
+    EXPECT_EQ(test::run_cli(cmd, &out), 2) << cmd << "\n" << out;
+    EXPECT_EQ(out.rfind("stribeck: error: ", 0), 0u) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+  for (const char* f : {"b1.h5", "b2.h5", "b3.h5", "b4.h5", "b5.h5", "b1.h5.partial"})
+    EXPECT_FALSE(std::ifstream(*dir_ + f)) << f;
+}
+
+TEST_F(BatchFitCli, TableWithoutOutputFileListsBadData) {
+  std::string out;
+  ASSERT_EQ(
+      test::run_cli("identify " + *log_ + " --batch -m simscape-translational -q --table " + *dir_ + "t.csv", &out), 0)
+      << out;
+  const std::string t = slurp(*dir_ + "t.csv");
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 8) << t;
+  EXPECT_NE(t.find(":unit5,simscape-translational,bad-data,false,0,"), std::string::npos) << t;
+  EXPECT_NE(t.find(":unit0,simscape-translational,converged,true,2001,"), std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace stribeck
