@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <random>
 #include <string>
@@ -139,12 +140,14 @@ int main(int argc, char** argv) {
   o.starts = starts;
   o.keep_signals = false;
   o.num_threads = threads > 0 ? threads : stribeck::job_threads();
-  std::vector<double> times, solver;
+  std::vector<double> times, cpu, solver;
   stribeck::ident::FitSummary s;
   std::map<std::string, std::vector<double>> phase;
   for (int r = 0; r < repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();  // CPU time of the process, all threads
     s = stribeck::ident::fit({e}, model, o);
+    cpu.push_back(static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     solver.push_back(s.solver_seconds);
     std::map<std::string, double> sum;
@@ -153,11 +156,13 @@ int main(int argc, char** argv) {
   }
   std::sort(times.begin(), times.end());
   std::sort(solver.begin(), solver.end());
+  std::sort(cpu.begin(), cpu.end());
   std::printf(
-      "stribeck %s (%d thread(s), starts %d): samples %ld, median %.4f s, min %.4f s over %d runs "
-      "(ceres::Solve alone: median %.4f s), iterations %d, rmse %.6f, status %s, starts run %d\n",
-      model.c_str(), o.num_threads, starts, n, times[times.size() / 2], times[0], repeat, solver[solver.size() / 2],
-      s.iterations, s.rmse, stribeck::ident::status_name(s.status), s.starts);
+      "stribeck %s (%d thread(s), starts %d): samples %ld, median %.4f s, min %.4f s over %d runs, "
+      "cpu median %.4f s, min %.4f s (ceres::Solve alone: median %.4f s), iterations %d, rmse %.6f, status %s, "
+      "starts run %d\n",
+      model.c_str(), o.num_threads, starts, n, times[times.size() / 2], times[0], repeat, cpu[cpu.size() / 2], cpu[0],
+      solver[solver.size() / 2], s.iterations, s.rmse, stribeck::ident::status_name(s.status), s.starts);
   std::printf("  phases (median s):");
   for (auto& [name, t] : phase) {
     std::sort(t.begin(), t.end());
