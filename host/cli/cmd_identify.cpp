@@ -456,8 +456,9 @@ void run(const IdentifyArgs& a) {
   }
   if (!a.output.empty()) check_output_path(a.output);
   if (!a.report.empty() && a.batch)
-    throw InputError("--report with --batch: a report draws one fit (write it with stribeck report from an -o file of "
-                     "a single fit)");
+    throw InputError(
+        "--report with --batch: a report draws one fit (write it with stribeck report from an -o file of "
+        "a single fit)");
   if (!a.report.empty() && a.output.empty())
     throw InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
   {

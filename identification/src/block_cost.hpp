@@ -1,14 +1,22 @@
 #pragma once
 // The residuals of a contiguous range of samples of one experiment as one
 // Ceres residual block: parameters are evaluated once per block
-// (M::prepare), Jacobians come from ceres::Jet sized to the number of
-// parameters Ceres asks derivatives for (4, 6, 8 or 16 lanes), so a block of
-// thousands of samples costs one virtual call and no per-sample allocation.
+// (M::prepare), so a block of thousands of samples costs one virtual call and
+// no per-sample allocation. Jacobians: for a law with an analytic gradient
+// (M::force_grad, next to M::force in its kernels/ header: the force's
+// derivatives by the coefficients of M::prepare), the coefficients'
+// derivatives by the parameters come from one M::prepare on Jets per block
+// and are chained with each sample's gradient in plain doubles; other laws
+// (the steady-state curves of the dynamic models) run M::force on ceres::Jet
+// sized to the number of parameters Ceres asks derivatives for (1 to 6, 8 or
+// 16 lanes).
 #include <ceres/ceres.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "problem.hpp"
@@ -17,6 +25,16 @@
 namespace stribeck::ident::detail {
 
 constexpr int kMaxBlockParams = 16;
+
+// Whether law M has an analytic gradient: T M::force_grad(const Coeffs<T>&,
+// const Sample<T>&, Coeffs<T>& d).
+template <class M, class = void>
+struct HasForceGrad : std::false_type {};
+template <class M>
+struct HasForceGrad<M, std::void_t<decltype(M::force_grad(std::declval<const typename M::template Coeffs<double>&>(),
+                                                          std::declval<const Sample<double>&>(),
+                                                          std::declval<typename M::template Coeffs<double>&>()))>>
+    : std::true_type {};
 
 // A local parameter of a block: where its external value comes from.
 struct LocalParam {
@@ -70,19 +88,35 @@ class BlockCost : public ceres::CostFunction {
     if (jacobians)
       for (size_t i = 0; i < locals_.size(); ++i) active += jacobians[i] != nullptr;
     if (active == 0) return run<double>(parameters, residuals, nullptr);
-    if (active <= 4) return run<ceres::Jet<double, 4>>(parameters, residuals, jacobians);
-    if (active <= 6) return run<ceres::Jet<double, 6>>(parameters, residuals, jacobians);
-    if (active <= 8) return run<ceres::Jet<double, 8>>(parameters, residuals, jacobians);
-    return run<ceres::Jet<double, 16>>(parameters, residuals, jacobians);
+    if constexpr (HasForceGrad<M>::value) {
+      return run_grad(parameters, residuals, jacobians);
+    } else {
+      switch (active) {
+        case 1: return run<ceres::Jet<double, 1>>(parameters, residuals, jacobians);
+        case 2: return run<ceres::Jet<double, 2>>(parameters, residuals, jacobians);
+        case 3: return run<ceres::Jet<double, 3>>(parameters, residuals, jacobians);
+        case 4: return run<ceres::Jet<double, 4>>(parameters, residuals, jacobians);
+        case 5: return run<ceres::Jet<double, 5>>(parameters, residuals, jacobians);
+        case 6: return run<ceres::Jet<double, 6>>(parameters, residuals, jacobians);
+        case 7:
+        case 8: return run<ceres::Jet<double, 8>>(parameters, residuals, jacobians);
+        default: return run<ceres::Jet<double, 16>>(parameters, residuals, jacobians);
+      }
+    }
   }
 
  private:
+  using Grad = ceres::Jet<double, kMaxBlockParams>;
+  // Coefficients of M::prepare as a flat array (an aggregate of T fields,
+  // docs/architecture.md), for the chain rule.
+  static constexpr int kCoeffs = static_cast<int>(sizeof(typename M::template Coeffs<double>) / sizeof(double));
+
+  // Parameters as Jets over the active lanes (lane[i]: the lane of local
+  // parameter i, -1 when Ceres asks no derivative), transforms applied.
   template <class T>
-  bool run(double const* const* parameters, double* residuals, double** jacobians) const {
+  void external_values(double const* const* parameters, double** jacobians, T* x, int* lane) const {
     constexpr bool kJet = !std::is_same<T, double>::value;
     const int np = static_cast<int>(locals_.size());
-    T x[kMaxBlockParams];
-    int lane[kMaxBlockParams];
     int next = 0;
     for (int i = 0; i < np; ++i) {
       T u(parameters[i][0]);
@@ -97,6 +131,88 @@ class BlockCost : public ceres::CostFunction {
     }
     for (int i = 0; i < np; ++i)
       if (locals_[i].transform == Transform::kExcess) x[i] = x[locals_[i].base] + x[i];
+  }
+
+  // Analytic Jacobian: per block, the coefficients c(p) on Jets (value and
+  // dc/dp); per sample, F and dF/dc in doubles (M::force_grad), dF/dp =
+  // dF/dc * dc/dp over the active lanes only.
+  bool run_grad(double const* const* parameters, double* residuals, double** jacobians) const {
+    using CoeffsD = typename M::template Coeffs<double>;
+    using CoeffsJ = typename M::template Coeffs<Grad>;
+    static_assert(std::is_trivially_copyable<CoeffsD>::value && std::is_standard_layout<CoeffsJ>::value);
+    static_assert(sizeof(CoeffsJ) == kCoeffs * sizeof(Grad), "Coeffs must be an aggregate of T fields");
+    const int np = static_cast<int>(locals_.size());
+    Grad x[kMaxBlockParams];
+    int lane[kMaxBlockParams];
+    external_values<Grad>(parameters, jacobians, x, lane);
+    int na = 0;
+    for (int i = 0; i < np; ++i) na += lane[i] >= 0;
+    Grad p[2][M::kNumParams];
+    for (int s = 0; s < 2; ++s)
+      for (int j = 0; j < M::kNumParams; ++j) p[s][j] = x[map_[s][j]];
+    // Per sign: coefficient values and dc/dp (coefficient f, lane l).
+    CoeffsD cv[2];
+    double dc[2][kCoeffs][kMaxBlockParams];
+    for (int s = 0; s < (asym_ ? 2 : 1); ++s) {
+      const CoeffsJ cj = M::prepare(p[s]);
+      const Grad* flat = reinterpret_cast<const Grad*>(&cj);  // kCoeffs Jets in a row (asserted above)
+      double values[kCoeffs];
+      for (int f = 0; f < kCoeffs; ++f) {
+        values[f] = flat[f].a;
+        for (int l = 0; l < kMaxBlockParams; ++l) dc[s][f][l] = flat[f].v[l];
+      }
+      std::memcpy(static_cast<void*>(&cv[s]), values, sizeof(values));
+    }
+    if (!asym_) {
+      cv[1] = cv[0];
+      std::memcpy(dc[1], dc[0], sizeof(dc[0]));
+    }
+    const Grad mass = mass_ >= 0 ? x[mass_] : Grad(0.0);
+    const Grad offset = offset_ >= 0 ? x[offset_] : Grad(0.0);
+    const Prepared& d = *d_;
+    double* jac[kMaxBlockParams];  // the Jacobian column of each active lane
+    for (int i = 0; i < np; ++i)
+      if (lane[i] >= 0) jac[lane[i]] = jacobians[i];
+    for (size_t k = begin_; k < end_; ++k) {
+      const Sample<double> s{d.v[k], d.pa[k], d.pb[k], d.fn[k]};
+      const int sign = d.v[k] < 0.0 ? 1 : 0;
+      CoeffsD dfc;
+      double f = M::force_grad(cv[sign], s, dfc);
+      double df[kCoeffs];
+      std::memcpy(df, &dfc, sizeof(df));
+      double g[kMaxBlockParams];
+      for (int l = 0; l < na; ++l) g[l] = 0.0;
+      for (int c = 0; c < kCoeffs; ++c)
+        for (int l = 0; l < na; ++l) g[l] += df[c] * dc[sign][c][l];
+      if (offset_ >= 0) {
+        f += offset.a;
+        for (int l = 0; l < na; ++l) g[l] += offset.v[l];
+      }
+      if (mass_ >= 0) {
+        f += mass.a * d.acc[k];
+        for (int l = 0; l < na; ++l) g[l] += mass.v[l] * d.acc[k];
+      }
+      const size_t row = k - begin_;
+      double r = d.y[k] - f;
+      const double scale = loss_.apply(r);
+      residuals[row] = r;
+      if (!std::isfinite(r)) return false;
+      for (int l = 0; l < na; ++l) {
+        jac[l][row] = -scale * g[l];
+        // Reject the point (Ceres shrinks the step) rather than hand over NaN.
+        if (!std::isfinite(jac[l][row])) return false;
+      }
+    }
+    return true;
+  }
+
+  template <class T>
+  bool run(double const* const* parameters, double* residuals, double** jacobians) const {
+    constexpr bool kJet = !std::is_same<T, double>::value;
+    const int np = static_cast<int>(locals_.size());
+    T x[kMaxBlockParams];
+    int lane[kMaxBlockParams];
+    external_values<T>(parameters, jacobians, x, lane);
     T p[2][M::kNumParams];
     for (int s = 0; s < 2; ++s)
       for (int j = 0; j < M::kNumParams; ++j) p[s][j] = x[map_[s][j]];

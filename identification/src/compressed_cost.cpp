@@ -11,6 +11,23 @@ namespace {
 // Eigenvalues of the column-scaled J^T J below this share of the largest carry
 // no curvature: their directions get no compressed residual (and no step).
 constexpr double kNoCurvature = 1e-14;
+
+// Sum of a[i] * b[i] over n rows in four interleaved partial sums (rows i mod
+// 4), added pairwise at the end: a fixed order (the same bits on any thread),
+// without the latency chain of one running sum, so the compiler can keep four
+// independent adds in flight (or one vector).
+double dot(const double* a, const double* b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
 }  // namespace
 
 void NormalEquations::add(const NormalEquations& o) {
@@ -65,21 +82,17 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
         ok[b] = 0;
         continue;
       }
-      double ssr = 0;
-      for (double x : r) ssr += x * x;
-      out[stride - 1] = ssr;
+      out[stride - 1] = dot(r.data(), r.data(), nres);
       for (int l = 0; l < nl; ++l) {
         if (lanes[l] < 0) continue;
         const double* ja = jptrs[l];
-        double jr = 0;
-        for (int i = 0; i < nres; ++i) jr += ja[i] * r[i];
-        out[static_cast<size_t>(m) * m + lanes[l]] += jr;
-        for (int l2 = 0; l2 < nl; ++l2) {
+        out[static_cast<size_t>(m) * m + lanes[l]] += dot(ja, r.data(), nres);
+        // J^T J is symmetric: each pair once, mirrored.
+        for (int l2 = l; l2 < nl; ++l2) {
           if (lanes[l2] < 0) continue;
-          const double* jb = jptrs[l2];
-          double s = 0;
-          for (int i = 0; i < nres; ++i) s += ja[i] * jb[i];
+          const double s = dot(ja, jptrs[l2], nres);
           out[lanes[l] * m + lanes[l2]] += s;
+          if (l2 != l) out[lanes[l2] * m + lanes[l]] += s;
         }
       }
     }

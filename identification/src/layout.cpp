@@ -1,6 +1,7 @@
 // The unknowns of a fit and their data-driven initial values.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <optional>
 #include <cfloat>
 #include <cmath>
 #include <map>
@@ -339,10 +340,17 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
   std::map<std::string, double>& initial = user.initial;
   std::map<std::string, std::pair<double, double>>& bounds = user.bounds;
 
-  // Data-driven features: overall (gives the offset), then per group.
+  // Data-driven features: overall (gives the offset), then per group; each
+  // computed only when a guess needs it (never when --init or --fix gives
+  // every free unknown its value).
   std::vector<int> all(ne);
   for (int e = 0; e < ne; ++e) all[e] = e;
-  const Features overall = features(data, all, 0, o.offset, 0.0, normal, pressure);
+  std::optional<Features> overall_features;
+  auto overall = [&]() -> const Features& {
+    if (!overall_features) overall_features = features(data, all, 0, o.offset, 0.0, normal, pressure);
+    return *overall_features;
+  };
+  auto user_given = [&](const std::string& base) { return initial.count(base) != 0 || fixed.count(base) != 0; };
   double pmid = 0;
   {
     double pmin = kInf, pmax = -kInf;
@@ -395,11 +403,16 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
         // Initial value from the data of this group.
         std::vector<int> exps = separate ? std::vector<int>{e} : all;
         const int sign = o.asymmetric ? (s == 0 ? 1 : -1) : 0;
-        const Features f =
-            (!separate && sign == 0) ? overall : features(data, exps, sign, false, overall.offset, normal, pressure);
         // Held parameters (outside --free, or sign smoothing) stay at the
-        // model's default, as documented; free ones start from the data.
-        double g = p.fixed ? info.default_value : guess(info, f, pmid);
+        // model's default, as documented; free ones start from the data
+        // unless the user gives their value.
+        double g = info.default_value;
+        if (!p.fixed && !user_given(p.base)) {
+          const Features f = (!separate && sign == 0)
+                                 ? overall()
+                                 : features(data, exps, sign, false, overall().offset, normal, pressure);
+          g = guess(info, f, pmid);
+        }
         if (!std::isfinite(g) || (info.lo_open && g <= info.lo)) g = info.default_value;
         p.value = g;
         apply_user(p);
@@ -458,7 +471,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
       p.base = "offset";
       p.name = o.offset_per_experiment ? "offset@" + data[g].name : "offset";
       p.unit = "N";
-      p.value = overall.offset;
+      p.value = user_given(p.base) ? 0.0 : overall().offset;
       apply_user(p);
       const int idx = add(p);
       for (int e = 0; e < ne; ++e)

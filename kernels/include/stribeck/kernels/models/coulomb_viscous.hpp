@@ -40,6 +40,17 @@ struct CoulombViscous : StaticLaw {
     const T dir = (c.v_eps > T(0)) ? smooth : math::sign(s.v);
     return c.f_c * dir + c.f_v * s.v;
   }
+  // force and its derivatives by the coefficients (none by v_eps at v_eps = 0).
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    const bool smoothed = c.v_eps > T(0);
+    const T smooth = math::tanh(s.v / c.v_eps);
+    const T dir = smoothed ? smooth : math::sign(s.v);
+    d.f_c = dir;
+    d.f_v = s.v;
+    d.v_eps = smoothed ? c.f_c * ((T(1) - smooth * smooth) * (-(s.v / c.v_eps) / c.v_eps)) : T(0);
+    return c.f_c * dir + c.f_v * s.v;
+  }
 };
 
 }  // namespace stribeck

@@ -61,6 +61,26 @@ struct SimscapeCylinder : StaticLaw {
     const T coulomb_part = (av > c.v_th) ? math::copysign(T(1) + c.k_brk_minus_1 * decay, s.v) : c.linear_slope * s.v;
     return f_c * coulomb_part + c.f_vfr * s.v;
   }
+  // force and its derivatives by the coefficients (v_th only selects the zone:
+  // no derivative, as for Jets).
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    const T pressure = s.p_a + s.p_b;
+    const T f_c = c.f_pr + c.f_cfr * pressure;
+    const T av = math::abs(s.v);
+    const T decay = math::exp_neg_mul(c.c_v, av);
+    const bool outside = av > c.v_th;
+    const T sv = math::copysign(T(1), s.v);
+    const T coulomb_part = outside ? math::copysign(T(1) + c.k_brk_minus_1 * decay, s.v) : c.linear_slope * s.v;
+    d.f_pr = coulomb_part;
+    d.f_cfr = coulomb_part * pressure;
+    d.k_brk_minus_1 = outside ? f_c * (sv * decay) : T(0);
+    d.c_v = outside ? f_c * (sv * (c.k_brk_minus_1 * (decay * -av))) : T(0);
+    d.f_vfr = s.v;
+    d.v_th = T(0);
+    d.linear_slope = outside ? T(0) : f_c * s.v;
+    return f_c * coulomb_part + c.f_vfr * s.v;
+  }
 };
 
 }  // namespace stribeck

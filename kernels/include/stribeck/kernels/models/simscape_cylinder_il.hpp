@@ -52,6 +52,24 @@ struct SimscapeCylinderIL : StaticLaw {
     law.coulomb = f_c;
     return simscape_law(law, s.v);
   }
+  // force and its derivatives by the coefficients (law.coulomb is not used).
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    SimscapeLawCoeffs<T> law = c.law;
+    const T pressure = s.p_a + s.p_b;
+    const T f_c = c.f_pr + c.f_cfr * pressure;
+    law.stribeck_amp = law.stribeck_amp * f_c;
+    law.coulomb = f_c;
+    SimscapeLawCoeffs<T> dl;
+    const T f = simscape_law_grad(law, s.v, dl);
+    const T d_fc = dl.stribeck_amp * c.law.stribeck_amp + dl.coulomb;
+    d.f_pr = d_fc;
+    d.f_cfr = d_fc * pressure;
+    d.law = dl;
+    d.law.stribeck_amp = dl.stribeck_amp * f_c;
+    d.law.coulomb = T(0);
+    return f;
+  }
 };
 
 }  // namespace stribeck

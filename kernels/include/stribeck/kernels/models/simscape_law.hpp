@@ -32,4 +32,21 @@ STRIBECK_HD_INLINE T simscape_law(const SimscapeLawCoeffs<T>& c, const T& v) {
   return c.stribeck_amp * math::exp(-(x * x)) * x + c.coulomb * math::tanh(v * c.inv_v_coul) + c.viscous * v;
 }
 
+// simscape_law and its derivative by each coefficient (d, in the coefficients'
+// layout): the analytic Jacobians of the identification (chained with the
+// coefficients' derivatives by the parameters, once per block). The value is
+// simscape_law's, written the same way; ModelGradients.* checks d against Jets.
+template <class T>
+STRIBECK_HD_INLINE T simscape_law_grad(const SimscapeLawCoeffs<T>& c, const T& v, SimscapeLawCoeffs<T>& d) {
+  const T x = v * c.inv_v_st;
+  const T e = math::exp(-(x * x));
+  const T th = math::tanh(v * c.inv_v_coul);
+  d.stribeck_amp = e * x;
+  d.inv_v_st = c.stribeck_amp * e * (T(1) - T(2) * (x * x)) * v;
+  d.coulomb = th;
+  d.inv_v_coul = c.coulomb * (T(1) - th * th) * v;
+  d.viscous = v;
+  return c.stribeck_amp * e * x + c.coulomb * th + c.viscous * v;
+}
+
 }  // namespace stribeck

@@ -39,6 +39,11 @@ struct SimscapeRotational : StaticLaw {
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
     return simscape_law(c, s.v);
   }
+  // force and its derivatives by the coefficients (simscape_law_grad).
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    return simscape_law_grad(c, s.v, d);
+  }
 };
 
 }  // namespace stribeck

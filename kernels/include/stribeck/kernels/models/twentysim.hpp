@@ -42,6 +42,14 @@ struct TwentySimC : StaticLaw {
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
     return s.f_n * c.mu_c * math::tanh(c.slope * s.v);
   }
+  // force and its derivatives by the coefficients.
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    const T th = math::tanh(c.slope * s.v);
+    d.mu_c = s.f_n * th;
+    d.slope = s.f_n * c.mu_c * (T(1) - th * th) * s.v;
+    return s.f_n * c.mu_c * th;
+  }
 };
 
 struct TwentySimV : StaticLaw {
@@ -66,6 +74,12 @@ struct TwentySimV : StaticLaw {
   }
   template <class T>
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
+    return s.f_n * c.mu_v * s.v;
+  }
+  // force and its derivative by the coefficient.
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    d.mu_v = s.f_n * s.v;
     return s.f_n * c.mu_v * s.v;
   }
 };
@@ -95,6 +109,15 @@ struct TwentySimCV : StaticLaw {
   template <class T>
   STRIBECK_HD_INLINE static T force(const Coeffs<T>& c, const Sample<T>& s) {
     return s.f_n * (c.mu_c * math::tanh(c.slope * s.v) + c.mu_v * s.v);
+  }
+  // force and its derivatives by the coefficients.
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    const T th = math::tanh(c.slope * s.v);
+    d.mu_c = s.f_n * th;
+    d.mu_v = s.f_n * s.v;
+    d.slope = s.f_n * (c.mu_c * (T(1) - th * th) * s.v);
+    return s.f_n * (c.mu_c * th + c.mu_v * s.v);
   }
 };
 
@@ -130,6 +153,24 @@ struct TwentySimSCVS : StaticLaw {
     const T x = s.v * c.inv_v_st;
     const T mu = c.mu_c + (c.mu_s * math::abs(math::tanh(c.slope * s.v)) - c.mu_c) * math::exp(-(x * x));
     return s.f_n * (mu * math::sign(s.v) + c.mu_v * s.v);
+  }
+  // force and its derivatives by the coefficients (d|tanh|/dtanh = sign of
+  // tanh, +1 at 0, as for Jets).
+  template <class T>
+  STRIBECK_HD_INLINE static T force_grad(const Coeffs<T>& c, const Sample<T>& s, Coeffs<T>& d) {
+    const T x = s.v * c.inv_v_st;
+    const T th = math::tanh(c.slope * s.v);
+    const T a = math::abs(th);
+    const T e = math::exp(-(x * x));
+    const T sg = math::sign(s.v);
+    const T mu = c.mu_c + (c.mu_s * a - c.mu_c) * e;
+    const T fs = s.f_n * sg;
+    d.mu_s = fs * (a * e);
+    d.mu_c = fs * (T(1) - e);
+    d.mu_v = s.f_n * s.v;
+    d.slope = fs * (c.mu_s * (math::copysign(T(1), th) * (T(1) - th * th) * s.v) * e);
+    d.inv_v_st = fs * ((c.mu_s * a - c.mu_c) * (e * (T(-2) * x * s.v)));
+    return s.f_n * (mu * sg + c.mu_v * s.v);
   }
 };
 
