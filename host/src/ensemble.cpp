@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "ensemble_output.hpp"
+#include "lanes/ensemble_lanes.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/engine/device.hpp"
@@ -132,6 +133,18 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   return e;
 }
 
+// ensemble_point with everything it calls inlined: GCC left
+// SmoothBody::operator(), body_rhs and SmoothBody::at out of line (46 % of
+// the scalar path's samples, issue 17); the arithmetic is the same.
+template <class M, class T>
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((flatten))
+#endif
+StickSlipMetrics<T>
+point_inlined(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64_t i, double* values) {
+  return ensemble_point<M, T>(e, s, i, values);
+}
+
 // Points [first, first + count) of the space into one chunk's buffers (row i
 // is point first + i). `progress(done)` is called by thread 0 after each of
 // its points (points take milliseconds to seconds, so that is often enough
@@ -145,12 +158,58 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
-    const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
+    const StickSlipMetrics<T> m = point_inlined<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
     for (int d = 0; d < dims; ++d) values[i * dims + d] = x[d];
     metrics[i] = engine::convert<double>(m);
     const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
     if (omp_get_thread_num() == 0 && k < static_cast<std::uint64_t>(n)) progress(k);  // the end: the chunk loop
   }
+}
+
+// The same points through the SIMD lanes (lanes::EnsembleGroupFn): groups
+// of `width` consecutive points, one group per OpenMP iteration; a point the
+// lanes do not run (invalid, stiction form, inputs not affine) runs alone
+// through ensemble_point.
+template <class M, class T, class Progress>
+void run_points_lanes(const EnsembleSpec<T>& e, const sweep::SpaceView& s, lanes::EnsembleGroupFn<T> group, int width,
+                      std::uint64_t first, std::uint64_t count, double* values, StickSlipMetrics<double>* metrics,
+                      const Progress& progress) {
+  const std::int64_t n = static_cast<std::int64_t>(count);
+  const std::int64_t n_groups = (n + width - 1) / width;
+  const int dims = s.dims;
+  std::atomic<std::uint64_t> done{0};
+#pragma omp parallel
+  {
+    std::vector<StickSlipMetrics<T>> m(static_cast<std::size_t>(width));
+    std::vector<unsigned char> ran(static_cast<std::size_t>(width));
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t g = 0; g < n_groups; ++g) {
+      const std::int64_t i0 = g * width;
+      const int k = static_cast<int>(std::min<std::int64_t>(width, n - i0));
+      group(e, s, first + static_cast<std::uint64_t>(i0), k, values + i0 * dims, m.data(), ran.data());
+      for (int j = 0; j < k; ++j) {
+        const std::int64_t i = i0 + j;
+        if (!ran[j]) m[j] = point_inlined<M, T>(e, s, first + static_cast<std::uint64_t>(i), values + i * dims);
+        metrics[i] = engine::convert<double>(m[j]);
+      }
+      const std::uint64_t d = done.fetch_add(static_cast<std::uint64_t>(k), std::memory_order_relaxed) + k;
+      if (omp_get_thread_num() == 0 && d < static_cast<std::uint64_t>(n)) progress(d);
+    }
+  }
+}
+
+// The SIMD lanes of the level the CPU sweep uses (cpu_vector_level); none
+// for "scalar".
+lanes::EnsembleKernels ensemble_lane_kernels(const std::string& model) {
+  const std::string level = cpu_vector_level();
+#if STRIBECK_LANES_HAVE_x86_64_v4
+  if (level == "x86-64-v4") return lanes::x86_64_v4::ensemble_kernels(model.c_str());
+#endif
+#if STRIBECK_LANES_HAVE_x86_64_v3
+  if (level == "x86-64-v3") return lanes::x86_64_v3::ensemble_kernels(model.c_str());
+#endif
+  if (level == "generic") return lanes::generic::ensemble_kernels(model.c_str());
+  return {};
 }
 
 #if STRIBECK_HAVE_CUDA
@@ -395,17 +454,19 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
             const std::function<void(std::uint64_t)>&) { gpu_points(q, first, k, values, metrics, staging); });
 #endif
   } else {
+    const lanes::EnsembleKernels lk = ensemble_lane_kernels(c.model);
     visit_model(c.model.c_str(), [&](auto tag) {
       using M = typename decltype(tag)::type;
-      auto with_spec = [&](auto spec) {
+      auto with_spec = [&](auto spec, auto group, int width) {
         const TypedTables tables(c, spec.base);
         run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
                 const std::function<void(std::uint64_t)>& progress) {
-          run_points<M>(spec, s, first, k, values, metrics, progress);
+          if (group) run_points_lanes<M>(spec, s, group, width, first, k, values, metrics, progress);
+          else run_points<M>(spec, s, first, k, values, metrics, progress);
         });
       };
-      if (c.fp32) with_spec(make_spec<float>(c, m, target));
-      else with_spec(make_spec<double>(c, m, target));
+      if (c.fp32) with_spec(make_spec<float>(c, m, target), lk.fp32, lk.width32);
+      else with_spec(make_spec<double>(c, m, target), lk.fp64, lk.width64);
     });
   }
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

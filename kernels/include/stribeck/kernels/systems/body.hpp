@@ -119,27 +119,30 @@ STRIBECK_HD_INLINE T body_v_rel(const BodySystem<T>& b, const BodyInputs<T>& in,
 }
 
 template <class T>
+STRIBECK_HD_INLINE T body_spring_force_lane(const T& stiffness, const T& damping, const BodyInputs<T>& in, const T* x) {
+  return stiffness * x[kBodyS] + damping * (in.v_d - x[kBodyV]);
+}
+template <class T>
 STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x) {
-  return b.stiffness * x[kBodyS] + b.damping * (in.v_d - x[kBodyV]);
+  return body_spring_force_lane(b.stiffness, b.damping, in, x);
 }
 
 // Right-hand side for a given friction force f and friction-state rate dz,
 // of the first N states (kBodyN: all; kBodyNDissipation: s, v, z and the
 // total dissipation W_fric + W_damp, without the work of the drive and of the
-// external force).
+// external force). The mechanics enter as k, c, 1/m and where the friction
+// acts: the form the CPU ensemble's SIMD lanes call with one lane's values
+// (systems/ensemble_lanes.hpp); body_rhs is it for a BodySystem.
 template <int N = kBodyN, class T>
-STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f, const T& dz,
-                                 T* dx) {
+STRIBECK_HD_INLINE void body_rhs_lane(const T& stiffness, const T& damping, const T& inv_mass, bool friction_on_drive,
+                                      const BodyInputs<T>& in, const T* x, const T& f, const T& dz, T* dx) {
   static_assert(N == kBodyN || N == kBodyNDissipation, "body_rhs integrates all states or the dissipative ones");
   const T v = x[kBodyV], dv_d = in.v_d - v;
-  const T f_spring = b.stiffness * x[kBodyS] + b.damping * dv_d;
+  const T f_spring = stiffness * x[kBodyS] + damping * dv_d;
   dx[kBodyS] = dv_d;
-  // Times 1/m rather than divided by m: 1/m is loop-invariant, so the
-  // compiler computes it once per trajectory instead of dividing (about 14
-  // GPU instructions) at every RK4 stage.
-  dx[kBodyV] = (f_spring + in.f_ext - f) * (T(1) / b.mass);
+  dx[kBodyV] = (f_spring + in.f_ext - f) * inv_mass;
   dx[kBodyZ] = dz;
-  const T p_fric = f * (b.friction_on_drive ? -dv_d : v), p_damp = b.damping * dv_d * dv_d;
+  const T p_fric = f * (friction_on_drive ? -dv_d : v), p_damp = damping * dv_d * dv_d;
   if constexpr (N == kBodyNDissipation) {
     dx[kBodyWFric] = p_fric + p_damp;
   } else {
@@ -147,9 +150,18 @@ STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in
     dx[kBodyWDamp] = p_damp;
     // The drive holds the spring and, when friction acts against it, takes
     // the friction reaction: its power is (F_spring - F_f) v_d in that case.
-    dx[kBodyWDrive] = (b.friction_on_drive ? f_spring - f : f_spring) * in.v_d;
+    dx[kBodyWDrive] = (friction_on_drive ? f_spring - f : f_spring) * in.v_d;
     dx[kBodyWExt] = in.f_ext * v;
   }
+}
+
+template <int N = kBodyN, class T>
+STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f, const T& dz,
+                                 T* dx) {
+  // Times 1/m rather than divided by m: 1/m is loop-invariant, so the
+  // compiler computes it once per trajectory instead of dividing (about 14
+  // GPU instructions) at every RK4 stage.
+  body_rhs_lane<N>(b.stiffness, b.damping, T(1) / b.mass, b.friction_on_drive, in, x, f, dz, dx);
 }
 
 // Energy stored in the body and the spring (friction-internal storage such as

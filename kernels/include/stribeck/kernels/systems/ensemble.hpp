@@ -123,22 +123,36 @@ struct MetricsOnly {
   STRIBECK_HD_INLINE void operator()(const BodySnapshot<T>& s) { acc(s); }
 };
 
+// Point i of the space applied to the spec: its coordinates into `values`
+// (space.dims), the model's n_params parameters into p, the system into b
+// and the breakaway into brk. False when a model or system rule is broken
+// (the point is not simulated: kSimInvalid). What ensemble_point and the
+// CPU's SIMD lanes (ensemble_lanes.hpp) do first.
+template <class T>
+STRIBECK_HD_INLINE bool ensemble_point_system(const EnsembleSpec<T>& e, const sweep::SpaceView& space, std::uint64_t i,
+                                              double* values, int n_params, double* p, BodySystem<T>& b, T& brk) {
+  sweep::space_point(space, i, values);
+  for (int k = 0; k < n_params; ++k) p[k] = e.params[k];
+  b = e.base;
+  brk = e.breakaway;
+  for (int d = 0; d < space.dims; ++d) {
+    if (e.target[d] >= 0) p[e.target[d]] = values[d];
+    else set_field(b, brk, -1 - e.target[d], T(values[d]));
+  }
+  return sweep::params_valid(e.rules, p) && system_valid(b, e.sim.t_end);
+}
+
 // Simulates point i; `values` receives the point's coordinates (space.dims).
 // kAffine (models with memory only): ensemble_affine(e, space.dims) holds.
 template <class M, class T, bool kAffine = false>
 STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const sweep::SpaceView& space, std::uint64_t i,
                                                double* values) {
-  sweep::space_point(space, i, values);
   double p[sweep::kMaxParams];
-  for (int k = 0; k < M::kNumParams; ++k) p[k] = e.params[k];
-  BodySystem<T> b = e.base;
-  T brk = e.breakaway;
-  for (int d = 0; d < space.dims; ++d) {
-    if (e.target[d] >= 0) p[e.target[d]] = values[d];
-    else set_field(b, brk, -1 - e.target[d], T(values[d]));
-  }
+  BodySystem<T> b;
+  T brk;
+  const bool valid = ensemble_point_system(e, space, i, values, M::kNumParams, p, b, brk);
   MetricsOnly<T> obs{MetricsAccumulator<T>(e.metrics, e.sim.t_end)};
-  if (!sweep::params_valid(e.rules, p) || !system_valid(b, e.sim.t_end)) return obs.acc.finish(kSimInvalid);
+  if (!valid) return obs.acc.finish(kSimInvalid);
   T pt[sweep::kMaxParams];
   for (int k = 0; k < M::kNumParams; ++k) pt[k] = T(p[k]);
   const auto fc = M::prepare(pt);
