@@ -27,6 +27,7 @@ packages=(
   clang-format-14                   # the Format.* CTest (libllvm14 + libclang-cpp14, ~165 MB; not the clang compiler)
   pybind11-dev python3-dev          # the Python module (cmake -DSTRIBECK_PYTHON=ON, `import stribeck`)
   python3-pytest                    # tests: the Python module's suite (python/tests)
+  python3-h5py python3-pandas       # tests: stribeck.sweep/simulate against the CLI's HDF5 files, as DataFrames
 )
 for arg in "$@"; do
   case "$arg" in
