@@ -100,8 +100,11 @@ py::list models() {
 
 // Parameters: a dict NAME -> value over the model's defaults, through the
 // CLI's resolver (same validation, same messages).
+// Known names and finite values are set directly (a 1-sample call is
+// dominated by this); anything else goes through resolve_params for its
+// message.
 std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
-  std::vector<std::string> assignments;
+  std::vector<double> p = m.defaults();
   if (!params.is_none()) {
     if (!py::isinstance<py::dict>(params)) throw InputError("params must be a dict NAME -> value");
     for (auto item : py::reinterpret_borrow<py::dict>(params)) {
@@ -112,10 +115,17 @@ std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
       } catch (const py::cast_error&) {
         throw InputError("parameter " + name + ": not a number");
       }
-      assignments.push_back(name + "=" + format_number(value));
+      const int idx = m.param_index(name);
+      if (idx < 0 || !std::isfinite(value)) {
+        resolve_params(m, {name + "=" + format_number(value)});  // throws the CLI's message
+        throw InputError("parameter " + name + ": not a finite number of model " + m.id);
+      }
+      p[static_cast<std::size_t>(idx)] = value;
     }
   }
-  return resolve_params(m, assignments);
+  const auto errors = validate_params(m, p.data());
+  if (!errors.empty()) throw InputError(errors.front());
+  return p;
 }
 
 constexpr std::size_t kBlock = 1 << 20;  // samples between signal checks

@@ -117,6 +117,12 @@ def test_bad_input_raises_value_error_with_the_cli_message(tmp_path):
     with pytest.raises(ValueError) as e:
         stribeck.eval("simscape-translational", {"F_brk": 10.0}, velocity=np.zeros(3))
     assert str(e.value) == want
+    want = cli_error(["eval", "-m", "simscape-translational", "-p", "F_brkk=1", "-i", "in.csv", "-o", "o.csv"], tmp_path)
+    with pytest.raises(ValueError) as e:
+        stribeck.eval("simscape-translational", {"F_brkk": 1.0}, velocity=np.zeros(3))
+    assert str(e.value) == want
+    with pytest.raises(ValueError, match="not a finite number"):
+        stribeck.eval("simscape-translational", {"F_C": math.inf}, velocity=np.zeros(3))
     want = cli_error(["eval", "-m", "no-such-model", "-i", "in.csv", "-o", "o.csv"], tmp_path)
     with pytest.raises(ValueError) as e:
         stribeck.eval("no-such-model", velocity=np.zeros(3))
