@@ -58,19 +58,18 @@ lanes::EvalFn vector_kernel(const std::string& model_id) {
 // tail and a result never depends on the thread count.
 constexpr long kVectorTile = 2048;
 
-// fn over [0, n) in tiles, the tiles split into one contiguous range per
-// OpenMP thread; channels not given (null) read a tile of zeros.
+// fn over [0, n) in tiles, handed out to the OpenMP threads 8 at a time
+// (dynamic: on a shared machine a thread that is not running when the
+// loop starts leaves its tiles to the others instead of holding up the
+// block); channels not given (null) read a tile of zeros.
 void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, const double* pa, const double* pb,
                 const double* fn_in, double* force) {
   const long tiles = (n + kVectorTile - 1) / kVectorTile;
-#pragma omp parallel if (n >= kThreadedFrom)
-  {
+#pragma omp parallel for schedule(dynamic, 8) if (n >= kThreadedFrom)
+  for (long k = 0; k < tiles; ++k) {
     alignas(64) static thread_local double zeros[kVectorTile];  // zero-initialised, never written
-    const long t = omp_get_thread_num(), nt = omp_get_num_threads();
-    for (long k = tiles * t / nt, ke = tiles * (t + 1) / nt; k < ke; ++k) {
-      const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
-      fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
-    }
+    const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
+    fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
   }
 }
 
