@@ -148,6 +148,7 @@ struct LogBlockReader::Impl {
   std::map<std::string, std::string> units;
   std::map<std::string, std::string> attributes;
   std::size_t length = 0;
+  bool parallel_decode = false;
   // Time is checked across blocks read in order: the row after the last time
   // value read, and that value.
   mutable std::size_t time_next = 0;
@@ -240,6 +241,7 @@ const std::map<std::string, std::string>& LogBlockReader::channel_attributes(con
   return impl_->chan(ch).attributes;
 }
 std::string LogBlockReader::where() const { return impl_->where; }
+void LogBlockReader::set_parallel_decode(bool on) { impl_->parallel_decode = on; }
 
 void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t end, double* out) const {
   double* const outs[] = {out};
@@ -264,7 +266,7 @@ bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const s
 // Rows [begin, end) of every named channel. Channels whose chunks can be
 // decoded off HDF5's thread (raw_chunks) are read as stored
 // (H5Dread_chunk, one thread: HDF5 is not thread-safe), then inflated and
-// un-shuffled on all threads, one job per chunk; the rest, and any chunk
+// un-shuffled, one job per chunk, on all threads with set_parallel_decode; the rest, and any chunk
 // that is missing, skipped a filter or does not decode, go through H5Dread
 // (which also names a damaged chunk). Both give the same bits. Then each
 // channel is converted to SI and checked as read_log does.
@@ -309,7 +311,7 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
     }
   }
   std::vector<char> job_bad(jobs.size(), 0), bad(cs.size(), 0);
-#pragma omp parallel if (jobs.size() > 1)
+#pragma omp parallel if (m.parallel_decode && jobs.size() > 1)
   {
     std::vector<unsigned char> tmp;
 #pragma omp for schedule(dynamic)

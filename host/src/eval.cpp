@@ -450,6 +450,7 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   }
   if (!is_mat && h5::is_hdf5(o.input)) {
     log = std::make_unique<LogBlockReader>(o.input, o.experiment);
+    log->set_parallel_decode(true);  // the block loop waits for the read: chunks inflate on every thread
     std::vector<std::string> units;
     for (const auto& c : log->channels()) units.push_back(log->units(c));
     LogBlockReader* r = log.get();
