@@ -311,17 +311,26 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
     }
   }
   std::vector<char> job_bad(jobs.size(), 0), bad(cs.size(), 0);
-#pragma omp parallel if (m.parallel_decode && jobs.size() > 1)
-  {
-    std::vector<unsigned char> tmp;
+  auto decode = [&](long i, std::vector<unsigned char>& tmp) {
+    const ChunkJob& j = jobs[static_cast<std::size_t>(i)];
+    const RawChunks& rc = cs[j.channel]->raw;
+    const hsize_t lo = std::max<hsize_t>(begin, j.first), hi = std::min<hsize_t>(end, j.first + rc.rows);
+    if (!decode_chunk(rc, j.stored, lo - j.first, hi - j.first, out[j.channel] + (lo - begin), tmp))
+      job_bad[static_cast<std::size_t>(i)] = 1;
+  };
+  const long n_jobs = static_cast<long>(jobs.size());
+  if (m.parallel_decode && n_jobs > 1) {
+#pragma omp parallel
+    {
+      std::vector<unsigned char> tmp;
 #pragma omp for schedule(dynamic)
-    for (long i = 0; i < static_cast<long>(jobs.size()); ++i) {
-      const ChunkJob& j = jobs[static_cast<std::size_t>(i)];
-      const RawChunks& rc = cs[j.channel]->raw;
-      const hsize_t lo = std::max<hsize_t>(begin, j.first), hi = std::min<hsize_t>(end, j.first + rc.rows);
-      if (!decode_chunk(rc, j.stored, lo - j.first, hi - j.first, out[j.channel] + (lo - begin), tmp))
-        job_bad[static_cast<std::size_t>(i)] = 1;
+      for (long i = 0; i < n_jobs; ++i) decode(i, tmp);
     }
+  } else {
+    // No OpenMP construct at all: a reader on a thread of its own (a
+    // prefetch thread) never gets an OpenMP pool of its own to tear down.
+    std::vector<unsigned char> tmp;
+    for (long i = 0; i < n_jobs; ++i) decode(i, tmp);
   }
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (job_bad[i]) bad[jobs[i].channel] = 1;
