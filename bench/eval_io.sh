@@ -4,6 +4,8 @@
 # of both are compared.
 #
 #   bench/eval_io.sh [BUILD_DIR] [SAMPLES...]        (default: build 1000000 10000000)
+#   ROUNDS=3 bench/eval_io.sh ...                      (3 interleaved rounds of eval and peer)
+#   EVAL_ONLY=1 bench/eval_io.sh build 50000000        (Stribeck alone: the RSS at a length the peer cannot hold)
 #
 # Inputs are generated in a temporary directory (removed at the end): an HDF5
 # log with time, velocity, pressure_a, pressure_b stored as Stribeck stores
@@ -53,8 +55,16 @@ with h5py.File(h5, "w") as f:
         for name, x in cols.items():
             dsets[name][b:b + t.size] = x
 PY
-  measure "stribeck eval h5 -> h5" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/out.h5"
-  measure "h5py + NumPy peer" "$PY" "$here/peers/eval_h5_numpy.py" "$tmp/in.h5" run "$tmp/peer.h5" $params
+  # ROUNDS=R: R interleaved rounds of the two (the machine is shared: read the best of each).
+  for ((round = 1; round <= ${ROUNDS:-1}; ++round)); do
+    rm -f "$tmp/out.h5" "$tmp/peer.h5"
+    measure "stribeck eval h5 -> h5" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/out.h5"
+    [ -n "${EVAL_ONLY:-}" ] || measure "h5py + NumPy peer" "$PY" "$here/peers/eval_h5_numpy.py" "$tmp/in.h5" run "$tmp/peer.h5" $params
+  done
+  if [ -n "${EVAL_ONLY:-}" ]; then
+    rm -f "$tmp"/*.h5
+    continue
+  fi
   "$PY" - "$tmp/out.h5" "$tmp/peer.h5" <<'PY'
 import sys
 import h5py

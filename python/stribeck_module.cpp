@@ -4,26 +4,43 @@
 //   stribeck.eval(model, params, velocity=...) -> forces, float32 or float64 as the velocity
 //   stribeck.fit(model, velocity=..., force=... | log=...) -> report dict, fitted force, residuals
 //   stribeck.read_log(path) / stribeck.write_log(path, experiments)
+//   stribeck.sweep(config) / stribeck.simulate(config) -> columns (dict or pandas DataFrame)
 //
 // Bad input raises ValueError with the message the CLI prints after
 // "stribeck: error: ". Long calls release the GIL and check for Ctrl-C
 // (PyErr_CheckSignals) between blocks of samples and at every solver
 // iteration of a fit.
+#include <pybind11/eval.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <omp.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/host/engine/device.hpp"
+#include "stribeck/host/engine/point_status.hpp"
+#include "stribeck/host/engine/records.hpp"
+#include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/eval.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/simulate.hpp"
+#include "stribeck/host/sweep_config.hpp"
+#include "stribeck/host/sweep_output.hpp"
+#include "stribeck/host/sweep_run.hpp"
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace py = pybind11;
@@ -83,8 +100,11 @@ py::list models() {
 
 // Parameters: a dict NAME -> value over the model's defaults, through the
 // CLI's resolver (same validation, same messages).
+// Known names and finite values are set directly (a 1-sample call is
+// dominated by this); anything else goes through resolve_params for its
+// message.
 std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
-  std::vector<std::string> assignments;
+  std::vector<double> p = m.defaults();
   if (!params.is_none()) {
     if (!py::isinstance<py::dict>(params)) throw InputError("params must be a dict NAME -> value");
     for (auto item : py::reinterpret_borrow<py::dict>(params)) {
@@ -95,10 +115,17 @@ std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
       } catch (const py::cast_error&) {
         throw InputError("parameter " + name + ": not a number");
       }
-      assignments.push_back(name + "=" + format_number(value));
+      const int idx = m.param_index(name);
+      if (idx < 0 || !std::isfinite(value)) {
+        resolve_params(m, {name + "=" + format_number(value)});  // throws the CLI's message
+        throw InputError("parameter " + name + ": not a finite number of model " + m.id);
+      }
+      p[static_cast<std::size_t>(idx)] = value;
     }
   }
-  return resolve_params(m, assignments);
+  const auto errors = validate_params(m, p.data());
+  if (!errors.empty()) throw InputError(errors.front());
+  return p;
 }
 
 constexpr std::size_t kBlock = 1 << 20;  // samples between signal checks
@@ -448,6 +475,314 @@ void write_log(const std::string& path, const py::object& experiments) {
   stribeck::write_log(path, exps, prov);
 }
 
+// ---- sweep, simulate ------------------------------------------------------
+
+// A config given as a path (str without a newline, or os.PathLike) or as
+// TOML text (a str holding a newline): (text, name for messages).
+std::pair<std::string, std::string> config_text(const py::object& config, const char* what) {
+  if (py::isinstance(config, py::module_::import("os").attr("PathLike"))) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(config));
+    return {read_config_file(path, what), path};
+  }
+  if (!py::isinstance<py::str>(config))
+    throw InputError(std::string(what) + ": give a path to a TOML file or TOML text (a str with a newline)");
+  const std::string s = py::str(config);
+  if (s.find('\n') != std::string::npos) return {s, "<config>"};
+  return {read_config_file(s, what), s};
+}
+
+// Ctrl-C during a batch run: the runner reports progress after each chunk
+// (here on the calling thread, outside any parallel region: throw there)
+// and, for ensembles, from thread 0 of the parallel region after each point
+// (only note it there: nothing may leave an OpenMP region by an exception).
+struct InterruptCheck {
+  std::atomic<bool> raised{false};
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  void operator()() {
+    if (omp_in_parallel()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (raised || now - last < std::chrono::milliseconds(50)) return;
+      last = now;
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) raised = true;
+      return;
+    }
+    if (raised) throw Interrupted{};
+    check_signals();
+  }
+};
+
+// One column of a result table: values, units, long name.
+struct TableColumn {
+  std::string name;
+  py::array values;
+  std::string units, long_name;
+};
+
+// The result table: a pandas DataFrame when `frame` is true (or None and
+// pandas imports), else a stribeck.Columns (a dict name -> array with
+// .attrs); attrs holds "units" and "long_name" (dicts by column) and `extra`.
+py::object make_table(const std::vector<TableColumn>& cols, const py::dict& extra, const py::object& frame) {
+  py::dict units, long_names, data;
+  for (const auto& c : cols) {
+    data[py::str(c.name)] = c.values;
+    units[py::str(c.name)] = c.units.empty() ? std::string("1") : c.units;
+    long_names[py::str(c.name)] = c.long_name;
+  }
+  py::dict attrs;
+  attrs["units"] = units;
+  attrs["long_name"] = long_names;
+  for (auto item : extra) attrs[item.first] = item.second;
+  bool as_frame = false;
+  if (frame.is_none()) {
+    try {
+      py::module_::import("pandas");
+      as_frame = true;
+    } catch (const py::error_already_set& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+    }
+  } else {
+    as_frame = frame.cast<bool>();
+  }
+  py::object table;
+  if (as_frame) table = py::module_::import("pandas").attr("DataFrame")(data, py::arg("copy") = false);
+  else table = py::module_::import("stribeck").attr("Columns")(data);
+  table.attr("attrs") = attrs;
+  return table;
+}
+
+template <class T>
+py::array_t<T> new_column(std::uint64_t n) {
+  return py::array_t<T>(static_cast<py::ssize_t>(n));
+}
+
+py::object sweep(const py::object& config, const py::object& device, const py::object& precision,
+                 std::uint64_t chunk, const py::object& frame) {
+  const auto [text, source] = config_text(config, "sweep config");
+  SweepConfig c = parse_sweep_config(text, source);
+  if (!device.is_none()) c.device = py::str(device);
+  if (!precision.is_none()) c.precision = py::str(precision);
+  if (c.precision != "fp64" && c.precision != "fp32")
+    throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
+  if (c.keep_top_k_only)
+    throw InputError(source + ": [output] top_k_only: stribeck.sweep returns every point (drop it, or sort the table)");
+  if (!c.trajectories.empty())
+    throw InputError(source +
+                     ": [output] trajectories: force traces are written to files only; evaluate a point's "
+                     "parameters with stribeck.eval");
+  const SweepPlan plan = plan_sweep(c);
+  const SweepMeta meta = make_sweep_meta(plan, c, "", Precision::kFp64);
+  const std::uint64_t n = plan.count;
+  const int dims = plan.space.dims;
+  const int n_exp = static_cast<int>(plan.traces.size());
+  const std::size_t kept = plan.metrics.size();
+  // The table in memory: point, parameters, kept metrics (and per experiment), status.
+  const double bytes = static_cast<double>(n) *
+                       (8.0 * (1 + dims + kept * (1 + (plan.per_experiment ? n_exp : 0))) + 1.0);
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0 && bytes > 0.8 * double(pages) * double(page))
+    throw InputError(source + ": " + std::to_string(n) + " points need about " + format_number(std::round(bytes / 1e8) / 10) +
+                     " GB for their results, more than 80 % of this machine's memory; run `stribeck sweep` with -o, "
+                     "which streams them to a file");
+  auto point = new_column<std::uint64_t>(n);
+  std::vector<py::array_t<double>> params, metrics, exp_metrics;
+  for (int d = 0; d < dims; ++d) params.push_back(new_column<double>(n));
+  for (std::size_t k = 0; k < kept; ++k) metrics.push_back(new_column<double>(n));
+  if (plan.per_experiment)
+    for (int e = 0; e < n_exp; ++e)
+      for (std::size_t k = 0; k < kept; ++k) exp_metrics.push_back(new_column<double>(n));
+  auto status = new_column<std::uint8_t>(n);
+  std::uint64_t* pt = point.mutable_data();
+  std::vector<double*> pp, mp, ep;
+  for (auto& a : params) pp.push_back(a.mutable_data());
+  for (auto& a : metrics) mp.push_back(a.mutable_data());
+  for (auto& a : exp_metrics) ep.push_back(a.mutable_data());
+  std::uint8_t* sp = status.mutable_data();
+
+  SweepRunOptions o;
+  o.device = c.device;
+  o.precision = c.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+  o.chunk = chunk ? chunk : std::min<std::uint64_t>(c.chunk, std::uint64_t(1) << 16);  // Ctrl-C between chunks
+  std::string note;
+  o.note = [&note](const std::string& t) { note = t; };
+  // Rows as the sweep file holds them (SweepWriter::append_rows).
+  o.on_chunk = [&](const SweepChunk& ch) {
+    const std::uint64_t at = ch.first - plan.first;
+    for (std::uint64_t j = 0; j < ch.count; ++j) {
+      const std::uint64_t r = at + j;
+      pt[r] = ch.first + j;
+      for (int d = 0; d < dims; ++d) pp[d][r] = ch.params[j * dims + d];
+      for (std::size_t k = 0; k < kept; ++k) mp[k][r] = ch.metrics[j * sweep::kNumMetrics + plan.metrics[k]];
+      sp[r] = static_cast<std::uint8_t>(engine::from_sweep_status(ch.status[j]));
+      if (plan.per_experiment)
+        for (int e = 0; e < n_exp; ++e)
+          for (std::size_t k = 0; k < kept; ++k)
+            ep[e * kept + k][r] = ch.exp_metrics[(j * n_exp + e) * sweep::kNumMetrics + plan.metrics[k]];
+    }
+  };
+  InterruptCheck interrupt;
+  o.progress = [&interrupt](std::uint64_t, std::uint64_t, double) { interrupt(); };
+  SweepSummary s;
+  {
+    py::gil_scoped_release release;
+    s = run_sweep(plan, c, o);
+  }
+  std::vector<TableColumn> cols;
+  cols.push_back({"point", point, "1", "index of the point in the space"});
+  for (int d = 0; d < dims; ++d)
+    cols.push_back({meta.param_names[d], params[d], meta.param_units[d],
+                    "parameter " + meta.param_names[d] + " of " + plan.model->id});
+  for (std::size_t k = 0; k < kept; ++k) {
+    const auto& mi = sweep::kMetricInfo[plan.metrics[k]];
+    cols.push_back({mi.name, metrics[k], mi.unit, mi.description});
+  }
+  for (int e = 0; e < (plan.per_experiment ? n_exp : 0); ++e)
+    for (std::size_t k = 0; k < kept; ++k) {
+      const auto& mi = sweep::kMetricInfo[plan.metrics[k]];
+      cols.push_back({plan.traces[e].name + "/" + mi.name, exp_metrics[e * kept + k], mi.unit,
+                      std::string(mi.description) + " (experiment " + plan.traces[e].name + ")"});
+    }
+  cols.push_back({"status", status, "1", "point status: 0 ok, 1 non_finite, 4 invalid"});
+  py::dict extra, summary;
+  summary["model"] = plan.model->id;
+  summary["points"] = s.points;
+  summary["ok"] = s.ok;
+  summary["invalid"] = s.invalid;
+  summary["non_finite"] = s.nonfinite;
+  summary["invalid_examples"] = s.invalid_examples;
+  summary["device"] = s.device;
+  summary["precision"] = c.precision;
+  summary["seconds"] = s.seconds;
+  summary["objective"] = sweep::kMetricInfo[plan.objective].name;
+  summary["maximize"] = plan.maximize;
+  py::list top;
+  for (const TopEntry& t : s.top) top.append(t.index);
+  summary["top"] = top;
+  if (!note.empty()) summary["note"] = note;
+  extra["kind"] = "sweep";
+  extra["summary"] = summary;
+  return make_table(cols, extra, frame);
+}
+
+py::object simulate(const py::object& config, const py::object& device, const py::object& precision,
+                    std::uint64_t chunk, const py::object& frame) {
+  const auto [text, source] = config_text(config, "simulate config");
+  SimulateConfig c = parse_simulate_config(text, source);
+  if ((!device.is_none() || !precision.is_none()) && !c.ensemble)
+    throw InputError(std::string(device.is_none() ? "precision" : "device") +
+                     " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
+  if (!device.is_none()) {
+    c.device = py::str(device);
+    if (c.device != "auto" && c.device != "gpu" && c.device != "cpu")
+      throw InputError("device " + c.device + ": expected auto, gpu or cpu");
+  }
+  if (!precision.is_none()) {
+    const std::string p = py::str(precision);
+    if (p != "fp64" && p != "fp32") throw InputError("precision " + p + ": expected fp64 or fp32");
+    c.fp32 = p == "fp32";
+  }
+  py::dict extra;
+  py::list warnings;
+  for (const auto& w : c.warnings) warnings.append(w);
+  extra["warnings"] = warnings;
+  std::vector<TableColumn> cols;
+  if (!c.ensemble) {
+    SimulationSeries r;
+    {
+      py::gil_scoped_release release;
+      r = simulate_series(c);
+    }
+    for (auto& ch : r.channels) {
+      auto a = new_column<double>(ch.values.size());
+      std::copy(ch.values.begin(), ch.values.end(), a.mutable_data());
+      std::vector<double>().swap(ch.values);
+      cols.push_back({ch.name, a, ch.unit, ch.long_name});
+    }
+    py::dict metrics, metric_units;
+    const auto values = stick_slip_metric_columns(r.summary.metrics);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const engine::FieldInfo& f = engine::kStickSlipFields[k];
+      if (f.integer) metrics[py::str(values[k].first)] = static_cast<long long>(values[k].second);
+      else metrics[py::str(values[k].first)] = values[k].second;
+      metric_units[py::str(values[k].first)] = c.rotational ? engine::rotational_units(f.units) : std::string(f.units);
+    }
+    extra["kind"] = "simulation";
+    extra["model"] = c.model;
+    extra["status"] = sim_status_name(r.summary.metrics.status);
+    extra["metrics"] = metrics;
+    extra["metric_units"] = metric_units;
+    return make_table(cols, extra, frame);
+  }
+  EnsembleRunOptions o;
+  if (chunk) o.chunk = chunk;
+  else if (!choose_device(c.device, source + ": [ensemble] device").gpu) o.chunk = 128;  // Ctrl-C: between chunks
+  std::string note;
+  o.note = [&note](const std::string& t) { note = t; };
+  InterruptCheck interrupt;
+  o.progress = [&interrupt](std::uint64_t, std::uint64_t, double) { interrupt(); };
+  EnsembleResult r;
+  {
+    py::gil_scoped_release release;
+    r = run_ensemble(c, o);
+  }
+  const std::uint64_t n = r.count;
+  const std::size_t dims = r.names.size();
+  auto point = new_column<std::uint64_t>(n);
+  for (std::uint64_t i = 0; i < n; ++i) point.mutable_data()[i] = r.first + i;
+  cols.push_back({"point", point, "1", "index of the point in the space"});
+  const std::vector<std::string> units = ensemble_coordinate_units(c, r.names);
+  for (std::size_t d = 0; d < dims; ++d) {
+    auto a = new_column<double>(n);
+    for (std::uint64_t i = 0; i < n; ++i) a.mutable_data()[i] = r.values[i * dims + d];
+    cols.push_back({r.names[d], a, units[d], "coordinate " + r.names[d]});
+  }
+  std::vector<double> row(engine::kStickSlipFieldCount);
+  std::vector<py::array> metric_cols;
+  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
+    const engine::FieldInfo& k = engine::kStickSlipFields[f];
+    py::array a = !k.integer                       ? py::array(new_column<double>(n))
+                  : std::string(k.name) == "steps" ? py::array(new_column<std::int64_t>(n))
+                                                   : py::array(new_column<std::int32_t>(n));
+    metric_cols.push_back(a);
+  }
+  for (std::uint64_t i = 0; i < n; ++i) {
+    engine::pack(r.metrics[i], row.data());
+    for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
+      const engine::FieldInfo& k = engine::kStickSlipFields[f];
+      void* base = metric_cols[f].mutable_data();
+      if (!k.integer) static_cast<double*>(base)[i] = row[f];
+      else if (std::string(k.name) == "steps") static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(row[f]);
+      else static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(row[f]);
+    }
+  }
+  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
+    const engine::FieldInfo& k = engine::kStickSlipFields[f];
+    cols.push_back({k.name, metric_cols[f], c.rotational ? engine::rotational_units(k.units) : std::string(k.units),
+                    k.long_name});
+  }
+  py::dict summary;
+  const auto& sc = r.totals.status_counts;
+  summary["points"] = r.points;
+  summary["device"] = r.device;
+  summary["precision"] = c.fp32 ? "fp32" : "fp64";
+  summary["seconds"] = r.seconds;
+  summary["rk4_steps"] = r.rk4_steps;
+  summary["stick_slip"] = r.totals.stick_slip;
+  py::dict st;
+  st["ok"] = sc[0];
+  st["non_finite"] = sc[1];
+  st["step_limit"] = sc[2];
+  st["event_limit"] = sc[3];
+  st["invalid_parameters"] = sc[4];
+  summary["status"] = st;
+  summary["invalid_examples"] = r.totals.invalid_examples;
+  if (!note.empty()) summary["note"] = note;
+  extra["kind"] = "ensemble";
+  extra["model"] = c.model;
+  extra["summary"] = summary;
+  return make_table(cols, extra, frame);
+}
+
 }  // namespace
 }  // namespace stribeck::python
 
@@ -467,10 +802,12 @@ PYBIND11_MODULE(stribeck, m) {
   m.def("eval", &eval, py::arg("model"), py::arg("params") = py::none(), py::kw_only(),
         py::arg("velocity") = py::none(), py::arg("pressure_a") = py::none(), py::arg("pressure_b") = py::none(),
         py::arg("normal_force") = py::none(), py::arg("time") = py::none(), py::arg("initial_state") = 0.0,
-        py::arg("vector_math") = false, py::arg("return_state") = false,
+        py::arg("vector_math") = true, py::arg("return_state") = false,
         "Friction force of `model` with `params` (dict over the defaults) at every sample. float32 velocity: "
         "computed in float32, else float64; arrays of the velocity's dtype are read in place (any strides). "
-        "Dynamic models need time=... and return (force, state) with return_state=True.");
+        "vector_math=True (default): contiguous float64 inputs of a static law run the vector exp/tanh kernel "
+        "(libmvec, within 4 ulp of the scalar law, as `eval --vector-math`); False: bit-identical to `stribeck "
+        "eval`. Dynamic models need time=... and return (force, state) with return_state=True.");
   m.def(
       "fit",
       [](const std::string& model, const py::object& log, const py::object& experiment, const py::object& time,
@@ -492,6 +829,35 @@ PYBIND11_MODULE(stribeck, m) {
       "Identify `model` from channel arrays or log file(s) with identify's options (free, fix, initial, bounds, "
       "offset, inertia, starts, ...). Returns {'report': the JSON report as a dict, 'experiments': names, "
       "'fitted': [arrays], 'residual': [arrays]}.");
+  py::exec(R"py(
+class Columns(dict):
+    """A results table as columns: a dict name -> NumPy array, in the results file's order.
+
+    attrs (as pandas.DataFrame.attrs): "units" and "long_name" by column, "kind", and the run's
+    summary or metrics (docs/python.md).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.attrs = {}
+
+    def __repr__(self):
+        n = len(next(iter(self.values()))) if self else 0
+        return f"Columns({n} rows: {', '.join(self)})"
+)py",
+           m.attr("__dict__"));
+  m.attr("Columns").attr("__module__") = "stribeck";
+  m.def("sweep", &sweep, py::arg("config"), py::kw_only(), py::arg("device") = py::none(),
+        py::arg("precision") = py::none(), py::arg("chunk") = 0, py::arg("frame") = py::none(),
+        "Runs a sweep config (a TOML path, or TOML text: a str with a newline) as `stribeck sweep` does, in "
+        "memory: one row per point with the results file's columns (point, parameters, kept metrics, status). "
+        "A pandas DataFrame when pandas imports (frame=None) or frame=True, else stribeck.Columns; attrs "
+        "holds units, long names and the summary.");
+  m.def("simulate", &simulate, py::arg("config"), py::kw_only(), py::arg("device") = py::none(),
+        py::arg("precision") = py::none(), py::arg("chunk") = 0, py::arg("frame") = py::none(),
+        "Runs a simulate config (a TOML path, or TOML text) as `stribeck simulate` does, in memory. An "
+        "ensemble: one row per point (point, coordinates, metrics); a single simulation: its time series, "
+        "with attrs['metrics']. Table type as stribeck.sweep.");
   m.def("read_log", &read_log, py::arg("path"),
         "Experiments of a log (HDF5, MATLAB or delimited text): [{'name', 'channels': {name: array}, 'units', "
         "'attributes'}]");

@@ -29,6 +29,7 @@ packages=(
   python3-pytest                    # tests: the Python module's suite (python/tests)
   gnuplot-nox                       # stribeck plot (svg, pngcairo, pdfcairo terminals)
   chromium                          # tests: reports load in headless Chromium (Report.*, label browser)
+  python3-h5py python3-pandas       # tests: stribeck.sweep/simulate against the CLI's HDF5 files, as DataFrames
 )
 for arg in "$@"; do
   case "$arg" in

@@ -2,6 +2,9 @@
 
 #include <zlib.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -32,6 +35,93 @@ std::vector<Found> find_experiments(hid_t root, const std::string& path) {
   return out;
 }
 
+// How a channel's chunks can be decoded off HDF5's thread: float64
+// little-endian, chunked (1-D), with no filter or shuffle and/or deflate in
+// that order, chunks of at most kMaxRawChunkRows rows. Anything else (other
+// types, layouts or filters: Fletcher-32, szip, n-bit, ...) reads through
+// H5Dread.
+struct RawChunks {
+  bool ok = false;
+  hsize_t rows = 0;  // rows per chunk
+  bool shuffle = false, deflate = false;
+};
+constexpr hsize_t kMaxRawChunkRows = hsize_t(1) << 20;  // 8 MiB a chunk: memory stays bounded
+
+RawChunks raw_chunks(const h5::Dataset& ds) {
+  RawChunks r;
+  static_assert(sizeof(double) == 8, "float64 chunks are decoded as double");
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  return r;
+#endif
+  h5::Datatype type(H5Dget_type(ds.id()));
+  h5::PropList dcpl(H5Dget_create_plist(ds.id()));
+  hsize_t chunk[2] = {0, 0};
+  if (!type.valid() || H5Tequal(type.id(), H5T_IEEE_F64LE) <= 0 || !dcpl.valid() ||
+      H5Pget_layout(dcpl.id()) != H5D_CHUNKED || H5Pget_chunk(dcpl.id(), 2, chunk) != 1 || chunk[0] == 0 ||
+      chunk[0] > kMaxRawChunkRows) {
+    H5Eclear2(H5E_DEFAULT);
+    return r;
+  }
+  const int nf = H5Pget_nfilters(dcpl.id());
+  if (nf < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return r;
+  }
+  for (int i = 0; i < nf; ++i) {
+    unsigned flags = 0, cd[8] = {};
+    size_t ncd = 8;
+    char name[64];
+    const H5Z_filter_t f =
+        H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &ncd, cd, sizeof name, name, nullptr);
+    if (f == H5Z_FILTER_SHUFFLE && i == 0 && ncd >= 1 && cd[0] == 8) r.shuffle = true;
+    else if (f == H5Z_FILTER_DEFLATE && !r.deflate) r.deflate = true;
+    else {
+      H5Eclear2(H5E_DEFAULT);
+      return r;  // another filter, or shuffle after deflate
+    }
+  }
+  r.rows = chunk[0];
+  r.ok = true;
+  return r;
+}
+
+// One stored chunk of a channel, as read by H5Dread_chunk: decoded on a
+// worker thread into rows [row_begin, row_end) of the caller's buffer.
+struct ChunkJob {
+  std::size_t channel = 0;  // index into the caller's channel list
+  hsize_t first = 0;        // first row of the chunk in the dataset
+  std::vector<unsigned char> stored;
+};
+
+// Inflates (deflate) and un-shuffles (shuffle) one chunk of `rows` float64
+// and copies its rows [lo, hi) (chunk-relative) to out. `tmp` is the
+// thread's scratch. False when the stored bytes do not decode to the chunk.
+bool decode_chunk(const RawChunks& rc, const std::vector<unsigned char>& stored, hsize_t lo, hsize_t hi, double* out,
+                  std::vector<unsigned char>& tmp) {
+  const std::size_t bytes = static_cast<std::size_t>(rc.rows) * 8;
+  const unsigned char* src = stored.data();
+  if (rc.deflate) {
+    tmp.resize(bytes);
+    uLongf got = static_cast<uLongf>(bytes);
+    if (uncompress(tmp.data(), &got, stored.data(), static_cast<uLong>(stored.size())) != Z_OK || got != bytes)
+      return false;
+    src = tmp.data();
+  } else if (stored.size() != bytes) {
+    return false;
+  }
+  auto* dst = reinterpret_cast<unsigned char*>(out);
+  if (rc.shuffle && rc.rows > 1) {  // byte b of row r is at b * rows + r
+    const std::size_t n = static_cast<std::size_t>(rc.rows);
+    for (hsize_t r = lo; r < hi; ++r) {
+      unsigned char* d = dst + (r - lo) * 8;
+      for (std::size_t b = 0; b < 8; ++b) d[b] = src[b * n + r];
+    }
+  } else {
+    std::memcpy(dst, src + lo * 8, (hi - lo) * 8);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> list_log_experiments(const std::string& path) {
@@ -49,6 +139,7 @@ struct LogBlockReader::Impl {
     detail::ChannelConversion conv;
     std::string at;
     std::map<std::string, std::string> attributes;  // import --gain provenance
+    RawChunks raw;                                  // chunks decoded on threads (read())
   };
   std::string path, name, where;
   h5::File file;
@@ -57,6 +148,7 @@ struct LogBlockReader::Impl {
   std::map<std::string, std::string> units;
   std::map<std::string, std::string> attributes;
   std::size_t length = 0;
+  bool parallel_decode = false;
   // Time is checked across blocks read in order: the row after the last time
   // value read, and that value.
   mutable std::size_t time_next = 0;
@@ -112,6 +204,7 @@ LogBlockReader::LogBlockReader(const std::string& path, const std::string& exper
     const std::string unit = detail::check_channel_dataset(c.ds, c.at, n);
     c.conv = detail::channel_conversion(kid.name, unit, rotational, ref, c.at);
     c.attributes = detail::read_channel_attributes(c.ds.id(), c.at);
+    c.raw = raw_chunks(c.ds);
     if (n == 0) throw InputError(c.at + ": is empty");
     if (auto dim = channel_dimension(kid.name, rotational); dim && c.conv.si != si_unit(*dim))
       throw InputError(c.at + ": unit '" + c.conv.si + "', expected SI unit '" + si_unit(*dim) + "'");
@@ -148,32 +241,11 @@ const std::map<std::string, std::string>& LogBlockReader::channel_attributes(con
   return impl_->chan(ch).attributes;
 }
 std::string LogBlockReader::where() const { return impl_->where; }
+void LogBlockReader::set_parallel_decode(bool on) { impl_->parallel_decode = on; }
 
 void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t end, double* out) const {
-  const Impl& m = *impl_;
-  const Impl::Chan& c = m.chan(ch);
-  if (begin > end || end > m.length)
-    throw InputError(c.at + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") are past its " +
-                     std::to_string(m.length) + " samples");
-  const std::size_t n = end - begin;
-  if (n == 0) return;
-  h5::read_rows(c.ds, H5T_NATIVE_DOUBLE, begin, n, out, c.at);
-  c.conv.apply(out, n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(out[i]))
-      throw InputError(c.at + ": value " + (std::isnan(out[i]) ? "NaN" : "Inf") + " at index " +
-                       std::to_string(begin + i));
-  if (ch != "time") return;
-  auto bad = [&](std::size_t i, double prev, double t) {
-    throw InputError(m.where + ": channel 'time': " + (t == prev ? "repeats" : "decreases") + " at index " +
-                     std::to_string(i) + " (" + format_number(prev) + " s, then " + format_number(t) +
-                     " s); time must increase strictly");
-  };
-  if (begin > 0 && begin == m.time_next && !(out[0] > m.time_last)) bad(begin, m.time_last, out[0]);
-  for (std::size_t i = 1; i < n; ++i)
-    if (!(out[i] > out[i - 1])) bad(begin + i, out[i - 1], out[i]);
-  m.time_next = end;
-  m.time_last = out[n - 1];
+  double* const outs[] = {out};
+  read(std::vector<std::string>{ch}, begin, end, outs);
 }
 
 bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const std::string& name) const {
@@ -191,9 +263,99 @@ bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const s
   return true;
 }
 
+// Rows [begin, end) of every named channel. Channels whose chunks can be
+// decoded off HDF5's thread (raw_chunks) are read as stored
+// (H5Dread_chunk, one thread: HDF5 is not thread-safe), then inflated and
+// un-shuffled, one job per chunk, on all threads with set_parallel_decode; the rest, and any chunk
+// that is missing, skipped a filter or does not decode, go through H5Dread
+// (which also names a damaged chunk). Both give the same bits. Then each
+// channel is converted to SI and checked as read_log does.
 void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end,
                           double* const* out) const {
-  for (std::size_t k = 0; k < channels.size(); ++k) read(channels[k], begin, end, out[k]);
+  const Impl& m = *impl_;
+  std::vector<const Impl::Chan*> cs;
+  for (const auto& ch : channels) {
+    const Impl::Chan& c = m.chan(ch);
+    if (begin > end || end > m.length)
+      throw InputError(c.at + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") are past its " +
+                       std::to_string(m.length) + " samples");
+    cs.push_back(&c);
+  }
+  const std::size_t n = end - begin;
+  if (n == 0) return;
+  std::vector<ChunkJob> jobs;
+  std::vector<char> through_hdf5(cs.size(), 1);
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    const RawChunks& rc = cs[k]->raw;
+    if (!rc.ok) continue;
+    const std::size_t first_job = jobs.size();
+    bool ok = true;
+    for (hsize_t c0 = begin / rc.rows * rc.rows; ok && c0 < end; c0 += rc.rows) {
+      ChunkJob j;
+      j.channel = k;
+      j.first = c0;
+      hsize_t offset[1] = {c0}, size = 0;
+      std::uint32_t mask = 0;
+      ok = H5Dget_chunk_storage_size(cs[k]->ds.id(), offset, &size) >= 0 && size > 0;
+      if (ok) {
+        j.stored.resize(static_cast<std::size_t>(size));
+        ok = H5Dread_chunk(cs[k]->ds.id(), H5P_DEFAULT, offset, &mask, j.stored.data()) >= 0 && mask == 0;
+      }
+      if (ok) jobs.push_back(std::move(j));
+    }
+    if (!ok) {  // unallocated chunk (fill value), a skipped filter, an error: H5Dread
+      H5Eclear2(H5E_DEFAULT);
+      jobs.resize(first_job);
+    } else {
+      through_hdf5[k] = 0;
+    }
+  }
+  std::vector<char> job_bad(jobs.size(), 0), bad(cs.size(), 0);
+  auto decode = [&](long i, std::vector<unsigned char>& tmp) {
+    const ChunkJob& j = jobs[static_cast<std::size_t>(i)];
+    const RawChunks& rc = cs[j.channel]->raw;
+    const hsize_t lo = std::max<hsize_t>(begin, j.first), hi = std::min<hsize_t>(end, j.first + rc.rows);
+    if (!decode_chunk(rc, j.stored, lo - j.first, hi - j.first, out[j.channel] + (lo - begin), tmp))
+      job_bad[static_cast<std::size_t>(i)] = 1;
+  };
+  const long n_jobs = static_cast<long>(jobs.size());
+  if (m.parallel_decode && n_jobs > 1) {
+#pragma omp parallel
+    {
+      std::vector<unsigned char> tmp;
+#pragma omp for schedule(dynamic)
+      for (long i = 0; i < n_jobs; ++i) decode(i, tmp);
+    }
+  } else {
+    // No OpenMP construct at all: a reader on a thread of its own (a
+    // prefetch thread) never gets an OpenMP pool of its own to tear down.
+    std::vector<unsigned char> tmp;
+    for (long i = 0; i < n_jobs; ++i) decode(i, tmp);
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (job_bad[i]) bad[jobs[i].channel] = 1;
+  jobs.clear();
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    const Impl::Chan& c = *cs[k];
+    double* o = out[k];
+    if (through_hdf5[k] || bad[k]) h5::read_rows(c.ds, H5T_NATIVE_DOUBLE, begin, n, o, c.at);
+    c.conv.apply(o, n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(o[i]))
+        throw InputError(c.at + ": value " + (std::isnan(o[i]) ? "NaN" : "Inf") + " at index " +
+                         std::to_string(begin + i));
+    if (channels[k] != "time") continue;
+    auto fail_time = [&](std::size_t i, double prev, double t) {
+      throw InputError(m.where + ": channel 'time': " + (t == prev ? "repeats" : "decreases") + " at index " +
+                       std::to_string(i) + " (" + format_number(prev) + " s, then " + format_number(t) +
+                       " s); time must increase strictly");
+    };
+    if (begin > 0 && begin == m.time_next && !(o[0] > m.time_last)) fail_time(begin, m.time_last, o[0]);
+    for (std::size_t i = 1; i < n; ++i)
+      if (!(o[i] > o[i - 1])) fail_time(begin + i, o[i - 1], o[i]);
+    m.time_next = end;
+    m.time_last = o[n - 1];
+  }
 }
 
 // ---------------------------------------------------------------------------

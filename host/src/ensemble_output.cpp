@@ -77,40 +77,6 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
   return c;
 }
 
-// The unit of each coordinate: a model parameter's, or a system quantity's.
-std::vector<std::string> coordinate_units(const SimulateConfig& c, const std::vector<std::string>& names) {
-  static const std::map<std::string, std::pair<const char*, const char*>> kSystem = {
-      // translational, rotational
-      {"mass", {"kg", "kg*m^2"}},
-      {"stiffness", {"N/m", "N*m/rad"}},
-      {"damping", {"N*s/m", "N*m*s/rad"}},
-      {"drive_velocity", {"m/s", "rad/s"}},
-      {"drive_amplitude", {"m/s", "rad/s"}},
-      {"drive_frequency", {"Hz", "Hz"}},
-      {"external_force", {"N", "N*m"}},
-      {"force_slope", {"N/s", "N*m/s"}},
-      {"force_amplitude", {"N", "N*m"}},
-      {"force_frequency", {"Hz", "Hz"}},
-      {"normal_force", {"N", "N"}},
-      {"pressure_a", {"Pa", "Pa"}},
-      {"pressure_b", {"Pa", "Pa"}},
-      {"area_a", {"m^2", "m^2"}},
-      {"area_b", {"m^2", "m^2"}},
-      {"breakaway", {"N", "N*m"}},
-      {"initial_velocity", {"m/s", "rad/s"}},
-      {"initial_elongation", {"m", "rad"}}};
-  const ModelInfo* m = find_model(c.model);
-  std::vector<std::string> u;
-  for (const auto& n : names) {
-    const int pi = m ? m->param_index(n) : -1;
-    if (pi >= 0) u.push_back(m->params[pi].unit);
-    else if (const auto it = kSystem.find(n); it != kSystem.end())
-      u.push_back(c.rotational ? it->second.second : it->second.first);
-    else u.push_back("");
-  }
-  return u;
-}
-
 // The metrics of n points as columns (column k: n values of metric k).
 std::vector<std::vector<double>> metric_columns(std::uint64_t n, const StickSlipMetrics<double>* m) {
   std::vector<std::vector<double>> cols;
@@ -241,7 +207,7 @@ class Hdf5Sink : public EnsembleSink {
     p.command_line = o.command_line;
     p.config = c.text;
     p.device = r.device;
-    const auto columns = ensemble_columns(names, dims_, c.rotational, coordinate_units(c, r.names));
+    const auto columns = ensemble_columns(names, dims_, c.rotational, ensemble_coordinate_units(c, r.names));
     if (o.resume) {
       StreamCheckpoint cp;
       stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
@@ -278,6 +244,40 @@ std::uint64_t parse_u64(const std::string& text, const std::string& where) {
 
 bool is_csv_output(const std::string& path) {
   return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+}
+
+// The unit of each coordinate: a model parameter's, or a system quantity's.
+std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& c, const std::vector<std::string>& names) {
+  static const std::map<std::string, std::pair<const char*, const char*>> kSystem = {
+      // translational, rotational
+      {"mass", {"kg", "kg*m^2"}},
+      {"stiffness", {"N/m", "N*m/rad"}},
+      {"damping", {"N*s/m", "N*m*s/rad"}},
+      {"drive_velocity", {"m/s", "rad/s"}},
+      {"drive_amplitude", {"m/s", "rad/s"}},
+      {"drive_frequency", {"Hz", "Hz"}},
+      {"external_force", {"N", "N*m"}},
+      {"force_slope", {"N/s", "N*m/s"}},
+      {"force_amplitude", {"N", "N*m"}},
+      {"force_frequency", {"Hz", "Hz"}},
+      {"normal_force", {"N", "N"}},
+      {"pressure_a", {"Pa", "Pa"}},
+      {"pressure_b", {"Pa", "Pa"}},
+      {"area_a", {"m^2", "m^2"}},
+      {"area_b", {"m^2", "m^2"}},
+      {"breakaway", {"N", "N*m"}},
+      {"initial_velocity", {"m/s", "rad/s"}},
+      {"initial_elongation", {"m", "rad"}}};
+  const ModelInfo* m = find_model(c.model);
+  std::vector<std::string> u;
+  for (const auto& n : names) {
+    const int pi = m ? m->param_index(n) : -1;
+    if (pi >= 0) u.push_back(m->params[pi].unit);
+    else if (const auto it = kSystem.find(n); it != kSystem.end())
+      u.push_back(c.rotational ? it->second.second : it->second.first);
+    else u.push_back("");
+  }
+  return u;
 }
 
 std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const EnsembleRunOptions& o,

@@ -52,14 +52,24 @@ lanes::EvalFn vector_kernel(const std::string& model_id) {
   return lanes::generic::kernels(model_id.c_str()).eval64;
 }
 
-// fn over [0, n) split into one contiguous range per OpenMP thread.
+// Samples per call of a vector kernel: a tile's inputs and output (5 x 16
+// KiB) stay in L2 while it runs, and a multiple of every vector width, so
+// only the last n mod 8 samples of the whole input take a kernel's scalar
+// tail and a result never depends on the thread count.
+constexpr long kVectorTile = 2048;
+
+// fn over [0, n) in tiles, handed out to the OpenMP threads 8 at a time
+// (dynamic: on a shared machine a thread that is not running when the
+// loop starts leaves its tiles to the others instead of holding up the
+// block); channels not given (null) read a tile of zeros.
 void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, const double* pa, const double* pb,
                 const double* fn_in, double* force) {
-#pragma omp parallel if (n >= kThreadedFrom)
-  {
-    const long t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const long b = n * t / nt, e = n * (t + 1) / nt;
-    if (e > b) fn(p, e - b, v + b, pa + b, pb + b, fn_in + b, force + b);
+  const long tiles = (n + kVectorTile - 1) / kVectorTile;
+#pragma omp parallel for schedule(dynamic, 8) if (n >= kThreadedFrom)
+  for (long k = 0; k < tiles; ++k) {
+    alignas(64) static thread_local double zeros[kVectorTile];  // zero-initialised, never written
+    const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
+    fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
   }
 }
 
@@ -184,10 +194,11 @@ class CsvSource : public Source {
 };
 
 // Numeric source: channels of an experiment, read a block at a time by
-// `read(column, begin, end, out)`.
+// `read(columns, begin, end, outs)` (every column of the block in one call:
+// an HDF5 log decodes their chunks on all threads).
 class ChannelSource : public Source {
  public:
-  using Reader = std::function<void(const std::string&, size_t, size_t, double*)>;
+  using Reader = std::function<void(const std::vector<std::string>&, size_t, size_t, double* const*)>;
   ChannelSource(std::string where, std::vector<std::string> names, std::vector<std::string> units, size_t length,
                 Reader read, const ModelInfo& model)
       : where_(std::move(where)), length_(length), read_(std::move(read)) {
@@ -208,7 +219,9 @@ class ChannelSource : public Source {
     const size_t n = std::min(kBlock, length_ - pos_);
     b.n = n;
     if (n == 0) return 0;
-    for (size_t c = 0; c < cols_.size(); ++c) read_(cols_[c], pos_, pos_ + n, b.columns[c].data());
+    outs_.resize(cols_.size());
+    for (size_t c = 0; c < cols_.size(); ++c) outs_[c] = b.columns[c].data();
+    read_(cols_, pos_, pos_ + n, outs_.data());
     for (size_t k = 0; k < 4; ++k)
       if (col_[k] >= 0) std::memcpy(b.in[k].data(), b.columns[static_cast<size_t>(col_[k])].data(), n * sizeof(double));
     if (time_col_ >= 0) {
@@ -226,6 +239,7 @@ class ChannelSource : public Source {
   std::vector<std::string> cols_, units_;
   size_t length_ = 0, pos_ = 0;
   Reader read_;
+  std::vector<double*> outs_;
   int time_col_ = -1;
   std::array<int, 4> col_{};
   double t_prev_ = 0.0;
@@ -395,11 +409,8 @@ void evaluate_samples(const std::string& model_id, const std::vector<double>& pa
         if (state) state[i] = st.z;
       }
     } else if (in.vector_math) {
-      // The kernel reads every channel: zeros for those not given.
-      std::vector<double> zeros((!in.pressure_a || !in.pressure_b || !in.normal_force) ? in.n : 0, 0.0);
-      auto or_zeros = [&](const double* x) { return x ? x : zeros.data(); };
-      run_vector(vector_kernel(model.id), params.data(), n, in.velocity, or_zeros(in.pressure_a),
-                 or_zeros(in.pressure_b), or_zeros(in.normal_force), force);
+      run_vector(vector_kernel(model.id), params.data(), n, in.velocity, in.pressure_a, in.pressure_b, in.normal_force,
+                 force);
     } else {
       const double *v = in.velocity, *pa = in.pressure_a, *pb = in.pressure_b, *fn = in.normal_force;
       if (pa && pb && fn) {
@@ -439,12 +450,14 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   }
   if (!is_mat && h5::is_hdf5(o.input)) {
     log = std::make_unique<LogBlockReader>(o.input, o.experiment);
+    log->set_parallel_decode(true);  // the block loop waits for the read: chunks inflate on every thread
     std::vector<std::string> units;
     for (const auto& c : log->channels()) units.push_back(log->units(c));
     LogBlockReader* r = log.get();
     src = std::make_unique<ChannelSource>(
         log->where(), log->channels(), units, log->length(),
-        [r](const std::string& ch, size_t b, size_t e, double* out) { r->read(ch, b, e, out); }, model);
+        [r](const std::vector<std::string>& chs, size_t b, size_t e, double* const* out) { r->read(chs, b, e, out); },
+        model);
     exp_name = log->experiment();
     exp_attrs = log->attributes();
     for (const auto& c : log->channels())
@@ -459,8 +472,9 @@ EvalSummary evaluate_file(const EvalOptions& o) {
     }
     src = std::make_unique<ChannelSource>(
         o.input + ": experiment '" + e.name + "'", names, units, e.size(),
-        [&e](const std::string& ch, size_t b, size_t end, double* out) {
-          std::memcpy(out, e.channels.at(ch).data() + b, (end - b) * sizeof(double));
+        [&e](const std::vector<std::string>& chs, size_t b, size_t end, double* const* out) {
+          for (size_t k = 0; k < chs.size(); ++k)
+            std::memcpy(out[k], e.channels.at(chs[k]).data() + b, (end - b) * sizeof(double));
         },
         model);
     exp_name = e.name;

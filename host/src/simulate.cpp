@@ -31,11 +31,6 @@ double drive_position(const Profile<double>& p, double t) {
   return x;
 }
 
-struct Channel {
-  std::string name, unit, long_name;
-  std::vector<double> v;
-};
-
 // Collects every output signal and the metrics as the simulation runs.
 // The system with the measured input tables attached to its profiles (the
 // pointers refer into c.tables, which outlive the simulation).
@@ -57,7 +52,7 @@ struct Collector {
   const ModelInfo& m;
   bool pressures, normal;
   MetricsAccumulator<double> acc;
-  std::vector<Channel> ch;
+  std::vector<SeriesChannel> ch;
 
   Collector(const SimulateConfig& cfg, const BodySystem<double>& b, const ModelInfo& model)
       : c(cfg), body(b), m(model), acc(cfg.metrics, cfg.sim.t_end) {
@@ -67,7 +62,7 @@ struct Collector {
     const char* frc = rot ? "N*m" : "N";
     pressures = body.area_a != 0 || body.area_b != 0 || m.needs(kChannelPressureA) || m.needs(kChannelPressureB);
     normal = m.needs(kChannelNormalForce);
-    const std::initializer_list<Channel> always = {
+    const std::initializer_list<SeriesChannel> always = {
         {"time", "s", "time", {}},
         {"position", len, "position of the body", {}},
         {"velocity", vel, "velocity of the body", {}},
@@ -89,7 +84,7 @@ struct Collector {
     }
     if (normal) ch.push_back({"normal_force", "N", "normal force on the contact", {}});
     const size_t n = static_cast<size_t>(sim_num_steps(c.sim)) + 1;
-    for (auto& x : ch) x.v.reserve(n);
+    for (auto& x : ch) x.values.reserve(n);
   }
 
   // The time series ends at the last finite sample: a trajectory that goes
@@ -122,11 +117,11 @@ struct Collector {
     if (normal) row.push_back(body.normal_force.value(t));
     for (double x : row) finite = finite && std::isfinite(x);
     if (!finite) return;
-    for (size_t i = 0; i < row.size(); ++i) ch[i].v.push_back(row[i]);
+    for (size_t i = 0; i < row.size(); ++i) ch[i].values.push_back(row[i]);
   }
 };
 
-void write_csv(const std::string& path, const std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
+void write_csv(const std::string& path, const std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
                const SimulateConfig& c) {
   AtomicFile out(path);
   std::string text = "# stribeck simulate " + c.source + ": model " + c.model + " (" +
@@ -141,11 +136,11 @@ void write_csv(const std::string& path, const std::vector<Channel>& ch, const St
     append_csv_field(text, ch[i].name);
   }
   text += '\n';
-  const size_t n = ch[0].v.size();
+  const size_t n = ch[0].values.size();
   for (size_t k = 0; k < n; ++k) {
     for (size_t i = 0; i < ch.size(); ++i) {
       if (i) text += ',';
-      append_double(text, ch[i].v[k]);
+      append_double(text, ch[i].values[k]);
     }
     text += '\n';
     if (text.size() > (1u << 20) || k + 1 == n) {
@@ -156,7 +151,7 @@ void write_csv(const std::string& path, const std::vector<Channel>& ch, const St
   out.commit();
 }
 
-void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSlipMetrics<double>& r,
+void write_hdf5(const std::string& path, std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
                 const SimulateConfig& c, const std::string& command_line) {
   Experiment e;
   e.name = "simulation";
@@ -164,7 +159,7 @@ void write_hdf5(const std::string& path, std::vector<Channel>& ch, const StickSl
   for (auto& x : ch) {
     e.units[x.name] = x.unit;
     e.channel_attributes[x.name]["long_name"] = x.long_name;
-    e.channels[x.name] = std::move(x.v);
+    e.channels[x.name] = std::move(x.values);
   }
   e.attributes["model"] = c.model;
   e.attributes["form"] = c.stiction ? "stiction" : "smooth";
@@ -201,7 +196,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output, const std::string& command_line) {
+SimulationSeries simulate_series(const SimulateConfig& c) {
   const ModelInfo& m = require_model(c.model);
   // The channels and their copies on the way to the file take about 350 B
   // per output sample (measured: 1.67 GB for 5e6 samples).
@@ -243,13 +238,21 @@ SimulateSummary run_simulation(const SimulateConfig& c, const std::string& outpu
   SimulateSummary s;
   s.metrics = status == kSimInvalid ? col.acc.finish(status) : col.acc.finish(status, last);
   s.metrics.steps = steps;
-  s.samples = static_cast<long>(col.ch[0].v.size());
+  s.samples = static_cast<long>(col.ch[0].values.size());
   if (s.samples == 0)
     throw InputError(c.source + ": the simulation is not finite from its first sample (status " +
                      sim_status_name(status) + "): check the inputs and parameters; nothing written");
-  if (ends_with(output, ".csv")) write_csv(output, col.ch, s.metrics, c);
-  else write_hdf5(output, col.ch, s.metrics, c, command_line);
-  return s;
+  SimulationSeries out;
+  out.summary = s;
+  out.channels = std::move(col.ch);
+  return out;
+}
+
+SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output, const std::string& command_line) {
+  SimulationSeries r = simulate_series(c);
+  if (ends_with(output, ".csv")) write_csv(output, r.channels, r.summary.metrics, c);
+  else write_hdf5(output, r.channels, r.summary.metrics, c, command_line);
+  return r.summary;
 }
 
 std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const StickSlipMetrics<double>& r) {

@@ -103,9 +103,13 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
 constexpr double kMaxSimSteps = 5e7;
 
 SimulateConfig read_simulate_config(const std::string& path) {
+  return parse_simulate_config(read_config_file(path, "simulate config"), path);
+}
+
+SimulateConfig parse_simulate_config(const std::string& config_text, const std::string& path) {
   SimulateConfig c;
   c.source = path;
-  c.text = read_config_file(path, "simulate config");
+  c.text = config_text;
   toml::table root;
   detail::check_toml_characters(c.text, path);
   try {

@@ -107,13 +107,15 @@ namespace {
 // sweep file with a checkpoint of the progress so far.
 class SweepWorkload : public engine::Workload {
  public:
-  SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepWriter* writer)
+  SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepWriter* writer,
+                std::function<void(const SweepChunk&)> on_chunk)
       : top(plan.top_k, plan.objective, plan.maximize),
         plan_(plan),
         precision_(precision),
         gpu_(gpu),
         compact_(compact),
-        writer_(writer) {}
+        writer_(writer),
+        on_chunk_(std::move(on_chunk)) {}
 
   void compute(int slot, std::uint64_t first, std::uint64_t n, const std::function<void(std::uint64_t)>&) override {
     if (compact_) evaluate_chunk_gpu_top_k(plan_, precision_, first, n, chunk_[slot], invalid_, nonfinite_);
@@ -146,8 +148,10 @@ class SweepWorkload : public engine::Workload {
     top.add_chunk(c, dims);
   }
   std::function<void()> write(int slot, std::uint64_t, const engine::Totals& t) override {
-    if (!writer_) return {};
+    if (!writer_ && !on_chunk_) return {};
     return [this, slot, p = progress(t)] {
+      if (on_chunk_) on_chunk_(chunk_[slot]);
+      if (!writer_) return;
       writer_->append(chunk_[slot], static_cast<int>(plan_.traces.size()));
       writer_->checkpoint(p);
     };
@@ -173,6 +177,7 @@ class SweepWorkload : public engine::Workload {
   Precision precision_;
   bool gpu_, compact_;
   SweepWriter* writer_;
+  std::function<void(const SweepChunk&)> on_chunk_;
   SweepChunk chunk_[2];
   std::uint64_t invalid_ = 0, nonfinite_ = 0;  // compact mode: the last chunk's counts
 };
@@ -225,7 +230,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   totals.add(engine::PointStatus::kInvalid, progress.invalid);
   totals.add(engine::PointStatus::kNonFinite, progress.nonfinite);
   totals.add(engine::PointStatus::kOk, progress.completed - progress.invalid - progress.nonfinite);
-  SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, writer.get());
+  SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, writer.get(), o.on_chunk);
   for (const auto& e : progress.top) w.top.add(e);
 
   engine::Range range;

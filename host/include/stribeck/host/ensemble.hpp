@@ -132,6 +132,11 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
 // measured input tables), `points`, `first`, `count`, `shard_index`,
 // `shard_count`.
 
+// The unit of each coordinate of the space (EnsembleResult::names): a model
+// parameter's, or a system quantity's (rotational systems: N*m, rad, ...);
+// "" for a name it does not know. What the file's `units_of_each` holds.
+std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& config, const std::vector<std::string>& names);
+
 // Whether `path` is an HDF5 file with an ensemble results group carrying the
 // shard attributes above (false for sweep files, other files, missing files).
 bool is_ensemble_file(const std::string& path);

@@ -60,11 +60,32 @@ struct SimulateConfig {
 // Parses and validates a config; every problem is an InputError naming the
 // file, line and column (or key).
 SimulateConfig read_simulate_config(const std::string& path);
+// The same from config text already in memory (the Python module);
+// `path` names it in messages.
+SimulateConfig parse_simulate_config(const std::string& text, const std::string& path);
 
 struct SimulateSummary {
   long samples = 0;
   StickSlipMetrics<double> metrics;
 };
+
+// One output signal of a simulation: name, unit, what it is (CF long_name),
+// one value per output sample.
+struct SeriesChannel {
+  std::string name, unit, long_name;
+  std::vector<double> values;
+};
+
+// A simulation run in memory: its time series (the channels the output file
+// holds, in its order) and metrics.
+struct SimulationSeries {
+  std::vector<SeriesChannel> channels;
+  SimulateSummary summary;
+};
+
+// Runs the simulation and keeps the time series in memory (what
+// run_simulation writes). Throws InputError as run_simulation does.
+SimulationSeries simulate_series(const SimulateConfig& config);
 
 // Runs the simulation and writes `output`: HDF5 (experiment "simulation"
 // with one channel per signal plus a results group "results/metrics"), or

@@ -34,6 +34,10 @@ struct SweepRunOptions {
   std::string command_line;         // provenance: the command as typed ("" when not from the CLI)
   // Called after each chunk with (points done in this run's range, range size, seconds).
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
+  // Called with every chunk's rows (point index, parameters, all metrics,
+  // status), in index order, on the writer thread: results kept in memory
+  // (the Python module). Independent of `output`.
+  std::function<void(const SweepChunk&)> on_chunk;
   // Called with a note for the user (why device "auto" runs on the CPU);
   // unset: the note goes to stderr as "stribeck: NOTE".
   std::function<void(const std::string&)> note;
