@@ -202,10 +202,60 @@ def check_ensemble(path, points):
     return ds
 
 
-ensemble merged from shards, a batch fit (identify --batch -o) and one merged
-from shards; a log (`generate`), `eval`'s results in it, `identify -o`
-results (in memory and streamed) and a single `simulate` run. The expected
-names and units are written here
+# identify --batch -o: group batch_fit (docs/data-format.md, "Batch-fit results").
+BATCH_COLUMNS = {  # name: (dtype kind, units)
+    "status": ("u", "1"), "warnings": ("i", "1"), "log": ("i", "1"), "experiment": ("i", "1"),
+    "samples": ("i", "1"), "iterations": ("i", "1"), "starts": ("i", "1"), "cost": ("f", "N^2"),
+    "rmse": ("f", "N"), "r_squared": ("f", "1"), "seconds": ("f", "s")}
+for _n, _u in PARAM_UNITS.items():
+    BATCH_COLUMNS[_n] = ("f", _u)
+    BATCH_COLUMNS[_n + "_std_error"] = ("f", _u)
+
+
+def check_batch_fit(path, fits):
+    ds = open_group(path, "batch_fit")
+    quantities(ds, path + ":batch_fit")
+    check(np.array_equal(ds["point"].values, np.arange(fits)), f"{path}: point scale")
+    for n, (kind, u) in BATCH_COLUMNS.items():
+        check(n in ds, f"{path}: no column {n}")
+        if n not in ds:
+            continue
+        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
+        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
+        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+    check(text(ds.attrs["parameters"]).split(",") == ["F_brk", "v_brk", "F_C", "f_v"],
+          f"{path}: parameters {ds.attrs['parameters']}")
+    # the generator's defaults (docs/models.md: F_C 20 N, F_brk 25 N) recovered, every fit converged
+    check(np.all(ds["status"].values == 0), f"{path}: status {ds['status'].values}")
+    check(np.allclose(ds["F_C"].values, 20.0, rtol=0.05), f"{path}: F_C {ds['F_C'].values}")
+    check(np.allclose(ds["F_brk"].values, 25.0, rtol=0.05), f"{path}: F_brk {ds['F_brk'].values}")
+    check(np.array_equal(ds["experiment"].values, np.arange(fits)), f"{path}: experiment {ds['experiment'].values}")
+    return ds
+
+
+# Schema channels of a translational log and their units (docs/data-format.md).
+LOG_UNITS = {"time": "s", "position": "m", "velocity": "m/s", "acceleration": "m/s^2", "force": "N"}
+
+
+def check_log_group(path, group, n):
+    """An experiment: channels over the `time` coordinate, units and long_name."""
+    ds = open_group(path, group)
+    quantities(ds, f"{path}:{group}")
+    check(ds.sizes.get("time") == n, f"{path}:{group}: time dimension {dict(ds.sizes)}")
+    for c, u in LOG_UNITS.items():
+        check(c in ds and text(ds[c].attrs["units"]) == u and ds[c].dims == ("time",), f"{path}:{group}: {c}")
+    check(np.all(np.diff(ds["time"].values) > 0), f"{path}:{group}: time coordinate")
+    return ds
+
+
+def check_results_group(path, group, names, n):
+    """Results beside a log: 1-D datasets over `sample` (no coordinate values)."""
+    ds = open_group(path, group)
+    quantities(ds, f"{path}:{group}")
+    for v in names:
+        check(v in ds and ds[v].dims == ("sample",) and text(ds[v].attrs["units"]) == "N", f"{path}:{group}: {v}")
+    check(ds.sizes.get("sample") == n, f"{path}:{group}: sample dimension {dict(ds.sizes)}")
+    check("sample" not in ds.variables, f"{path}:{group}: the bare dimension has values")
     return ds
 
 
@@ -247,11 +297,41 @@ with tempfile.TemporaryDirectory() as d:
               f"merged ensemble differs in {n}")
     e1 = open_group(os.path.join(d, "e1.h5"), "ensemble")
     check(np.array_equal(e1["point"].values, np.arange(3, 6)), "ensemble shard 1/2 point scale")
-
-ensemble merged from shards, a batch fit (identify --batch -o) and one merged
-from shards; a log (`generate`), `eval`'s results in it, `identify -o`
-results (in memory and streamed) and a single `simulate` run. The expected
-names and units are written here
+    b = check_batch_fit(os.path.join(d, "fits.h5"), 4)
+    bm = check_batch_fit(os.path.join(d, "fits_merged.h5"), 4)
+    for n in b.variables:
+        if n != "seconds":  # wall-clock time: the one column that differs between runs
+            check(np.array_equal(b[n].values, bm[n].values, equal_nan=b[n].dtype.kind == "f"),
+                  f"merged batch fit differs in {n}")
+    f1 = open_group(os.path.join(d, "f1.h5"), "batch_fit")
+    check(np.array_equal(f1["point"].values, np.arange(2, 4)), "batch-fit shard 1/2 point scale")
+    # A log, eval's and identify's results beside it, and one simulation.
+    run("generate", "--model", "simscape-translational", "--profile", "triangle", "--duration", "2", "--rate",
+        "200", "--seed", "1", "-o", "log.h5", "-q", cwd=d)
+    log = os.path.join(d, "log.h5")
+    measured = check_log_group(log, "run", 401)
+    run("eval", "-m", "simscape-translational", "-i", "log.h5", "-o", "eval.h5", "-q", cwd=d)
+    ev = check_results_group(os.path.join(d, "eval.h5"), "eval/simscape-translational", ["model_force"], 401)
+    check_log_group(os.path.join(d, "eval.h5"), "run", 401)
+    check(np.all(np.isfinite(ev["model_force"].values)), "eval: model_force values")
+    for stream in ("never", "always"):
+        out = f"fit_{stream}.h5"
+        run("identify", "log.h5", "-m", "simscape-translational", "--stream", stream, "-o", out, "-q", cwd=d)
+        fit = check_results_group(os.path.join(d, out), "identify_simscape-translational/run",
+                                  ["fitted_force", "residual"], 401)
+        # residual = measured - fitted, sample by sample (the alignment the dimension claims)
+        check(np.allclose(fit["residual"].values, measured["force"].values - fit["fitted_force"].values,
+                          rtol=0, atol=1e-9), f"identify --stream {stream}: residual is not measured - fitted")
+    with open(os.path.join(d, "sim.toml"), "w") as f:
+        f.write(ENSEMBLE.split("[ensemble]")[0])
+    run("simulate", "sim.toml", "-o", "sim.h5", "-q", cwd=d)
+    sim = open_group(os.path.join(d, "sim.h5"), "simulation")
+    quantities(sim, "sim.h5:simulation")
+    check(sim.sizes.get("time") == 501 and text(sim["friction_force"].attrs["units"]) == "N", "simulate: channels")
+    sm = open_group(os.path.join(d, "sim.h5"), "results/metrics")
+    quantities(sm, "sim.h5:results/metrics")
+    for n, (_, u) in ENSEMBLE_COLUMNS.items():
+        check(n in sm and text(sm[n].attrs["units"]) == u and sm[n].dims == (), f"simulate: metric {n}")
 
 if FAILS:
     print(f"{len(FAILS)} checks failed")
