@@ -756,10 +756,7 @@ void check_fixed_parameters(FitSummary& S, ceres::Problem& P, Layout& L, const F
   for (auto& p : L.params) {
     if (!p.fixed || p.model_index < 0 || !P.HasParameterBlock(&p.u) || user_fixed(p.base)) continue;
     P.SetParameterBlockVariable(&p.u);
-    double lo, hi;
-    internal_bounds(p, lo, hi);
-    if (std::isfinite(lo)) P.SetParameterLowerBound(&p.u, 0, lo);
-    if (std::isfinite(hi)) P.SetParameterUpperBound(&p.u, 0, hi);
+    bound(P, p);
     ceres::Solver::Options quiet = so;
     quiet.callbacks.clear();
     ceres::Solver::Summary sum;

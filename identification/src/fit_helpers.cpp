@@ -25,17 +25,18 @@ void internal_bounds(const FitParam& p, double& lo, double& hi) {
   }
 }
 
+void bound(ceres::Problem& P, FitParam& p) {
+  double lo, hi;
+  internal_bounds(p, lo, hi);
+  if (std::isfinite(lo)) P.SetParameterLowerBound(&p.u, 0, lo);
+  if (std::isfinite(hi)) P.SetParameterUpperBound(&p.u, 0, hi);
+}
+
 void constrain(ceres::Problem& P, Layout& L) {
   for (auto& p : L.params) {
     if (!P.HasParameterBlock(&p.u)) continue;
-    if (p.fixed) {
-      P.SetParameterBlockConstant(&p.u);
-      continue;
-    }
-    double lo, hi;
-    internal_bounds(p, lo, hi);
-    if (std::isfinite(lo)) P.SetParameterLowerBound(&p.u, 0, lo);
-    if (std::isfinite(hi)) P.SetParameterUpperBound(&p.u, 0, hi);
+    if (p.fixed) P.SetParameterBlockConstant(&p.u);
+    else bound(P, p);
   }
 }
 

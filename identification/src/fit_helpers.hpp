@@ -17,6 +17,9 @@ namespace stribeck::ident::detail {
 // range: identity: [lo, hi]; log: [ln lo, ln hi]; excess: [0, inf).
 void internal_bounds(const FitParam& p, double& lo, double& hi);
 
+// Bounds p's block in P by internal_bounds (the sides that are finite).
+void bound(ceres::Problem& P, FitParam& p);
+
 // Holds the layout's fixed parameters constant in P and bounds the free ones
 // (internal_bounds), for every parameter block P has.
 void constrain(ceres::Problem& P, Layout& L);
