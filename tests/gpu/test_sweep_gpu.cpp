@@ -23,11 +23,11 @@ bool gpu_usable() {
 }
 
 SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp,
-                       std::uint64_t points = 5000) {
+                       std::uint64_t points = 5000, sweep::Design design = sweep::Design::kSobol) {
   SweepConfig c;
   c.model = model;
-  c.design = sweep::Design::kSobol;
-  c.points = points;  // not a multiple of the block size: exercises the tail
+  c.design = design;
+  c.points = design == sweep::Design::kGrid ? 0 : points;  // not a multiple of the block size: exercises the tail
   c.seed = 11;
   for (const auto& p : params) apply_param_flag(c, p);
   for (int e = 0; e < 2; ++e) {
@@ -84,16 +84,22 @@ struct Case {
   std::vector<std::string> params;
   std::uint64_t points = 5000;
   double fp32 = 1e-4;  // FP32 against FP64, relative
+  sweep::Design design = sweep::Design::kSobol;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
+
+constexpr auto kGrid = sweep::Design::kGrid;
+constexpr auto kRandom = sweep::Design::kRandom;
+constexpr auto kLatin = sweep::Design::kLatinHypercube;
 
 class SweepGpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SweepGpu, AgreesWithCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   const Case& k = GetParam();
-  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true, k.points));
+  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true, k.points, k.design));
+  ASSERT_GT(plan.count, 2 * 128u) << "the case spans fewer than three blocks";
   SweepChunk cpu64, gpu64, gpu32;
   evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, cpu64);
   evaluate_chunk_gpu(plan, Precision::kFp64, 0, plan.count, gpu64);
@@ -114,7 +120,30 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"coulomb-viscous", {"F_C=uniform:5:40", "f_v=uniform:0:300", "v_eps=list:0,0.001"}},
         // Models with memory: the state carried across tiles and experiments.
         Case{"lugre", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "F_s=uniform:1:3"}, 1500, 1e-3},
-        Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500, 1e-3}),
+        Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500, 1e-3},
+        // Every other model, and every design: a grid over list, linear and
+        // log axes (9 x 3 x 7 x 5 = 945 points, the last block partial),
+        // independent random draws with a truncated normal, a Latin hypercube.
+        Case{"simscape-rotational",
+             {"T_brk=linear:10:60:9", "T_C=list:5,20,40", "w_brk=log:1e-3:1e-1:7", "f_v=linear:0:300:5"},
+             0,
+             1e-4,
+             kGrid},
+        Case{"simscape-cylinder-il",
+             {"F_pr=uniform:5:60", "f_cfr=loguniform:1e-7:1e-5", "R_brk=uniform:1:3", "v_brk=loguniform:1e-3:1e-1",
+              "f_v=normal:100:60:0:300"},
+             3001,
+             1e-4,
+             kRandom},
+        Case{"20sim-c", {"mu_c=uniform:0.05:0.3", "slope=loguniform:100:1e5"}, 2000, 1e-4, kLatin},
+        Case{"20sim-v", {"mu_v=loguniform:1e-3:1"}, 700, 1e-4, kRandom},
+        Case{"20sim-cv", {"mu_c=linear:0.05:0.3:11", "mu_v=list:0,0.01,0.1", "slope=log:100:1e5:9"}, 0, 1e-4, kGrid},
+        Case{"20sim-lugre",
+             {"mu_c=uniform:0.05:0.15", "mu_s=uniform:0.1:0.3", "v_st=loguniform:1e-3:1e-1",
+              "sigma0=loguniform:1e3:1e5"},
+             1200,
+             1e-3,
+             kLatin}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.model;
       for (auto& ch : n)
