@@ -26,7 +26,10 @@ python: deps $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DSTRIBECK_PYTHON=ON
 	cmake --build $(BUILD) -j $(JOBS) --target stribeck_python
 
-demo: build
+# The demo needs the CLI only: tests, benchmarks, the GPU emulation and the
+# Python module are left to `make test`.
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target stribeck
 	@bash scripts/demo.sh $(STRIBECK)
 
 # Regenerate data/examples/*.h5 with `stribeck generate` (seeded).
