@@ -34,20 +34,21 @@ Identifiability analyse_identifiability(const Eigen::MatrixXd& JtJ, double flat_
     for (int j : group) out.determined[j] = false;
     out.flat_groups.push_back(group);
   }
-  // Conditional covariance of the determined parameters.
-  std::vector<int> det;
-  for (int i = 0; i < k; ++i)
-    if (out.determined[i]) det.push_back(i);
-  const int m = static_cast<int>(det.size());
-  if (m == 0) return out;
-  Eigen::MatrixXd S(m, m);
-  for (int a = 0; a < m; ++a)
-    for (int b = 0; b < m; ++b) S(a, b) = A(det[a], det[b]);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ss(S);
-  const Eigen::VectorXd inv = ss.eigenvalues().cwiseInverse();
-  const Eigen::MatrixXd Si = ss.eigenvectors() * inv.asDiagonal() * ss.eigenvectors().transpose();
-  for (int a = 0; a < m; ++a)
-    for (int b = 0; b < m; ++b) out.inverse(det[a], det[b]) = d(det[a]) * Si(a, b) * d(det[b]);
+  // The Moore-Penrose inverse over the directions the data determine. A
+  // determined parameter is (to kFlatComponent) orthogonal to every flat
+  // direction, so its variance from this inverse is its marginal variance,
+  // whatever the undetermined ones do. The inverse over the determined
+  // parameters alone would be their variance *given* the undetermined ones,
+  // which is too small when a flat direction spans more parameters than it
+  // removes ranks (one flat direction through F_pr, f_cfr, R_brk and v_brk
+  // would hold all four, and a viscous slope correlated with F_pr would be
+  // reported 50 times too tight).
+  Eigen::MatrixXd Ai = Eigen::MatrixXd::Zero(k, k);
+  for (int e = 0; e < k; ++e)
+    if (top > 0 && ev(e) > flat_tolerance * top)
+      Ai += es.eigenvectors().col(e) * (1.0 / ev(e)) * es.eigenvectors().col(e).transpose();
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) out.inverse(a, b) = d(a) * Ai(a, b) * d(b);
   return out;
 }
 

@@ -5,9 +5,10 @@
 // A parameter is not determined when its Jacobian column is zero (it has no
 // effect at the solution, e.g. c_v when K_brk = 1) or when it takes part in a
 // flat direction of the cost (an eigenvalue of the correlation-scaled J^T J
-// below `flat_tolerance` times the largest). The covariance is then given for
-// the determined parameters only, conditional on the undetermined ones held
-// at their values: the undetermined get no finite, tight interval.
+// below `flat_tolerance` times the largest). The covariance is the
+// pseudo-inverse over the directions the data determine: for a determined
+// parameter, its marginal variance; the undetermined get no finite, tight
+// interval (their entries are not a variance, and callers mask them).
 #include <Eigen/Dense>
 #include <vector>
 
@@ -16,8 +17,9 @@ namespace stribeck::ident::detail {
 struct Identifiability {
   std::vector<bool> determined;               // per free parameter
   std::vector<std::vector<int>> flat_groups;  // parameters (free indices) that move together without changing the fit
-  // (J^T J)^-1 over the determined parameters, NaN in the rows and columns
-  // of the others; internal coordinates, to be scaled by the residual variance.
+  // (J^T J)^+ over the determined directions (every entry finite; zero in
+  // the rows and columns of parameters without effect); internal
+  // coordinates, to be scaled by the residual variance.
   Eigen::MatrixXd inverse;
 };
 

@@ -508,11 +508,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
   U.s2 = 2.0 * cost / static_cast<double>(std::max<long>(1, D.n - k));
   const Eigen::MatrixXd G = external_jacobian(L, free);
   // Undetermined parameters carry NaN; only determined ones enter.
-  Eigen::MatrixXd inv = U.id.inverse;
-  for (int i = 0; i < k; ++i)
-    for (int j = 0; j < k; ++j)
-      if (!std::isfinite(inv(i, j))) inv(i, j) = 0.0;
-  U.cov_x = U.s2 * G * inv * G.transpose();
+  U.cov_x = U.s2 * G * U.id.inverse * G.transpose();
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < k; ++j) {
       bool ok = true;
@@ -531,7 +527,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
 constexpr double kQuadraticLow = 0.7, kQuadraticHigh = 1.4;
 
 // Whether the cost rises as a quadratic would over the Wald interval of free
-// parameter f: two evaluations at the end points of its conditional direction.
+// parameter f: two evaluations at the end points of its least-squares path.
 bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& free, const Uncertainty& U, int f,
                        double ssr_min) {
   const int k = static_cast<int>(free.size());
@@ -541,8 +537,9 @@ bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& fre
   for (const auto& p : L.params) u0.push_back(p.u);
   bool quadratic = true;
   for (int side : {-1, 1}) {
-    for (int j = 0; j < k; ++j)
-      if (U.id.determined[j]) L.params[free[j]].u = u0[free[j]] + side * t * S(j, f) / S(f, f);
+    // Along the least-squares path of f: undetermined parameters move with
+    // it (their share of the pseudo-inverse), as a profile would move them.
+    for (int j = 0; j < k; ++j) L.params[free[j]].u = u0[free[j]] + side * t * S(j, f) / S(f, f);
     const double rise = (evaluate_ssr(P) - ssr_min) / (kZ975 * kZ975 * U.s2);
     quadratic = quadratic && rise >= kQuadraticLow && rise <= kQuadraticHigh;
   }
@@ -862,6 +859,36 @@ bool take_search_result(FitSummary& S, Layout& L, const SearchResult& R) {
 // Quality, covariance and intervals (quality() fills the fit-quality fields),
 // with the restarts from a lower cost a profile finds; returns the
 // uncertainty at the final optimum.
+// The fit continues from the layout's internal coordinates, the solution of
+// `sum`: it becomes the search's best, and what the estimates phases wrote
+// for the point before (parameters, correlations, their warnings) goes.
+void continue_from(FitSummary& S, Layout& L, SearchResult& R, const ceres::Solver::Summary& sum,
+                   size_t warnings_before) {
+  R.best = sum;
+  R.best_u.clear();
+  for (const auto& q : L.params) R.best_u.push_back(q.u);
+  set_values_from_internal(L);
+  S.cost = sum.final_cost;
+  S.solver_message = sum.message;
+  S.status = status_of(sum);
+  S.warnings.resize(warnings_before);
+  S.experiments.clear();
+  S.parameters.clear();
+  S.free_names.clear();
+  S.correlation.clear();
+}
+
+// Whether a flat direction of the fit runs through breakaway or Stribeck
+// parameters and parameters of other roles.
+bool breakaway_confounds(const Uncertainty& U, const Layout& L, const std::vector<int>& free) {
+  for (const auto& group : U.id.flat_groups) {
+    bool low = false, other = false;
+    for (int j : group) (L.params[free[j]].low_speed ? low : other) = true;
+    if (low && other) return true;
+  }
+  return false;
+}
+
 template <class Quality>
 Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
                                     const FitData& D, const ceres::Solver::Options& so, SearchResult& R, Phases& phases,
@@ -897,21 +924,38 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
       set_values_from_internal(L);
       break;  // keeps the intervals and warnings of the optimum above
     }
-    R.best = again;
-    R.best_u.clear();
-    for (const auto& q : L.params) R.best_u.push_back(q.u);
-    set_values_from_internal(L);
-    S.cost = again.final_cost;
-    S.solver_message = again.message;
-    S.status = status_of(again);
+    continue_from(S, L, R, again, warnings_before);
     ++S.profile_restarts;
-    S.warnings.resize(warnings_before);
-    S.experiments.clear();
-    S.parameters.clear();
-    S.free_names.clear();
-    S.correlation.clear();
   }
 
+  return U;
+}
+
+// The estimates phases (estimates_with_restarts), and once more from the
+// law without a breakaway where a flat direction runs through breakaway or
+// Stribeck parameters and others (R_brk and v_brk with F_pr and f_cfr where
+// every sample is faster than the breakaway): that law fits within the noise
+// and determines those terms (docs/identification.md, "A breakaway no sample
+// sees").
+template <class Quality>
+Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
+                      const ceres::Solver::Options& so, SearchResult& R, Phases& phases, int max_restarts,
+                      Quality&& quality) {
+  const size_t warnings_before = S.warnings.size();
+  Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
+  const bool noisy = U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2);
+  if (!noisy || !breakaway_confounds(U, L, free)) return U;
+  phases.begin("hidden breakaway");
+  const auto hidden = hide_breakaway(P, L, free, D.vslow, 2.0 * S.cost + kZ975 * kZ975 * U.s2, so);
+  if (!hidden) return U;
+  S.iterations += static_cast<int>(hidden->iterations.size());
+  S.solver_seconds += hidden->total_time_in_seconds;
+  continue_from(S, L, R, *hidden, warnings_before);
+  U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
+  S.warnings.push_back(
+      "no breakaway is seen in the data: the fit reports the law without one (breakaway at the "
+      "Coulomb level, Stribeck velocity below the slowest sample, |v| = " +
+      fmt(D.vslow) + "), which fits as well as one hidden there");
   return U;
 }
 
@@ -967,8 +1011,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     return F;
   }
 
-  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
-                                                [&] { fit_quality<M>(S, L, D, *problem, o, k); });
+  const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
+                                  [&] { fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
@@ -1152,8 +1196,8 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
     return F;
   }
 
-  const Uncertainty U = estimates_with_restarts(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
-                                                [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });
+  const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
+                                  [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);

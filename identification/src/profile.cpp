@@ -36,6 +36,54 @@ double natural_scale(const Layout& L, int i, const std::vector<double>& value) {
 
 }  // namespace
 
+std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& L, const std::vector<int>& free,
+                                                     double vslow, double ssr_allow,
+                                                     const ceres::Solver::Options& options) {
+  if (!(vslow > 0) || !std::isfinite(vslow)) return std::nullopt;
+  std::vector<double> before(L.params.size());
+  for (size_t i = 0; i < L.params.size(); ++i) before[i] = L.params[i].u;
+  std::vector<double*> held;
+  bool level = false;
+  for (int i : free) {
+    FitParam& q = L.params[i];
+    double x;  // the canonical value, internal coordinate
+    switch (q.role) {
+      case ParamRole::kBreakawayRatio:
+        if (q.transform != Transform::kIdentity || !std::isfinite(q.lo)) continue;
+        x = q.lo, level = true;
+        break;
+      case ParamRole::kBreakaway:
+        if (q.transform != Transform::kExcess) continue;
+        x = 0.0, level = true;
+        break;
+      case ParamRole::kStribeckVelocity:
+        x = q.transform == Transform::kLog ? std::log(1e-3 * vslow) : 1e-3 * vslow;
+        break;
+      case ParamRole::kStribeckRate: x = q.transform == Transform::kLog ? std::log(1e3 / vslow) : 1e3 / vslow; break;
+      default: continue;
+    }
+    double* b = &q.u;
+    *b = std::min(std::max(x, P.GetParameterLowerBound(b, 0)), P.GetParameterUpperBound(b, 0));
+    held.push_back(b);
+  }
+  auto restore = [&] {
+    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = before[i];
+  };
+  if (!level) {
+    restore();
+    return std::nullopt;
+  }
+  ceres::Solver::Options so = options;
+  so.callbacks.clear();
+  for (double* b : held) P.SetParameterBlockConstant(b);
+  ceres::Solver::Summary sum;
+  ceres::Solve(so, &P, &sum);
+  for (double* b : held) P.SetParameterBlockVariable(b);
+  if (sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_allow) return sum;
+  restore();
+  return std::nullopt;
+}
+
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
                                 double vslow, const ceres::Solver::Options& options) {
   std::vector<double> best(L.params.size()), value(L.params.size());

@@ -13,6 +13,8 @@
 // that never rises enough within a wide span is unbounded (infinite).
 #include <ceres/ceres.h>
 
+#include <optional>
+
 #include "problem.hpp"
 
 namespace stribeck::ident::detail {
@@ -46,6 +48,17 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
 // more than 1e-6 of its value (or default, for a zero value).
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
                                 double vslow, const ceres::Solver::Options& options);
+
+// A breakaway the log does not see, in its canonical form: no breakaway
+// (ratio 1, or level = Coulomb level) and the Stribeck velocity far below the
+// slowest moving sample `vslow` (its rate far above the inverse). Holds the
+// free breakaway and Stribeck parameters there and refits the others. When
+// that costs at most `ssr_allow` (SSR), the layout's internal coordinates stay
+// at the refit and the summary is returned; otherwise they are restored and
+// nothing is (also when no free parameter has a breakaway role).
+std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& L, const std::vector<int>& free,
+                                                     double vslow, double ssr_allow,
+                                                     const ceres::Solver::Options& options);
 
 // SSR of the current internal coordinates (2 * Ceres' cost).
 double evaluate_ssr(ceres::Problem& P);

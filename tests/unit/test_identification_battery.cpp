@@ -226,12 +226,29 @@ TEST(Identification, BatteryCasesThatOnceFailedPass) {
   }
 }
 
+// Noisy cases that once failed, one per class: a breakaway no sample sees,
+// which the fit first placed where it made F_pr and f_cfr look undetermined
+// (120: now the law without one, every determinable parameter covered), and
+// a viscous slope whose interval was given with the undetermined parameters
+// held, 7 times too tight (111).
+TEST(Identification, BatteryNoisyCasesThatOnceFailedAreCovered) {
+  for (long i : {120L, 111L}) {
+    const CaseRun r = run_case(kSeed, i, true, kSmall);
+    for (const auto& p : r.noisy.params)
+      if (p.included && (i == 120 || p.name == "f_v"))
+        EXPECT_TRUE(p.covered) << p.name << ": " << r.c.replay() << " " << r.c.describe() << " -- " << r.noisy.detail
+                               << r.error << "\n"
+                               << r.report;
+  }
+}
+
 // Noisy logs: the truth lies inside the reported 95 % interval over >= 1000
 // parameter-cases. Issue 23's goal is the nominal rate (the binomial band at
 // z = 3.29 around 95 %, asserted as the upper limit: intervals not too wide);
-// the fit reaches 90.9 % (1052 of 1157) today, and the lower guard keeps it
-// at least at 90 % until the goal is met (docs/identification.md, "Battery").
-constexpr double kCoverageGuard = 0.90;
+// the fit reaches 92.7 % (1072 of 1157; the band starts at 1074) today, and
+// the lower guard keeps it at least at 92 % until the goal is met
+// (docs/identification.md, "Battery").
+constexpr double kCoverageGuard = 0.92;
 TEST(Identification, BatteryNoisyIntervalsCoverAtTheNominalRate) {
   const long n = 405;  // 45 per model
   long included = 0, covered = 0;

@@ -163,7 +163,7 @@ TEST(IdentificationSearch, ExplicitStartsRunExactlyThatMany) {
 }
 
 // The flatness analysis on matrices whose answer is known by construction.
-TEST(Identifiability, ZeroColumnsAndFlatPairsAreNamedTheRestGetsTheConditionalInverse) {
+TEST(Identifiability, ZeroColumnsAndFlatPairsAreNamedTheRestGetsItsMarginalVariance) {
   using ident::detail::analyse_identifiability;
   // Parameter 1 has no effect; parameters 2 and 3 enter only as their sum.
   Eigen::MatrixXd J(5, 4);
@@ -178,9 +178,17 @@ TEST(Identifiability, ZeroColumnsAndFlatPairsAreNamedTheRestGetsTheConditionalIn
   EXPECT_FALSE(id.determined[2]);
   EXPECT_FALSE(id.determined[3]);
   ASSERT_EQ(id.flat_groups.size(), 2u);
-  // Parameter 0 alone: its conditional inverse is 1 / (column 0 . column 0).
-  EXPECT_NEAR(id.inverse(0, 0), 1.0 / J.col(0).squaredNorm(), 1e-14);
-  EXPECT_TRUE(std::isnan(id.inverse(1, 1)) && std::isnan(id.inverse(2, 3)));
+  // Parameter 0's marginal variance: the same data as a regular regression on
+  // what they determine, parameter 0 and the sum s = p2 + p3 (column 2). Not
+  // 1 / (column 0 . column 0), its variance with p2 and p3 held, which is
+  // smaller because column 0 and column 2 are correlated.
+  Eigen::MatrixXd X(5, 2);
+  X << J.col(0), J.col(2);
+  const double marginal = (X.transpose() * X).inverse()(0, 0);
+  EXPECT_NEAR(id.inverse(0, 0), marginal, 1e-14 * marginal);
+  EXPECT_GT(id.inverse(0, 0), 1.01 / J.col(0).squaredNorm());
+  EXPECT_EQ(id.inverse(1, 1), 0.0);  // no effect: no share in any direction
+  EXPECT_TRUE(std::isfinite(id.inverse(2, 3)));
   // A regular problem: the inverse is the inverse.
   Eigen::MatrixXd A(3, 3);
   A << 4, 1, 0, 1, 3, 1, 0, 1, 2;
