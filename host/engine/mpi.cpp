@@ -78,17 +78,17 @@ MpiResult run_mpi(const MpiJob& job, int* rank_out) {
   res.place = mpi_place();
   const auto [rank, size, local] = res.place;
   *rank_out = rank;
-  if (job.output.empty() || job.csv_output)
+  const MpiOptions& o = job.options;
+  if (o.output.empty() || o.csv_output)
     throw InputError("--mpi: rank 0 merges the ranks' HDF5 shard files; name an HDF5 output (-o OUT.h5)");
-  if (!job.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
-  if (job.resume || job.max_chunks)
-    throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
+  if (!o.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
+  if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
 #if STRIBECK_HAVE_CUDA
-  if (job.gpu_per_rank) gpu::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
+  if (o.gpu_per_rank) gpu::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
 #else
   (void)local;
 #endif
-  auto rank_file = [&](int k) { return job.output + ".rank" + std::to_string(k); };
+  auto rank_file = [&](int k) { return o.output + ".rank" + std::to_string(k); };
   RankReport mine = job.run(res.place, std::to_string(rank) + "/" + std::to_string(size), rank_file(rank));
   // Every shard file must be complete before rank 0 merges.
   int ok = mine.finished ? 1 : 0, all_ok = 0;
@@ -106,7 +106,7 @@ MpiResult run_mpi(const MpiJob& job, int* rank_out) {
   if (rank == 0) {
     std::vector<std::string> shards;
     for (int k = 0; k < size; ++k) shards.push_back(rank_file(k));
-    job.merge(shards, job.output);
+    job.merge(shards, o.output);
     for (const auto& f : shards) std::remove(f.c_str());
   } else {
     all = std::move(mine);

@@ -12,12 +12,7 @@ namespace stribeck {
 EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, int* rank_out) {
   EnsembleResult r;
   engine::MpiJob job;
-  job.output = o.output;
-  job.csv_output = is_csv_output(o.output);
-  job.shard = o.shard;
-  job.resume = o.resume;
-  job.max_chunks = o.max_chunks;
-  job.gpu_per_rank = true;
+  job.options = {o.output, is_csv_output(o.output), o.shard, o.resume, o.max_chunks, /*gpu_per_rank=*/true};
   job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
     EnsembleRunOptions ro = o;
     ro.shard = shard;

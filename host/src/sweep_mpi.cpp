@@ -10,10 +10,7 @@ namespace stribeck {
 SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* rank_out) {
   SweepSummary s;
   engine::MpiJob job;
-  job.output = o.output;
-  job.resume = o.resume;
-  job.max_chunks = o.max_chunks;
-  job.gpu_per_rank = true;
+  job.options = {o.output, false, "", o.resume, o.max_chunks, /*gpu_per_rank=*/true};
   job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
     const SweepPlan plan = plan_sweep(config, shard);
     SweepRunOptions ro = o;

@@ -11,10 +11,7 @@ namespace stribeck::ident {
 BatchFitResult run_batch_fit_mpi(const ExperimentSource& src, BatchFitOptions o, int* rank_out) {
   BatchFitResult r;
   engine::MpiJob job;
-  job.output = o.output;
-  job.shard = o.shard;
-  job.resume = o.resume;
-  job.max_chunks = o.max_chunks;
+  job.options = {o.output, false, o.shard, o.resume, o.max_chunks, /*gpu_per_rank=*/false};  // fits: CPU only
   job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
     BatchFitOptions ro = o;
     ro.shard = shard;

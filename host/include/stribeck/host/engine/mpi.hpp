@@ -43,15 +43,19 @@ struct RankReport {
   std::vector<std::string> examples;  // invalid points, the first kInvalidExamples over the ranks kept
 };
 
-struct MpiJob {
-  // The options as the user gave them: the merged output (HDF5: empty or
-  // `csv_output` is refused), and what --mpi does not combine with.
+// The options as the user gave them: the merged output (HDF5: empty or
+// `csv_output` is refused), and what --mpi does not combine with.
+struct MpiOptions {
   std::string output;
   bool csv_output = false;
   std::string shard;
   bool resume = false;
   std::uint64_t max_chunks = 0;
   bool gpu_per_rank = false;  // CUDA builds: each rank takes GPU (node-local rank)
+};
+
+struct MpiJob {
+  MpiOptions options;
   // Runs shard `shard` ("rank/size") into `output` (OUT.rankK); only rank 0
   // should speak (progress, notes).
   std::function<RankReport(const MpiPlace& place, const std::string& shard, const std::string& output)> run;
