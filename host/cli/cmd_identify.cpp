@@ -22,7 +22,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/log_blocks.hpp"
-#include "stribeck/host/sweep_mpi.hpp"
+#include "stribeck/host/engine/mpi.hpp"
 #include "stribeck/host/threads.hpp"
 #include "stribeck/host/version.hpp"
 #include "stribeck/identification/batch_fit.hpp"

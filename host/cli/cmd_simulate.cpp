@@ -8,7 +8,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
-#include "stribeck/host/sweep_mpi.hpp"
+#include "stribeck/host/engine/mpi.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
 namespace stribeck::cli {

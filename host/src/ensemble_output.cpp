@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -14,6 +13,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/engine/records.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
@@ -233,12 +233,32 @@ class Hdf5Sink : public EnsembleSink {
   std::unique_ptr<ResultsStream> stream_;
 };
 
-std::uint64_t parse_u64(const std::string& text, const std::string& where) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
-  return v;
+// A shard's columns for the merge: the coordinates' units from its scale
+// (absent in shards from before it: none then).
+std::vector<StreamColumn> shard_columns(const std::string& path, const std::map<std::string, std::string>& a,
+                                        const std::string& at) {
+  const std::string& names = a.at("names");
+  const size_t dims = names.empty() ? 0 : 1 + static_cast<size_t>(std::count(names.begin(), names.end(), ','));
+  std::vector<std::string> units;
+  const h5::File file = h5::open_file(path);
+  const h5::Group g = h5::open_group(file.id(), kGroup, at);
+  if (h5::has_child(g.id(), "coordinate")) {
+    const h5::Dataset sc = h5::open_dataset(g.id(), "coordinate", path);
+    if (h5::has_attribute(sc.id(), "units_of_each"))
+      units = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', path);
+  }
+  const auto motion = a.find("motion");
+  return ensemble_columns(names, dims, motion != a.end() && motion->second == "rotational", units);
 }
+
+// The ensemble's shard files for the one merge (engine/merge.hpp).
+const engine::ShardFormat kShards{kGroup,
+                                  "ensemble_identity",
+                                  "an ensemble shard file (stribeck simulate --shard i/N)",
+                                  {"ensemble", "config, precision or measured inputs differ", "point"},
+                                  {"points", "first", "count", "names", "model", "form", "precision"},
+                                  {"ensemble_identity", "points", "names", "model", "form", "precision"},
+                                  shard_columns};
 
 }  // namespace
 
@@ -287,145 +307,12 @@ std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const 
   return std::make_unique<Hdf5Sink>(c, o, r);
 }
 
-bool is_ensemble_file(const std::string& path) {
-  try {
-    if (!std::ifstream(path)) return false;
-    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
-    if (!h5::has_child(f.id(), kGroup)) return false;
-    const h5::Group g = h5::open_group(f.id(), kGroup, path);
-    return h5::has_attribute(g.id(), "ensemble_identity");
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+bool is_ensemble_file(const std::string& path) { return engine::is_shard_file(path, kShards); }
 
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line) {
-  if (inputs.empty()) throw InputError("merge: no input files");
   if (is_csv_output(output)) throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
-  struct Shard {
-    std::string path;
-    std::map<std::string, std::string> attributes;
-    std::string device, config;
-    std::uint64_t points, first, count;
-  };
-  for (const auto& in : inputs)
-    if (!is_ensemble_file(in)) throw InputError(in + ": not an ensemble shard file (stribeck simulate --shard i/N)");
-  const std::vector<std::string> keys = [] {
-    std::vector<std::string> k{"points"};
-    for (const auto& m : metric_names()) k.push_back(m);
-    return k;
-  }();
-  // Attributes and dataset shapes only; the rows are streamed below.
-  std::vector<Shard> shards;
-  size_t dims = 0;
-  for (const auto& in : inputs) {
-    const std::string at = in + ": group 'ensemble'";
-    Results head = read_results(in, kGroup, /*with_datasets=*/false);
-    Shard sh{in, std::move(head.attributes), head.provenance.device, head.provenance.config, 0, 0, 0};
-    auto& a = sh.attributes;
-    for (const char* k : {"points", "first", "count", "names", "model", "form", "precision"})
-      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
-    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
-    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
-    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
-    const std::string& names = a["names"];
-    dims = names.empty() ? 0 : 1 + static_cast<size_t>(std::count(names.begin(), names.end(), ','));
-    const h5::File f = h5::open_file(in);
-    const h5::Group g = h5::open_group(f.id(), kGroup, at);
-    for (const auto& k : keys) {
-      bool ok = h5::has_child(g.id(), k);
-      if (ok) {
-        const auto info = h5::dataset_info(h5::open_dataset(g.id(), k, at), at + ": dataset '" + k + "'");
-        // float64, or (integer fields, since the columns carry their dtype) an integer
-        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() &&
-             info.dims[0] == sh.count &&
-             (k == "points" ? info.dims.size() == 2 && info.dims[1] == dims : info.dims.size() == 1);
-      }
-      if (!ok)
-        throw InputError(at + ": dataset '" + k + "' is missing or does not hold " + std::to_string(sh.count) +
-                         " points");
-    }
-    shards.push_back(std::move(sh));
-  }
-  // By first point, an empty shard (more shards than points) before the
-  // shard that starts where it does: any argument order merges alike.
-  std::sort(shards.begin(), shards.end(),
-            [](const Shard& a, const Shard& b) { return a.first != b.first ? a.first < b.first : a.count < b.count; });
-  const Shard& s0 = shards.front();
-  std::uint64_t next = 0;
-  for (const Shard& sh : shards) {
-    for (const char* k : {"ensemble_identity", "points", "names", "model", "form", "precision"})
-      if (sh.attributes.at(k) != s0.attributes.at(k))
-        throw InputError(sh.path + ": belongs to a different ensemble than " + s0.path +
-                         " (config, precision or measured inputs differ)");
-    if (sh.first != next)
-      throw InputError(sh.path + ": shard starts at point " + std::to_string(sh.first) + ", expected " +
-                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
-    next = sh.first + sh.count;
-  }
-  if (next != s0.points)
-    throw InputError(shards.back().path + ": the last shard ends at point " + std::to_string(next) + " of " +
-                     std::to_string(s0.points) + " (a shard is missing)");
-
-  std::map<std::string, std::string> attributes = s0.attributes;
-  attributes["first"] = "0";
-  attributes["count"] = std::to_string(s0.points);
-  attributes["shard_index"] = "0";
-  attributes["shard_count"] = "1";
-  attributes["merged_from"] = std::to_string(shards.size()) + " shards";
-  std::string devices;
-  for (const Shard& sh : shards)
-    if (devices.find(sh.device) == std::string::npos) devices += (devices.empty() ? "" : "; ") + sh.device;
-  Provenance p;
-  p.command_line = command_line;
-  p.config = s0.config;
-  p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  // The coordinates' units from the first shard's scale (absent in shards
-  // from before it: none then).
-  std::vector<std::string> units;
-  {
-    const h5::File f = h5::open_file(shards.front().path);
-    const h5::Group g = h5::open_group(f.id(), kGroup, shards.front().path);
-    if (h5::has_child(g.id(), "coordinate")) {
-      const h5::Dataset sc = h5::open_dataset(g.id(), "coordinate", shards.front().path);
-      if (h5::has_attribute(sc.id(), "units_of_each"))
-        units = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', shards.front().path);
-    }
-  }
-  auto stream = ResultsStream::create(
-      output, kGroup,
-      ensemble_columns(s0.attributes.at("names"), dims,
-                       s0.attributes.count("motion") && s0.attributes.at("motion") == "rotational", units),
-      attributes, p, s0.points, /*resumable=*/false);
-  try {
-    const std::uint64_t block = 1 << 16;
-    std::vector<std::vector<double>> cols(keys.size());
-    std::uint64_t rows = 0;
-    for (const Shard& sh : shards) {
-      const h5::File f = h5::open_file(sh.path);
-      const h5::Group g = h5::open_group(f.id(), kGroup, sh.path);
-      for (std::uint64_t at = 0; at < sh.count; at += block) {
-        const std::uint64_t n = std::min(block, sh.count - at);
-        std::vector<const double*> data;
-        for (size_t k = 0; k < keys.size(); ++k) {
-          cols[k].resize(n * (k == 0 ? dims : 1));
-          const h5::Dataset ds = h5::open_dataset(g.id(), keys[k], sh.path);
-          h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(),
-                        sh.path + ": group 'ensemble': dataset '" + keys[k] + "'");
-          data.push_back(cols[k].data());
-        }
-        stream->append(n, data);
-        rows += n;
-      }
-    }
-    stream->checkpoint({rows, {}});
-    stream->finish();
-  } catch (...) {
-    stream.reset();  // a merge is not resumable: no OUT.partial is left behind
-    std::remove((output + ".partial").c_str());
-    throw;
-  }
+  engine::merge_shard_files(kShards, inputs, output, command_line);
 }
 
 }  // namespace stribeck

@@ -8,6 +8,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/version.hpp"
 
 namespace stribeck {
@@ -102,29 +103,15 @@ void merge_sweep_files(const std::vector<std::string>& inputs, const std::string
         throw InputError(in + ": top_k/index holds point " + std::to_string(e.index) + ", outside the shard's points " +
                          std::to_string(f.meta.first) + ".." + std::to_string(f.meta.first + f.meta.count));
   }
-  std::vector<size_t> order(files.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // By first point, an empty shard (more shards than points) before the
-  // shard that starts where it does: any argument order merges alike.
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const SweepMeta &ma = files[a].meta, &mb = files[b].meta;
-    return ma.first != mb.first ? ma.first < mb.first : ma.count < mb.count;
-  });
+  std::vector<engine::ShardSpan> spans;
+  for (size_t i = 0; i < files.size(); ++i)
+    spans.push_back({inputs[i], files[i].meta.points, files[i].meta.first, files[i].meta.count});
+  const std::vector<size_t> order = engine::order_shards(
+      spans, {"sweep", "space, traces, precision or metrics differ", "point"}, [&](size_t i, size_t i0) {
+        return files[i].meta.identity == files[i0].meta.identity &&
+               files[i].meta.top_k_only == files[i0].meta.top_k_only;
+      });
   const SweepMeta& m0 = files[order[0]].meta;
-  std::uint64_t next = 0;
-  for (size_t i : order) {
-    const SweepMeta& m = files[i].meta;
-    if (m.identity != m0.identity || m.top_k_only != m0.top_k_only)
-      throw InputError(inputs[i] + ": belongs to a different sweep than " + inputs[order[0]] +
-                       " (space, traces, precision or metrics differ)");
-    if (m.first != next)
-      throw InputError(inputs[i] + ": shard starts at point " + std::to_string(m.first) + ", expected " +
-                       std::to_string(next) + (m.first < next ? " (overlapping shards)" : " (a shard is missing)"));
-    next = m.first + m.count;
-  }
-  if (next != m0.points)
-    throw InputError("merge: the shards cover points 0.." + std::to_string(next) + " of " + std::to_string(m0.points) +
-                     " (a shard is missing)");
   SweepMeta meta = m0;
   meta.first = 0;
   meta.count = m0.points;

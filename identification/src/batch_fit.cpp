@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,6 +23,7 @@
 #include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/threads.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -380,12 +380,19 @@ class BatchFitWorkload : public engine::Workload {
   std::mutex h5_;
 };
 
-std::uint64_t parse_u64(const std::string& text, const std::string& where) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
-  return v;
-}
+// The batch fit's shard files for the one merge (engine/merge.hpp).
+const engine::ShardFormat kShards{
+    kGroup,
+    "batch_identity",
+    "a batch-fit shard file (stribeck identify --batch --shard)",
+    {"batch", "model, fit options or experiments differ", "fit"},
+    {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"},
+    {"batch_identity", "points", "model", "parameters"},
+    [](const std::string&, const std::map<std::string, std::string>& a, const std::string& at) {
+      const auto names = split(a.at("parameters")), units = split(a.at("parameter_units"));
+      if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
+      return batch_columns(names, units);
+    }};
 
 }  // namespace
 
@@ -512,120 +519,11 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   return r;
 }
 
-bool is_batch_fit_file(const std::string& path) {
-  try {
-    if (!std::ifstream(path)) return false;
-    const h5::File f = h5::open_file(path);
-    if (!h5::has_child(f.id(), kGroup)) return false;
-    const h5::Group g = h5::open_group(f.id(), kGroup, path);
-    return h5::has_attribute(g.id(), "batch_identity");
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+bool is_batch_fit_file(const std::string& path) { return engine::is_shard_file(path, kShards); }
 
 void merge_batch_fit_files(const std::vector<std::string>& inputs, const std::string& output,
                            const std::string& command_line) {
-  if (inputs.empty()) throw InputError("merge: no input files");
-  struct Shard {
-    std::string path;
-    std::map<std::string, std::string> attributes;
-    std::string device, config;
-    std::uint64_t points = 0, first = 0, count = 0;
-  };
-  for (const auto& in : inputs)
-    if (!is_batch_fit_file(in))
-      throw InputError(in + ": not a batch-fit shard file (stribeck identify --batch --shard)");
-  std::vector<Shard> shards;
-  std::vector<std::string> names, units;
-  for (const auto& in : inputs) {
-    const std::string at = in + ": group 'batch_fit'";
-    Results head = read_results(in, kGroup, /*with_datasets=*/false);
-    Shard sh{in, std::move(head.attributes), head.provenance.device, head.provenance.config};
-    auto& a = sh.attributes;
-    for (const char* k : {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"})
-      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
-    sh.points = parse_u64(a["points"], at + ": attribute 'points'");
-    sh.first = parse_u64(a["first"], at + ": attribute 'first'");
-    sh.count = parse_u64(a["count"], at + ": attribute 'count'");
-    names = split(a["parameters"]);
-    units = split(a["parameter_units"]);
-    if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
-    const h5::File f = h5::open_file(in);
-    const h5::Group g = h5::open_group(f.id(), kGroup, at);
-    for (const auto& c : batch_columns(names, units)) {
-      bool ok = h5::has_child(g.id(), c.name);
-      if (ok) {
-        const auto info = h5::dataset_info(h5::open_dataset(g.id(), c.name, at), at + ": dataset '" + c.name + "'");
-        ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && info.dims.size() == 1 &&
-             info.dims[0] == sh.count;
-      }
-      if (!ok)
-        throw InputError(at + ": dataset '" + c.name + "' is missing or does not hold " + std::to_string(sh.count) +
-                         " fits");
-    }
-    shards.push_back(std::move(sh));
-  }
-  std::sort(shards.begin(), shards.end(),
-            [](const Shard& a, const Shard& b) { return a.first != b.first ? a.first < b.first : a.count < b.count; });
-  const Shard& s0 = shards.front();
-  std::uint64_t next = 0;
-  for (const Shard& sh : shards) {
-    for (const char* k : {"batch_identity", "points", "model", "parameters"})
-      if (sh.attributes.at(k) != s0.attributes.at(k))
-        throw InputError(sh.path + ": belongs to a different batch than " + s0.path +
-                         " (model, fit options or experiments differ)");
-    if (sh.first != next)
-      throw InputError(sh.path + ": shard starts at fit " + std::to_string(sh.first) + ", expected " +
-                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
-    next = sh.first + sh.count;
-  }
-  if (next != s0.points)
-    throw InputError(shards.back().path + ": the last shard ends at fit " + std::to_string(next) + " of " +
-                     std::to_string(s0.points) + " (a shard is missing)");
-  std::map<std::string, std::string> attributes = s0.attributes;
-  attributes["first"] = "0";
-  attributes["count"] = std::to_string(s0.points);
-  attributes["shard_index"] = "0";
-  attributes["shard_count"] = "1";
-  attributes["merged_from"] = std::to_string(shards.size()) + " shards";
-  std::string devices;
-  for (const Shard& sh : shards)
-    if (devices.find(sh.device) == std::string::npos) devices += (devices.empty() ? "" : "; ") + sh.device;
-  Provenance p;
-  p.command_line = command_line;
-  p.config = s0.config;
-  p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  const auto columns = batch_columns(names, units);
-  auto stream = ResultsStream::create(output, kGroup, columns, attributes, p, s0.points, /*resumable=*/false);
-  try {
-    const std::uint64_t block = 1 << 16;
-    std::vector<std::vector<double>> cols(columns.size());
-    std::uint64_t rows = 0;
-    for (const Shard& sh : shards) {
-      const h5::File f = h5::open_file(sh.path);
-      const h5::Group g = h5::open_group(f.id(), kGroup, sh.path);
-      for (std::uint64_t at = 0; at < sh.count; at += block) {
-        const std::uint64_t n = std::min(block, sh.count - at);
-        std::vector<const double*> data;
-        for (std::size_t k = 0; k < columns.size(); ++k) {
-          cols[k].resize(n);
-          const h5::Dataset ds = h5::open_dataset(g.id(), columns[k].name, sh.path);
-          h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(),
-                        sh.path + ": group 'batch_fit': dataset '" + columns[k].name + "'");
-          data.push_back(cols[k].data());
-        }
-        stream->append(n, data);
-        rows += n;
-      }
-    }
-    stream->checkpoint({rows, {}});
-    stream->finish();
-  } catch (...) {
-    stream.reset();  // a merge is not resumable: no OUT.partial is left behind
-    std::remove((output + ".partial").c_str());
-    throw;
-  }
+  engine::merge_shard_files(kShards, inputs, output, command_line);
 }
 
 }  // namespace stribeck::ident

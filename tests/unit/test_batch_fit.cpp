@@ -317,6 +317,18 @@ TEST_F(BatchFitCli, TwoMpiRanksEqualOneRun) {
   EXPECT_TRUE(same_bits(columns(out), columns(*dir_ + "one.h5")));
   EXPECT_FALSE(std::ifstream(out + ".rank0"));
   EXPECT_FALSE(std::ifstream(out + ".rank1"));
+  // The engine's MPI driver refuses what --mpi does not combine with, in the
+  // ensemble's and the sweep's words, before any fit: no output.
+  const std::string bad = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " identify " + *log_ + " --batch -m simscape-translational --threads 1 -o " + *dir_ +
+                          "mpi_bad.h5 --mpi ";
+  EXPECT_NE(std::system((bad + "--shard 0/2 > " + log + " 2>&1").c_str()), 0);
+  EXPECT_NE(slurp(log).find("--mpi splits the space itself; drop --shard"), std::string::npos) << slurp(log);
+  EXPECT_NE(std::system((bad + "--max-chunks 1 > " + log + " 2>&1").c_str()), 0);
+  EXPECT_NE(slurp(log).find("--mpi does not combine with --resume or --max-chunks; use --shard"), std::string::npos)
+      << slurp(log);
+  EXPECT_FALSE(std::ifstream(*dir_ + "mpi_bad.h5"));
+  EXPECT_FALSE(std::ifstream(*dir_ + "mpi_bad.h5.rank0"));
 #endif
 }
 

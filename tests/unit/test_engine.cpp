@@ -3,14 +3,18 @@
 // known in closed form; the one PointStatus; records defined once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/engine/model_rules.hpp"
 #include "stribeck/host/engine/point_status.hpp"
 #include "stribeck/host/engine/records.hpp"
@@ -356,6 +360,69 @@ TEST(Records, FloatRecordsConvertFieldByField) {
   EXPECT_EQ(d.final_mode, 1);
   EXPECT_EQ(d.steps, 12345);
   EXPECT_EQ(d.status, 2);
+}
+
+// --- The one merge's shard order (engine/merge.hpp) ---------------------------
+
+// The shards split_range makes of P points, as spans (path "s<i>").
+std::vector<engine::ShardSpan> spans_of(std::uint64_t points, int shards) {
+  std::vector<engine::ShardSpan> s;
+  for (int i = 0; i < shards; ++i) {
+    const engine::Range r = engine::split_range(std::to_string(i) + "/" + std::to_string(shards), points);
+    s.push_back({"s" + std::to_string(i), r.points, r.first, r.count});
+  }
+  return s;
+}
+
+const engine::ShardWords kWords{"toy", "its seed differs", "point"};
+
+std::string refusal(
+    const std::vector<engine::ShardSpan>& s,
+    const std::function<bool(std::size_t, std::size_t)>& same = [](std::size_t, std::size_t) { return true; }) {
+  try {
+    engine::order_shards(s, kWords, same);
+  } catch (const stribeck::InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(MergeOrder, AnyArgumentOrderGivesTheShardsInPointOrder) {
+  std::mt19937 rng(7);
+  // More shards than points (empty shards) included.
+  for (std::uint64_t points : {0ull, 1ull, 2ull, 5ull, 12ull, 1000003ull})
+    for (int shards : {1, 2, 3, 7, 16}) {
+      std::vector<engine::ShardSpan> s = spans_of(points, shards);
+      for (int trial = 0; trial < 4; ++trial) {
+        std::shuffle(s.begin(), s.end(), rng);
+        const std::vector<std::size_t> order =
+            engine::order_shards(s, kWords, [](std::size_t, std::size_t) { return true; });
+        ASSERT_EQ(order.size(), s.size());
+        // The order tiles [0, points) and, at a point where an empty shard
+        // and a non-empty one start, puts the empty one first.
+        std::uint64_t next = 0;
+        for (std::size_t k = 0; k < order.size(); ++k) {
+          const engine::ShardSpan& sh = s[order[k]];
+          EXPECT_EQ(sh.first, next) << points << " points, " << shards << " shards";
+          if (k > 0 && s[order[k - 1]].first == sh.first) EXPECT_EQ(s[order[k - 1]].count, 0u);
+          next += sh.count;
+        }
+        EXPECT_EQ(next, points);
+      }
+    }
+}
+
+TEST(MergeOrder, RefusesAMissingAnOverlappingAndAForeignShard) {
+  const std::vector<engine::ShardSpan> all = spans_of(12, 3);  // [0,4) [4,8) [8,12)
+  EXPECT_EQ(refusal({all[0], all[2]}), "s2: shard starts at point 8, expected 4 (a shard is missing)");
+  EXPECT_EQ(refusal({all[1], all[2]}), "s1: shard starts at point 4, expected 0 (a shard is missing)");
+  EXPECT_EQ(refusal({all[0], all[1]}), "s1: the last shard ends at point 8 of 12 (a shard is missing)");
+  EXPECT_EQ(refusal({all[0], all[1], all[1], all[2]}), "s1: shard starts at point 4, expected 8 (overlapping shards)");
+  EXPECT_EQ(refusal({}), "merge: no input files");
+  // A shard of another run, named against the first shard in point order.
+  EXPECT_EQ(refusal({all[2], all[0], all[1]}, [](std::size_t i, std::size_t) { return i != 0; }),
+            "s2: belongs to a different toy than s0 (its seed differs)");
+  EXPECT_EQ(refusal(all), "accepted");
 }
 
 }  // namespace

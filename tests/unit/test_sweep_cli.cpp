@@ -298,6 +298,15 @@ TEST(SweepMpi, TwoRanksEqualOneRun) {
   expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
   EXPECT_FALSE(std::ifstream(two + ".rank0").good());
   EXPECT_FALSE(std::ifstream(two + ".rank1").good());
+  // The engine's MPI driver refuses, on every rank, a run with no file to merge into.
+  const std::string bad = std::string(STRIBECK_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " + STRIBECK_CLI +
+                          " sweep " + cfg + " -q --mpi > " + log + " 2>&1";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  std::ifstream bin(log);
+  const std::string btext((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
+  EXPECT_NE(btext.find("--mpi: rank 0 merges the ranks' HDF5 shard files; name an HDF5 output (-o OUT.h5)"),
+            std::string::npos)
+      << btext;
 #endif
 }
 

@@ -1,0 +1,66 @@
+#pragma once
+// The one merge of shard files (docs/architecture.md, "Batch workloads"):
+// the shards' order and its checks (one run, contiguous, complete, no
+// overlap) for every workload, and the whole merge of shards written with
+// ResultsStream (ensembles, batch fits): the checks, the merged attributes
+// and provenance, the rows streamed into one atomic output. A workload gives
+// only what differs: its group, which attributes must agree, its columns.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/results_stream.hpp"
+
+namespace stribeck::engine {
+
+// A shard's part of a space of `points`: [first, first + count).
+struct ShardSpan {
+  std::string path;
+  std::uint64_t points = 0, first = 0, count = 0;
+};
+
+// How a workload names its runs and their rows in messages.
+struct ShardWords {
+  std::string run;   // "ensemble": "F: belongs to a different ensemble than F0 (WHY)"
+  std::string why;   // "config, precision or measured inputs differ"
+  std::string unit;  // a row: "point", "fit"
+};
+
+// The order in which `shards` merge (indices): by first point, an empty
+// shard (more shards than points) before the shard that starts where it
+// does, so any argument order merges alike. In that order, checks that shard
+// i is of the first one's run (same_run(i, i0)) and starts where the one
+// before ended, and at the end that they cover all points. Throws InputError
+// naming the file: another run, a shard missing, overlapping shards.
+std::vector<std::size_t> order_shards(const std::vector<ShardSpan>& shards, const ShardWords& words,
+                                      const std::function<bool(std::size_t i, std::size_t i0)>& same_run);
+
+// What tells one workload's ResultsStream shard files apart.
+struct ShardFormat {
+  std::string group;        // the results group ("ensemble")
+  std::string identity;     // the attribute only its files have ("ensemble_identity")
+  std::string not_a_shard;  // what another file is not ("an ensemble shard file (stribeck simulate --shard i/N)")
+  ShardWords words;
+  std::vector<std::string> required;  // attributes every shard has (points, first and count among them)
+  std::vector<std::string> agree;     // attributes equal in every shard of one run
+  // The columns of shard `path` from its attributes (`at` names the group in
+  // messages); each shard's datasets are checked against them, the output
+  // takes the first shard's.
+  std::function<std::vector<StreamColumn>(const std::string& path, const std::map<std::string, std::string>& attributes,
+                                          const std::string& at)>
+      columns;
+};
+
+// True when `path` is an HDF5 file whose `format.group` has the attribute
+// `format.identity` (a shard or a whole run). Reads attributes only.
+bool is_shard_file(const std::string& path, const ShardFormat& format);
+
+// The shard files of one run (any order) into `output`: the same file as one
+// run, with attribute merged_from and the provenance device "merged from N
+// shards: DEVICES". No output (and no OUT.partial) when anything is refused.
+void merge_shard_files(const ShardFormat& format, const std::vector<std::string>& inputs, const std::string& output,
+                       const std::string& command_line);
+
+}  // namespace stribeck::engine
