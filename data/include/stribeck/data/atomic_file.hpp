@@ -129,7 +129,7 @@ void unregister_input(int slot);
 // watched call that has not returned after library_call_limit() seconds
 // ends the process like a crash inside the library: the temporaries are
 // removed and one line is printed, "stribeck: error: FILE: damaged file: the
-// HDF5 library did not return from WHAT (60 s)", exit 2. A watchdog thread
+// HDF5 library did not return from WHAT (20 s)", exit 2. A watchdog thread
 // (started with the first watched call) checks the armed calls a few times
 // per limit and, when one is overdue, only unlinks, writes and _exits, as
 // the crash handler does: the stuck thread may hold any lock, even
