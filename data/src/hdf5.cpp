@@ -125,6 +125,34 @@ herr_t collect_attr(hid_t, const char* name, const H5A_info_t*, void* data) {
   return 0;
 }
 
+}  // namespace
+
+int Watched::arm(hid_t loc, const std::string& what) {
+  char file[4096];
+  const ssize_t n = H5Fget_name(loc, file, sizeof file);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof file) {
+    H5Eclear2(H5E_DEFAULT);
+    return -1;
+  }
+  return watch_library_call(file, what);
+}
+Watched::Watched(const std::string& path, const char* what) {
+  if (library_calls_watched()) slot_ = watch_library_call(path.c_str(), what);
+}
+Watched::~Watched() { unwatch_library_call(slot_); }
+
+std::string object_name(hid_t obj) {
+  char name[1024];
+  const ssize_t n = H5Iget_name(obj, name, sizeof name);
+  if (n <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return "?";
+  }
+  return std::string(name, std::min(static_cast<size_t>(n), sizeof name - 1));
+}
+
+namespace {
+
 // libhdf5 1.10 leaves a file id half-closed when H5Fclose fails (its last
 // flush hit a full disk): closing it again, or the library's own atexit
 // handler closing it, segfaults. Every handle is closed by its owner
@@ -249,7 +277,12 @@ File open_file(const std::string& path, bool write) {
   clear_os_error();
   // Registered before H5Fopen, which parses the superblock.
   const int slot = register_input(path);
-  File file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), &close_input_file);
+  File file(
+      [&] {
+        const Watched watch(path, "opening the file");
+        return H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+      }(),
+      &close_input_file);
   if (file.valid()) {
     std::lock_guard<std::mutex> lock(g_inputs_mutex);
     g_input_slots[file.id()] = slot;
@@ -298,7 +331,12 @@ std::vector<Child> children(hid_t group, const std::string& where) {
   // A damaged link table stops the iteration part way: what was listed
   // would silently miss members, so it is an error.
   g_cycle = false;
-  if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_child, &out) < 0) {
+  herr_t listed = 0;
+  {
+    const Watched watch(group, [&] { return "listing the members of group '" + object_name(group) + "'"; });
+    listed = H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_child, &out);
+  }
+  if (listed < 0) {
     const std::string at = where.empty() ? std::string("HDF5 group") : where;
     if (g_cycle) {
       H5Eclear2(H5E_DEFAULT);
@@ -320,6 +358,7 @@ void check_child(const Child& c, const std::string& where) {
 
 bool has_child(hid_t group, const std::string& name) {
   silence_errors();
+  const Watched watch(group, [&] { return "looking up '" + name + "'"; });
   const htri_t r = H5Lexists(group, name.c_str(), H5P_DEFAULT);
   if (r < 0) H5Eclear2(H5E_DEFAULT);
   return r > 0;
@@ -327,6 +366,7 @@ bool has_child(hid_t group, const std::string& name) {
 
 Group open_group(hid_t loc, const std::string& name, const std::string& where) {
   silence_errors();
+  const Watched watch(loc, [&] { return "opening group '" + name + "'"; });
   Group g(H5Gopen2(loc, name.c_str(), H5P_DEFAULT));
   if (!g.valid()) fail(where, "cannot open group '" + name + "'");
   return g;
@@ -347,6 +387,7 @@ Group open_or_create_group(hid_t loc, const std::string& name, const std::string
 
 Dataset open_dataset(hid_t loc, const std::string& name, const std::string& where) {
   silence_errors();
+  const Watched watch(loc, [&] { return "opening dataset '" + name + "'"; });
   Dataset d(H5Dopen2(loc, name.c_str(), H5P_DEFAULT));
   if (!d.valid()) fail(where, "cannot open dataset '" + name + "'");
   check_storage(d, where + (where.find("'" + name + "'") == std::string::npos ? ": dataset '" + name + "'" : ""));
@@ -386,6 +427,7 @@ std::string DatasetInfo::type_name() const {
 }
 
 DatasetInfo dataset_info(const Dataset& ds, const std::string& where) {
+  const Watched watch(ds.id(), [&] { return "reading the shape and type of dataset '" + object_name(ds.id()) + "'"; });
   DatasetInfo info;
   Dataspace space(H5Dget_space(ds.id()));
   if (!space.valid()) fail(where, "cannot read dataspace");
@@ -412,16 +454,28 @@ void check_element_size(const DatasetInfo& info, const std::string& where) {
 void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where) {
   // A corrupt header can claim billions of values. Real data is stored: even
   // deflate of constant samples keeps more than 1 byte in ~1030, and all of
-  // it lies inside the file.
-  const hsize_t bytes = n * sizeof(double);
-  if (bytes <= (hsize_t(64) << 20)) return;
+  // it lies inside the file. The bytes claimed are those of the stored type
+  // (a uint8 status column claims one byte a value); the allocation is of
+  // up to 8 bytes a value.
+  size_t elem = 8;
+  {
+    Datatype type(H5Dget_type(ds.id()));
+    const size_t s = type.valid() ? H5Tget_size(type.id()) : 0;
+    if (s > 0) elem = s;
+    else H5Eclear2(H5E_DEFAULT);
+  }
+  const hsize_t kMax = ~hsize_t(0);
+  const hsize_t claimed = n > kMax / elem ? kMax : n * elem;
+  const hsize_t memory = n > kMax / 8 ? kMax : n * 8;
+  if (std::max(claimed, memory) <= (hsize_t(64) << 20)) return;
+  const Watched watch(ds.id(), [&] { return "reading the storage size of dataset '" + object_name(ds.id()) + "'"; });
   const hsize_t stored = H5Dget_storage_size(ds.id());
   hsize_t file_size = 0;
   {
     File f(H5Iget_file_id(ds.id()));
     if (!f.valid() || H5Fget_filesize(f.id(), &file_size) < 0) H5Eclear2(H5E_DEFAULT);
   }
-  if (bytes / 1100 > stored || (file_size > 0 && stored > file_size))
+  if (claimed / 1100 > stored || (file_size > 0 && stored > file_size))
     throw InputError(where + ": dataset claims " + std::to_string(n) + " values but stores " + std::to_string(stored) +
                      " bytes (truncated or corrupt file?)");
 }
@@ -653,6 +707,7 @@ void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where
 
 bool has_attribute(hid_t obj, const std::string& name) {
   silence_errors();
+  const Watched watch(obj, [&] { return "looking up attribute '" + name + "'"; });
   const htri_t r = H5Aexists(obj, name.c_str());
   if (r < 0) H5Eclear2(H5E_DEFAULT);
   return r > 0;
@@ -660,6 +715,7 @@ bool has_attribute(hid_t obj, const std::string& name) {
 
 std::vector<std::string> attribute_names(hid_t obj) {
   silence_errors();
+  const Watched watch(obj, [&] { return "listing the attributes of '" + object_name(obj) + "'"; });
   std::vector<std::string> out;
   hsize_t idx = 0;
   if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, &collect_attr, &out) < 0) H5Eclear2(H5E_DEFAULT);
@@ -667,6 +723,8 @@ std::vector<std::string> attribute_names(hid_t obj) {
 }
 
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& where) {
+  silence_errors();
+  const Watched watch(obj, [&] { return "reading attribute '" + name + "'"; });
   const std::string at = where + ": attribute '" + name + "'";
   Dataspace space;
   const Attribute attr = open_single_attribute(obj, name, at, space);
@@ -753,6 +811,8 @@ void write_scalar_attribute(hid_t obj, const std::string& name, hid_t file_type,
 }
 
 void read_scalar_attribute(hid_t obj, const std::string& name, hid_t mem_type, void* value, const std::string& where) {
+  silence_errors();
+  const Watched watch(obj, [&] { return "reading attribute '" + name + "'"; });
   const std::string at = where + ": attribute '" + name + "'";
   Dataspace space;
   const Attribute attr = open_single_attribute(obj, name, at, space);
@@ -828,6 +888,7 @@ Dataset create_bare_dimension(hid_t loc, const std::string& name, hsize_t n, con
 bool is_dimension_scale(hid_t loc, const std::string& name, const std::string& where) {
   const Dataset ds = open_dataset(loc, name, where);
   silence_errors();
+  const Watched watch(loc, [&] { return "reading the dimension-scale marks of '" + name + "'"; });
   return H5DSis_scale(ds.id()) > 0;
 }
 
@@ -867,6 +928,8 @@ void write_string_list_attribute(hid_t obj, const std::string& name, const std::
 
 std::vector<std::string> read_string_list_attribute(hid_t obj, const std::string& name, char old_separator,
                                                     const std::string& where) {
+  silence_errors();
+  const Watched watch(obj, [&] { return "reading attribute '" + name + "'"; });
   const std::string at = where + ": attribute '" + name + "'";
   silence_errors();
   Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));

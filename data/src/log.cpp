@@ -70,7 +70,12 @@ constexpr int kMaxDepth = 32;
 void walk(hid_t group, const std::string& path, const std::string& prefix, const detail::ExperimentVisitor& visit,
           std::set<haddr_t>& visited, int depth = 0) {
   H5O_info_t info;
-  if (H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
+  herr_t inspected = 0;
+  {
+    const h5::Watched watch(group, [&] { return "inspecting group '" + h5::object_name(group) + "'"; });
+    inspected = H5Oget_info2(group, &info, H5O_INFO_BASIC);
+  }
+  if (inspected < 0) h5::fail(path + ": group '" + prefix + "'", "cannot inspect");
   if (!visited.insert(info.addr).second) return;
   if (depth > kMaxDepth)
     throw InputError(path + ": groups nested deeper than " + std::to_string(kMaxDepth) + " at '" + prefix + "'");
@@ -374,7 +379,11 @@ namespace {
 void collect_results(hid_t group, const std::string& path, const std::string& prefix, std::vector<std::string>& out,
                      std::set<haddr_t>& seen, int depth) {
   H5O_info_t info;
-  if (depth > kMaxDepth || H5Oget_info2(group, &info, H5O_INFO_BASIC) < 0 || !seen.insert(info.addr).second) {
+  const auto inspect = [&] {
+    const h5::Watched watch(group, [&] { return "inspecting group '" + h5::object_name(group) + "'"; });
+    return H5Oget_info2(group, &info, H5O_INFO_BASIC);
+  };
+  if (depth > kMaxDepth || inspect() < 0 || !seen.insert(info.addr).second) {
     H5Eclear2(H5E_DEFAULT);
     return;
   }
@@ -429,7 +438,9 @@ Results read_results(const std::string& path, const std::string& group, bool wit
     const auto info = h5::dataset_info(ds, at);
     d.shape.assign(info.dims.begin(), info.dims.end());
     if (info.type_class == H5T_INTEGER && info.type_size <= 8) {  // results hold integer columns too
-      d.values.resize(static_cast<size_t>(h5::element_count(ds, at)));
+      const hsize_t n = h5::element_count(ds, at);
+      h5::check_stored_size(ds, n, at);
+      d.values.resize(static_cast<size_t>(n));
       if (!d.values.empty()) h5::read_all(ds, H5T_NATIVE_DOUBLE, d.values.data(), at);
     } else {
       d.values = h5::read_doubles(ds, at);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #ifdef STRIBECK_HAVE_MATIO
 #include <matio.h>
@@ -49,6 +50,15 @@ struct Part {
   std::map<std::string, std::string> attributes;
 };
 
+// Bytes of values (as stored) the variables of the v7.3 file being read may
+// still claim: the file's size times deflate's largest ratio (about 1032:1),
+// plus 64 MiB. Each variable passes check_stored_size on its own, but a
+// damaged file can make many variables (struct-array references to one
+// dataset, say) claim the same stored bytes again and again: found by the
+// fuzz_mat campaign as allocations of 4 GB and more from a 5 KB file. Set by
+// read_mat_log.
+thread_local std::uint64_t g_v73_bytes_left = ~std::uint64_t(0);
+
 // Adds the numeric dataset `ds`, named `var`, as one column (vector), several
 // columns (matrix: var_0, var_1, ...) or an attribute (scalar).
 // Columns of one matrix read as channels, at most.
@@ -72,12 +82,23 @@ void add_dataset(const h5::Dataset& ds, const std::string& var, const std::strin
   hsize_t rows = info.dims.empty() ? 1 : info.dims.back();
   if (cols != 0 && rows > (hsize_t(1) << 32) / cols) throw InputError(where + ": is too large");
   // Each column of a matrix becomes a channel: a damaged (or transposed)
-  // matrix claiming millions of columns would make as many channels.
-  if (rows > 1 && cols > kMaxMatrixColumns)
+  // matrix claiming millions of columns would make as many channels. So
+  // would an empty one (0 rows: no values to store, found by fuzz_mat).
+  if (rows != 1 && cols > kMaxMatrixColumns)
     throw InputError(where + ": a matrix of " + std::to_string(cols) + " columns; at most " +
                      std::to_string(kMaxMatrixColumns) + " are read as channels (one signal per column)");
   h5::check_stored_size(ds, rows * cols, where);
-  std::vector<double> v(static_cast<size_t>(rows * cols));
+  const std::uint64_t bytes = rows * cols * info.type_size;
+  if (bytes > g_v73_bytes_left)
+    throw InputError(where + ": claims " + std::to_string(rows * cols) +
+                     " values, more than the file can hold with the variables before it (corrupt file?)");
+  g_v73_bytes_left -= bytes;
+  std::vector<double> v;
+  try {
+    v.resize(static_cast<size_t>(rows * cols));
+  } catch (const std::bad_alloc&) {
+    throw InputError(where + ": is too large to read (" + std::to_string(rows * cols) + " values)");
+  }
   if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     h5::fail(where, "cannot read data (truncated or corrupt file?)");
   if (rows * cols == 1) {
@@ -141,7 +162,10 @@ std::vector<hobj_ref_t> element_references(hid_t group, const std::string& field
 // nested struct, which is not a signal (as in a scalar struct).
 void add_referenced(hid_t loc, const hobj_ref_t& ref, const std::string& field, const std::string& where,
                     RawColumns& raw, std::map<std::string, std::string>& attributes) {
-  const hid_t id = H5Rdereference2(loc, H5P_DEFAULT, H5R_OBJECT, &ref);
+  const hid_t id = [&] {
+    const h5::Watched watch(loc, [&] { return "following a reference of '" + field + "'"; });
+    return H5Rdereference2(loc, H5P_DEFAULT, H5R_OBJECT, &ref);
+  }();
   if (id < 0) h5::fail(where, "refers to a missing object (corrupt file?)");
   if (H5Iget_type(id) != H5I_DATASET) {
     h5::Object skipped(id);
@@ -230,6 +254,11 @@ void apply_name(std::vector<Experiment>& out, bool has_root, const std::string& 
 
 std::vector<Experiment> read_mat_log(const std::string& path, const ReadOptions& o) {
   h5::File f = h5::open_file(path);
+  {
+    struct stat st {};
+    const std::uint64_t size = ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    g_v73_bytes_left = size * 1100 + (std::uint64_t(64) << 20);
+  }
   std::vector<Experiment> out;
   RawColumns root;
   std::map<std::string, std::string> root_attrs;

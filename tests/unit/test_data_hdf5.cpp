@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -101,6 +102,47 @@ TEST(DataHdf5, OpenOrCreateGroupReusesAnExistingGroup) {
   h5::Group g = h5::open_or_create_group(f.id(), "g", path);
   EXPECT_EQ(h5::read_int_attribute(g.id(), "mark", path), 1);
   g.reset();
+  f.reset();
+  std::remove(path.c_str());
+}
+
+// read_array (sweep files, results, top-K tables) checks the size a dataset
+// claims against what it stores before allocating (found by the fuzz_hdf5
+// campaigns: a damaged extent made `report` allocate 1.6 to 6 GB, or fill
+// 4 GB of fill values for two minutes). The bytes claimed are those of the
+// stored type: a well-compressed uint8 column is not mistaken for damage.
+TEST(DataHdf5, ArrayClaimingMoreThanItStoresIsRefusedBeforeAllocating) {
+  const std::string path = tmp("claims.h5");
+  {
+    h5::File f = h5::create_file(path);
+    // 10 M float64 (80 MB) never written: contiguous, no storage at all.
+    const hsize_t n = 10000000;
+    h5::Dataspace sp(H5Screate_simple(1, &n, nullptr));
+    h5::Dataset d(H5Dcreate2(f.id(), "unwritten", H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(d.valid());
+    // 70 M zero bytes, chunked and deflated (about 1000:1): real, readable data.
+    const hsize_t m = 70000000, chunk = 1 << 20;
+    h5::Dataspace sp2(H5Screate_simple(1, &m, nullptr));
+    h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_chunk(dcpl.id(), 1, &chunk);
+    H5Pset_deflate(dcpl.id(), 9);
+    h5::Dataset z(H5Dcreate2(f.id(), "zeros", H5T_STD_U8LE, sp2.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
+    const std::vector<std::uint8_t> zeros(m, 0);
+    ASSERT_GE(H5Dwrite(z.id(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
+    h5::close_file(f, path);
+  }
+  h5::File f = h5::open_file(path);
+  try {
+    h5::read_array<double>(f.id(), "unwritten", H5T_NATIVE_DOUBLE, path);
+    FAIL() << "no error for a dataset claiming 80 MB and storing none";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unwritten: dataset claims 10000000 values but stores 0 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto v = h5::read_array<std::uint8_t>(f.id(), "zeros", H5T_NATIVE_UINT8, path);
+  EXPECT_EQ(v.size(), 70000000u);
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::uint8_t x) { return x == 0; }));
   f.reset();
   std::remove(path.c_str());
 }

@@ -344,6 +344,46 @@ void expect_runs_1_and_2(const std::vector<Experiment>& exps, const std::string&
 // `save('f.mat', 'runs', 'trial', '-v7.3')` with runs a 1x3 struct array:
 // runs(1) full, runs(2) without force, runs(3) with nothing numeric; trial a
 // scalar struct with a cell field; an empty struct array beside them.
+// Sizes a damaged v7.3 file claims are refused before Stribeck allocates
+// by them (found by the fuzz_mat campaign; before, `import` ended with
+// "internal error: std::bad_alloc", exit 3, after taking 4 GB): an empty
+// matrix (0 rows) claiming millions of columns would have made as many
+// channels; variables that each claim less than 64 MiB but together more
+// than the file could hold even deflated (here never written: fill values).
+TEST(DataMat, DamagedSizesAreRefusedBeforeAllocating) {
+  {
+    MatFile m("empty_columns.mat");
+    const hsize_t dims[2] = {10000000, 0};  // MATLAB 0 x 10^7
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    hid_t d = H5Dcreate2(m.root(), "F", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    h5::write_string_attribute(d, "MATLAB_class", "double", "test");
+    H5Dclose(d);
+    H5Sclose(sp);
+    m.matrix(m.root(), "t", 3, 1, {0, 1, 2});
+    const std::string path = m.close();
+    EXPECT_NE(error_of([&] { read_any_log(path); }).find("variable 'F': a matrix of 10000000 columns; at most 4096"),
+              std::string::npos);
+    std::remove(path.c_str());
+  }
+  {
+    MatFile m("unwritten.mat");
+    for (const char* name : {"a", "b", "c"}) {
+      const hsize_t dims[2] = {8000000, 1};  // MATLAB 1 x 8e6 row vectors, 64 MB each, never written
+      hid_t sp = H5Screate_simple(2, dims, nullptr);
+      hid_t d = H5Dcreate2(m.root(), name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      h5::write_string_attribute(d, "MATLAB_class", "double", "test");
+      H5Dclose(d);
+      H5Sclose(sp);
+    }
+    const std::string path = m.close();
+    const std::string err = error_of([&] { read_any_log(path); });
+    EXPECT_NE(err.find("variable 'b': claims 8000000 values, more than the file can hold with the variables before it"),
+              std::string::npos)
+        << err;
+    std::remove(path.c_str());
+  }
+}
+
 TEST(DataMat, StructArrayElementsAreExperimentsV73) {
   MatFile m("structarray.mat");
   hid_t refs = m.group("#refs#", nullptr);

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "temp_dir.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/svg_heat_map.hpp"
@@ -615,6 +616,109 @@ TEST(ReliabilityCli, FilesThatCrashTheHdf5LibraryAreOneLineErrors) {
   // With Debian 12's libhdf5 1.10.8 every one of them is a crash caught.
   if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE == 8)
     EXPECT_EQ(crashes_named, 8);  // import of the first refuses its int8 channel first
+}
+
+// Item 3 / 12: a file on which libhdf5 1.10.8 loops for ever (a damaged
+// symbol-table B-tree of the root group: H5G__stab_iterate under H5Literate,
+// allocating about 300 MB/s; found by fuzz_hdf5, a MATLAB v7.3 file). The
+// watchdog of metadata calls ends every reading command with one line naming
+// the file and the call, exit 2, no output and no temporary left: at the
+// limit (STRIBECK_HDF5_METADATA_TIMEOUT, here 1 s), or at the default limit
+// (20 s) or when the call has allocated 1 GiB, whichever comes first.
+TEST(ReliabilityCli, FilesThatHangTheHdf5LibraryEndWithOneLine) {
+  const std::string d = dir_for("library_hang");
+  const std::string src = std::string(STRIBECK_SOURCE_DIR) + "/tests/fuzz/library_crashes/mat73_symbol_table_loop.mat";
+  const std::string mat = d + "loop.mat", h5 = d + "loop.h5";
+  fs::copy_file(src, mat, fs::copy_options::overwrite_existing);
+  fs::copy_file(src, h5, fs::copy_options::overwrite_existing);
+  const std::string before = slurp(mat);
+  const std::vector<std::vector<std::string>> commands = {
+      {"import", mat, "-o", d + "out.h5"},
+      {"identify", h5, "-m", "coulomb-viscous", "--json", d + "fit.json"},
+      {"export", h5, "-o", d + "out.csv"},
+      {"eval", "-m", "coulomb-viscous", "-i", h5, "-o", d + "out.h5"},
+      {"map", h5, "-o", d + "out.svg"}};
+  ::setenv("STRIBECK_HDF5_METADATA_TIMEOUT", "1", 1);
+  for (const auto& args : commands) {
+    SCOPED_TRACE(args[0]);
+    const Outcome o = run(args, d, 0, 0, 30);
+    const std::string in = args[0] == "eval" ? args[4] : args[1];
+    EXPECT_FALSE(o.hung) << "still running after 30 s";
+    EXPECT_EQ(o.signal, 0) << "the process crashed";
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(lines(o.err), 1u) << o.err;
+    EXPECT_EQ(o.err.rfind("stribeck: error: " + in + ": damaged file: the HDF5 library did not return from ", 0), 0u)
+        << o.err;
+    EXPECT_NE(o.err.find(" (1 s)\n"), std::string::npos) << o.err;
+    EXPECT_GE(o.seconds, 1.0);
+    EXPECT_LT(o.seconds, 1.0 + 15) << "the limit is 1 s (15 s allowed for a loaded machine)";
+    for (const char* out : {"out.h5", "fit.json", "out.csv", "out.svg"}) EXPECT_FALSE(exists(d + out)) << out;
+    const auto left = leftovers(d);
+    EXPECT_TRUE(left.empty()) << left.front();
+  }
+  // The default limit: the loop's allocations end it first, within seconds.
+  ::unsetenv("STRIBECK_HDF5_METADATA_TIMEOUT");
+  const Outcome o = run({"import", mat, "-o", d + "out.h5"}, d, 0, 0, 60);
+  EXPECT_FALSE(o.hung);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(lines(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find(mat + ": damaged file: the HDF5 library did not return from listing the members of group '/' ("),
+            std::string::npos)
+      << o.err;
+  EXPECT_LT(o.seconds, 20.0 + 15);
+  EXPECT_FALSE(exists(d + "out.h5"));
+  EXPECT_TRUE(leftovers(d).empty());
+  EXPECT_EQ(slurp(mat), before);
+}
+
+// The watchdog itself, in a child process set up as the CLI's main does:
+// only a watched call on a registered input is ended, at its limit, with the
+// one line, the temporaries removed and exit 2; time spent outside watched
+// calls (reading raw data, computing) and watched calls on files that are
+// not inputs never end the process.
+TEST(ReliabilityCli, WatchdogEndsOnlyAWatchedCallOnAnInputThatOverrunsTheLimit) {
+  const std::string d = dir_for("watchdog");
+  const std::string temp = d + "out.h5.tmp.123456", err = d + "stderr";
+  for (int watched_input : {0, 1}) {
+    SCOPED_TRACE(watched_input ? "watched call on an input" : "watched call on another file");
+    spit(temp, "partial");
+    const auto t0 = Clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      std::freopen(err.c_str(), "w", stderr);
+      ::setenv("STRIBECK_HDF5_METADATA_TIMEOUT", "0.5", 1);
+      install_cli_signal_handlers();
+      register_temporary(temp);
+      register_input("in.h5");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // unwatched: 3 x the limit
+      {
+        const WatchedLibraryCall quick("in.h5", "a quick call");  // returns in time
+      }
+      const WatchedLibraryCall call(watched_input ? "in.h5" : "out.h5", "a call that hangs");
+      std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+      ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    ASSERT_TRUE(WIFEXITED(status));
+    if (watched_input) {
+      EXPECT_EQ(WEXITSTATUS(status), 2);
+      EXPECT_EQ(slurp(err),
+                "stribeck: error: in.h5: damaged file: the HDF5 library did not return from a call that "
+                "hangs (0.5 s)\n");
+      EXPECT_FALSE(exists(temp)) << "the temporary was not removed";
+      EXPECT_GE(seconds, 2.0);
+      EXPECT_LT(seconds, 4.5);  // the limit, not the 3 s the call would have taken
+    } else {
+      EXPECT_EQ(WEXITSTATUS(status), 0);
+      EXPECT_EQ(slurp(err), "");
+      EXPECT_TRUE(exists(temp));
+      EXPECT_GE(seconds, 4.5);
+    }
+    std::remove(temp.c_str());
+    std::remove(err.c_str());
+  }
 }
 
 // Item 5: what `kill -9` of a merge leaves (OUT.partial, its lock file

@@ -17,10 +17,12 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/atomic_file.hpp"
 
 namespace stribeck::h5 {
 
@@ -136,6 +138,31 @@ bool is_hdf5(const std::string& path);
 // files where it does not check, and such a crash then ends the command with
 // one line naming the file instead of a core dump.
 File open_file(const std::string& path, bool write = false);
+
+// A libhdf5 call that reads only metadata (opening an object, listing a
+// group, reading an attribute) of a registered input, watched while this
+// object lives: the CLI ends a call that does not return in time (libhdf5
+// 1.10 loops for ever on some damaged files) with one line, exit 2
+// (watch_library_call, atomic_file.hpp). `loc`: any object of the file;
+// `what` (a callable returning the description, "opening group 'x'") is
+// called only when calls are watched. Never around reads of raw data.
+class Watched {
+ public:
+  template <class What>
+  Watched(hid_t loc, What&& what) {
+    if (library_calls_watched()) slot_ = arm(loc, what());
+  }
+  Watched(const std::string& path, const char* what);
+  ~Watched();
+  Watched(const Watched&) = delete;
+  Watched& operator=(const Watched&) = delete;
+
+ private:
+  static int arm(hid_t loc, const std::string& what);
+  int slot_ = -1;
+};
+// The path of an object in its file ("/experiments/p40"), "?" if unknown.
+std::string object_name(hid_t obj);
 // Creates (truncates) a file.
 File create_file(const std::string& path);
 // Flushes and closes, throwing if HDF5 reports a failure.
@@ -286,8 +313,16 @@ void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where
 template <class V>
 std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const std::string& where) {
   const Dataset ds = open_dataset(loc, name, where);
-  std::vector<V> out(static_cast<size_t>(element_count(ds, where + ": " + name)));
-  if (!out.empty()) read_all(ds, type, out.data(), where + ": " + name);
+  const std::string at = where + ": " + name;
+  const hsize_t n = element_count(ds, at);
+  check_stored_size(ds, n, at);  // before the allocation: a damaged extent can claim gigabytes
+  std::vector<V> out;
+  try {
+    out.resize(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    throw InputError(at + ": dataset is too large to read (" + std::to_string(n) + " values)");
+  }
+  if (!out.empty()) read_all(ds, type, out.data(), at);
   return out;
 }
 
