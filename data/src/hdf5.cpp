@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <new>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
@@ -489,13 +488,7 @@ std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
     if (d != 0 && n > kMaxElements / d) throw InputError(where + ": dataset is too large to read");
     n *= d;
   }
-  check_stored_size(ds, n, where);
-  std::vector<double> out;
-  try {
-    out.resize(static_cast<size_t>(n));
-  } catch (const std::bad_alloc&) {
-    throw InputError(where + ": dataset is too large to read (" + std::to_string(n) + " values)");
-  }
+  std::vector<double> out = allocate_for<double>(ds, n, where);
   if (n > 0 && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
     fail(where, "cannot read data (truncated or corrupt file?)");
   return out;
@@ -931,7 +924,6 @@ std::vector<std::string> read_string_list_attribute(hid_t obj, const std::string
   silence_errors();
   const Watched watch(obj, [&] { return "reading attribute '" + name + "'"; });
   const std::string at = where + ": attribute '" + name + "'";
-  silence_errors();
   Attribute attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
   if (!attr.valid()) fail(at, "cannot open");
   Dataspace space(H5Aget_space(attr.id()));

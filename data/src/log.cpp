@@ -438,9 +438,7 @@ Results read_results(const std::string& path, const std::string& group, bool wit
     const auto info = h5::dataset_info(ds, at);
     d.shape.assign(info.dims.begin(), info.dims.end());
     if (info.type_class == H5T_INTEGER && info.type_size <= 8) {  // results hold integer columns too
-      const hsize_t n = h5::element_count(ds, at);
-      h5::check_stored_size(ds, n, at);
-      d.values.resize(static_cast<size_t>(n));
+      d.values = h5::allocate_for<double>(ds, h5::element_count(ds, at), at);
       if (!d.values.empty()) h5::read_all(ds, H5T_NATIVE_DOUBLE, d.values.data(), at);
     } else {
       d.values = h5::read_doubles(ds, at);

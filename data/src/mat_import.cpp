@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 
 #ifdef STRIBECK_HAVE_MATIO
 #include <matio.h>
@@ -87,18 +86,12 @@ void add_dataset(const h5::Dataset& ds, const std::string& var, const std::strin
   if (rows != 1 && cols > kMaxMatrixColumns)
     throw InputError(where + ": a matrix of " + std::to_string(cols) + " columns; at most " +
                      std::to_string(kMaxMatrixColumns) + " are read as channels (one signal per column)");
-  h5::check_stored_size(ds, rows * cols, where);
   const std::uint64_t bytes = rows * cols * info.type_size;
   if (bytes > g_v73_bytes_left)
     throw InputError(where + ": claims " + std::to_string(rows * cols) +
                      " values, more than the file can hold with the variables before it (corrupt file?)");
+  std::vector<double> v = h5::allocate_for<double>(ds, rows * cols, where);
   g_v73_bytes_left -= bytes;
-  std::vector<double> v;
-  try {
-    v.resize(static_cast<size_t>(rows * cols));
-  } catch (const std::bad_alloc&) {
-    throw InputError(where + ": is too large to read (" + std::to_string(rows * cols) + " values)");
-  }
   if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     h5::fail(where, "cannot read data (truncated or corrupt file?)");
   if (rows * cols == 1) {
@@ -152,8 +145,7 @@ std::vector<hobj_ref_t> element_references(hid_t group, const std::string& field
   if (H5Tequal(type.id(), H5T_STD_REF_OBJ) <= 0)
     throw InputError(where + ": holds region references, expected object references (corrupt file?)");
   const hsize_t n = h5::element_count(ds, where);
-  h5::check_stored_size(ds, n, where);
-  std::vector<hobj_ref_t> refs(static_cast<size_t>(n));
+  std::vector<hobj_ref_t> refs = h5::allocate_for<hobj_ref_t>(ds, n, where);
   if (n > 0) h5::read_all(ds, H5T_STD_REF_OBJ, refs.data(), where);
   return refs;
 }

@@ -507,7 +507,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
   U.id = analyse_identifiability(JtJ);
   U.s2 = 2.0 * cost / static_cast<double>(std::max<long>(1, D.n - k));
   const Eigen::MatrixXd G = external_jacobian(L, free);
-  // Undetermined parameters carry NaN; only determined ones enter.
+  // Entries that involve an undetermined parameter are not a variance: NaN.
   U.cov_x = U.s2 * G * U.id.inverse * G.transpose();
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < k; ++j) {
@@ -518,6 +518,10 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
     }
   return U;
 }
+
+// Whether the residuals are above the floor of a noiseless fit: intervals and
+// profiles are for noisy data; a noiseless fit's are exact enough as Wald's.
+bool is_noisy(const Uncertainty& U, const FitData& D) { return U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2); }
 
 // ---------------------------------------------------------------------------
 // Phase: intervals. Wald intervals from the covariance; profile-likelihood
@@ -554,9 +558,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
   lower.clear();
   double lowest = kInf;
   const double ssr_min = 2.0 * S.cost;
-  // Intervals narrower than the floor of a noiseless fit are exact enough as
-  // Wald intervals; profiles are for noisy data.
-  const bool noisy = U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2);
+  const bool noisy = is_noisy(U, D);
   // Noiseless fits get no profile; a parameter at a bound is checked instead
   // for a manifold of exact fits running off the bound (K_brk = 1 with
   // c_v = 0, F_brk = F_C where no sample is slow enough to see the peak):
@@ -856,9 +858,6 @@ bool take_search_result(FitSummary& S, Layout& L, const SearchResult& R) {
   return true;
 }
 
-// Quality, covariance and intervals (quality() fills the fit-quality fields),
-// with the restarts from a lower cost a profile finds; returns the
-// uncertainty at the final optimum.
 // The fit continues from the layout's internal coordinates, the solution of
 // `sum`: it becomes the search's best, and what the estimates phases wrote
 // for the point before (parameters, correlations, their warnings) goes.
@@ -889,6 +888,9 @@ bool breakaway_confounds(const Uncertainty& U, const Layout& L, const std::vecto
   return false;
 }
 
+// Quality, covariance and intervals (quality() fills the fit-quality fields),
+// with the restarts from a lower cost a profile finds; returns the
+// uncertainty at the final optimum.
 template <class Quality>
 Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
                                     const FitData& D, const ceres::Solver::Options& so, SearchResult& R, Phases& phases,
@@ -943,8 +945,7 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
                       Quality&& quality) {
   const size_t warnings_before = S.warnings.size();
   Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
-  const bool noisy = U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2);
-  if (!noisy || !breakaway_confounds(U, L, free)) return U;
+  if (!is_noisy(U, D) || !breakaway_confounds(U, L, free)) return U;
   phases.begin("hidden breakaway");
   const auto hidden = hide_breakaway(P, L, free, D.vslow, 2.0 * S.cost + kZ975 * kZ975 * U.s2, so);
   if (!hidden) return U;

@@ -34,53 +34,51 @@ double natural_scale(const Layout& L, int i, const std::vector<double>& value) {
   return std::max(scale, 1e-300);
 }
 
+// Internal coordinate of value x of a parameter whose transform is not an
+// excess (identity or log).
+double internal_value(const FitParam& q, double x) { return q.transform == Transform::kLog ? std::log(x) : x; }
+
 }  // namespace
 
 std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& L, const std::vector<int>& free,
                                                      double vslow, double ssr_allow,
                                                      const ceres::Solver::Options& options) {
   if (!(vslow > 0) || !std::isfinite(vslow)) return std::nullopt;
-  std::vector<double> before(L.params.size());
-  for (size_t i = 0; i < L.params.size(); ++i) before[i] = L.params[i].u;
-  std::vector<double*> held;
+  // The canonical value of each free breakaway or Stribeck parameter.
+  std::vector<std::pair<double*, double>> held;
   bool level = false;
   for (int i : free) {
     FitParam& q = L.params[i];
-    double x;  // the canonical value, internal coordinate
+    double u;
     switch (q.role) {
       case ParamRole::kBreakawayRatio:
         if (q.transform != Transform::kIdentity || !std::isfinite(q.lo)) continue;
-        x = q.lo, level = true;
+        u = q.lo, level = true;
         break;
       case ParamRole::kBreakaway:
         if (q.transform != Transform::kExcess) continue;
-        x = 0.0, level = true;
+        u = 0.0, level = true;
         break;
-      case ParamRole::kStribeckVelocity:
-        x = q.transform == Transform::kLog ? std::log(1e-3 * vslow) : 1e-3 * vslow;
-        break;
-      case ParamRole::kStribeckRate: x = q.transform == Transform::kLog ? std::log(1e3 / vslow) : 1e3 / vslow; break;
+      case ParamRole::kStribeckVelocity: u = internal_value(q, 1e-3 * vslow); break;
+      case ParamRole::kStribeckRate: u = internal_value(q, 1e3 / vslow); break;
       default: continue;
     }
-    double* b = &q.u;
-    *b = std::min(std::max(x, P.GetParameterLowerBound(b, 0)), P.GetParameterUpperBound(b, 0));
-    held.push_back(b);
+    held.push_back({&q.u, std::min(std::max(u, P.GetParameterLowerBound(&q.u, 0)), P.GetParameterUpperBound(&q.u, 0))});
   }
-  auto restore = [&] {
-    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = before[i];
-  };
-  if (!level) {
-    restore();
-    return std::nullopt;
-  }
+  if (!level) return std::nullopt;
+  std::vector<double> before;
+  for (const auto& p : L.params) before.push_back(p.u);
   ceres::Solver::Options so = options;
   so.callbacks.clear();
-  for (double* b : held) P.SetParameterBlockConstant(b);
+  for (const auto& [b, u] : held) {
+    *b = u;
+    P.SetParameterBlockConstant(b);
+  }
   ceres::Solver::Summary sum;
   ceres::Solve(so, &P, &sum);
-  for (double* b : held) P.SetParameterBlockVariable(b);
+  for (const auto& h : held) P.SetParameterBlockVariable(h.first);
   if (sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_allow) return sum;
-  restore();
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = before[i];
   return std::nullopt;
 }
 
@@ -111,7 +109,7 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
     const bool velocity = q.role == ParamRole::kStribeckVelocity, rate = q.role == ParamRole::kStribeckRate;
     if (!velocity && !rate) continue;
     const double limit = velocity ? vslow : 1.0 / vslow;
-    const double u_limit = q.transform == Transform::kLog ? std::log(limit) : limit;
+    const double u_limit = internal_value(q, limit);
     double* b = &q.u;
     if (velocity ? value[i] < limit : value[i] > limit) {
       *b = u_limit;

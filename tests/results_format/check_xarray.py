@@ -170,6 +170,17 @@ def check_sweep(path, points):
     return root, params, metrics
 
 
+def check_columns(ds, path, columns):
+    """Each column of `columns` (name: (dtype kind, units)) lies along `point`."""
+    for n, (kind, u) in columns.items():
+        check(n in ds, f"{path}: no column {n}")
+        if n not in ds:
+            continue
+        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
+        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
+        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+
+
 def check_ensemble(path, points):
     ds = open_group(path, "ensemble")
     quantities(ds, path + ":ensemble")
@@ -185,13 +196,7 @@ def check_ensemble(path, points):
     for k in ("points", "first", "count", "shard_index", "shard_count"):
         check(np.issubdtype(type(ds.attrs[k]), np.integer), f"{path}: attribute {k} is {type(ds.attrs[k])}")
     check(np.array_equal(ds["point"].values, np.arange(points)), f"{path}: point scale")
-    for n, (kind, u) in ENSEMBLE_COLUMNS.items():
-        check(n in ds, f"{path}: no column {n}")
-        if n not in ds:
-            continue
-        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
-        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
-        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+    check_columns(ds, path, ENSEMBLE_COLUMNS)
     check(ds["steps"].dtype == np.int64, f"{path}: steps is {ds['steps'].dtype}")
     # mass = -1: invalid (4), not simulated (0 steps); mass = 1: ok, simulated (>= t_end / dt steps)
     mass = ds["points"].values[:, names.index("mass")]
@@ -216,13 +221,7 @@ def check_batch_fit(path, fits):
     ds = open_group(path, "batch_fit")
     quantities(ds, path + ":batch_fit")
     check(np.array_equal(ds["point"].values, np.arange(fits)), f"{path}: point scale")
-    for n, (kind, u) in BATCH_COLUMNS.items():
-        check(n in ds, f"{path}: no column {n}")
-        if n not in ds:
-            continue
-        check(ds[n].dtype.kind == kind, f"{path}: {n} dtype {ds[n].dtype}")
-        check(text(ds[n].attrs["units"]) == u, f"{path}: {n} units {ds[n].attrs['units']}")
-        check(ds[n].dims == ("point",), f"{path}: {n} dims {ds[n].dims}")
+    check_columns(ds, path, BATCH_COLUMNS)
     check(text(ds.attrs["parameters"]).split(",") == ["F_brk", "v_brk", "F_C", "f_v"],
           f"{path}: parameters {ds.attrs['parameters']}")
     # the generator's defaults (docs/models.md: F_C 20 N, F_brk 25 N) recovered, every fit converged

@@ -218,6 +218,20 @@ void check_element_size(const DatasetInfo& info, const std::string& where);
 // Throws InputError when a dataset claims far more values (`n`) than the
 // bytes it stores could hold (corrupt sizes), before anything is allocated.
 void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where);
+// A vector for the `n` values of `ds`, refused with InputError before it is
+// allocated when the file cannot hold them (check_stored_size) and when
+// memory cannot.
+template <class V>
+std::vector<V> allocate_for(const Dataset& ds, hsize_t n, const std::string& where) {
+  check_stored_size(ds, n, where);  // a damaged extent can claim gigabytes
+  std::vector<V> out;
+  try {
+    out.resize(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    throw InputError(where + ": dataset is too large to read (" + std::to_string(n) + " values)");
+  }
+  return out;
+}
 
 // Writes a float64 dataset of the given shape (1-D or 2-D, row-major data),
 // chunked, shuffled and deflated when it holds more than a few samples.
@@ -314,14 +328,7 @@ template <class V>
 std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const std::string& where) {
   const Dataset ds = open_dataset(loc, name, where);
   const std::string at = where + ": " + name;
-  const hsize_t n = element_count(ds, at);
-  check_stored_size(ds, n, at);  // before the allocation: a damaged extent can claim gigabytes
-  std::vector<V> out;
-  try {
-    out.resize(static_cast<size_t>(n));
-  } catch (const std::bad_alloc&) {
-    throw InputError(at + ": dataset is too large to read (" + std::to_string(n) + " values)");
-  }
+  std::vector<V> out = allocate_for<V>(ds, element_count(ds, at), at);
   if (!out.empty()) read_all(ds, type, out.data(), at);
   return out;
 }
