@@ -580,7 +580,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
       // The Stribeck term may not hide below the slowest sample when the log
       // has a slow range; a log without one cannot tell a breakaway below
       // its slowest sample from none, and the probe may hide it there.
-      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, D.lacks_slow ? kInf : D.vslow, so);
+      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, D.vslow, D.lacks_slow, so);
       std::string names;
       for (int m : moved) flat[m] = true, names += (names.empty() ? "" : ", ") + L.params[m].name;
       if (!moved.empty())
@@ -947,7 +947,14 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
   Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
   if (!is_noisy(U, D) || !breakaway_confounds(U, L, free)) return U;
   phases.begin("hidden breakaway");
-  const auto hidden = hide_breakaway(P, L, free, D.vslow, 2.0 * S.cost + kZ975 * kZ975 * U.s2, so);
+  // A log without a slow range cannot tell a breakaway hidden below its
+  // slowest sample from none: the Stribeck velocity goes three decades below
+  // it, and the breakaway level is then not determined. In a log with a slow
+  // range the convention is that a breakaway does not hide below the data:
+  // the velocity goes to the slowest sample, where the level's interval
+  // says how large a breakaway the slow samples still allow.
+  const double hide_at = D.lacks_slow ? 1e-3 * D.vslow : D.vslow;
+  const auto hidden = hide_breakaway(P, L, free, hide_at, 2.0 * S.cost + kZ975 * kZ975 * U.s2, so);
   if (!hidden) return U;
   S.iterations += static_cast<int>(hidden->iterations.size());
   S.solver_seconds += hidden->total_time_in_seconds;
@@ -955,8 +962,9 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
   U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
   S.warnings.push_back(
       "no breakaway is seen in the data: the fit reports the law without one (breakaway at the "
-      "Coulomb level, Stribeck velocity below the slowest sample, |v| = " +
-      fmt(D.vslow) + "), which fits as well as one hidden there");
+      "Coulomb level, Stribeck velocity " +
+      std::string(D.lacks_slow ? "below" : "at") + " the slowest sample, |v| = " + fmt(D.vslow) + ")" +
+      (D.lacks_slow ? ", which fits as well as one hidden there" : ""));
   return U;
 }
 

@@ -41,23 +41,26 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
 // the others. Returns the free parameters (Layout indices) that moved to keep
 // the fit exact (SSR <= ssr_exact), g first, or nothing when moving g off its
 // bound costs fit: g then sits at the bound because the data put it there,
-// not on a manifold of exact fits that the bound happens to cut. `vslow`, the
-// slowest moving |v| of the data, floors the Stribeck velocities (caps the
-// rates) during the refit, so that hiding the Stribeck term below every
-// sample does not count as a manifold. A parameter moved when it changed by
-// more than 1e-6 of its value (or default, for a zero value).
+// not on a manifold of exact fits that the bound happens to cut. `vslow` is
+// the slowest moving |v| of the data. Unless `may_hide` (a log without a slow
+// range), it floors the Stribeck velocities (caps the rates) during the
+// refit, so that hiding the Stribeck term below every sample does not count
+// as a manifold; with `may_hide`, a breakaway level g is also tried with the
+// Stribeck velocities three decades below vslow, where the term acts on no
+// sample. A parameter moved when it changed by more than 1e-6 of its value
+// (or default, for a zero value).
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
-                                double vslow, const ceres::Solver::Options& options);
+                                double vslow, bool may_hide, const ceres::Solver::Options& options);
 
 // A breakaway the log does not see, in its canonical form: no breakaway
-// (ratio 1, or level = Coulomb level) and the Stribeck velocity far below the
-// slowest moving sample `vslow` (its rate far above the inverse). Holds the
-// free breakaway and Stribeck parameters there and refits the others. When
-// that costs at most `ssr_allow` (SSR), the layout's internal coordinates stay
-// at the refit and the summary is returned; otherwise they are restored and
-// nothing is (also when no free parameter has a breakaway role).
+// (ratio 1, or level = Coulomb level) and the Stribeck velocity at `hide_at`
+// (its rate at the inverse). Holds the free breakaway and Stribeck
+// parameters there and refits the others. When that costs at most
+// `ssr_allow` (SSR), the layout's internal coordinates stay at the refit and
+// the summary is returned; otherwise they are restored and nothing is (also
+// when no free parameter has a breakaway role).
 std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& L, const std::vector<int>& free,
-                                                     double vslow, double ssr_allow,
+                                                     double hide_at, double ssr_allow,
                                                      const ceres::Solver::Options& options);
 
 // SSR of the current internal coordinates (2 * Ceres' cost).

@@ -461,6 +461,49 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
         }
     }
   }
+
+  // A breakaway no sample sees (docs/identification.md): in a log without a
+  // slow range (its slowest moving |v| above a tenth of the median moving
+  // |v|), a breakaway whose Stribeck velocity lies far below the slowest
+  // sample acts on no sample, so where the truth shows none either (K_brk = 1,
+  // or a breakaway hidden there itself) the log cannot tell its level: moving
+  // the level a tenth, with the Stribeck velocities three decades below the
+  // slowest sample, leaves the force within 1e-9 of its size (the fit's
+  // "exact"). The level and the Stribeck velocities are then undetermined.
+  std::vector<double> speeds;
+  for (const auto& sm : samples)
+    if (sm.v != 0) speeds.push_back(std::abs(static_cast<double>(sm.v)));
+  if (speeds.empty()) return o;
+  const double vslow = *std::min_element(speeds.begin(), speeds.end());
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  if (!(vslow > 0.1 * speeds[speeds.size() / 2])) return o;
+  std::vector<double> q = c.truth;
+  std::vector<int> hidden;
+  bool level = false;
+  for (int j = 0; j < k; ++j) {
+    const int i = free[j];
+    const ParamInfo& pi = m.params[i];
+    switch (pi.role) {
+      case ParamRole::kBreakawayRatio:
+      case ParamRole::kBreakaway: q[i] += 0.1 * std::max(std::abs(q[i]), 1.0), level = true; break;
+      case ParamRole::kStribeckVelocity: q[i] = 1e-3 * vslow; break;
+      case ParamRole::kStribeckRate: q[i] = 1e3 / vslow; break;
+      default: continue;
+    }
+    hidden.push_back(j);
+  }
+  if (!level || !validate_params(m, q.data()).empty()) return o;
+  LD miss = 0;
+  visit_model(StaticModels{}, c.model.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const std::vector<LD> p(q.begin(), q.end());
+    for (long s = 0; s < n; ++s) miss += std::pow(static_force<M, LD>(p.data(), samples[s]) - F(s), 2);
+  });
+  if (std::sqrt(miss) > 1e-9L * fnorm) return o;
+  for (int j : hidden) {
+    o.kind[j] = Identifiability::kUndetermined;
+    o.predicted_se[j] = kNaN;
+  }
   return o;
 }
 

@@ -180,11 +180,8 @@ TEST(Identification, BatteryOracleAgreesWithTheDegeneracyRules) {
 
 // Noiseless logs: cases that recover every determinable parameter to 1e-6
 // (relative) and report exactly the undetermined ones as determined == false.
-// Issue 23's goal is 99.5 %; the fit reaches 267 of these 270 (98.9 %: the
-// rest are logs without slow samples, where a breakaway hidden below the
-// slowest sample and none fit alike; docs/identification.md, "Battery"), and
-// this guard keeps it there until the goal is met.
-constexpr double kNoiselessGoal = 0.995, kNoiselessGuard = 0.98;
+// Issue 23's goal, asserted: at least 99.5 % (docs/identification.md, "Battery").
+constexpr double kNoiselessGoal = 0.995;
 TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
   const long n = 270;  // 30 per model, every profile
   long pass = 0, scored = 0;
@@ -200,7 +197,7 @@ TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
     }
   }
   EXPECT_GT(scored, 2 * n);  // the oracle scores most parameters (few are weak)
-  EXPECT_GE(pass, static_cast<long>(std::ceil(kNoiselessGuard * n)))
+  EXPECT_GE(pass, static_cast<long>(std::ceil(kNoiselessGoal * n)))
       << pass << " of " << n << " noiseless cases pass (goal " << kNoiselessGoal * 100 << " %); failing:" << failures;
 }
 
@@ -216,8 +213,14 @@ TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
 //      what the data allow, and T_brk is not determined.
 //  169 20sim-scvs in a wrong basin that 32 starts missed: a profile found a
 //      lower cost and the fit continued from it to the truth.
+//  155 K_brk = 1 in a log without a slow range (steps): a breakaway hidden
+//      below the slowest sample fits alike, so K_brk is not determined; the
+//      oracle, by its local columns, used to call it determinable.
+//  244 T_brk > T_C hidden below a log moving one way at 0.29-0.39 m/s: the
+//      probe off T_brk = T_C only approached the hidden law and stopped on
+//      its tolerances, calling T_brk determined; it now tries the hidden law.
 TEST(Identification, BatteryCasesThatOnceFailedPass) {
-  for (long i : {65L, 20L, 30L, 55L, 169L}) {
+  for (long i : {65L, 20L, 30L, 55L, 169L, 155L, 244L}) {
     const CaseRun r = run_case(kSeed, i, false, kSmall);
     EXPECT_TRUE(r.noiseless.pass) << r.c.replay() << " " << r.c.describe() << " -- " << r.noiseless.detail << r.error
                                   << "\n"
@@ -228,14 +231,17 @@ TEST(Identification, BatteryCasesThatOnceFailedPass) {
 
 // Noisy cases that once failed, one per class: a breakaway no sample sees,
 // which the fit first placed where it made F_pr and f_cfr look undetermined
-// (120: now the law without one, every determinable parameter covered), and
-// a viscous slope whose interval was given with the undetermined parameters
-// held, 7 times too tight (111).
+// (120: now the law without one, every determinable parameter covered), a
+// viscous slope whose interval was given with the undetermined parameters
+// held, 7 times too tight (111), and K_brk = 1 in a log with a slow range,
+// which the law without a breakaway reported as not determined by hiding the
+// Stribeck velocity below the slowest sample (272: now at it, K_brk's
+// interval [1, ...] covers).
 TEST(Identification, BatteryNoisyCasesThatOnceFailedAreCovered) {
-  for (long i : {120L, 111L}) {
+  for (long i : {120L, 111L, 272L}) {
     const CaseRun r = run_case(kSeed, i, true, kSmall);
     for (const auto& p : r.noisy.params)
-      if (p.included && (i == 120 || p.name == "f_v"))
+      if (p.included && (i != 111 || p.name == "f_v"))
         EXPECT_TRUE(p.covered) << p.name << ": " << r.c.replay() << " " << r.c.describe() << " -- " << r.noisy.detail
                                << r.error << "\n"
                                << r.report;
@@ -243,12 +249,9 @@ TEST(Identification, BatteryNoisyCasesThatOnceFailedAreCovered) {
 }
 
 // Noisy logs: the truth lies inside the reported 95 % interval over >= 1000
-// parameter-cases. Issue 23's goal is the nominal rate (the binomial band at
-// z = 3.29 around 95 %, asserted as the upper limit: intervals not too wide);
-// the fit reaches 92.7 % (1072 of 1157; the band starts at 1074) today, and
-// the lower guard keeps it at least at 92 % until the goal is met
-// (docs/identification.md, "Battery").
-constexpr double kCoverageGuard = 0.92;
+// parameter-cases. Issue 23's goal, asserted: the nominal rate, within the
+// binomial band at z = 3.29 around 95 % (below it: intervals too narrow;
+// above: too wide) (docs/identification.md, "Battery").
 TEST(Identification, BatteryNoisyIntervalsCoverAtTheNominalRate) {
   const long n = 405;  // 45 per model
   long included = 0, covered = 0;
@@ -266,8 +269,8 @@ TEST(Identification, BatteryNoisyIntervalsCoverAtTheNominalRate) {
   ASSERT_GE(included, 1000);
   long lo = 0, hi = 0;
   binomial_band(included, 0.95, 3.29, &lo, &hi);
-  EXPECT_GE(covered, static_cast<long>(std::ceil(kCoverageGuard * included)))
-      << covered << " of " << included << " intervals cover the truth (goal at least " << lo << "); misses:" << misses;
+  EXPECT_GE(covered, lo) << covered << " of " << included << " intervals cover the truth (goal at least " << lo
+                         << "); misses:" << misses;
   EXPECT_LE(covered, hi) << covered << " of " << included << " intervals cover the truth (too wide)";
 }
 
