@@ -115,8 +115,8 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
   return ne;
 }
 
-CompressedCost::CompressedCost(BlockSource source, int nparams, int threads)
-    : source_(std::move(source)), nparams_(nparams), threads_(std::max(1, threads)) {
+CompressedCost::CompressedCost(BlockSource source, int nparams, int threads, bool look_ahead)
+    : source_(std::move(source)), nparams_(nparams), threads_(std::max(1, threads)), look_ahead_(look_ahead) {
   set_num_residuals(nparams + 1);
   for (int i = 0; i < nparams; ++i) mutable_parameter_block_sizes()->push_back(1);
 }
@@ -139,8 +139,39 @@ bool CompressedCost::Evaluate(double const* const* parameters, double* residuals
   std::vector<bool> active(nparams_, false);
   if (jacobians)
     for (int i = 0; i < nparams_; ++i) active[i] = jacobians[i] != nullptr;
-  const NormalEquations ne = normal_equations(parameters, active);
+  NormalEquations ne;
+  if (!look_ahead_) {
+    ne = normal_equations(parameters, active);
+  } else {
+    std::vector<double> x(nparams_);
+    for (int i = 0; i < nparams_; ++i) x[i] = parameters[i][0];
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (jacobians && x == ahead_at_ && active == ahead_active_) {
+      ne = std::move(ahead_);
+    } else if (!jacobians && !last_active_.empty()) {
+      // A trial point after a Jacobian: sum that Jacobian's normal equations
+      // too, in case the step is accepted. The cost is the same SSR.
+      ahead_ = normal_equations(parameters, last_active_);
+      ahead_at_ = x;
+      ahead_active_ = last_active_;
+      ne.ssr = ahead_.ssr;
+      ne.ok = ahead_.ok;
+    } else {
+      ne = normal_equations(parameters, active);
+    }
+    if (jacobians) {
+      ahead_at_.clear();
+      last_active_ = active;
+    } else {
+      last_active_.clear();
+    }
+  }
   if (!ne.ok) return false;
+  if (!jacobians) {  // cost only
+    std::fill(residuals, residuals + nparams_ + 1, 0.0);
+    residuals[nparams_] = std::sqrt(ne.ssr);
+    return true;
+  }
   std::fill(residuals, residuals + nparams_ + 1, 0.0);
   const int m = static_cast<int>(ne.Jtr.size());
   if (m == 0) {

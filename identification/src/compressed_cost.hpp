@@ -16,11 +16,22 @@
 // those of the full problem, so Ceres takes the same steps as on the N
 // residuals (DENSE_NORMAL_CHOLESKY forms the same J^T J), without storing the
 // N x k Jacobian. A cost-only evaluation returns (0, ..., 0, sqrt(SSR)).
+//
+// Look-ahead (for sources whose pass is expensive in itself, a log streamed
+// from HDF5): a trust-region step evaluates the cost at the trial point, and
+// when the step is accepted, the Jacobian at the same point. With
+// `look_ahead`, a cost-only evaluation that follows a Jacobian evaluation
+// also sums the normal equations of that Jacobian's parameters, and the next
+// Jacobian evaluation at the same point reuses them: one pass over the log
+// per accepted step instead of two. The normal equations are the same sums
+// in the same order either way; a trial point's SSR then comes from residuals
+// evaluated alongside their Jacobian (equal but for rounding).
 #include <ceres/ceres.h>
 
 #include <Eigen/Dense>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace stribeck::ident::detail {
@@ -52,7 +63,7 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
 
 class CompressedCost : public ceres::CostFunction {
  public:
-  CompressedCost(BlockSource source, int nparams, int threads);
+  CompressedCost(BlockSource source, int nparams, int threads, bool look_ahead = false);
 
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override;
 
@@ -63,6 +74,15 @@ class CompressedCost : public ceres::CostFunction {
  private:
   BlockSource source_;
   int nparams_, threads_;
+  bool look_ahead_;
+  // Look-ahead state: the active set of the last Jacobian evaluation (empty
+  // after a cost-only one), and the normal equations summed ahead at
+  // `ahead_at_`.
+  mutable std::mutex mutex_;
+  mutable std::vector<bool> last_active_;
+  mutable std::vector<double> ahead_at_;
+  mutable std::vector<bool> ahead_active_;
+  mutable NormalEquations ahead_;
 };
 
 // A BlockSource over blocks held in memory (one chunk).

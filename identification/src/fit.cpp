@@ -1076,7 +1076,9 @@ std::unique_ptr<ceres::Problem> build_streamed_problem(Layout& L, const Prepared
   auto P = std::make_unique<ceres::Problem>();
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
-  P->AddResidualBlock(new CompressedCost(std::move(source), static_cast<int>(used.size()), threads), nullptr, blocks);
+  // Each pass reads and decodes the log: look ahead, one pass per step.
+  P->AddResidualBlock(new CompressedCost(std::move(source), static_cast<int>(used.size()), threads, true), nullptr,
+                      blocks);
   constrain(*P, L);
   return P;
 }
