@@ -19,6 +19,7 @@
 #include "phases.hpp"
 #include "problem.hpp"
 #include "profile.hpp"
+#include "projected_search.hpp"
 #include "solver_options.hpp"
 #include "stream_source.hpp"
 #include "sweep_starts.hpp"
@@ -185,6 +186,7 @@ struct FitData {
   std::vector<int> train, held;
   long n = 0;               // training samples
   double vslow = kInf;      // slowest moving |v| of the training samples
+  double vfast = 0.0;       // fastest |v| of the training samples
   bool lacks_slow = false;  // the log has no slow range relative to its own speeds
   SearchScale scale;
 };
@@ -229,6 +231,7 @@ void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
       }
     }
   motion_checks(o, npos, nneg, vmin, vmax, S);
+  D.vfast = std::max(std::abs(vmin), std::abs(vmax));
   // The low-speed hint applies when the log lacks the slow range relative to
   // its own speeds: its slowest moving sample is above a tenth of the median.
   std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
@@ -402,6 +405,16 @@ std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L,
   if (!seeded) {
     ranked = residual_search<M>(L, D, free, box, points, block, loss, o.seed, pool);
     S.search_device = "cpu (fit residuals, Sobol')";
+  }
+  // Shapes ranked with their levels solved come first: each is the best fit
+  // its shape allows (projected_search.hpp); the design over every parameter
+  // fills the rest.
+  std::vector<std::vector<double>> projected =
+      projected_search<M>(model, L, D.data, D.train, free, box, std::min(points, 1024), o.seed, pool);
+  if (!projected.empty()) {
+    S.search_device += " + levels projected";
+    projected.insert(projected.end(), std::make_move_iterator(ranked.begin()), std::make_move_iterator(ranked.end()));
+    ranked = std::move(projected);
   }
   for (auto& x : distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted))) starts.push_back(std::move(x));
   return starts;
@@ -580,7 +593,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
       // The Stribeck term may not hide below the slowest sample when the log
       // has a slow range; a log without one cannot tell a breakaway below
       // its slowest sample from none, and the probe may hide it there.
-      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, D.vslow, D.lacks_slow, so);
+      const std::vector<int> moved = flat_off_bound(P, L, g, free, ssr_exact, D.vslow, D.vfast, D.lacks_slow, so);
       std::string names;
       for (int m : moved) flat[m] = true, names += (names.empty() ? "" : ", ") + L.params[m].name;
       if (!moved.empty())
@@ -1154,12 +1167,14 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
     check_samples(Dsub, o, S);  // every sample: fit()'s own checks
     D.n = Dsub.n;
     D.vslow = Dsub.vslow;
+    D.vfast = Dsub.vfast;
     D.lacks_slow = Dsub.lacks_slow;
     D.scale = Dsub.scale;
   } else {
     motion_checks(o, sc.npos, sc.nneg, sc.vmin, sc.vmax, S);
     D.n = sc.n;
     D.vslow = sc.vslow;
+    D.vfast = std::max(std::abs(sc.vmin), std::abs(sc.vmax));
     D.lacks_slow = D.vslow > 0.1 * sc.v_median;
     D.scale.samples = D.n;
     D.scale.force_rms = std::sqrt(sc.ysq / static_cast<double>(D.n));
@@ -1167,6 +1182,7 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
     S.noise_estimate = D.scale.noise;
     for (int e : all) Dsub.n += static_cast<long>(Dsub.data[e].size());
     Dsub.vslow = D.vslow;
+    Dsub.vfast = D.vfast;
     Dsub.lacks_slow = D.lacks_slow;
     Dsub.scale = D.scale;
     Dsub.scale.samples = Dsub.n;

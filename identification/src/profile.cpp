@@ -108,7 +108,7 @@ std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& 
 }
 
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
-                                double vslow, bool may_hide, const ceres::Solver::Options& options) {
+                                double vslow, double vfast, bool may_hide, const ceres::Solver::Options& options) {
   std::vector<double> best(L.params.size()), value(L.params.size());
   for (size_t i = 0; i < L.params.size(); ++i) best[i] = L.params[i].u, value[i] = L.params[i].value;
   double* block = &L.params[g].u;
@@ -121,37 +121,40 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
   else if (p.transform == Transform::kExcess) step = 0.1 * std::max(std::abs(L.params[p.excess_base].value), 1e-12);
   const bool has_vslow = vslow > 0 && std::isfinite(vslow);
   // A Stribeck term whose velocity scale drops below the slowest moving
-  // sample vanishes from every sample: any breakaway level then fits. In a
-  // log with a slow range that is the term leaving the data, not a direction
-  // the data leave open (docs/identification.md, "A breakaway no sample
-  // sees"), so while g is held off its bound the Stribeck velocity may not go
-  // below the slowest sample (its rate not above the inverse). One that the
-  // fit left below already is moved up to that limit when that leaves the fit
-  // exact (its value did not matter: K_brk = 1 makes c_v arbitrary);
-  // otherwise the data put it there and it stays free.
-  std::vector<std::pair<double*, std::pair<int, double>>> restore;  // block, (bound side, old bound)
+  // sample vanishes from every sample, and one whose scale rises above the
+  // fastest is a constant over the data: any breakaway level then fits. In a
+  // log with a slow range both are the term leaving the data, not a
+  // direction the data leave open (docs/identification.md, "A breakaway no
+  // sample sees"); in one without, only the second. So while g is held off
+  // its bound the Stribeck velocity stays within [vslow, vfast] (its rate
+  // within the inverses), or at most vfast. One that the fit left outside
+  // already is moved to the limit when that leaves the fit exact (its value
+  // did not matter: K_brk = 1 makes c_v arbitrary); otherwise the data put it
+  // there and it stays free.
+  std::vector<std::pair<double*, std::pair<double, double>>> restore;  // block, (old lower, old upper)
   for (int i : free) {
     FitParam& q = L.params[i];
-    if (i == g || may_hide || !has_vslow || q.transform == Transform::kExcess) continue;
-    double u_limit;
-    if (!stribeck_at(q, vslow, &u_limit)) continue;
+    if (i == g || q.transform == Transform::kExcess) continue;
     const bool velocity = q.role == ParamRole::kStribeckVelocity;
-    const double limit = velocity ? vslow : 1.0 / vslow;
+    if (!velocity && q.role != ParamRole::kStribeckRate) continue;
+    // Limits of the velocity scale, then of the parameter itself.
+    const double slow = may_hide || !has_vslow ? 0.0 : vslow;
+    const double fast = vfast > 0 && std::isfinite(vfast) ? vfast : kInf;
+    const double lo = velocity ? slow : (std::isfinite(fast) ? 1.0 / fast : 0.0);
+    const double hi = velocity ? fast : (slow > 0 ? 1.0 / slow : kInf);
+    if (!(lo > 0) && !std::isfinite(hi)) continue;
     double* b = &q.u;
-    if (velocity ? value[i] < limit : value[i] > limit) {
-      *b = u_limit;
+    if (value[i] < lo || value[i] > hi) {
+      *b = internal_value(q, value[i] < lo ? lo : hi);
       if (!(evaluate_ssr(P) <= ssr_exact)) {
         *b = best[i];
         continue;
       }
     }
-    if (velocity) {
-      restore.push_back({b, {0, P.GetParameterLowerBound(b, 0)}});
-      P.SetParameterLowerBound(b, 0, std::max(u_limit, P.GetParameterLowerBound(b, 0)));
-    } else {
-      restore.push_back({b, {1, P.GetParameterUpperBound(b, 0)}});
-      P.SetParameterUpperBound(b, 0, std::min(u_limit, P.GetParameterUpperBound(b, 0)));
-    }
+    restore.push_back({b, {P.GetParameterLowerBound(b, 0), P.GetParameterUpperBound(b, 0)}});
+    if (lo > 0) P.SetParameterLowerBound(b, 0, std::max(internal_value(q, lo), P.GetParameterLowerBound(b, 0)));
+    if (std::isfinite(hi))
+      P.SetParameterUpperBound(b, 0, std::min(internal_value(q, hi), P.GetParameterUpperBound(b, 0)));
   }
   ceres::Solver::Options so = options;
   so.max_num_iterations = std::min(options.max_num_iterations, 100);
@@ -160,9 +163,9 @@ std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::
   const double off = at_upper ? std::max(lower, *block - step) : std::min(upper, *block + step);
   std::vector<std::pair<double*, double>> held = {{block, off}};
   ceres::Solver::Summary sum = solve_holding(P, held, so);
-  for (const auto& r : restore) {
-    if (r.second.first == 0) P.SetParameterLowerBound(r.first, 0, r.second.second);
-    else P.SetParameterUpperBound(r.first, 0, r.second.second);
+  for (const auto& [b, bounds] : restore) {
+    P.SetParameterLowerBound(b, 0, bounds.first);
+    P.SetParameterUpperBound(b, 0, bounds.second);
   }
   bool exact = sum.IsSolutionUsable() && 2.0 * sum.final_cost <= ssr_exact;
   // Where a breakaway may hide (a log without a slow range), the refit above

@@ -41,16 +41,19 @@ ProfileInterval profile_interval(ceres::Problem& P, Layout& L, int g, double ssr
 // the others. Returns the free parameters (Layout indices) that moved to keep
 // the fit exact (SSR <= ssr_exact), g first, or nothing when moving g off its
 // bound costs fit: g then sits at the bound because the data put it there,
-// not on a manifold of exact fits that the bound happens to cut. `vslow` is
-// the slowest moving |v| of the data. Unless `may_hide` (a log without a slow
-// range), it floors the Stribeck velocities (caps the rates) during the
-// refit, so that hiding the Stribeck term below every sample does not count
+// not on a manifold of exact fits that the bound happens to cut. `vslow` and
+// `vfast` are the slowest moving and the fastest |v| of the data. During the
+// refit the Stribeck velocities stay at or below vfast (the rates at or above
+// its inverse): above, the term is a constant over the data, the same law
+// with the levels scaled (c_v = 0), not a direction the data leave open.
+// Unless `may_hide` (a log without a slow range), they also stay at or above
+// vslow, so that hiding the Stribeck term below every sample does not count
 // as a manifold; with `may_hide`, a breakaway level g is also tried with the
 // Stribeck velocities three decades below vslow, where the term acts on no
 // sample. A parameter moved when it changed by more than 1e-6 of its value
 // (or default, for a zero value).
 std::vector<int> flat_off_bound(ceres::Problem& P, Layout& L, int g, const std::vector<int>& free, double ssr_exact,
-                                double vslow, bool may_hide, const ceres::Solver::Options& options);
+                                double vslow, double vfast, bool may_hide, const ceres::Solver::Options& options);
 
 // A breakaway the log does not see, in its canonical form: no breakaway
 // (ratio 1, or level = Coulomb level) and the Stribeck velocity at `hide_at`
