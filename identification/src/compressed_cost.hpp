@@ -16,6 +16,13 @@
 // those of the full problem, so Ceres takes the same steps as on the N
 // residuals (DENSE_NORMAL_CHOLESKY forms the same J^T J), without storing the
 // N x k Jacobian. A cost-only evaluation returns (0, ..., 0, sqrt(SSR)).
+//
+// Two shortcuts for the phases after the solve, each giving exactly the bits
+// a new evaluation would (every sum runs in block order whatever the threads):
+// the compressed Jacobian of the last evaluation with Jacobians (the solver's
+// last, at its solution) is kept with its point, for the covariance; and
+// ssr_at evaluates the SSR at several points in one pass over the samples
+// (each block, while in cache, at every point), for the Wald end points.
 #include <ceres/ceres.h>
 
 #include <Eigen/Dense>
@@ -50,20 +57,67 @@ using BlockSource = std::function<void(const std::function<void(const BlockChunk
 NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* const* parameters,
                                        const std::vector<bool>& active, int threads);
 
+// Threads worth starting for a chunk of this many residuals: below
+// kSamplesPerThread residuals per thread the start and the join of the team
+// cost more than they save (measured in bench/RESULTS.md), so small logs run
+// on one thread. The results do not depend on it.
+constexpr long kSamplesPerThread = 65536;
+int threads_for(long residuals, int threads);
+
 class CompressedCost : public ceres::CostFunction {
  public:
-  CompressedCost(BlockSource source, int nparams, int threads);
+  // fuse: every cost-only evaluation also forms the normal equations over
+  // the parameters of the last Jacobian (see Evaluate); for the solver's
+  // problems, not for a search that only ranks costs.
+  CompressedCost(BlockSource source, int nparams, int threads, bool fuse = false);
 
+  // With Jacobians: the normal equations at this point (kept from a fused
+  // cost evaluation at the same point and parameters, else a pass),
+  // compressed. Cost only: (0, ..., 0, sqrt(SSR)); fused, the SSR comes from
+  // the normal equations over the last Jacobian's parameters (a trust-region
+  // step's candidate, whose Jacobian the solver asks for next if it accepts
+  // it: one pass over the samples for both instead of two). A fused SSR is
+  // the one a Jacobian evaluation gives (M::force_grad's value), which may
+  // differ from M::force's in the last bit.
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override;
 
   // Normal equations at `parameters` over the parameters whose `active` flag
   // is set, summed over all chunks in order.
   NormalEquations normal_equations(double const* const* parameters, const std::vector<bool>& active) const;
 
+  // The compressed Jacobian of the last evaluation with Jacobians, if it was
+  // at exactly these parameter values (bit for bit) over exactly the `active`
+  // parameters: columns[a][i] = d residual i / d (a-th active parameter), as
+  // Evaluate wrote it. False (columns untouched) otherwise.
+  bool last_jacobian(double const* const* parameters, const std::vector<bool>& active,
+                     std::vector<std::vector<double>>* columns) const;
+
+  // 2 * cost of a cost-only evaluation without fusing (what Problem::Evaluate
+  // reports) at each point (points[p][i]: the value of parameter i), bit for
+  // bit, in one pass over the blocks; infinity where the evaluation fails.
+  std::vector<double> ssr_at(const std::vector<std::vector<double>>& points) const;
+
  private:
+  struct Cached {
+    std::vector<double> x;  // the point
+    std::vector<bool> active;
+    NormalEquations ne;
+  };
+  bool at_point(const Cached& c, double const* const* parameters, const std::vector<bool>& active) const;
+  NormalEquations jacobian_equations(double const* const* parameters, const std::vector<bool>& active) const;
+  void compress(const NormalEquations& ne, double* residuals, double** jacobians) const;
+
   BlockSource source_;
   int nparams_, threads_;
+  bool fuse_;
+  // The last evaluation with Jacobians and the last fused cost evaluation.
+  // (Ceres evaluates one residual block from one thread at a time.)
+  mutable Cached jacobian_, fused_;
 };
+
+// The problem's CompressedCost (a static fit's only residual block) and its
+// parameter blocks in the cost's order; null when P holds anything else.
+const CompressedCost* compressed_cost(const ceres::Problem& P, std::vector<double*>* blocks);
 
 // A BlockSource over blocks held in memory (one chunk).
 class HeldBlocks {
