@@ -240,7 +240,10 @@ void CompressedCost::compress(const NormalEquations& ne, double* residuals, doub
 
 bool CompressedCost::last_jacobian(double const* const* parameters, const std::vector<bool>& active,
                                    std::vector<std::vector<double>>* columns) const {
-  if (!at_point(jacobian_, parameters, active) || !jacobian_.ne.ok) return false;
+  const Cached* c = at_point(jacobian_, parameters, active) ? &jacobian_
+                    : at_point(kept_, parameters, active)   ? &kept_
+                                                            : nullptr;
+  if (!c || !c->ne.ok) return false;
   std::vector<double> r(nparams_ + 1);
   std::vector<std::vector<double>> cols;
   std::vector<double*> jac(nparams_, nullptr);
@@ -248,7 +251,7 @@ bool CompressedCost::last_jacobian(double const* const* parameters, const std::v
     if (active[g]) cols.emplace_back(nparams_ + 1, 0.0);
   for (int g = 0, a = 0; g < nparams_; ++g)
     if (active[g]) jac[g] = cols[a++].data();
-  compress(jacobian_.ne, r.data(), jac.data());
+  compress(c->ne, r.data(), jac.data());
   *columns = std::move(cols);
   return true;
 }
@@ -261,7 +264,7 @@ std::vector<double> CompressedCost::ssr_at(const std::vector<std::vector<double>
     const int nb = static_cast<int>(chunk.blocks.size());
     std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
     std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
-#pragma omp parallel num_threads(threads_for(chunk_residuals(chunk) * np, threads_))
+#pragma omp parallel num_threads(threads_for(chunk_residuals(chunk), threads_))
     {
       std::vector<double> r;
       std::vector<const double*> ptrs;

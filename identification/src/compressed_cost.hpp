@@ -92,6 +92,11 @@ class CompressedCost : public ceres::CostFunction {
   bool last_jacobian(double const* const* parameters, const std::vector<bool>& active,
                      std::vector<std::vector<double>>* columns) const;
 
+  // Keeps the last evaluation with Jacobians aside (a multistart's best
+  // solve, before later starts evaluate elsewhere); last_jacobian answers
+  // from it too.
+  void keep_last_jacobian() const { kept_ = jacobian_; }
+
   // 2 * cost of a cost-only evaluation without fusing (what Problem::Evaluate
   // reports) at each point (points[p][i]: the value of parameter i), bit for
   // bit, in one pass over the blocks; infinity where the evaluation fails.
@@ -110,9 +115,10 @@ class CompressedCost : public ceres::CostFunction {
   BlockSource source_;
   int nparams_, threads_;
   bool fuse_;
-  // The last evaluation with Jacobians and the last fused cost evaluation.
-  // (Ceres evaluates one residual block from one thread at a time.)
-  mutable Cached jacobian_, fused_;
+  // The last evaluation with Jacobians, the last fused cost evaluation, and
+  // the one kept aside. (Ceres evaluates one residual block from one thread
+  // at a time.)
+  mutable Cached jacobian_, fused_, kept_;
 };
 
 // The problem's CompressedCost (a static fit's only residual block) and its

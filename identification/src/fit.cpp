@@ -910,6 +910,10 @@ std::vector<int> free_in_problem(const ceres::Problem& problem, Layout& L, long 
 ceres::Solver::Options fit_solver_options(const FitOptions& o, int threads) {
   ceres::Solver::Options so = solver_options(o, threads);
   so.max_num_line_search_step_size_iterations = 0;
+  // Ceres sees one residual block (the compressed cost, which runs its own
+  // threads over the sample blocks) and a k x k system: its threads would
+  // only be started and joined, at every evaluation.
+  so.num_threads = 1;
   return so;
 }
 
