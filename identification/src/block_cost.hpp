@@ -173,37 +173,53 @@ class BlockCost : public ceres::CostFunction {
     double* jac[kMaxBlockParams];  // the Jacobian column of each active lane
     for (int i = 0; i < np; ++i)
       if (lane[i] >= 0) jac[lane[i]] = jacobians[i];
-    for (size_t k = begin_; k < end_; ++k) {
-      const Sample<double> s{d.v[k], d.pa[k], d.pb[k], d.fn[k]};
-      const int sign = d.v[k] < 0.0 ? 1 : 0;
-      CoeffsD dfc;
-      double f = M::force_grad(cv[sign], s, dfc);
-      double df[kCoeffs];
-      std::memcpy(df, &dfc, sizeof(df));
-      double g[kMaxBlockParams];
-      for (int l = 0; l < na; ++l) g[l] = 0.0;
-      for (int c = 0; c < kCoeffs; ++c)
-        for (int l = 0; l < na; ++l) g[l] += df[c] * dc[sign][c][l];
-      if (offset_ >= 0) {
-        f += offset.a;
-        for (int l = 0; l < na; ++l) g[l] += offset.v[l];
+    // The rows, with the number of active lanes a constant for the usual
+    // counts (the chain rule's loops unrolled; the same operations in the
+    // same order, so the same bits).
+    auto rows = [&](auto lanes) -> bool {
+      constexpr int kLanes = decltype(lanes)::value;
+      const int n = kLanes > 0 ? kLanes : na;
+      for (size_t k = begin_; k < end_; ++k) {
+        const Sample<double> s{d.v[k], d.pa[k], d.pb[k], d.fn[k]};
+        const int sign = d.v[k] < 0.0 ? 1 : 0;
+        CoeffsD dfc;
+        double f = M::force_grad(cv[sign], s, dfc);
+        double df[kCoeffs];
+        std::memcpy(df, &dfc, sizeof(df));
+        double g[kMaxBlockParams];
+        for (int l = 0; l < n; ++l) g[l] = 0.0;
+        for (int c = 0; c < kCoeffs; ++c)
+          for (int l = 0; l < n; ++l) g[l] += df[c] * dc[sign][c][l];
+        if (offset_ >= 0) {
+          f += offset.a;
+          for (int l = 0; l < n; ++l) g[l] += offset.v[l];
+        }
+        if (mass_ >= 0) {
+          f += mass.a * d.acc[k];
+          for (int l = 0; l < n; ++l) g[l] += mass.v[l] * d.acc[k];
+        }
+        const size_t row = k - begin_;
+        double r = d.y[k] - f;
+        const double scale = loss_.apply(r);
+        residuals[row] = r;
+        if (!std::isfinite(r)) return false;
+        for (int l = 0; l < n; ++l) {
+          jac[l][row] = -scale * g[l];
+          // Reject the point (Ceres shrinks the step) rather than hand over NaN.
+          if (!std::isfinite(jac[l][row])) return false;
+        }
       }
-      if (mass_ >= 0) {
-        f += mass.a * d.acc[k];
-        for (int l = 0; l < na; ++l) g[l] += mass.v[l] * d.acc[k];
-      }
-      const size_t row = k - begin_;
-      double r = d.y[k] - f;
-      const double scale = loss_.apply(r);
-      residuals[row] = r;
-      if (!std::isfinite(r)) return false;
-      for (int l = 0; l < na; ++l) {
-        jac[l][row] = -scale * g[l];
-        // Reject the point (Ceres shrinks the step) rather than hand over NaN.
-        if (!std::isfinite(jac[l][row])) return false;
-      }
+      return true;
+    };
+    switch (na) {
+      case 1: return rows(std::integral_constant<int, 1>{});
+      case 2: return rows(std::integral_constant<int, 2>{});
+      case 3: return rows(std::integral_constant<int, 3>{});
+      case 4: return rows(std::integral_constant<int, 4>{});
+      case 5: return rows(std::integral_constant<int, 5>{});
+      case 6: return rows(std::integral_constant<int, 6>{});
+      default: return rows(std::integral_constant<int, 0>{});
     }
-    return true;
   }
 
   template <class T>

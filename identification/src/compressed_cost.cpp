@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 namespace stribeck::ident::detail {
 
@@ -11,6 +13,7 @@ namespace {
 // Eigenvalues of the column-scaled J^T J below this share of the largest carry
 // no curvature: their directions get no compressed residual (and no step).
 constexpr double kNoCurvature = 1e-14;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Sum of a[i] * b[i] over n rows in four interleaved partial sums (rows i mod
 // 4), added pairwise at the end: a fixed order (the same bits on any thread),
@@ -42,6 +45,18 @@ void NormalEquations::add(const NormalEquations& o) {
   ok = ok && o.ok;
 }
 
+int threads_for(long residuals, int threads) {
+  return static_cast<int>(std::max(1L, std::min<long>(threads, residuals / kSamplesPerThread)));
+}
+
+namespace {
+long chunk_residuals(const BlockChunk& chunk) {
+  long n = 0;
+  for (const auto* b : chunk.blocks) n += b->num_residuals();
+  return n;
+}
+}  // namespace
+
 NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* const* parameters,
                                        const std::vector<bool>& active, int threads) {
   // Position of each parameter among the active ones (-1: none).
@@ -55,7 +70,7 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
   // not depend on how blocks were spread over threads.
   std::vector<double> part(static_cast<size_t>(nb) * stride, 0.0);
   std::vector<char> ok(nb, 1);
-#pragma omp parallel num_threads(std::max(1, threads))
+#pragma omp parallel num_threads(threads_for(chunk_residuals(chunk), threads))
   {
     std::vector<double> r, jac;
     std::vector<const double*> ptrs;
@@ -115,8 +130,8 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
   return ne;
 }
 
-CompressedCost::CompressedCost(BlockSource source, int nparams, int threads, bool look_ahead)
-    : source_(std::move(source)), nparams_(nparams), threads_(std::max(1, threads)), look_ahead_(look_ahead) {
+CompressedCost::CompressedCost(BlockSource source, int nparams, int threads, bool fuse)
+    : source_(std::move(source)), nparams_(nparams), threads_(std::max(1, threads)), fuse_(fuse) {
   set_num_residuals(nparams + 1);
   for (int i = 0; i < nparams; ++i) mutable_parameter_block_sizes()->push_back(1);
 }
@@ -135,49 +150,66 @@ NormalEquations CompressedCost::normal_equations(double const* const* parameters
   return sum;
 }
 
+bool CompressedCost::at_point(const Cached& c, double const* const* parameters, const std::vector<bool>& active) const {
+  if (c.x.size() != static_cast<size_t>(nparams_) || c.active != active) return false;
+  for (int g = 0; g < nparams_; ++g)  // bit for bit: -0.0 is not 0.0 here
+    if (std::memcmp(&parameters[g][0], &c.x[g], sizeof(double)) != 0) return false;
+  return true;
+}
+
+// The normal equations at `parameters` over `active`: from the last fused
+// cost evaluation when it was at this point, else a pass over the blocks.
+// Either is what the solver's Jacobian is made of next; it is kept as such.
+NormalEquations CompressedCost::jacobian_equations(double const* const* parameters,
+                                                   const std::vector<bool>& active) const {
+  if (!at_point(fused_, parameters, active)) {
+    fused_.x.assign(nparams_, 0.0);
+    for (int g = 0; g < nparams_; ++g) fused_.x[g] = parameters[g][0];
+    fused_.active = active;
+    fused_.ne = normal_equations(parameters, active);
+  }
+  jacobian_ = fused_;
+  return jacobian_.ne;
+}
+
 bool CompressedCost::Evaluate(double const* const* parameters, double* residuals, double** jacobians) const {
   std::vector<bool> active(nparams_, false);
   if (jacobians)
     for (int i = 0; i < nparams_; ++i) active[i] = jacobians[i] != nullptr;
-  NormalEquations ne;
-  if (!look_ahead_) {
-    ne = normal_equations(parameters, active);
-  } else {
-    std::vector<double> x(nparams_);
-    for (int i = 0; i < nparams_; ++i) x[i] = parameters[i][0];
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (jacobians && x == ahead_at_ && active == ahead_active_) {
-      ne = std::move(ahead_);
-    } else if (!jacobians && !last_active_.empty()) {
-      // A trial point after a Jacobian: sum that Jacobian's normal equations
-      // too, in case the step is accepted. The cost is the same SSR.
-      ahead_ = normal_equations(parameters, last_active_);
-      ahead_at_ = x;
-      ahead_active_ = last_active_;
-      ne.ssr = ahead_.ssr;
-      ne.ok = ahead_.ok;
-    } else {
-      ne = normal_equations(parameters, active);
-    }
-    if (jacobians) {
-      ahead_at_.clear();
-      last_active_ = active;
-    } else {
-      last_active_.clear();
-    }
-  }
-  if (!ne.ok) return false;
-  if (!jacobians) {  // cost only
+  const bool with_jacobian = std::find(active.begin(), active.end(), true) != active.end();
+  if (!with_jacobian) {
     std::fill(residuals, residuals + nparams_ + 1, 0.0);
+    // Fused: the normal equations over the solver's active parameters come
+    // with the SSR (each sample's law once for both); an accepted step's
+    // Jacobian at this point is then taken from them (jacobian_equations).
+    if (fuse_ && !jacobian_.active.empty()) {
+      if (!at_point(fused_, parameters, jacobian_.active)) {
+        fused_.x.assign(nparams_, 0.0);
+        for (int g = 0; g < nparams_; ++g) fused_.x[g] = parameters[g][0];
+        fused_.active = jacobian_.active;
+        fused_.ne = normal_equations(parameters, jacobian_.active);
+      }
+      if (fused_.ne.ok) {
+        residuals[nparams_] = std::sqrt(fused_.ne.ssr);
+        return true;
+      }
+    }
+    const NormalEquations ne = normal_equations(parameters, active);
+    if (!ne.ok) return false;
     residuals[nparams_] = std::sqrt(ne.ssr);
     return true;
   }
+  const NormalEquations ne = jacobian_equations(parameters, active);
+  if (!ne.ok) return false;
+  compress(ne, residuals, jacobians);
+  return true;
+}
+
+// The compressed residuals and Jacobian of the normal equations ne (over the
+// parameters whose jacobians[g] is set, in order).
+void CompressedCost::compress(const NormalEquations& ne, double* residuals, double** jacobians) const {
   std::fill(residuals, residuals + nparams_ + 1, 0.0);
   const int m = static_cast<int>(ne.Jtr.size());
-  if (m == 0) {
-    residuals[nparams_] = std::sqrt(ne.ssr);
-    return true;
-  }
   // Decompose the column-scaled J^T J (unit diagonal), so "no curvature"
   // means a flat direction, not a parameter in small units: with
   // D = diag(J^T J)^(-1/2) and D J^T J D = W L W^T, R = L^(1/2) W^T D^-1 and
@@ -204,7 +236,80 @@ bool CompressedCost::Evaluate(double const* const* parameters, double* residuals
         if (lambda(i) > floor && lambda(i) > 0) jacobians[g][i] = std::sqrt(lambda(i)) * es.eigenvectors()(a, i) / d(a);
     ++a;
   }
+}
+
+bool CompressedCost::last_jacobian(double const* const* parameters, const std::vector<bool>& active,
+                                   std::vector<std::vector<double>>* columns) const {
+  const Cached* c = at_point(jacobian_, parameters, active) ? &jacobian_
+                    : at_point(kept_, parameters, active)   ? &kept_
+                                                            : nullptr;
+  if (!c || !c->ne.ok) return false;
+  std::vector<double> r(nparams_ + 1);
+  std::vector<std::vector<double>> cols;
+  std::vector<double*> jac(nparams_, nullptr);
+  for (int g = 0; g < nparams_; ++g)
+    if (active[g]) cols.emplace_back(nparams_ + 1, 0.0);
+  for (int g = 0, a = 0; g < nparams_; ++g)
+    if (active[g]) jac[g] = cols[a++].data();
+  compress(c->ne, r.data(), jac.data());
+  *columns = std::move(cols);
   return true;
+}
+
+std::vector<double> CompressedCost::ssr_at(const std::vector<std::vector<double>>& points) const {
+  const int np = static_cast<int>(points.size());
+  std::vector<double> ssr(np, 0.0);
+  std::vector<char> ok(np, 1);
+  source_([&](const BlockChunk& chunk) {
+    const int nb = static_cast<int>(chunk.blocks.size());
+    std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
+    std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
+#pragma omp parallel num_threads(threads_for(chunk_residuals(chunk), threads_))
+    {
+      std::vector<double> r;
+      std::vector<const double*> ptrs;
+#pragma omp for schedule(dynamic, 4)
+      for (int b = 0; b < nb; ++b) {
+        const std::vector<int>& gp = *chunk.params[b];
+        r.assign(chunk.blocks[b]->num_residuals(), 0.0);
+        ptrs.resize(gp.size());
+        for (int p = 0; p < np; ++p) {  // every point while the block's samples are in cache
+          for (size_t l = 0; l < gp.size(); ++l) ptrs[l] = &points[p][gp[l]];
+          const size_t at = static_cast<size_t>(b) * np + p;
+          if (chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), nullptr))
+            part[at] = dot(r.data(), r.data(), static_cast<int>(r.size()));
+          else part_ok[at] = 0;
+        }
+      }
+    }
+    // Summed as normal_equations sums them: per chunk in block order, then
+    // the chunks in order.
+    for (int p = 0; p < np; ++p) {
+      double s = 0.0;
+      for (int b = 0; b < nb; ++b) {
+        const size_t at = static_cast<size_t>(b) * np + p;
+        if (part_ok[at]) s += part[at];
+        else ok[p] = 0;
+      }
+      ssr[p] += s;
+    }
+  });
+  // Evaluate's cost-only residual is sqrt(SSR); Ceres' cost 0.5 * its square.
+  for (int p = 0; p < np; ++p) {
+    const double c = std::sqrt(ssr[p]);
+    const double twice_cost = 2.0 * (0.5 * (c * c));
+    ssr[p] = ok[p] && std::isfinite(ssr[p]) && std::isfinite(twice_cost) ? twice_cost : kInfinity;
+  }
+  return ssr;
+}
+
+const CompressedCost* compressed_cost(const ceres::Problem& P, std::vector<double*>* blocks) {
+  std::vector<ceres::ResidualBlockId> ids;
+  P.GetResidualBlocks(&ids);
+  if (ids.size() != 1) return nullptr;
+  const auto* cost = dynamic_cast<const CompressedCost*>(P.GetCostFunctionForResidualBlock(ids[0]));
+  if (cost) P.GetParameterBlocksForResidualBlock(ids[0], blocks);
+  return cost;
 }
 
 void HeldBlocks::add(std::unique_ptr<ceres::CostFunction> block, std::vector<int> params) {

@@ -17,21 +17,17 @@
 // residuals (DENSE_NORMAL_CHOLESKY forms the same J^T J), without storing the
 // N x k Jacobian. A cost-only evaluation returns (0, ..., 0, sqrt(SSR)).
 //
-// Look-ahead (for sources whose pass is expensive in itself, a log streamed
-// from HDF5): a trust-region step evaluates the cost at the trial point, and
-// when the step is accepted, the Jacobian at the same point. With
-// `look_ahead`, a cost-only evaluation that follows a Jacobian evaluation
-// also sums the normal equations of that Jacobian's parameters, and the next
-// Jacobian evaluation at the same point reuses them: one pass over the log
-// per accepted step instead of two. The normal equations are the same sums
-// in the same order either way; a trial point's SSR then comes from residuals
-// evaluated alongside their Jacobian (equal but for rounding).
+// Two shortcuts for the phases after the solve, each giving exactly the bits
+// a new evaluation would (every sum runs in block order whatever the threads):
+// the compressed Jacobian of the last evaluation with Jacobians (the solver's
+// last, at its solution) is kept with its point, for the covariance; and
+// ssr_at evaluates the SSR at several points in one pass over the samples
+// (each block, while in cache, at every point), for the Wald end points.
 #include <ceres/ceres.h>
 
 #include <Eigen/Dense>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace stribeck::ident::detail {
@@ -61,29 +57,73 @@ using BlockSource = std::function<void(const std::function<void(const BlockChunk
 NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* const* parameters,
                                        const std::vector<bool>& active, int threads);
 
+// Threads worth starting for a chunk of this many residuals: below
+// kSamplesPerThread residuals per thread the start and the join of the team
+// cost more than they save (measured in bench/RESULTS.md), so small logs run
+// on one thread. The results do not depend on it.
+constexpr long kSamplesPerThread = 65536;
+int threads_for(long residuals, int threads);
+
 class CompressedCost : public ceres::CostFunction {
  public:
-  CompressedCost(BlockSource source, int nparams, int threads, bool look_ahead = false);
+  // fuse: every cost-only evaluation also forms the normal equations over
+  // the parameters of the last Jacobian (see Evaluate); for the solver's
+  // problems, not for a search that only ranks costs.
+  CompressedCost(BlockSource source, int nparams, int threads, bool fuse = false);
 
+  // With Jacobians: the normal equations at this point (kept from a fused
+  // cost evaluation at the same point and parameters, else a pass),
+  // compressed. Cost only: (0, ..., 0, sqrt(SSR)); fused, the SSR comes from
+  // the normal equations over the last Jacobian's parameters (a trust-region
+  // step's candidate, whose Jacobian the solver asks for next if it accepts
+  // it: one pass over the samples for both instead of two). A fused SSR is
+  // the one a Jacobian evaluation gives (M::force_grad's value), which may
+  // differ from M::force's in the last bit.
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override;
 
   // Normal equations at `parameters` over the parameters whose `active` flag
   // is set, summed over all chunks in order.
   NormalEquations normal_equations(double const* const* parameters, const std::vector<bool>& active) const;
 
+  // The compressed Jacobian of the last evaluation with Jacobians, if it was
+  // at exactly these parameter values (bit for bit) over exactly the `active`
+  // parameters: columns[a][i] = d residual i / d (a-th active parameter), as
+  // Evaluate wrote it. False (columns untouched) otherwise.
+  bool last_jacobian(double const* const* parameters, const std::vector<bool>& active,
+                     std::vector<std::vector<double>>* columns) const;
+
+  // Keeps the last evaluation with Jacobians aside (a multistart's best
+  // solve, before later starts evaluate elsewhere); last_jacobian answers
+  // from it too.
+  void keep_last_jacobian() const { kept_ = jacobian_; }
+
+  // 2 * cost of a cost-only evaluation without fusing (what Problem::Evaluate
+  // reports) at each point (points[p][i]: the value of parameter i), bit for
+  // bit, in one pass over the blocks; infinity where the evaluation fails.
+  std::vector<double> ssr_at(const std::vector<std::vector<double>>& points) const;
+
  private:
+  struct Cached {
+    std::vector<double> x;  // the point
+    std::vector<bool> active;
+    NormalEquations ne;
+  };
+  bool at_point(const Cached& c, double const* const* parameters, const std::vector<bool>& active) const;
+  NormalEquations jacobian_equations(double const* const* parameters, const std::vector<bool>& active) const;
+  void compress(const NormalEquations& ne, double* residuals, double** jacobians) const;
+
   BlockSource source_;
   int nparams_, threads_;
-  bool look_ahead_;
-  // Look-ahead state: the active set of the last Jacobian evaluation (empty
-  // after a cost-only one), and the normal equations summed ahead at
-  // `ahead_at_`.
-  mutable std::mutex mutex_;
-  mutable std::vector<bool> last_active_;
-  mutable std::vector<double> ahead_at_;
-  mutable std::vector<bool> ahead_active_;
-  mutable NormalEquations ahead_;
+  bool fuse_;
+  // The last evaluation with Jacobians, the last fused cost evaluation, and
+  // the one kept aside. (Ceres evaluates one residual block from one thread
+  // at a time.)
+  mutable Cached jacobian_, fused_, kept_;
 };
+
+// The problem's CompressedCost (a static fit's only residual block) and its
+// parameter blocks in the cost's order; null when P holds anything else.
+const CompressedCost* compressed_cost(const ceres::Problem& P, std::vector<double*>* blocks);
 
 // A BlockSource over blocks held in memory (one chunk).
 class HeldBlocks {

@@ -7,7 +7,9 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 #include "block_cost.hpp"
 #include "compressed_cost.hpp"
@@ -86,7 +88,7 @@ BlockCost<M>* make_cost(const Layout& L, const BlockSpec& b, const Prepared* d, 
 template <class M>
 std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepared>& data,
                                               const std::vector<int>& exps, size_t block, const SampleLoss& loss,
-                                              int threads) {
+                                              int threads, bool fuse = true) {
   HeldBlocks held;
   std::vector<int> pos(L.params.size(), -1), used;
   for (int e : exps) {
@@ -103,7 +105,7 @@ std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepa
   auto P = std::make_unique<ceres::Problem>();
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
-  P->AddResidualBlock(new CompressedCost(held.source(), static_cast<int>(used.size()), threads), nullptr, blocks);
+  P->AddResidualBlock(new CompressedCost(held.source(), static_cast<int>(used.size()), threads, fuse), nullptr, blocks);
   constrain(*P, L);
   return P;
 }
@@ -215,7 +217,6 @@ FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& 
 void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
   long npos = 0, nneg = 0;
   double vmin = kInf, vmax = -kInf, ysq = 0;
-  std::vector<double> speeds;
   for (int e : D.train)
     for (size_t k = 0; k < D.data[e].size(); ++k) {
       const double v = D.data[e].v[k];
@@ -225,17 +226,20 @@ void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
       vmin = std::min(vmin, v);
       vmax = std::max(vmax, v);
       ysq += D.data[e].y[k] * D.data[e].y[k];
-      if (v != 0) {
-        D.vslow = std::min(D.vslow, std::abs(v));
-        speeds.push_back(std::abs(v));
-      }
+      if (v != 0) D.vslow = std::min(D.vslow, std::abs(v));
     }
   motion_checks(o, npos, nneg, vmin, vmax, S);
   D.vfast = std::max(std::abs(vmin), std::abs(vmax));
   // The low-speed hint applies when the log lacks the slow range relative to
-  // its own speeds: its slowest moving sample is above a tenth of the median.
-  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-  D.lacks_slow = D.vslow > 0.1 * speeds[speeds.size() / 2];
+  // its own speeds: its slowest moving sample is above a tenth of the median
+  // (the element m = moving/2 of the sorted |v|). vslow > 0.1 * x holds for a
+  // prefix of the sorted speeds, so it holds at the median exactly when more
+  // than m speeds satisfy it: a count, no selection.
+  long moving = 0, below = 0;
+  for (int e : D.train)
+    for (double v : D.data[e].v)
+      if (v != 0) ++moving, below += D.vslow > 0.1 * std::abs(v);
+  D.lacks_slow = below > moving / 2;
   D.scale.samples = D.n;
   D.scale.force_rms = std::sqrt(ysq / static_cast<double>(D.n));
   D.scale.noise = noise_estimate(D.data, D.train);
@@ -348,7 +352,7 @@ std::vector<std::vector<double>> residual_search(Layout& L, const FitData& D, co
                                                  const std::vector<BoxAxis>& box, int points, size_t block,
                                                  const SampleLoss& loss, std::uint64_t seed, size_t keep) {
   const std::vector<Prepared> sub = subsample(D.data, static_cast<size_t>(D.n) / 4000);
-  auto coarse = build_problem<M>(L, sub, D.train, block, loss, 1);
+  auto coarse = build_problem<M>(L, sub, D.train, block, loss, 1, false);  // costs only
   std::vector<double> saved;
   for (const auto& p : L.params) saved.push_back(p.value);
   std::vector<std::pair<double, std::vector<double>>> scored;
@@ -483,24 +487,49 @@ struct Uncertainty {
   Eigen::MatrixXd cov_x;  // external values, NaN for the undetermined
 };
 
+// J^T J of the free parameters from the solver's last Jacobian, when that was
+// taken at this very point over exactly the free parameters (the solution's,
+// usually: CompressedCost::last_jacobian): the sums below, row by row in the
+// same order as over a new evaluation's matrix, so the same bits, without a
+// Jacobian pass over the samples. False when it was not.
+bool solver_jtj(const ceres::Problem& P, const Layout& L, const std::vector<int>& free, Eigen::MatrixXd& JtJ) {
+  std::vector<double*> blocks;
+  const CompressedCost* cost = compressed_cost(P, &blocks);
+  if (!cost) return false;
+  std::vector<bool> active(blocks.size(), false);
+  std::vector<int> col;  // position in `free` of each active block, in the cost's order
+  for (size_t g = 0; g < blocks.size(); ++g)
+    for (size_t f = 0; f < free.size(); ++f)
+      if (blocks[g] == &L.params[free[f]].u) active[g] = true, col.push_back(static_cast<int>(f));
+  std::vector<std::vector<double>> J;
+  if (col.size() != free.size() || !cost->last_jacobian(blocks.data(), active, &J)) return false;
+  const int k = static_cast<int>(col.size());
+  for (size_t r = 0; r < J[0].size(); ++r)
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b) JtJ(col[a], col[b]) += J[a][r] * J[b][r];
+  return true;
+}
+
 Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
                         const ceres::Solver::Options& so, double cost) {
   const int k = static_cast<int>(free.size());
   Uncertainty U;
   U.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
   if (k == 0) return U;
-  std::vector<double*> blocks;
-  for (int i : free) blocks.push_back(&L.params[i].u);
-  ceres::Problem::EvaluateOptions eo;
-  eo.parameter_blocks = blocks;
-  eo.num_threads = so.num_threads;
-  ceres::CRSMatrix J;
-  double c = 0;
-  P.Evaluate(eo, &c, nullptr, nullptr, &J);
   Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-  for (int r = 0; r < J.num_rows; ++r)
-    for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-      for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+  if (!solver_jtj(P, L, free, JtJ)) {
+    std::vector<double*> blocks;
+    for (int i : free) blocks.push_back(&L.params[i].u);
+    ceres::Problem::EvaluateOptions eo;
+    eo.parameter_blocks = blocks;
+    eo.num_threads = so.num_threads;
+    ceres::CRSMatrix J;
+    double c = 0;
+    P.Evaluate(eo, &c, nullptr, nullptr, &J);
+    for (int r = 0; r < J.num_rows; ++r)
+      for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
+        for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+  }
   // A parameter whose change by its own size (a factor e for log ones) moves
   // the force by less than kNegligibleEffect of its RMS has no effect: its
   // column is rounding (c_v when K_brk is 1 to rounding), and scaling it to
@@ -543,24 +572,72 @@ bool is_noisy(const Uncertainty& U, const FitData& D) { return U.s2 > std::pow(k
 // the Wald end points differs from z^2 s^2 by more than these factors).
 constexpr double kQuadraticLow = 0.7, kQuadraticHigh = 1.4;
 
+// The SSR at the two end points of free parameters' Wald intervals along
+// their least-squares paths. On the first request, the end points of every
+// determined free parameter are evaluated together, in one pass over the
+// samples (CompressedCost::ssr_at: the same bits as evaluate_ssr at each
+// point), from the point the layout holds then (the optimum; the profiles
+// restore it exactly); point by point through evaluate_ssr otherwise.
+class WaldEnds {
+ public:
+  WaldEnds(ceres::Problem& P, Layout& L, const std::vector<int>& free, const Uncertainty& U)
+      : P_(P), L_(L), free_(free), U_(U) {}
+
+  std::array<double, 2> ssr(int f) {
+    if (ssr_.empty()) {
+      std::vector<int> fs;
+      for (int j = 0; j < static_cast<int>(free_.size()); ++j)
+        if (U_.id.determined[j] || j == f) fs.push_back(j);
+      evaluate(fs);
+    }
+    if (ssr_.count(f) == 0) evaluate({f});
+    return ssr_[f];
+  }
+
+ private:
+  void evaluate(const std::vector<int>& fs) {
+    std::vector<double*> blocks;
+    const CompressedCost* cost = compressed_cost(P_, &blocks);
+    const int k = static_cast<int>(free_.size());
+    const Eigen::MatrixXd& S = U_.id.inverse;
+    std::vector<double> u0;
+    for (const auto& p : L_.params) u0.push_back(p.u);
+    std::vector<std::vector<double>> points;
+    for (int f : fs) {
+      const double t = kZ975 * std::sqrt(U_.s2 * S(f, f));
+      for (int side : {-1, 1}) {
+        // Along the least-squares path of f: undetermined parameters move with
+        // it (their share of the pseudo-inverse), as a profile would move them.
+        for (int j = 0; j < k; ++j) L_.params[free_[j]].u = u0[free_[j]] + side * t * S(j, f) / S(f, f);
+        if (cost) {
+          points.emplace_back();
+          for (const double* b : blocks) points.back().push_back(*b);
+        } else {
+          ssr_[f][side > 0] = evaluate_ssr(P_);
+        }
+      }
+    }
+    for (size_t i = 0; i < L_.params.size(); ++i) L_.params[i].u = u0[i];
+    if (!cost) return;
+    const std::vector<double> ssr = cost->ssr_at(points);
+    for (size_t i = 0; i < fs.size(); ++i) ssr_[fs[i]] = {ssr[2 * i], ssr[2 * i + 1]};
+  }
+
+  ceres::Problem& P_;
+  Layout& L_;
+  const std::vector<int>& free_;
+  const Uncertainty& U_;
+  std::map<int, std::array<double, 2>> ssr_;
+};
+
 // Whether the cost rises as a quadratic would over the Wald interval of free
-// parameter f: two evaluations at the end points of its least-squares path.
-bool cost_is_quadratic(ceres::Problem& P, Layout& L, const std::vector<int>& free, const Uncertainty& U, int f,
-                       double ssr_min) {
-  const int k = static_cast<int>(free.size());
-  const Eigen::MatrixXd& S = U.id.inverse;
-  const double t = kZ975 * std::sqrt(U.s2 * S(f, f));
-  std::vector<double> u0;
-  for (const auto& p : L.params) u0.push_back(p.u);
+// parameter f: the SSR at the two end points of its least-squares path.
+bool cost_is_quadratic(WaldEnds& ends, const Uncertainty& U, int f, double ssr_min) {
   bool quadratic = true;
-  for (int side : {-1, 1}) {
-    // Along the least-squares path of f: undetermined parameters move with
-    // it (their share of the pseudo-inverse), as a profile would move them.
-    for (int j = 0; j < k; ++j) L.params[free[j]].u = u0[free[j]] + side * t * S(j, f) / S(f, f);
-    const double rise = (evaluate_ssr(P) - ssr_min) / (kZ975 * kZ975 * U.s2);
+  for (const double ssr : ends.ssr(f)) {
+    const double rise = (ssr - ssr_min) / (kZ975 * kZ975 * U.s2);
     quadratic = quadratic && rise >= kQuadraticLow && rise <= kQuadraticHigh;
   }
-  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = u0[i];
   return quadratic;
 }
 
@@ -572,6 +649,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
   double lowest = kInf;
   const double ssr_min = 2.0 * S.cost;
   const bool noisy = is_noisy(U, D);
+  WaldEnds wald_ends(P, L, free, U);
   // Noiseless fits get no profile; a parameter at a bound is checked instead
   // for a manifold of exact fits running off the bound (K_brk = 1 with
   // c_v = 0, F_brk = F_C where no sample is slow enough to see the peak):
@@ -630,7 +708,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
       pe.ci95_lo = p.value - kZ975 * pe.std_error;
       pe.ci95_hi = p.value + kZ975 * pe.std_error;
     }
-    if (noisy && (pe.at_bound || !cost_is_quadratic(P, L, free, U, f, ssr_min))) {
+    if (noisy && (pe.at_bound || !cost_is_quadratic(wald_ends, U, f, ssr_min))) {
       const ProfileInterval pr = profile_interval(P, L, static_cast<int>(i), ssr_min, U.s2, su, so);
       auto to_external = [&](double u) {
         if (!std::isfinite(u)) return u;
@@ -845,6 +923,10 @@ std::vector<int> free_in_problem(const ceres::Problem& problem, Layout& L, long 
 ceres::Solver::Options fit_solver_options(const FitOptions& o, int threads) {
   ceres::Solver::Options so = solver_options(o, threads);
   so.max_num_line_search_step_size_iterations = 0;
+  // Ceres sees one residual block (the compressed cost, which runs its own
+  // threads over the sample blocks) and a k x k system: its threads would
+  // only be started and joined, at every evaluation.
+  so.num_threads = 1;
   return so;
 }
 
@@ -1089,7 +1171,6 @@ std::unique_ptr<ceres::Problem> build_streamed_problem(Layout& L, const Prepared
   auto P = std::make_unique<ceres::Problem>();
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
-  // Each pass reads and decodes the log: look ahead, one pass per step.
   P->AddResidualBlock(new CompressedCost(std::move(source), static_cast<int>(used.size()), threads, true), nullptr,
                       blocks);
   constrain(*P, L);

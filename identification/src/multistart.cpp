@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compressed_cost.hpp"
+
 namespace stribeck::ident::detail {
 
 namespace {
@@ -49,6 +51,10 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
       const bool usable = sum.IsSolutionUsable() && std::isfinite(sum.final_cost);
       costs.push_back(usable ? sum.final_cost : kInf);
       if (usable && sum.final_cost < best_cost) {
+        // Its last Jacobian (at its solution) serves the covariance later,
+        // whatever the later starts evaluate.
+        std::vector<double*> blocks;
+        if (const CompressedCost* cost = compressed_cost(P, &blocks)) cost->keep_last_jacobian();
         best_cost = sum.final_cost;
         R.best = sum;
         R.best_u.clear();

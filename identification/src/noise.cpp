@@ -27,6 +27,9 @@ double trimmed_variance(std::vector<double>& d2) {
 
 double noise_estimate(const std::vector<Prepared>& data, const std::vector<int>& experiments) {
   std::vector<double> d2;
+  size_t n = 0;
+  for (int e : experiments) n += data[e].y.size() > 2 ? data[e].y.size() - 2 : 0;
+  d2.reserve(n);  // one allocation, no copies while it grows
   for (int e : experiments) {
     const std::vector<double>& y = data[e].y;
     for (size_t i = 1; i + 1 < y.size(); ++i) {

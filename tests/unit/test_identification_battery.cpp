@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -196,6 +197,7 @@ TEST(Identification, BatteryNoiselessRecoversEveryDeterminableParameter) {
       failures += "\n  " + r.c.replay() + " [" + cls + " ] " + r.c.describe() + " -- " + r.noiseless.detail + r.error;
     }
   }
+  std::printf("battery noiseless: %ld of %ld cases pass\n", pass, n);
   EXPECT_GT(scored, 2 * n);  // the oracle scores most parameters (few are weak)
   EXPECT_GE(pass, static_cast<long>(std::ceil(kNoiselessGoal * n)))
       << pass << " of " << n << " noiseless cases pass (goal " << kNoiselessGoal * 100 << " %); failing:" << failures;
@@ -266,6 +268,7 @@ TEST(Identification, BatteryNoisyIntervalsCoverAtTheNominalRate) {
     if (!r.noisy.detail.empty() && misses.size() < 20000)
       misses += "\n  " + r.c.replay() + " " + r.c.describe() + " -- " + r.noisy.detail + r.error;
   }
+  std::printf("battery noisy: %ld of %ld intervals cover the truth\n", covered, included);
   ASSERT_GE(included, 1000);
   long lo = 0, hi = 0;
   binomial_band(included, 0.95, 3.29, &lo, &hi);

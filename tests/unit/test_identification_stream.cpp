@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "compressed_cost.hpp"
 #include "noise.hpp"
 #include "stream_source.hpp"
 #include "stribeck/data/generator.hpp"
@@ -30,67 +29,6 @@ namespace {
 
 using ident::FitOptions;
 using ident::FitSummary;
-
-// y = a exp(-b t) over 64 samples: residual blocks of 16 samples.
-struct DecayResidual {
-  const double* t;
-  const double* y;
-  template <class T>
-  bool operator()(const T* a, const T* b, T* r) const {
-    for (int i = 0; i < 16; ++i) r[i] = y[i] - a[0] * exp(-b[0] * t[i]);
-    return true;
-  }
-};
-
-// The look-ahead of a streamed fit's compressed cost: a cost-only evaluation
-// after a Jacobian sums that Jacobian's normal equations too, so the
-// Jacobian at an accepted trial point costs no pass; every output equals the
-// plain cost's, and only the first cost-only call after a Jacobian reads
-// ahead (not the one after a rejected step, nor a run of interval checks).
-TEST(IdentificationStream, CompressedCostLooksAheadOnePassPerAcceptedStep) {
-  std::vector<double> t(64), y(64);
-  for (int i = 0; i < 64; ++i) t[i] = 0.05 * i, y[i] = 3.0 * std::exp(-0.7 * t[i]) + 0.01 * std::sin(7.0 * i);
-  ident::detail::HeldBlocks held;
-  for (int b = 0; b < 4; ++b)
-    held.add(std::make_unique<ceres::AutoDiffCostFunction<DecayResidual, 16, 1, 1>>(
-                 new DecayResidual{t.data() + 16 * b, y.data() + 16 * b}),
-             {0, 1});
-  int passes[2] = {0, 0};
-  auto counted = [&](int which) -> ident::detail::BlockSource {
-    auto source = held.source();
-    return [source, &passes, which](const std::function<void(const ident::detail::BlockChunk&)>& use) {
-      ++passes[which];
-      source(use);
-    };
-  };
-  const ident::detail::CompressedCost plain(counted(0), 2, 1, false), ahead(counted(1), 2, 1, true);
-  // Calls as a trust-region solve makes them: J(x0), cost(x1) accepted,
-  // J(x1), cost(x2) rejected, cost(x3) accepted, J(x3), then three cost-only
-  // calls (interval checks).
-  const std::vector<std::pair<std::vector<double>, bool>> calls = {
-      {{2.0, 0.5}, true},  {{2.5, 0.6}, false}, {{2.5, 0.6}, true},  {{9.0, 3.0}, false}, {{2.9, 0.68}, false},
-      {{2.9, 0.68}, true}, {{2.8, 0.7}, false}, {{3.0, 0.7}, false}, {{3.1, 0.7}, false}};
-  for (const auto& [x, jac] : calls) {
-    const double* params[2] = {&x[0], &x[1]};
-    double r[2][3], j[2][2][3];
-    double* jp[2][2] = {{j[0][0], j[0][1]}, {j[1][0], j[1][1]}};
-    ASSERT_TRUE(plain.Evaluate(params, r[0], jac ? jp[0] : nullptr));
-    ASSERT_TRUE(ahead.Evaluate(params, r[1], jac ? jp[1] : nullptr));
-    double c0 = 0, c1 = 0;
-    for (int i = 0; i < 3; ++i) c0 += r[0][i] * r[0][i], c1 += r[1][i] * r[1][i];
-    EXPECT_NEAR(c1, c0, 1e-14 * c0) << x[0] << " " << x[1];
-    if (jac)
-      for (int g = 0; g < 2; ++g)
-        for (int i = 0; i < 3; ++i) {
-          EXPECT_EQ(r[1][i], r[0][i]);
-          EXPECT_EQ(j[1][g][i], j[0][g][i]);
-        }
-  }
-  EXPECT_EQ(passes[0], 9);
-  // J(x1) came from cost(x1)'s pass; cost(x3) follows a cost-only call (the
-  // rejected step) and reads nothing ahead, so J(x3) is a pass of its own.
-  EXPECT_EQ(passes[1], 8);
-}
 
 // Issue 23's simscape-cylinder plateau log (10 and 40 bar).
 GeneratorOptions cylinder(double rate_hz, double duration, double noise, std::uint64_t seed = 7) {
