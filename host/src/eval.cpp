@@ -19,16 +19,12 @@
 #include "stribeck/host/eval.hpp"
 
 #include <omp.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -184,42 +180,21 @@ lanes::EvalFn vector_kernel(const std::string& model_id) {
 // tail and a result never depends on the thread count.
 constexpr long kVectorTile = 2048;
 
-// Samples from which an in-memory evaluation streams its output past the
-// caches: 2^20 samples are 32 MiB of inputs and output, this processor's L3.
-constexpr long kStreamFrom = 1L << 20;
-
 // fn over [0, n) in tiles, handed out to the OpenMP threads 8 at a time
 // (dynamic: on a shared machine a thread that is not running when the
 // loop starts leaves its tiles to the others instead of holding up the
 // block), or to `pool`'s threads; channels not given (null) read a tile of
-// zeros. The tiles are the same either way: so are the results. With
-// `stream` (arrays far larger than the caches, read once), each tile is
-// computed into a buffer in L1/L2 and stored with non-temporal stores: the
-// output's cache lines are not read from memory before being overwritten
-// (a fifth of the traffic of a 4-channel law) nor evict the inputs.
+// zeros. The tiles are the same either way: so are the results. (Storing
+// the output of large in-memory calls with non-temporal stores, through a
+// tile buffer, was measured 1.3x slower on this project's 2-core EPYC VM:
+// bench/RESULTS.md.)
 void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, const double* pa, const double* pb,
-                const double* fn_in, double* force, TaskPool* pool = nullptr, bool stream = false) {
+                const double* fn_in, double* force, TaskPool* pool = nullptr) {
   const long tiles = (n + kVectorTile - 1) / kVectorTile;
-  stream = stream && reinterpret_cast<std::uintptr_t>(force) % 16 == 0;
   auto tile = [&](long k) {
     alignas(64) static thread_local double zeros[kVectorTile];  // zero-initialised, never written
     const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
-    const double *tv = v + b, *ta = pa ? pa + b : zeros, *tb = pb ? pb + b : zeros, *tf = fn_in ? fn_in + b : zeros;
-    if (!stream) {
-      fn(p, m, tv, ta, tb, tf, force + b);
-      return;
-    }
-    alignas(64) static thread_local double out[kVectorTile];
-    fn(p, m, tv, ta, tb, tf, out);
-    double* dst = force + b;  // 16-byte aligned: b is a multiple of the tile
-#if defined(__SSE2__)
-    long i = 0;
-    for (; i + 2 <= m; i += 2) _mm_stream_pd(dst + i, _mm_load_pd(out + i));
-    for (; i < m; ++i) dst[i] = out[i];
-    _mm_sfence();  // the streamed stores are visible before the tile counts as done
-#else
-    std::memcpy(dst, out, static_cast<size_t>(m) * sizeof(double));
-#endif
+    fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
   };
   if (pool) {
     if (n >= kThreadedFrom) {
@@ -710,7 +685,7 @@ void evaluate_samples(const std::string& model_id, const std::vector<double>& pa
       }
     } else if (in.vector_math) {
       run_vector(vector_kernel(model.id), params.data(), n, in.velocity, in.pressure_a, in.pressure_b, in.normal_force,
-                 force, nullptr, n >= kStreamFrom);
+                 force);
     } else {
       const double *v = in.velocity, *pa = in.pressure_a, *pb = in.pressure_b, *fn = in.normal_force;
       if (pa && pb && fn) {
