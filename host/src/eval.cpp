@@ -52,6 +52,7 @@ namespace stribeck {
 namespace {
 
 constexpr size_t kBlock = 4 * 65536;   // rows per block: four HDF5 chunks, encoded on parallel threads
+constexpr size_t kTextBlock = 65536;   // rows per block of a CSV source (each row's text is kept to be written)
 constexpr long kThreadedFrom = 16384;  // smaller blocks stay on one thread
 constexpr long kScalarTile = 8192;     // samples per job of the scalar law on the pool
 #ifdef H5_HAVE_THREADSAFE
@@ -786,7 +787,10 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   visit_model(model.id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model,
-                 o.vector_math ? vector_kernel(model.id) : nullptr, pool, o.block_rows ? o.block_rows : kBlock,
+                 o.vector_math ? vector_kernel(model.id) : nullptr, pool,
+                 o.block_rows     ? o.block_rows
+                 : src->numeric() ? kBlock
+                                  : kTextBlock,
                  overlap);
   });
   if (summary.samples == 0) throw InputError(o.input + ": no data rows after the header");
