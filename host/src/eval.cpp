@@ -556,6 +556,7 @@ void run_blocks(Source& src, Sink& sink, bool dynamic, size_t rows, bool overlap
   std::exception_ptr write_error;  // the writer's (read after join)
   std::atomic<bool> write_failed{false};
   auto read_loop = [&] {
+    h5::silence_errors();  // libhdf5 prints error stacks per thread unless told not to
     while (Block* b = free_q.pop()) {
       b->n = 0;
       b->error = nullptr;
@@ -571,6 +572,7 @@ void run_blocks(Source& src, Sink& sink, bool dynamic, size_t rows, bool overlap
     }
   };
   auto write_loop = [&] {
+    h5::silence_errors();
     while (Block* b = write_q.pop()) {
       if (!write_error) {
         try {
