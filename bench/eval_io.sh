@@ -6,6 +6,8 @@
 #   bench/eval_io.sh [BUILD_DIR] [SAMPLES...]        (default: build 1000000 10000000)
 #   ROUNDS=3 bench/eval_io.sh ...                      (3 interleaved rounds of eval and peer)
 #   EVAL_ONLY=1 bench/eval_io.sh build 50000000        (Stribeck alone: the RSS at a length the peer cannot hold)
+#   BASELINE=/path/to/old/stribeck bench/eval_io.sh ... (that binary's eval too, in every round: before/after)
+#   NO_IMPORT=1 bench/eval_io.sh ...                   (skip export and import)
 #
 # Inputs are generated in a temporary directory (removed at the end): an HDF5
 # log with time, velocity, pressure_a, pressure_b stored as Stribeck stores
@@ -59,6 +61,13 @@ PY
   for ((round = 1; round <= ${ROUNDS:-1}; ++round)); do
     rm -f "$tmp/out.h5" "$tmp/peer.h5"
     measure "stribeck eval h5 -> h5" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/out.h5"
+    if [ -n "${BASELINE:-}" ]; then
+      rm -f "$tmp/base.h5"
+      measure "baseline eval h5 -> h5" "$BASELINE" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/base.h5"
+      # The two binaries' forces, bit for bit.
+      "$PY" -c "import sys, h5py, numpy as np; a = h5py.File(sys.argv[1]); b = h5py.File(sys.argv[2]); \
+assert np.array_equal(a['eval/simscape-cylinder/model_force'][...].view(np.uint64), b['eval/simscape-cylinder/model_force'][...].view(np.uint64)), 'baseline forces differ'" "$tmp/out.h5" "$tmp/base.h5"
+    fi
     [ -n "${EVAL_ONLY:-}" ] || measure "h5py + NumPy peer" "$PY" "$here/peers/eval_h5_numpy.py" "$tmp/in.h5" run "$tmp/peer.h5" $params
   done
   if [ -n "${EVAL_ONLY:-}" ]; then
@@ -77,6 +86,10 @@ with h5py.File(sys.argv[1]) as a, h5py.File(sys.argv[2]) as b:
     print(f"  forces: max |difference| / max(1, |F|) = {d:.2e}; channels equal: {same}")
     assert d < 1e-12 and same
 PY
+  if [ -n "${NO_IMPORT:-}" ]; then
+    rm -f "$tmp"/*.h5
+    continue
+  fi
   measure "stribeck export h5 -> csv" "$cli" export "$tmp/in.h5" -o "$tmp/in.csv"
   measure "stribeck import csv -> h5" "$cli" import "$tmp/in.csv" -o "$tmp/imported.h5"
   "$PY" -c "import sys, h5py, numpy as np; a = h5py.File(sys.argv[1]); b = h5py.File(sys.argv[2]); \

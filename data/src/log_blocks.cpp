@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -149,6 +150,7 @@ struct LogBlockReader::Impl {
   std::map<std::string, std::string> attributes;
   std::size_t length = 0;
   bool parallel_decode = false;
+  BlockExecutor* executor = nullptr;
   // Time is checked across blocks read in order: the row after the last time
   // value read, and that value.
   mutable std::size_t time_next = 0;
@@ -242,6 +244,7 @@ const std::map<std::string, std::string>& LogBlockReader::channel_attributes(con
 }
 std::string LogBlockReader::where() const { return impl_->where; }
 void LogBlockReader::set_parallel_decode(bool on) { impl_->parallel_decode = on; }
+void LogBlockReader::set_parallel_decode(BlockExecutor* executor) { impl_->executor = executor; }
 
 void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t end, double* out) const {
   double* const outs[] = {out};
@@ -319,7 +322,12 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
       job_bad[static_cast<std::size_t>(i)] = 1;
   };
   const long n_jobs = static_cast<long>(jobs.size());
-  if (m.parallel_decode && n_jobs > 1) {
+  if (m.executor && n_jobs > 1) {
+    m.executor->run(n_jobs, [&](long i) {
+      thread_local std::vector<unsigned char> tmp;  // one chunk's inflated bytes per thread
+      decode(i, tmp);
+    });
+  } else if (m.parallel_decode && n_jobs > 1) {
 #pragma omp parallel
     {
       std::vector<unsigned char> tmp;
@@ -418,6 +426,7 @@ struct LogBlockWriter::Impl {
   h5::File file;
   std::vector<G> groups;
   std::set<std::string> names;
+  BlockExecutor* executor = nullptr;
   explicit Impl(const std::string& p) : path(p), out(p) {}
 
   std::size_t add(const std::string& name, const std::vector<BlockColumn>& cols, bool experiment,
@@ -548,14 +557,25 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
         if (!grp.copied[k]) cols.push_back(k);
       const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
       std::vector<std::vector<unsigned char>> encoded(jobs);
+      auto encode = [&](long j, std::vector<unsigned char>& tmp) {
+        const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
+        return encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp);
+      };
       int failed = 0;
+      if (m.executor) {
+        std::atomic<int> bad{0};
+        m.executor->run(static_cast<long>(jobs), [&](long j) {
+          thread_local std::vector<unsigned char> tmp;  // one chunk's shuffled bytes per thread
+          if (!encode(j, tmp)) ++bad;
+        });
+        failed = bad.load();
+      } else {
 #pragma omp parallel
-      {
-        std::vector<unsigned char> tmp;
+        {
+          std::vector<unsigned char> tmp;
 #pragma omp for schedule(dynamic) reduction(+ : failed)
-        for (long j = 0; j < static_cast<long>(jobs); ++j) {
-          const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
-          if (!encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp)) ++failed;
+          for (long j = 0; j < static_cast<long>(jobs); ++j)
+            if (!encode(j, tmp)) ++failed;
         }
       }
       if (failed) throw InputError(grp.where + ": cannot compress a chunk (zlib)");
@@ -582,6 +602,8 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
     grp.rows += n;
   });
 }
+
+void LogBlockWriter::set_executor(BlockExecutor* executor) { impl_->executor = executor; }
 
 void LogBlockWriter::commit() {
   Impl& m = *impl_;

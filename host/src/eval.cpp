@@ -2,9 +2,15 @@
 //
 // The model is chosen once (visit_model) around the whole loop; inside it a
 // source fills blocks of samples (structure of arrays), the block is
-// evaluated by the model's own code inlined (static laws: threads across the
-// block with OpenMP; dynamic models: in order, the state carried from block
-// to block), and a sink writes it. Sources: streamed CSV (CsvReader), one
+// evaluated by the model's own code inlined (static laws: tiles of the block
+// on a pool of threads; dynamic models: in order, the state carried from
+// block to block), and a sink writes it. Where the job has two threads or
+// more, the source reads block k + 1 on a thread of its own while block k is
+// evaluated and the sink writes block k - 1 on another (Pipeline), so the
+// serial HDF5 calls of reading and writing overlap the parallel parts; the
+// pool's idle threads sleep on a condition variable instead of spinning as
+// OpenMP's do between regions (which, on a machine with more runnable
+// threads than cores, took the CPU from the thread doing the serial work). Sources: streamed CSV (CsvReader), one
 // experiment of an HDF5 log read by hyperslabs (LogBlockReader), or an
 // experiment in memory (MATLAB files, text with units or aliases in its
 // header). Sinks: CSV (AtomicFile), HDF5 written block by block
@@ -16,10 +22,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -30,6 +43,7 @@
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/host/params.hpp"
+#include "stribeck/host/threads.hpp"
 #include "stribeck/host/version.hpp"
 #include "stribeck/kernels/stepping.hpp"
 #include "lanes/sweep_lanes.hpp"
@@ -38,7 +52,116 @@ namespace stribeck {
 namespace {
 
 constexpr size_t kBlock = 4 * 65536;   // rows per block: four HDF5 chunks, encoded on parallel threads
+constexpr size_t kTextBlock = 65536;   // rows per block of a CSV source (each row's text is kept to be written)
 constexpr long kThreadedFrom = 16384;  // smaller blocks stay on one thread
+constexpr long kScalarTile = 8192;     // samples per job of the scalar law on the pool
+#ifdef H5_HAVE_THREADSAFE
+constexpr bool kHdf5ThreadSafe = true;
+#else
+constexpr bool kHdf5ThreadSafe = false;
+#endif
+
+// A pool of threads that run the jobs of run() calls, with the calling
+// thread; idle threads wait on a condition variable (they use no CPU between
+// blocks). Several threads may call run() at once (the pipeline's reader,
+// evaluator and writer): each call is a group of jobs the idle threads join.
+// An exception thrown by a job is rethrown by run() on the calling thread
+// once every job of the group has ended.
+class TaskPool final : public BlockExecutor {
+ public:
+  explicit TaskPool(int workers) {
+    try {
+      for (int w = 0; w < workers; ++w) threads_.emplace_back([this] { loop(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
+  }
+  ~TaskPool() override { stop(); }
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  void run(long n, const std::function<void(long)>& body) override {
+    if (n <= 0) return;
+    if (threads_.empty() || n == 1) {
+      for (long i = 0; i < n; ++i) body(i);
+      return;
+    }
+    auto g = std::make_shared<Group>();
+    g->n = n;
+    g->body = &body;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      groups_.push_back(g);
+    }
+    cv_.notify_all();
+    work(*g);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      groups_.erase(std::remove(groups_.begin(), groups_.end(), g), groups_.end());
+    }
+    std::unique_lock<std::mutex> lk(g->m);
+    g->cv.wait(lk, [&] { return g->done == g->n; });
+    if (g->error) std::rethrow_exception(g->error);
+  }
+
+ private:
+  struct Group {
+    long n = 0;
+    const std::function<void(long)>* body = nullptr;
+    std::atomic<long> next{0};
+    std::mutex m;
+    std::condition_variable cv;
+    long done = 0;  // jobs ended (under m)
+    std::exception_ptr error;
+  };
+  // Claims jobs of g until none is left; a job's exception is kept for run().
+  static void work(Group& g) {
+    long ran = 0;
+    for (long i; (i = g.next.fetch_add(1)) < g.n; ++ran) {
+      try {
+        (*g.body)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(g.m);
+        if (!g.error) g.error = std::current_exception();
+      }
+    }
+    if (ran == 0) return;
+    std::lock_guard<std::mutex> lk(g.m);
+    g.done += ran;
+    if (g.done == g.n) g.cv.notify_all();
+  }
+  void loop() {
+    for (;;) {
+      std::shared_ptr<Group> g;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || !groups_.empty(); });
+        if (stop_) return;
+        g = groups_.front();
+        if (g->next.load() >= g->n) {  // every job claimed: the caller takes it off
+          groups_.pop_front();
+          continue;
+        }
+      }
+      work(*g);
+    }
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Group>> groups_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
 
 // The vector-math kernel of a static law at the best instruction-set level
 // this processor runs (null: none, or a dynamic model).
@@ -61,16 +184,29 @@ constexpr long kVectorTile = 2048;
 // fn over [0, n) in tiles, handed out to the OpenMP threads 8 at a time
 // (dynamic: on a shared machine a thread that is not running when the
 // loop starts leaves its tiles to the others instead of holding up the
-// block); channels not given (null) read a tile of zeros.
+// block), or to `pool`'s threads; channels not given (null) read a tile of
+// zeros. The tiles are the same either way: so are the results. (Storing
+// the output of large in-memory calls with non-temporal stores, through a
+// tile buffer, was measured 1.3x slower on this project's 2-core EPYC VM:
+// bench/RESULTS.md.)
 void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, const double* pa, const double* pb,
-                const double* fn_in, double* force) {
+                const double* fn_in, double* force, TaskPool* pool = nullptr) {
   const long tiles = (n + kVectorTile - 1) / kVectorTile;
-#pragma omp parallel for schedule(dynamic, 8) if (n >= kThreadedFrom)
-  for (long k = 0; k < tiles; ++k) {
+  auto tile = [&](long k) {
     alignas(64) static thread_local double zeros[kVectorTile];  // zero-initialised, never written
     const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
     fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
+  };
+  if (pool) {
+    if (n >= kThreadedFrom) {
+      pool->run(tiles, tile);
+    } else {
+      for (long k = 0; k < tiles; ++k) tile(k);
+    }
+    return;
   }
+#pragma omp parallel for schedule(dynamic, 8) if (n >= kThreadedFrom)
+  for (long k = 0; k < tiles; ++k) tile(k);
 }
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -78,20 +214,27 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// One block: the model's inputs (v, p_a, p_b, F_n; zeros where unused), the
-// step before each sample (dynamic models), the results, and what the sink
-// carries through (CSV rows as text, or numeric columns).
+// One block: the model's inputs (v, p_a, p_b, F_n: into the block's columns,
+// its own arrays for a CSV source, or a block of zeros where unused), the step
+// before each sample and the state (dynamic models), the results, and what
+// the sink carries through (CSV rows as text, or numeric columns). `error`:
+// what reading it threw (the pipeline's reader thread).
 struct Block {
   size_t n = 0;
-  std::array<std::vector<double>, 4> in;
+  std::array<const double*, 4> in{};
+  std::array<std::vector<double>, 4> own;  // CSV source: the parsed inputs
   std::vector<double> dt, force, state;
   std::vector<std::string> rows;             // CSV source: input cells joined
   std::vector<std::vector<double>> columns;  // numeric sources: every channel
-  void resize(size_t rows_max, size_t n_columns) {
-    for (auto& v : in) v.assign(rows_max, 0.0);
-    dt.assign(rows_max, 0.0);
+  std::exception_ptr error;
+  void resize(size_t rows_max, size_t n_columns, bool numeric, bool dynamic) {
+    if (!numeric)
+      for (auto& v : own) v.assign(rows_max, 0.0);
+    if (dynamic) {
+      dt.assign(rows_max, 0.0);
+      state.assign(rows_max, 0.0);
+    }
     force.assign(rows_max, 0.0);
-    state.assign(rows_max, 0.0);
     columns.assign(n_columns, std::vector<double>(rows_max));
   }
 };
@@ -102,8 +245,9 @@ class Source {
   virtual const std::vector<std::string>& columns() const = 0;
   // SI unit per column (numeric sources; "" where unknown).
   virtual std::string units(size_t) const { return ""; }
-  // Fills up to kBlock rows; returns the number (0 at the end).
-  virtual size_t next(Block& b) = 0;
+  // Fills up to `rows` rows and points b.in at them (`zeros` where the model
+  // reads no channel); returns the number (0 at the end).
+  virtual size_t next(Block& b, size_t rows, const double* zeros) = 0;
   // Prefix of messages about the data ("in.csv" or "log.h5: experiment 'e'").
   virtual std::string where() const = 0;
   // Numeric sources fill Block::columns; the CSV source Block::rows.
@@ -148,10 +292,11 @@ class CsvSource : public Source {
   const std::vector<std::string>& columns() const override { return reader_.columns(); }
   std::string where() const override { return reader_.path(); }
   bool numeric() const override { return false; }
-  size_t next(Block& b) override {
-    b.rows.resize(kBlock);
+  size_t next(Block& b, size_t rows, const double* zeros) override {
+    b.rows.resize(rows);
+    for (size_t k = 0; k < 4; ++k) b.in[k] = col_[k] >= 0 ? b.own[k].data() : zeros;
     size_t n = 0;
-    while (n < kBlock && reader_.next(values_, cells_)) {
+    while (n < rows && reader_.next(values_, cells_)) {
       std::string& row = b.rows[n];
       row.clear();
       for (size_t i = 0; i < cells_.size(); ++i) {
@@ -162,9 +307,10 @@ class CsvSource : public Source {
           row.append(cells_[i]);
         }
       }
-      for (size_t k = 0; k < 4; ++k) b.in[k][n] = col_[k] >= 0 ? values_[static_cast<size_t>(col_[k])] : 0.0;
-      double dt = 0.0;
+      for (size_t k = 0; k < 4; ++k)
+        if (col_[k] >= 0) b.own[k][n] = values_[static_cast<size_t>(col_[k])];
       if (time_col_ >= 0) {
+        double dt = 0.0;
         const double t = values_[static_cast<size_t>(time_col_)];
         if (rows_ > 0) {
           dt = t - t_prev_;
@@ -173,8 +319,8 @@ class CsvSource : public Source {
                              " does not increase (previous " + format_number(t_prev_) + ")");
         }
         t_prev_ = t;
+        b.dt[n] = dt;
       }
-      b.dt[n] = dt;
       ++n;
       ++rows_;
     }
@@ -210,20 +356,20 @@ class ChannelSource : public Source {
     if (model.dynamic && time_col_ < 0)
       throw InputError(where_ + ": model " + model.id +
                        " is dynamic and needs a 'time' column [s], the header has none");
+    if (!model.dynamic) time_col_ = -1;  // no steps needed (read_ checks time)
     col_ = input_columns(model, *this, cols_);
   }
   const std::vector<std::string>& columns() const override { return cols_; }
   std::string units(size_t i) const override { return units_[i]; }
   std::string where() const override { return where_; }
-  size_t next(Block& b) override {
-    const size_t n = std::min(kBlock, length_ - pos_);
+  size_t next(Block& b, size_t rows, const double* zeros) override {
+    const size_t n = std::min(rows, length_ - pos_);
     b.n = n;
     if (n == 0) return 0;
     outs_.resize(cols_.size());
     for (size_t c = 0; c < cols_.size(); ++c) outs_[c] = b.columns[c].data();
     read_(cols_, pos_, pos_ + n, outs_.data());
-    for (size_t k = 0; k < 4; ++k)
-      if (col_[k] >= 0) std::memcpy(b.in[k].data(), b.columns[static_cast<size_t>(col_[k])].data(), n * sizeof(double));
+    for (size_t k = 0; k < 4; ++k) b.in[k] = col_[k] >= 0 ? b.columns[static_cast<size_t>(col_[k])].data() : zeros;
     if (time_col_ >= 0) {
       const double* t = b.columns[static_cast<size_t>(time_col_)].data();
       b.dt[0] = pos_ == 0 ? 0.0 : t[0] - t_prev_;
@@ -325,6 +471,7 @@ class H5Sink : public Sink {
     writer_.append(res_, r, b.n);
   }
   void commit() override { writer_.commit(); }
+  void set_executor(BlockExecutor* e) { writer_.set_executor(e); }
 
  private:
   static Provenance provenance(const ModelInfo& model, const EvalOptions& o) {
@@ -340,19 +487,143 @@ class H5Sink : public Sink {
 };
 
 // ---------------------------------------------------------------------------
+// Blocks handed from one stage of the pipeline to the next (no bound of its
+// own: the pipeline has three blocks, so at most three are ever queued).
+class BlockQueue {
+ public:
+  void push(Block* b) {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      q_.push_back(b);
+    }
+    cv_.notify_one();
+  }
+  // The next block; null once closed and (drain) empty or (no drain) at once.
+  Block* pop() {
+    std::unique_lock<std::mutex> lk(m_);
+    cv_.wait(lk, [&] { return closed_ || !q_.empty(); });
+    if (closed_ && (q_.empty() || !drain_)) return nullptr;
+    Block* b = q_.front();
+    q_.pop_front();
+    return b;
+  }
+  void close(bool drain) {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      closed_ = true;
+      drain_ = drain;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Block*> q_;
+  bool closed_ = false, drain_ = false;
+};
+
+// Reads, evaluates and writes the blocks of `src` in order. With `overlap`,
+// src.next runs on a reader thread (one block ahead) and sink.write on a
+// writer thread (one block behind) while `evaluate` runs on this thread:
+// three blocks in flight, so memory stays bounded by the block. Without,
+// one block, each step in turn on this thread. Either way the error that
+// ends the run is the first one in the sequential order (read k, evaluate
+// k, write k, read k + 1, ...): an error of the reader or the evaluation
+// waits for the writes of the blocks before it, whose failure comes first.
+// Every exception of the other threads is carried here and rethrown.
+void run_blocks(Source& src, Sink& sink, bool dynamic, size_t rows, bool overlap,
+                const std::function<void(Block&)>& evaluate) {
+  const size_t n_columns = src.numeric() ? src.columns().size() : 0;
+  // Never written: calloc's pages stay the kernel's shared zero page.
+  std::unique_ptr<double, void (*)(void*)> zeros(static_cast<double*>(std::calloc(rows, sizeof(double))), std::free);
+  if (!zeros) throw std::bad_alloc();
+  if (!overlap) {
+    Block b;
+    b.resize(rows, n_columns, src.numeric(), dynamic);
+    while (src.next(b, rows, zeros.get()) > 0) {
+      evaluate(b);
+      sink.write(b, dynamic);
+    }
+    return;
+  }
+  std::array<Block, 3> blocks;
+  BlockQueue free_q, ready_q, write_q;
+  for (auto& b : blocks) {
+    b.resize(rows, n_columns, src.numeric(), dynamic);
+    free_q.push(&b);
+  }
+  std::exception_ptr write_error;  // the writer's (read after join)
+  std::atomic<bool> write_failed{false};
+  auto read_loop = [&] {
+    h5::silence_errors();  // libhdf5 prints error stacks per thread unless told not to
+    while (Block* b = free_q.pop()) {
+      b->n = 0;
+      b->error = nullptr;
+      try {
+        src.next(*b, rows, zeros.get());
+      } catch (...) {
+        b->error = std::current_exception();
+        b->n = 0;
+      }
+      const bool last = b->n == 0;  // the end, or an error
+      ready_q.push(b);
+      if (last) return;
+    }
+  };
+  auto write_loop = [&] {
+    h5::silence_errors();
+    while (Block* b = write_q.pop()) {
+      if (!write_error) {
+        try {
+          sink.write(*b, dynamic);
+        } catch (...) {
+          write_error = std::current_exception();
+          write_failed = true;
+        }
+      }
+      free_q.push(b);  // recycled even after a failure: the reader never waits for ever
+    }
+  };
+  std::thread reader, writer;
+  // Ends both threads on every path (an exception included): the writer
+  // writes what was queued before, the reader stops at its next block.
+  auto finish = [&] {
+    write_q.close(true);
+    if (writer.joinable()) writer.join();
+    free_q.close(false);
+    if (reader.joinable()) reader.join();
+  };
+  std::exception_ptr error;
+  try {
+    reader = std::thread(read_loop);
+    writer = std::thread(write_loop);
+    while (!write_failed) {
+      Block* b = ready_q.pop();
+      if (b->error) std::rethrow_exception(b->error);
+      if (b->n == 0) break;
+      evaluate(*b);
+      write_q.push(b);
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  finish();
+  if (write_error) std::rethrow_exception(write_error);
+  if (error) std::rethrow_exception(error);
+}
+
 // The block loop around one model type.
 template <class M>
 void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink, EvalSummary& summary,
-               const ModelInfo& model, lanes::EvalFn vector_fn) {
+               const ModelInfo& model, lanes::EvalFn vector_fn, TaskPool& pool, size_t rows, bool overlap) {
   const auto c = M::prepare(p.data());
   typename M::template State<double> state{};
   if constexpr (M::kDynamic) state.z = z0;
-  Block b;
-  b.resize(kBlock, src.numeric() ? src.columns().size() : 0);
   long done = 0;
-  while (src.next(b) > 0) {
+  run_blocks(src, sink, M::kDynamic, rows, overlap, [&](Block& b) {
     const long n = static_cast<long>(b.n);
-    const double *v = b.in[0].data(), *pa = b.in[1].data(), *pb = b.in[2].data(), *fn = b.in[3].data();
+    const double *v = b.in[0], *pa = b.in[1], *pb = b.in[2], *fn = b.in[3];
     double* force = b.force.data();
     if constexpr (M::kDynamic) {
       for (long i = 0; i < n; ++i) {
@@ -361,10 +632,18 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
         b.state[static_cast<size_t>(i)] = state.z;
       }
     } else if (vector_fn) {
-      run_vector(vector_fn, p.data(), n, v, pa, pb, fn, force);
+      run_vector(vector_fn, p.data(), n, v, pa, pb, fn, force, &pool);
     } else {
-#pragma omp parallel for schedule(static) if (n >= kThreadedFrom)
-      for (long i = 0; i < n; ++i) force[i] = M::force(c, Sample<double>{v[i], pa[i], pb[i], fn[i]});
+      auto tile = [&](long k) {
+        const long b0 = k * kScalarTile, b1 = std::min(n, b0 + kScalarTile);
+        for (long i = b0; i < b1; ++i) force[i] = M::force(c, Sample<double>{v[i], pa[i], pb[i], fn[i]});
+      };
+      const long tiles = (n + kScalarTile - 1) / kScalarTile;
+      if (n >= kThreadedFrom) {
+        pool.run(tiles, tile);
+      } else {
+        for (long k = 0; k < tiles; ++k) tile(k);
+      }
     }
     // Valid parameters and finite inputs can still overflow (pressures of
     // 1e308, a v_th of 1e-320): a force that is not a number is an error,
@@ -374,9 +653,8 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
         throw InputError(src.where() + ": data row " + std::to_string(done + i + 1) + ": the " + model.id +
                          " force is " + format_number(force[i]) +
                          " (the inputs and parameters overflow double precision there); nothing written");
-    sink.write(b, M::kDynamic);
     done += n;
-  }
+  });
   summary.samples = done;
 }
 
@@ -450,7 +728,6 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   }
   if (!is_mat && h5::is_hdf5(o.input)) {
     log = std::make_unique<LogBlockReader>(o.input, o.experiment);
-    log->set_parallel_decode(true);  // the block loop waits for the read: chunks inflate on every thread
     std::vector<std::string> units;
     for (const auto& c : log->channels()) units.push_back(log->units(c));
     LogBlockReader* r = log.get();
@@ -499,10 +776,24 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   } else {
     sink = std::make_unique<CsvSink>(o.output, summary.columns);
   }
+  // The job's threads: this one and the pool's; the reader's and the
+  // writer's threads of the pipeline join the pool's jobs while they wait.
+  const int threads = job_threads();
+  TaskPool pool(threads - 1);
+  if (log) log->set_parallel_decode(&pool);  // chunks inflate on the pool
+  if (auto* h5 = dynamic_cast<H5Sink*>(sink.get())) h5->set_executor(&pool);
+  // HDF5 on two threads at once (reading the input, writing the output)
+  // needs a thread-safe libhdf5.
+  const bool hdf5_both_ends = log && h5_out;
+  const bool overlap = o.overlap && threads >= 2 && (kHdf5ThreadSafe || !hdf5_both_ends);
   visit_model(model.id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model,
-                 o.vector_math ? vector_kernel(model.id) : nullptr);
+                 o.vector_math ? vector_kernel(model.id) : nullptr, pool,
+                 o.block_rows     ? o.block_rows
+                 : src->numeric() ? kBlock
+                                  : kTextBlock,
+                 overlap);
   });
   if (summary.samples == 0) throw InputError(o.input + ": no data rows after the header");
   sink->commit();

@@ -16,8 +16,11 @@
 // arithmetic), so the blocks of a channel concatenated equal read_log's
 // channel bit for bit; the checks read_log makes on values (finite; time
 // strictly increasing) are made on every block read (time across blocks when
-// they are read in order). Like everything over HDF5: one thread at a time.
+// they are read in order). Each object is used by one thread at a time; a
+// reader and a writer may run on two threads at once where libhdf5 is built
+// thread-safe (H5_HAVE_THREADSAFE, as Debian's is: it serialises the calls).
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +35,18 @@ namespace stribeck {
 // them (root first, then groups depth-first in name order; results groups
 // skipped).
 std::vector<std::string> list_log_experiments(const std::string& path);
+
+// Runs body(0), ..., body(n - 1) on a pool of threads (the calling thread
+// among them) and returns when every call has returned; an exception thrown
+// by a call is rethrown here. Several threads may call run() at once. Reader
+// and writer hand it their chunk jobs (inflate, deflate) instead of opening
+// OpenMP regions: a pool whose idle threads sleep, not spin (eval's pipeline,
+// host/src/eval.cpp).
+class BlockExecutor {
+ public:
+  virtual ~BlockExecutor() = default;
+  virtual void run(long n, const std::function<void(long)>& body) = 0;
+};
 
 class LogBlockReader {
  public:
@@ -77,6 +92,9 @@ class LogBlockReader {
   // other threads are idle meanwhile, as eval's block loop; not for a
   // prefetch thread beside a running computation). Same values either way.
   void set_parallel_decode(bool on);
+  // Chunks decoded by the jobs of `executor` (null: as set_parallel_decode
+  // says); the HDF5 calls stay on the thread that calls read().
+  void set_parallel_decode(BlockExecutor* executor);
 
   // Copies a channel's dataset as stored (chunks and filters, no values
   // decoded or re-encoded; no attributes) to `name` below `dst_group` of
@@ -136,6 +154,10 @@ class LogBlockWriter {
   // of column k, in the order the columns were given. Experiment channels must
   // be finite (InputError naming the channel and the row otherwise).
   void append(std::size_t g, const double* const* columns, std::size_t n);
+  // Whole chunks are encoded by the jobs of `executor` (null, the default:
+  // on every OpenMP thread); the HDF5 calls stay on the thread that calls
+  // append().
+  void set_executor(BlockExecutor* executor);
   // Checks that no group is empty and all columns of a group have one length,
   // closes the file and renames it onto the target.
   void commit();

@@ -25,6 +25,12 @@ struct EvalOptions {
   // loop over samples vectorised. Faster; results may differ from the default
   // in the last bits. Dynamic models ignore it.
   bool vector_math = false;
+  // For tests: rows per block (0: the default, 262,144; 65,536 for CSV
+  // input) and whether the blocks are read, evaluated and written on three
+  // threads at once (the default where the job has two or more threads) or
+  // one after another on this thread. Results are the same either way.
+  std::size_t block_rows = 0;
+  bool overlap = true;
 };
 
 struct EvalSummary {
@@ -46,8 +52,14 @@ struct EvalSummary {
 // path ending in .h5/.hdf5 an HDF5 log written block by block: the
 // experiment's channels (SI) plus a results group "eval/<model>" holding
 // model_force (and model_state) with the model, parameters and provenance as
-// attributes. Memory is bounded by the block (65,536 rows) for CSV and HDF5
-// inputs whatever their length.
+// attributes. Memory is bounded by the blocks (three of 262,144 rows, of
+// 65,536 for CSV input, in flight: one being read, one evaluated, one
+// written, each stage on a thread of its own) for CSV and HDF5 inputs
+// whatever their length. The parallel
+// parts of a block (inflating the input's chunks, the static law, deflating
+// the output's) run on a pool of threads that sleep when idle (no OpenMP);
+// an error on any thread ends the command as it would sequentially: the
+// first error in block order, nothing written.
 EvalSummary evaluate_file(const EvalOptions& options);
 
 // True when a text input must go through the converting reader (units or

@@ -1,0 +1,339 @@
+// `stribeck eval` reads, evaluates and writes its blocks on three threads at
+// once (issue 17, item 1): the results equal the law evaluated here on
+// read_log's channels bit for bit at every block size, with the stages
+// overlapped or one after another; an error in any block (a value that is not
+// finite, a force that overflows, a damaged chunk, a full disk) ends the run
+// with the first error in block order, on the calling thread, and leaves no
+// output.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/host/eval.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/models/simscape_cylinder.hpp"
+#include "stribeck/kernels/stepping.hpp"
+#include "temp_dir.hpp"
+
+namespace stribeck {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string pipe_dir(const std::string& name) {
+  const std::string d = test::temp_dir() + "pipeline_" + name + "/";
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool bits_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+struct Channels {
+  std::vector<double> t, v, pa, pb;
+};
+
+// A trace through zero with pressures following it; `si`: stored in SI (the
+// reader's chunk decoder and the writer's stored copy), else in mm/s and bar
+// (converted on the way in, written block by block).
+Channels trace(size_t n, bool si) {
+  Channels c;
+  c.t.resize(n);
+  c.v.resize(n);
+  c.pa.resize(n);
+  c.pb.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double t = 1e-3 * static_cast<double>(i);
+    const double v = 0.2 * std::sin(2 * M_PI * 0.7 * t) * (1 + 0.1 * std::sin(7.0 * t));  // m/s
+    c.t[i] = t;
+    c.v[i] = si ? v : 1e3 * v;
+    c.pa[i] = si ? 5e6 + 2e6 * v : 50.0 + 20.0 * v;
+    c.pb[i] = si ? 3e6 - 1e6 * std::cos(3.0 * t) : 30.0 - 10.0 * std::cos(3.0 * t);
+  }
+  return c;
+}
+
+// Writes the channels as one experiment "run" (chunks of `chunk` rows,
+// shuffle + deflate).
+std::string write_log(const std::string& path, const Channels& c, bool si, hsize_t chunk) {
+  hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(f, "run", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  auto put = [&](const char* name, const std::vector<double>& x, const char* unit) {
+    hsize_t dims[1] = {x.size()}, ch[1] = {std::min<hsize_t>(chunk, x.size())};
+    hid_t s = H5Screate_simple(1, dims, nullptr);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, ch);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 4);
+    hid_t d = H5Dcreate2(g, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
+    h5::write_string_attribute(d, "units", unit, "test");
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+  };
+  put("time", c.t, "s");
+  put("velocity", c.v, si ? "m/s" : "mm/s");
+  put("pressure_a", c.pa, si ? "Pa" : "bar");
+  put("pressure_b", c.pb, si ? "Pa" : "bar");
+  H5Gclose(g);
+  H5Fclose(f);
+  return path;
+}
+
+std::vector<double> h5_dataset(const std::string& path, const std::string& name) {
+  h5::File f = h5::open_file(path);
+  return h5::read_doubles(h5::open_dataset(f.id(), name, path), path);
+}
+
+std::vector<double> csv_values(const std::string& path, const std::string& name) {
+  CsvReader r(path);
+  const int c = r.column(name);
+  EXPECT_GE(c, 0) << name;
+  std::vector<double> out, v;
+  std::vector<std::string_view> cells;
+  while (r.next(v, cells)) out.push_back(v[static_cast<size_t>(c)]);
+  return out;
+}
+
+// Files left in `dir` other than `keep` (an output or a temporary).
+std::vector<std::string> files_besides(const std::string& dir, const std::vector<std::string>& keep) {
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (std::find(keep.begin(), keep.end(), name) == keep.end()) left.push_back(name);
+  }
+  return left;
+}
+
+const std::vector<std::string> kAssign = {"K_brk=1.5", "F_pr=50", "v_th=0.01"};
+
+// The law evaluated here, sample by sample, on read_log's channels.
+std::vector<double> cylinder_forces(const Experiment& e) {
+  const auto p = resolve_params(require_model("simscape-cylinder"), kAssign);
+  const auto c = SimscapeCylinder::prepare(p.data());
+  const size_t n = e.size();
+  std::vector<double> f(n);
+  for (size_t i = 0; i < n; ++i)
+    f[i] = SimscapeCylinder::force(
+        c, Sample<double>{e.channel("velocity")[i], e.channel("pressure_a")[i], e.channel("pressure_b")[i], 0.0});
+  return f;
+}
+
+TEST(EvalPipeline, EveryBlockSizeEqualsTheLawOnReadLogBitForBit) {
+  const std::string d = pipe_dir("bits");
+  const size_t n = 40001;  // no block size below divides it
+  for (bool si : {true, false}) {
+    SCOPED_TRACE(si ? "SI log (chunks decoded on the pool, channels copied)" : "mm/s and bar (converted, written)");
+    const std::string log = write_log(d + (si ? "si.h5" : "foreign.h5"), trace(n, si), si, si ? 16384 : 4000);
+    const Experiment e = read_log(log)[0];
+    const std::vector<double> want = cylinder_forces(e);
+    std::vector<double> vector_overlapped;
+    for (size_t rows : {size_t(0), size_t(16384), size_t(7919), size_t(2048)}) {
+      for (bool overlap : {true, false}) {
+        SCOPED_TRACE("block_rows " + std::to_string(rows) + (overlap ? ", overlapped" : ", one after another"));
+        EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
+        o.block_rows = rows;
+        o.overlap = overlap;
+        ASSERT_EQ(evaluate_file(o).samples, static_cast<long>(n));
+        EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/simscape-cylinder/model_force"), want));
+        const Experiment back = read_log(o.output)[0];
+        EXPECT_TRUE(bits_equal(back.channel("time"), e.channel("time")));
+        EXPECT_TRUE(bits_equal(back.channel("velocity"), e.channel("velocity")));
+        EXPECT_TRUE(bits_equal(back.channel("pressure_a"), e.channel("pressure_a")));
+        o.output = d + "out.csv";
+        evaluate_file(o);
+        EXPECT_TRUE(bits_equal(csv_values(o.output, "model_force"), want));
+        EXPECT_TRUE(bits_equal(csv_values(o.output, "pressure_b"), e.channel("pressure_b")));
+        // The vector kernel: within its ulps of the law, and its tiles start
+        // at each block's start whichever thread runs them.
+        o.vector_math = true;
+        o.output = d + "vec.h5";
+        evaluate_file(o);
+        const auto vec = h5_dataset(o.output, "eval/simscape-cylinder/model_force");
+        ASSERT_EQ(vec.size(), n);
+        for (size_t i = 0; i < n; ++i) ASSERT_NEAR(vec[i], want[i], 1e-13 * std::max(1.0, std::abs(want[i]))) << i;
+        if (overlap) vector_overlapped = vec;
+        else EXPECT_TRUE(bits_equal(vec, vector_overlapped));
+      }
+    }
+    EXPECT_TRUE(files_besides(d, {"si.h5", "foreign.h5", "out.h5", "out.csv", "vec.h5"}).empty());
+  }
+}
+
+TEST(EvalPipeline, DynamicModelCarriesItsStateAcrossEveryBlockSize) {
+  const std::string d = pipe_dir("dynamic");
+  const size_t n = 30011;
+  const std::string log = write_log(d + "in.h5", trace(n, false), false, 3000);
+  const Experiment e = read_log(log)[0];
+  const std::vector<std::string> assign = {"sigma0=1e5", "sigma1=300"};
+  const auto p = resolve_params(require_model("lugre"), assign);
+  const auto c = LuGre::prepare(p.data());
+  LuGre::State<double> st{};
+  st.z = 2e-6;
+  const auto& t = e.channel("time");
+  const auto& v = e.channel("velocity");
+  std::vector<double> force(n), z(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0) st.v_prev = v[0];
+    force[i] = model_step<LuGre>(c, Sample<double>{v[i], 0.0, 0.0, 0.0}, st, i ? t[i] - t[i - 1] : 0.0);
+    z[i] = st.z;
+  }
+  for (size_t rows : {size_t(0), size_t(4096), size_t(977)}) {
+    for (bool overlap : {true, false}) {
+      SCOPED_TRACE("block_rows " + std::to_string(rows) + (overlap ? ", overlapped" : ", one after another"));
+      EvalOptions o{"lugre", assign, log, d + "out.h5", 2e-6, ""};
+      o.block_rows = rows;
+      o.overlap = overlap;
+      evaluate_file(o);
+      EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/lugre/model_force"), force));
+      EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/lugre/model_state"), z));
+      o.output = d + "out.csv";
+      evaluate_file(o);
+      EXPECT_TRUE(bits_equal(csv_values(o.output, "model_state"), z));
+    }
+  }
+}
+
+// Errors raised on the reader's thread (a value that is not finite, a damaged
+// chunk) and on the evaluating thread (a force that overflows), in a block
+// after others went through the writer: one InputError on the calling thread,
+// the first in block order, and no output or temporary left.
+TEST(EvalPipeline, AnErrorInAnyBlockLeavesNoOutput) {
+  const std::string d = pipe_dir("errors");
+  const size_t n = 50000;
+  struct Case {
+    const char* what;
+    size_t nan_at, huge_at;  // n: none
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"NaN read in block 4", 3 * 8192 + 77, n, "value NaN at index 24653"},
+      {"force overflow in block 3", n, 2 * 8192 + 5, "data row 16390:"},
+      {"overflow before a NaN: the earlier wins", 5 * 8192 + 1, 8192 + 100, "data row 8293:"},
+      {"NaN before an overflow: the earlier wins", 8192 + 100, 5 * 8192 + 1, "value NaN at index 8292"},
+  };
+  for (const auto& k : cases) {
+    Channels c = trace(n, true);
+    if (k.nan_at < n) c.v[k.nan_at] = std::nan("");
+    if (k.huge_at < n) c.pa[k.huge_at] = 1.7e308;  // p_a + p_b overflows
+    if (k.huge_at < n) c.pb[k.huge_at] = 1.7e308;
+    const std::string log = write_log(d + "in.h5", c, true, 4096);
+    for (const char* out : {"out.h5", "out.csv"}) {
+      for (bool overlap : {true, false}) {
+        SCOPED_TRACE(std::string(k.what) + " -> " + out + (overlap ? ", overlapped" : ", one after another"));
+        EvalOptions o{"simscape-cylinder", kAssign, log, d + out, std::nullopt, ""};
+        o.block_rows = 8192;
+        o.overlap = overlap;
+        try {
+          evaluate_file(o);
+          ADD_FAILURE() << "no error";
+        } catch (const InputError& err) {
+          const std::string msg = err.what();
+          EXPECT_NE(msg.find(k.expect), std::string::npos) << msg;
+          EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+        }
+        const auto left = files_besides(d, {"in.h5"});
+        EXPECT_TRUE(left.empty()) << left.front();
+      }
+    }
+  }
+  // A damaged chunk in the middle of the input (its stored bytes changed):
+  // the reader's thread refuses it naming the channel.
+  const std::string log = write_log(d + "in.h5", trace(n, true), true, 4096);
+  {
+    const hid_t f = H5Fopen(log.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t ds = H5Dopen2(f, "run/velocity", H5P_DEFAULT);
+    hsize_t offset[1] = {6 * 4096};  // in the fourth block of 8192 rows
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    ASSERT_GE(H5Dget_chunk_info_by_coord(ds, offset, &mask, &addr, &size), 0);
+    H5Dclose(ds);
+    H5Fclose(f);
+    ASSERT_GT(size, 64u);
+    std::string bytes = slurp_file(log);
+    for (hsize_t i = size / 4; i < size / 2; ++i) bytes[addr + i] = static_cast<char>(bytes[addr + i] ^ 0x5a);
+    std::ofstream(log, std::ios::binary) << bytes;
+  }
+  for (bool overlap : {true, false}) {
+    SCOPED_TRACE(overlap ? "damaged chunk, overlapped" : "damaged chunk, one after another");
+    EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
+    o.block_rows = 8192;
+    o.overlap = overlap;
+    try {
+      evaluate_file(o);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& err) {
+      const std::string msg = err.what();
+      EXPECT_NE(msg.find("channel 'velocity'"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+    const auto left = files_besides(d, {"in.h5"});
+    EXPECT_TRUE(left.empty()) << left.front();
+  }
+}
+
+// A full disk while the writer's thread appends (the output's channels are
+// converted, so every block is written as it comes): `stribeck eval` ends
+// with one line, exit 2, and leaves the directory as it was.
+TEST(EvalPipelineCli, FullDiskWhileWritingBlocksIsOneLineAndNoOutput) {
+  const std::string d = pipe_dir("full");
+  const size_t n = 700000;  // three blocks of 262,144 rows
+  const std::string log = write_log(d + "in.h5", trace(n, false), false, 65536);
+  const std::string err_file = test::temp_dir() + "pipeline_full_err.txt";
+  for (const char* out : {"out.h5", "out.csv"}) {
+    SCOPED_TRACE(out);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
+      if (!std::freopen(err_file.c_str(), "w", stderr)) _exit(126);
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit r {};
+      r.rlim_cur = r.rlim_max = 6 << 20;  // the output reaches this in its second or third block
+      setrlimit(RLIMIT_FSIZE, &r);
+      const std::string o = d + out;
+      execl(STRIBECK_CLI, STRIBECK_CLI, "eval", "-m", "simscape-cylinder", "-i", log.c_str(), "-o", o.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    const std::string err = slurp_file(err_file);
+    ASSERT_TRUE(WIFEXITED(st)) << "signal " << WTERMSIG(st) << ": " << err;
+    EXPECT_EQ(WEXITSTATUS(st), 2) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(err.rfind("stribeck: error: writing " + d + out + ": file too large", 0), 0u) << err;
+    const auto left = files_besides(d, {"in.h5"});
+    EXPECT_TRUE(left.empty()) << left.front();
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
