@@ -31,6 +31,7 @@
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/stepping.hpp"
+#include "output_columns.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -107,21 +108,6 @@ std::string write_log(const std::string& path, const Channels& c, bool si, hsize
   return path;
 }
 
-std::vector<double> h5_dataset(const std::string& path, const std::string& name) {
-  h5::File f = h5::open_file(path);
-  return h5::read_doubles(h5::open_dataset(f.id(), name, path), path);
-}
-
-std::vector<double> csv_values(const std::string& path, const std::string& name) {
-  CsvReader r(path);
-  const int c = r.column(name);
-  EXPECT_GE(c, 0) << name;
-  std::vector<double> out, v;
-  std::vector<std::string_view> cells;
-  while (r.next(v, cells)) out.push_back(v[static_cast<size_t>(c)]);
-  return out;
-}
-
 // Files left in `dir` other than `keep` (an output or a temporary).
 std::vector<std::string> files_besides(const std::string& dir, const std::vector<std::string>& keep) {
   std::vector<std::string> left;
@@ -162,21 +148,21 @@ TEST(EvalPipeline, EveryBlockSizeEqualsTheLawOnReadLogBitForBit) {
         o.block_rows = rows;
         o.overlap = overlap;
         ASSERT_EQ(evaluate_file(o).samples, static_cast<long>(n));
-        EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/simscape-cylinder/model_force"), want));
+        EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/simscape-cylinder/model_force"), want));
         const Experiment back = read_log(o.output)[0];
         EXPECT_TRUE(bits_equal(back.channel("time"), e.channel("time")));
         EXPECT_TRUE(bits_equal(back.channel("velocity"), e.channel("velocity")));
         EXPECT_TRUE(bits_equal(back.channel("pressure_a"), e.channel("pressure_a")));
         o.output = d + "out.csv";
         evaluate_file(o);
-        EXPECT_TRUE(bits_equal(csv_values(o.output, "model_force"), want));
-        EXPECT_TRUE(bits_equal(csv_values(o.output, "pressure_b"), e.channel("pressure_b")));
+        EXPECT_TRUE(bits_equal(test::csv_column(o.output, "model_force"), want));
+        EXPECT_TRUE(bits_equal(test::csv_column(o.output, "pressure_b"), e.channel("pressure_b")));
         // The vector kernel: within its ulps of the law, and its tiles start
         // at each block's start whichever thread runs them.
         o.vector_math = true;
         o.output = d + "vec.h5";
         evaluate_file(o);
-        const auto vec = h5_dataset(o.output, "eval/simscape-cylinder/model_force");
+        const auto vec = test::h5_column(o.output, "eval/simscape-cylinder/model_force");
         ASSERT_EQ(vec.size(), n);
         for (size_t i = 0; i < n; ++i) ASSERT_NEAR(vec[i], want[i], 1e-13 * std::max(1.0, std::abs(want[i]))) << i;
         if (overlap) vector_overlapped = vec;
@@ -212,11 +198,11 @@ TEST(EvalPipeline, DynamicModelCarriesItsStateAcrossEveryBlockSize) {
       o.block_rows = rows;
       o.overlap = overlap;
       evaluate_file(o);
-      EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/lugre/model_force"), force));
-      EXPECT_TRUE(bits_equal(h5_dataset(o.output, "eval/lugre/model_state"), z));
+      EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/lugre/model_force"), force));
+      EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/lugre/model_state"), z));
       o.output = d + "out.csv";
       evaluate_file(o);
-      EXPECT_TRUE(bits_equal(csv_values(o.output, "model_state"), z));
+      EXPECT_TRUE(bits_equal(test::csv_column(o.output, "model_state"), z));
     }
   }
 }

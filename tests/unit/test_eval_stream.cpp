@@ -29,6 +29,7 @@
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/stepping.hpp"
+#include "output_columns.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -84,21 +85,6 @@ std::string foreign_log(const std::string& name, size_t n) {
   return path;
 }
 
-std::vector<double> dataset(const std::string& path, const std::string& name) {
-  h5::File f = h5::open_file(path);
-  return h5::read_doubles(h5::open_dataset(f.id(), name, path), path);
-}
-
-std::vector<double> csv_column(const std::string& path, const std::string& name) {
-  CsvReader r(path);
-  const int c = r.column(name);
-  EXPECT_GE(c, 0) << name;
-  std::vector<double> out, v;
-  std::vector<std::string_view> cells;
-  while (r.next(v, cells)) out.push_back(v[static_cast<size_t>(c)]);
-  return out;
-}
-
 TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   const size_t n = 150001;  // two 65,536-row blocks and a rest
   const std::string log = foreign_log("static.h5", n);
@@ -113,7 +99,7 @@ TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   const std::string out_h5 = tmp("static_out.h5"), out_csv = tmp("static_out.csv");
   EvalOptions o{"simscape-cylinder", assign, log, out_h5, std::nullopt, ""};
   EXPECT_EQ(evaluate_file(o).samples, static_cast<long>(n));
-  EXPECT_TRUE(same_bits(dataset(out_h5, "eval/simscape-cylinder/model_force"), want));
+  EXPECT_TRUE(same_bits(test::h5_column(out_h5, "eval/simscape-cylinder/model_force"), want));
   // The measured channels come back converted, as read_log gives them.
   const Experiment back = read_log(out_h5)[0];
   EXPECT_EQ(back.name, "run");
@@ -122,8 +108,8 @@ TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   EXPECT_EQ(back.units.at("pressure_a"), "Pa");
   o.output = out_csv;
   evaluate_file(o);
-  EXPECT_TRUE(same_bits(csv_column(out_csv, "model_force"), want));
-  EXPECT_TRUE(same_bits(csv_column(out_csv, "velocity"), e.channel("velocity")));
+  EXPECT_TRUE(same_bits(test::csv_column(out_csv, "model_force"), want));
+  EXPECT_TRUE(same_bits(test::csv_column(out_csv, "velocity"), e.channel("velocity")));
   // The in-memory entry point: the same numbers, threaded or not.
   std::vector<double> mem(n);
   EvalInputs in;
@@ -191,8 +177,8 @@ TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {
   }
   const std::string out = tmp("dynamic_out.h5");
   evaluate_file(EvalOptions{"lugre", assign, log, out, 1e-6, ""});
-  EXPECT_TRUE(same_bits(dataset(out, "eval/lugre/model_force"), force));
-  EXPECT_TRUE(same_bits(dataset(out, "eval/lugre/model_state"), z));
+  EXPECT_TRUE(same_bits(test::h5_column(out, "eval/lugre/model_force"), force));
+  EXPECT_TRUE(same_bits(test::h5_column(out, "eval/lugre/model_state"), z));
   std::vector<double> mem_f(n), mem_z(n);
   EvalInputs in;
   in.n = n;
@@ -247,13 +233,13 @@ TEST(EvalStream, EvalAcceptsTheFilesImportReads) {
   EXPECT_EQ(e.channel("velocity")[1], -0.25);
   const auto p = resolve_params(require_model("simscape-cylinder"), {});
   const auto c = SimscapeCylinder::prepare(p.data());
-  const auto got = csv_column(out, "model_force");
+  const auto got = test::csv_column(out, "model_force");
   ASSERT_EQ(got.size(), 3u);
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(got[i], SimscapeCylinder::force(c, Sample<double>{e.channel("velocity")[i], e.channel("pressure_a")[i],
                                                                 e.channel("pressure_b")[i], 0.0}));
   // The input cells are carried through with a decimal point.
-  EXPECT_EQ(csv_column(out, "velocity"), e.channel("velocity"));
+  EXPECT_EQ(test::csv_column(out, "velocity"), e.channel("velocity"));
   EXPECT_NE(slurp(out).find("\n0.001,-0.25,2500000.5,1000000,"), std::string::npos) << slurp(out);
 
   // A units row under the header (and units in header cells): converted to SI.
@@ -262,7 +248,7 @@ TEST(EvalStream, EvalAcceptsTheFilesImportReads) {
   const Experiment u = read_any_log(in)[0];
   EXPECT_EQ(u.channel("velocity")[1], -0.25);
   EXPECT_EQ(u.channel("pressure_a")[0], 2e6);
-  const auto got_u = csv_column(out, "model_force");
+  const auto got_u = test::csv_column(out, "model_force");
   ASSERT_EQ(got_u.size(), 2u);
   EXPECT_EQ(got_u[1], SimscapeCylinder::force(c, Sample<double>{-0.25, 2.5e6, 1e6, 0.0}));
 }
@@ -321,7 +307,7 @@ TEST(EvalStream, CsvFieldsAreQuotedAsRfc4180Says) {
   EXPECT_EQ(slurp(out).substr(0, slurp(out).find('\n')), "time,velocity,\"Force, N\",model_force");
   CsvReader back(out);
   EXPECT_EQ(back.columns()[2], "Force, N");
-  EXPECT_EQ(csv_column(out, "velocity"), (std::vector<double>{0.5, -0.5}));
+  EXPECT_EQ(test::csv_column(out, "velocity"), (std::vector<double>{0.5, -0.5}));
 }
 
 TEST(EvalStream, ImportStreamsTextIntoTheLogReadLogReads) {
