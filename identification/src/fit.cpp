@@ -561,6 +561,12 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
   return U;
 }
 
+// The SSR a noiseless fit may reach and still count as exact: the fit's own
+// (times 100), or rounding (an effect of 1e-9 of the force's RMS).
+double exact_ssr(double ssr_min, const FitData& D) {
+  return std::max(100.0 * ssr_min, static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2));
+}
+
 // Whether the residuals are above the floor of a noiseless fit: intervals and
 // profiles are for noisy data; a noiseless fit's are exact enough as Wald's.
 bool is_noisy(const Uncertainty& U, const FitData& D) { return U.s2 > std::pow(kRelativeFloor * D.scale.force_rms, 2); }
@@ -659,8 +665,22 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
     // As exact as the fit itself (or rounding): a compensation that only
     // approaches the fit (c_v growing without bound to hide K_brk - 1) is not
     // a flat direction.
-    const double ssr_exact =
-        std::max(100.0 * ssr_min, static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2));
+    const double ssr_exact = exact_ssr(ssr_min, D);
+    // A breakaway level a hair above none (mu_s - mu_c = 6e-8 with its
+    // Stribeck term acting at 5e-9 of the force) is none: it goes to its
+    // bound when the fit stays exact there, and is probed as one at a bound.
+    for (int g : free) {
+      FitParam& p = L.params[g];
+      double none;
+      if (p.transform == Transform::kExcess) none = 0.0;
+      else if (p.role == ParamRole::kBreakawayRatio && std::isfinite(p.lo)) none = p.lo;
+      else continue;
+      if (p.u == none || (p.role != ParamRole::kBreakaway && p.role != ParamRole::kBreakawayRatio)) continue;
+      const double u = p.u;
+      p.u = none;
+      if (evaluate_ssr(P) <= ssr_exact) set_values_from_internal(L);
+      else p.u = u;
+    }
     for (int g : free) {
       const FitParam& p = L.params[g];
       const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
@@ -972,6 +992,21 @@ void continue_from(FitSummary& S, Layout& L, SearchResult& R, const ceres::Solve
   S.correlation.clear();
 }
 
+// Whether a free Stribeck term acts as a constant over the data: its
+// velocity scale above a thousand times the fastest |v| (its rate below a
+// thousandth of the inverse), with a free breakaway level.
+bool breakaway_is_constant(const Layout& L, const std::vector<int>& free, double vfast) {
+  if (!(vfast > 0) || !std::isfinite(vfast)) return false;
+  bool level = false, constant = false;
+  for (int i : free) {
+    const FitParam& p = L.params[i];
+    level = level || p.role == ParamRole::kBreakawayRatio || p.role == ParamRole::kBreakaway;
+    if (p.role == ParamRole::kStribeckVelocity) constant = constant || p.value > 1e3 * vfast;
+    if (p.role == ParamRole::kStribeckRate) constant = constant || p.value * vfast < 1e-3;
+  }
+  return level && constant;
+}
+
 // Whether the data leave the breakaway open: a flat direction of the fit
 // runs through breakaway or Stribeck parameters and parameters of other
 // roles, or a breakaway or Stribeck parameter's standard error exceeds its
@@ -1050,7 +1085,12 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
                       Quality&& quality) {
   const size_t warnings_before = S.warnings.size();
   Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
-  if (!is_noisy(U, D) || !breakaway_confounds(U, L, free)) return U;
+  const bool noisy = is_noisy(U, D);
+  // A noiseless fit whose Stribeck term is a constant over the data (its
+  // velocity scale far above the fastest sample: c_v -> 0) is the law without
+  // a breakaway with the levels scaled; it is reported in that form when the
+  // form fits exactly (docs/identification.md, "Noiseless fits at a bound").
+  if (noisy ? !breakaway_confounds(U, L, free) : !breakaway_is_constant(L, free, D.vfast)) return U;
   phases.begin("hidden breakaway");
   // A log without a slow range cannot tell a breakaway hidden below its
   // slowest sample from none: the Stribeck velocity goes three decades below
@@ -1059,17 +1099,24 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
   // the velocity goes to the slowest sample, where the level's interval
   // says how large a breakaway the slow samples still allow.
   const double hide_at = D.lacks_slow ? 1e-3 * D.vslow : D.vslow;
-  const auto hidden = hide_breakaway(P, L, free, hide_at, 2.0 * S.cost + kZ975 * kZ975 * U.s2, so);
+  const double allow = noisy ? 2.0 * S.cost + kZ975 * kZ975 * U.s2 : exact_ssr(2.0 * S.cost, D);
+  const auto hidden = hide_breakaway(P, L, free, hide_at, allow, so);
   if (!hidden) return U;
   S.iterations += static_cast<int>(hidden->iterations.size());
   S.solver_seconds += hidden->total_time_in_seconds;
   continue_from(S, L, R, *hidden, warnings_before);
   U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
-  S.warnings.push_back(
-      "no breakaway is seen in the data: the fit reports the law without one (breakaway at the "
-      "Coulomb level, Stribeck velocity " +
-      std::string(D.lacks_slow ? "below" : "at") + " the slowest sample, |v| = " + fmt(D.vslow) + ")" +
-      (D.lacks_slow ? ", which fits as well as one hidden there" : ""));
+  if (!noisy)
+    S.warnings.push_back(
+        "the breakaway term was a constant over the data (its Stribeck velocity far above the "
+        "fastest sample, |v| = " +
+        fmt(D.vfast) + "): the fit reports the same law without a breakaway, the levels scaled");
+  else
+    S.warnings.push_back(
+        "no breakaway is seen in the data: the fit reports the law without one (breakaway at the "
+        "Coulomb level, Stribeck velocity " +
+        std::string(D.lacks_slow ? "below" : "at") + " the slowest sample, |v| = " + fmt(D.vslow) + ")" +
+        (D.lacks_slow ? ", which fits as well as one hidden there" : ""));
   return U;
 }
 

@@ -306,6 +306,82 @@ const char* identifiability_name(Identifiability k) {
   return "?";
 }
 
+namespace {
+
+// The samples the fit sees: velocity, pressures and normal force channels.
+std::vector<Sample<long double>> samples_of(const std::vector<Experiment>& log) {
+  std::vector<Sample<long double>> samples;
+  for (const auto& e : log) {
+    const auto& v = e.channel("velocity");
+    const std::vector<double>* pa = e.has("pressure_a") ? &e.channel("pressure_a") : nullptr;
+    const std::vector<double>* pb = e.has("pressure_b") ? &e.channel("pressure_b") : nullptr;
+    const std::vector<double>* fn = e.has("normal_force") ? &e.channel("normal_force") : nullptr;
+    for (size_t s = 0; s < v.size(); ++s)
+      samples.push_back(Sample<long double>{v[s], pa ? (*pa)[s] : 0.0, pb ? (*pb)[s] : 0.0, fn ? (*fn)[s] : 0.0});
+  }
+  return samples;
+}
+
+// The model force at parameter vector q on every sample, in long double.
+Eigen::Matrix<long double, Eigen::Dynamic, 1> force_of(const Case& c, const std::vector<double>& q,
+                                                       const std::vector<Sample<long double>>& samples) {
+  Eigen::Matrix<long double, Eigen::Dynamic, 1> f(static_cast<long>(samples.size()));
+  visit_model(StaticModels{}, c.model.c_str(), [&](auto tag) {
+    using M = typename decltype(tag)::type;
+    const std::vector<long double> p(q.begin(), q.end());
+    for (size_t s = 0; s < samples.size(); ++s)
+      f(static_cast<long>(s)) = static_force<M, long double>(p.data(), samples[s]);
+  });
+  return f;
+}
+
+// Slowest moving |v| and the median moving |v| (the element at n/2, as the
+// fit's definition of a slow range: slowest above a tenth of the median).
+struct SpeedRange {
+  double vslow = 0, median = 0;
+};
+SpeedRange speed_range(const std::vector<Sample<long double>>& samples) {
+  std::vector<double> speeds;
+  for (const auto& sm : samples)
+    if (sm.v != 0) speeds.push_back(std::abs(static_cast<double>(sm.v)));
+  SpeedRange r;
+  if (speeds.empty()) return r;
+  r.vslow = *std::min_element(speeds.begin(), speeds.end());
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  r.median = speeds[speeds.size() / 2];
+  return r;
+}
+
+// Whether the truth shows no breakaway on any sample: moving each free
+// breakaway level a tenth (of its value, at least 0.1) with the Stribeck
+// velocities three decades below the slowest sample (rates three decades
+// above its inverse) leaves the force `F` within 1e-11 of its norm (the
+// oracle's "undetermined" sensitivity). `moved` gets the parameters moved.
+bool hides_breakaway(const Case& c, const std::vector<Sample<long double>>& samples,
+                     const Eigen::Matrix<long double, Eigen::Dynamic, 1>& F, double vslow, std::vector<int>* moved) {
+  const ModelInfo& m = info(c.model);
+  std::vector<double> q = c.truth;
+  std::vector<int> idx;
+  bool level = false;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (c.smoothing[i]) continue;
+    switch (m.params[i].role) {
+      case ParamRole::kBreakawayRatio:
+      case ParamRole::kBreakaway: q[i] += 0.1 * std::max(std::abs(q[i]), 1.0), level = true; break;
+      case ParamRole::kStribeckVelocity: q[i] = 1e-3 * vslow; break;
+      case ParamRole::kStribeckRate: q[i] = 1e3 / vslow; break;
+      default: continue;
+    }
+    idx.push_back(static_cast<int>(i));
+  }
+  if (!level || !validate_params(m, q.data()).empty()) return false;
+  if ((force_of(c, q, samples) - F).norm() > static_cast<long double>(kUndeterminedBelow) * F.norm()) return false;
+  if (moved) *moved = idx;
+  return true;
+}
+
+}  // namespace
+
 Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_sd) {
   using LD = long double;
   using Mat = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic>;
@@ -316,16 +392,7 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
     if (!c.smoothing[i]) free.push_back(static_cast<int>(i));
   const int k = static_cast<int>(free.size());
 
-  // The samples the fit sees: velocity, pressures and normal force channels.
-  std::vector<Sample<LD>> samples;
-  for (const auto& e : log) {
-    const auto& v = e.channel("velocity");
-    const std::vector<double>* pa = e.has("pressure_a") ? &e.channel("pressure_a") : nullptr;
-    const std::vector<double>* pb = e.has("pressure_b") ? &e.channel("pressure_b") : nullptr;
-    const std::vector<double>* fn = e.has("normal_force") ? &e.channel("normal_force") : nullptr;
-    for (size_t s = 0; s < v.size(); ++s)
-      samples.push_back(Sample<LD>{v[s], pa ? (*pa)[s] : 0.0, pb ? (*pb)[s] : 0.0, fn ? (*fn)[s] : 0.0});
-  }
+  const std::vector<Sample<LD>> samples = samples_of(log);
   const long n = static_cast<long>(samples.size());
   // Central differences of the force at parameter vector `q` (full, double).
   auto jacobian = [&](const std::vector<double>& q, Vec* force) {
@@ -463,48 +530,53 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
   }
 
   // A breakaway no sample sees (docs/identification.md): in a log without a
-  // slow range (its slowest moving |v| above a tenth of the median moving
-  // |v|), a breakaway whose Stribeck velocity lies far below the slowest
-  // sample acts on no sample, so where the truth shows none either (K_brk = 1,
-  // or a breakaway hidden there itself) the log cannot tell its level: moving
-  // the level a tenth, with the Stribeck velocities three decades below the
-  // slowest sample, leaves the force within 1e-9 of its size (the fit's
-  // "exact"). The level and the Stribeck velocities are then undetermined.
-  std::vector<double> speeds;
-  for (const auto& sm : samples)
-    if (sm.v != 0) speeds.push_back(std::abs(static_cast<double>(sm.v)));
-  if (speeds.empty()) return o;
-  const double vslow = *std::min_element(speeds.begin(), speeds.end());
-  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-  if (!(vslow > 0.1 * speeds[speeds.size() / 2])) return o;
-  std::vector<double> q = c.truth;
+  // slow range a breakaway whose Stribeck velocity lies far below the slowest
+  // sample acts on no sample, so where the truth shows none either (K_brk =
+  // 1, or a breakaway hidden there itself) the log cannot tell its level. The
+  // level and the Stribeck velocities are then undetermined. (In a log with a
+  // slow range the convention is the law without a breakaway:
+  // canonical_hidden_truth scores that form.)
+  const SpeedRange sr = speed_range(samples);
+  if (!(sr.vslow > 0) || !(sr.vslow > 0.1 * sr.median)) return o;
   std::vector<int> hidden;
-  bool level = false;
-  for (int j = 0; j < k; ++j) {
-    const int i = free[j];
-    const ParamInfo& pi = m.params[i];
-    switch (pi.role) {
-      case ParamRole::kBreakawayRatio:
-      case ParamRole::kBreakaway: q[i] += 0.1 * std::max(std::abs(q[i]), 1.0), level = true; break;
-      case ParamRole::kStribeckVelocity: q[i] = 1e-3 * vslow; break;
-      case ParamRole::kStribeckRate: q[i] = 1e3 / vslow; break;
-      default: continue;
-    }
-    hidden.push_back(j);
-  }
-  if (!level || !validate_params(m, q.data()).empty()) return o;
-  LD miss = 0;
-  visit_model(StaticModels{}, c.model.c_str(), [&](auto tag) {
-    using M = typename decltype(tag)::type;
-    const std::vector<LD> p(q.begin(), q.end());
-    for (long s = 0; s < n; ++s) miss += std::pow(static_force<M, LD>(p.data(), samples[s]) - F(s), 2);
-  });
-  if (std::sqrt(miss) > 1e-9L * fnorm) return o;
-  for (int j : hidden) {
+  if (!hides_breakaway(c, samples, F, sr.vslow, &hidden)) return o;
+  for (int i : hidden) {
+    const auto j = std::find(free.begin(), free.end(), i) - free.begin();
+    if (j == k) continue;
     o.kind[j] = Identifiability::kUndetermined;
     o.predicted_se[j] = kNaN;
   }
   return o;
+}
+
+std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<Experiment>& log) {
+  const std::vector<Sample<long double>> samples = samples_of(log);
+  const SpeedRange sr = speed_range(samples);
+  if (!(sr.vslow > 0) || sr.vslow > 0.1 * sr.median) return c.truth;  // no slow range: analyse() decides
+  const ModelInfo& m = info(c.model);
+  using Vec = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
+  const Vec F = force_of(c, c.truth, samples);
+  if (!hides_breakaway(c, samples, F, sr.vslow, nullptr)) return c.truth;
+  // The law without a breakaway: the level at none, the Stribeck velocity
+  // at the slowest sample (where the fit's convention holds it), if that is
+  // the same law (the velocity may also shape another term).
+  std::vector<double> q = c.truth;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (c.smoothing[i]) continue;
+    switch (m.params[i].role) {
+      case ParamRole::kBreakawayRatio: q[i] = m.params[i].lo; break;
+      case ParamRole::kBreakaway:
+        for (const auto& r : m.relations)
+          if (r.a == static_cast<int>(i)) q[i] = q[r.b];
+        break;
+      case ParamRole::kStribeckVelocity: q[i] = sr.vslow; break;
+      case ParamRole::kStribeckRate: q[i] = 1.0 / sr.vslow; break;
+      default: break;
+    }
+  }
+  if (!validate_params(m, q.data()).empty()) return c.truth;
+  if ((force_of(c, q, samples) - F).norm() > static_cast<long double>(kUndeterminedBelow) * F.norm()) return c.truth;
+  return q;
 }
 
 NoiselessResult judge_noiseless(const Case& c, const Oracle& o, const ident::FitSummary& s) {
@@ -596,8 +668,9 @@ CaseRun run_case(std::uint64_t seed, long index, bool noisy, const Scale& scale)
   CaseRun run;
   run.c = make_case(seed, index, noisy, scale);
   const std::vector<Experiment> log = make_log(run.c, &run.noise_sd);
-  run.c.truth =
-      canonical_truth(info(run.c.model), run.c.truth);  // the log is made; score the same law's canonical form
+  // The log is made; score the same law's canonical form.
+  run.c.truth = canonical_truth(info(run.c.model), run.c.truth);
+  run.c.truth = canonical_hidden_truth(run.c, log);
   run.oracle = analyse(run.c, log, run.noise_sd);
   ident::FitSummary s;
   const auto t0 = std::chrono::steady_clock::now();

@@ -103,6 +103,13 @@ constexpr double kUndeterminedBelow = 1e-11;
 
 Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_sd = 0);
 
+// The truth in the form the fit's convention reports (docs/identification.md,
+// "A breakaway no sample sees"): in a log with a slow range, a truth whose
+// breakaway acts on no sample is the law without one (level at none, the
+// Stribeck velocity at the slowest sample) when that form gives the same
+// force to 1e-11; otherwise c.truth unchanged.
+std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<Experiment>& log);
+
 // The verdict on one noiseless case.
 struct NoiselessResult {
   bool pass = false;
