@@ -149,7 +149,6 @@ struct LogBlockReader::Impl {
   std::map<std::string, std::string> units;
   std::map<std::string, std::string> attributes;
   std::size_t length = 0;
-  bool parallel_decode = false;
   BlockExecutor* executor = nullptr;
   // Time is checked across blocks read in order: the row after the last time
   // value read, and that value.
@@ -243,8 +242,7 @@ const std::map<std::string, std::string>& LogBlockReader::channel_attributes(con
   return impl_->chan(ch).attributes;
 }
 std::string LogBlockReader::where() const { return impl_->where; }
-void LogBlockReader::set_parallel_decode(bool on) { impl_->parallel_decode = on; }
-void LogBlockReader::set_parallel_decode(BlockExecutor* executor) { impl_->executor = executor; }
+void LogBlockReader::set_executor(BlockExecutor* executor) { impl_->executor = executor; }
 
 void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t end, double* out) const {
   double* const outs[] = {out};
@@ -269,7 +267,7 @@ bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const s
 // Rows [begin, end) of every named channel. Channels whose chunks can be
 // decoded off HDF5's thread (raw_chunks) are read as stored
 // (H5Dread_chunk, one thread: HDF5 is not thread-safe), then inflated and
-// un-shuffled, one job per chunk, on all threads with set_parallel_decode; the rest, and any chunk
+// un-shuffled, one job per chunk, by the executor's jobs (set_executor); the rest, and any chunk
 // that is missing, skipped a filter or does not decode, go through H5Dread
 // (which also names a damaged chunk). Both give the same bits. Then each
 // channel is converted to SI and checked as read_log does.
@@ -327,13 +325,6 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
       thread_local std::vector<unsigned char> tmp;  // one chunk's inflated bytes per thread
       decode(i, tmp);
     });
-  } else if (m.parallel_decode && n_jobs > 1) {
-#pragma omp parallel
-    {
-      std::vector<unsigned char> tmp;
-#pragma omp for schedule(dynamic)
-      for (long i = 0; i < n_jobs; ++i) decode(i, tmp);
-    }
   } else {
     // No OpenMP construct at all: a reader on a thread of its own (a
     // prefetch thread) never gets an OpenMP pool of its own to tear down.

@@ -6,11 +6,12 @@
 // on a pool of threads; dynamic models: in order, the state carried from
 // block to block), and a sink writes it. Where the job has two threads or
 // more, the source reads block k + 1 on a thread of its own while block k is
-// evaluated and the sink writes block k - 1 on another (Pipeline), so the
+// evaluated and the sink writes block k - 1 on another (run_blocks), so the
 // serial HDF5 calls of reading and writing overlap the parallel parts; the
 // pool's idle threads sleep on a condition variable instead of spinning as
 // OpenMP's do between regions (which, on a machine with more runnable
-// threads than cores, took the CPU from the thread doing the serial work). Sources: streamed CSV (CsvReader), one
+// threads than cores, took the CPU from the thread doing the serial work).
+// Sources: streamed CSV (CsvReader), one
 // experiment of an HDF5 log read by hyperslabs (LogBlockReader), or an
 // experiment in memory (MATLAB files, text with units or aliases in its
 // header). Sinks: CSV (AtomicFile), HDF5 written block by block
@@ -163,6 +164,16 @@ class TaskPool final : public BlockExecutor {
   std::vector<std::thread> threads_;
 };
 
+// tile(0), ..., tile(tiles - 1) for a block of n samples: on the pool where
+// the block is large enough to be worth threads, else on this thread.
+void for_tiles(TaskPool& pool, long n, long tiles, const std::function<void(long)>& tile) {
+  if (n >= kThreadedFrom) {
+    pool.run(tiles, tile);
+  } else {
+    for (long k = 0; k < tiles; ++k) tile(k);
+  }
+}
+
 // The vector-math kernel of a static law at the best instruction-set level
 // this processor runs (null: none, or a dynamic model).
 lanes::EvalFn vector_kernel(const std::string& model_id) {
@@ -197,14 +208,7 @@ void run_vector(lanes::EvalFn fn, const double* p, long n, const double* v, cons
     const long b = k * kVectorTile, m = std::min(n - b, kVectorTile);
     fn(p, m, v + b, pa ? pa + b : zeros, pb ? pb + b : zeros, fn_in ? fn_in + b : zeros, force + b);
   };
-  if (pool) {
-    if (n >= kThreadedFrom) {
-      pool->run(tiles, tile);
-    } else {
-      for (long k = 0; k < tiles; ++k) tile(k);
-    }
-    return;
-  }
+  if (pool) return for_tiles(*pool, n, tiles, tile);
 #pragma omp parallel for schedule(dynamic, 8) if (n >= kThreadedFrom)
   for (long k = 0; k < tiles; ++k) tile(k);
 }
@@ -638,12 +642,7 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
         const long b0 = k * kScalarTile, b1 = std::min(n, b0 + kScalarTile);
         for (long i = b0; i < b1; ++i) force[i] = M::force(c, Sample<double>{v[i], pa[i], pb[i], fn[i]});
       };
-      const long tiles = (n + kScalarTile - 1) / kScalarTile;
-      if (n >= kThreadedFrom) {
-        pool.run(tiles, tile);
-      } else {
-        for (long k = 0; k < tiles; ++k) tile(k);
-      }
+      for_tiles(pool, n, (n + kScalarTile - 1) / kScalarTile, tile);
     }
     // Valid parameters and finite inputs can still overflow (pressures of
     // 1e308, a v_th of 1e-320): a force that is not a number is an error,
@@ -780,7 +779,7 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   // writer's threads of the pipeline join the pool's jobs while they wait.
   const int threads = job_threads();
   TaskPool pool(threads - 1);
-  if (log) log->set_parallel_decode(&pool);  // chunks inflate on the pool
+  if (log) log->set_executor(&pool);  // chunks inflate on the pool
   if (auto* h5 = dynamic_cast<H5Sink*>(sink.get())) h5->set_executor(&pool);
   // HDF5 on two threads at once (reading the input, writing the output)
   // needs a thread-safe libhdf5.

@@ -157,17 +157,25 @@ bool CompressedCost::at_point(const Cached& c, double const* const* parameters, 
   return true;
 }
 
-// The normal equations at `parameters` over `active`: from the last fused
-// cost evaluation when it was at this point, else a pass over the blocks.
-// Either is what the solver's Jacobian is made of next; it is kept as such.
-NormalEquations CompressedCost::jacobian_equations(double const* const* parameters,
-                                                   const std::vector<bool>& active) const {
+// The normal equations at `parameters` over `active`, in fused_: kept from
+// the last call when it was at this point, else a pass over the blocks.
+const NormalEquations& CompressedCost::fused_equations(double const* const* parameters,
+                                                       const std::vector<bool>& active) const {
   if (!at_point(fused_, parameters, active)) {
     fused_.x.assign(nparams_, 0.0);
     for (int g = 0; g < nparams_; ++g) fused_.x[g] = parameters[g][0];
     fused_.active = active;
     fused_.ne = normal_equations(parameters, active);
   }
+  return fused_.ne;
+}
+
+// The normal equations at `parameters` over `active`: from the last fused
+// cost evaluation when it was at this point, else a pass over the blocks.
+// Either is what the solver's Jacobian is made of next; it is kept as such.
+NormalEquations CompressedCost::jacobian_equations(double const* const* parameters,
+                                                   const std::vector<bool>& active) const {
+  fused_equations(parameters, active);
   jacobian_ = fused_;
   return jacobian_.ne;
 }
@@ -183,14 +191,9 @@ bool CompressedCost::Evaluate(double const* const* parameters, double* residuals
     // with the SSR (each sample's law once for both); an accepted step's
     // Jacobian at this point is then taken from them (jacobian_equations).
     if (fuse_ && !jacobian_.active.empty()) {
-      if (!at_point(fused_, parameters, jacobian_.active)) {
-        fused_.x.assign(nparams_, 0.0);
-        for (int g = 0; g < nparams_; ++g) fused_.x[g] = parameters[g][0];
-        fused_.active = jacobian_.active;
-        fused_.ne = normal_equations(parameters, jacobian_.active);
-      }
-      if (fused_.ne.ok) {
-        residuals[nparams_] = std::sqrt(fused_.ne.ssr);
+      const NormalEquations& ne = fused_equations(parameters, jacobian_.active);
+      if (ne.ok) {
+        residuals[nparams_] = std::sqrt(ne.ssr);
         return true;
       }
     }

@@ -109,6 +109,7 @@ class CompressedCost : public ceres::CostFunction {
     NormalEquations ne;
   };
   bool at_point(const Cached& c, double const* const* parameters, const std::vector<bool>& active) const;
+  const NormalEquations& fused_equations(double const* const* parameters, const std::vector<bool>& active) const;
   NormalEquations jacobian_equations(double const* const* parameters, const std::vector<bool>& active) const;
   void compress(const NormalEquations& ne, double* residuals, double** jacobians) const;
 

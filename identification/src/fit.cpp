@@ -372,12 +372,7 @@ std::vector<std::vector<double>> residual_search(Layout& L, const FitData& D, co
   }
   for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = saved[i];
   set_internal_from_values(L);
-  const size_t n = std::min(keep, scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + n, scored.end(),
-                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::vector<double>> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(std::move(scored[i].second));
-  return out;
+  return best_points(std::move(scored), keep);
 }
 
 template <class M>
@@ -672,10 +667,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
     for (int g : free) {
       FitParam& p = L.params[g];
       double none;
-      if (p.transform == Transform::kExcess) none = 0.0;
-      else if (p.role == ParamRole::kBreakawayRatio && std::isfinite(p.lo)) none = p.lo;
-      else continue;
-      if (p.u == none || (p.role != ParamRole::kBreakaway && p.role != ParamRole::kBreakawayRatio)) continue;
+      if (!breakaway_level(p, &none) || p.u == none) continue;
       const double u = p.u;
       p.u = none;
       if (evaluate_ssr(P) <= ssr_exact) set_values_from_internal(L);
@@ -1000,7 +992,8 @@ bool breakaway_is_constant(const Layout& L, const std::vector<int>& free, double
   bool level = false, constant = false;
   for (int i : free) {
     const FitParam& p = L.params[i];
-    level = level || p.role == ParamRole::kBreakawayRatio || p.role == ParamRole::kBreakaway;
+    double none;
+    level = level || breakaway_level(p, &none);
     if (p.role == ParamRole::kStribeckVelocity) constant = constant || p.value > 1e3 * vfast;
     if (p.role == ParamRole::kStribeckRate) constant = constant || p.value * vfast < 1e-3;
   }

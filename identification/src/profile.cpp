@@ -15,6 +15,18 @@ constexpr double kLogSpan = 30.0;
 constexpr double kLinearSpan = 1e6;
 }  // namespace
 
+bool breakaway_level(const FitParam& q, double* none) {
+  if (q.role == ParamRole::kBreakawayRatio && q.transform == Transform::kIdentity && std::isfinite(q.lo)) {
+    *none = q.lo;
+    return true;
+  }
+  if (q.role == ParamRole::kBreakaway && q.transform == Transform::kExcess) {
+    *none = 0.0;
+    return true;
+  }
+  return false;
+}
+
 double evaluate_ssr(ceres::Problem& P) {
   double cost = kInf;
   if (!P.Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr) || !std::isfinite(cost))
@@ -37,24 +49,6 @@ double natural_scale(const Layout& L, int i, const std::vector<double>& value) {
 // Internal coordinate of value x of a parameter whose transform is not an
 // excess (identity or log).
 double internal_value(const FitParam& q, double x) { return q.transform == Transform::kLog ? std::log(x) : x; }
-
-}  // namespace
-
-namespace {
-
-// Whether parameter q is a breakaway level (ratio or level over the Coulomb
-// one) that a refit can move, and the internal value of "no breakaway".
-bool breakaway_level(const FitParam& q, double* none) {
-  if (q.role == ParamRole::kBreakawayRatio && q.transform == Transform::kIdentity && std::isfinite(q.lo)) {
-    *none = q.lo;
-    return true;
-  }
-  if (q.role == ParamRole::kBreakaway && q.transform == Transform::kExcess) {
-    *none = 0.0;
-    return true;
-  }
-  return false;
-}
 
 // The internal value that puts a Stribeck velocity (or rate) parameter at
 // `v` m/s; false for any other parameter.

@@ -66,6 +66,11 @@ std::optional<ceres::Solver::Summary> hide_breakaway(ceres::Problem& P, Layout& 
                                                      double hide_at, double ssr_allow,
                                                      const ceres::Solver::Options& options);
 
+// Whether parameter q is a breakaway level (a ratio over the Coulomb level,
+// or a level that exceeds it) that a refit can move, and in `none` the
+// internal value of "no breakaway" (ratio 1, level = Coulomb level).
+bool breakaway_level(const FitParam& q, double* none);
+
 // SSR of the current internal coordinates (2 * Ceres' cost).
 double evaluate_ssr(ceres::Problem& P);
 

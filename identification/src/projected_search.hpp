@@ -193,12 +193,7 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
     for (int j = 0; j < nm; ++j) v[map[j]] = p[j];
     scored.emplace_back(ssr, std::move(v));
   }
-  const size_t m = std::min(keep, scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + m, scored.end(),
-                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::vector<double>> out;
-  for (size_t i = 0; i < m; ++i) out.push_back(std::move(scored[i].second));
-  return out;
+  return best_points(std::move(scored), keep);
 }
 
 }  // namespace stribeck::ident::detail

@@ -86,15 +86,12 @@ class LogBlockReader {
   void read(const std::vector<std::string>& channels, std::size_t begin, std::size_t end, double* const* out) const;
   void read(const std::string& channel, std::size_t begin, std::size_t end, double* out) const;
 
-  // Off (default): read() decodes on the calling thread. On: chunks stored
-  // as float64 with shuffle and/or deflate are taken out of HDF5 on the
-  // calling thread and inflated on every OpenMP thread (for a caller whose
-  // other threads are idle meanwhile, as eval's block loop; not for a
-  // prefetch thread beside a running computation). Same values either way.
-  void set_parallel_decode(bool on);
-  // Chunks decoded by the jobs of `executor` (null: as set_parallel_decode
-  // says); the HDF5 calls stay on the thread that calls read().
-  void set_parallel_decode(BlockExecutor* executor);
+  // Null (default): read() decodes on the calling thread. Else chunks
+  // stored as float64 with shuffle and/or deflate are taken out of HDF5 on
+  // the calling thread and inflated by the jobs of `executor` (eval's pool;
+  // not for a prefetch thread beside a running computation, which would only
+  // add threads that compete with it). Same values either way.
+  void set_executor(BlockExecutor* executor);
 
   // Copies a channel's dataset as stored (chunks and filters, no values
   // decoded or re-encoded; no attributes) to `name` below `dst_group` of
