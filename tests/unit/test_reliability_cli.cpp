@@ -454,6 +454,29 @@ const char* kSweepLong =
     "[[trace]]\nprofile = \"sine\"\nsamples = 2000\np_a = 5e6\np_b = 1e6\n"
     "reference = { F_pr = 30 }\n[run]\ndevice = \"cpu\"\n";
 
+// Sends `sig` halfway through a run that took `whole` seconds uninterrupted.
+// Under ctest -j2 the machine's load changes between runs: a run that
+// finished before the signal is repeated with the signal sent earlier, one
+// hit before main() installed its handlers with it sent later, so that the
+// assertions test the interruption and not the neighbours' load.
+Outcome interrupt(const std::vector<std::string>& args, const std::string& dir, int sig, double whole) {
+  const std::string out = args.back();
+  double at = whole / 2;
+  Outcome o;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    o = run(args, dir, sig, at);
+    if (o.code == 0) at /= 2;
+    else if (o.signal == sig) at *= 1.5;
+    else break;
+    for (const auto& f : {out, out + ".partial", out + ".partial.lock"}) std::remove(f.c_str());
+  }
+  return o;
+}
+
+// "Promptly": well within the rest of the run, and never more than 2 s on
+// an idle machine; a loaded one stretches both alike.
+double prompt(const Outcome& whole) { return std::max(2.0, whole.seconds / 2); }
+
 // Class 7 (item 5): SIGTERM and SIGINT end a sweep and an ensemble
 // promptly with one line and exit 143 / 130, keep the checkpoint, and
 // --resume finishes to the same results as an uninterrupted run.
@@ -464,13 +487,13 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
   const Outcome one = run({"sweep", cfg, "-q", "--chunk", "4096", "-o", d + "one.h5"}, d);
   ASSERT_EQ(one.code, 0) << one.err;
   const std::string out = d + "sig.h5";
-  const Outcome t = run({"sweep", cfg, "-q", "--chunk", "4096", "-o", out}, d, SIGTERM, one.seconds / 2);
+  const Outcome t = interrupt({"sweep", cfg, "-q", "--chunk", "4096", "-o", out}, d, SIGTERM, one.seconds);
   ASSERT_EQ(t.code, 143) << "the run finished before the signal? " << t.err;
   EXPECT_EQ(lines(t.err), 1u) << t.err;
   EXPECT_EQ(t.err.rfind("stribeck: error: interrupted by SIGTERM", 0), 0u) << t.err;
   EXPECT_NE(t.err.find(out + ".partial keeps the completed points; continue with --resume"), std::string::npos)
       << t.err;
-  EXPECT_LT(t.seconds, 2.0) << "not prompt";  // immediate; 2 s allow for a loaded machine
+  EXPECT_LT(t.seconds, prompt(one)) << "not prompt";
   EXPECT_FALSE(exists(out));
   ASSERT_TRUE(exists(out + ".partial"));
   const Outcome r = run({"sweep", cfg, "-q", "--chunk", "4096", "--resume", "-o", out}, d);
@@ -490,7 +513,7 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
   const Outcome e1 = run({"simulate", ens, "-q", "--chunk", "8", "-o", d + "ens_one.h5"}, d);
   ASSERT_EQ(e1.code, 0) << e1.err;
   const std::string eout = d + "ens_sig.h5";
-  const Outcome i = run({"simulate", ens, "-q", "--chunk", "8", "-o", eout}, d, SIGINT, e1.seconds / 2);
+  const Outcome i = interrupt({"simulate", ens, "-q", "--chunk", "8", "-o", eout}, d, SIGINT, e1.seconds);
   ASSERT_EQ(i.code, 130) << "the run finished before the signal? " << i.err;
   // The config's parameter warning (printed when the run starts), then the
   // one line of the interruption.
@@ -503,7 +526,7 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
                        0),
             0u)
       << i.err;
-  EXPECT_LT(i.seconds, 2.0) << "not prompt";
+  EXPECT_LT(i.seconds, prompt(e1)) << "not prompt";
   ASSERT_TRUE(exists(eout + ".partial"));
   const Outcome ir = run({"simulate", ens, "-q", "--chunk", "8", "--resume", "-o", eout}, d);
   ASSERT_EQ(ir.code, 0) << ir.err;
