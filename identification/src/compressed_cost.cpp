@@ -157,6 +157,106 @@ bool CompressedCost::at_point(const Cached& c, double const* const* parameters, 
   return true;
 }
 
+// The levels' values theta at `parameters` (transforms applied as BlockCost
+// applies them), for the cost parameters idx.
+Eigen::VectorXd CompressedCost::levels(double const* const* parameters, const std::vector<int>& idx) const {
+  auto value = [&](int g) {
+    return affine_[g].transform == Transform::kLog ? std::exp(parameters[g][0]) : parameters[g][0];
+  };
+  Eigen::VectorXd theta(idx.size());
+  for (size_t a = 0; a < idx.size(); ++a) {
+    const AffineParam& p = affine_[idx[a]];
+    theta(a) = p.transform == Transform::kExcess ? value(p.base) + parameters[idx[a]][0] : value(idx[a]);
+  }
+  return theta;
+}
+
+// T = d theta / d u over the cost parameters idx (an excess moves with its
+// base).
+Eigen::MatrixXd CompressedCost::chain(double const* const* parameters, const std::vector<int>& idx) const {
+  auto slope = [&](int g) { return affine_[g].transform == Transform::kLog ? std::exp(parameters[g][0]) : 1.0; };
+  const int k = static_cast<int>(idx.size());
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(k, k);
+  for (int a = 0; a < k; ++a) {
+    T(a, a) = slope(idx[a]);
+    const int base = affine_[idx[a]].base;
+    if (affine_[idx[a]].transform != Transform::kExcess || base < 0) continue;
+    const auto b = std::find(idx.begin(), idx.end(), base) - idx.begin();
+    if (b < k) T(a, b) = slope(base);
+  }
+  return T;
+}
+
+// The normal equations at `parameters` over `active` (or the SSR alone, none
+// active) from the anchor; nothing where it cannot give them: no anchor,
+// another set of active parameters, a parameter off the anchor that is not
+// active there, or an SSR lost to cancellation.
+std::optional<NormalEquations> CompressedCost::predict(double const* const* parameters,
+                                                       const std::vector<bool>& active) const {
+  if (affine_.empty() || !anchor_.valid) return std::nullopt;
+  const bool cost_only = std::find(active.begin(), active.end(), true) == active.end();
+  if (!cost_only && active != anchor_.active) return std::nullopt;
+  for (int g = 0; g < nparams_; ++g)
+    if (!anchor_.active[g] && std::memcmp(&parameters[g][0], &anchor_.x[g], sizeof(double)) != 0) return std::nullopt;
+  const Eigen::VectorXd d = levels(parameters, anchor_.idx) - anchor_.theta;
+  const Eigen::VectorXd Gd = anchor_.G * d;
+  const double cross = 2.0 * d.dot(anchor_.h), quad = d.dot(Gd);
+  NormalEquations ne;
+  ne.ssr = anchor_.ssr + cross + quad;
+  if (!(ne.ssr >= kPredictedShare * (anchor_.ssr + std::abs(cross) + quad))) return std::nullopt;
+  const int m = cost_only ? 0 : static_cast<int>(anchor_.idx.size());
+  ne.JtJ = Eigen::MatrixXd::Zero(m, m);
+  ne.Jtr = Eigen::VectorXd::Zero(m);
+  if (!cost_only) {
+    const Eigen::MatrixXd T = chain(parameters, anchor_.idx);
+    ne.JtJ = T.transpose() * anchor_.G * T;
+    ne.Jtr = T.transpose() * (anchor_.h + Gd);
+  }
+  ne.ok = std::isfinite(ne.ssr) && ne.JtJ.allFinite() && ne.Jtr.allFinite();
+  if (!ne.ok) return std::nullopt;
+  return ne;
+}
+
+// A pass over levels only becomes the anchor: its normal equations taken
+// from u to theta (G = T^-T J^T J T^-1, h = T^-T J^T r).
+void CompressedCost::set_anchor(double const* const* parameters, const std::vector<bool>& active,
+                                const NormalEquations& ne) const {
+  if (affine_.empty() || !ne.ok) return;
+  std::vector<int> idx;
+  for (int g = 0; g < nparams_; ++g)
+    if (active[g]) {
+      if (!affine_[g].level) return;
+      idx.push_back(g);
+    }
+  if (idx.empty()) return;
+  // An excess held while its base moves changes its value: not predicted.
+  for (int g = 0; g < nparams_; ++g)
+    if (!active[g] && affine_[g].transform == Transform::kExcess && affine_[g].base >= 0 && active[affine_[g].base])
+      return;
+  const Eigen::MatrixXd Ti = chain(parameters, idx).inverse();
+  anchor_.valid = true;
+  anchor_.x.assign(nparams_, 0.0);
+  for (int g = 0; g < nparams_; ++g) anchor_.x[g] = parameters[g][0];
+  anchor_.active = active;
+  anchor_.idx = idx;
+  anchor_.theta = levels(parameters, idx);
+  anchor_.G = Ti.transpose() * ne.JtJ * Ti;
+  anchor_.h = Ti.transpose() * ne.Jtr;
+  anchor_.ssr = ne.ssr;
+}
+
+// The normal equations at `parameters` over `active`: predicted from the
+// anchor where it can, else a pass (the next anchor).
+NormalEquations CompressedCost::equations(double const* const* parameters, const std::vector<bool>& active) const {
+  if (auto ne = predict(parameters, active)) {
+    predicted_ = true;
+    return *ne;
+  }
+  NormalEquations ne = normal_equations(parameters, active);
+  set_anchor(parameters, active, ne);
+  return ne;
+}
+
 // The normal equations at `parameters` over `active`, in fused_: kept from
 // the last call when it was at this point, else a pass over the blocks.
 const NormalEquations& CompressedCost::fused_equations(double const* const* parameters,
@@ -165,7 +265,7 @@ const NormalEquations& CompressedCost::fused_equations(double const* const* para
     fused_.x.assign(nparams_, 0.0);
     for (int g = 0; g < nparams_; ++g) fused_.x[g] = parameters[g][0];
     fused_.active = active;
-    fused_.ne = normal_equations(parameters, active);
+    fused_.ne = equations(parameters, active);
   }
   return fused_.ne;
 }
@@ -197,7 +297,7 @@ bool CompressedCost::Evaluate(double const* const* parameters, double* residuals
         return true;
       }
     }
-    const NormalEquations ne = normal_equations(parameters, active);
+    const NormalEquations ne = equations(parameters, active);
     if (!ne.ok) return false;
     residuals[nparams_] = std::sqrt(ne.ssr);
     return true;
@@ -263,40 +363,53 @@ std::vector<double> CompressedCost::ssr_at(const std::vector<std::vector<double>
   const int np = static_cast<int>(points.size());
   std::vector<double> ssr(np, 0.0);
   std::vector<char> ok(np, 1);
-  source_([&](const BlockChunk& chunk) {
-    const int nb = static_cast<int>(chunk.blocks.size());
-    std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
-    std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
+  // Predicted where every point can be, else one pass for all.
+  bool predicted = !affine_.empty() && np > 0;
+  const std::vector<bool> none(nparams_, false);
+  for (int p = 0; p < np && predicted; ++p) {
+    std::vector<const double*> ptrs(nparams_);
+    for (int g = 0; g < nparams_; ++g) ptrs[g] = &points[p][g];
+    const auto ne = predict(ptrs.data(), none);
+    predicted = ne.has_value();
+    if (predicted) ssr[p] = ne->ssr;
+  }
+  if (predicted) predicted_ = true;
+  else std::fill(ssr.begin(), ssr.end(), 0.0);
+  if (!predicted)
+    source_([&](const BlockChunk& chunk) {
+      const int nb = static_cast<int>(chunk.blocks.size());
+      std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
+      std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
 #pragma omp parallel num_threads(threads_for(chunk_residuals(chunk), threads_))
-    {
-      std::vector<double> r;
-      std::vector<const double*> ptrs;
+      {
+        std::vector<double> r;
+        std::vector<const double*> ptrs;
 #pragma omp for schedule(dynamic, 4)
-      for (int b = 0; b < nb; ++b) {
-        const std::vector<int>& gp = *chunk.params[b];
-        r.assign(chunk.blocks[b]->num_residuals(), 0.0);
-        ptrs.resize(gp.size());
-        for (int p = 0; p < np; ++p) {  // every point while the block's samples are in cache
-          for (size_t l = 0; l < gp.size(); ++l) ptrs[l] = &points[p][gp[l]];
-          const size_t at = static_cast<size_t>(b) * np + p;
-          if (chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), nullptr))
-            part[at] = dot(r.data(), r.data(), static_cast<int>(r.size()));
-          else part_ok[at] = 0;
+        for (int b = 0; b < nb; ++b) {
+          const std::vector<int>& gp = *chunk.params[b];
+          r.assign(chunk.blocks[b]->num_residuals(), 0.0);
+          ptrs.resize(gp.size());
+          for (int p = 0; p < np; ++p) {  // every point while the block's samples are in cache
+            for (size_t l = 0; l < gp.size(); ++l) ptrs[l] = &points[p][gp[l]];
+            const size_t at = static_cast<size_t>(b) * np + p;
+            if (chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), nullptr))
+              part[at] = dot(r.data(), r.data(), static_cast<int>(r.size()));
+            else part_ok[at] = 0;
+          }
         }
       }
-    }
-    // Summed as normal_equations sums them: per chunk in block order, then
-    // the chunks in order.
-    for (int p = 0; p < np; ++p) {
-      double s = 0.0;
-      for (int b = 0; b < nb; ++b) {
-        const size_t at = static_cast<size_t>(b) * np + p;
-        if (part_ok[at]) s += part[at];
-        else ok[p] = 0;
+      // Summed as normal_equations sums them: per chunk in block order, then
+      // the chunks in order.
+      for (int p = 0; p < np; ++p) {
+        double s = 0.0;
+        for (int b = 0; b < nb; ++b) {
+          const size_t at = static_cast<size_t>(b) * np + p;
+          if (part_ok[at]) s += part[at];
+          else ok[p] = 0;
+        }
+        ssr[p] += s;
       }
-      ssr[p] += s;
-    }
-  });
+    });
   // Evaluate's cost-only residual is sqrt(SSR); Ceres' cost 0.5 * its square.
   for (int p = 0; p < np; ++p) {
     const double c = std::sqrt(ssr[p]);

@@ -23,12 +23,30 @@
 // last, at its solution) is kept with its point, for the covariance; and
 // ssr_at evaluates the SSR at several points in one pass over the samples
 // (each block, while in cache, at every point), for the Wald end points.
+//
+// Laws linear in their free parameters (set_affine: 20sim-c, -v and -cv and
+// the Coulomb-viscous law with their smoothing fixed, any law whose free
+// parameters are all levels) need no pass after the first. With theta the
+// model's values of the active parameters (u the solver's coordinates,
+// T = d theta / d u) and r affine in theta, the normal equations of one pass
+// at theta_A, G = J^T J and h = J^T r in theta, give those at any theta in
+// exact arithmetic: with D = theta - theta_A,
+//   SSR = SSR_A + 2 D^T h + D^T G D,  J^T r = T^T (h + G D),  J^T J = T^T G T.
+// A prediction whose SSR cancels below kPredictedShare of its terms' size (a
+// step that removes nearly all of the misfit; the rounding of SSR_A would
+// show) is replaced by a pass, which becomes the new anchor. Predictions agree with a
+// pass to rounding, not bit for bit; the fit confirms the last one against
+// its quality phase's SSR and solves again without them where a law was not
+// linear after all (a role is a hint, not a promise).
 #include <ceres/ceres.h>
 
 #include <Eigen/Dense>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
+
+#include "problem.hpp"
 
 namespace stribeck::ident::detail {
 
@@ -63,6 +81,14 @@ NormalEquations chunk_normal_equations(const BlockChunk& chunk, double const* co
 // on one thread. The results do not depend on it.
 constexpr long kSamplesPerThread = 65536;
 int threads_for(long residuals, int threads);
+
+// How a cost parameter's solver coordinate u gives the model's value theta
+// (as BlockCost applies it), and whether the residuals are affine in theta.
+struct AffineParam {
+  bool level = false;
+  Transform transform = Transform::kIdentity;
+  int base = -1;  // kExcess: the cost index of the parameter it exceeds
+};
 
 class CompressedCost : public ceres::CostFunction {
  public:
@@ -102,7 +128,37 @@ class CompressedCost : public ceres::CostFunction {
   // bit, in one pass over the blocks; infinity where the evaluation fails.
   std::vector<double> ssr_at(const std::vector<std::vector<double>>& points) const;
 
+  // Predicts the normal equations where every active parameter is a level
+  // (one AffineParam per cost parameter; see the top of this file).
+  void set_affine(std::vector<AffineParam> params) { affine_ = std::move(params); }
+  // Whether an evaluation was predicted since set_affine; stop_predicting()
+  // makes every later evaluation a pass.
+  bool predicted() const { return predicted_; }
+  void stop_predicting() const { affine_.clear(), anchor_ = Anchor{}; }
+
+  // Below this share of the size of its terms a predicted SSR is replaced by
+  // a pass. Above it, the anchor's rounding (a few ulp of the terms) is at
+  // most ~4e-11 of the SSR: under the solver's default function tolerance
+  // (1e-10), so a trust-region decision does not turn on it.
+  static constexpr double kPredictedShare = 1e-5;
+
  private:
+  // The last pass over levels only, in the levels' values theta.
+  struct Anchor {
+    bool valid = false;
+    std::vector<double> x;  // every cost parameter's u
+    std::vector<bool> active;
+    std::vector<int> idx;  // the active cost parameters
+    Eigen::VectorXd theta, h;
+    Eigen::MatrixXd G;
+    double ssr = 0.0;
+  };
+  Eigen::VectorXd levels(double const* const* parameters, const std::vector<int>& idx) const;
+  Eigen::MatrixXd chain(double const* const* parameters, const std::vector<int>& idx) const;
+  std::optional<NormalEquations> predict(double const* const* parameters, const std::vector<bool>& active) const;
+  void set_anchor(double const* const* parameters, const std::vector<bool>& active, const NormalEquations& ne) const;
+  NormalEquations equations(double const* const* parameters, const std::vector<bool>& active) const;
+
   struct Cached {
     std::vector<double> x;  // the point
     std::vector<bool> active;
@@ -120,6 +176,9 @@ class CompressedCost : public ceres::CostFunction {
   // the one kept aside. (Ceres evaluates one residual block from one thread
   // at a time.)
   mutable Cached jacobian_, fused_, kept_;
+  mutable std::vector<AffineParam> affine_;  // empty: no predictions
+  mutable Anchor anchor_;
+  mutable bool predicted_ = false;
 };
 
 // The problem's CompressedCost (a static fit's only residual block) and its

@@ -24,6 +24,13 @@ constexpr double kZ975 = 1.959963984540054;
 
 enum class Transform { kIdentity, kLog, kExcess };
 
+// Whether a model parameter of this role enters the laws linearly (checked
+// numerically before use: a role is a hint, not a promise).
+inline bool linear_role(ParamRole r) {
+  return r == ParamRole::kCoulomb || r == ParamRole::kBreakaway || r == ParamRole::kPreload ||
+         r == ParamRole::kPressureCoefficient || r == ParamRole::kViscous;
+}
+
 struct FitParam {
   std::string name;  // reported name: base + "+"/"-" + "@experiment"
   std::string base;  // model parameter name, "mass" or "offset"

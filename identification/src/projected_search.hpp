@@ -25,13 +25,6 @@
 
 namespace stribeck::ident::detail {
 
-// Whether a model parameter of this role enters the laws linearly (checked
-// numerically before use: a role is a hint, not a promise).
-inline bool linear_role(ParamRole r) {
-  return r == ParamRole::kCoulomb || r == ParamRole::kBreakaway || r == ParamRole::kPreload ||
-         r == ParamRole::kPressureCoefficient || r == ParamRole::kViscous;
-}
-
 // Ranked starts (full external vectors of the layout, best first, at most
 // `keep`) from `points` Sobol' points over the free shape parameters' box
 // axes; empty where the projection does not apply: a layout the sweep cannot

@@ -176,6 +176,139 @@ TEST(CompressedCost, FusedCostEvaluationServesTheSolversNextJacobian) {
   }
 }
 
+// Simscape translational friction with v_brk held: affine in F_brk, F_C and
+// f_v, solved for as an excess over F_C, a logarithm and itself (as the fit's
+// layout does), so predictions go through every transform.
+struct LevelSource {
+  HeldBlocks held;
+  std::shared_ptr<int> passes = std::make_shared<int>(0);
+  LevelSource(const Prepared& d, size_t block) {
+    using T = SimscapeTranslational;  // F_brk, v_brk, F_C, f_v
+    const std::array<std::array<int, T::kNumParams>, 2> map{{{0, 1, 2, 3}, {0, 1, 2, 3}}};
+    std::vector<LocalParam> locals(4);
+    locals[0] = {Transform::kExcess, 2};
+    locals[1].transform = Transform::kLog;
+    locals[2].transform = Transform::kLog;
+    for (size_t k = 0; k < d.size(); k += block)
+      held.add(std::make_unique<BlockCost<T>>(&d, k, std::min(d.size(), k + block), locals, map, -1, -1, false,
+                                              SampleLoss{}),
+               {0, 1, 2, 3});
+  }
+  BlockSource source() const {
+    BlockSource inner = held.source();
+    auto n = passes;
+    return [inner, n](const std::function<void(const BlockChunk&)>& use) {
+      ++*n;
+      inner(use);
+    };
+  }
+};
+
+const std::vector<AffineParam> kLevels = {
+    {true, Transform::kExcess, 2}, {false, Transform::kLog, -1}, {true, Transform::kLog, -1}, {true}};
+
+// J^T J and J^T r of a compressed evaluation (R^T R, R^T z: the same whatever
+// signs the eigenvectors took) and its SSR.
+struct Normal {
+  Eigen::MatrixXd JtJ;
+  Eigen::VectorXd Jtr;
+  double ssr = 0;
+};
+Normal evaluate(const CompressedCost& c, const double* u, const std::vector<bool>& active) {
+  const double* ptrs[4] = {&u[0], &u[1], &u[2], &u[3]};
+  double r[5], cols[4][5];
+  double* jac[4] = {};
+  for (int g = 0; g < 4; ++g)
+    if (active[g]) jac[g] = cols[g];
+  EXPECT_TRUE(c.Evaluate(ptrs, r, jac));
+  Eigen::MatrixXd R(5, 0);
+  for (int g = 0; g < 4; ++g)
+    if (active[g]) {
+      R.conservativeResize(5, R.cols() + 1);
+      for (int i = 0; i < 5; ++i) R(i, R.cols() - 1) = cols[g][i];
+    }
+  const Eigen::Map<const Eigen::VectorXd> z(r, 5);
+  Normal n;
+  n.JtJ = R.transpose() * R;
+  n.Jtr = R.transpose() * z;
+  n.ssr = z.squaredNorm();
+  return n;
+}
+
+double rel_diff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).norm() / b.norm(); }
+
+TEST(CompressedCost, LevelsArePredictedFromOnePassToRoundingThroughEveryTransform) {
+  const Prepared d = make_log(40000, 8);
+  LevelSource src(d, 2048), fresh_src(d, 2048);
+  CompressedCost predicting(src.source(), 4, 1, true), passes(fresh_src.source(), 4, 1, true);
+  predicting.set_affine(kLevels);
+  const std::vector<bool> levels = {true, false, true, true};
+  double u[4] = {4.0, std::log(0.02), std::log(18.0), 95.0};
+  evaluate(predicting, u, levels);  // the anchor
+  EXPECT_EQ(*src.passes, 1);
+  EXPECT_FALSE(predicting.predicted());
+  // Levels moved (the logarithm's too, by a factor of 1.5): no pass, and
+  // what a pass gives to rounding.
+  const double moves[][3] = {{0.5, 0.01, -2.0}, {-3.0, std::log(1.5), 20.0}, {10.0, -0.3, -40.0}};
+  for (const auto& m : moves) {
+    double x[4] = {u[0] + m[0], u[1], u[2] + m[1], u[3] + m[2]};
+    const Normal p = evaluate(predicting, x, levels), q = evaluate(passes, x, levels);
+    EXPECT_NEAR(p.ssr, q.ssr, 1e-11 * q.ssr) << m[0] << " " << m[1] << " " << m[2];
+    EXPECT_LE(rel_diff(p.JtJ, q.JtJ), 1e-12);
+    EXPECT_LE(rel_diff(p.Jtr, q.Jtr), 1e-9);
+    EXPECT_NEAR(p.ssr, static_cast<double>(q.ssr), 1e-11 * q.ssr);
+    // The cost alone, as a trust-region step asks for it.
+    const double* ptrs[4] = {&x[0], &x[1], &x[2], &x[3]};
+    double r[5];
+    ASSERT_TRUE(predicting.Evaluate(ptrs, r, nullptr));
+    EXPECT_NEAR(r[4] * r[4], q.ssr, 1e-11 * q.ssr);
+  }
+  EXPECT_EQ(*src.passes, 1) << "every evaluation above predicted";
+  EXPECT_TRUE(predicting.predicted());
+  // The Wald end points: predicted too.
+  const std::vector<std::vector<double>> ends = {{4.2, u[1], u[2], u[3]}, {u[0], u[1], u[2] - 0.01, u[3] + 1}};
+  const std::vector<double> a = predicting.ssr_at(ends), b = passes.ssr_at(ends);
+  EXPECT_EQ(*src.passes, 1);
+  for (size_t i = 0; i < ends.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-11 * b[i]) << i;
+
+  // A shape parameter moved: a pass (and the next anchor).
+  double shape[4] = {u[0], u[1] + 0.1, u[2], u[3]};
+  const Normal p = evaluate(predicting, shape, levels), q = evaluate(passes, shape, levels);
+  EXPECT_EQ(*src.passes, 2);
+  EXPECT_EQ(p.ssr, q.ssr);  // a pass: bit for bit
+  // Another set of active parameters: a pass.
+  evaluate(predicting, shape, {true, true, true, true});
+  EXPECT_EQ(*src.passes, 3);
+  // After stop_predicting, every evaluation is a pass.
+  predicting.stop_predicting();
+  evaluate(predicting, u, levels);
+  u[3] += 1.0;
+  evaluate(predicting, u, levels);
+  EXPECT_EQ(*src.passes, 5);
+}
+
+// A step that removes most of the misfit would lose the SSR to cancellation:
+// a pass instead, which the later predictions start from.
+TEST(CompressedCost, APredictionLostToCancellationIsAPass) {
+  const Prepared d = make_log(40000, 9);
+  LevelSource src(d, 2048), fresh_src(d, 2048);
+  CompressedCost predicting(src.source(), 4, 1, true), passes(fresh_src.source(), 4, 1, true);
+  predicting.set_affine(kLevels);
+  const std::vector<bool> levels = {true, false, true, true};
+  double far[4] = {0.0, std::log(0.001), std::log(2e4), 5e4};
+  const Normal a = evaluate(predicting, far, levels);
+  double near[4] = {0.0, far[1], std::log(20.0), 100.0};
+  const Normal q = evaluate(passes, near, levels);
+  ASSERT_LT(q.ssr, CompressedCost::kPredictedShare * 1e-2 * a.ssr) << "the case this test is for";
+  const Normal p = evaluate(predicting, near, levels);
+  EXPECT_EQ(*src.passes, 2);
+  EXPECT_EQ(p.ssr, q.ssr);
+  double next[4] = {0.1, far[1], std::log(20.1), 99.0};
+  const Normal p2 = evaluate(predicting, next, levels), q2 = evaluate(passes, next, levels);
+  EXPECT_EQ(*src.passes, 2) << "predicted from the new anchor";
+  EXPECT_NEAR(p2.ssr, q2.ssr, 1e-12 * q2.ssr);
+}
+
 TEST(CompressedCost, ThreadsChangeNoSumAndSmallChunksRunOnOne) {
   EXPECT_EQ(threads_for(1000, 2), 1);
   EXPECT_EQ(threads_for(2 * kSamplesPerThread - 1, 2), 1);
