@@ -73,6 +73,21 @@ BlockSpec spec_for(const Layout& L, int e, size_t nparams) {
   return b;
 }
 
+// How the compressed cost may predict (compressed_cost.hpp): the cost
+// parameters `used`, each a level where its role says so and the loss is
+// plain least squares (a robust loss makes no residual affine).
+std::vector<AffineParam> affine_params(const Layout& L, const std::vector<int>& used, const SampleLoss& loss) {
+  std::vector<AffineParam> a(used.size());
+  for (size_t i = 0; i < used.size(); ++i) {
+    const FitParam& p = L.params[used[i]];
+    a[i].level = !loss.rho && p.model_index >= 0 && linear_role(p.role);
+    a[i].transform = p.transform;
+    if (p.transform == Transform::kExcess)
+      a[i].base = static_cast<int>(std::find(used.begin(), used.end(), p.excess_base) - used.begin());
+  }
+  return a;
+}
+
 template <class M>
 BlockCost<M>* make_cost(const Layout& L, const BlockSpec& b, const Prepared* d, size_t begin, size_t end,
                         const SampleLoss& loss) {
@@ -105,7 +120,9 @@ std::unique_ptr<ceres::Problem> build_problem(Layout& L, const std::vector<Prepa
   auto P = std::make_unique<ceres::Problem>();
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
-  P->AddResidualBlock(new CompressedCost(held.source(), static_cast<int>(used.size()), threads, fuse), nullptr, blocks);
+  auto* cost = new CompressedCost(held.source(), static_cast<int>(used.size()), threads, fuse);
+  cost->set_affine(affine_params(L, used, loss));
+  P->AddResidualBlock(cost, nullptr, blocks);
   constrain(*P, L);
   return P;
 }
@@ -422,8 +439,9 @@ std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L,
 // ---------------------------------------------------------------------------
 // Phase: quality. Fit-quality figures on the raw residuals (no robust loss);
 // per-experiment fitted force and residuals.
+// Returns the SSR over the training experiments.
 template <class M>
-void fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Problem& P, const FitOptions& o, int k) {
+double fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Problem& P, const FitOptions& o, int k) {
   double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac_num = 0;
   for (int e = 0; e < static_cast<int>(D.data.size()); ++e) {
     ExperimentFit ef;
@@ -470,6 +488,7 @@ void fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Proble
         sv += r * r, ++nv;
     S.validation_rmse = std::sqrt(sv / static_cast<double>(nv));
   }
+  return ssr;
 }
 
 // ---------------------------------------------------------------------------
@@ -1021,6 +1040,22 @@ bool breakaway_confounds(const Uncertainty& U, const Layout& L, const std::vecto
   return false;
 }
 
+// Whether the fit's cost, where the compressed cost predicted evaluations
+// (a law linear in its free parameters), is the SSR the quality phase found
+// by evaluating the law (to rounding: predictions follow the anchor's bits,
+// quality M::force's). Where it is not, every later evaluation is a pass.
+bool predictions_hold(const ceres::Problem& P, double quality_ssr, double cost, const FitData& D) {
+  std::vector<double*> blocks;
+  const CompressedCost* c = compressed_cost(P, &blocks);
+  if (!c || !c->predicted()) return true;
+  const double ssr = 2.0 * cost;
+  const double tol =
+      1e-6 * std::max(ssr, quality_ssr) + static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2);
+  if (std::abs(ssr - quality_ssr) <= tol) return true;
+  c->stop_predicting();
+  return false;
+}
+
 // Quality, covariance and intervals (quality() fills the fit-quality fields),
 // with the restarts from a lower cost a profile finds; returns the
 // uncertainty at the final optimum.
@@ -1036,7 +1071,20 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
   Uncertainty U;
   for (int restart = 0;; ++restart) {
     phases.begin("quality");
-    quality();
+    const double ssr = quality();
+    if (!predictions_hold(P, ssr, S.cost, D)) {
+      // A law not linear in a level after all: solved again from here with
+      // a pass per evaluation.
+      phases.begin("solve without predictions");
+      ceres::Solver::Summary again;
+      ceres::Solve(so, &P, &again);
+      S.iterations += static_cast<int>(again.iterations.size());
+      S.solver_seconds += again.total_time_in_seconds;
+      if (again.IsSolutionUsable()) continue_from(S, L, R, again, warnings_before);
+      else set_values_from_internal(L);
+      phases.begin("quality");
+      quality();
+    }
 
     phases.begin("covariance");
     U = uncertainty(P, L, free, D, so, S.cost);
@@ -1166,7 +1214,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   }
 
   const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
-                                  [&] { fit_quality<M>(S, L, D, *problem, o, k); });
+                                  [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
@@ -1221,47 +1269,54 @@ std::unique_ptr<ceres::Problem> build_streamed_problem(Layout& L, const Prepared
   auto P = std::make_unique<ceres::Problem>();
   std::vector<double*> blocks;
   for (int g : used) blocks.push_back(&L.params[g].u);
-  P->AddResidualBlock(new CompressedCost(std::move(source), static_cast<int>(used.size()), threads, true), nullptr,
-                      blocks);
+  auto* cost = new CompressedCost(std::move(source), static_cast<int>(used.size()), threads, true);
+  cost->set_affine(affine_params(L, used, loss));
+  P->AddResidualBlock(cost, nullptr, blocks);
   constrain(*P, L);
   return P;
 }
 
-// Phase: quality, streamed: fit_quality's sums in its order (so the same
-// bits), the per-sample signals handed to `signals` instead of kept.
-template <class M>
-void streamed_quality(FitSummary& S, const Layout& L, const PreparedStream& st, const std::vector<int>& exps,
-                      double fsum, long n, int k, const FitOptions& o, const StreamOptions& so) {
-  const double fmean = fsum / static_cast<double>(n);
-  double ssr = 0, sst = 0, maxe = 0, ac_num = 0, prev = 0;
-  std::vector<double> se(st.experiments(), 0.0), r, fitted;
+// The residuals (measured - fitted, no robust loss) of the streamed
+// experiments chunk by chunk: use(e, first row, chunk, residuals).
+template <class M, class Use>
+void for_streamed_residuals(const Layout& L, const PreparedStream& st, const std::vector<int>& exps, bool prefetch,
+                            Use&& use) {
+  std::vector<double> r;
   std::vector<BlockSpec> specs(st.experiments());
   std::vector<std::vector<const double*>> ptrs(st.experiments());
   for (int e : exps) {
     specs[e] = spec_for(L, e, M::kNumParams);
     for (int g : specs[e].global) ptrs[e].push_back(&L.params[g].u);
   }
-  const bool emit = o.keep_signals && so.signals;
   st.for_each(
       exps,
       [&](int e, size_t begin, const Prepared& c) {
         std::unique_ptr<BlockCost<M>> cost(make_cost<M>(L, specs[e], &c, 0, c.size(), SampleLoss{}));
         r.assign(c.size(), kNaN);
         cost->Evaluate(ptrs[e].data(), r.data(), nullptr);
-        for (size_t i = 0; i < r.size(); ++i) {
-          se[e] += r[i] * r[i];
-          maxe = std::max(maxe, std::abs(r[i]));
-          if (begin + i > 0) ac_num += r[i] * prev;
-          prev = r[i];
-          sst += (c.force[i] - fmean) * (c.force[i] - fmean);
-        }
-        if (emit) {
-          fitted.resize(r.size());
-          for (size_t i = 0; i < r.size(); ++i) fitted[i] = c.force[i] - r[i];
-          so.signals(e, begin, fitted.data(), r.data(), r.size());
-        }
+        use(e, begin, c, r);
       },
-      !emit);  // the signals may be written through HDF5: no read meanwhile
+      prefetch);
+}
+
+// Phase: quality, streamed: fit_quality's sums in its order (so the same
+// bits); returns the SSR.
+template <class M>
+double streamed_quality(FitSummary& S, const Layout& L, const PreparedStream& st, const std::vector<int>& exps,
+                        double fsum, long n, int k) {
+  const double fmean = fsum / static_cast<double>(n);
+  double ssr = 0, sst = 0, maxe = 0, ac_num = 0, prev = 0;
+  std::vector<double> se(st.experiments(), 0.0);
+  for_streamed_residuals<M>(L, st, exps, true,
+                            [&](int e, size_t begin, const Prepared& c, const std::vector<double>& r) {
+                              for (size_t i = 0; i < r.size(); ++i) {
+                                se[e] += r[i] * r[i];
+                                maxe = std::max(maxe, std::abs(r[i]));
+                                if (begin + i > 0) ac_num += r[i] * prev;
+                                prev = r[i];
+                                sst += (c.force[i] - fmean) * (c.force[i] - fmean);
+                              }
+                            });
   for (int e : exps) {
     ExperimentFit ef;
     ef.name = st.name(e);
@@ -1271,6 +1326,23 @@ void streamed_quality(FitSummary& S, const Layout& L, const PreparedStream& st, 
     S.experiments.push_back(std::move(ef));
   }
   set_fit_quality(S, n, k, ssr, sst, maxe, ac_num);
+  return ssr;
+}
+
+// Phase: signals, streamed: the fitted force and the residual at the final
+// parameters handed to `signals`, once, after every phase that may move the
+// parameters (the quality phase runs again after a restart).
+template <class M>
+void streamed_signals(const Layout& L, const PreparedStream& st, const std::vector<int>& exps,
+                      const StreamOptions& so) {
+  std::vector<double> fitted;
+  // The signals may be written through HDF5: no read meanwhile.
+  for_streamed_residuals<M>(L, st, exps, false,
+                            [&](int e, size_t begin, const Prepared& c, const std::vector<double>& r) {
+                              fitted.resize(r.size());
+                              for (size_t i = 0; i < r.size(); ++i) fitted[i] = c.force[i] - r[i];
+                              so.signals(e, begin, fitted.data(), r.data(), r.size());
+                            });
 }
 
 template <class M>
@@ -1355,11 +1427,15 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   }
 
   const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
-                                  [&] { streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k, o, sopt); });
+                                  [&] { return streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k); });
 
   phases.begin("warnings");
   fit_warnings(S, L, free, D, U, R, o);
   S.converged = S.status == FitStatus::kConverged;
+  if (o.keep_signals && sopt.signals) {
+    phases.begin("signals");
+    streamed_signals<M>(L, st, all, sopt);
+  }
   phases.end();
   S.seconds = phases.total();
   return S;
