@@ -257,6 +257,12 @@ NormalEquations CompressedCost::equations(double const* const* parameters, const
   return ne;
 }
 
+bool CompressedCost::confirm(double solver_ssr, double evaluated, double floor) const {
+  if (!predicted_ || std::abs(solver_ssr - evaluated) <= 1e-6 * std::max(solver_ssr, evaluated) + floor) return true;
+  stop_predicting();
+  return false;
+}
+
 // The normal equations at `parameters` over `active`, in fused_: kept from
 // the last call when it was at this point, else a pass over the blocks.
 const NormalEquations& CompressedCost::fused_equations(double const* const* parameters,

@@ -135,6 +135,12 @@ class CompressedCost : public ceres::CostFunction {
   // makes every later evaluation a pass.
   bool predicted() const { return predicted_; }
   void stop_predicting() const { affine_.clear(), anchor_ = Anchor{}; }
+  // Whether the solver's SSR agrees with `evaluated`, the SSR of the law
+  // evaluated at the same point by other means (the quality phase), to 1e-6
+  // relative plus `floor`; true where nothing was predicted. Where it does
+  // not, the law was not linear in a level after all: every later
+  // evaluation is a pass.
+  bool confirm(double solver_ssr, double evaluated, double floor) const;
 
   // Below this share of the size of its terms a predicted SSR is replaced by
   // a pass. Above it, the anchor's rounding (a few ulp of the terms) is at

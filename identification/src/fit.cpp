@@ -1047,13 +1047,8 @@ bool breakaway_confounds(const Uncertainty& U, const Layout& L, const std::vecto
 bool predictions_hold(const ceres::Problem& P, double quality_ssr, double cost, const FitData& D) {
   std::vector<double*> blocks;
   const CompressedCost* c = compressed_cost(P, &blocks);
-  if (!c || !c->predicted()) return true;
-  const double ssr = 2.0 * cost;
-  const double tol =
-      1e-6 * std::max(ssr, quality_ssr) + static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2);
-  if (std::abs(ssr - quality_ssr) <= tol) return true;
-  c->stop_predicting();
-  return false;
+  return !c || c->confirm(2.0 * cost, quality_ssr,
+                          static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2));
 }
 
 // Quality, covariance and intervals (quality() fills the fit-quality fields),

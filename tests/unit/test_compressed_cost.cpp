@@ -309,6 +309,44 @@ TEST(CompressedCost, APredictionLostToCancellationIsAPass) {
   EXPECT_NEAR(p2.ssr, q2.ssr, 1e-12 * q2.ssr);
 }
 
+// A parameter called a level that is not one (v_eps of F_C*tanh(v/v_eps)):
+// the solver, fed predictions, ends at a cost the law does not have there,
+// confirm() says so against the law evaluated, and from then on every
+// evaluation is a pass, so solving again reaches the true optimum.
+TEST(CompressedCost, AFalseLevelIsCaughtByConfirmAndSolvedAgainWithPasses) {
+  const Prepared d = make_log(20000, 10);  // F_C 20, f_v 100, v_eps 0.01
+  Source src(d, 2048), truth_src(d, 2048);
+  CompressedCost lying(src.source(), 3, 1, true), honest(truth_src.source(), 3, 1, true);
+  lying.set_affine({{true}, {true}, {true}});  // v_eps is no level
+  auto solve = [](CompressedCost* c, double* u) {
+    ceres::Problem::Options po;
+    po.cost_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+    ceres::Problem P(po);
+    P.AddResidualBlock(c, nullptr, std::vector<double*>{&u[0], &u[1], &u[2]});
+    P.SetParameterLowerBound(&u[2], 0, 1e-4);
+    ceres::Solver::Options so;
+    so.linear_solver_type = ceres::DENSE_QR;
+    ceres::Solver::Summary sum;
+    ceres::Solve(so, &P, &sum);
+    return 2.0 * sum.final_cost;
+  };
+  double u[3] = {10, 50, 0.05}, v[3] = {10, 50, 0.05};
+  const double lied = solve(&lying, u);
+  const double best = solve(&honest, v);
+  ASSERT_TRUE(lying.predicted());
+  const double evaluated = static_cast<double>(reference_ssr(d, u));
+  EXPECT_GT(std::abs(lied - evaluated), 1e-3 * evaluated) << "the case this test is for: a wrong cost";
+  EXPECT_FALSE(lying.confirm(lied, evaluated, 0.0));
+  const int passes = *src.passes;
+  const double again = solve(&lying, u);
+  EXPECT_GT(*src.passes - passes, 2) << "a pass per evaluation";
+  EXPECT_NEAR(again, best, 1e-8 * best);
+  EXPECT_NEAR(u[2], v[2], 1e-4 * v[2]);  // to the solver's default tolerances
+  EXPECT_NEAR(again, static_cast<double>(reference_ssr(d, u)), 1e-10 * again);
+  // The honest cost predicted nothing: confirmed whatever it is given.
+  EXPECT_TRUE(honest.confirm(1.0, 2.0, 0.0));
+}
+
 TEST(CompressedCost, ThreadsChangeNoSumAndSmallChunksRunOnOne) {
   EXPECT_EQ(threads_for(1000, 2), 1);
   EXPECT_EQ(threads_for(2 * kSamplesPerThread - 1, 2), 1);
