@@ -237,12 +237,28 @@ Normal evaluate(const CompressedCost& c, const double* u, const std::vector<bool
 
 double rel_diff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).norm() / b.norm(); }
 
-TEST(CompressedCost, LevelsArePredictedFromOnePassToRoundingThroughEveryTransform) {
-  const Prepared d = make_log(40000, 8);
-  LevelSource src(d, 2048), fresh_src(d, 2048);
-  CompressedCost predicting(src.source(), 4, 1, true), passes(fresh_src.source(), 4, 1, true);
-  predicting.set_affine(kLevels);
+// A log and two costs over it: one predicting the levels, one making passes.
+struct PredictingPair {
+  const Prepared d;
+  LevelSource src, fresh_src;
+  CompressedCost predicting, passes;
   const std::vector<bool> levels = {true, false, true, true};
+  explicit PredictingPair(unsigned seed)
+      : d(make_log(40000, seed)),
+        src(d, 2048),
+        fresh_src(d, 2048),
+        predicting(src.source(), 4, 1, true),
+        passes(fresh_src.source(), 4, 1, true) {
+    predicting.set_affine(kLevels);
+  }
+};
+
+TEST(CompressedCost, LevelsArePredictedFromOnePassToRoundingThroughEveryTransform) {
+  PredictingPair pair(8);
+  const Prepared& d = pair.d;
+  const LevelSource& src = pair.src;
+  CompressedCost &predicting = pair.predicting, &passes = pair.passes;
+  const std::vector<bool>& levels = pair.levels;
   double u[4] = {4.0, std::log(0.02), std::log(18.0), 95.0};
   evaluate(predicting, u, levels);  // the anchor
   EXPECT_EQ(*src.passes, 1);
@@ -290,11 +306,10 @@ TEST(CompressedCost, LevelsArePredictedFromOnePassToRoundingThroughEveryTransfor
 // A step that removes most of the misfit would lose the SSR to cancellation:
 // a pass instead, which the later predictions start from.
 TEST(CompressedCost, APredictionLostToCancellationIsAPass) {
-  const Prepared d = make_log(40000, 9);
-  LevelSource src(d, 2048), fresh_src(d, 2048);
-  CompressedCost predicting(src.source(), 4, 1, true), passes(fresh_src.source(), 4, 1, true);
-  predicting.set_affine(kLevels);
-  const std::vector<bool> levels = {true, false, true, true};
+  PredictingPair pair(9);
+  const LevelSource& src = pair.src;
+  CompressedCost &predicting = pair.predicting, &passes = pair.passes;
+  const std::vector<bool>& levels = pair.levels;
   double far[4] = {0.0, std::log(0.001), std::log(2e4), 5e4};
   const Normal a = evaluate(predicting, far, levels);
   double near[4] = {0.0, far[1], std::log(20.0), 100.0};
