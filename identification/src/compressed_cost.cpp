@@ -204,10 +204,10 @@ std::optional<NormalEquations> CompressedCost::predict(double const* const* para
   NormalEquations ne;
   ne.ssr = anchor_.ssr + cross + quad;
   if (!(ne.ssr >= kPredictedShare * (anchor_.ssr + std::abs(cross) + quad))) return std::nullopt;
-  const int m = cost_only ? 0 : static_cast<int>(anchor_.idx.size());
-  ne.JtJ = Eigen::MatrixXd::Zero(m, m);
-  ne.Jtr = Eigen::VectorXd::Zero(m);
-  if (!cost_only) {
+  if (cost_only) {
+    ne.JtJ = Eigen::MatrixXd::Zero(0, 0);
+    ne.Jtr = Eigen::VectorXd::Zero(0);
+  } else {
     const Eigen::MatrixXd T = chain(parameters, anchor_.idx);
     ne.JtJ = T.transpose() * anchor_.G * T;
     ne.Jtr = T.transpose() * (anchor_.h + Gd);
@@ -365,63 +365,72 @@ bool CompressedCost::last_jacobian(double const* const* parameters, const std::v
   return true;
 }
 
+namespace {
+// 2 * Ceres' cost of a cost-only evaluation with this SSR: Evaluate's
+// residual is sqrt(SSR), Ceres' cost 0.5 * its square.
+double twice_cost(double ssr) {
+  const double c = std::sqrt(ssr);
+  const double t = 2.0 * (0.5 * (c * c));
+  return std::isfinite(ssr) && std::isfinite(t) ? t : kInfinity;
+}
+}  // namespace
+
+// ssr_at from the anchor, where it can predict every point.
+std::optional<std::vector<double>> CompressedCost::predicted_ssr(const std::vector<std::vector<double>>& points) const {
+  if (affine_.empty() || points.empty()) return std::nullopt;
+  const std::vector<bool> none(nparams_, false);
+  std::vector<double> ssr;
+  std::vector<const double*> ptrs(nparams_);
+  for (const auto& x : points) {
+    for (int g = 0; g < nparams_; ++g) ptrs[g] = &x[g];
+    const auto ne = predict(ptrs.data(), none);
+    if (!ne) return std::nullopt;
+    ssr.push_back(twice_cost(ne->ssr));
+  }
+  predicted_ = true;
+  return ssr;
+}
+
 std::vector<double> CompressedCost::ssr_at(const std::vector<std::vector<double>>& points) const {
   const int np = static_cast<int>(points.size());
+  if (auto predicted = predicted_ssr(points)) return *predicted;
   std::vector<double> ssr(np, 0.0);
   std::vector<char> ok(np, 1);
-  // Predicted where every point can be, else one pass for all.
-  bool predicted = !affine_.empty() && np > 0;
-  const std::vector<bool> none(nparams_, false);
-  for (int p = 0; p < np && predicted; ++p) {
-    std::vector<const double*> ptrs(nparams_);
-    for (int g = 0; g < nparams_; ++g) ptrs[g] = &points[p][g];
-    const auto ne = predict(ptrs.data(), none);
-    predicted = ne.has_value();
-    if (predicted) ssr[p] = ne->ssr;
-  }
-  if (predicted) predicted_ = true;
-  else std::fill(ssr.begin(), ssr.end(), 0.0);
-  if (!predicted)
-    source_([&](const BlockChunk& chunk) {
-      const int nb = static_cast<int>(chunk.blocks.size());
-      std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
-      std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
+  source_([&](const BlockChunk& chunk) {
+    const int nb = static_cast<int>(chunk.blocks.size());
+    std::vector<double> part(static_cast<size_t>(nb) * np, 0.0);
+    std::vector<char> part_ok(static_cast<size_t>(nb) * np, 1);
 #pragma omp parallel num_threads(threads_for(chunk_residuals(chunk), threads_))
-      {
-        std::vector<double> r;
-        std::vector<const double*> ptrs;
+    {
+      std::vector<double> r;
+      std::vector<const double*> ptrs;
 #pragma omp for schedule(dynamic, 4)
-        for (int b = 0; b < nb; ++b) {
-          const std::vector<int>& gp = *chunk.params[b];
-          r.assign(chunk.blocks[b]->num_residuals(), 0.0);
-          ptrs.resize(gp.size());
-          for (int p = 0; p < np; ++p) {  // every point while the block's samples are in cache
-            for (size_t l = 0; l < gp.size(); ++l) ptrs[l] = &points[p][gp[l]];
-            const size_t at = static_cast<size_t>(b) * np + p;
-            if (chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), nullptr))
-              part[at] = dot(r.data(), r.data(), static_cast<int>(r.size()));
-            else part_ok[at] = 0;
-          }
-        }
-      }
-      // Summed as normal_equations sums them: per chunk in block order, then
-      // the chunks in order.
-      for (int p = 0; p < np; ++p) {
-        double s = 0.0;
-        for (int b = 0; b < nb; ++b) {
+      for (int b = 0; b < nb; ++b) {
+        const std::vector<int>& gp = *chunk.params[b];
+        r.assign(chunk.blocks[b]->num_residuals(), 0.0);
+        ptrs.resize(gp.size());
+        for (int p = 0; p < np; ++p) {  // every point while the block's samples are in cache
+          for (size_t l = 0; l < gp.size(); ++l) ptrs[l] = &points[p][gp[l]];
           const size_t at = static_cast<size_t>(b) * np + p;
-          if (part_ok[at]) s += part[at];
-          else ok[p] = 0;
+          if (chunk.blocks[b]->Evaluate(ptrs.data(), r.data(), nullptr))
+            part[at] = dot(r.data(), r.data(), static_cast<int>(r.size()));
+          else part_ok[at] = 0;
         }
-        ssr[p] += s;
       }
-    });
-  // Evaluate's cost-only residual is sqrt(SSR); Ceres' cost 0.5 * its square.
-  for (int p = 0; p < np; ++p) {
-    const double c = std::sqrt(ssr[p]);
-    const double twice_cost = 2.0 * (0.5 * (c * c));
-    ssr[p] = ok[p] && std::isfinite(ssr[p]) && std::isfinite(twice_cost) ? twice_cost : kInfinity;
-  }
+    }
+    // Summed as normal_equations sums them: per chunk in block order, then
+    // the chunks in order.
+    for (int p = 0; p < np; ++p) {
+      double s = 0.0;
+      for (int b = 0; b < nb; ++b) {
+        const size_t at = static_cast<size_t>(b) * np + p;
+        if (part_ok[at]) s += part[at];
+        else ok[p] = 0;
+      }
+      ssr[p] += s;
+    }
+  });
+  for (int p = 0; p < np; ++p) ssr[p] = ok[p] ? twice_cost(ssr[p]) : kInfinity;
   return ssr;
 }
 

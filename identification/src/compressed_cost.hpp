@@ -162,6 +162,7 @@ class CompressedCost : public ceres::CostFunction {
   Eigen::VectorXd levels(double const* const* parameters, const std::vector<int>& idx) const;
   Eigen::MatrixXd chain(double const* const* parameters, const std::vector<int>& idx) const;
   std::optional<NormalEquations> predict(double const* const* parameters, const std::vector<bool>& active) const;
+  std::optional<std::vector<double>> predicted_ssr(const std::vector<std::vector<double>>& points) const;
   void set_anchor(double const* const* parameters, const std::vector<bool>& active, const NormalEquations& ne) const;
   NormalEquations equations(double const* const* parameters, const std::vector<bool>& active) const;
 

@@ -855,6 +855,12 @@ bool misfit(const FitSummary& S, const FitData& D, const SearchResult& R) {
          (S.status == FitStatus::kConverged || S.status == FitStatus::kSingular);
 }
 
+// Adds a later solve's iterations and time to the summary's.
+void count_solve(FitSummary& S, const ceres::Solver::Summary& sum) {
+  S.iterations += static_cast<int>(sum.iterations.size());
+  S.solver_seconds += sum.total_time_in_seconds;
+}
+
 // Phase: fixed parameters. A misfit far above the noise is often a parameter
 // held at a default that does not suit this rig (the linear zone v_th of a
 // cylinder, a smoothing width): each parameter fixed by default (not by
@@ -882,8 +888,7 @@ void check_fixed_parameters(FitSummary& S, ceres::Problem& P, Layout& L, const F
     quiet.callbacks.clear();
     ceres::Solver::Summary sum;
     ceres::Solve(quiet, &P, &sum);
-    S.iterations += static_cast<int>(sum.iterations.size());
-    S.solver_seconds += sum.total_time_in_seconds;
+    count_solve(S, sum);
     set_values_from_internal(L);
     const double freed = p.value, cost = sum.final_cost;
     const double rmse = S.rmse * std::sqrt(std::max(cost, 0.0) / S.cost);
@@ -1073,8 +1078,7 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
       phases.begin("solve without predictions");
       ceres::Solver::Summary again;
       ceres::Solve(so, &P, &again);
-      S.iterations += static_cast<int>(again.iterations.size());
-      S.solver_seconds += again.total_time_in_seconds;
+      count_solve(S, again);
       if (again.IsSolutionUsable()) continue_from(S, L, R, again, warnings_before);
       else set_values_from_internal(L);
       phases.begin("quality");
@@ -1095,8 +1099,7 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
     for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = lower[i];
     ceres::Solver::Summary again;
     ceres::Solve(so, &P, &again);
-    S.iterations += static_cast<int>(again.iterations.size());
-    S.solver_seconds += again.total_time_in_seconds;
+    count_solve(S, again);
     if (!again.IsSolutionUsable() || !(again.final_cost < S.cost * (1 - 1e-9))) {
       for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = at_optimum[i];
       set_values_from_internal(L);
@@ -1138,8 +1141,7 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
   const double allow = noisy ? 2.0 * S.cost + kZ975 * kZ975 * U.s2 : exact_ssr(2.0 * S.cost, D);
   const auto hidden = hide_breakaway(P, L, free, hide_at, allow, so);
   if (!hidden) return U;
-  S.iterations += static_cast<int>(hidden->iterations.size());
-  S.solver_seconds += hidden->total_time_in_seconds;
+  count_solve(S, *hidden);
   continue_from(S, L, R, *hidden, warnings_before);
   U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
   if (!noisy)

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers of the eval tests (test_eval_stream.cpp, test_eval_pipeline.cpp):
-// one column of an output file, read back whole.
+// one column of an output file, read back whole, and the LuGre reference
+// the dynamic cases compare it with.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,7 +9,11 @@
 #include <vector>
 
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/experiment.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/host/params.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/stepping.hpp"
 
 namespace stribeck::test {
 
@@ -27,6 +32,27 @@ inline std::vector<double> csv_column(const std::string& path, const std::string
   std::vector<std::string_view> cells;
   while (r.next(v, cells)) out.push_back(v[static_cast<size_t>(c)]);
   return out;
+}
+
+// LuGre with `assign` stepped along e's time and velocity in one run from
+// bristle state z0 (v_prev the first sample's): the force and z per sample.
+struct LuGreReference {
+  std::vector<double> force, z;
+};
+inline LuGreReference lugre_reference(const Experiment& e, const std::vector<std::string>& assign, double z0) {
+  const auto p = resolve_params(require_model("lugre"), assign);
+  const auto c = LuGre::prepare(p.data());
+  LuGre::State<double> st{};
+  st.z = z0;
+  const auto& t = e.channel("time");
+  const auto& v = e.channel("velocity");
+  LuGreReference r{std::vector<double>(v.size()), std::vector<double>(v.size())};
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i == 0) st.v_prev = v[0];
+    r.force[i] = model_step<LuGre>(c, Sample<double>{v[i], 0.0, 0.0, 0.0}, st, i ? t[i] - t[i - 1] : 0.0);
+    r.z[i] = st.z;
+  }
+  return r;
 }
 
 }  // namespace stribeck::test

@@ -45,6 +45,14 @@ Prepared make_log(size_t n, unsigned seed) {
   return d;
 }
 
+// `inner`, counting its passes in *n.
+BlockSource counted(BlockSource inner, std::shared_ptr<int> n) {
+  return [inner = std::move(inner), n = std::move(n)](const std::function<void(const BlockChunk&)>& use) {
+    ++*n;
+    inner(use);
+  };
+}
+
 // The blocks of `block` samples of d over the parameters (F_C, f_v, v_eps),
 // and a BlockSource over them that counts its passes.
 struct Source {
@@ -57,14 +65,7 @@ struct Source {
                                               -1, false, SampleLoss{}),
                {0, 1, 2});
   }
-  BlockSource source() const {
-    BlockSource inner = held.source();
-    auto n = passes;
-    return [inner, n](const std::function<void(const BlockChunk&)>& use) {
-      ++*n;
-      inner(use);
-    };
-  }
+  BlockSource source() const { return counted(held.source(), passes); }
 };
 
 // A problem holding `cost` (not owned) over u, v_eps held.
@@ -194,14 +195,7 @@ struct LevelSource {
                                               SampleLoss{}),
                {0, 1, 2, 3});
   }
-  BlockSource source() const {
-    BlockSource inner = held.source();
-    auto n = passes;
-    return [inner, n](const std::function<void(const BlockChunk&)>& use) {
-      ++*n;
-      inner(use);
-    };
-  }
+  BlockSource source() const { return counted(held.source(), passes); }
 };
 
 const std::vector<AffineParam> kLevels = {

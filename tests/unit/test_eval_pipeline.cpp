@@ -179,18 +179,7 @@ TEST(EvalPipeline, DynamicModelCarriesItsStateAcrossEveryBlockSize) {
   const std::string log = write_log(d + "in.h5", trace(n, false), false, 3000);
   const Experiment e = read_log(log)[0];
   const std::vector<std::string> assign = {"sigma0=1e5", "sigma1=300"};
-  const auto p = resolve_params(require_model("lugre"), assign);
-  const auto c = LuGre::prepare(p.data());
-  LuGre::State<double> st{};
-  st.z = 2e-6;
-  const auto& t = e.channel("time");
-  const auto& v = e.channel("velocity");
-  std::vector<double> force(n), z(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (i == 0) st.v_prev = v[0];
-    force[i] = model_step<LuGre>(c, Sample<double>{v[i], 0.0, 0.0, 0.0}, st, i ? t[i] - t[i - 1] : 0.0);
-    z[i] = st.z;
-  }
+  const auto [force, z] = test::lugre_reference(e, assign, 2e-6);
   for (size_t rows : {size_t(0), size_t(4096), size_t(977)}) {
     for (bool overlap : {true, false}) {
       SCOPED_TRACE("block_rows " + std::to_string(rows) + (overlap ? ", overlapped" : ", one after another"));

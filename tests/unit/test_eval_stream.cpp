@@ -163,18 +163,7 @@ TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {
   const std::string log = foreign_log("dynamic.h5", n);
   const Experiment e = read_log(log)[0];
   const std::vector<std::string> assign = {"sigma0=1e5", "sigma1=300"};
-  const auto p = resolve_params(require_model("lugre"), assign);
-  const auto c = LuGre::prepare(p.data());
-  LuGre::State<double> st{};
-  st.z = 1e-6;
-  const auto& t = e.channel("time");
-  const auto& v = e.channel("velocity");
-  std::vector<double> force(n), z(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (i == 0) st.v_prev = v[0];
-    force[i] = model_step<LuGre>(c, Sample<double>{v[i], 0.0, 0.0, 0.0}, st, i ? t[i] - t[i - 1] : 0.0);
-    z[i] = st.z;
-  }
+  const auto [force, z] = test::lugre_reference(e, assign, 1e-6);
   const std::string out = tmp("dynamic_out.h5");
   evaluate_file(EvalOptions{"lugre", assign, log, out, 1e-6, ""});
   EXPECT_TRUE(same_bits(test::h5_column(out, "eval/lugre/model_force"), force));
@@ -182,9 +171,9 @@ TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {
   std::vector<double> mem_f(n), mem_z(n);
   EvalInputs in;
   in.n = n;
-  in.velocity = v.data();
-  in.time = t.data();
-  evaluate_samples("lugre", p, in, mem_f.data(), mem_z.data(), 1e-6);
+  in.velocity = e.channel("velocity").data();
+  in.time = e.channel("time").data();
+  evaluate_samples("lugre", resolve_params(require_model("lugre"), assign), in, mem_f.data(), mem_z.data(), 1e-6);
   EXPECT_TRUE(same_bits(mem_f, force));
   EXPECT_TRUE(same_bits(mem_z, z));
 }
