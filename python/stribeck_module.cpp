@@ -247,7 +247,7 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
     py::gil_scoped_release release;
     if constexpr (std::is_same_v<T, double>) {
       if (contiguous) {
-        // The engine's own path (threaded; libmvec with vector_math).
+        // The engine's own path (threaded; the lanes' vector exp/tanh with vector_math).
         for (std::size_t b = 0; b < n; b += kBlock) {
           const std::size_t e = std::min(n, b + kBlock);
           EvalInputs in;
@@ -806,7 +806,7 @@ PYBIND11_MODULE(stribeck, m) {
         "Friction force of `model` with `params` (dict over the defaults) at every sample. float32 velocity: "
         "computed in float32, else float64; arrays of the velocity's dtype are read in place (any strides). "
         "vector_math=True (default): contiguous float64 inputs of a static law run the vector exp/tanh kernel "
-        "(libmvec, within 4 ulp of the scalar law, as `eval --vector-math`); False: bit-identical to `stribeck "
+        "(within 4 ulp of the scalar law, as `eval --vector-math`); False: bit-identical to `stribeck "
         "eval`. Dynamic models need time=... and return (force, state) with return_state=True.");
   m.def(
       "fit",

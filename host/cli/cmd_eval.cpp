@@ -35,7 +35,7 @@ void add_eval_command(CLI::App& app) {
       "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
       "deflection z [m]; dahl: friction force [N]); default 0");
   cmd->add_flag("--vector-math", o->vector_math,
-                "Static laws: vector exp/tanh (libmvec, within 4 ulp of the scalar ones) across samples; faster, "
+                "Static laws: vector exp/tanh (within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");
   add_verbosity_flags(cmd);
   cmd->callback([o, params_file] {

@@ -20,8 +20,8 @@ struct EvalOptions {
   // Experiment to evaluate when the input is an HDF5 log or .mat file with
   // several (empty: the only one).
   std::string experiment;
-  // Static laws: evaluate with the vector exp/tanh of the C library (libmvec,
-  // within 4 ulp of the scalar functions; the sweep's lanes use them), the
+  // Static laws: evaluate with the sweep lanes' vector exp/tanh (libmvec's,
+  // and poly_exp in FP64 with AVX-512: within 4 ulp of the scalar ones), the
   // loop over samples vectorised. Faster; results may differ from the default
   // in the last bits. Dynamic models ignore it.
   bool vector_math = false;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/poly_exp.hpp"
 
 namespace stribeck {
 
@@ -24,12 +25,15 @@ namespace math {
 // the sweep's whole per-sample budget is about 25). Its error, that of
 // __expf, 2 + floor(1.173 |x|) ulp by the CUDA Math API, is under 1e-6
 // relative for |x| <= 10, far inside the FP32 tolerance (docs/models.md);
-// results below 2^-126 (x < -87.3) are 0. Everywhere else (double, the CPU,
-// Jets) exp is the standard library's.
+// results below 2^-126 (x < -87.3) are 0. In double in the CPU lanes' AVX-512
+// build (STRIBECK_POLY_EXP), it is poly_exp, inlined (poly_exp.hpp says why).
+// Everywhere else (double, the CPU, Jets) exp is the standard library's.
 template <class T>
 STRIBECK_HD_INLINE T exp(const T& x) {
 #ifdef __CUDA_ARCH__
   if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * float(kLog2e));
+#elif defined(STRIBECK_POLY_EXP)
+  if constexpr (std::is_same_v<T, double>) return poly_exp(x);
 #endif
   using std::exp;
   return exp(x);

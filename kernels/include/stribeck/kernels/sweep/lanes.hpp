@@ -8,7 +8,8 @@
 // A lane computes what Trajectory computes for its point, the same operations
 // in the same order (TilePartial::add_sample, tiles of kTraceTile); only the
 // elementary functions differ: the vector exp/tanh of the C library (libmvec,
-// within 4 ulp) instead of the scalar ones. A lane's result depends on its own
+// within 4 ulp) instead of the scalar ones, and in FP64 with AVX-512 the
+// inlined poly_exp (within 1 ulp; poly_exp.hpp says why). A lane's result depends on its own
 // point alone, so how points are grouped into batches never changes results.
 //
 // Host only; built once per instruction set by host/src/lanes/.

@@ -22,8 +22,9 @@
 //   - the metrics (MetricsAccumulator) see each live lane's snapshots in time
 //     order, exactly as the scalar observer does.
 // Only the elementary functions differ: the vector exp of the C library
-// (libmvec, within 4 ulp) instead of the scalar one (docs/dynamics.md gives
-// the bound this leaves on the metrics).
+// (libmvec, within 4 ulp), or in FP64 with AVX-512 the inlined poly_exp
+// (within 1 ulp), instead of the scalar one (docs/dynamics.md gives the bound
+// this leaves on the metrics).
 //
 // Inputs must be affine in time (body_inputs_affine(b).on): the lanes hold
 // the affine coefficients. Host only; built once per instruction set by
