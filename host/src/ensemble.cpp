@@ -133,18 +133,6 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   return e;
 }
 
-// ensemble_point with everything it calls inlined: GCC left
-// SmoothBody::operator(), body_rhs and SmoothBody::at out of line (46 % of
-// the scalar path's samples, issue 17); the arithmetic is the same.
-template <class M, class T>
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((flatten))
-#endif
-StickSlipMetrics<T>
-point_inlined(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64_t i, double* values) {
-  return ensemble_point<M, T>(e, s, i, values);
-}
-
 // Points [first, first + count) of the space into one chunk's buffers (row i
 // is point first + i). `progress(done)` is called by thread 0 after each of
 // its points (points take milliseconds to seconds, so that is often enough
@@ -158,7 +146,7 @@ void run_points(const EnsembleSpec<T>& e, const sweep::SpaceView& s, std::uint64
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t i = 0; i < n; ++i) {
     double x[sweep::kMaxParams];
-    const StickSlipMetrics<T> m = point_inlined<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
+    const StickSlipMetrics<T> m = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), x);
     for (int d = 0; d < dims; ++d) values[i * dims + d] = x[d];
     metrics[i] = engine::convert<double>(m);
     const std::uint64_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -189,7 +177,7 @@ void run_points_lanes(const EnsembleSpec<T>& e, const sweep::SpaceView& s, lanes
       group(e, s, first + static_cast<std::uint64_t>(i0), k, values + i0 * dims, m.data(), ran.data());
       for (int j = 0; j < k; ++j) {
         const std::int64_t i = i0 + j;
-        if (!ran[j]) m[j] = point_inlined<M, T>(e, s, first + static_cast<std::uint64_t>(i), values + i * dims);
+        if (!ran[j]) m[j] = ensemble_point<M, T>(e, s, first + static_cast<std::uint64_t>(i), values + i * dims);
         metrics[i] = engine::convert<double>(m[j]);
       }
       const std::uint64_t d = done.fetch_add(static_cast<std::uint64_t>(k), std::memory_order_relaxed) + k;

@@ -19,7 +19,7 @@ constexpr double kRk4StableRho = 2.0;
 // anyway, for its output, passes that derivative instead of paying for it
 // twice); f(t, x, dxdt) writes dxdt.
 template <int N, class T, class F>
-STRIBECK_HD_INLINE void rk4_step_k1(const F& f, const T& t, T (&x)[N], const T& h, const T (&k1)[N]) {
+STRIBECK_HD_HOT void rk4_step_k1(const F& f, const T& t, T (&x)[N], const T& h, const T (&k1)[N]) {
   T k2[N], k3[N], k4[N], y[N];
   const T h2 = h * T(0.5);
   for (int i = 0; i < N; ++i) y[i] = x[i] + h2 * k1[i];
@@ -34,7 +34,7 @@ STRIBECK_HD_INLINE void rk4_step_k1(const F& f, const T& t, T (&x)[N], const T& 
 
 // One RK4 step of dx/dt = f(t, x) in place.
 template <int N, class T, class F>
-STRIBECK_HD_INLINE void rk4_step(const F& f, const T& t, T (&x)[N], const T& h) {
+STRIBECK_HD_HOT void rk4_step(const F& f, const T& t, T (&x)[N], const T& h) {
   T k1[N];
   f(t, x, k1);
   rk4_step_k1(f, t, x, h, k1);

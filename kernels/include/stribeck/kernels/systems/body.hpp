@@ -58,7 +58,7 @@ struct BodyInputs {
 };
 
 template <class T>
-STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t) {
+STRIBECK_HD_HOT BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t) {
   const T p_a = b.pressure_a.value(t), p_b = b.pressure_b.value(t);
   return BodyInputs<T>{b.drive_velocity.value(t),
                        b.drive_velocity.rate(t),
@@ -105,7 +105,7 @@ STRIBECK_HD_INLINE AffineInputs<T> body_inputs_affine(const BodySystem<T>& b) {
 // has affine inputs, see ensemble_affine), so the general form is not
 // compiled in: it holds registers the affine loop does not need.
 template <bool kAlwaysAffine = false, class T>
-STRIBECK_HD_INLINE BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, const AffineInputs<T>& a) {
+STRIBECK_HD_HOT BodyInputs<T> body_inputs(const BodySystem<T>& b, const T& t, const AffineInputs<T>& a) {
   if constexpr (!kAlwaysAffine) {
     if (!a.on) return body_inputs(b, t);
   }
@@ -134,8 +134,8 @@ STRIBECK_HD_INLINE T body_spring_force(const BodySystem<T>& b, const BodyInputs<
 // acts: the form the CPU ensemble's SIMD lanes call with one lane's values
 // (systems/ensemble_lanes.hpp); body_rhs is it for a BodySystem.
 template <int N = kBodyN, class T>
-STRIBECK_HD_INLINE void body_rhs_lane(const T& stiffness, const T& damping, const T& inv_mass, bool friction_on_drive,
-                                      const BodyInputs<T>& in, const T* x, const T& f, const T& dz, T* dx) {
+STRIBECK_HD_HOT void body_rhs_lane(const T& stiffness, const T& damping, const T& inv_mass, bool friction_on_drive,
+                                   const BodyInputs<T>& in, const T* x, const T& f, const T& dz, T* dx) {
   static_assert(N == kBodyN || N == kBodyNDissipation, "body_rhs integrates all states or the dissipative ones");
   const T v = x[kBodyV], dv_d = in.v_d - v;
   const T f_spring = stiffness * x[kBodyS] + damping * dv_d;
@@ -156,8 +156,8 @@ STRIBECK_HD_INLINE void body_rhs_lane(const T& stiffness, const T& damping, cons
 }
 
 template <int N = kBodyN, class T>
-STRIBECK_HD_INLINE void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f, const T& dz,
-                                 T* dx) {
+STRIBECK_HD_HOT void body_rhs(const BodySystem<T>& b, const BodyInputs<T>& in, const T* x, const T& f, const T& dz,
+                              T* dx) {
   // Times 1/m rather than divided by m: 1/m is loop-invariant, so the
   // compiler computes it once per trajectory instead of dividing (about 14
   // GPU instructions) at every RK4 stage.

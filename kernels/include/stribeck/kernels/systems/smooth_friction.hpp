@@ -70,12 +70,12 @@ struct SmoothBody {
   const AffineInputs<T> affine = body_inputs_affine(b);
   const T mech_rate = body_rate(b);  // the mechanical part of the stability rate: per trajectory
 
-  STRIBECK_HD_INLINE T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
+  STRIBECK_HD_HOT T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
     in = body_inputs<kAffine>(b, t, affine);
     v_rel = body_v_rel(b, in, x[kBodyV]);
     return friction_eval<M>(fc, friction_sample(in, v_rel), x[kBodyZ], dz);
   }
-  STRIBECK_HD_INLINE void operator()(const T& t, const T* x, T* dx) const {
+  STRIBECK_HD_HOT void operator()(const T& t, const T* x, T* dx) const {
     BodyInputs<T> in;
     T v_rel, dz;
     const T f = friction(t, x, in, v_rel, dz);
@@ -84,7 +84,7 @@ struct SmoothBody {
   // Everything the driver needs at one instant, from one friction
   // evaluation: the output snapshot, the derivative dx (the first RK4 stage
   // of the step that starts here) and the stability rate for that step.
-  STRIBECK_HD_INLINE BodySnapshot<T> at(const T& t, const T (&x)[N], T (&dx)[N], T& rate) const {
+  STRIBECK_HD_HOT BodySnapshot<T> at(const T& t, const T (&x)[N], T (&dx)[N], T& rate) const {
     BodySnapshot<T> o;
     o.t = t;
     for (int i = 0; i < kBodyN; ++i) o.x[i] = i < N ? x[i] : T(0);
