@@ -139,14 +139,13 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
   // A step whose rate is at most rate_one needs one RK4 step: the usual
   // case, decided with one comparison (rk4_substeps would give 1 there).
   const T rate_one = T(kRk4StableRho) / o.dt;
-  auto f = [&](const T& t, const T* y, T* dy) { sys(t, y, dy); };
   int status = kSimOk;
   long steps = n, extra = 0;  // output steps taken; RK4 steps beyond one per output step
   T t0 = T(0);
   for (int i = 0; i < n; ++i) {
     const T t1 = T(i + 1) * o.dt;
     if (rate <= rate_one) {
-      rk4_step_k1<N>(f, t0, x, o.dt, k1);
+      rk4_step_k1<N>(sys, t0, x, o.dt, k1);
     } else {
       const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
       if (sub > o.max_substeps) {
@@ -156,8 +155,8 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
       }
       const T h = o.dt / T(sub);
       for (int j = 0; j < sub; ++j) {
-        if (j > 0) f(t0 + T(j) * h, x, k1);
-        rk4_step_k1<N>(f, t0 + T(j) * h, x, h, k1);
+        if (j > 0) sys(t0 + T(j) * h, x, k1);
+        rk4_step_k1<N>(sys, t0 + T(j) * h, x, h, k1);
       }
       extra += sub - 1;
     }
