@@ -19,10 +19,11 @@
 #endif
 
 // STRIBECK_HD_HOT: inlined on the host too, whatever the build. For the few
-// functions every integration step calls through a functor (the body's
-// right-hand side and its snapshot), which GCC otherwise leaves out of line
-// in the scalar ensemble (46 % of its samples, issue 17): marking them is
-// what `flatten` on the whole point did, at a twentieth of its compile time.
+// functions every RK4 stage of a simulation calls (the RK4 step, the body's
+// inputs, friction and right-hand side, its snapshot), which GCC otherwise
+// leaves out of line in the scalar ensemble (46 % of its samples, issue 17):
+// marking them does what `flatten` on the whole point did, at a tenth of its
+// compile time (bench/RESULTS.md, 2026-11-25).
 #if defined(__CUDACC__)
 #define STRIBECK_HD_HOT __host__ __device__ __forceinline__
 #elif defined(__GNUC__)
