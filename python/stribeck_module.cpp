@@ -605,7 +605,8 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
   o.chunk = chunk ? chunk : std::min<std::uint64_t>(c.chunk, std::uint64_t(1) << 16);  // Ctrl-C between chunks
   std::string note;
   o.note = [&note](const std::string& t) { note = t; };
-  // Rows as the sweep file holds them (SweepWriter::append_rows).
+  // Rows as the sweep file holds them (sweep_chunk_columns), per-experiment
+  // metrics as one column per experiment.
   o.on_chunk = [&](const SweepChunk& ch) {
     const std::uint64_t at = ch.first - plan.first;
     for (std::uint64_t j = 0; j < ch.count; ++j) {
@@ -613,7 +614,7 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
       pt[r] = ch.first + j;
       for (int d = 0; d < dims; ++d) pp[d][r] = ch.params[j * dims + d];
       for (std::size_t k = 0; k < kept; ++k) mp[k][r] = ch.metrics[j * sweep::kNumMetrics + plan.metrics[k]];
-      sp[r] = static_cast<std::uint8_t>(engine::from_sweep_status(ch.status[j]));
+      sp[r] = ch.status[j];
       if (plan.per_experiment)
         for (int e = 0; e < n_exp; ++e)
           for (std::size_t k = 0; k < kept; ++k)
@@ -740,9 +741,11 @@ py::object simulate(const py::object& config, const py::object& device, const py
   std::vector<py::array> metric_cols;
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
     const engine::FieldInfo& k = engine::kStickSlipFields[f];
-    py::array a = !k.integer                       ? py::array(new_column<double>(n))
-                  : std::string(k.name) == "steps" ? py::array(new_column<std::int64_t>(n))
-                                                   : py::array(new_column<std::int32_t>(n));
+    // The file's stored types (engine::field_column).
+    py::array a = k.storage == engine::FieldStorage::kFloat64  ? py::array(new_column<double>(n))
+                  : k.storage == engine::FieldStorage::kInt64  ? py::array(new_column<std::int64_t>(n))
+                  : k.storage == engine::FieldStorage::kStatus ? py::array(new_column<std::uint8_t>(n))
+                                                               : py::array(new_column<std::int32_t>(n));
     metric_cols.push_back(a);
   }
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -750,9 +753,12 @@ py::object simulate(const py::object& config, const py::object& device, const py
     for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
       const engine::FieldInfo& k = engine::kStickSlipFields[f];
       void* base = metric_cols[f].mutable_data();
-      if (!k.integer) static_cast<double*>(base)[i] = row[f];
-      else if (std::string(k.name) == "steps") static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(row[f]);
-      else static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(row[f]);
+      switch (k.storage) {
+        case engine::FieldStorage::kFloat64: static_cast<double*>(base)[i] = row[f]; break;
+        case engine::FieldStorage::kInt64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(row[f]); break;
+        case engine::FieldStorage::kStatus: static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(row[f]); break;
+        case engine::FieldStorage::kInt32: static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(row[f]); break;
+      }
     }
   }
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {

@@ -7,6 +7,7 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/sweep_file.hpp"
 
 namespace stribeck {
 namespace {
@@ -34,10 +35,10 @@ std::string listed(const std::vector<std::string>& names) {
 struct PointFile::Impl {
   std::string path, kind;
   h5::File file;
-  h5::Group group;  // the ensemble group; unused for sweeps (their columns hang off the root)
+  h5::Group group;  // the results group (sweep, ensemble); unused for sweeps of the root layout
   std::vector<std::string> dims, dim_units, metrics, metric_units;
   std::vector<h5::Dataset> dim_cols, metric_cols;  // sweep: one column per dimension
-  h5::Dataset points, status;                      // ensemble: the points table; sweep: /status
+  h5::Dataset points, status;                      // ensemble: the points table
   std::uint64_t rows = 0;  // the points every column holds (the checkpointed ones in an unfinished file)
 };
 
@@ -65,7 +66,41 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
                        " points");
     return ds;
   };
-  if (h5::has_attribute(root, "format") && h5::read_string_attribute(root, "format", path) == "stribeck-sweep") {
+  auto units_of = [&](const h5::Dataset& ds, const std::string& at) {
+    // `units` (CF); sweep files from before format_version 2 say `unit`.
+    const char* ua = h5::has_attribute(ds.id(), "units") ? "units" : "unit";
+    return h5::has_attribute(ds.id(), ua) ? h5::read_string_attribute(ds.id(), ua, at) : std::string();
+  };
+  if (h5::has_child(root, kSweepGroup)) {
+    // format_version 3: the sweep's results group (sweep_file.hpp).
+    f.kind = "sweep";
+    f.group = h5::open_group(root, kSweepGroup, path);
+    const hid_t g = f.group.id();
+    const std::string at = path + ": sweep";
+    for (const char* a : {"parameters", "metrics", "count", "top_k_only"})
+      if (!h5::has_attribute(g, a)) throw InputError(at + ": no attribute '" + a + "' (not a stribeck sweep)");
+    if (h5::read_int_attribute(g, "top_k_only", at) != 0)
+      throw InputError(path + ": holds only the top-K table of its sweep (top_k_only), no points to read");
+    complete = !h5::has_attribute(g, "checkpoint_rows");
+    expected = h5::read_uint_attribute(g, complete ? "count" : "checkpoint_rows", at);
+    f.dims = split(h5::read_string_attribute(g, "parameters", at), ',');
+    if (h5::has_attribute(g, "parameter_units"))
+      f.dim_units = split(h5::read_string_attribute(g, "parameter_units", at), ',');
+    f.dim_units.resize(f.dims.size());
+    for (const auto& d : f.dims) {
+      if (!h5::has_child(g, d)) throw InputError(at + ": no dataset '" + d + "' for parameter " + d);
+      f.dim_cols.push_back(column(h5::open_dataset(g, d, at), "sweep/" + d, 0));
+    }
+    for (const auto& m : split(h5::read_string_attribute(g, "metrics", at), ',')) {
+      if (!h5::has_child(g, m)) throw InputError(at + ": no dataset '" + m + "' for metric " + m);
+      f.metrics.push_back(m);
+      f.metric_cols.push_back(column(h5::open_dataset(g, m, at), "sweep/" + m, 0));
+      f.metric_units.push_back(units_of(f.metric_cols.back(), at));
+    }
+    if (!h5::has_child(g, "status")) throw InputError(at + ": no 'status' column (not a stribeck sweep)");
+    f.status = column(h5::open_dataset(g, "status", at), "sweep/status", 0);
+  } else if (h5::has_attribute(root, "format") && h5::read_string_attribute(root, "format", path) == "stribeck-sweep") {
+    // format_version 1 and 2: the root layout.
     f.kind = "sweep";
     if (!h5::has_child(root, "parameters"))
       throw InputError(path + ": holds only the top-K table of its sweep (top_k_only), no points to read");
@@ -89,10 +124,7 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       if (c.kind != h5::Kind::kDataset) continue;
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(metrics.id(), c.name, path), "metrics/" + c.name, 0));
-      const hid_t id = f.metric_cols.back().id();
-      // `units` (CF); files from before format_version 2 say `unit`.
-      const char* ua = h5::has_attribute(id, "units") ? "units" : "unit";
-      f.metric_units.push_back(h5::has_attribute(id, ua) ? h5::read_string_attribute(id, ua, path) : "");
+      f.metric_units.push_back(units_of(f.metric_cols.back(), path));
     }
     f.status = column(h5::open_dataset(root, "status", path), "status", 0);
   } else if (h5::has_child(root, "ensemble")) {
@@ -169,7 +201,7 @@ void PointFile::read_dimension(int d, std::uint64_t first, std::uint64_t n, std:
   const Impl& f = *impl_;
   out.resize(n);
   if (f.kind == "sweep") {
-    h5::read_rows(f.dim_cols[d], H5T_NATIVE_DOUBLE, first, n, out.data(), f.path + ": parameters/" + f.dims[d]);
+    h5::read_rows(f.dim_cols[d], H5T_NATIVE_DOUBLE, first, n, out.data(), f.path + ": parameter " + f.dims[d]);
     return;
   }
   const size_t w = f.dims.size();

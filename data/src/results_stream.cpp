@@ -55,12 +55,168 @@ hid_t stored_type(ColumnType t) {
     case ColumnType::kInt32: return H5T_STD_I32LE;
     case ColumnType::kInt64: return H5T_STD_I64LE;
     case ColumnType::kUInt8: return H5T_STD_U8LE;
+    case ColumnType::kUInt64: return H5T_STD_U64LE;
     case ColumnType::kFloat64: break;
   }
   return H5T_IEEE_F64LE;
 }
 
+// `units`, `description`, `long_name` and the flags of a column.
+void describe(const h5::Dataset& ds, const StreamColumn& c, const std::string& where) {
+  if (!c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, where);
+  if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, where);
+  const std::string long_name = c.long_name.empty() ? c.description : c.long_name;
+  if (!long_name.empty()) h5::write_string_attribute(ds.id(), "long_name", long_name, where);
+  if (c.flags.empty()) return;
+  std::vector<int> values;
+  std::string meanings;
+  for (const auto& [v, name] : c.flags) values.push_back(v), meanings += (meanings.empty() ? "" : " ") + name;
+  const hsize_t n = values.size();
+  const h5::Dataspace space(H5Screate_simple(1, &n, nullptr));
+  const h5::Attribute a(H5Acreate2(ds.id(), "flag_values", stored_type(c.type), space.id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!a.valid() || H5Awrite(a.id(), H5T_NATIVE_INT, values.data()) < 0)
+    h5::fail(where, "cannot write attribute 'flag_values'");
+  h5::write_string_attribute(ds.id(), "flag_meanings", meanings, where);
+}
+
+// The native (in-memory) type of a stored column type, and a column's
+// doubles converted to it for a contiguous write.
+hid_t native_type(ColumnType t) {
+  switch (t) {
+    case ColumnType::kInt32: return H5T_NATIVE_INT32;
+    case ColumnType::kInt64: return H5T_NATIVE_INT64;
+    case ColumnType::kUInt8: return H5T_NATIVE_UINT8;
+    case ColumnType::kUInt64: return H5T_NATIVE_UINT64;
+    case ColumnType::kFloat64: break;
+  }
+  return H5T_NATIVE_DOUBLE;
+}
+template <class V>
+std::vector<V> converted(const std::vector<double>& x) {
+  return std::vector<V>(x.begin(), x.end());
+}
+void write_typed(hid_t g, const std::string& name, ColumnType t, const std::vector<double>& x,
+                 const std::string& where) {
+  const hsize_t n = x.size();
+  switch (t) {
+    case ColumnType::kInt32:
+      return h5::write_array(g, name, native_type(t), converted<std::int32_t>(x).data(), n, where);
+    case ColumnType::kInt64:
+      return h5::write_array(g, name, native_type(t), converted<std::int64_t>(x).data(), n, where);
+    case ColumnType::kUInt8:
+      return h5::write_array(g, name, native_type(t), converted<std::uint8_t>(x).data(), n, where);
+    case ColumnType::kUInt64:
+      return h5::write_array(g, name, native_type(t), converted<std::uint64_t>(x).data(), n, where);
+    case ColumnType::kFloat64: break;
+  }
+  h5::write_array(g, name, H5T_NATIVE_DOUBLE, x.data(), n, where);
+}
+
+// Writes `t` as subgroup t.name of `group`, replacing one of that name.
+void write_table(hid_t group, const StreamTable& t, const std::string& where) {
+  const std::string at = where + ": table '" + t.name + "'";
+  if (t.data.size() != t.columns.size()) throw std::logic_error("StreamTable: one data vector per column expected");
+  for (const auto& d : t.data)
+    if (d.size() != t.rows()) throw std::logic_error("StreamTable: columns of different lengths");
+  if (h5::has_child(group, t.name) && H5Ldelete(group, t.name.c_str(), H5P_DEFAULT) < 0)
+    h5::fail(at, "cannot replace the table");
+  const h5::Group g = h5::create_group(group, t.name, at);
+  std::vector<std::uint64_t> index(t.rows());
+  for (std::uint64_t r = 0; r < index.size(); ++r) index[r] = r;
+  h5::write_array(g.id(), t.dimension, H5T_NATIVE_UINT64, index.data(), index.size(), at);
+  const h5::Dataset scale = h5::open_dataset(g.id(), t.dimension, at);
+  h5::write_string_attribute(scale.id(), "units", "1", at);
+  h5::write_string_attribute(scale.id(), "long_name", t.dimension_long_name, at);
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    write_typed(g.id(), t.columns[c].name, t.columns[c].type, t.data[c], at);
+    const h5::Dataset ds = h5::open_dataset(g.id(), t.columns[c].name, at);
+    describe(ds, t.columns[c], at);
+    h5::attach_scale(ds, scale, t.dimension, at);
+  }
+  for (const auto& [k, v] : t.attributes) h5::write_double_attribute(g.id(), k, v, at);
+}
+
+// Table `name` of `group` (every column that is not its dimension scale, as
+// doubles), or an empty table.
+StreamTable read_table_of(hid_t group, const std::string& name, const std::vector<std::string>& attribute_names,
+                          const std::string& where) {
+  StreamTable t;
+  t.name = name;
+  if (!h5::has_child(group, name)) return t;
+  const std::string at = where + ": table '" + name + "'";
+  const h5::Group g = h5::open_group(group, name, at);
+  std::uint64_t rows = 0;
+  bool first = true;
+  for (const h5::Child& c : h5::children(g.id(), at)) {
+    h5::check_child(c, at + ": '" + c.name + "'");
+    if (c.kind != h5::Kind::kDataset) continue;
+    if (h5::is_dimension_scale(g.id(), c.name, at)) {
+      t.dimension = c.name;
+      continue;
+    }
+    StreamColumn col;
+    col.name = c.name;
+    const h5::Dataset ds = h5::open_dataset(g.id(), c.name, at);
+    if (h5::has_attribute(ds.id(), "units")) col.units = h5::read_string_attribute(ds.id(), "units", at);
+    if (h5::has_attribute(ds.id(), "long_name")) col.long_name = h5::read_string_attribute(ds.id(), "long_name", at);
+    std::vector<double> v = h5::read_array<double>(g.id(), c.name, H5T_NATIVE_DOUBLE, at);
+    if (!first && v.size() != rows)
+      throw InputError(at + ": column '" + c.name + "' holds " + std::to_string(v.size()) + " rows, others " +
+                       std::to_string(rows));
+    rows = v.size();
+    first = false;
+    t.columns.push_back(std::move(col));
+    t.data.push_back(std::move(v));
+  }
+  for (const auto& a : attribute_names) {
+    if (!h5::has_attribute(g.id(), a)) throw InputError(at + ": no attribute '" + a + "'");
+    t.attributes[a] = h5::read_double_attribute(g.id(), a, at);
+  }
+  return t;
+}
+
 }  // namespace
+
+const std::vector<double>* StreamTable::column(const std::string& column_name) const {
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (columns[c].name == column_name) return &data[c];
+  return nullptr;
+}
+
+StreamTable read_stream_table(const std::string& path, const std::string& group, const std::string& name,
+                              const std::vector<std::string>& attribute_names) {
+  const h5::File f = h5::open_file(path);
+  const std::string where = path + ": results group '" + group + "'";
+  if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
+  const h5::Group g = h5::open_group(f.id(), group, where);
+  return read_table_of(g.id(), name, attribute_names, where);
+}
+
+bool read_stream_checkpoint(const std::string& path, const std::string& group, StreamCheckpoint& cp) {
+  const h5::File f = h5::open_file(path);
+  const std::string where = path + ": results group '" + group + "'";
+  if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
+  const h5::Group g = h5::open_group(f.id(), group, where);
+  if (!h5::has_attribute(g.id(), kRowsAttribute)) return false;
+  cp = StreamCheckpoint{};
+  cp.rows = h5::read_uint_attribute(g.id(), kRowsAttribute, where);
+  if (h5::has_attribute(g.id(), kStateAttribute))
+    cp.state = decode(h5::read_string_attribute(g.id(), kStateAttribute, where));
+  return true;
+}
+
+std::vector<std::string> stream_subgroups(const std::string& path, const std::string& group, const std::string& name) {
+  const h5::File f = h5::open_file(path);
+  const std::string where = path + ": results group '" + group + "'";
+  std::vector<std::string> names;
+  if (!h5::has_child(f.id(), group + "/" + name)) return names;
+  const h5::Group g = h5::open_group(f.id(), group + "/" + name, where);
+  for (const h5::Child& c : h5::children(g.id(), where + ": '" + name + "'")) {
+    h5::check_child(c, where + ": '" + name + "/" + c.name + "'");
+    if (c.kind == h5::Kind::kGroup) names.push_back(c.name);
+  }
+  return names;
+}
 
 void refuse_unfinished(const std::string& partial, bool resumable) {
   if (::access(partial.c_str(), F_OK) == 0)
@@ -165,10 +321,7 @@ void ResultsStream::start(const std::string& group, const Provenance& provenance
   for (const auto& c : w->columns) {
     w->datasets.push_back(h5::create_column(w->group.id(), c.name, stored_type(c.type), chunk, w->where, c.width));
     const h5::Dataset& ds = w->datasets.back();
-    if (!c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, w->where);
-    if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, w->where);
-    const std::string long_name = c.long_name.empty() ? c.description : c.long_name;
-    if (!long_name.empty()) h5::write_string_attribute(ds.id(), "long_name", long_name, w->where);
+    describe(ds, c, w->where);
     h5::attach_scale(ds, w->point, kPointDimension, w->where, 0);
     if (c.width > 0) {
       const std::string dim = c.width_dimension.empty() ? c.name + "_column" : c.width_dimension;
@@ -222,6 +375,9 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->last = checkpoint;
   for (const auto& c : columns) {
     const std::string at = w->where + ": dataset '" + c.name + "'";
+    if (!h5::has_child(w->group.id(), c.name))
+      throw InputError(at + ": missing (the partial file of another version or run); remove " + partial +
+                       " and run without --resume");
     h5::Dataset ds = h5::open_dataset(w->group.id(), c.name, at);
     const auto info = h5::dataset_info(ds, at);
     const std::uint64_t width = info.dims.size() == 2 ? info.dims[1] : 0;
@@ -291,15 +447,25 @@ void ResultsStream::write_checkpoint(const StreamCheckpoint& cp) {
   // writes its metadata in no particular order, so with one flush a kill
   // during it could leave the new row count with a column's old extent.
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush the rows of a checkpoint");
+  // The tables, the state and the row count reach the disk in one flush.
+  for (const StreamTable& t : cp.tables) write_table(w.group.id(), t, w.where);
   h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
-  w.holds_rows = w.holds_rows || cp.rows > 0;
+  w.holds_rows = w.holds_rows || cp.rows > 0 || cp.completed > 0;
   w.last = cp;
   if (w.holds_rows && w.resumable) w.keep_on_signal();
 }
 
-void ResultsStream::finish() {
+void ResultsStream::add_table(const StreamTable& table) {
+  impl_->guarded([&] { write_table(impl_->group.id(), table, impl_->where); });
+}
+
+StreamTable ResultsStream::read_table(const std::string& name) const {
+  return read_table_of(impl_->group.id(), name, {}, impl_->where);
+}
+
+void ResultsStream::finish(const std::map<std::string, std::string>& attributes) {
   Impl& w = *impl_;
   // A target that cannot take the file (it became a directory, say) is
   // found before the checkpoint is removed: the partial file stays
@@ -314,6 +480,12 @@ void ResultsStream::finish() {
     for (const char* a : {kRowsAttribute, kStateAttribute})
       if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
         h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
+    if (!attributes.empty()) {  // added to the group's, whose index read_attributes reads them by
+      std::map<std::string, std::string> all;
+      detail::read_attributes(w.group.id(), all, w.where);
+      for (const auto& [k, v] : attributes) all[k] = v;
+      detail::write_attributes(w.group.id(), all, w.where, /*typed_integers=*/true);
+    }
     w.datasets.clear();
     w.point.reset();
     w.group.reset();

@@ -67,7 +67,7 @@ void add_merge_command(CLI::App& app) {
       report("ensemble");
       return;
     }
-    merge_sweep_files(in, *output);
+    merge_sweep_files(in, *output, cli_provenance().command_line);
     summary("stribeck merge: %zu shards -> %s", in.size(), output->c_str());
     report("sweep");
   });

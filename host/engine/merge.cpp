@@ -8,6 +8,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/host/engine/checkpoint.hpp"
 
 namespace stribeck::engine {
 namespace {
@@ -77,6 +78,12 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
     Results head = read_results(in, format.group, /*with_datasets=*/false);
     Shard sh{std::move(head.attributes), head.provenance.device, head.provenance.config, {}};
     auto& a = sh.attributes;
+    {
+      const h5::File f = h5::open_file(in);
+      const h5::Group g = h5::open_group(f.id(), format.group, at);
+      if (h5::has_attribute(g.id(), "checkpoint_rows"))
+        throw InputError(in + ": the shard is not finished (resume it first)");
+    }
     for (const auto& k : format.required)
       if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
     const ShardSpan span{in, parse_u64(a["points"], at + ": attribute 'points'"),
@@ -115,6 +122,18 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
   attributes["shard_index"] = "0";
   attributes["shard_count"] = "1";
   attributes["merged_from"] = std::to_string(shards.size()) + " shards";
+  // The counts by status, summed where every shard has them.
+  for (const std::string& k : count_attribute_names()) {
+    std::uint64_t sum = 0;
+    bool all = true;
+    for (std::size_t i = 0; i < shards.size() && all; ++i) {
+      const auto it = shards[i].attributes.find(k);
+      all = it != shards[i].attributes.end();
+      if (all) sum += parse_u64(it->second, spans[i].path + ": group '" + format.group + "': attribute '" + k + "'");
+    }
+    if (all) attributes[k] = std::to_string(sum);
+    else attributes.erase(k);
+  }
   std::string devices;
   for (std::size_t i : order)
     if (devices.find(shards[i].device) == std::string::npos)
@@ -147,7 +166,14 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
         rows += n;
       }
     }
-    stream->checkpoint({rows, {}});
+    StreamCheckpoint done;
+    done.rows = done.completed = rows;
+    if (format.tables) {
+      std::vector<std::string> paths;
+      for (std::size_t i : order) paths.push_back(spans[i].path);
+      done.tables = format.tables(paths);
+    }
+    stream->checkpoint(done);
     stream->finish();
   } catch (...) {
     stream.reset();  // a merge is not resumable: no OUT.partial is left behind

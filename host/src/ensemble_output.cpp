@@ -13,6 +13,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/checkpoint.hpp"
 #include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/engine/records.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -49,8 +50,9 @@ std::string joined_names(const std::vector<std::string>& names) {
 
 // The datasets of the group, in the order they are written: `points`
 // (points x dims) and one 1-D column per metric.
-// Units and descriptions from the metrics' field table (rotational systems:
-// N*m, rad, rad/s); integer fields stored as integers; `points` has the
+// Units, descriptions and stored types from the metrics' field table
+// (rotational systems: N*m, rad, rad/s; the status as every workload's status
+// column); `points` has the
 // dimensions (point, coordinate), its coordinate scale the names and, as
 // `units_of_each`, their units.
 std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64_t dims, bool rotational,
@@ -66,14 +68,8 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
   }
   points.width_units = units;
   std::vector<StreamColumn> c{points};
-  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
-    const engine::FieldInfo& k = engine::kStickSlipFields[f];
-    StreamColumn col{k.name, 0, rotational ? engine::rotational_units(k.units) : k.units, k.long_name};
-    col.type = !k.integer                       ? ColumnType::kFloat64
-               : std::string(k.name) == "steps" ? ColumnType::kInt64
-                                                : ColumnType::kInt32;
-    c.push_back(col);
-  }
+  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
+    c.push_back(engine::field_column(engine::kStickSlipFields[f], rotational));
   return c;
 }
 
@@ -149,43 +145,15 @@ class CsvSink : public EnsembleSink {
   std::uint64_t next_;
 };
 
-// Checkpoint state: the totals run_ensemble keeps besides the rows.
-std::map<std::string, std::string> totals_state(const EnsembleTotals& r) {
-  std::map<std::string, std::string> s;
-  std::string counts;
-  for (std::uint64_t c : r.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
-  s["status_counts"] = counts;
-  s["stick_slip"] = std::to_string(r.stick_slip);
-  for (size_t i = 0; i < r.invalid_examples.size(); ++i)
-    s["invalid_example_" + std::to_string(i)] = r.invalid_examples[i];
-  return s;
+// The checkpoint: the engine's totals and the stick-slip count.
+StreamCheckpoint ensemble_checkpoint(const EnsembleTotals& t) {
+  return engine::make_checkpoint(t.completed, t, {{"stick_slip", std::to_string(t.stick_slip)}});
 }
 
 void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTotals& r, const std::string& where) {
-  auto number = [&](const std::string& text) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || *end) throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
-    return static_cast<std::uint64_t>(v);
-  };
-  if (cp.rows == 0 && cp.state.empty()) {  // killed before its first chunk: nothing to restore
-    r = EnsembleTotals{};
-    return;
-  }
-  const auto counts = cp.state.find("status_counts"), ss = cp.state.find("stick_slip");
-  if (counts == cp.state.end() || ss == cp.state.end() || cp.rows > count)
-    throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
-  size_t pos = 0;
-  for (std::uint64_t& c : r.status_counts) {
-    const size_t comma = std::min(counts->second.find(',', pos), counts->second.size());
-    c = number(counts->second.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  r.stick_slip = number(ss->second);
-  for (int i = 0; i < 3; ++i)
-    if (const auto it = cp.state.find("invalid_example_" + std::to_string(i)); it != cp.state.end())
-      r.invalid_examples.push_back(it->second);
-  r.completed = cp.rows;
+  r = EnsembleTotals{};
+  engine::restore_totals(cp, count, r, where);
+  if (r.completed > 0) r.stick_slip = engine::state_count(cp, "stick_slip", where);
 }
 
 class Hdf5Sink : public EnsembleSink {
@@ -222,10 +190,10 @@ class Hdf5Sink : public EnsembleSink {
     for (const auto& col : cols) data.push_back(col.data());
     if (n) stream_->append(n, data);
   }
-  void checkpoint(const EnsembleTotals& t) override { stream_->checkpoint({t.completed, totals_state(t)}); }
+  void checkpoint(const EnsembleTotals& t) override { stream_->checkpoint(ensemble_checkpoint(t)); }
   void finish(const EnsembleTotals& t) override {
     checkpoint(t);
-    stream_->finish();
+    stream_->finish(engine::count_attributes(t));
   }
 
  private:

@@ -48,7 +48,7 @@ struct ChunkRows {
 
   void invalid(std::int64_t j) const {
     const int n_exp = static_cast<int>(counts.size());
-    out.status[j] = sweep::kStatusInvalidParams;
+    out.status[j] = kSimInvalid;
     double* met = &out.metrics[static_cast<std::size_t>(j) * sweep::kNumMetrics];
     std::fill(met, met + sweep::kNumMetrics, NAN);
     if (plan.per_experiment)
@@ -69,7 +69,7 @@ struct ChunkRows {
                                 &out.exp_metrics[(static_cast<std::size_t>(j) * n_exp + e) * sweep::kNumMetrics]);
     }
     sweep::finalize_metrics(total, has_force, &out.metrics[static_cast<std::size_t>(j) * sweep::kNumMetrics]);
-    out.status[j] = finite ? sweep::kStatusOk : sweep::kStatusNonFinite;
+    out.status[j] = finite ? kSimOk : kSimNonFinite;
   }
 };
 
@@ -221,7 +221,7 @@ void TopK::add_chunk(const SweepChunk& c, int dims) {
   const std::uint64_t rows = c.index.empty() ? c.count : c.index.size();
   for (std::uint64_t j = 0; j < rows; ++j) {
     const std::uint64_t index = c.index.empty() ? c.first + j : c.index[j];
-    if (c.status[j] != sweep::kStatusOk) continue;
+    if (c.status[j] != kSimOk) continue;
     e.objective = c.metrics[j * sweep::kNumMetrics + objective_];
     if (std::isnan(e.objective)) continue;
     if (static_cast<int>(entries_.size()) == k_) {

@@ -20,12 +20,12 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
     return engine::RankReport{
         s.finished, {s.invalid, s.nonfinite, s.evaluated, s.completed}, {s.seconds}, s.invalid_examples};
   };
-  job.merge = [](const std::vector<std::string>& shards, const std::string& output) {
-    merge_sweep_files(shards, output);
+  job.merge = [&o](const std::vector<std::string>& shards, const std::string& output) {
+    merge_sweep_files(shards, output, o.command_line);
   };
   const engine::MpiResult m = engine::run_mpi(job, rank_out);
   if (m.place.rank == 0) {
-    const SweepFile merged = read_sweep_file(o.output);
+    const SweepFile merged = read_sweep_file(o.output, /*with_rows=*/false);
     s.points = merged.meta.points;
     s.invalid = m.all.sums[0];
     s.nonfinite = m.all.sums[1];

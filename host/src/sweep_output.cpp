@@ -1,5 +1,5 @@
-// The sweep file from the engine's side: metadata and identity of a planned
-// sweep, and merging shard files into one.
+// The sweep file from the engine's side (sweep_output.hpp): metadata and
+// identity of a planned sweep, its stream, and merging shard files.
 #include "stribeck/host/sweep_output.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/checkpoint.hpp"
 #include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/version.hpp"
 
@@ -65,10 +66,10 @@ SweepMeta make_sweep_meta(const SweepPlan& plan, const SweepConfig& config, cons
   m.model = plan.model->id;
   m.design = design_name(plan.space.design);
   m.precision = precision == Precision::kFp32 ? "fp32" : "fp64";
-  m.device = device;
-  m.config = config.text;
-  m.created = utc_now();
-  m.toolkit_version = version();
+  m.provenance.device = device;
+  m.provenance.config = config.text;
+  m.provenance.date = utc_now();
+  m.provenance.toolkit_version = version();
   m.points = plan.space.points;
   m.first = plan.first;
   m.count = plan.count;
@@ -88,51 +89,134 @@ SweepMeta make_sweep_meta(const SweepPlan& plan, const SweepConfig& config, cons
   return m;
 }
 
-void merge_sweep_files(const std::vector<std::string>& inputs, const std::string& output) {
-  if (inputs.empty()) throw InputError("merge: no input files");
-  std::vector<SweepFile> files;
-  for (const auto& in : inputs) {
-    files.push_back(read_sweep_file(in));
-    const SweepFile& f = files.back();
-    if (!f.complete) throw InputError(in + ": the shard is not complete (resume it first)");
-    if (!f.meta.top_k_only && f.rows.count != f.meta.count)
-      throw InputError(in + ": holds " + std::to_string(f.rows.count) + " points, but its attribute count says " +
-                       std::to_string(f.meta.count));
-    for (const auto& e : f.progress.top)
-      if (e.index < f.meta.first || e.index - f.meta.first >= f.meta.count)
-        throw InputError(in + ": top_k/index holds point " + std::to_string(e.index) + ", outside the shard's points " +
-                         std::to_string(f.meta.first) + ".." + std::to_string(f.meta.first + f.meta.count));
+// --- The stream -------------------------------------------------------------
+
+SweepOutput::SweepOutput(const SweepMeta& meta, std::unique_ptr<ResultsStream> stream)
+    : meta_(meta), stream_(std::move(stream)) {}
+
+std::unique_ptr<SweepOutput> SweepOutput::create(const std::string& path, const SweepMeta& meta) {
+  auto stream = ResultsStream::create(path, kSweepGroup, sweep_columns(meta, engine::status_column()),
+                                      sweep_attributes(meta), meta.provenance, meta.count,
+                                      /*resumable=*/true, meta.first);
+  return std::unique_ptr<SweepOutput>(new SweepOutput(meta, std::move(stream)));
+}
+
+std::unique_ptr<SweepOutput> SweepOutput::resume(const std::string& path, const SweepMeta& meta, engine::Totals& totals,
+                                                 std::vector<TopEntry>& top) {
+  // The sweep's own words before the stream's checks: a partial file of an
+  // older layout, or of another sweep (its identity is a long text).
+  const std::string partial = path + ".partial";
+  if (detail::is_legacy_sweep_file(partial))
+    throw InputError(partial + ": written by an older stribeck (sweep format_version " +
+                     std::to_string(detail::read_legacy_sweep_file(partial).format_version) +
+                     "); it cannot be continued: remove it and run without --resume");
+  if (is_sweep_file(partial)) {
+    const Results head = read_results(partial, kSweepGroup, /*with_datasets=*/false);
+    for (const auto& [k, v] : sweep_attributes(meta)) {
+      const auto it = head.attributes.find(k);
+      if (it == head.attributes.end() || it->second != v)
+        throw InputError(partial +
+                         ": belongs to a different sweep (space, traces, shard, precision or output options "
+                         "differ); remove it or run without --resume");
+    }
   }
-  std::vector<engine::ShardSpan> spans;
-  for (size_t i = 0; i < files.size(); ++i)
-    spans.push_back({inputs[i], files[i].meta.points, files[i].meta.first, files[i].meta.count});
-  const std::vector<size_t> order = engine::order_shards(
-      spans, {"sweep", "space, traces, precision or metrics differ", "point"}, [&](size_t i, size_t i0) {
-        return files[i].meta.identity == files[i0].meta.identity &&
-               files[i].meta.top_k_only == files[i0].meta.top_k_only;
-      });
-  const SweepMeta& m0 = files[order[0]].meta;
-  SweepMeta meta = m0;
-  meta.first = 0;
-  meta.count = m0.points;
-  meta.shard_index = 0;
-  meta.shard_count = 1;
-  SweepProgress progress;
-  TopK top(meta.top_k, meta.objective, meta.maximize);
-  double seconds = 0;
-  auto writer = SweepWriter::create(output, meta, /*resumable=*/false);
-  for (size_t i : order) {
-    const SweepFile& f = files[i];
-    writer->append(f.rows, static_cast<int>(meta.experiments.size()));
-    progress.invalid += f.progress.invalid;
-    progress.nonfinite += f.progress.nonfinite;
-    seconds += f.seconds;
-    for (const auto& e : f.progress.top) top.add(e);
-    writer->copy_trajectories_from(inputs[i]);
+  StreamCheckpoint cp;
+  auto stream = ResultsStream::resume(path, kSweepGroup, sweep_columns(meta, engine::status_column()),
+                                      sweep_attributes(meta), meta.provenance, cp, meta.first);
+  engine::restore_totals(cp, meta.count, totals, partial);
+  top = top_k_entries(meta, stream->read_table("top_k"), partial);
+  return std::unique_ptr<SweepOutput>(new SweepOutput(meta, std::move(stream)));
+}
+
+void SweepOutput::append(const SweepChunk& chunk) {
+  if (meta_.top_k_only || chunk.count == 0) return;
+  const auto cols = sweep_chunk_columns(meta_, chunk);
+  std::vector<const double*> data;
+  for (const auto& c : cols) data.push_back(c.data());
+  stream_->append(chunk.count, data);
+}
+
+void SweepOutput::checkpoint(const engine::Totals& totals, const std::vector<TopEntry>& top) {
+  stream_->checkpoint(
+      engine::make_checkpoint(meta_.top_k_only ? 0 : totals.completed, totals, {}, {top_k_table(meta_, top)}));
+}
+
+void SweepOutput::add_trajectory(std::uint64_t index, const std::vector<double>& params,
+                                 const std::vector<std::string>& experiments,
+                                 const std::vector<std::vector<double>>& forces) {
+  for (std::size_t e = 0; e < experiments.size(); ++e)
+    stream_->add_table(trajectory_table(meta_, index, params, experiments[e], forces[e]));
+}
+
+void SweepOutput::finish(const engine::Totals& totals, const std::vector<TopEntry>& top) {
+  checkpoint(totals, top);
+  stream_->finish(engine::count_attributes(totals));
+}
+
+// --- Merge ------------------------------------------------------------------
+
+namespace {
+
+// The merged file's tables: the top-K of the shards' top-K tables (each
+// entry checked to lie in its shard), and every shard's trajectories.
+std::vector<StreamTable> merged_tables(const std::vector<std::string>& shards) {
+  std::vector<StreamTable> tables;
+  SweepMeta m0;
+  std::unique_ptr<TopK> top;
+  for (const std::string& path : shards) {
+    const std::string at = path + ": group 'sweep'";
+    const Results head = read_results(path, kSweepGroup, /*with_datasets=*/false);
+    const SweepMeta m = sweep_meta(head.attributes, head.provenance, at);
+    if (!top) m0 = m, top = std::make_unique<TopK>(m.top_k, m.objective, m.maximize);
+    for (const TopEntry& e : top_k_entries(m, read_stream_table(path, kSweepGroup, "top_k"), at)) {
+      if (e.index < m.first || e.index - m.first >= m.count)
+        throw InputError(at + ": table 'top_k' holds point " + std::to_string(e.index) +
+                         ", outside the shard's points " + std::to_string(m.first) + ".." +
+                         std::to_string(m.first + m.count));
+      top->add(e);
+    }
+    for (const std::string& index : stream_subgroups(path, kSweepGroup, "trajectories")) {
+      if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 19 ||
+          std::stoull(index) >= m.points)
+        throw InputError(at + ": trajectories/" + index + ": not a trajectory (a point index)");
+      for (const std::string& exp : stream_subgroups(path, kSweepGroup, "trajectories/" + index)) {
+        const StreamTable t = read_stream_table(path, kSweepGroup, "trajectories/" + index + "/" + exp, m.param_names);
+        const std::vector<double>* force = t.column("force");
+        if (!force) throw InputError(at + ": trajectories/" + index + "/" + exp + ": no dataset 'force'");
+        std::vector<double> params;
+        for (const auto& n : m.param_names) params.push_back(t.attributes.at(n));
+        tables.push_back(trajectory_table(m, std::stoull(index), params, exp, *force));
+      }
+    }
   }
-  progress.completed = meta.count;
-  progress.top = top.entries();
-  writer->finish(progress, seconds);
+  if (top) tables.insert(tables.begin(), top_k_table(m0, top->entries()));
+  return tables;
+}
+
+// The sweep's shard files for the one merge (engine/merge.hpp). Every
+// attribute that shapes the file is part of the identity but top_k_only.
+const engine::ShardFormat kShards{
+    kSweepGroup,
+    "sweep_identity",
+    "a sweep shard file (stribeck sweep --shard i/N)",
+    {"sweep", "space, traces, precision or metrics differ", "point"},
+    {"points", "first", "count", "sweep_identity", "model", "parameters", "metrics", "experiments", "top_k_only"},
+    {"sweep_identity", "points", "model", "parameters", "metrics", "experiments", "per_experiment", "top_k_only"},
+    [](const std::string&, const std::map<std::string, std::string>& a, const std::string& at) {
+      return sweep_columns(sweep_meta(a, Provenance{}, at), engine::status_column());
+    },
+    merged_tables};
+
+}  // namespace
+
+void merge_sweep_files(const std::vector<std::string>& inputs, const std::string& output,
+                       const std::string& command_line) {
+  for (const auto& in : inputs)
+    if (detail::is_legacy_sweep_file(in))
+      throw InputError(in + ": a sweep file of format_version " +
+                       std::to_string(detail::read_legacy_sweep_file(in).format_version) +
+                       " (an older stribeck); merge its shards with that version, or run them again");
+  engine::merge_shard_files(kShards, inputs, output, command_line);
 }
 
 }  // namespace stribeck

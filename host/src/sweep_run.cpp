@@ -89,7 +89,7 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
   out.index = std::move(top.index);
   out.params = std::move(top.params);
   out.metrics = std::move(top.metrics);
-  out.status.assign(out.index.size(), sweep::kStatusOk);
+  out.status.assign(out.index.size(), kSimOk);
   out.exp_metrics.clear();
   invalid = top.invalid;
   nonfinite = top.nonfinite;
@@ -107,14 +107,14 @@ namespace {
 // sweep file with a checkpoint of the progress so far.
 class SweepWorkload : public engine::Workload {
  public:
-  SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepWriter* writer,
+  SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepOutput* output,
                 std::function<void(const SweepChunk&)> on_chunk)
       : top(plan.top_k, plan.objective, plan.maximize),
         plan_(plan),
         precision_(precision),
         gpu_(gpu),
         compact_(compact),
-        writer_(writer),
+        output_(output),
         on_chunk_(std::move(on_chunk)) {}
 
   void compute(int slot, std::uint64_t first, std::uint64_t n, const std::function<void(std::uint64_t)>&) override {
@@ -139,7 +139,7 @@ class SweepWorkload : public engine::Workload {
       }
     } else {
       for (std::uint64_t j = 0; j < n; ++j) {
-        const engine::PointStatus st = engine::from_sweep_status(c.status[j]);
+        const engine::PointStatus st = engine::from_sim_status(c.status[j]);
         t.add(st);
         if (st == engine::PointStatus::kInvalid && t.wants_example())
           t.add_example(first + j, reason(&c.params[j * dims]));
@@ -148,22 +148,13 @@ class SweepWorkload : public engine::Workload {
     top.add_chunk(c, dims);
   }
   std::function<void()> write(int slot, std::uint64_t, const engine::Totals& t) override {
-    if (!writer_ && !on_chunk_) return {};
-    return [this, slot, p = progress(t)] {
+    if (!output_ && !on_chunk_) return {};
+    return [this, slot, t, best = top.entries()] {
       if (on_chunk_) on_chunk_(chunk_[slot]);
-      if (!writer_) return;
-      writer_->append(chunk_[slot], static_cast<int>(plan_.traces.size()));
-      writer_->checkpoint(p);
+      if (!output_) return;
+      output_->append(chunk_[slot]);
+      output_->checkpoint(t, best);
     };
-  }
-  // What the sweep file's checkpoint records.
-  SweepProgress progress(const engine::Totals& t) const {
-    SweepProgress p;
-    p.completed = t.completed;
-    p.invalid = t.count(engine::PointStatus::kInvalid);
-    p.nonfinite = t.count(engine::PointStatus::kNonFinite);
-    p.top = top.entries();
-    return p;
   }
 
   TopK top;
@@ -176,7 +167,7 @@ class SweepWorkload : public engine::Workload {
   const SweepPlan& plan_;
   Precision precision_;
   bool gpu_, compact_;
-  SweepWriter* writer_;
+  SweepOutput* output_;
   std::function<void(const SweepChunk&)> on_chunk_;
   SweepChunk chunk_[2];
   std::uint64_t invalid_ = 0, nonfinite_ = 0;  // compact mode: the last chunk's counts
@@ -216,22 +207,18 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   s.precision = o.precision;
   for (const auto& t : plan.traces) s.samples_per_point += t.counts.samples;
 
-  SweepProgress progress;
-  std::unique_ptr<SweepWriter> writer;
+  engine::Totals totals;  // a resumed run continues the checkpoint's
+  std::vector<TopEntry> best;
+  std::unique_ptr<SweepOutput> output;
   if (!o.output.empty()) {
     SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
-    meta.command_line = o.command_line;
-    writer = o.resume ? SweepWriter::resume(o.output, meta, progress) : SweepWriter::create(o.output, meta);
+    meta.provenance.command_line = o.command_line;
+    output = o.resume ? SweepOutput::resume(o.output, meta, totals, best) : SweepOutput::create(o.output, meta);
   } else if (o.resume) {
     throw InputError("--resume needs an output file (-o OUT.h5)");
   }
-  engine::Totals totals;  // a resumed run continues the checkpoint's
-  totals.completed = progress.completed;
-  totals.add(engine::PointStatus::kInvalid, progress.invalid);
-  totals.add(engine::PointStatus::kNonFinite, progress.nonfinite);
-  totals.add(engine::PointStatus::kOk, progress.completed - progress.invalid - progress.nonfinite);
-  SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, writer.get(), o.on_chunk);
-  for (const auto& e : progress.top) w.top.add(e);
+  SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, output.get(), o.on_chunk);
+  for (const auto& e : best) w.top.add(e);
 
   engine::Range range;
   range.points = plan.space.points;
@@ -244,7 +231,6 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   ro.max_chunks = o.max_chunks;
   ro.progress = o.progress;
   const engine::RunStats st = engine::run(range, w, totals, ro);
-  progress = w.progress(totals);
   s.evaluated = st.evaluated;
   s.completed = totals.completed;
   s.invalid = totals.count(engine::PointStatus::kInvalid);
@@ -253,7 +239,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   s.invalid_examples = totals.invalid_examples;
   s.top = w.top.entries();
   s.finished = st.finished;
-  if (writer && s.finished) {
+  if (output && s.finished) {
     // Force traces of chosen points that fall in this run's range.
     for (std::uint64_t idx : config.trajectories) {
       if (idx < plan.first || idx >= plan.first + plan.count) continue;
@@ -265,10 +251,9 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
         names.push_back(t.name);
         forces.push_back(sweep_force_trace(*plan.model, p.data(), t));
       }
-      writer->add_trajectory(idx, p, names, forces);
+      output->add_trajectory(idx, p, names, forces);
     }
-    s.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-    writer->finish(progress, s.seconds);
+    output->finish(totals, s.top);
     s.output = o.output;
   }
   s.seconds = std::chrono::duration<double>(clock::now() - t0).count();

@@ -23,6 +23,7 @@
 #include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
+#include "stribeck/host/engine/checkpoint.hpp"
 #include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/threads.hpp"
@@ -121,8 +122,9 @@ struct Scalar {
   ColumnType type;
 };
 // The fixed columns, in file order (then each parameter and its standard error).
+// (`status` comes first: the engine's PointStatus, every workload's column.)
 const Scalar kScalars[] = {
-    {"status", "1",
+    {"fit_status", "1",
      "fit status: 0 converged, 1 max-iterations (not converged), 2 singular, 3 failed, 4 bad-data (not fitted)",
      ColumnType::kUInt8},
     {"warnings", "1", "number of warnings of the fit", ColumnType::kInt32},
@@ -139,10 +141,17 @@ const Scalar kScalars[] = {
 constexpr std::size_t kScalarCount = sizeof(kScalars) / sizeof(kScalars[0]);
 
 std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units) {
-  std::vector<StreamColumn> c;
+  std::vector<StreamColumn> c{engine::status_column()};
   for (const Scalar& s : kScalars) {
     StreamColumn col{s.name, 0, s.units, s.long_name};
     col.type = s.type;
+    if (col.name == "fit_status")
+      for (int k = 0; k < kBatchFitStatusCount; ++k) {
+        std::string word = batch_fit_status_name(static_cast<BatchFitStatus>(k));
+        for (char& ch : word)
+          if (ch == '-') ch = '_';
+        col.flags.emplace_back(k, word);
+      }
     c.push_back(col);
   }
   for (std::size_t k = 0; k < names.size(); ++k) {
@@ -187,6 +196,12 @@ std::string batch_identity(const std::string& model, const std::string& options,
 
 // --- Rows -------------------------------------------------------------------
 
+// A fit's point status: not fitted (bad data) is invalid, any fit is ok
+// (fit_status says how it ended).
+engine::PointStatus point_status(const BatchFitRow& r) {
+  return r.status == BatchFitStatus::kBadData ? engine::PointStatus::kInvalid : engine::PointStatus::kOk;
+}
+
 BatchFitRow bad_row(const std::string& why, std::size_t nparams) {
   BatchFitRow r;
   r.status = BatchFitStatus::kBadData;
@@ -222,52 +237,31 @@ BatchFitRow fit_row(const FitSummary& s, const std::vector<std::string>& names) 
 
 // --- Checkpoint state -------------------------------------------------------
 
-std::map<std::string, std::string> totals_state(const BatchFitResult& r) {
-  std::map<std::string, std::string> s;
-  std::string counts, fits;
-  for (std::uint64_t c : r.totals.status_counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
-  for (std::uint64_t c : r.status_counts) fits += (fits.empty() ? "" : ",") + std::to_string(c);
-  s["status_counts"] = counts;
-  s["fit_status_counts"] = fits;
-  s["with_warnings"] = std::to_string(r.with_warnings);
-  for (std::size_t i = 0; i < r.totals.invalid_examples.size(); ++i)
-    s["invalid_example_" + std::to_string(i)] = r.totals.invalid_examples[i];
-  return s;
+// The checkpoint: the engine's totals, the counts by fit status, the fits
+// with warnings.
+StreamCheckpoint batch_checkpoint(const engine::Totals& t, const BatchFitResult& r) {
+  return engine::make_checkpoint(t.completed, t,
+                                 {{"fit_status_counts", engine::joined_counts(r.status_counts, kBatchFitStatusCount)},
+                                  {"with_warnings", std::to_string(r.with_warnings)}});
 }
 
 void restore_totals(const StreamCheckpoint& cp, BatchFitResult& r, const std::string& where) {
-  const std::string corrupt = where + ": corrupt checkpoint; remove it and run without --resume";
-  auto number = [&](const std::string& text) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || *end) throw InputError(corrupt);
-    return static_cast<std::uint64_t>(v);
-  };
-  if (cp.rows == 0 && cp.state.empty()) return;  // killed before its first chunk
-  const auto a = cp.state.find("status_counts"), b = cp.state.find("fit_status_counts"),
-             w = cp.state.find("with_warnings");
-  if (a == cp.state.end() || b == cp.state.end() || w == cp.state.end() || cp.rows > r.count) throw InputError(corrupt);
-  const auto ca = split(a->second), cb = split(b->second);
-  if (ca.size() != static_cast<std::size_t>(engine::kPointStatusCount) ||
-      cb.size() != static_cast<std::size_t>(kBatchFitStatusCount))
-    throw InputError(corrupt);
-  for (int k = 0; k < engine::kPointStatusCount; ++k) r.totals.status_counts[k] = number(ca[k]);
-  for (int k = 0; k < kBatchFitStatusCount; ++k) r.status_counts[k] = number(cb[k]);
-  r.with_warnings = number(w->second);
-  for (std::size_t i = 0; i < engine::kInvalidExamples; ++i)
-    if (const auto it = cp.state.find("invalid_example_" + std::to_string(i)); it != cp.state.end())
-      r.totals.invalid_examples.push_back(it->second);
-  r.totals.completed = cp.rows;
+  engine::restore_totals(cp, r.count, r.totals, where);
+  if (r.totals.completed == 0) return;
+  const auto fits = engine::state_counts(cp, "fit_status_counts", kBatchFitStatusCount, where);
+  for (int k = 0; k < kBatchFitStatusCount; ++k) r.status_counts[k] = fits[k];
+  r.with_warnings = engine::state_count(cp, "with_warnings", where);
 }
 
-// Rows as the file's columns (kScalars, then value and standard error of
-// each parameter), n values each.
+// Rows as the file's columns (status, kScalars, then value and standard
+// error of each parameter), n values each.
 std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& rows, std::uint64_t first,
                                              const ExperimentSource& src, std::size_t nparams) {
   const std::size_t n = rows.size();
-  std::vector<std::vector<double>> c(kScalarCount + 2 * nparams, std::vector<double>(n));
+  std::vector<std::vector<double>> c(1 + kScalarCount + 2 * nparams, std::vector<double>(n));
   for (std::size_t i = 0; i < n; ++i) {
     const BatchFitRow& r = rows[i];
+    c[0][i] = static_cast<double>(point_status(r));
     const double fixed[] = {static_cast<double>(r.status),
                             static_cast<double>(r.warnings),
                             static_cast<double>(src.log_index(first + i)),
@@ -280,10 +274,10 @@ std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& row
                             r.r_squared,
                             r.seconds};
     static_assert(sizeof(fixed) / sizeof(fixed[0]) == kScalarCount, "a value per fixed column");
-    for (std::size_t k = 0; k < kScalarCount; ++k) c[k][i] = fixed[k];
+    for (std::size_t k = 0; k < kScalarCount; ++k) c[1 + k][i] = fixed[k];
     for (std::size_t p = 0; p < nparams; ++p) {
-      c[kScalarCount + 2 * p][i] = r.value[p];
-      c[kScalarCount + 2 * p + 1][i] = r.std_error[p];
+      c[1 + kScalarCount + 2 * p][i] = r.value[p];
+      c[1 + kScalarCount + 2 * p + 1][i] = r.std_error[p];
     }
   }
   return c;
@@ -346,8 +340,8 @@ class BatchFitWorkload : public engine::Workload {
   void tally(int slot, std::uint64_t first, std::uint64_t k, engine::Totals& t) override {
     for (std::uint64_t i = 0; i < k; ++i) {
       const BatchFitRow& row = rows_[slot][i];
-      const bool bad = row.status == BatchFitStatus::kBadData;
-      t.add(bad ? engine::PointStatus::kInvalid : engine::PointStatus::kOk);
+      const bool bad = point_status(row) == engine::PointStatus::kInvalid;
+      t.add(point_status(row));
       ++r_.status_counts[static_cast<int>(row.status)];
       r_.with_warnings += row.warnings > 0;
       if (bad && t.wants_example()) t.add_example(first + i, src_.name(first + i) + ": " + row.reason);
@@ -360,13 +354,13 @@ class BatchFitWorkload : public engine::Workload {
       return {};
     }
     const std::uint64_t first = r_.first + t.completed - k;
-    return [this, slot, k, first, rows = t.completed, state = totals_state(r_)] {
+    return [this, slot, k, first, cp = batch_checkpoint(t, r_)] {
       std::lock_guard<std::mutex> lock(h5_);
       const auto cols = row_columns(rows_[slot], first, src_, r_.parameters.size());
       std::vector<const double*> data;
       for (const auto& c : cols) data.push_back(c.data());
       if (k) stream_->append(k, data);
-      stream_->checkpoint({rows, state});
+      stream_->checkpoint(cp);
     };
   }
 
@@ -388,7 +382,12 @@ const engine::ShardFormat kShards{
     {"batch", "model, fit options or experiments differ", "fit"},
     {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"},
     {"batch_identity", "points", "model", "parameters"},
-    [](const std::string&, const std::map<std::string, std::string>& a, const std::string& at) {
+    [](const std::string& path, const std::map<std::string, std::string>& a, const std::string& at) {
+      const h5::File f = h5::open_file(path);
+      if (!h5::has_child(f.id(), std::string(kGroup) + "/fit_status"))
+        throw InputError(at +
+                         ": written by an older stribeck (its 'status' column is the fit status); merge its "
+                         "shards with that version, or fit them again");
       const auto names = split(a.at("parameters")), units = split(a.at("parameter_units"));
       if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
       return batch_columns(names, units);
@@ -511,8 +510,8 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   r.fit_seconds = st.compute_seconds;
   r.finished = st.finished;
   if (r.finished && stream) {
-    stream->checkpoint({r.totals.completed, totals_state(r)});
-    stream->finish();
+    stream->checkpoint(batch_checkpoint(r.totals, r));
+    stream->finish(engine::count_attributes(r.totals));
     r.output = o.output;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -127,11 +127,11 @@ __global__ void __launch_bounds__(SweepPolicy::kBlock, SweepPolicy::kMinBlocks)
     if (exp_metrics_out)
       for (int m = 0; m < traces.n_exp * sweep::kNumMetrics; ++m)
         exp_metrics_out[j * traces.n_exp * sweep::kNumMetrics + m] = NAN;
-    status_out[j] = sweep::kStatusInvalidParams;
+    status_out[j] = kSimInvalid;
     return;
   }
   sweep::finalize_metrics(total, has_force, met);
-  status_out[j] = finite ? sweep::kStatusOk : sweep::kStatusNonFinite;
+  status_out[j] = finite ? kSimOk : kSimNonFinite;
 }
 
 }  // namespace stribeck::gpu

@@ -50,17 +50,17 @@ __global__ void __launch_bounds__(TopKPolicy::kBlock)
                unsigned long long* keys, unsigned long long* counts) {
   const std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in = j < n;
-  const std::uint8_t s = in ? status[j] : sweep::kStatusOk;
+  const std::uint8_t s = in ? status[j] : kSimOk;
   // Every thread reaches both counts; one atomic per block.
-  const int invalid = __syncthreads_count(in && s == sweep::kStatusInvalidParams);
-  const int nonfinite = __syncthreads_count(in && s == sweep::kStatusNonFinite);
+  const int invalid = __syncthreads_count(in && s == kSimInvalid);
+  const int nonfinite = __syncthreads_count(in && s == kSimNonFinite);
   if (threadIdx.x == 0) {
     if (invalid) atomicAdd(&counts[0], static_cast<unsigned long long>(invalid));
     if (nonfinite) atomicAdd(&counts[1], static_cast<unsigned long long>(nonfinite));
   }
   if (!in) return;
   const double v = metrics[j * sweep::kNumMetrics + objective];
-  keys[j] = (s == sweep::kStatusOk && !isnan(v)) ? orderable(sign * v) : kInvalidKey;
+  keys[j] = (s == kSimOk && !isnan(v)) ? orderable(sign * v) : kInvalidKey;
 }
 
 // Histogram of digit `pass` over the keys whose top 8 * pass bits equal the prefix's.

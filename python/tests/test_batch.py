@@ -124,6 +124,12 @@ def units_of(ds):
     return u.decode() if isinstance(u, bytes) else str(u)
 
 
+def attr_text(obj, name):
+    """A string attribute as text (h5py gives fixed-length strings as bytes)."""
+    v = obj.attrs[name]
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
 def same_bits(got, want, name):
     """Equal dtype and bytes: bit for bit, NaN payloads included."""
     got, want = np.asarray(got), np.asarray(want)
@@ -139,22 +145,25 @@ def test_sweep_equals_the_cli_file_bit_for_bit(tmp_path):
     table = stribeck.sweep(str(cfg), frame=False)
     assert isinstance(table, stribeck.Columns)
     with h5py.File(tmp_path / "out.h5", "r") as f:
-        names = [n.decode() if isinstance(n, bytes) else n for n in f.attrs["parameter_names"]]
-        metrics = [n.decode() if isinstance(n, bytes) else n for n in f.attrs["metric_names"]]
-        want = ["point"] + names + metrics + [f"{e}/{m}" for e in ("slow", "fast") for m in metrics] + ["status"]
+        g = f["sweep"]
+        names = attr_text(g, "parameters").split(",")
+        metrics = attr_text(g, "metrics").split(",")
+        exps = [e.decode() for e in g["experiment"][()]]
+        assert exps == ["slow", "fast"]
+        want = ["point"] + names + metrics + [f"{e}/{m}" for e in exps for m in metrics] + ["status"]
         assert list(table) == want
-        same_bits(table["point"], f["point"][()], "point")
-        same_bits(table["status"], f["status"][()], "status")
-        assert table.attrs["units"]["status"] == units_of(f["status"])
+        same_bits(table["point"], g["point"][()], "point")
+        same_bits(table["status"], g["status"][()], "status")
+        assert table.attrs["units"]["status"] == units_of(g["status"])
         for n in names:
-            same_bits(table[n], f["parameters"][n][()], n)
-            assert table.attrs["units"][n] == units_of(f["parameters"][n])
+            same_bits(table[n], g[n][()], n)
+            assert table.attrs["units"][n] == units_of(g[n])
         for m in metrics:
-            same_bits(table[m], f["metrics"][m][()], m)
-            assert table.attrs["units"][m] == units_of(f["metrics"][m])
-            for e in ("slow", "fast"):
-                same_bits(table[f"{e}/{m}"], f["experiments"][e]["metrics"][m][()], f"{e}/{m}")
-        top = [int(i) for i in f["top_k"]["index"][()]]
+            same_bits(table[m], g[m][()], m)
+            assert table.attrs["units"][m] == units_of(g[m])
+            for k, e in enumerate(exps):
+                same_bits(table[f"{e}/{m}"], g[f"{m}_by_experiment"][:, k], f"{e}/{m}")
+        top = [int(i) for i in g["top_k"]["index"][()]]
     assert table.attrs["summary"]["top"] == top
     # The run is not trivial: invalid points (F_brk < F_C) are NaN with status 4, the rest finite.
     st = table["status"]
@@ -185,12 +194,11 @@ p_b = 1e6
     run_cli(["sweep", str(cfg), "-o", "g.h5", "--precision", "fp32", "--device", "cpu", "-q"], tmp_path)
     table = stribeck.sweep(str(cfg), precision="fp32", device="cpu", frame=False)
     with h5py.File(tmp_path / "g.h5", "r") as f:
-        assert table["point"].size == 35 == f["point"].size
-        for n in f["parameters"]:
-            same_bits(table[n], f["parameters"][n][()], n)
-        for m in f["metrics"]:
-            same_bits(table[m], f["metrics"][m][()], m)
-        same_bits(table["status"], f["status"][()], "status")
+        g = f["sweep"]
+        assert table["point"].size == 35 == g["point"].size
+        for n in attr_text(g, "parameters").split(",") + attr_text(g, "metrics").split(","):
+            same_bits(table[n], g[n][()], n)
+        same_bits(table["status"], g["status"][()], "status")
     # Without a measured force the error metrics are NaN; the force-only ones are not.
     assert np.all(np.isnan(table["rmse"])) and np.all(table["energy"] > 0)
     assert table.attrs["summary"]["precision"] == "fp32"

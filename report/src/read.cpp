@@ -353,10 +353,11 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   SweepFile f = read_sweep_file(path);
   const SweepMeta& m = f.meta;
   doc.title = "Sweep: " + m.model + " (" + m.design + ", " + std::to_string(m.points) + " points)";
-  if (!m.command_line.empty()) doc.provenance.push_back({"command", m.command_line});
-  doc.provenance.push_back({"stribeck version", m.toolkit_version});
-  doc.provenance.push_back({"date", m.created});
-  doc.provenance.push_back({"device", m.device + ", " + m.precision});
+  const Provenance& p = m.provenance;
+  if (!p.command_line.empty()) doc.provenance.push_back({"command", p.command_line});
+  doc.provenance.push_back({"stribeck version", p.toolkit_version});
+  doc.provenance.push_back({"date", p.date});
+  doc.provenance.push_back({"device", p.device + ", " + m.precision});
   const int obj = m.objective;
   const sweep::MetricInfo& oi = sweep::kMetricInfo[obj];
   const std::string obj_label = label(oi.name, oi.unit);
@@ -378,7 +379,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   Figure st = make(id, "status", FigureKind::kTable, "Points by status", "", "");
   st.table.header = {"status", "points"};
   std::uint64_t counts[engine::kPointStatusCount] = {};
-  for (std::uint8_t s : f.rows.status) ++counts[static_cast<int>(engine::from_sweep_status(s))];
+  for (std::uint8_t s : f.rows.status) ++counts[static_cast<int>(engine::from_sim_status(s))];
   if (f.rows.status.empty()) {  // top_k_only: the checkpoint's counts
     counts[static_cast<int>(engine::PointStatus::kInvalid)] = f.progress.invalid;
     counts[static_cast<int>(engine::PointStatus::kNonFinite)] = f.progress.nonfinite;
@@ -398,7 +399,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   if (f.rows.params.size() < n * dims || f.rows.metrics.size() < n * sweep::kNumMetrics)
     throw InputError(path + ": the sweep's columns are shorter than its status column");
   auto metric = [&](std::size_t i, int k) { return f.rows.metrics[i * sweep::kNumMetrics + k]; };
-  auto ok = [&](std::size_t i) { return f.rows.status[i] == sweep::kStatusOk; };
+  auto ok = [&](std::size_t i) { return f.rows.status[i] == kSimOk; };
   // 1-D profiles: the best objective over each parameter (grid values, else 50 bins).
   Section prof{"Cost profiles", {}};
   for (std::size_t d = 0; d < dims; ++d) {

@@ -2,7 +2,8 @@
 """Every kind of results file Stribeck writes opens with xarray's h5netcdf
 engine, group by group, without phony_dims: named dimensions (HDF5 dimension
 scales), `units` and `long_name` on every quantity, integer columns stored as
-integers, name lists as string arrays (docs/data-format.md, "Results files").
+integers, the one uint8 `status` column with its CF flags (docs/data-format.md,
+"Results files").
 
 Kinds: a sweep (with per-experiment metrics, trajectories and an invalid
 point), a sweep merged from shards, an ensemble (with an invalid point), an
@@ -117,57 +118,65 @@ ENSEMBLE_COLUMNS = {  # name: (dtype kind, units)
     "amp_velocity": ("f", "m/s"), "period": ("f", "s"), "breakaway_force": ("f", "N"),
     "peak_velocity": ("f", "m/s"), "dissipated": ("f", "J"), "final_elongation": ("f", "m"),
     "final_velocity": ("f", "m/s"), "final_state": ("f", "m"), "final_mode": ("i", "1"),
-    "status": ("i", "1"), "steps": ("i", "1")}
+    "status": ("u", "1"), "steps": ("i", "1")}
+
+
+# Every workload's status column: the engine's PointStatus (docs/data-format.md).
+STATUS_MEANINGS = "ok non_finite step_limit event_limit invalid"
+
+
+def check_status(ds, path):
+    st = ds["status"]
+    check(st.dims == ("point",) and st.dtype == np.uint8, f"{path}: status {st.dims} {st.dtype}")
+    check(text(st.attrs.get("flag_meanings", "")) == STATUS_MEANINGS, f"{path}: status flag_meanings")
+    check(list(np.atleast_1d(st.attrs.get("flag_values", []))) == [0, 1, 2, 3, 4], f"{path}: status flag_values")
 
 
 def check_sweep(path, points):
-    root = open_group(path, "/")
-    quantities(root, path)
-    check(root["status"].dims == ("point",), f"{path}: status dims {root['status'].dims}")
-    check(root["status"].dtype == np.uint8, f"{path}: status dtype {root['status'].dtype}")
-    check(np.array_equal(root["point"].values, np.arange(points)), f"{path}: point scale")
+    ds = open_group(path, "sweep")
+    quantities(ds, path + ":sweep")
+    check_status(ds, path)
+    check(np.array_equal(ds["point"].values, np.arange(points)), f"{path}: point scale")
     # invalid points (F_C = 30 > F_brk) have the one PointStatus code 4
-    status = root["status"].values
+    status = ds["status"].values
     check(int((status == 4).sum()) == 4 and int((status == 0).sum()) == 8, f"{path}: status counts {status}")
-    check(text(root["status"].attrs["flag_meanings"]).split()[4] == "invalid", f"{path}: flag_meanings")
-    for k in ("points", "first", "count", "top_k", "format_version"):
-        check(np.issubdtype(type(root.attrs[k]), np.integer), f"{path}: attribute {k} is {type(root.attrs[k])}")
-    check(int(root.attrs["format_version"]) == 2, f"{path}: format_version")
-    names = [text(x) for x in np.atleast_1d(root.attrs["parameter_names"])]
-    check(names == ["F_brk", "v_brk", "F_C", "f_v"],
-          f"{path}: parameter_names {names}")
-    exps = [text(x) for x in np.atleast_1d(root.attrs["experiments"])]
-    check(exps == ["slow", "fast"], f"{path}: experiments {exps}")
-
-    params = open_group(path, "parameters")
-    quantities(params, path + ":parameters")
+    for k in ("points", "first", "count", "top_k", "format_version", "count_ok", "count_invalid"):
+        check(np.issubdtype(type(ds.attrs[k]), np.integer), f"{path}: attribute {k} is {type(ds.attrs[k])}")
+    check(int(ds.attrs["format_version"]) == 3, f"{path}: format_version")
+    check(int(ds.attrs["count_ok"]) == 8 and int(ds.attrs["count_invalid"]) == 4, f"{path}: counts by status")
+    names = text(ds.attrs["parameters"]).split(",")
+    check(names == ["F_brk", "v_brk", "F_C", "f_v"], f"{path}: parameters {names}")
+    exps = [text(x) for x in ds["experiment"].values]
+    check(exps == ["slow", "fast"] and text(ds.attrs["experiments"]).split("\n") == exps, f"{path}: experiments {exps}")
     for n, u in PARAM_UNITS.items():
-        check(params[n].dims == ("point",) and params[n].dtype == np.float64, f"{path}: parameters/{n}")
-        check(text(params[n].attrs["units"]) == u, f"{path}: parameters/{n} units {params[n].attrs['units']}")
-    check(np.allclose(sorted(set(params["F_C"].values)), [5.0, 10.0, 30.0]), f"{path}: F_C values")
-    metrics = open_group(path, "metrics")
-    quantities(metrics, path + ":metrics")
+        check(ds[n].dims == ("point",) and ds[n].dtype == np.float64, f"{path}: parameter {n}")
+        check(text(ds[n].attrs["units"]) == u, f"{path}: parameter {n} units {ds[n].attrs['units']}")
+    check(np.allclose(sorted(set(ds["F_C"].values)), [5.0, 10.0, 30.0]), f"{path}: F_C values")
     for n, u in METRIC_UNITS.items():
-        check(n in metrics and text(metrics[n].attrs["units"]) == u, f"{path}: metrics/{n}")
-        check(metrics[n].dims == ("point",) and metrics[n].dtype == np.float64, f"{path}: metrics/{n} dims")
-    for e in exps:
-        em = open_group(path, f"experiments/{e}/metrics")
-        quantities(em, f"{path}:experiments/{e}")
-        check(text(em["energy"].attrs["units"]) == "J" and em["energy"].dims == ("point",), f"{path}: {e} energy")
-    top = open_group(path, "top_k")
-    quantities(top, path + ":top_k")
+        check(n in ds and text(ds[n].attrs["units"]) == u, f"{path}: metric {n}")
+        check(ds[n].dims == ("point",) and ds[n].dtype == np.float64, f"{path}: metric {n} dims")
+        e = ds[n + "_by_experiment"]
+        check(e.dims == ("point", "experiment") and text(e.attrs["units"]) == u, f"{path}: {n}_by_experiment")
+    # the whole energy is the experiments' energies added (valid points)
+    ok = status == 0
+    check(np.allclose(ds["energy_by_experiment"].values[ok].sum(axis=1), ds["energy"].values[ok], rtol=1e-12),
+          f"{path}: energy_by_experiment does not add up to energy")
+    top = open_group(path, "sweep/top_k")
+    quantities(top, path + ":sweep/top_k")
     check(top["index"].dims == ("rank",) and top.sizes["rank"] == 4, f"{path}: top_k dims {top['index'].dims}")
     check(np.issubdtype(top["index"].dtype, np.integer), f"{path}: top_k/index dtype")
-    tp = open_group(path, "top_k/parameters")
-    check(text(tp["v_brk"].attrs["units"]) == "m/s" and tp["v_brk"].dims == ("rank",), f"{path}: top_k/parameters")
+    check(text(top["v_brk"].attrs["units"]) == "m/s" and top["v_brk"].dims == ("rank",), f"{path}: top_k/v_brk")
+    best = int(top["index"].values[0])
+    check(top["rmse"].values[0] == ds["rmse"].values[best] == ds["rmse"].values[ok].min(), f"{path}: top_k best")
     for idx in ("0", "5"):
         for e in exps:
-            tr = open_group(path, f"trajectories/{idx}/{e}")
-            quantities(tr, f"{path}:trajectories/{idx}/{e}")
+            tr = open_group(path, f"sweep/trajectories/{idx}/{e}")
+            quantities(tr, f"{path}:sweep/trajectories/{idx}/{e}")
             check(tr["force"].dims == ("sample",) and text(tr["force"].attrs["units"]) == "N",
                   f"{path}: trajectory {idx}/{e}")
             check(tr.sizes["sample"] == (300 if e == "slow" else 200), f"{path}: trajectory {idx}/{e} samples")
-    return root, params, metrics
+            check(float(tr.attrs["F_C"]) == float(ds["F_C"].values[int(idx)]), f"{path}: trajectory {idx} F_C")
+    return ds, top
 
 
 def check_columns(ds, path, columns):
@@ -197,6 +206,7 @@ def check_ensemble(path, points):
         check(np.issubdtype(type(ds.attrs[k]), np.integer), f"{path}: attribute {k} is {type(ds.attrs[k])}")
     check(np.array_equal(ds["point"].values, np.arange(points)), f"{path}: point scale")
     check_columns(ds, path, ENSEMBLE_COLUMNS)
+    check_status(ds, path)
     check(ds["steps"].dtype == np.int64, f"{path}: steps is {ds['steps'].dtype}")
     # mass = -1: invalid (4), not simulated (0 steps); mass = 1: ok, simulated (>= t_end / dt steps)
     mass = ds["points"].values[:, names.index("mass")]
@@ -209,7 +219,7 @@ def check_ensemble(path, points):
 
 # identify --batch -o: group batch_fit (docs/data-format.md, "Batch-fit results").
 BATCH_COLUMNS = {  # name: (dtype kind, units)
-    "status": ("u", "1"), "warnings": ("i", "1"), "log": ("i", "1"), "experiment": ("i", "1"),
+    "status": ("u", "1"), "fit_status": ("u", "1"), "warnings": ("i", "1"), "log": ("i", "1"), "experiment": ("i", "1"),
     "samples": ("i", "1"), "iterations": ("i", "1"), "starts": ("i", "1"), "cost": ("f", "N^2"),
     "rmse": ("f", "N"), "r_squared": ("f", "1"), "seconds": ("f", "s")}
 for _n, _u in PARAM_UNITS.items():
@@ -222,10 +232,14 @@ def check_batch_fit(path, fits):
     quantities(ds, path + ":batch_fit")
     check(np.array_equal(ds["point"].values, np.arange(fits)), f"{path}: point scale")
     check_columns(ds, path, BATCH_COLUMNS)
+    check_status(ds, path)
+    fs = ds["fit_status"]
+    check(text(fs.attrs.get("flag_meanings", "")) == "converged max_iterations singular failed bad_data",
+          f"{path}: fit_status flag_meanings")
     check(text(ds.attrs["parameters"]).split(",") == ["F_brk", "v_brk", "F_C", "f_v"],
           f"{path}: parameters {ds.attrs['parameters']}")
     # the generator's defaults (docs/models.md: F_C 20 N, F_brk 25 N) recovered, every fit converged
-    check(np.all(ds["status"].values == 0), f"{path}: status {ds['status'].values}")
+    check(np.all(ds["status"].values == 0) and np.all(ds["fit_status"].values == 0), f"{path}: status")
     check(np.allclose(ds["F_C"].values, 20.0, rtol=0.05), f"{path}: F_C {ds['F_C'].values}")
     check(np.allclose(ds["F_brk"].values, 25.0, rtol=0.05), f"{path}: F_brk {ds['F_brk'].values}")
     check(np.array_equal(ds["experiment"].values, np.arange(fits)), f"{path}: experiment {ds['experiment'].values}")
@@ -287,7 +301,7 @@ with tempfile.TemporaryDirectory() as d:
             check(np.array_equal(a[n].values, b[n].values, equal_nan=a[n].dtype.kind == "f"),
                   f"merged sweep differs in {n}")
     # a shard's point scale counts from its first point
-    s1 = open_group(os.path.join(d, "s1.h5"), "/")
+    s1 = open_group(os.path.join(d, "s1.h5"), "sweep")
     check(np.array_equal(s1["point"].values, np.arange(6, 12)), "shard 1/2 point scale")
     e = check_ensemble(os.path.join(d, "ens.h5"), 6)
     em = check_ensemble(os.path.join(d, "ens_merged.h5"), 6)

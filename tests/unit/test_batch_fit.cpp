@@ -231,7 +231,11 @@ TEST_F(BatchFitCli, OneRowPerFitWithStatusAndUnits) {
   std::map<std::string, ResultDataset> d;
   for (const auto& x : r.datasets) d[x.name] = x;
   ASSERT_EQ(d.at("status").values.size(), 7u);
+  // The engine's point status (4: invalid, not fitted), and how each fit ended.
   EXPECT_EQ(d.at("status").values, (std::vector<double>{0, 0, 0, 0, 0, 4, 4}));
+  EXPECT_EQ(d.at("fit_status").values,
+            (std::vector<double>{0, 0, 0, 0, 0, static_cast<double>(ident::BatchFitStatus::kBadData),
+                                 static_cast<double>(ident::BatchFitStatus::kBadData)}));
   EXPECT_EQ(d.at("experiment").values, (std::vector<double>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(d.at("F_C").units, "N");
   EXPECT_EQ(d.at("f_v_std_error").units, "N/(m/s)");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/host/engine/checkpoint.hpp"
 #include "stribeck/host/engine/merge.hpp"
 #include "stribeck/host/engine/model_rules.hpp"
 #include "stribeck/host/engine/point_status.hpp"
@@ -202,13 +203,73 @@ TEST(Engine, OnePointStatusForSweepsAndSimulations) {
   EXPECT_EQ(engine::from_sim_status(stribeck::kSimInvalid), PointStatus::kInvalid);
   EXPECT_EQ(engine::from_sim_status(99), PointStatus::kInvalid);
   EXPECT_EQ(engine::from_sim_status(-1), PointStatus::kInvalid);
-  EXPECT_EQ(engine::from_sweep_status(stribeck::sweep::kStatusOk), PointStatus::kOk);
-  EXPECT_EQ(engine::from_sweep_status(stribeck::sweep::kStatusInvalidParams), PointStatus::kInvalid);
-  EXPECT_EQ(engine::from_sweep_status(stribeck::sweep::kStatusNonFinite), PointStatus::kNonFinite);
   std::map<std::string, int> names;
   for (int s = 0; s < engine::kPointStatusCount; ++s) ++names[engine::point_status_name(static_cast<PointStatus>(s))];
   EXPECT_EQ(names.size(), 5u);  // distinct names
   EXPECT_EQ(names.count("unknown"), 0u);
+}
+
+// The one checkpoint format: the engine's totals survive a round trip through
+// the state text beside a workload's own keys; a state whose counts do not
+// add up, or that misses the engine's keys, is refused in one line; a
+// checkpoint from before the `completed` key counts its rows.
+TEST(Engine, CheckpointStateRoundTripsAndRefusesCorruptCounts) {
+  engine::Totals t;
+  t.completed = 10;
+  t.add(PointStatus::kOk, 6);
+  t.add(PointStatus::kInvalid, 3);
+  t.add(PointStatus::kNonFinite, 1);
+  t.add_example(4, "F_C = 30 must be <= F_brk = 20");
+  const stribeck::StreamCheckpoint cp = engine::make_checkpoint(0, t, {{"stick_slip", "2"}});
+  EXPECT_EQ(cp.rows, 0u);  // a run that keeps only tables
+  EXPECT_EQ(cp.completed, 10u);
+  EXPECT_EQ(cp.state.at("status_counts"), "6,1,0,0,3");
+  engine::Totals back;
+  engine::restore_totals(cp, 10, back, "f.partial");
+  EXPECT_EQ(back.completed, 10u);
+  for (int s = 0; s < engine::kPointStatusCount; ++s) EXPECT_EQ(back.status_counts[s], t.status_counts[s]) << s;
+  EXPECT_EQ(back.invalid_examples, t.invalid_examples);
+  EXPECT_EQ(engine::state_count(cp, "stick_slip", "f.partial"), 2u);
+  // Killed before its first chunk: nothing to restore.
+  engine::restore_totals(stribeck::StreamCheckpoint{}, 10, back, "f.partial");
+  EXPECT_EQ(back.completed, 0u);
+  // From before the `completed` key: the rows are the points done.
+  stribeck::StreamCheckpoint old{10, {{"status_counts", "6,1,0,0,3"}}};
+  engine::restore_totals(old, 10, back, "f.partial");
+  EXPECT_EQ(back.completed, 10u);
+  const std::string corrupt = "f.partial: corrupt checkpoint; remove it and run without --resume";
+  auto refused = [&](stribeck::StreamCheckpoint c, std::uint64_t count) {
+    try {
+      engine::restore_totals(c, count, back, "f.partial");
+    } catch (const stribeck::InputError& e) {
+      return std::string(e.what()) == corrupt;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(cp, 9));  // more points than the range
+  auto bad = cp;
+  bad.state["status_counts"] = "6,1,0,0,2";  // 9 counted, 10 completed
+  EXPECT_TRUE(refused(bad, 10));
+  bad.state["status_counts"] = "6,1,0,3";  // four counts
+  EXPECT_TRUE(refused(bad, 10));
+  bad.state["status_counts"] = "6,1,0,x,3";
+  EXPECT_TRUE(refused(bad, 10));
+  bad = cp;
+  bad.state.erase("status_counts");
+  EXPECT_TRUE(refused(bad, 10));
+  EXPECT_THROW(engine::state_count(cp, "missing", "f.partial"), stribeck::InputError);
+  // The status column and the counts name the statuses in one spelling.
+  const auto col = engine::status_column();
+  EXPECT_EQ(col.name, "status");
+  EXPECT_EQ(col.type, stribeck::ColumnType::kUInt8);
+  ASSERT_EQ(col.flags.size(), 5u);
+  const auto counts = engine::count_attributes(t);
+  for (int s = 0; s < engine::kPointStatusCount; ++s) {
+    EXPECT_EQ(col.flags[s].first, s);
+    EXPECT_EQ(counts.at("count_" + col.flags[s].second), std::to_string(t.status_counts[s]));
+  }
+  EXPECT_EQ(col.flags[1].second, "non_finite");
+  EXPECT_EQ(col.flags[4].second, "invalid");
 }
 
 // Sweeps and ensembles check points against one filling of the rules, bounded
@@ -289,6 +350,13 @@ TEST(Records, StickSlipFieldTableGivesTheColumns) {
     EXPECT_FALSE(std::string(engine::kStickSlipFields[k].units).empty()) << names[k];
     const bool integer = k == 0 || k == 11 || k == 12 || k == 13;
     EXPECT_EQ(engine::kStickSlipFields[k].integer, integer) << names[k];
+    // Stored as the file says (docs/dynamics.md): steps int64, the status the
+    // engine's uint8 status column, the other integers int32, the rest float64.
+    const auto storage = k == 13   ? engine::FieldStorage::kInt64
+                         : k == 12 ? engine::FieldStorage::kStatus
+                         : integer ? engine::FieldStorage::kInt32
+                                   : engine::FieldStorage::kFloat64;
+    EXPECT_EQ(engine::kStickSlipFields[k].storage, storage) << names[k];
   }
   EXPECT_STREQ(engine::kStickSlipFields[2].units, "N");
   EXPECT_STREQ(engine::kStickSlipFields[3].units, "m/s");

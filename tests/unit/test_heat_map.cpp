@@ -300,9 +300,9 @@ samples = 200
   EXPECT_EQ(map.x.label, "F_C [N]");
   // Every cell equals the point's own value, read here straight from the file.
   const h5::File h = h5::open_file(sweep);
-  const auto fc = h5::read_array<double>(h.id(), "parameters/F_C", H5T_NATIVE_DOUBLE, sweep);
-  const auto fb = h5::read_array<double>(h.id(), "parameters/F_brk", H5T_NATIVE_DOUBLE, sweep);
-  const auto pk = h5::read_array<double>(h.id(), "metrics/peak_force", H5T_NATIVE_DOUBLE, sweep);
+  const auto fc = h5::read_array<double>(h.id(), "sweep/F_C", H5T_NATIVE_DOUBLE, sweep);
+  const auto fb = h5::read_array<double>(h.id(), "sweep/F_brk", H5T_NATIVE_DOUBLE, sweep);
+  const auto pk = h5::read_array<double>(h.id(), "sweep/peak_force", H5T_NATIVE_DOUBLE, sweep);
   ASSERT_EQ(pk.size(), 12u);
   for (size_t k = 0; k < pk.size(); ++k) {
     const auto i = std::find(map.x.centers.begin(), map.x.centers.end(), fc[k]) - map.x.centers.begin();

@@ -525,7 +525,7 @@ TEST(ReliabilityData, DamagedChunkOfAPartialSweepIsRefusedOnResumeNamingIt) {
   std::string text;
   ASSERT_EQ(test::run_cli("sweep " + cfg + " -q --chunk 20000 --max-chunks 2 -o " + dir + "out.h5", &text), 0) << text;
   ASSERT_TRUE(fs::exists(dir + "out.h5.partial"));
-  ASSERT_TRUE(damage_first_chunk(dir + "out.h5.partial", "metrics/rmse"));
+  ASSERT_TRUE(damage_first_chunk(dir + "out.h5.partial", "sweep/rmse"));
   const auto before = snapshot(dir);
   const CliRun r = run_limited(words("sweep " + cfg + " -q --chunk 20000 --resume -o " + dir + "out.h5"), 0,
                                test::temp_dir() + "rel_err.txt");
@@ -544,7 +544,7 @@ TEST(ReliabilityData, DamagedChunkOfAShardIsRefusedByMerge) {
   std::string text;
   ASSERT_EQ(test::run_cli("sweep " + cfg + " -q --shard 0/2 -o " + dir + "s0.h5", &text), 0) << text;
   ASSERT_EQ(test::run_cli("sweep " + cfg + " -q --shard 1/2 -o " + dir + "s1.h5", &text), 0) << text;
-  ASSERT_TRUE(damage_first_chunk(dir + "s1.h5", "metrics/energy"));
+  ASSERT_TRUE(damage_first_chunk(dir + "s1.h5", "sweep/energy"));
   ASSERT_EQ(test::run_cli("simulate " + ens + " -q --shard 0/2 -o " + dir + "e0.h5", &text), 0) << text;
   ASSERT_EQ(test::run_cli("simulate " + ens + " -q --shard 1/2 -o " + dir + "e1.h5", &text), 0) << text;
   ASSERT_TRUE(damage_first_chunk(dir + "e0.h5", "ensemble/points"));

@@ -173,5 +173,108 @@ TEST(ResultsStream, StreamWithoutRowsLeavesNoPartialFile) {
   }
 }
 
+// A table of three columns (uint64 index, float64 value, a flagged uint8
+// code) of n rows: index 100 + r, value 0.5 r, code r % 2.
+StreamTable table(const std::string& name, int n) {
+  StreamTable t;
+  t.name = name;
+  t.dimension = "rank";
+  t.dimension_long_name = "rank";
+  StreamColumn index{"index", 0, "1", ""}, value{"value", 0, "N", "a value"}, code{"code", 0, "1", ""};
+  index.long_name = "index of the point";
+  index.type = ColumnType::kUInt64;
+  code.long_name = "a code";
+  code.type = ColumnType::kUInt8;
+  code.flags = {{0, "even"}, {1, "odd"}};
+  t.columns = {index, value, code};
+  t.data.assign(3, {});
+  for (int r = 0; r < n; ++r) t.data[0].push_back(100 + r), t.data[1].push_back(0.5 * r), t.data[2].push_back(r % 2);
+  return t;
+}
+
+// Tables beside the rows: a checkpoint's replace the last one's whole and
+// stay after finish; one-off tables keep their attributes; the stored types
+// and flags are the columns'; the checkpoint is readable from the file.
+TEST(ResultsStream, CheckpointTablesAreReplacedKeptByFinishAndReadBack) {
+  const std::string out = tmp("tables.h5");
+  std::remove(out.c_str());
+  auto s = ResultsStream::create(out, "sweep", kColumns, kAttributes, provenance("cpu"));
+  append_rows(*s, 0, 2);
+  StreamCheckpoint cp{2, {{"completed", "2"}}, {table("top", 3)}};
+  s->checkpoint(cp);
+  StreamCheckpoint read;
+  ASSERT_TRUE(read_stream_checkpoint(out + ".partial", "sweep", read));
+  EXPECT_EQ(read.rows, 2u);
+  EXPECT_EQ(read.state, cp.state);
+  EXPECT_EQ(s->read_table("top").rows(), 3u);
+  EXPECT_EQ(s->read_table("none").rows(), 0u);
+  append_rows(*s, 2, 5);
+  s->checkpoint({5, {}, {table("top", 2)}});
+  StreamTable trace = table("traces/7/slow", 4);
+  trace.dimension = "sample";
+  trace.attributes = {{"F_C", 12.5}, {"f_v", -3.0}};
+  s->add_table(trace);
+  s->finish({{"count_ok", "5"}, {"note", "done"}});
+
+  EXPECT_FALSE(read_stream_checkpoint(out, "sweep", read));  // finished
+  const Results r = read_results(out, "sweep");
+  EXPECT_EQ(r.attributes.at("count_ok"), "5");
+  EXPECT_EQ(r.attributes.at("note"), "done");
+  EXPECT_EQ(r.attributes.at("identity"), "abc");  // the earlier attributes are kept
+  const StreamTable top = read_stream_table(out, "sweep", "top");
+  EXPECT_EQ(top.dimension, "rank");
+  ASSERT_EQ(top.rows(), 2u);  // replaced by the last checkpoint's
+  EXPECT_EQ(*top.column("index"), (std::vector<double>{100, 101}));
+  EXPECT_EQ(*top.column("value"), (std::vector<double>{0, 0.5}));
+  const StreamTable back = read_stream_table(out, "sweep", "traces/7/slow", {"F_C", "f_v"});
+  EXPECT_EQ(back.dimension, "sample");
+  EXPECT_EQ(back.attributes, trace.attributes);
+  EXPECT_EQ(*back.column("value"), (std::vector<double>{0, 0.5, 1.0, 1.5}));
+  EXPECT_THROW(read_stream_table(out, "sweep", "traces/7/slow", {"F_brk"}), InputError);  // a missing attribute
+  EXPECT_EQ(stream_subgroups(out, "sweep", "traces"), (std::vector<std::string>{"7"}));
+  EXPECT_EQ(stream_subgroups(out, "sweep", "traces/7"), (std::vector<std::string>{"slow"}));
+  EXPECT_TRUE(stream_subgroups(out, "sweep", "nothing").empty());
+  // Stored types, units and CF flags, read with libhdf5 itself.
+  const h5::File f = h5::open_file(out);
+  const h5::Group g = h5::open_group(f.id(), "sweep/top", out);
+  const h5::Dataset index = h5::open_dataset(g.id(), "index", out), code = h5::open_dataset(g.id(), "code", out);
+  const h5::Datatype it(H5Dget_type(index.id())), ct(H5Dget_type(code.id()));
+  EXPECT_EQ(H5Tget_class(it.id()), H5T_INTEGER);
+  EXPECT_EQ(H5Tget_size(it.id()), 8u);
+  EXPECT_EQ(H5Tget_sign(it.id()), H5T_SGN_NONE);
+  EXPECT_EQ(H5Tget_size(ct.id()), 1u);
+  EXPECT_EQ(h5::read_string_attribute(code.id(), "flag_meanings", out), "even odd");
+  const h5::Attribute fv(H5Aopen(code.id(), "flag_values", H5P_DEFAULT));
+  const h5::Datatype ft(H5Aget_type(fv.id()));
+  EXPECT_EQ(H5Tget_size(ft.id()), 1u);  // in the column's type, as CF asks
+  std::uint8_t flags[2] = {9, 9};
+  ASSERT_GE(H5Aread(fv.id(), H5T_NATIVE_UINT8, flags), 0);
+  EXPECT_EQ(flags[0], 0);
+  EXPECT_EQ(flags[1], 1);
+  EXPECT_EQ(h5::read_string_attribute(h5::open_dataset(g.id(), "value", out).id(), "units", out), "N");
+  EXPECT_TRUE(h5::is_dimension_scale(g.id(), "rank", out));
+}
+
+// A run that keeps only tables (a sweep's top_k_only) writes no rows: its
+// partial file is kept once a checkpoint counts completed points, and
+// resumes with the table.
+TEST(ResultsStream, StreamOfTablesOnlyIsKeptOnceACheckpointCountsPoints) {
+  const std::string out = tmp("tables_only.h5");
+  std::remove(out.c_str());
+  std::remove((out + ".partial").c_str());
+  {
+    auto s = ResultsStream::create(out, "sweep", {}, kAttributes, provenance("cpu"));
+    StreamCheckpoint cp{0, {{"completed", "7"}}, {table("top", 1)}};
+    cp.completed = 7;
+    s->checkpoint(cp);
+  }
+  ASSERT_TRUE(exists(out + ".partial"));
+  StreamCheckpoint cp;
+  auto s = ResultsStream::resume(out, "sweep", {}, kAttributes, provenance("cpu"), cp);
+  EXPECT_EQ(cp.rows, 0u);
+  EXPECT_EQ(cp.state.at("completed"), "7");
+  EXPECT_EQ(s->read_table("top").rows(), 1u);
+}
+
 }  // namespace
 }  // namespace stribeck

@@ -67,7 +67,7 @@ void expect_same_sweep(const SweepFile& a, const SweepFile& b) {
   EXPECT_EQ(a.meta.points, b.meta.points);
   EXPECT_EQ(a.meta.first, b.meta.first);
   EXPECT_EQ(a.meta.count, b.meta.count);
-  EXPECT_EQ(a.meta.config, b.meta.config);
+  EXPECT_EQ(a.meta.provenance.config, b.meta.provenance.config);
   EXPECT_EQ(a.progress.completed, b.progress.completed);
   EXPECT_EQ(a.progress.invalid, b.progress.invalid);
   EXPECT_EQ(a.progress.nonfinite, b.progress.nonfinite);
@@ -142,8 +142,8 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   const hid_t f = H5Fopen(merged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
   bool found = true;
-  for (const char* p :
-       {"/trajectories", "/trajectories/2500", "/trajectories/2500/sine", "/trajectories/2500/sine/force"})
+  for (const char* p : {"/sweep/trajectories", "/sweep/trajectories/2500", "/sweep/trajectories/2500/sine",
+                        "/sweep/trajectories/2500/sine/force"})
     found = found && H5Lexists(f, p, H5P_DEFAULT) > 0;
   H5Fclose(f);
   EXPECT_TRUE(found);
@@ -193,6 +193,50 @@ TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
   EXPECT_EQ(f.rows.count, 0u);
   ASSERT_EQ(f.progress.top.size(), 3u);
   EXPECT_GE(f.progress.top[0].objective, f.progress.top[1].objective);
+}
+
+// A top_k_only run writes no rows, only its table: stopped after two
+// chunks, its partial file is kept (it counts completed points) and resumes
+// to the table and counts of one run. A partial shard is no input to merge,
+// and merged shards sum their counts by status.
+TEST(SweepCli, TopKOnlyRunResumesAndShardsMergeTheirCounts) {
+  const std::string cfg = write_config("topk_resume.toml"), one = tmp("topk_one.h5"), two = tmp("topk_two.h5");
+  const std::string flags = " -q --top-k-only --chunk 400";
+  std::remove((two + ".partial").c_str());
+  std::string text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + flags, &text), 0) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + flags + " --max-chunks 2", &text), 0) << text;
+  const SweepFile partial = read_sweep_file(two + ".partial");
+  EXPECT_FALSE(partial.complete);
+  EXPECT_EQ(partial.progress.completed, 800u);
+  EXPECT_EQ(partial.rows.count, 0u);
+  EXPECT_EQ(partial.progress.top.size(), 7u);
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + flags + " --resume", &text), 0) << text;
+  const SweepFile a = read_sweep_file(one), b = read_sweep_file(two);
+  EXPECT_TRUE(b.complete);
+  EXPECT_EQ(b.progress.completed, 3001u);
+  EXPECT_EQ(b.progress.invalid, a.progress.invalid);
+  EXPECT_EQ(b.progress.invalid, 1000u);  // LHS over the 3-value list: one third has K_brk = 0.5
+  ASSERT_EQ(a.progress.top.size(), b.progress.top.size());
+  for (size_t r = 0; r < a.progress.top.size(); ++r) {
+    EXPECT_EQ(a.progress.top[r].index, b.progress.top[r].index);
+    EXPECT_EQ(a.progress.top[r].objective, b.progress.top[r].objective);
+  }
+  // Shards: one left unfinished is refused by name; the finished ones merge
+  // to the counts of one run.
+  const std::string s0 = tmp("topk_s0.h5"), s1 = tmp("topk_s1.h5"), merged = tmp("topk_merged.h5");
+  std::remove((s1 + ".partial").c_str());
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s0 + flags + " --shard 0/2", &text), 0) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s1 + flags + " --shard 1/2 --max-chunks 1", &text), 0) << text;
+  EXPECT_EQ(run_cli("merge " + s0 + " " + s1 + ".partial -o " + merged, &text), 2) << text;
+  EXPECT_NE(text.find(s1 + ".partial: the shard is not finished (resume it first)"), std::string::npos) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s1 + flags + " --shard 1/2 --resume", &text), 0) << text;
+  ASSERT_EQ(run_cli("merge " + s1 + " " + s0 + " -o " + merged, &text), 0) << text;
+  const SweepFile m = read_sweep_file(merged);
+  EXPECT_EQ(m.progress.invalid, a.progress.invalid);
+  EXPECT_EQ(m.progress.nonfinite, a.progress.nonfinite);
+  ASSERT_EQ(m.progress.top.size(), a.progress.top.size());
+  for (size_t r = 0; r < a.progress.top.size(); ++r) EXPECT_EQ(m.progress.top[r].index, a.progress.top[r].index);
 }
 
 TEST(SweepCli, FlagsAloneDescribeASweep) {

@@ -105,7 +105,7 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
   const std::uint64_t n = plan.count;
   const SweepChunk ref = run_at("scalar", plan, Precision::kFp64, 0, n);
   int invalid = 0;
-  for (std::uint64_t j = 0; j < n; ++j) invalid += ref.status[j] == sweep::kStatusInvalidParams;
+  for (std::uint64_t j = 0; j < n; ++j) invalid += ref.status[j] == kSimInvalid;
   if (!m.relations.empty()) EXPECT_GT(invalid, 0) << "the space should mix invalid points in";
   EXPECT_LT(invalid, static_cast<int>(n));
 
@@ -121,7 +121,7 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
       ASSERT_EQ(got.status, ref.status);
       ASSERT_EQ(got.params, ref.params);
       for (std::uint64_t j = 0; j < n; ++j) {
-        if (ref.status[j] != sweep::kStatusOk) {
+        if (ref.status[j] != kSimOk) {
           for (int k = 0; k < sweep::kNumMetrics; ++k) EXPECT_TRUE(std::isnan(got.metrics[j * sweep::kNumMetrics + k]));
           continue;
         }

@@ -127,7 +127,7 @@ TEST_F(SweepMetrics, CpuMatchesScalarReferenceInFp64AndFp32) {
     SweepChunk c;
     evaluate_chunk_cpu(plan, prec, 0, plan.count, c);
     for (std::uint64_t j = 0; j < plan.count; ++j) {
-      ASSERT_EQ(c.status[j], sweep::kStatusOk);
+      ASSERT_EQ(c.status[j], kSimOk);
       const double* p = &c.params[j * 6];
       const auto ref = reference_metrics(p, traces_);
       for (int m = 0; m < sweep::kNumMetrics; ++m)
@@ -230,7 +230,7 @@ TEST_F(SweepMetrics, StatefulModelsMatchAnOdeReference) {
     evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, out);
     const int dims = plan.space.dims;
     for (std::uint64_t j = 0; j < plan.count; ++j) {
-      ASSERT_EQ(out.status[j], sweep::kStatusOk);
+      ASSERT_EQ(out.status[j], kSimOk);
       const double* p = &out.params[j * dims];
       std::vector<std::vector<long double>> forces;
       for (const auto& r : traces_) {
@@ -308,7 +308,7 @@ TEST(SweepMetricsValidity, InvalidPointsAreCountedNotComputed) {
   // F_brk >= F_C holds only for (30, 20) and (30, 25): points 3 and 4.
   for (std::uint64_t j = 0; j < 6; ++j) {
     const bool ok = j == 3 || j == 4;
-    EXPECT_EQ(r.status[j], ok ? sweep::kStatusOk : sweep::kStatusInvalidParams) << j;
+    EXPECT_EQ(r.status[j], ok ? kSimOk : kSimInvalid) << j;
     EXPECT_EQ(std::isnan(r.metrics[j * sweep::kNumMetrics + sweep::kEnergy]), !ok) << j;
   }
 }

@@ -25,7 +25,7 @@ namespace stribeck {
 
 // How a column is stored. append() always takes doubles; integer columns
 // receive whole numbers (below 2^53), converted exactly by HDF5.
-enum class ColumnType { kFloat64, kInt32, kInt64, kUInt8 };
+enum class ColumnType { kFloat64, kInt32, kInt64, kUInt8, kUInt64 };
 
 // One dataset of the group. Every column's first dimension is the group's
 // `point` dimension scale (the index of each row in the whole space); a
@@ -43,17 +43,46 @@ struct StreamColumn {
   std::string width_dimension;            // w >= 1: name of the second dimension ("": "<name>_column")
   std::vector<std::string> width_labels;  // its values (w names; empty: 0 .. w-1)
   std::vector<std::string> width_units;   // w >= 1: `units` of each label (attribute of the scale)
+  // Codes and their names, as the CF attributes `flag_values` (in the
+  // column's type) and `flag_meanings` (names joined by spaces): a status
+  // column says what its codes mean.
+  std::vector<std::pair<int, std::string>> flags;
+};
+
+// A small table kept beside the rows (a sweep's top-K, a point's force
+// trace): subgroup `name` of the results group (a path such as
+// "trajectories/5/slow" makes the groups between), its rows along its own
+// dimension scale `dimension` (uint64, 0 .. rows-1), 1-D columns (width 0)
+// with their units, long names and types, and numeric attributes.
+struct StreamTable {
+  std::string name;
+  std::string dimension;  // the scale's name ("rank", "sample")
+  std::string dimension_long_name;
+  std::vector<StreamColumn> columns;
+  std::vector<std::vector<double>> data;     // one vector of rows() values per column
+  std::map<std::string, double> attributes;  // float64 attributes of the table's group
+  std::uint64_t rows() const { return data.empty() ? 0 : data.front().size(); }
+  // The values of column `column_name`, or nullptr.
+  const std::vector<double>* column(const std::string& column_name) const;
 };
 
 // Name of the dimension scale of a stream's rows.
 constexpr const char* kPointDimension = "point";
 
-// What a checkpoint records: the rows written, and the engine's running
-// totals as text (counts, examples), so a resumed run continues them.
-// State keys may not contain '=' or '\n'; values may not contain '\n'.
+// What a checkpoint records: the rows written, the engine's running totals
+// as text (counts, examples), so a resumed run continues them, and the
+// tables that summarise the rows so far (replaced whole at every checkpoint
+// and kept by finish: a sweep's top-K). State keys may not contain '=' or
+// '\n'; values may not contain '\n'.
 struct StreamCheckpoint {
   std::uint64_t rows = 0;
   std::map<std::string, std::string> state;
+  std::vector<StreamTable> tables;
+  // Points the checkpoint counts as done: the rows, or more for a run that
+  // keeps only tables (a sweep's top_k_only). Not stored (the state holds
+  // the engine's count); from the first checkpoint that counts any, the
+  // partial file is work worth resuming and is kept when the run ends.
+  std::uint64_t completed = 0;
 };
 
 // Throws InputError when `partial` exists: the checkpointed results of an
@@ -100,11 +129,18 @@ class ResultsStream {
   // Appends `rows` rows: data[c] holds the rows of column c
   // (rows values, or rows x width).
   void append(std::uint64_t rows, const std::vector<const double*>& data);
-  // Records the checkpoint and flushes the file to disk.
+  // Records the checkpoint (its tables included) and flushes the file to disk.
   void checkpoint(const StreamCheckpoint& checkpoint);
-  // Removes the checkpoint attributes, closes and renames PATH.partial ->
-  // PATH (replacing it).
-  void finish();
+  // Writes a table that is not a checkpoint's (a point's force trace),
+  // replacing one of the same name; made durable by the next checkpoint.
+  void add_table(const StreamTable& table);
+  // A table of the partial file (a resumed run's last top-K); an empty
+  // table when there is none.
+  StreamTable read_table(const std::string& name) const;
+  // Removes the checkpoint attributes, adds `attributes` to the group's
+  // (typed as create's are: the final counts), closes and renames
+  // PATH.partial -> PATH (replacing it).
+  void finish(const std::map<std::string, std::string>& attributes = {});
 
   struct Impl;
 
@@ -116,5 +152,16 @@ class ResultsStream {
   void write_checkpoint(const StreamCheckpoint& checkpoint);
   std::unique_ptr<Impl> impl_;
 };
+
+// Table `name` of results group `group` of a file (a finished shard's
+// top-K, for merge) with the float64 attributes `attribute_names` (each
+// required); an empty table when there is none.
+StreamTable read_stream_table(const std::string& path, const std::string& group, const std::string& name,
+                              const std::vector<std::string>& attribute_names = {});
+// The last checkpoint of an unfinished results group (rows and state; its
+// tables are read with read_stream_table): false for a finished group.
+bool read_stream_checkpoint(const std::string& path, const std::string& group, StreamCheckpoint& checkpoint);
+// The names of the subgroups of `group`/`name` (a sweep's trajectories).
+std::vector<std::string> stream_subgroups(const std::string& path, const std::string& group, const std::string& name);
 
 }  // namespace stribeck

@@ -1,17 +1,24 @@
 #pragma once
-// The HDF5 file of a sweep (layout: docs/sweep.md), written in chunks as the
-// sweep runs so host memory stays bounded, with a checkpoint after every chunk
-// so an interrupted run can be resumed to the same file; and read back (merge,
-// tests). The file is written as OUT.h5.partial and renamed to OUT.h5 when
-// complete, so OUT.h5 never holds a partial result.
+// The HDF5 file of a sweep (layout: docs/sweep.md, "Output"): one results
+// group `sweep` that the engine streams through ResultsStream as every
+// workload's results are streamed (the one results format, checkpoints,
+// resume, merge): a column per parameter and kept metric, the status, and
+// per-experiment metrics as (point, experiment) tables; beside the rows the
+// top-K table (replaced at every checkpoint) and the force trajectories of
+// chosen points, as tables of the group.
 //
-// Plain types only: the sweep engine (host/) fills them; this layer knows the
-// file, not the engine.
+// This header is what the writer (host/src/sweep_output.cpp) and the readers
+// (merge, map, report, tests) share: the plain records the sweep engine
+// fills, the layout (columns, attributes, tables from the metadata), and
+// read_sweep_file, which also reads the root layout of format_version 1 and
+// 2 (sweep_file_legacy.cpp).
 #include <cstdint>
-#include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "stribeck/data/log.hpp"
+#include "stribeck/data/results_stream.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
 
 namespace stribeck {
@@ -25,7 +32,7 @@ struct SweepChunk {
   std::vector<double> params;        // count x dims
   std::vector<double> metrics;       // count x kNumMetrics (all metrics; the writer selects)
   std::vector<double> exp_metrics;   // count x experiments x kNumMetrics (per_experiment only)
-  std::vector<std::uint8_t> status;  // count, sweep::Status
+  std::vector<std::uint8_t> status;  // count, the kernels' SimStatus codes (= engine::PointStatus)
 };
 
 // One entry of the top-K table.
@@ -38,7 +45,8 @@ struct TopEntry {
 
 // Everything the file says about the sweep apart from the per-point data.
 struct SweepMeta {
-  std::string toolkit_version, model, design, precision, device, config, created, command_line;
+  Provenance provenance;  // toolkit version, command line, config text, date, device
+  std::string model, design, precision;
   // Canonical text of everything that determines the results (resolved
   // space, trace content hash, metrics, top-K settings): a resumed run or a
   // merged shard must match it, whatever mix of config and flags produced it.
@@ -55,59 +63,64 @@ struct SweepMeta {
   bool top_k_only = false;
 };
 
-// Progress kept in the file at each checkpoint.
+// The results group and the version of its layout (1 and 2: the root
+// layout before the sweep was a workload's ResultsStream).
+constexpr const char* kSweepGroup = "sweep";
+constexpr int kSweepFormatVersion = 3;
+
+// The group's attributes: what --resume compares (all of them) and merge
+// checks, and what a reader learns the sweep from.
+std::map<std::string, std::string> sweep_attributes(const SweepMeta& meta);
+// The group's columns (none with top_k_only), in the order of
+// sweep_chunk_columns: each parameter, each kept metric, `status` (given:
+// the engine's one status column), `<metric>_by_experiment` with
+// per_experiment. Throws std::logic_error when two would share a name (a
+// model parameter named like a metric).
+std::vector<StreamColumn> sweep_columns(const SweepMeta& meta, const StreamColumn& status);
+// A chunk's rows as those columns' values (one vector per column).
+std::vector<std::vector<double>> sweep_chunk_columns(const SweepMeta& meta, const SweepChunk& chunk);
+// The top-K table `top_k` (dimension `rank`, 0 best): index, objective, the
+// parameters, every metric; and its entries read back (`where` names it).
+StreamTable top_k_table(const SweepMeta& meta, const std::vector<TopEntry>& top);
+std::vector<TopEntry> top_k_entries(const SweepMeta& meta, const StreamTable& table, const std::string& where);
+// The force of point `index` along experiment `experiment`'s trace: table
+// `trajectories/<index>/<experiment>` (dimension `sample`), the point's
+// parameters as its attributes.
+StreamTable trajectory_table(const SweepMeta& meta, std::uint64_t index, const std::vector<double>& params,
+                             const std::string& experiment, const std::vector<double>& force);
+
+// Progress a file records: a finished file's counts, or an unfinished
+// one's last checkpoint.
 struct SweepProgress {
   std::uint64_t completed = 0;  // points of [first, first+count) done, in order
   std::uint64_t invalid = 0, nonfinite = 0;
   std::vector<TopEntry> top;
 };
 
-class SweepWriter {
- public:
-  // Starts OUT.partial (checking both paths, check_output_path, and refusing
-  // an existing OUT.partial: refuse_unfinished, `resumable` false for
-  // writers without --resume such as merge; destroyed unfinished before a
-  // checkpoint counted points, it removes the file again) ...
-  static std::unique_ptr<SweepWriter> create(const std::string& path, const SweepMeta& meta, bool resumable = true);
-  // ... or reopens it after an interruption: checks it belongs to the same
-  // sweep (identity, shard, output options) and drops rows past the checkpoint.
-  static std::unique_ptr<SweepWriter> resume(const std::string& path, const SweepMeta& meta, SweepProgress& progress);
-  ~SweepWriter();
-  SweepWriter(const SweepWriter&) = delete;
-  SweepWriter& operator=(const SweepWriter&) = delete;
-
-  void append(const SweepChunk& chunk, int n_exp);
-  void checkpoint(const SweepProgress& progress);
-  // One force trace per experiment of point `index`.
-  void add_trajectory(std::uint64_t index, const std::vector<double>& params,
-                      const std::vector<std::string>& experiments, const std::vector<std::vector<double>>& forces);
-  // Copies /trajectories/* of another sweep file (merge).
-  void copy_trajectories_from(const std::string& path);
-  // Final checkpoint, close, rename OUT.partial -> OUT.
-  void finish(const SweepProgress& progress, double seconds);
-
-  struct Impl;
-
- private:
-  explicit SweepWriter(std::unique_ptr<Impl> impl);
-  void append_rows(const SweepChunk& chunk, int n_exp);
-  void write_trajectory(std::uint64_t index, const std::vector<double>& params,
-                        const std::vector<std::string>& experiments, const std::vector<std::vector<double>>& forces);
-  std::unique_ptr<Impl> impl_;
-};
-
-// A complete sweep file read back (all rows in memory: merge, tests).
+// A sweep file read back whole (merge checks, report, tests).
 struct SweepFile {
   SweepMeta meta;
   SweepProgress progress;
   SweepChunk rows;  // params (count x dims), metrics (count x kNumMetrics: NaN for metrics not kept),
                     // exp_metrics, status; empty when top_k_only
   bool complete = false;
-  double seconds = 0;  // wall time of the run(s)
+  int format_version = kSweepFormatVersion;
 };
-SweepFile read_sweep_file(const std::string& path);
-// Whether `path` is a sweep file (root attribute format = "stribeck-sweep");
-// false for other files and missing ones.
+// `with_rows` false: metadata, progress and top-K only (a file of any size).
+SweepFile read_sweep_file(const std::string& path, bool with_rows = true);
+// The metadata of a format_version 3 group from its attributes and
+// provenance (`at` names the group in messages).
+SweepMeta sweep_meta(const std::map<std::string, std::string>& attributes, const Provenance& provenance,
+                     const std::string& at);
+// Whether `path` is a sweep file of any version (a group `sweep` with
+// `sweep_identity`, or root attribute format = "stribeck-sweep"); false for
+// other files and missing ones.
 bool is_sweep_file(const std::string& path);
+
+namespace detail {
+// The reader of format_version 1 and 2 (root layout): sweep_file_legacy.cpp.
+bool is_legacy_sweep_file(const std::string& path);
+SweepFile read_legacy_sweep_file(const std::string& path);
+}  // namespace detail
 
 }  // namespace stribeck

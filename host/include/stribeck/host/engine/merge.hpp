@@ -51,6 +51,10 @@ struct ShardFormat {
   std::function<std::vector<StreamColumn>(const std::string& path, const std::map<std::string, std::string>& attributes,
                                           const std::string& at)>
       columns;
+  // What the workload keeps beside the rows (a sweep's top-K table, its
+  // trajectories): the merged file's tables from the shard files, given in
+  // point order. Empty: none.
+  std::function<std::vector<StreamTable>(const std::vector<std::string>& shards)> tables;
 };
 
 // True when `path` is an HDF5 file whose `format.group` has the attribute
@@ -58,8 +62,10 @@ struct ShardFormat {
 bool is_shard_file(const std::string& path, const ShardFormat& format);
 
 // The shard files of one run (any order) into `output`: the same file as one
-// run, with attribute merged_from and the provenance device "merged from N
-// shards: DEVICES". No output (and no OUT.partial) when anything is refused.
+// run, with attribute merged_from, the counts by status summed, and the
+// provenance device "merged from N shards: DEVICES". A shard that is not
+// finished (a checkpoint left in it) is refused. No output (and no
+// OUT.partial) when anything is refused.
 void merge_shard_files(const ShardFormat& format, const std::vector<std::string>& inputs, const std::string& output,
                        const std::string& command_line);
 

@@ -1,13 +1,12 @@
 #pragma once
 // The one outcome code of a point of any batch workload (sweep point,
-// ensemble trajectory), Gpufit-style: what the engine counts,
-// summarises and gives examples of. Its values are the kernels' SimStatus
-// codes, so a simulation's status needs no translation; a sweep point's
-// (sweep::Status: ok, invalid, non-finite) maps onto it.
+// ensemble trajectory, batch fit), Gpufit-style: what the engine counts,
+// summarises, gives examples of and writes in every results file's `status`
+// column. Its values are the kernels' SimStatus codes, which the sweep and
+// simulation kernels write, so no code is ever translated.
 #include <cstdint>
 
 #include "stribeck/kernels/integrators/status.hpp"
-#include "stribeck/kernels/sweep/metrics.hpp"
 
 namespace stribeck::engine {
 
@@ -34,12 +33,6 @@ inline const char* point_status_name(PointStatus s) {
 // A simulation's SimStatus (an unknown code counts as invalid: not trusted).
 inline PointStatus from_sim_status(int s) {
   return s >= 0 && s <= kSimInvalid ? static_cast<PointStatus>(s) : PointStatus::kInvalid;
-}
-// A sweep point's sweep::Status.
-inline PointStatus from_sweep_status(std::uint8_t s) {
-  return s == sweep::kStatusOk          ? PointStatus::kOk
-         : s == sweep::kStatusNonFinite ? PointStatus::kNonFinite
-                                        : PointStatus::kInvalid;
 }
 
 }  // namespace stribeck::engine

@@ -1,19 +1,28 @@
 #pragma once
 // Records defined once: what the engine derives from a record's field table
 // (the X-macro list next to the record, e.g. STRIBECK_STICK_SLIP_FIELDS in
-// kernels/systems/metrics.hpp): column names, units and long names, packing
-// to a row of doubles (the GPU's staging layout) and back, and conversion
-// between working scalars. Nothing here names a field.
+// kernels/systems/metrics.hpp): column names, units, long names and stored
+// types, packing to a row of doubles (the GPU's staging layout) and back,
+// and conversion between working scalars. Nothing here names a field but
+// the one convention every record keeps: its field `status` is the point's
+// PointStatus, written as every workload's status column.
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "stribeck/data/results_stream.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 
 namespace stribeck::engine {
+
+// How a field is stored: float64 (the working scalar T), int32 (int
+// members), int64 (long members), or the status column (status_column:
+// uint8 with its flags).
+enum class FieldStorage { kFloat64, kInt32, kInt64, kStatus };
 
 // One column of a record as the results files and the summaries see it.
 struct FieldInfo {
@@ -21,16 +30,25 @@ struct FieldInfo {
   const char* units;      // CF/UDUNITS spelling, translational ("1": dimensionless)
   const char* long_name;  // what it is
   bool integer;           // stored as an integer column
+  FieldStorage storage;
 };
 
 namespace detail {
 template <class U>
 constexpr bool kIntegerField = !std::is_floating_point<U>::value;
+constexpr bool same_text(const char* a, const char* b) { return *a == *b && (*a == 0 || same_text(a + 1, b + 1)); }
+template <class U>
+constexpr FieldStorage storage_of(const char* name) {
+  return same_text(name, "status")           ? FieldStorage::kStatus
+         : !kIntegerField<U>                 ? FieldStorage::kFloat64
+         : sizeof(U) == sizeof(std::int64_t) ? FieldStorage::kInt64
+                                             : FieldStorage::kInt32;
+}
 // `T` in a field table is the working scalar: a floating-point field.
 struct StickSlipTable {
   using T = double;
 #define STRIBECK_FIELD_INFO(member, type, name, units, long_name) \
-  FieldInfo{name, units, long_name, kIntegerField<type>},
+  FieldInfo{name, units, long_name, kIntegerField<type>, storage_of<type>(name)},
   static constexpr FieldInfo fields[] = {STRIBECK_STICK_SLIP_FIELDS(STRIBECK_FIELD_INFO)};
 #undef STRIBECK_FIELD_INFO
 };
@@ -48,6 +66,9 @@ inline std::string rotational_units(const std::string& u) {
   if (u == "m/s") return "rad/s";
   return u;
 }
+
+// The results column of a field (units made rotational where asked).
+StreamColumn field_column(const FieldInfo& field, bool rotational);
 
 // A record as a row of doubles (kStickSlipFieldCount values, table order).
 template <class T>

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "stribeck/kernels/config.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/scalar_math.hpp"
 
 namespace stribeck::sweep {
@@ -56,12 +57,10 @@ constexpr MetricInfo kMetricInfo[kNumMetrics] = {
     {"loop_area", "J", "hysteresis loop area, trapezoid integral of F dx", false},
 };
 
-// Per-point outcome, Gpufit-style: one code per parameter set.
-enum Status : std::uint8_t {
-  kStatusOk = 0,
-  kStatusInvalidParams = 1,  // outside the model's ranges or relations: not computed
-  kStatusNonFinite = 2,      // the model produced NaN or Inf somewhere along the trace
-};
+// A point's outcome is the kernels' one per-point code, SimStatus
+// (integrators/status.hpp): a sweep point is kSimOk, kSimNonFinite (the model
+// produced NaN or Inf somewhere along the trace) or kSimInvalid (outside the
+// model's ranges or relations: not computed), the codes a simulation uses.
 
 // Raw sums of one or several experiments (double).
 struct RawMetrics {
