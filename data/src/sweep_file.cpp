@@ -2,6 +2,7 @@
 // engine) and its reader. Layout in docs/sweep.md, "Output".
 #include "stribeck/data/sweep_file.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -330,37 +331,54 @@ SweepFile read_sweep_file(const std::string& path, bool with_rows) {
 
   const h5::File f5 = h5::open_file(path);
   const h5::Group g = h5::open_group(f5.id(), kSweepGroup, at);
-  auto read = [&](const std::string& name, hid_t type, std::uint64_t width, void* out) {
+  // Every column is checked (present, its shape, rows its storage can hold)
+  // before anything is allocated: a damaged extent or row count can claim
+  // gigabytes.
+  auto column = [&](const std::string& name, std::uint64_t width) {
     const std::string where = at + ": dataset '" + name + "'";
     if (!h5::has_child(g.id(), name)) throw InputError(where + ": missing");
-    const h5::Dataset ds = h5::open_dataset(g.id(), name, where);
+    h5::Dataset ds = h5::open_dataset(g.id(), name, where);
     const auto info = h5::dataset_info(ds, where);
     const bool shape = width ? info.dims.size() == 2 && info.dims[1] == width : info.dims.size() == 1;
     if (!shape || (f.complete ? info.dims[0] != rows : info.dims[0] < rows))
       throw InputError(where + ": does not hold the " + std::to_string(rows) + " points of the file");
-    h5::read_rows(ds, type, 0, rows, out, where);
+    h5::check_stored_size(ds, rows * std::max<std::uint64_t>(width, 1), where);
+    return ds;
   };
-  SweepChunk& r = f.rows;
+  if (rows > (std::uint64_t(1) << 48))  // petabytes of rows: a damaged count, not a file
+    throw InputError(at + ": claims " + std::to_string(rows) + " points (damaged)");
   const std::size_t dims = m.param_names.size(), n_exp = m.experiments.size();
+  const h5::Dataset status = column("status", 0);
+  std::vector<h5::Dataset> params, metrics, by_experiment;
+  for (const auto& n : m.param_names) params.push_back(column(n, 0));
+  for (int k : m.metrics) metrics.push_back(column(sweep::kMetricInfo[k].name, 0));
+  if (m.per_experiment)
+    for (int k : m.metrics)
+      by_experiment.push_back(column(std::string(sweep::kMetricInfo[k].name) + "_by_experiment", n_exp));
+
+  SweepChunk& r = f.rows;
   r.count = rows;
   r.status.resize(rows);
-  read("status", H5T_NATIVE_UINT8, 0, r.status.data());
+  h5::read_rows(status, H5T_NATIVE_UINT8, 0, rows, r.status.data(), at + ": dataset 'status'");
   r.params.assign(rows * dims, NAN);
   r.metrics.assign(rows * sweep::kNumMetrics, NAN);
   std::vector<double> col(rows);
   for (std::size_t d = 0; d < dims; ++d) {
-    read(m.param_names[d], H5T_NATIVE_DOUBLE, 0, col.data());
+    h5::read_rows(params[d], H5T_NATIVE_DOUBLE, 0, rows, col.data(), at + ": dataset '" + m.param_names[d] + "'");
     for (std::size_t j = 0; j < rows; ++j) r.params[j * dims + d] = col[j];
   }
-  for (int k : m.metrics) {
-    read(sweep::kMetricInfo[k].name, H5T_NATIVE_DOUBLE, 0, col.data());
+  for (std::size_t i = 0; i < m.metrics.size(); ++i) {
+    const int k = m.metrics[i];
+    h5::read_rows(metrics[i], H5T_NATIVE_DOUBLE, 0, rows, col.data(), at + ": metric " + sweep::kMetricInfo[k].name);
     for (std::size_t j = 0; j < rows; ++j) r.metrics[j * sweep::kNumMetrics + k] = col[j];
   }
   if (m.per_experiment) {
     r.exp_metrics.assign(rows * n_exp * sweep::kNumMetrics, NAN);
     std::vector<double> table(rows * n_exp);
-    for (int k : m.metrics) {
-      read(std::string(sweep::kMetricInfo[k].name) + "_by_experiment", H5T_NATIVE_DOUBLE, n_exp, table.data());
+    for (std::size_t i = 0; i < m.metrics.size(); ++i) {
+      const int k = m.metrics[i];
+      h5::read_rows(by_experiment[i], H5T_NATIVE_DOUBLE, 0, rows, table.data(),
+                    at + ": metric " + sweep::kMetricInfo[k].name + " by experiment");
       for (std::size_t j = 0; j < rows; ++j)
         for (std::size_t e = 0; e < n_exp; ++e)
           r.exp_metrics[(j * n_exp + e) * sweep::kNumMetrics + k] = table[j * n_exp + e];
