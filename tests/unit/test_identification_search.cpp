@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "covariance.hpp"
+#include "problem.hpp"
 #include "stribeck/data/generator.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -209,6 +210,52 @@ TEST(ModelRoles, EveryParameterHasARoleAndEveryStaticLawALevel) {
               p.role == ParamRole::kPreload || p.role == ParamRole::kViscous;
     }
     EXPECT_TRUE(level) << m.id;
+  }
+}
+
+// A new model header gets its fit with no edit in identification/ (issue 16,
+// item 4): the layout phase (starting guesses, the parameters held by
+// default, bounds, transforms, the breakaway relation, low-speed flags)
+// reads a model's table by role and index, never by parameter name. Every
+// static model's table with every parameter renamed lays out exactly as the
+// original does on the same log.
+TEST(ModelRoles, LayoutFollowsRolesNotNames) {
+  for (const ModelInfo& m : all_models()) {
+    if (m.dynamic) continue;
+    SCOPED_TRACE(m.id);
+    GeneratorOptions g;
+    g.model = m.id;
+    g.params = m.defaults();
+    g.rate_hz = 200;
+    g.pressure_levels = {20e5, 60e5};
+    g.normal_force = 100;
+    g.noise = {{"force", 0.05}};
+    const auto log = generate_log(g);
+    ModelInfo renamed = m;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < m.params.size(); ++i) names.push_back("q" + std::to_string(i) + "_unnamed");
+    for (std::size_t i = 0; i < m.params.size(); ++i) renamed.params[i].name = names[i].c_str();
+    const ident::FitOptions o;
+    const auto a = ident::detail::make_layout(m, o, ident::detail::prepare_data(log, m, o));
+    const auto b = ident::detail::make_layout(renamed, o, ident::detail::prepare_data(log, renamed, o));
+    ASSERT_EQ(a.params.size(), b.params.size());
+    std::size_t free = 0;
+    for (std::size_t i = 0; i < a.params.size(); ++i) {
+      const auto &x = a.params[i], &y = b.params[i];
+      SCOPED_TRACE(x.name);
+      EXPECT_EQ(x.model_index, y.model_index);
+      EXPECT_EQ(y.base, x.model_index >= 0 ? names[x.model_index] : x.base);
+      EXPECT_EQ(x.value, y.value);  // the guess, bit for bit
+      EXPECT_EQ(x.lo, y.lo);
+      EXPECT_EQ(x.hi, y.hi);
+      EXPECT_EQ(x.fixed, y.fixed);
+      EXPECT_EQ(x.transform, y.transform);
+      EXPECT_EQ(x.excess_base, y.excess_base);
+      EXPECT_EQ(x.low_speed, y.low_speed);
+      EXPECT_TRUE(std::isfinite(x.value));
+      free += !x.fixed;
+    }
+    EXPECT_GT(free, 0u);  // something is fitted
   }
 }
 
