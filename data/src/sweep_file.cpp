@@ -221,7 +221,7 @@ bool is_sweep_file(const std::string& path) {
   } catch (const std::exception&) {
     return false;
   }
-  return detail::is_legacy_sweep_file(path);
+  return detail::legacy_sweep_version(path) > 0;
 }
 
 namespace {
@@ -281,7 +281,7 @@ SweepFile read_sweep_file(const std::string& path, bool with_rows) {
   {
     const h5::File f5 = h5::open_file(path);
     if (!h5::has_child(f5.id(), kSweepGroup)) {
-      if (detail::is_legacy_sweep_file(path)) return detail::read_legacy_sweep_file(path);
+      if (h5::has_attribute(f5.id(), "format")) return detail::read_legacy_sweep_file(path);
       throw InputError(path + ": not a stribeck sweep file");
     }
   }

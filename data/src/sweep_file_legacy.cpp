@@ -45,14 +45,17 @@ std::uint8_t memory_status(std::uint8_t s, std::int64_t version) {
 
 namespace detail {
 
-bool is_legacy_sweep_file(const std::string& path) {
+int legacy_sweep_version(const std::string& path) {
   try {
-    if (!std::ifstream(path)) return false;
+    if (!std::ifstream(path)) return 0;
     const h5::File f5 = h5::open_file(path);
-    return h5::has_attribute(f5.id(), "format") &&
-           h5::read_string_attribute(f5.id(), "format", path) == "stribeck-sweep";
+    if (!h5::has_attribute(f5.id(), "format") || h5::read_string_attribute(f5.id(), "format", path) != "stribeck-sweep")
+      return 0;
+    const std::int64_t v =
+        h5::has_attribute(f5.id(), "format_version") ? h5::read_int_attribute(f5.id(), "format_version", path) : 1;
+    return v == 1 || v == 2 ? static_cast<int>(v) : 0;
   } catch (const std::exception&) {
-    return false;
+    return 0;
   }
 }
 

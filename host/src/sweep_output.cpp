@@ -106,9 +106,8 @@ std::unique_ptr<SweepOutput> SweepOutput::resume(const std::string& path, const 
   // The sweep's own words before the stream's checks: a partial file of an
   // older layout, or of another sweep (its identity is a long text).
   const std::string partial = path + ".partial";
-  if (detail::is_legacy_sweep_file(partial))
-    throw InputError(partial + ": written by an older stribeck (sweep format_version " +
-                     std::to_string(detail::read_legacy_sweep_file(partial).format_version) +
+  if (const int version = detail::legacy_sweep_version(partial))
+    throw InputError(partial + ": written by an older stribeck (sweep format_version " + std::to_string(version) +
                      "); it cannot be continued: remove it and run without --resume");
   if (is_sweep_file(partial)) {
     const Results head = read_results(partial, kSweepGroup, /*with_datasets=*/false);
@@ -212,9 +211,8 @@ const engine::ShardFormat kShards{
 void merge_sweep_files(const std::vector<std::string>& inputs, const std::string& output,
                        const std::string& command_line) {
   for (const auto& in : inputs)
-    if (detail::is_legacy_sweep_file(in))
-      throw InputError(in + ": a sweep file of format_version " +
-                       std::to_string(detail::read_legacy_sweep_file(in).format_version) +
+    if (const int version = detail::legacy_sweep_version(in))
+      throw InputError(in + ": a sweep file of format_version " + std::to_string(version) +
                        " (an older stribeck); merge its shards with that version, or run them again");
   engine::merge_shard_files(kShards, inputs, output, command_line);
 }

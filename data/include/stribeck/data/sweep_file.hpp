@@ -119,7 +119,9 @@ bool is_sweep_file(const std::string& path);
 
 namespace detail {
 // The reader of format_version 1 and 2 (root layout): sweep_file_legacy.cpp.
-bool is_legacy_sweep_file(const std::string& path);
+// Its format_version (1 or 2) when `path` is a sweep file of the root
+// layout, else 0 (other files, missing ones). Reads attributes only.
+int legacy_sweep_version(const std::string& path);
 SweepFile read_legacy_sweep_file(const std::string& path);
 }  // namespace detail
 
