@@ -28,6 +28,17 @@ constexpr hsize_t kChunkRows = 65536;
 // neither, so a finished run and a resumed one end with the same attributes.
 constexpr const char* kRowsAttribute = "checkpoint_rows";
 constexpr const char* kStateAttribute = "checkpoint_state";
+// Which of its two slots holds each checkpoint table (NAME=SLOT lines).
+constexpr const char* kTablesAttribute = "checkpoint_tables";
+
+// A checkpoint table lives in one of two slots, NAME and NAME_next, and a
+// checkpoint writes the slot its last one did not use, flushes it, and only
+// then names it in checkpoint_tables: a kill at any moment leaves the
+// checkpoint's state with the table it was written with (HDF5 1.10 has no
+// journal; a table rewritten in place could be half old, half new after a
+// kill during the flush, and a resume then kept a wrong top-K). finish moves
+// the current slot to NAME.
+std::string slot_name(const std::string& name, int slot) { return slot == 0 ? name : name + "_next"; }
 
 std::string encode(const std::map<std::string, std::string>& state) {
   std::string s;
@@ -136,15 +147,34 @@ void write_table(hid_t group, const StreamTable& t, const std::string& where) {
   for (const auto& [k, v] : t.attributes) h5::write_double_attribute(g.id(), k, v, at);
 }
 
+// The slots of a group's checkpoint tables (none: every table under its name).
+std::map<std::string, int> read_slots(hid_t group, const std::string& where) {
+  std::map<std::string, int> slots;
+  if (!h5::has_attribute(group, kTablesAttribute)) return slots;
+  for (const auto& [name, slot] : decode(h5::read_string_attribute(group, kTablesAttribute, where)))
+    slots[name] = slot == "1" ? 1 : 0;
+  return slots;
+}
+
+// Where table `name` is stored: its current slot; its plain name when that
+// slot is gone (a kill during finish, after it moved the slot there).
+std::string stored_table(hid_t group, const std::map<std::string, int>& slots, const std::string& name) {
+  const auto it = slots.find(name);
+  if (it == slots.end() || it->second == 0) return name;
+  const std::string next = slot_name(name, 1);
+  return h5::has_child(group, next) ? next : name;
+}
+
 // Table `name` of `group` (every column that is not its dimension scale, as
 // doubles), or an empty table.
 StreamTable read_table_of(hid_t group, const std::string& name, const std::vector<std::string>& attribute_names,
                           const std::string& where) {
   StreamTable t;
   t.name = name;
-  if (!h5::has_child(group, name)) return t;
-  const std::string at = where + ": table '" + name + "'";
-  const h5::Group g = h5::open_group(group, name, at);
+  const std::string stored = stored_table(group, read_slots(group, where), name);
+  if (!h5::has_child(group, stored)) return t;
+  const std::string at = where + ": table '" + stored + "'";
+  const h5::Group g = h5::open_group(group, stored, at);
   std::uint64_t rows = 0;
   bool first = true;
   for (const h5::Child& c : h5::children(g.id(), at)) {
@@ -244,7 +274,8 @@ struct ResultsStream::Impl {
   ~Impl() {
     if (signal_slot >= 0) unregister_temporary(signal_slot);
   }
-  StreamCheckpoint last;  // the last checkpoint, restored if the final rename fails
+  StreamCheckpoint last;             // the last checkpoint, restored if the final rename fails
+  std::map<std::string, int> slots;  // the current slot of each checkpoint table
   void keep_on_signal() {
     if (signal_slot < 0) return;
     unregister_temporary(signal_slot);
@@ -372,6 +403,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->holds_rows = true;  // a resumed file is kept, whatever happens next
   set_interrupt_note(partial + " keeps the completed points; continue with --resume");
   checkpoint.state = decode(h5::read_string_attribute(w->group.id(), kStateAttribute, w->where));
+  w->slots = read_slots(w->group.id(), w->where);
   w->last = checkpoint;
   for (const auto& c : columns) {
     const std::string at = w->where + ": dataset '" + c.name + "'";
@@ -447,11 +479,27 @@ void ResultsStream::write_checkpoint(const StreamCheckpoint& cp) {
   // writes its metadata in no particular order, so with one flush a kill
   // during it could leave the new row count with a column's old extent.
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush the rows of a checkpoint");
-  // The tables, the state and the row count reach the disk in one flush.
-  for (const StreamTable& t : cp.tables) write_table(w.group.id(), t, w.where);
+  // The tables, each into the slot the last checkpoint did not use, reach
+  // the disk before the state that names them (slot_name).
+  std::map<std::string, int> slots = w.slots;
+  if (!cp.tables.empty()) {
+    for (const StreamTable& t : cp.tables) {
+      const auto it = w.slots.find(t.name);
+      const int slot = it == w.slots.end() ? 0 : 1 - it->second;
+      StreamTable stored = t;
+      stored.name = slot_name(t.name, slot);
+      write_table(w.group.id(), stored, w.where);
+      slots[t.name] = slot;
+    }
+    if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush the tables of a checkpoint");
+  }
+  std::map<std::string, std::string> named;
+  for (const auto& [name, slot] : slots) named[name] = std::to_string(slot);
+  h5::write_string_attribute(w.group.id(), kTablesAttribute, encode(named), w.where);
   h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
+  w.slots = std::move(slots);
   w.holds_rows = w.holds_rows || cp.rows > 0 || cp.completed > 0;
   w.last = cp;
   if (w.holds_rows && w.resumable) w.keep_on_signal();
@@ -462,7 +510,7 @@ void ResultsStream::add_table(const StreamTable& table) {
 }
 
 StreamTable ResultsStream::read_table(const std::string& name) const {
-  return read_table_of(impl_->group.id(), name, {}, impl_->where);
+  return read_table_of(impl_->group.id(), name, {}, impl_->where);  // its current slot
 }
 
 void ResultsStream::finish(const std::map<std::string, std::string>& attributes) {
@@ -477,7 +525,21 @@ void ResultsStream::finish(const std::map<std::string, std::string>& attributes)
                      (w.resumable ? ": free the name and run again with --resume" : ""));
   }
   w.guarded([&] {
-    for (const char* a : {kRowsAttribute, kStateAttribute})
+    // Each checkpoint table under its own name; the other slot removed.
+    for (const auto& [name, slot] : w.slots) {
+      const std::string next = slot_name(name, 1), at = w.where + ": table '" + name + "'";
+      if (slot == 1 && h5::has_child(w.group.id(), next)) {
+        if (h5::has_child(w.group.id(), name) && H5Ldelete(w.group.id(), name.c_str(), H5P_DEFAULT) < 0)
+          h5::fail(at, "cannot remove the older slot");
+        if (H5Lmove(w.group.id(), next.c_str(), w.group.id(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+          h5::fail(at, "cannot move the table into place");
+      } else if (slot == 0 && h5::has_child(w.group.id(), next) &&
+                 H5Ldelete(w.group.id(), next.c_str(), H5P_DEFAULT) < 0) {
+        h5::fail(at, "cannot remove the older slot");
+      }
+    }
+    for (auto& entry : w.slots) entry.second = 0;
+    for (const char* a : {kRowsAttribute, kStateAttribute, kTablesAttribute})
       if (h5::has_attribute(w.group.id(), a) && H5Adelete(w.group.id(), a) < 0)
         h5::fail(w.where, std::string("cannot remove attribute '") + a + "'");
     if (!attributes.empty()) {  // added to the group's, whose index read_attributes reads them by

@@ -210,6 +210,17 @@ TEST(ResultsStream, CheckpointTablesAreReplacedKeptByFinishAndReadBack) {
   EXPECT_EQ(s->read_table("none").rows(), 0u);
   append_rows(*s, 2, 5);
   s->checkpoint({5, {}, {table("top", 2)}});
+  {
+    // The second checkpoint wrote the other slot and named it; the first
+    // checkpoint's table stays whole until a third one reuses its slot.
+    const h5::File f = h5::open_file(out + ".partial");
+    const h5::Group g = h5::open_group(f.id(), "sweep", out);
+    EXPECT_TRUE(h5::has_child(g.id(), "top"));
+    EXPECT_TRUE(h5::has_child(g.id(), "top_next"));
+    EXPECT_EQ(h5::read_string_attribute(g.id(), "checkpoint_tables", out), "top=1\n");
+  }
+  EXPECT_EQ(s->read_table("top").rows(), 2u);
+  EXPECT_EQ(read_stream_table(out + ".partial", "sweep", "top").rows(), 2u);
   StreamTable trace = table("traces/7/slow", 4);
   trace.dimension = "sample";
   trace.attributes = {{"F_C", 12.5}, {"f_v", -3.0}};
@@ -217,6 +228,12 @@ TEST(ResultsStream, CheckpointTablesAreReplacedKeptByFinishAndReadBack) {
   s->finish({{"count_ok", "5"}, {"note", "done"}});
 
   EXPECT_FALSE(read_stream_checkpoint(out, "sweep", read));  // finished
+  {
+    const h5::File f = h5::open_file(out);
+    const h5::Group g = h5::open_group(f.id(), "sweep", out);
+    EXPECT_FALSE(h5::has_child(g.id(), "top_next"));  // the current slot under the table's name
+    EXPECT_FALSE(h5::has_attribute(g.id(), "checkpoint_tables"));
+  }
   const Results r = read_results(out, "sweep");
   EXPECT_EQ(r.attributes.at("count_ok"), "5");
   EXPECT_EQ(r.attributes.at("note"), "done");
@@ -253,6 +270,34 @@ TEST(ResultsStream, CheckpointTablesAreReplacedKeptByFinishAndReadBack) {
   EXPECT_EQ(flags[1], 1);
   EXPECT_EQ(h5::read_string_attribute(h5::open_dataset(g.id(), "value", out).id(), "units", out), "N");
   EXPECT_TRUE(h5::is_dimension_scale(g.id(), "rank", out));
+}
+
+// A killed run resumes with the table of its last checkpoint whichever slot
+// holds it, and keeps alternating slots from there.
+TEST(ResultsStream, ResumedTablesComeFromTheCheckpointsSlot) {
+  const std::string out = tmp("slots.h5");
+  std::remove(out.c_str());
+  std::remove((out + ".partial").c_str());
+  for (int checkpoints : {1, 2, 3}) {
+    {
+      auto s = ResultsStream::create(out, "sweep", kColumns, kAttributes, provenance("cpu"));
+      for (int k = 1; k <= checkpoints; ++k) {
+        append_rows(*s, k - 1, k);
+        s->checkpoint({static_cast<std::uint64_t>(k), {}, {table("top", k)}});
+      }
+      append_rows(*s, checkpoints, checkpoints + 1);  // killed before its checkpoint
+    }
+    StreamCheckpoint cp;
+    auto s = ResultsStream::resume(out, "sweep", kColumns, kAttributes, provenance("cpu"), cp);
+    EXPECT_EQ(cp.rows, static_cast<std::uint64_t>(checkpoints));
+    EXPECT_EQ(s->read_table("top").rows(), static_cast<std::uint64_t>(checkpoints)) << checkpoints;
+    append_rows(*s, checkpoints, 5);
+    s->checkpoint({5, {}, {table("top", 5)}});
+    EXPECT_EQ(s->read_table("top").rows(), 5u);
+    s->finish();
+    EXPECT_EQ(read_stream_table(out, "sweep", "top").rows(), 5u) << checkpoints;
+    std::remove(out.c_str());
+  }
 }
 
 // A run that keeps only tables (a sweep's top_k_only) writes no rows: its
