@@ -12,18 +12,6 @@
 namespace stribeck {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  size_t b = 0;
-  for (;;) {
-    const auto e = s.find(sep, b);
-    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) return out;
-    b = e + 1;
-  }
-}
-
 std::string listed(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -83,15 +71,15 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       throw InputError(path + ": holds only the top-K table of its sweep (top_k_only), no points to read");
     complete = !h5::has_attribute(g, "checkpoint_rows");
     expected = h5::read_uint_attribute(g, complete ? "count" : "checkpoint_rows", at);
-    f.dims = split(h5::read_string_attribute(g, "parameters", at), ',');
+    f.dims = split_names(h5::read_string_attribute(g, "parameters", at), ',');
     if (h5::has_attribute(g, "parameter_units"))
-      f.dim_units = split(h5::read_string_attribute(g, "parameter_units", at), ',');
+      f.dim_units = split_names(h5::read_string_attribute(g, "parameter_units", at), ',');
     f.dim_units.resize(f.dims.size());
     for (const auto& d : f.dims) {
       if (!h5::has_child(g, d)) throw InputError(at + ": no dataset '" + d + "' for parameter " + d);
       f.dim_cols.push_back(column(h5::open_dataset(g, d, at), "sweep/" + d, 0));
     }
-    for (const auto& m : split(h5::read_string_attribute(g, "metrics", at), ',')) {
+    for (const auto& m : split_names(h5::read_string_attribute(g, "metrics", at), ',')) {
       if (!h5::has_child(g, m)) throw InputError(at + ": no dataset '" + m + "' for metric " + m);
       f.metrics.push_back(m);
       f.metric_cols.push_back(column(h5::open_dataset(g, m, at), "sweep/" + m, 0));
@@ -143,7 +131,7 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     } else {
       expected = h5::read_uint_attribute(g, "checkpoint_rows", at);
     }
-    f.dims = split(h5::read_string_attribute(g, "names", at), ',');
+    f.dims = split_names(h5::read_string_attribute(g, "names", at), ',');
     f.dim_units.assign(f.dims.size(), "");
     f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     for (const auto& c : h5::children(g, at)) {

@@ -207,6 +207,29 @@ StreamTable read_table_of(hid_t group, const std::string& name, const std::vecto
 
 }  // namespace
 
+std::string join_names(const std::vector<std::string>& names, char sep) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? std::string(1, sep) : "") + names[i];
+  return s;
+}
+
+std::vector<std::string> split_names(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (std::size_t a = 0;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+std::string flag_word(std::string name) {
+  for (char& c : name)
+    if (c == '-' || c == ' ') c = '_';
+  return name;
+}
+
 const std::vector<double>* StreamTable::column(const std::string& column_name) const {
   for (std::size_t c = 0; c < columns.size(); ++c)
     if (columns[c].name == column_name) return &data[c];

@@ -17,23 +17,6 @@ namespace {
 constexpr const char* kIdentity = "sweep_identity";
 constexpr const char* kTopK = "top_k";
 
-std::string joined(const std::vector<std::string>& v, char sep) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? std::string(1, sep) : "") + v[i];
-  return s;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  for (std::size_t a = 0;;) {
-    const std::size_t b = s.find(sep, a);
-    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
 int metric_id(const std::string& name) {
   for (int k = 0; k < sweep::kNumMetrics; ++k)
     if (name == sweep::kMetricInfo[k].name) return k;
@@ -60,10 +43,10 @@ std::map<std::string, std::string> sweep_attributes(const SweepMeta& m) {
           {"count", std::to_string(m.count)},
           {"shard_index", std::to_string(m.shard_index)},
           {"shard_count", std::to_string(m.shard_count)},
-          {"parameters", joined(m.param_names, ',')},
-          {"parameter_units", joined(m.param_units, ',')},
-          {"metrics", joined(metrics, ',')},
-          {"experiments", joined(m.experiments, '\n')},
+          {"parameters", join_names(m.param_names, ',')},
+          {"parameter_units", join_names(m.param_units, ',')},
+          {"metrics", join_names(metrics, ',')},
+          {"experiments", join_names(m.experiments, '\n')},
           {"objective", sweep::kMetricInfo[m.objective].name},
           {"maximize", std::to_string(m.maximize ? 1 : 0)},
           {"top_k", std::to_string(m.top_k)},
@@ -255,15 +238,15 @@ SweepMeta sweep_meta(const std::map<std::string, std::string>& a, const Provenan
   m.count = count("count");
   m.shard_index = static_cast<int>(count("shard_index"));
   m.shard_count = static_cast<int>(count("shard_count"));
-  m.param_names = split(attr("parameters"), ',');
-  m.param_units = split(attr("parameter_units"), ',');
+  m.param_names = split_names(attr("parameters"), ',');
+  m.param_units = split_names(attr("parameter_units"), ',');
   m.param_units.resize(m.param_names.size());
-  for (const auto& name : split(attr("metrics"), ',')) {
+  for (const auto& name : split_names(attr("metrics"), ',')) {
     const int k = metric_id(name);
     if (k < 0) throw InputError(at + ": attribute 'metrics' names an unknown metric '" + name + "'");
     m.metrics.push_back(k);
   }
-  m.experiments = split(attr("experiments"), '\n');
+  m.experiments = split_names(attr("experiments"), '\n');
   m.objective = metric_id(attr("objective"));
   if (m.objective < 0) throw InputError(at + ": unknown objective '" + attr("objective") + "'");
   m.maximize = count("maximize") != 0;
@@ -319,7 +302,7 @@ SweepFile read_sweep_file(const std::string& path, bool with_rows) {
     const auto done = cp.state.find("completed");
     p.completed = done == cp.state.end() ? cp.rows : state_count(done->second, "completed");
     if (const auto it = cp.state.find("status_counts"); it != cp.state.end()) {
-      const auto counts = split(it->second, ',');
+      const auto counts = split_names(it->second, ',');
       if (counts.size() != 5) throw InputError(at + ": corrupt checkpoint (status_counts)");
       p.nonfinite = state_count(counts[kSimNonFinite], "status_counts");
       p.invalid = state_count(counts[kSimInvalid], "status_counts");

@@ -10,12 +10,7 @@ namespace stribeck::engine {
 namespace {
 
 // A PointStatus name as one word (CF flag meanings and attribute names).
-std::string status_word(int s) {
-  std::string w = point_status_name(static_cast<PointStatus>(s));
-  for (char& c : w)
-    if (c == '-') c = '_';
-  return w;
-}
+std::string status_word(int s) { return flag_word(point_status_name(static_cast<PointStatus>(s))); }
 
 [[noreturn]] void corrupt(const std::string& where) {
   throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
@@ -61,13 +56,7 @@ std::vector<std::uint64_t> state_counts(const StreamCheckpoint& cp, const std::s
   const auto it = cp.state.find(key);
   if (it == cp.state.end()) corrupt(where);
   std::vector<std::uint64_t> v;
-  const std::string& text = it->second;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    std::size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    v.push_back(number(text.substr(pos, comma - pos), where));
-    pos = comma + 1;
-  }
+  for (const std::string& count : split_names(it->second)) v.push_back(number(count, where));
   if (v.size() != n) corrupt(where);
   return v;
 }

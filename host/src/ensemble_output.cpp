@@ -42,12 +42,6 @@ std::vector<std::string> metric_names() {
   return k;
 }
 
-std::string joined_names(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
-  return s;
-}
-
 // The datasets of the group, in the order they are written: `points`
 // (points x dims) and one 1-D column per metric.
 // Units, descriptions and stored types from the metrics' field table
@@ -60,12 +54,7 @@ std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64
   StreamColumn points{"points", dims, "", "coordinates of each point: " + names};
   points.long_name = "coordinates of each point";
   points.width_dimension = "coordinate";
-  for (size_t b = 0; dims > 0;) {
-    const size_t e = names.find(',', b);
-    points.width_labels.push_back(names.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
+  if (dims > 0) points.width_labels = split_names(names);
   points.width_units = units;
   std::vector<StreamColumn> c{points};
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
@@ -159,7 +148,7 @@ void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTot
 class Hdf5Sink : public EnsembleSink {
  public:
   Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
-    const std::string names = joined_names(r.names);
+    const std::string names = join_names(r.names);
     const std::map<std::string, std::string> attributes{{"names", names},
                                                         {"model", c.model},
                                                         {"form", c.stiction ? "stiction" : "smooth"},

@@ -96,25 +96,6 @@ void parameter_columns(const ModelInfo& m, const FitOptions& o, std::vector<std:
   if ((o.inertia || std::isfinite(o.mass)) && !std::isfinite(o.mass)) names.push_back("mass"), units.push_back("kg");
 }
 
-std::string joined(const std::vector<std::string>& v, char sep = ',') {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : std::string(1, sep)) + x;
-  return s;
-}
-
-std::vector<std::string> split(const std::string& s, char sep = ',') {
-  std::vector<std::string> out;
-  if (s.empty()) return out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = s.find(sep, a);
-    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) break;
-    a = b + 1;
-  }
-  return out;
-}
-
 struct Scalar {
   const char* name;
   const char* units;
@@ -146,12 +127,8 @@ std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, c
     StreamColumn col{s.name, 0, s.units, s.long_name};
     col.type = s.type;
     if (col.name == "fit_status")
-      for (int k = 0; k < kBatchFitStatusCount; ++k) {
-        std::string word = batch_fit_status_name(static_cast<BatchFitStatus>(k));
-        for (char& ch : word)
-          if (ch == '-') ch = '_';
-        col.flags.emplace_back(k, word);
-      }
+      for (int k = 0; k < kBatchFitStatusCount; ++k)
+        col.flags.emplace_back(k, flag_word(batch_fit_status_name(static_cast<BatchFitStatus>(k))));
     c.push_back(col);
   }
   for (std::size_t k = 0; k < names.size(); ++k) {
@@ -174,8 +151,9 @@ std::string options_text(const FitOptions& o) {
                 o.parallel_filter, o.decimation, o.starts, o.starts_per_round, o.max_starts, o.agree_tolerance,
                 o.max_profile_restarts, o.coarse_points, static_cast<unsigned long long>(o.seed), o.max_iterations,
                 o.function_tolerance, o.gradient_tolerance, o.parameter_tolerance, o.block_size);
-  return std::string(buf) + " free=" + joined(o.free) + " fix=" + joined(o.fix) + " init=" + joined(o.initial) +
-         " bounds=" + joined(o.bounds) + " per_experiment=" + joined(o.per_experiment) + " loss=" + o.loss +
+  return std::string(buf) + " free=" + join_names(o.free) + " fix=" + join_names(o.fix) +
+         " init=" + join_names(o.initial) + " bounds=" + join_names(o.bounds) +
+         " per_experiment=" + join_names(o.per_experiment) + " loss=" + o.loss +
          " max_relative_std_error=" + std::to_string(o.max_relative_std_error) +
          " max_abs_correlation=" + std::to_string(o.max_abs_correlation);
 }
@@ -388,7 +366,7 @@ const engine::ShardFormat kShards{
         throw InputError(at +
                          ": written by an older stribeck (its 'status' column is the fit status); merge its "
                          "shards with that version, or fit them again");
-      const auto names = split(a.at("parameters")), units = split(a.at("parameter_units"));
+      const auto names = split_names(a.at("parameters")), units = split_names(a.at("parameter_units"));
       if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
       return batch_columns(names, units);
     }};
@@ -478,10 +456,10 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   if (!o.output.empty()) {
     const std::string options = options_text(o.fit);
     const std::map<std::string, std::string> attributes{{"model", m.id},
-                                                        {"parameters", joined(r.parameters)},
-                                                        {"parameter_units", joined(r.units)},
+                                                        {"parameters", join_names(r.parameters)},
+                                                        {"parameter_units", join_names(r.units)},
                                                         {"fit_options", options},
-                                                        {"logs", joined(src.logs(), '\n')},
+                                                        {"logs", join_names(src.logs(), '\n')},
                                                         {"batch_identity", batch_identity(m.id, options, src)},
                                                         {"points", std::to_string(r.points)},
                                                         {"first", std::to_string(r.first)},

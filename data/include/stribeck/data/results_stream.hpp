@@ -66,6 +66,15 @@ struct StreamTable {
   const std::vector<double>* column(const std::string& column_name) const;
 };
 
+// The results format's name lists (docs/data-format.md, "name lists"):
+// names joined by `sep` (',', or '\n' where a name may hold a comma) and
+// split again (an empty text is no names).
+std::string join_names(const std::vector<std::string>& names, char sep = ',');
+std::vector<std::string> split_names(const std::string& text, char sep = ',');
+// A name as one word of a CF `flag_meanings` list ("non-finite" ->
+// "non_finite").
+std::string flag_word(std::string name);
+
 // Name of the dimension scale of a stream's rows.
 constexpr const char* kPointDimension = "point";
 
