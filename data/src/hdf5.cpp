@@ -479,6 +479,56 @@ void check_stored_size(const Dataset& ds, hsize_t n, const std::string& where) {
                      " bytes (truncated or corrupt file?)");
 }
 
+namespace {
+// Filters by their registered ids (https://github.com/HDFGroup/hdf5_plugins),
+// for the message of one this libhdf5 lacks; the name the file stores is
+// taken when the id is not here.
+const char* known_filter_name(H5Z_filter_t id) {
+  switch (id) {
+    case H5Z_FILTER_DEFLATE: return "deflate";
+    case H5Z_FILTER_SHUFFLE: return "shuffle";
+    case H5Z_FILTER_FLETCHER32: return "Fletcher-32";
+    case H5Z_FILTER_SZIP: return "szip";
+    case H5Z_FILTER_NBIT: return "n-bit";
+    case H5Z_FILTER_SCALEOFFSET: return "scale-offset";
+    case 307: return "bzip2";
+    case 32000: return "LZF";
+    case 32001: return "Blosc";
+    case 32004: return "LZ4";
+    case 32008: return "bitshuffle";
+    case 32013: return "ZFP";
+    case 32015: return "Zstandard";
+    case 32026: return "Blosc2";
+    default: return nullptr;
+  }
+}
+
+// After a failed read: a filter of the dataset's pipeline that this
+// libhdf5 cannot load (LZF, which h5py writes with compression='lzf', is
+// not part of libhdf5) makes every read fail, and libhdf5's own error ("can't
+// open directory" of its plugin path) would read as a damaged file. Throws
+// naming the first such filter; returns when every filter is available.
+void check_filters_available(const Dataset& ds, const std::string& where) {
+  PropList dcpl(H5Dget_create_plist(ds.id()));
+  const int nf = dcpl.valid() ? H5Pget_nfilters(dcpl.id()) : -1;
+  for (int i = 0; i < nf; ++i) {
+    unsigned flags = 0, cd[8] = {};
+    size_t ncd = 8;
+    char stored[64] = {0};
+    const H5Z_filter_t id =
+        H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &ncd, cd, sizeof stored, stored, nullptr);
+    if (id < 0 || H5Zfilter_avail(id) > 0) continue;
+    H5Eclear2(H5E_DEFAULT);
+    const char* known = known_filter_name(id);
+    const std::string name = known ? known : *stored ? std::string(stored) : "unknown";
+    throw InputError(where + ": is compressed with the HDF5 filter " + name + " (" + std::to_string(id) +
+                     "), which is not available in this libhdf5 (no plugin for it in HDF5_PLUGIN_PATH); "
+                     "save the file with gzip compression instead, or install the filter's plugin");
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
+}  // namespace
+
 std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
   const DatasetInfo info = dataset_info(ds, where);
   if (info.type_class != H5T_FLOAT) throw InputError(where + ": dataset is " + info.type_name() + ", expected float64");
@@ -489,8 +539,11 @@ std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
     n *= d;
   }
   std::vector<double> out = allocate_for<double>(ds, n, where);
-  if (n > 0 && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-    fail(where, "cannot read data (truncated or corrupt file?)");
+  if (n > 0 && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+    const std::string reason = last_error();
+    check_filters_available(ds, where);
+    throw InputError(where + ": cannot read data (truncated or corrupt file?)" + (reason.empty() ? "" : ": " + reason));
+  }
   return out;
 }
 
@@ -612,6 +665,7 @@ void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* ou
   Dataspace mem_space(H5Screate_simple(rank, count, nullptr));
   if (H5Dread(ds.id(), type, mem_space.id(), file_space.id(), H5P_DEFAULT, out) < 0) {
     H5Eclear2(H5E_DEFAULT);
+    check_filters_available(ds, where);
     verify_rows(ds, first + n, where);  // names the damaged chunk
     fail(where, "cannot read data (truncated or corrupt file?)");
   }
@@ -660,6 +714,7 @@ void verify_rows(const Dataset& ds, hsize_t rows, const std::string& where) {
         H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(ds.id(), H5T_NATIVE_DOUBLE, mem_space.id(), file_space.id(), H5P_DEFAULT, buf.data()) < 0) {
       const std::string reason = last_error();
+      check_filters_available(ds, where);
       throw InputError(where + ": chunk " + std::to_string(first / chunk[0]) + " (rows " + std::to_string(first) +
                        ".." + std::to_string(first + n - 1) + ") is damaged" +
                        (reason.empty() ? "" : " (" + reason + ")"));
@@ -693,6 +748,7 @@ void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where
   silence_errors();
   if (H5Dread(ds.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
     const std::string reason = last_error();
+    check_filters_available(ds, where);
     name_damaged_chunk(ds, where);
     throw InputError(where + ": cannot read data (truncated or corrupt file?)" + (reason.empty() ? "" : ": " + reason));
   }

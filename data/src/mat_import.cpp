@@ -5,6 +5,10 @@
 // fields are datasets of object references, one per element, pointing to the
 // elements' values in the group "#refs#".
 #include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -92,8 +96,7 @@ void add_dataset(const h5::Dataset& ds, const std::string& var, const std::strin
                      " values, more than the file can hold with the variables before it (corrupt file?)");
   std::vector<double> v = h5::allocate_for<double>(ds, rows * cols, where);
   g_v73_bytes_left -= bytes;
-  if (!v.empty() && H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
-    h5::fail(where, "cannot read data (truncated or corrupt file?)");
+  if (!v.empty()) h5::read_all(ds, H5T_NATIVE_DOUBLE, v.data(), where);
   if (rows * cols == 1) {
     attributes[var] = format_number(v[0]);
     return;
@@ -381,6 +384,78 @@ std::vector<Part> read_v5_struct(matvar_t* v, const std::string& var, const std:
   return parts;
 }
 
+std::uint32_t v5_u32(const unsigned char* b, bool swap) {
+  return swap ? (std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 | std::uint32_t(b[2]) << 8 | b[3])
+              : (std::uint32_t(b[3]) << 24 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[1]) << 8 | b[0]);
+}
+
+// The name of a variable from the first bytes of its miMATRIX element (tag,
+// then the sub-elements array flags, dimensions, name), or "" when they do
+// not hold it (damaged, or cut before the name).
+std::string v5_variable_name(const unsigned char* b, size_t n, bool swap) {
+  if (n < 8 || v5_u32(b, swap) != 14) return "";  // miMATRIX
+  size_t p = 8;
+  for (int sub = 0; sub < 3; ++sub) {
+    if (n - p < 8) return "";
+    const std::uint32_t type = v5_u32(b + p, swap);
+    const bool small = (type >> 16) != 0;  // tag and up to 4 bytes of data in 8 bytes
+    const size_t size = small ? type >> 16 : v5_u32(b + p + 4, swap);
+    const size_t data = p + (small ? 4 : 8);
+    if (sub == 2) {
+      if ((type & 0xFFFF) != 1 || size == 0 || size > 64 || n - data < size) return "";  // miINT8, MATLAB's 63
+      std::string name(reinterpret_cast<const char*>(b + data), size);
+      for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "";
+      return name;
+    }
+    p = small ? p + 8 : data + (size + 7) / 8 * 8;
+    if (p > n) return "";
+  }
+  return "";
+}
+
+// libmatio inflates a compressed element (miCOMPRESSED, MATLAB's default
+// since v7) without looking at zlib's result: a damaged stream, even one
+// whose Adler-32 check fails, is imported as wrong numbers (values like
+// 2.6e72), or as a misleading complaint about the data. So every compressed
+// element is inflated here first, to its end, in fixed buffers (the values
+// are not kept), and refused naming the variable when zlib refuses it.
+void check_v5_compressed(std::FILE* f, long off, std::uint32_t nbytes, bool swap, size_t index,
+                         const std::string& path) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) throw InputError(path + ": cannot start zlib to read variable " + std::to_string(index));
+  std::vector<unsigned char> in(1 << 16), out(1 << 16);
+  std::string head;  // the first inflated bytes: the variable's name is there
+  std::uint32_t left = nbytes;
+  int rc = Z_OK;
+  std::fseek(f, off, SEEK_SET);
+  while (rc != Z_STREAM_END) {
+    if (z.avail_in == 0) {
+      if (left == 0) break;
+      const size_t want = std::min<size_t>(left, in.size());
+      if (std::fread(in.data(), 1, want, f) != want) break;
+      left -= static_cast<std::uint32_t>(want);
+      z.next_in = in.data();
+      z.avail_in = static_cast<uInt>(want);
+    }
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    const size_t produced = out.size() - z.avail_out;
+    if (head.size() < 4096)
+      head.append(reinterpret_cast<const char*>(out.data()), std::min(produced, 4096 - head.size()));
+    if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && z.avail_in == 0)) break;
+  }
+  const std::string why = rc == Z_STREAM_END                ? ""
+                          : rc == Z_OK || rc == Z_BUF_ERROR ? "the stream ends early"
+                                                            : std::string("zlib: ") + (z.msg ? z.msg : zError(rc));
+  inflateEnd(&z);
+  if (why.empty()) return;
+  const std::string name = v5_variable_name(reinterpret_cast<const unsigned char*>(head.data()), head.size(), swap);
+  throw InputError(path + ": variable " + (name.empty() ? std::to_string(index) : "'" + name + "'") +
+                   ": its compressed data is damaged (" + why + "); the values cannot be trusted");
+}
+
 // libmatio stops quietly at a damaged variable, which would drop the rest of
 // the file unnoticed; so walk the v5 element tags first (128-byte header, then
 // elements of an 8-byte tag + data, padded to 8 bytes unless compressed) and
@@ -404,10 +479,7 @@ size_t count_v5_elements(const std::string& path) {
     std::fclose(f);
     throw InputError(path + ": not a MATLAB v5 file (no endian indicator 'IM' in its 128-byte header)");
   }
-  auto u32 = [&](const unsigned char* b) {
-    return swap ? (std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 | std::uint32_t(b[2]) << 8 | b[3])
-                : (std::uint32_t(b[3]) << 24 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[1]) << 8 | b[0]);
-  };
+  auto u32 = [&](const unsigned char* b) { return v5_u32(b, swap); };
   size_t count = 0;
   long off = 128;
   while (size - off >= 8) {
@@ -422,6 +494,14 @@ size_t count_v5_elements(const std::string& path) {
       std::fclose(f);
       throw InputError(path + ": variable " + std::to_string(count + 1) +
                        " runs past the end of the file (truncated?)");
+    }
+    if (type == 15) {
+      try {
+        check_v5_compressed(f, off + 8, nbytes, swap, count + 1, path);
+      } catch (...) {
+        std::fclose(f);
+        throw;
+      }
     }
     off = next;
     ++count;

@@ -55,6 +55,14 @@ std::string stribeck::cli::one_line(const std::string& text) {
       i = close + 1;
       continue;
     }
+    // A short quoted stretch is copied whole: taking only its opening quote
+    // would make its closing one open the next stretch, which then ran from
+    // between two quoted names to the next quote and was cut there.
+    if (close != std::string::npos) {
+      cut.append(text, i, close + 1 - i);
+      i = close + 1;
+      continue;
+    }
     cut += text[i++];
   }
   std::string out;
