@@ -310,9 +310,21 @@ File open_file(const std::string& path, bool write) {
   return file;
 }
 
+namespace {
+// Object headers of version 1 (libhdf5's default) hold attributes only
+// inline, at most 64 KiB each, while a config of up to 16 MiB is stored as
+// the `config` attribute. Tracking the attributes' creation order gives the
+// root group and every group the version 2 header, whose attributes move to
+// dense storage (a heap beside the header) when one is too large for it;
+// small attributes stay inline, and readers open them by name either way.
+void large_attributes(hid_t gcpl) { H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED); }
+}  // namespace
+
 File create_file(const std::string& path) {
   silence_errors();
-  File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  PropList fcpl(H5Pcreate(H5P_FILE_CREATE));
+  large_attributes(fcpl.id());
+  File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT));
   if (!file.valid()) fail(path, "cannot create HDF5 file");
   return file;
 }
@@ -375,7 +387,9 @@ Group create_group(hid_t loc, const std::string& name, const std::string& where)
   silence_errors();
   PropList lcpl(H5Pcreate(H5P_LINK_CREATE));
   H5Pset_create_intermediate_group(lcpl.id(), 1);
-  Group g(H5Gcreate2(loc, name.c_str(), lcpl.id(), H5P_DEFAULT, H5P_DEFAULT));
+  PropList gcpl(H5Pcreate(H5P_GROUP_CREATE));
+  large_attributes(gcpl.id());
+  Group g(H5Gcreate2(loc, name.c_str(), lcpl.id(), gcpl.id(), H5P_DEFAULT));
   if (!g.valid()) fail(where, "cannot create group '" + name + "'");
   return g;
 }
