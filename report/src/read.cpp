@@ -400,8 +400,11 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
     throw InputError(path + ": the sweep's columns are shorter than its status column");
   auto metric = [&](std::size_t i, int k) { return f.rows.metrics[i * sweep::kNumMetrics + k]; };
   auto ok = [&](std::size_t i) { return f.rows.status[i] == kSimOk; };
-  // 1-D profiles: the best objective over each parameter (grid values, else 50 bins).
+  // 1-D profiles: the best objective over each varying parameter (grid
+  // values, else 50 bins). The file lists the model's fixed parameters
+  // among its coordinates too; their profile would be one point.
   Section prof{"Cost profiles", {}};
+  std::size_t varying = 0;
   for (std::size_t d = 0; d < dims; ++d) {
     std::map<double, double> best;
     std::vector<double> vals;
@@ -409,6 +412,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
     std::vector<double> distinct = vals;
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (distinct.size() < 2) continue;
     const bool grid = distinct.size() <= 256;
     const double lo = distinct.front(), hi = distinct.back();
     const int bins = 50;
@@ -424,15 +428,19 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
     }
     Figure p = make(id, "profile-" + m.param_names[d], FigureKind::kLine,
                     std::string(m.maximize ? "Largest " : "Smallest ") + oi.name + " over " + m.param_names[d],
-                    label(m.param_names[d], m.param_units[d]), obj_label, d == 0 ? "profile" : "");
+                    label(m.param_names[d], m.param_units[d]), obj_label, varying++ == 0 ? "profile" : "");
     Series s{std::string("best ") + oi.name, {}, {}};
     for (const auto& [x, y] : best) s.x.push_back(x), s.y.push_back(y);
     p.series.push_back(std::move(s));
     prof.figures.push_back(std::move(p));
   }
-  doc.sections.push_back(std::move(prof));
-  // The 2-D map of the objective over a pair.
-  if (dims >= 2) {
+  if (varying > 0) doc.sections.push_back(std::move(prof));
+  // The 2-D map of the objective over a pair: the one named by --x/--y, or
+  // the first two that vary.
+  if (varying < 2 && o.x.empty() && o.y.empty()) {
+    doc.notes.push_back(varying == 1 ? "one varying parameter: no map, its profile shows the objective over it"
+                                     : "no parameter varies: no profiles or map");
+  } else {
     Section maps{"Cost map", {}};
     PointFile pf(path);
     HeatMapOptions ho;
