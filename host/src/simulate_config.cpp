@@ -1,5 +1,6 @@
 // TOML config of `stribeck simulate` (format: docs/dynamics.md).
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -46,11 +47,22 @@ const toml::table* subtable(const std::string& file, const toml::table& t, const
   return n->as_table();
 }
 
+// No quantity of a system is subnormal (nonzero, below DBL_MIN): a mass of
+// 1e-310 kg makes 1/m infinite, so the run would fail with numbers that say
+// nothing about the config. 0 stays allowed where the range allows it.
+void subnormal(const std::string& file, const toml::node& n, const std::string& key, double x) {
+  if (x != 0 && std::abs(x) < DBL_MIN)
+    throw InputError(where(file, n) + ": '" + key + "' = " + format_number(x) +
+                     " is subnormal (nonzero and below 2.2e-308): no physical quantity is that small, and "
+                     "dividing by it overflows");
+}
+
 bool number(const std::string& file, const toml::table& t, const char* key, double& out) {
   const toml::node* n = t.get(key);
   if (!n) return false;
-  if (auto d = n->value<double>()) {
+  if (auto d = detail::toml_number(*n)) {
     if (!std::isfinite(*d)) throw InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    subnormal(file, *n, key, *d);
     out = *d;
     return true;
   }
@@ -79,8 +91,9 @@ void require(bool ok, const std::string& file, const toml::table& t, const char*
 void profile(const std::string& file, const toml::table& t, const char* key, Profile<double>& p) {
   const toml::node* n = t.get(key);
   if (!n) return;
-  if (auto d = n->value<double>()) {
+  if (auto d = detail::toml_number(*n)) {
     if (!std::isfinite(*d)) throw InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    subnormal(file, *n, key, *d);
     p = constant_profile(*d);
     return;
   }
@@ -137,7 +150,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   std::vector<std::string> assignments;
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
-      auto d = v.value<double>();
+      auto d = detail::toml_number(v);
       if (!d) throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
       if (!std::isfinite(*d))
         throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
@@ -336,7 +349,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     SweepConfig sc;
     for (const auto& [k, v] : *pt) {
       std::string spec;
-      if (auto d = v.value<double>()) spec = format_number(*d);
+      if (auto d = detail::toml_number(v)) spec = format_number(*d);
       else if (auto s = v.value<std::string>()) spec = *s;
       else throw InputError(where(path, v) + ": '" + std::string(k.str()) + "' must be a number or a spec string");
       try {
@@ -344,7 +357,10 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       } catch (const InputError& e) {
         throw InputError(where(path, v) + ": " + e.what());
       }
-      sc.params.back().where = where(path, v);
+      ParamSpec& axis = sc.params.back();
+      axis.where = where(path, v);
+      for (double x : axis.values) subnormal(path, v, std::string(k.str()), x);
+      for (double x : {axis.a, axis.b, axis.lo, axis.hi}) subnormal(path, v, std::string(k.str()), x);
     }
     c.axes = sc.params;
   }

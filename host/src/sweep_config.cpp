@@ -27,7 +27,7 @@ std::string where(const std::string& path, const toml::source_region& r) {
 }
 
 double number(const std::string& path, const toml::node& n, const std::string& what) {
-  if (auto v = n.value<double>()) {  // integers convert too
+  if (auto v = detail::toml_number(n)) {  // integers convert too
     if (!std::isfinite(*v)) fail(path, n, what + " must be a finite number");
     return *v;
   }

@@ -8,12 +8,24 @@
 // only inside strings (quoted keys included) and comments, and no control
 // characters but tab (and newlines) anywhere, so refusing the rest first is
 // both the TOML rule and out of the parser's way.
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <toml++/toml.h>
 
 namespace stribeck::detail {
 
 // Throws InputError "PATH:LINE:COLUMN: ..." for a control character anywhere,
 // or a non-ASCII byte outside strings and comments.
 void check_toml_characters(const std::string& text, const std::string& path);
+
+// A TOML number as a double: floats, and integers of any size (toml++'s
+// value<double>() refuses integers beyond 2^53, so "max_substeps =
+// 1000000000000000000" would read as "not a number"; the caller's range
+// check says what is allowed). std::nullopt for anything that is not a number.
+inline std::optional<double> toml_number(const toml::node& n) {
+  if (const auto i = n.value_exact<std::int64_t>()) return static_cast<double>(*i);
+  return n.value_exact<double>();
+}
 
 }  // namespace stribeck::detail
