@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/sweep/space.hpp"
 
 namespace stribeck::ident {
 namespace {
@@ -29,14 +31,14 @@ struct Layout {
   int unknowns = 0;
 };
 
-Layout make_layout(const ModelInfo& m, const std::vector<bool>& free) {
+Layout make_layout(const ModelInfo& m, const std::vector<bool>& free, const std::vector<double>& lower) {
   Layout l;
   l.slots.resize(m.params.size());
   for (size_t i = 0; i < m.params.size(); ++i) {
     if (!free[i]) continue;
     Slot& s = l.slots[i];
     s.unknown = l.unknowns++;
-    s.lo = m.params[i].lo;
+    s.lo = i < lower.size() && !std::isnan(lower[i]) ? lower[i] : m.params[i].lo;
     for (const auto& r : m.relations)
       if (r.a == static_cast<int>(i)) s.over = r.b;
   }
@@ -115,9 +117,29 @@ void errors_of(const CurveFitProblem& pr, const std::vector<double>& p, double& 
   rms = pr.v.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(pr.v.size()));
 }
 
+// The starts: `start`, then scrambled Sobol' points over the free
+// parameters' ranges (log-spaced where the range is positive).
+std::vector<std::vector<double>> start_points(const CurveFitProblem& pr, int count) {
+  std::vector<std::vector<double>> out{pr.start};
+  for (int i = 0; static_cast<int>(out.size()) < count; ++i) {
+    std::vector<double> p = pr.start;
+    int coord = 0;
+    for (size_t k = 0; k < p.size(); ++k) {
+      if (!pr.free[k]) continue;
+      double lo = pr.range_lo.empty() ? 0.1 * pr.start[k] : pr.range_lo[k];
+      double hi = pr.range_hi.empty() ? 10.0 * pr.start[k] : pr.range_hi[k];
+      if (hi < lo) std::swap(lo, hi);
+      const double u = sweep::sobol_unit(static_cast<std::uint64_t>(i), coord++, 0x5eedull);
+      p[k] = lo > 0.0 ? lo * std::pow(hi / lo, u) : lo + (hi - lo) * u;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 template <class M>
 CurveFitResult solve(const CurveFitProblem& pr, const ModelInfo& info) {
-  const Layout layout = make_layout(info, pr.free);
+  const Layout layout = make_layout(info, pr.free, pr.lower);
   double scale = 0.0;
   for (double f : pr.target) scale = std::max(scale, std::abs(f));
   const double inv_scale = scale > 0.0 ? 1.0 / scale : 1.0;
@@ -125,34 +147,52 @@ CurveFitResult solve(const CurveFitProblem& pr, const ModelInfo& info) {
   best.params = pr.start;
   errors_of<M>(pr, pr.start, best.max_abs_error, best.rms_error);
   if (layout.unknowns == 0) return best;
+  const int max_starts = std::max(2, pr.max_starts);
+  const int per_round = std::max(1, pr.starts_per_round);
+  const std::vector<std::vector<double>> starts = start_points(pr, max_starts);
+  // Two costs are one optimum to agree_tolerance, or both at the exact
+  // representation's rounding (1e-12 of the force scale, per sample).
+  const double floor = 0.5 * static_cast<double>(pr.v.size()) * 1e-24;
+  std::vector<double> costs;
   bool have = false;
-  for (double f : pr.start_scales) {
-    std::vector<double> p0 = pr.start;
-    for (size_t i = 0; i < p0.size(); ++i)
-      if (pr.free[i]) p0[i] *= f;
-    std::vector<double> x = unknowns_of(layout, p0);
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<CurveCost<M>, 4>(new CurveCost<M>{&pr, &layout, inv_scale});
-    cost->AddParameterBlock(layout.unknowns);
-    cost->SetNumResiduals(static_cast<int>(pr.v.size()));
-    ceres::Problem problem;
-    problem.AddResidualBlock(cost, nullptr, x.data());
-    ceres::Solver::Options o;
-    o.max_num_iterations = 500;
-    o.function_tolerance = 1e-15;
-    o.gradient_tolerance = 1e-16;
-    o.parameter_tolerance = 1e-14;
-    o.num_threads = 1;
-    o.logging_type = ceres::SILENT;
-    ceres::Solver::Summary summary;
-    ceres::Solve(o, &problem, &summary);
-    CurveFitResult r;
-    r.params.assign(p0.size(), 0.0);
-    build(layout, pr.start, x.data(), r.params.data());
-    errors_of<M>(pr, r.params, r.max_abs_error, r.rms_error);
-    r.converged = summary.termination_type == ceres::CONVERGENCE;
-    r.message = summary.message;
-    if (!std::isfinite(r.rms_error)) continue;
-    if (!have || r.rms_error < best.rms_error) best = r, have = true;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int round = 1; best.starts < max_starts; ++round) {
+    for (int end = std::min(max_starts, best.starts + per_round); best.starts < end; ++best.starts) {
+      const std::vector<double>& p0 = starts[static_cast<size_t>(best.starts)];
+      std::vector<double> x = unknowns_of(layout, p0);
+      auto* cost = new ceres::DynamicAutoDiffCostFunction<CurveCost<M>, 4>(new CurveCost<M>{&pr, &layout, inv_scale});
+      cost->AddParameterBlock(layout.unknowns);
+      cost->SetNumResiduals(static_cast<int>(pr.v.size()));
+      ceres::Problem problem;
+      problem.AddResidualBlock(cost, nullptr, x.data());
+      ceres::Solver::Options o;
+      o.max_num_iterations = 500;
+      o.function_tolerance = 1e-15;
+      o.gradient_tolerance = 1e-16;
+      o.parameter_tolerance = 1e-14;
+      o.num_threads = 1;
+      o.logging_type = ceres::SILENT;
+      ceres::Solver::Summary summary;
+      ceres::Solve(o, &problem, &summary);
+      const bool usable = summary.IsSolutionUsable() && std::isfinite(summary.final_cost);
+      costs.push_back(usable ? summary.final_cost : std::numeric_limits<double>::infinity());
+      if (!usable || !(summary.final_cost < best_cost)) continue;
+      CurveFitResult r;
+      r.params.assign(p0.size(), 0.0);
+      build(layout, pr.start, x.data(), r.params.data());
+      errors_of<M>(pr, r.params, r.max_abs_error, r.rms_error);
+      if (!std::isfinite(r.rms_error)) continue;
+      r.converged = summary.termination_type == ceres::CONVERGENCE;
+      r.message = summary.message;
+      r.starts = best.starts;
+      best_cost = summary.final_cost;
+      best = r, have = true;
+    }
+    best.at_best = static_cast<int>(std::count_if(costs.begin(), costs.end(), [&](double c) {
+      return std::isfinite(c) && std::abs(c - best_cost) <= pr.agree_tolerance * std::max(c, best_cost) + floor;
+    }));
+    best.settled = have && best.at_best >= 2;
+    if (best.settled && round >= 2) break;
   }
   return best;
 }

@@ -17,9 +17,21 @@ struct CurveFitProblem {
   // The samples (velocity and the other inputs, fixed) and the force to match.
   std::vector<double> v, p_a, p_b, f_n;
   std::vector<double> target;
-  // Extra start points: each multiplies every free parameter of `start` by
-  // the factor (1 = start itself). Default: 1, 0.3, 3.
-  std::vector<double> start_scales = {1.0, 0.3, 3.0};
+  // The multistart, as identification's: `start` first, then points spread
+  // over [range_lo, range_hi] of every free parameter (a scrambled Sobol'
+  // sequence; log-spaced where range_lo > 0), refined by Ceres in rounds of
+  // `starts_per_round` until, after at least two rounds, two starts reached
+  // the best cost (to agree_tolerance), or max_starts have run. A local
+  // fit from one start stops in the first valley it finds: a tanh-shaped
+  // rise against a falling exponential, say, has several.
+  std::vector<double> range_lo, range_hi;  // empty: 0.1x to 10x the start
+  int starts_per_round = 8;
+  int max_starts = 64;
+  double agree_tolerance = 1e-6;
+  // Lower bounds in place of the model's (NaN: the model's), for a target
+  // tool that admits more than the kernel model it is evaluated as (MSL's
+  // F_Stribeck may be negative, i.e. K_brk below 1). Empty: the model's.
+  std::vector<double> lower;
 };
 
 struct CurveFitResult {
@@ -27,10 +39,13 @@ struct CurveFitResult {
   double max_abs_error = 0.0;  // over the samples
   double rms_error = 0.0;
   bool converged = false;
-  std::string message;  // Ceres' message of the best start
+  std::string message;   // Ceres' message of the best start
+  int starts = 0;        // refinements run
+  int at_best = 0;       // of those, reaching the best cost
+  bool settled = false;  // two starts agreed on the best cost
 };
 
-// Fits the free parameters within the model's ranges and relations
+// Fits the free parameters within the model's ranges (or `lower`) and relations
 // (reparameterised: lo + exp(x) for bounded-below parameters, an excess
 // exp(x) over the other side of an `a >= b` rule). Throws InputError for an
 // unknown or dynamic model id or sizes that do not match.
