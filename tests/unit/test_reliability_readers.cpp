@@ -322,6 +322,25 @@ TEST(ReadersCli, Mat5DamagedZlibStreamEndsEveryCommandWithOneLine) {
 #endif
 }
 
+TEST(ReadersCli, LargeAttributeIsValidInput) {
+  // 8 MB of free-form metadata on the experiment (a description, a
+  // configuration dump): HDF5 stores it in dense attribute storage, and a
+  // log written with it must be read, evaluated, fitted and exported,
+  // keeping the attribute where the log is copied.
+  const std::string dir = case_dir("large_attr");
+  const std::string big(8 << 20, 'x');
+  const std::string input = write_log_h5(
+      dir + "rig.h5", 0, [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", big, "test"); });
+  for (const auto& c : commands(input, dir)) {
+    const CliRun r = cli(c.args);
+    EXPECT_EQ(r.code, 0) << c.name << "\n" << r.err;
+    if (r.code == 0) expect_right_data(c, c.name);
+  }
+  const auto exps = read_log(dir + "imported.h5");
+  ASSERT_EQ(exps.size(), 1u);
+  EXPECT_EQ(exps[0].attributes.at("description"), big);
+}
+
 TEST(ReadersCli, UnavailableFilterIsNamedNotCalledCorrupt) {
   if (!has_python_h5py()) GTEST_SKIP() << "/usr/bin/python3 with h5py not available";
   const std::string dir = case_dir("lzf");
@@ -427,6 +446,23 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
                           ": its compressed data is damaged",
                       mat5);
       }
+    // A struct of the three signals (one experiment named `rig`), damaged
+    // in the middle of its one compressed element.
+    const std::string input = case_dir("campaign_mat5_struct") + "rig.mat";
+    const char* fields[] = {"time", "velocity", "force", nullptr};
+    size_t one[2] = {1, 1};
+    matvar_t* rig = Mat_VarCreateStruct2("rig", 2, one, fields);
+    for (size_t k = 0; k < kChannels.size(); ++k) {
+      std::vector<double> v = signal(kChannels[k]);
+      size_t dims[2] = {v.size(), 1};
+      Mat_VarSetStructFieldByIndex(rig, k, 0, Mat_VarCreate(nullptr, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, v.data(), 0));
+    }
+    mat_t* mat = Mat_CreateVer(input.c_str(), nullptr, MAT_FT_MAT5);
+    Mat_VarWrite(mat, rig, MAT_COMPRESSION_ZLIB);
+    Mat_VarFree(rig);
+    Mat_Close(mat);
+    flip(input, 128 + 8 + element_bytes(input, 128) / 2);
+    campaign_case("mat5 struct middle", input, "variable 'rig': its compressed data is damaged", mat5);
   }
 #endif
   // Class 2: HDF5 logs chunked, shuffled and deflated (100 rows a chunk,
@@ -505,6 +541,68 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
         "open(sys.argv[1], 'wb').write(b)\n",
         mat);
     campaign_case("v7.3 mat lzf", mat, "variable 'force': is compressed with the HDF5 filter LZF (32000)", filters);
+    // A MATLAB v7.3 file (HDF5, deflated and shuffled as MATLAB saves it)
+    // with a chunk of `force` damaged.
+    const std::string mat73 = case_dir("campaign_mat73_chunk") + "rig.mat";
+    python(
+        "import sys, h5py, numpy as np\n"
+        "n = 400; t = np.arange(n) * 1e-3; v = 0.05 * np.sin(2 * np.pi * 5 * t)\n"
+        "F = 100 * np.tanh(v / 1e-3) + 200 * v\n"
+        "with h5py.File(sys.argv[1], 'w', userblock_size=512) as f:\n"
+        "    for name, x in (('time', t), ('velocity', v), ('force', F)):\n"
+        "        d = f.create_dataset(name, data=x.reshape(1, n), chunks=(1, 100), shuffle=True, compression='gzip')\n"
+        "        d.attrs['MATLAB_class'] = np.bytes_('double')\n"
+        "    place = f['force'].id.get_chunk_info(2)\n"
+        "head = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Mon Jan  1 00:00:00 2024 HDF5 schema 1.00 .'\n"
+        "b = bytearray(open(sys.argv[1], 'rb').read()); b[:len(head)] = head\n"
+        "for i in range(4): b[place.byte_offset + place.size // 2 + i] ^= 0xA5\n"
+        "open(sys.argv[1], 'wb').write(b)\n",
+        mat73);
+    campaign_case("v7.3 mat chunk", mat73, "variable 'force'", chunks);
+  }
+  // Class 4: huge attributes (8 MB) where a log keeps its metadata: the
+  // experiment (fixed-length and variable-length strings), the file, a
+  // channel (an array of numbers, not a string Stribeck reads).
+  {
+    const std::string big(8 << 20, 'd');
+    const std::vector<std::pair<std::string, std::function<void(hid_t, hid_t)>>> cases = {
+        {"group fixed", [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", big, "test"); }},
+        {"group vlen",
+         [&](hid_t, hid_t g) {
+           hid_t type = H5Tcopy(H5T_C_S1);
+           H5Tset_size(type, H5T_VARIABLE);
+           hid_t sp = H5Screate(H5S_SCALAR);
+           hid_t a = H5Acreate2(g, "rig", type, sp, H5P_DEFAULT, H5P_DEFAULT);
+           const char* p = big.c_str();
+           H5Awrite(a, type, &p);
+           H5Aclose(a);
+           H5Sclose(sp);
+           H5Tclose(type);
+         }},
+        {"root", [&](hid_t f, hid_t) { h5::write_string_attribute(f, "config", big, "test"); }},
+        // Beyond the 16 MiB a fixed-length string attribute may claim (a
+        // damaged size must not make the reader allocate gigabytes): metadata
+        // that size is left in the file, the log is read.
+        {"group 20 MB",
+         [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", std::string(20 << 20, 'd'), "test"); }},
+        {"channel array",
+         [&](hid_t, hid_t g) {
+           hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);
+           const std::vector<double> values(1 << 20, 1.5);
+           const hsize_t n = values.size();
+           hid_t sp = H5Screate_simple(1, &n, nullptr);
+           hid_t a = H5Acreate2(d, "calibration", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+           H5Awrite(a, H5T_NATIVE_DOUBLE, values.data());
+           H5Aclose(a);
+           H5Sclose(sp);
+           H5Dclose(d);
+         }},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const std::string input =
+          write_log_h5(case_dir("campaign_attr_" + std::to_string(i)) + "rig.h5", 0, cases[i].second);
+      campaign_case("attribute " + cases[i].first, input, "", attributes);
+    }
   }
   const int cases = mat5.cases + chunks.cases + filters.cases + attributes.cases;
   const int failures = mat5.failures + chunks.failures + filters.failures + attributes.failures;
