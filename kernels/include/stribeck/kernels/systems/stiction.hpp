@@ -161,23 +161,44 @@ struct StictionBody {
   // stepped again from the start with the end's bound. So a contact
   // decelerating to rest, reversing, or just broken away gets the small steps
   // its fast transient needs wherever that falls in the output step. While
-  // stuck the bound is constant: equal parts, no re-steps. Bounded: at most
-  // max_substeps sub-steps and re-steps (kSimStepLimit) and max_events events
-  // (kSimEventLimit) per output step. Adds the RK4 steps kept to *rk4_steps
-  // (re-steps and event bisection not counted). Returns a SimStatus.
+  // stuck the bound is constant: equal parts, no re-steps.
+  //
+  // The bound is the rate of one instant. Where it asks for more parts than
+  // the sub-steps left, it is often steep only briefly: a near-exact-sign law
+  // (a linear zone or tanh of 1e-6 m/s) just after breakaway or reversal is
+  // crossed in a few tens of sub-steps of its bound, and a sub-step re-taken
+  // because its end lay in that zone starts where the law is still flat.
+  // Taking the rest of the output step in parts of the steep size would need
+  // 1e5 of them, so there the sub-step is one part of the bound's own size,
+  // or, re-taken, half the rejected one (approaching the zone in halvings,
+  // not in parts of its size), and the bound is asked again at its end.
+  // Bounded: at most max_substeps sub-steps and re-steps really taken
+  // (kSimStepLimit: a contact held in a steep zone, a rate that is not
+  // finite) and max_events events (kSimEventLimit) per output step. Adds the
+  // RK4 steps kept to *rk4_steps (re-steps and event bisection not counted).
+  // Returns a SimStatus.
   STRIBECK_HD int advance_output_step(const T& t0, T (&x)[kBodyN], const T& dt, int& mode, int max_substeps,
                                       int max_events, long* rk4_steps) const {
     const T t1 = t0 + dt;
     T t = t0;
     T rho = rate(t, x, mode);
+    T rejected = T(0);  // the sub-step just re-taken from t (0: none)
     int events = 0;
-    for (int taken = 0; taken <= max_substeps; ++taken) {
+    for (int taken = 0;; ++taken) {
       const T left = t1 - t;
       if (!(left > T(0))) return kSimOk;
+      if (taken == max_substeps) return kSimStepLimit;
       const int sub = rk4_substeps(left, rho, max_substeps - taken);
-      if (sub > max_substeps - taken) return kSimStepLimit;
       const bool last = sub == 1;
-      const T h = last ? left : left / T(sub);  // the usual single sub-step needs no division
+      T h = last ? left : left / T(sub);  // the usual single sub-step needs no division
+      T sized = rho;                      // the rate h is cut for
+      const bool own = sub > max_substeps - taken;
+      if (own) {
+        h = T(kRk4StableRho) / rho;
+        if (rejected * T(0.5) > h) h = rejected * T(0.5);
+        if (!(h > T(0))) return kSimStepLimit;
+        sized = T(kRk4StableRho) / h;
+      }
       T x1[kBodyN];
       for (int i = 0; i < kBodyN; ++i) x1[i] = x[i];
       int m1 = mode;
@@ -186,12 +207,25 @@ struct StictionBody {
       if (mode != kStuck) {
         // The bound at the end, in the sub-step's own mode: re-step when it
         // asks for more than twice the parts this sub-step was cut for.
-        const T rho_end = rate(t + done, x1, mode);
-        if (rho_end * h > T(2 * kRk4StableRho) && rho_end > rho) {
+        T rho_end = rate(t + done, x1, mode);
+        if (own && !(rho_end * h > T(2 * kRk4StableRho))) {
+          // A halved sub-step can end outside a zone that is steep only
+          // near v = 0 while its last RK4 stages ran through it (the law's
+          // force there pulls the end back out): the bound at the Euler
+          // end x + h x'(t), which those stages lie around, tells.
+          T dx[kBodyN], xe[kBodyN];
+          rhs(t, x, mode, dx);
+          for (int i = 0; i < kBodyN; ++i) xe[i] = x[i] + h * dx[i];
+          const T rho_euler = rate(t + h, xe, mode);
+          if (rho_euler > rho_end) rho_end = rho_euler;
+        }
+        if (rho_end * h > T(2 * kRk4StableRho) && rho_end > sized) {
           rho = rho_end;
+          rejected = h;
           continue;
         }
       }
+      rejected = T(0);
       for (int i = 0; i < kBodyN; ++i) x[i] = x1[i];
       if (rk4_steps) *rk4_steps += 1;
       if (switched) {
@@ -204,7 +238,6 @@ struct StictionBody {
       t += done;
       rho = rate(t, x, mode);
     }
-    return kSimStepLimit;
   }
 
   STRIBECK_HD_INLINE BodySnapshot<T> snapshot(const T& t, const T (&x)[kBodyN], int mode) const {
