@@ -531,7 +531,10 @@ IndependentFit best_fit(const std::vector<double>& v, const std::vector<LD>& f, 
     IndependentFit r;
     r.theta = th;
     const size_t k = nonneg.size();
+    std::vector<std::vector<LD>> basis_rows;
+    for (double x : v) basis_rows.push_back(basis(x, th));
     // Every choice of sign-bounded coefficients held at 0; the best feasible.
+    // Mask 0 holds none: when its solution is feasible it is the optimum.
     for (unsigned mask = 0; mask < (1u << k); ++mask) {
       bool skip = false;
       for (size_t j = 0; j < k; ++j) skip |= ((mask >> j) & 1u) && !nonneg[j];
@@ -540,8 +543,7 @@ IndependentFit best_fit(const std::vector<double>& v, const std::vector<LD>& f, 
       for (size_t j = 0; j < k; ++j)
         if (!((mask >> j) & 1u)) cols.push_back(j);
       std::vector<std::vector<LD>> a;
-      for (double x : v) {
-        const std::vector<LD> b = basis(x, th);
+      for (const auto& b : basis_rows) {
         std::vector<LD> row;
         for (size_t j : cols) row.push_back(b[j]);
         a.push_back(row);
@@ -557,13 +559,13 @@ IndependentFit best_fit(const std::vector<double>& v, const std::vector<LD>& f, 
       if (!ok) continue;
       LD sse = 0, mx = 0;
       for (size_t i = 0; i < v.size(); ++i) {
-        const std::vector<LD> b = basis(v[i], th);
         LD g = 0;
-        for (size_t j = 0; j < k; ++j) g += coef[j] * b[j];
+        for (size_t j = 0; j < k; ++j) g += coef[j] * basis_rows[i][j];
         sse += (g - f[i]) * (g - f[i]);
         mx = std::max(mx, fabsl(g - f[i]));
       }
       if (sse < r.sse) r.sse = sse, r.max_err = mx, r.coef = coef;
+      if (mask == 0) break;
     }
     return r;
   };
