@@ -1,5 +1,6 @@
 #include "stribeck/data/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -28,9 +29,37 @@ namespace {
 // the handler reads them without allocating or locking (async-signal-safe).
 constexpr int kSlots = 16;
 constexpr size_t kPathMax = 4096;
-char g_paths[kSlots][kPathMax];
-std::atomic<bool> g_used[kSlots];
+// A multi-experiment export holds a temporary and a lock per file until the
+// last is written.
+constexpr int kTempSlots = 256;
+char g_paths[kTempSlots][kPathMax];
+std::atomic<bool> g_used[kTempSlots];
 std::mutex g_claim;  // taken by threads claiming or freeing a slot, never by the handler
+
+// Output locks held by this process (OutputLock), in fixed slots so that the
+// handlers can let them go: path first, then fd (>= 0: in use).
+struct LockSlot {
+  char path[kPathMax];
+  std::atomic<int> fd{-1};
+  int count = 0;  // holds within this process
+  bool exclusive = false;
+};
+LockSlot g_locks[kTempSlots];
+std::mutex g_lock_mutex;  // taken by OutputLock, never by a handler
+
+// Async-signal-safe (fcntl, unlink): the lock files this process holds are
+// removed where no other process holds them too, so a run ended by a signal
+// or a crash leaves none.
+void drop_locks() {
+  for (auto& l : g_locks) {
+    const int fd = l.fd.load();
+    if (fd < 0) continue;
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (::fcntl(fd, F_OFD_SETLK, &fl) == 0) ::unlink(l.path);
+  }
+}
 
 // Inputs being read (register_input), fixed slots read by the crash handler.
 char g_inputs[kSlots][kPathMax];
@@ -54,8 +83,9 @@ void put(const char* s) {
 
 // Async-signal-safe: unlink, write and _exit only.
 extern "C" void remove_temporaries(int sig) {
-  for (int i = 0; i < kSlots; ++i)
+  for (int i = 0; i < kTempSlots; ++i)
     if (g_used[i].load()) ::unlink(g_paths[i]);
+  drop_locks();
   if (g_cli.load()) {
     put("stribeck: error: interrupted by ");
     put(sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");
@@ -82,8 +112,9 @@ extern "C" void library_crash(int sig) {
     std::raise(sig);  // delivered when the handler returns (the signal is blocked in it)
     return;
   }
-  for (int i = 0; i < kSlots; ++i)
+  for (int i = 0; i < kTempSlots; ++i)
     if (g_used[i].load()) ::unlink(g_paths[i]);
+  drop_locks();
   put("stribeck: error: ");
   put(g_inputs[input]);
   put(": damaged file: the HDF5 library crashed reading it (");
@@ -150,8 +181,9 @@ std::uint64_t resident_bytes() {
 // A watched call did not return: as the crash handler, only unlink, write
 // and _exit (the stuck thread may hold any lock, malloc's included).
 [[noreturn]] void library_call_overdue(int slot, std::uint64_t grew, std::int64_t elapsed_ns) {
-  for (int i = 0; i < kSlots; ++i)
+  for (int i = 0; i < kTempSlots; ++i)
     if (g_used[i].load()) ::unlink(g_paths[i]);
+  drop_locks();
   put("stribeck: error: ");
   put(g_watch[slot].file);
   put(": damaged file: the HDF5 library did not return from ");
@@ -262,7 +294,7 @@ int claim(const std::string& path) {
   if (path.size() >= kPathMax) return -1;
   install_handlers();
   std::lock_guard<std::mutex> lock(g_claim);
-  for (int i = 0; i < kSlots; ++i)
+  for (int i = 0; i < kTempSlots; ++i)
     if (!g_used[i].load()) {
       std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
       g_used[i].store(true);
@@ -440,9 +472,173 @@ void set_interrupt_note(const std::string& note) {
 int register_temporary(const std::string& path) { return claim(path); }
 void unregister_temporary(int slot) { release(slot); }
 
+namespace {
+constexpr size_t kNameMax = 255;    // NAME_MAX of Linux file systems
+constexpr size_t kUniqueChars = 6;  // mkstemp's XXXXXX
+
+// 64-bit FNV-1a as 16 hex digits: the same in every run and build.
+std::string name_hash(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+int set_lock(int fd, short type, bool wait) {
+  struct flock fl {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  int rc;
+  do rc = ::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl);
+  while (rc != 0 && wait && errno == EINTR);
+  return rc;
+}
+
+// Removes the temporaries STEM + XXXXXX (regular files): called while no
+// writer of the output lives, so every one is a dead writer's.
+int remove_leftover_temporaries(const std::string& stem) {
+  const size_t slash = stem.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : stem.substr(0, slash + 1);
+  const std::string prefix = stem.substr(dir.size());
+  DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n.size() != prefix.size() + kUniqueChars || n.compare(0, prefix.size(), prefix) != 0) continue;
+    if (!std::all_of(n.begin() + static_cast<std::ptrdiff_t>(prefix.size()), n.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
+      continue;
+    struct stat st {};
+    const std::string path = dir + n;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(path.c_str()) == 0) ++removed;
+  }
+  ::closedir(d);
+  return removed;
+}
+
+}  // namespace
+
+std::string resolve_output(const std::string& target) {
+  std::string p = target;
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    if (hops == 40) throw InputError(target + ": too many levels of symbolic links");
+    std::vector<char> buf(kPathMax);
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size());
+    if (n <= 0 || static_cast<size_t>(n) >= buf.size()) return p;
+    std::string link(buf.data(), static_cast<size_t>(n));
+    const size_t slash = p.find_last_of('/');
+    if (link[0] != '/' && slash != std::string::npos) link = p.substr(0, slash + 1) + link;
+    p = link;
+  }
+}
+
+std::string temporary_stem(const std::string& target) {
+  const size_t slash = target.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  std::string name = target.substr(dir.size());
+  const std::string tmp = ".tmp.";
+  if (name.size() + tmp.size() + kUniqueChars > kNameMax) {
+    const std::string hash = "~" + name_hash(name);
+    name = name.substr(0, kNameMax - tmp.size() - kUniqueChars - hash.size()) + hash;
+  }
+  return dir + name + tmp;
+}
+
+OutputLock::OutputLock(const std::string& target, Mode mode) {
+  const std::string stem = temporary_stem(resolve_output(target));
+  const std::string path = stem + "lock";
+  if (path.size() >= kPathMax) return;
+  const bool exclusive = mode == Mode::kExclusive;
+  std::lock_guard<std::mutex> guard(g_lock_mutex);
+  int free_slot = -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    LockSlot& l = g_locks[i];
+    const int held = l.fd.load();
+    if (held < 0) {
+      if (free_slot < 0) free_slot = i;
+      continue;
+    }
+    if (path != l.path) continue;
+    // Held by this process already: one more hold, made exclusive if asked.
+    if (exclusive && !l.exclusive) {
+      if (set_lock(held, F_WRLCK, true) != 0) return;
+      l.exclusive = true;
+    }
+    ++l.count;
+    slot_ = i;
+    return;
+  }
+  if (free_slot < 0) return;
+  int fd = -1;
+  bool alone = false;
+  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) return;  // a directory we cannot write: the writer's own open says why
+    alone = set_lock(fd, F_WRLCK, false) == 0;
+    if (!alone) {
+      // Another writer lives: share with it, or wait for it to end.
+      if ((errno != EAGAIN && errno != EACCES) || set_lock(fd, exclusive ? F_WRLCK : F_RDLCK, true) != 0) {
+        ::close(fd);  // no locks on this file system (ENOLCK, EINVAL): nothing locked, as before
+        return;
+      }
+      alone = exclusive;
+    }
+    // The name must still be the file we locked: the last holder removes it
+    // when it ends, and a run that waited for it then locks a new one.
+    struct stat a {
+    }, b{};
+    if (::fstat(fd, &a) != 0 || ::stat(path.c_str(), &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0) return;
+  if (alone) removed_ = remove_leftover_temporaries(stem);
+  if (alone && !exclusive) set_lock(fd, F_RDLCK, false);  // converts the lock in place: never a moment without it
+  LockSlot& l = g_locks[free_slot];
+  std::memcpy(l.path, path.c_str(), path.size() + 1);
+  l.count = 1;
+  l.exclusive = exclusive;
+  l.fd.store(fd);
+  slot_ = free_slot;
+}
+
+OutputLock& OutputLock::operator=(OutputLock&& o) noexcept {
+  if (this != &o) {
+    release();
+    slot_ = o.slot_;
+    removed_ = o.removed_;
+    o.slot_ = -1;
+  }
+  return *this;
+}
+
+void OutputLock::release() {
+  if (slot_ < 0) return;
+  std::lock_guard<std::mutex> guard(g_lock_mutex);
+  LockSlot& l = g_locks[slot_];
+  slot_ = -1;
+  if (--l.count > 0) return;
+  const int fd = l.fd.load();
+  // The last holder of all removes the file (a run waiting on it then
+  // retries on a new one); while others share it, it stays.
+  if (set_lock(fd, F_WRLCK, false) == 0) ::unlink(l.path);
+  l.fd.store(-1);
+  ::close(fd);
+}
+
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
   check_output_path(target_);
-  std::string pattern = target_ + ".tmp.XXXXXX";
+  real_ = resolve_output(target_);
+  lock_ = OutputLock(real_, OutputLock::Mode::kShared);
+  std::string pattern = temporary_stem(real_) + "XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   const int fd = ::mkstemp(buf.data());
@@ -510,6 +706,21 @@ bool sync_path(const std::string& path, int flags) {
   return true;
 }
 
+// A file replaced by a new version keeps who owns it and who may read it:
+// owner and group where this process may give them (root; a group it is in),
+// then the permission bits (after chown, which clears set-id bits).
+void keep_owner_and_mode(const std::string& temp, const std::string& target) {
+  struct stat old {
+  }, mine{};
+  if (::stat(target.c_str(), &old) != 0 || !S_ISREG(old.st_mode) || ::stat(temp.c_str(), &mine) != 0) return;
+  if ((mine.st_uid != old.st_uid || mine.st_gid != old.st_gid) && ::chown(temp.c_str(), old.st_uid, old.st_gid) != 0 &&
+      mine.st_gid != old.st_gid) {
+    if (::chown(temp.c_str(), static_cast<uid_t>(-1), old.st_gid) != 0) {
+      // not permitted: the result is the running user's, as a new file would be
+    }
+  }
+  ::chmod(temp.c_str(), old.st_mode & 07777);
+}
 std::string directory_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -517,7 +728,15 @@ std::string directory_of(const std::string& path) {
 }
 }  // namespace
 
-int durable_rename(const std::string& from, const std::string& to) {
+int durable_rename(const std::string& from, const std::string& to_name) {
+  std::string to;
+  try {
+    to = resolve_output(to_name);
+  } catch (const InputError&) {
+    errno = ELOOP;
+    return -1;
+  }
+  keep_owner_and_mode(from, to);
   if (!sync_path(from, 0)) return -1;
   if (std::rename(from.c_str(), to.c_str()) != 0) return -1;
   const int saved = errno;
@@ -639,7 +858,7 @@ PartialOwner::~PartialOwner() { release(); }
 
 void AtomicFile::commit() {
   close_stream();
-  if (durable_rename(temp_, target_) != 0)
+  if (durable_rename(temp_, real_) != 0)
     throw InputError(target_ + ": cannot move output into place: " + std::strerror(errno));
   committed_ = true;
   release(slot_);
@@ -661,8 +880,6 @@ void AtomicFile::close_stream() {
 void copy_file_contents(const std::string& source, AtomicFile& out) {
   std::FILE* in = std::fopen(source.c_str(), "rb");
   if (!in) throw InputError(source + ": cannot read: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(::fileno(in), &st) == 0) ::chmod(out.temp_path().c_str(), st.st_mode & 07777);
   std::vector<char> buf(1 << 20);
   for (;;) {
     const size_t n = std::fread(buf.data(), 1, buf.size(), in);

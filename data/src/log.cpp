@@ -1,5 +1,7 @@
 #include "stribeck/data/log.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -297,18 +299,25 @@ void write_log(const std::string& path, const std::vector<Experiment>& experimen
 }
 
 void append_results(const std::string& path, const Results& r, bool in_place) {
-  check_group_name(r.group, path);
-  const std::string where = path + ": results group '" + r.group + "'";
-  for (const auto& d : r.datasets) {
-    size_t n = 1;
-    for (auto s : d.shape) n *= static_cast<size_t>(s);
-    if (d.name.empty() || d.name.find('/') != std::string::npos)
-      throw InputError(where + ": invalid dataset name '" + d.name + "'");
-    if (n != d.values.size())
-      throw InputError(where + ": dataset '" + d.name + "' has " + std::to_string(d.values.size()) +
-                       " values for a shape of " + std::to_string(n));
+  append_results(path, std::vector<Results>{r}, in_place);
+}
+
+void append_results(const std::string& path, const std::vector<Results>& results, bool in_place) {
+  for (const Results& r : results) {
+    check_group_name(r.group, path);
+    const std::string where = path + ": results group '" + r.group + "'";
+    for (const auto& d : r.datasets) {
+      size_t n = 1;
+      for (auto s : d.shape) n *= static_cast<size_t>(s);
+      if (d.name.empty() || d.name.find('/') != std::string::npos)
+        throw InputError(where + ": invalid dataset name '" + d.name + "'");
+      if (n != d.values.size())
+        throw InputError(where + ": dataset '" + d.name + "' has " + std::to_string(d.values.size()) +
+                         " values for a shape of " + std::to_string(n));
+    }
   }
-  auto fill = [&](hid_t file) {
+  auto fill_one = [&](hid_t file, const Results& r) {
+    const std::string where = path + ": results group '" + r.group + "'";
     // Refuse to touch anything that exists: walk the path one level at a time.
     std::string prefix;
     size_t pos = 0;
@@ -339,6 +348,12 @@ void append_results(const std::string& path, const Results& r, bool in_place) {
       throw;
     }
   };
+  auto fill = [&](hid_t file) {
+    for (const Results& r : results) fill_one(file, r);
+  };
+  // Another writer appending to the same file between our copy and our
+  // rename would lose its groups (or we ours): one at a time.
+  const OutputLock lock = in_place ? OutputLock() : OutputLock(path, OutputLock::Mode::kExclusive);
   std::FILE* probe = std::fopen(path.c_str(), "rb");
   if (!probe) {
     AtomicFile out(path);
@@ -364,6 +379,9 @@ void append_results(const std::string& path, const Results& r, bool in_place) {
   // results go into a copy that replaces it only when complete, so a failure
   // (a full disk) leaves it byte for byte as it was.
   { const h5::File check = h5::open_file(path); }  // an HDF5 file, readable: named errors before copying
+  // Replacing is allowed by the directory, but a log made read-only is not
+  // for us to change.
+  if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot add results to it: " + std::strerror(errno));
   AtomicFile out(path);
   copy_file_contents(path, out);
   h5::guard_write(path, [&] {

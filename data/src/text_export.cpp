@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <memory>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -70,9 +69,10 @@ namespace {
 
 // One writer for both kinds of source: the columns in export order, read a
 // block of rows at a time.
-void write_table(const std::string& path, const std::string& name, const std::map<std::string, std::string>& attrs,
-                 const std::vector<std::string>& channels, const std::map<std::string, std::string>& units, size_t n,
-                 const ReadBlock& read, char delim, bool units_in_header) {
+void write_table(AtomicFile* out, const std::string& path, const std::string& name,
+                 const std::map<std::string, std::string>& attrs, const std::vector<std::string>& channels,
+                 const std::map<std::string, std::string>& units, size_t n, const ReadBlock& read, char delim,
+                 bool units_in_header) {
   const std::vector<std::string> cols = csv_column_order(channels);
   std::string text = units_in_header ? "# experiment: " + comment_text(name) + "\n" : "";
   for (const auto& [k, v] : attrs) {
@@ -88,8 +88,6 @@ void write_table(const std::string& path, const std::string& name, const std::ma
     append_csv_field(text, cell, delim);
   }
   text += '\n';
-  std::unique_ptr<AtomicFile> out;
-  if (path != "-") out = std::make_unique<AtomicFile>(path);
   std::vector<std::vector<double>> block(cols.size(), std::vector<double>(std::min(n, kBlockRows)));
   for (size_t b = 0; b < n; b += kBlockRows) {
     const size_t len = std::min(kBlockRows, n - b);
@@ -101,37 +99,63 @@ void write_table(const std::string& path, const std::string& name, const std::ma
       }
       text += '\n';
       if (text.size() > (1u << 20)) {
-        write_all(out.get(), text, path);
+        write_all(out, text, path);
         text.clear();
       }
     }
   }
-  write_all(out.get(), text, path);
-  if (out) out->commit();
+  write_all(out, text, path);
+  if (out) out->close_stream();
   else std::fflush(stdout);
+}
+
+// `path` "-": stdout; otherwise a new AtomicFile, committed.
+template <class Write>
+void write_path(const std::string& path, const Write& write) {
+  if (path == "-") return write(nullptr, path);
+  AtomicFile out(path);
+  write(&out, path);
+  out.commit();
+}
+
+void write_experiment(AtomicFile* out, const std::string& path, const Experiment& e, char delim, bool units_in_header) {
+  std::vector<std::string> channels;
+  for (const auto& [name, v] : e.channels) channels.push_back(name);
+  write_table(
+      out, path, e.name, e.attributes, channels, e.units, e.size(),
+      [&e](const std::string& ch, size_t b, size_t end, double* dst) {
+        const auto& v = e.channels.at(ch);
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), dst);
+      },
+      delim, units_in_header);
+}
+
+void write_blocks(AtomicFile* out, const std::string& path, const LogBlockReader& log, char delim,
+                  bool units_in_header) {
+  std::map<std::string, std::string> units;
+  for (const auto& ch : log.channels()) units[ch] = log.units(ch);
+  write_table(
+      out, path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
+      [&log](const std::string& ch, size_t b, size_t end, double* dst) { log.read(ch, b, end, dst); }, delim,
+      units_in_header);
 }
 
 }  // namespace
 
 void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
-  std::vector<std::string> channels;
-  for (const auto& [name, v] : e.channels) channels.push_back(name);
-  write_table(
-      path, e.name, e.attributes, channels, e.units, e.size(),
-      [&e](const std::string& ch, size_t b, size_t end, double* out) {
-        const auto& v = e.channels.at(ch);
-        std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), out);
-      },
-      delim, units_in_header);
+  write_path(path, [&](AtomicFile* out, const std::string& p) { write_experiment(out, p, e, delim, units_in_header); });
 }
 
 void write_csv(const std::string& path, const LogBlockReader& log, char delim, bool units_in_header) {
-  std::map<std::string, std::string> units;
-  for (const auto& ch : log.channels()) units[ch] = log.units(ch);
-  write_table(
-      path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
-      [&log](const std::string& ch, size_t b, size_t end, double* out) { log.read(ch, b, end, out); }, delim,
-      units_in_header);
+  write_path(path, [&](AtomicFile* out, const std::string& p) { write_blocks(out, p, log, delim, units_in_header); });
+}
+
+void write_csv(AtomicFile& out, const Experiment& e, char delim) {
+  write_experiment(&out, out.target(), e, delim, true);
+}
+
+void write_csv(AtomicFile& out, const LogBlockReader& log, char delim) {
+  write_blocks(&out, out.target(), log, delim, true);
 }
 
 }  // namespace stribeck

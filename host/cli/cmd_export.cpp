@@ -1,7 +1,11 @@
 // `stribeck export LOG --format csv -o OUT`: the way back to text.
 #include <sys/stat.h>
+#include <unistd.h>  // rmdir
 
 #include <cstdio>
+#include <map>
+#include <memory>
+#include <vector>
 
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
@@ -18,17 +22,63 @@ struct ExportArgs {
   std::string input, output, format = "csv", experiment;
 };
 
-void make_output_dir(const std::string& dir) {
-  ::mkdir(dir.c_str(), 0777);
+// Returns whether it made the directory (removed again when the export fails).
+bool make_output_dir(const std::string& dir) {
+  const bool made = ::mkdir(dir.c_str(), 0777) == 0;
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError(dir + ": not a directory (the log holds several experiments)");
+  return made;
 }
 
 std::string experiment_path(const std::string& dir, std::string name, char delim) {
   for (char& c : name)
     if (c == '/') c = '_';
   return dir + "/" + name + (delim == ',' ? ".csv" : ".tsv");
+}
+
+// The file of each experiment, before anything is written: two names that
+// map to one file ("a/b" and "a_b") are refused.
+std::vector<std::string> experiment_paths(const ExportArgs& a, const std::vector<std::string>& names, char delim) {
+  std::map<std::string, std::string> owner;  // file -> experiment
+  std::vector<std::string> paths;
+  for (const auto& name : names) {
+    std::string path = experiment_path(a.output, name, delim);
+    const auto [at, fresh] = owner.emplace(path, name);
+    if (!fresh)
+      throw InputError(a.input + ": experiments " + one_line("'" + at->second + "'") + " and " +
+                       one_line("'" + name + "'") + " would both be written to " + path +
+                       "; export one of them with --experiment and -o FILE");
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+// Several experiments: OUTPUT is a directory with one file per experiment,
+// all or none: each is written to its temporary, and they are renamed only
+// when all are complete (a full disk at the last leaves none of them).
+template <class Write>
+void export_all(const ExportArgs& a, const std::vector<std::string>& names, char delim, const Write& write) {
+  if (a.output == "-")
+    throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
+  const std::vector<std::string> paths = experiment_paths(a, names, delim);
+  const bool made = make_output_dir(a.output);
+  try {
+    for (const auto& path : paths) check_output(path, {a.input});
+    std::vector<std::unique_ptr<AtomicFile>> files;
+    std::vector<size_t> samples;
+    for (size_t i = 0; i < names.size(); ++i) {
+      files.push_back(std::make_unique<AtomicFile>(paths[i]));
+      samples.push_back(write(*files.back(), i));
+    }
+    for (auto& f : files) f->commit();
+    for (size_t i = 0; i < names.size(); ++i)
+      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + names[i] + "'").c_str(), samples[i],
+              paths[i].c_str());
+  } catch (...) {
+    if (made) ::rmdir(a.output.c_str());  // empty again: the temporaries are gone
+    throw;
+  }
 }
 
 void run(const ExportArgs& a) {
@@ -45,15 +95,12 @@ void run(const ExportArgs& a) {
                 a.output.c_str());
       return;
     }
-    if (a.output == "-")
-      throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
-    make_output_dir(a.output);
-    for (const auto& name : names) {
-      const LogBlockReader log(a.input, name);
-      const std::string path = experiment_path(a.output, name, delim);
-      write_csv(path, log, delim);
-      summary("stribeck export: %s, %zu samples -> %s", one_line("'" + name + "'").c_str(), log.length(), path.c_str());
-    }
+    export_all(a, names, delim, [&](AtomicFile& out, size_t i) {
+      // Closed before the next is opened: one experiment's reader at a time.
+      const LogBlockReader log(a.input, names[i]);
+      write_csv(out, log, delim);
+      return log.length();
+    });
     return;
   }
   const auto exps = read_any_log(a.input);
@@ -66,15 +113,12 @@ void run(const ExportArgs& a) {
               a.output.c_str());
     return;
   }
-  // Several experiments: OUTPUT is a directory with one file per experiment.
-  if (a.output == "-")
-    throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
-  make_output_dir(a.output);
-  for (const auto& e : exps) {
-    const std::string path = experiment_path(a.output, e.name, delim);
-    write_csv(path, e, delim);
-    summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(), path.c_str());
-  }
+  std::vector<std::string> names;
+  for (const auto& e : exps) names.push_back(e.name);
+  export_all(a, names, delim, [&](AtomicFile& out, size_t i) {
+    write_csv(out, exps[i], delim);
+    return exps[i].size();
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
@@ -25,9 +26,13 @@ std::string clean(std::string s) {
 }  // namespace
 
 std::string write_fit_results(const std::string& path, const FitSummary& s, const Provenance& provenance) {
+  // Held from the choice of the group's name to the rename: another run
+  // appending to the same file waits, then sees this fit's group.
+  const OutputLock lock(path, OutputLock::Mode::kExclusive);
   std::string prefix = "identify_" + clean(s.model);
   for (int i = 2; root_has(path, prefix); ++i) prefix = "identify_" + clean(s.model) + "_" + std::to_string(i);
   const std::string json = to_json(s, -1);
+  std::vector<Results> groups;
   for (const auto& e : s.experiments) {
     if (e.fitted.empty()) continue;
     Results r;
@@ -43,8 +48,10 @@ std::string write_fit_results(const std::string& path, const FitSummary& s, cons
                     {"rmse", std::to_string(e.rmse)},
                     {"held_out", e.held_out ? "true" : "false"},
                     {"fit", json}};
-    append_results(path, r);
+    groups.push_back(std::move(r));
   }
+  // One copy of the log for every experiment, all or none.
+  if (!groups.empty()) append_results(path, groups);
   return prefix;
 }
 

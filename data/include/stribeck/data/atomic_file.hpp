@@ -52,7 +52,11 @@ std::string read_config_file(const std::string& path, const std::string& what);
 // result (0, or -1 with errno set); a failed fsync of a file system that
 // cannot sync (EINVAL, ENOTSUP) is ignored, any other makes it -1 before
 // the rename, so a result whose bytes did not reach the disk never takes
-// the name. Every writer that renames goes through this.
+// the name. Every writer that renames goes through this. A `to` that is a
+// symbolic link is written through (resolve_output: the file it points to
+// is replaced, the link stays), and a `to` that exists gives `from` its
+// owner, group (where this process may: root, or a group it is in) and
+// permission bits first.
 int durable_rename(const std::string& from, const std::string& to);
 
 // Before a checkpointed writer (a sweep's or an ensemble's OUT.partial)
@@ -175,13 +179,63 @@ bool library_calls_watched();
 int register_temporary(const std::string& path);
 void unregister_temporary(int slot);
 
+// Where an output really goes: `target` itself, or, when it is a symbolic
+// link, the file the chain of links ends at (which may not exist yet), so
+// that a result is written through the link and the link stays. Throws
+// InputError for a loop of links.
+std::string resolve_output(const std::string& target);
+
+// The name of a temporary of `target` (a resolved output) without its
+// 6-character unique part: "DIR/NAME.tmp.". When NAME is so long (over 244
+// bytes) that NAME.tmp.XXXXXX would pass NAME_MAX (255), NAME is cut and
+// the cut part replaced by a hash of the whole name ("DIR/PREFIX~HASH.tmp."),
+// the same in every run, so a later run still finds the leftovers.
+std::string temporary_stem(const std::string& target);
+
+// The lock of an output, held by every writer of it for as long as it
+// writes: the file TEMPORARY_STEM + "lock" beside it (OUT.tmp.lock), with
+// an open-file-description lock that the kernel releases when the process
+// ends, kill -9 included. Writers that replace OUT whole (AtomicFile) share
+// it; a writer that adds to OUT (append_results: copy, add, rename) holds
+// it alone, so appending writers are serialised: the second waits for the
+// first and then appends to its result. A writer that gets the lock alone
+// knows no other writer of OUT lives, and removes the temporaries
+// (OUT.tmp.XXXXXX) that dead ones left. The last holder removes the lock
+// file, and so do the signal handlers. Holds within one process nest (an
+// append_results inside write_fit_results' exclusive hold). On file systems
+// without locks, or where the lock file cannot be created (the writer's own
+// open then reports why), nothing is locked, as before.
+class OutputLock {
+ public:
+  enum class Mode { kShared, kExclusive };
+  OutputLock() = default;
+  // `target` is the output as the user named it (resolved here).
+  OutputLock(const std::string& target, Mode mode);
+  ~OutputLock() { release(); }
+  OutputLock(OutputLock&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  OutputLock& operator=(OutputLock&& o) noexcept;
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+  // Leftover temporaries of dead writers removed when the lock was taken.
+  int removed_leftovers() const { return removed_; }
+
+ private:
+  void release();
+  int slot_ = -1;
+  int removed_ = 0;
+};
+
 // The temporary files of AtomicFiles alive in this process are removed when
 // SIGINT, SIGTERM or SIGHUP ends it (the handlers are installed with the
 // first AtomicFile); the signal then ends the process as it would have.
+// A target that is a symbolic link is written through (resolve_output): the
+// temporary is made beside the file the link points to and renamed onto it;
+// a target that exists keeps its owner, group and mode (durable_rename).
 class AtomicFile {
  public:
-  // Checks `target` (check_output_path) and reserves a temporary name next
-  // to it; throws InputError if the directory cannot be written.
+  // Checks `target` (check_output_path), takes its OutputLock (shared),
+  // which removes what dead writers of it left, and reserves a temporary
+  // name next to it; throws InputError if the directory cannot be written.
   explicit AtomicFile(std::string target);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -219,14 +273,17 @@ class AtomicFile {
 
  private:
   std::string target_;
+  std::string real_;  // target_ with symbolic links followed: where the rename goes
+  OutputLock lock_;
   std::string temp_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
   int slot_ = -1;  // where the signal handlers find temp_
 };
 
-// Fills the temporary of `out` with the bytes of `source` and gives it the
-// permissions of `source` (a file about to be replaced by an edited copy).
+// Fills the temporary of `out` with the bytes of `source` (a file about to
+// be replaced by an edited copy; commit() gives it the target's owner and
+// permissions).
 // Errors: "<source>: cannot read: ..." or "writing <target>: <cause>".
 void copy_file_contents(const std::string& source, AtomicFile& out);
 

@@ -80,8 +80,14 @@ struct Results {
 // in place: the group is added to a copy that is renamed over it when
 // complete, so on any failure (a full disk) it keeps its previous bytes.
 // `in_place`: `path` is a temporary the caller owns and renames itself
-// (AtomicFile::temp_path()): written directly, without the copy.
+// (AtomicFile::temp_path()): written directly, without the copy. Otherwise
+// the file's OutputLock is held alone for the whole copy, so appending
+// writers of one file take turns and none loses the other's groups; a
+// symbolic link is written through to its file. A file without write
+// permission is refused.
 void append_results(const std::string& path, const Results& results, bool in_place = false);
+// Several groups added at once: one copy of the file, all or none of them.
+void append_results(const std::string& path, const std::vector<Results>& results, bool in_place = false);
 
 // Reads a results group back (datasets with shapes and units, attributes
 // including the provenance; `with_datasets` false: attributes and provenance

@@ -30,5 +30,10 @@ void write_csv(const std::string& path, const Experiment& experiment, char delim
 // a time (memory bounded by the block whatever the length of the log).
 class LogBlockReader;
 void write_csv(const std::string& path, const LogBlockReader& log, char delimiter = ',', bool units_in_header = true);
+// The same into the temporary of `out`, closed but not committed: a caller
+// writing several files renames them only when all are complete.
+class AtomicFile;
+void write_csv(AtomicFile& out, const Experiment& experiment, char delimiter = ',');
+void write_csv(AtomicFile& out, const LogBlockReader& log, char delimiter = ',');
 
 }  // namespace stribeck
