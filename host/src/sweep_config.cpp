@@ -2,6 +2,7 @@
 #include "stribeck/host/sweep_config.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -242,7 +243,13 @@ SweepConfig parse_sweep_config(const std::string& text, const std::string& path)
     }
     if (auto m = t->get("objective")) c.objective = string(path, *m, "metrics.objective");
     if (auto m = t->get("maximize")) c.maximize = boolean(path, *m, "metrics.maximize");
-    if (auto m = t->get("top_k")) c.top_k = static_cast<int>(count(path, *m, "metrics.top_k"));
+    if (auto m = t->get("top_k")) {
+      // The flag's limit: an int (a larger count would wrap, 2^32 + 1 to 1).
+      const std::uint64_t k = count(path, *m, "metrics.top_k");
+      if (k > static_cast<std::uint64_t>(INT_MAX))
+        fail(path, *m, "metrics.top_k = " + std::to_string(k) + ": at most 2147483647");
+      c.top_k = static_cast<int>(k);
+    }
     if (auto m = t->get("per_experiment")) c.per_experiment = boolean(path, *m, "metrics.per_experiment");
   }
   if (auto n = root.get("run")) {

@@ -12,6 +12,11 @@ void check_toml_characters(const std::string& text, const std::string& path) {
   int array_depth = 0;     // '[' of array values open (headers are not arrays)
   bool in_value = false;   // after '=' on this logical line
   bool line_start = true;  // only spaces and tabs so far on this line
+  // Dots of the key (or table header) on this line: toml++ recurses once
+  // per part of a key, and a key of some 50000 parts overflows the stack
+  // (found by the configs campaign; docs/reliability.md).
+  int key_dots = 0;
+  constexpr int kMaxKeyDots = 255;
   auto at = [&](const std::string& what) {
     return InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
   };
@@ -26,6 +31,7 @@ void check_toml_characters(const std::string& text, const std::string& path) {
       ++line;
       column = 0;
       line_start = true;
+      key_dots = 0;
       continue;
     }
     if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
@@ -52,6 +58,8 @@ void check_toml_characters(const std::string& text, const std::string& path) {
           --array_depth;
         } else if (c == '=') {
           in_value = true;
+        } else if (c == '.' && !in_value && ++key_dots > kMaxKeyDots) {
+          throw at("a key of more than 256 dotted parts (tables nested that deep are refused)");
         }
         if (c != ' ' && c != '\t') line_start = false;
         if (c == '#') in = In::kComment;
