@@ -264,6 +264,10 @@ bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const s
   return true;
 }
 
+std::uint64_t LogBlockReader::stored_bytes(const std::string& ch) const {
+  return H5Dget_storage_size(impl_->chan(ch).ds.id());
+}
+
 // Rows [begin, end) of every named channel. Channels whose chunks can be
 // decoded off HDF5's thread (raw_chunks) are read as stored
 // (H5Dread_chunk, one thread: HDF5 is not thread-safe), then inflated and
@@ -441,6 +445,15 @@ struct LogBlockWriter::Impl {
     return groups.size() - 1;
   }
   void create_columns(G& g, hsize_t rows_hint, const LogBlockReader* copy_from = nullptr) {
+    if (copy_from) {
+      // libhdf5 1.10's H5Ocopy crashes in its clean-up when one of its
+      // writes fails (a full disk): the room for the copies is reserved
+      // first, so a full disk is an error before H5Ocopy writes anything.
+      std::uint64_t bytes = 0;
+      for (const auto& c : g.cols)
+        if (copy_from->has(c.name)) bytes += copy_from->stored_bytes(c.name);
+      if (bytes > 0) reserve_space(out.temp_path(), bytes, path, "");
+    }
     for (const auto& c : g.cols) {
       const bool copy = copy_from && copy_from->has(c.name) && copy_from->copy_stored(c.name, g.group.id(), c.name);
       g.copied.push_back(copy);

@@ -1,6 +1,7 @@
 #include "stribeck/data/text_export.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +25,11 @@ void write_all(AtomicFile* out, const std::string& text, const std::string& path
     out->write(text);
     return;
   }
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
-    throw InputError("writing " + path + ": " + std::strerror(errno));
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    std::string cause = std::strerror(errno);  // as every write error: "writing OUT: no space left on device"
+    cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
+    throw InputError("writing standard output: " + cause);
+  }
 }
 
 using ReadBlock = std::function<void(const std::string& channel, size_t begin, size_t end, double* out)>;

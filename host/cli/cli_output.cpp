@@ -1,8 +1,15 @@
 // The output conventions every command shares (commands.hpp): stdout for
 // results and summaries, stderr for diagnostics, -q/-v, --json FILE|-.
+#include <poll.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -14,6 +21,7 @@ namespace {
 
 int g_verbosity = 0;  // -1 quiet, 0 normal, 1 verbose
 bool g_stdout_json = false;
+int g_stdout_error = 0;  // errno of the first failed flush of stdout
 
 void vline(std::FILE* f, const char* prefix, const char* format, std::va_list args) {
   std::fputs(prefix, f);
@@ -55,7 +63,7 @@ void write_json_text(const std::string& path, const std::string& text) {
   if (path.empty()) return;
   if (path == "-") {
     std::fputs(text.c_str(), stdout);
-    if (std::fflush(stdout) != 0) throw InputError("writing the JSON to standard output failed");
+    flush_stdout();  // a failure is reported when the command ends (finish_stdout)
     return;
   }
   AtomicFile f(path);
@@ -76,11 +84,13 @@ void summary(const char* format, ...) {
   va_start(args, format);
   vline(stdout, "", format, args);
   va_end(args);
+  if (std::ferror(stdout) && !g_stdout_error) g_stdout_error = errno;
 }
 
 void result(const std::string& text) {
   if (g_stdout_json) return;
   std::fputs(text.c_str(), stdout);
+  if (std::ferror(stdout) && !g_stdout_error) g_stdout_error = errno;
 }
 
 void note(const char* format, ...) {
@@ -97,6 +107,40 @@ void note_verbose(const char* format, ...) {
   va_start(args, format);
   vline(stderr, "stribeck: ", format, args);
   va_end(args);
+}
+
+bool flush_stdout() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+  // glibc keeps the bytes of a failed write for the next flush, which then
+  // fails with the cause; when nothing is left to flush, errno still holds
+  // the cause of the write just before (the callers flush right after
+  // writing).
+  if (!g_stdout_error) g_stdout_error = errno;
+  return false;
+}
+
+namespace {
+// A pipe whose reader has gone shows POLLERR on its write end.
+bool stdout_pipe_closed() {
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+}  // namespace
+
+bool stdout_reader_gone() { return std::ferror(stdout) && (g_stdout_error == EPIPE || stdout_pipe_closed()); }
+
+int finish_stdout(int status) {
+  if (flush_stdout()) return status;
+  if (status != 0) return status;  // the error line has said what went wrong
+  int err = g_stdout_error;
+  if (!err) err = stdout_pipe_closed() ? EPIPE : EIO;  // why an earlier write failed is gone
+  // The reader of a pipe has gone (`| head`): quiet, with the status of a
+  // process ended by SIGPIPE, as git and coreutils end.
+  if (err == EPIPE) return 128 + SIGPIPE;
+  std::string cause = std::strerror(err);
+  cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
+  std::fprintf(stderr, "stribeck: error: writing standard output: %s\n", cause.c_str());
+  return 2;
 }
 
 void warn(const std::string& text) { std::fprintf(stderr, "stribeck: warning: %s\n", one_line(text).c_str()); }

@@ -408,8 +408,8 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
     fits.push_back(ident::fit_streamed(logs, a.model, o, so));
   }
   if (!quiet()) end_progress();
-  write_outputs(a, fits);
-  if (out && !fits[0].experiments.empty()) {
+  const bool results = out && !fits[0].experiments.empty();
+  if (results) {
     const ident::FitSummary& s = fits[0];
     const std::string json = ident::to_json(s, -1);
     for (size_t e = 0; e < logs.size(); ++e)
@@ -420,7 +420,10 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
                                       {"rmse", std::to_string(s.experiments[e].rmse)},
                                       {"held_out", "false"},
                                       {"fit", json}});
-    out->commit();
+    out->commit();  // before the report: a fit whose -o cannot be written prints nothing
+  }
+  write_outputs(a, fits);
+  if (results) {
     summary("stribeck identify: fitted force and residuals -> %s:/%s (streamed)", a.output.c_str(), prefix.c_str());
     if (!a.report.empty()) write_report(a.output, a.report, prefix, report_log(a));
   }
@@ -454,7 +457,10 @@ void run(const IdentifyArgs& a) {
       throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
     taken.push_back(*out);
   }
-  if (!a.output.empty()) check_output_path(a.output);
+  if (!a.output.empty()) {
+    check_output_path(a.output);
+    check_output_directory(a.output);  // before the fit, not after printing it
+  }
   if (!a.report.empty() && a.batch)
     throw InputError(
         "--report with --batch: a report draws one fit (write it with stribeck report from an -o file of "
@@ -486,18 +492,18 @@ void run(const IdentifyArgs& a) {
   if (!a.compare.empty()) fits = ident::compare(all, split(a.compare), o);
   else fits.push_back(ident::fit(all, a.model, o));
   if (!quiet()) end_progress();
+  // The results file first: a fit whose -o cannot be written prints nothing.
+  const std::string group = a.output.empty() ? "" : ident::write_fit_results(a.output, fits[0], prov);
   write_outputs(a, fits);
   if (!a.output.empty()) {
-    const std::string group = ident::write_fit_results(a.output, fits[0], prov);
     summary("stribeck identify: fitted force and residuals -> %s:/%s", a.output.c_str(), group.c_str());
     if (!a.report.empty()) write_report(a.output, a.report, group, report_log(a));
   }
 }
 
-// The report on stdout, --json and --table.
+// --json, --table and the report on stdout, in that order: a file that
+// cannot be written fails the run before anything of the fit is printed.
 void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits) {
-  for (size_t i = 0; i < fits.size(); ++i)
-    result((fits.size() > 1 ? "#" + std::to_string(i + 1) + " by AIC: " : std::string()) + fits[i].report());
   if (!a.json.empty()) {
     if (fits.size() == 1) write_fit_json(a.json, ident::to_json(fits[0]) + "\n");
     else {
@@ -511,6 +517,8 @@ void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& 
     for (const auto& f : fits) rows.push_back({"joint", f});
     write_text(a.table, table_csv(rows));
   }
+  for (size_t i = 0; i < fits.size(); ++i)
+    result((fits.size() > 1 ? "#" + std::to_string(i + 1) + " by AIC: " : std::string()) + fits[i].report());
 }
 
 }  // namespace

@@ -77,9 +77,12 @@ void add_models_command(CLI::App& app) {
     if (*json) {
       nlohmann::json all = nlohmann::json::array();
       for (const auto& m : all_models()) all.push_back(to_json(m));
-      std::printf("%s\n", all.dump(2).c_str());
+      result(all.dump(2) + "\n");
     } else {
-      for (const auto& m : all_models()) print_text(m);
+      for (const auto& m : all_models()) {
+        print_text(m);
+        flush_stdout();  // keeps the cause of a failed write for the end (finish_stdout)
+      }
     }
   });
 }

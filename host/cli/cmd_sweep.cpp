@@ -131,7 +131,7 @@ void run(const SweepFlags& f) {
   result("stribeck sweep: " + plan.model->id + ", " + design_name(c.design) + " design" +
          (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
   write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));
-  std::fflush(stdout);
+  flush_stdout();
   if (!f.report.empty() && s.completed >= plan.count) write_report(c.output, f.report);
 }
 

@@ -76,6 +76,11 @@ inline const CLI::Validator kNonEmpty(
 // none of the files the run reads: -o CONFIG.toml would replace the config
 // by the result, -o LOG.h5 the log.
 void check_output(const std::string& output, const std::vector<std::string>& inputs);
+// The part of check_output that probes the output's directory: one this
+// process cannot write (read-only file system, no permission, immutable, a
+// path under a file, missing) is refused before any work, with the message
+// AtomicFile would give after it ("OUT: cannot create output file: CAUSE").
+void check_output_directory(const std::string& output);
 
 // `text` made fit for one line of a message: control characters (a newline
 // in an experiment name, a NUL, a carriage return) are written as escapes
@@ -114,6 +119,19 @@ bool stdout_is_json();
 void summary(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // Text for stdout (a report, a table), unless --json - (-q keeps results).
 void result(const std::string& text);
+// Flushes stdout; false when it cannot be written (the first cause is kept
+// for finish_stdout).
+bool flush_stdout();
+// At the end of every run (main): stdout flushed and checked. A result that
+// did not reach stdout is an error: "stribeck: error: writing standard
+// output: no space left on device", exit 2, unless the run already failed
+// (`status` != 0 is returned as it is). A pipe whose reader has gone ends
+// quietly with 141, the status of SIGPIPE (ignored by main, so that a
+// closed pipe never ends a run halfway through writing a file).
+int finish_stdout(int status);
+// True when a write to stdout has failed because the reader of its pipe has
+// gone (main then ends an error quietly with 141 too).
+bool stdout_reader_gone();
 // A diagnostic note "stribeck: ..." on stderr, unless -q; note_verbose only
 // with -v.
 void note(const char* format, ...) __attribute__((format(printf, 1, 2)));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,7 +90,9 @@ std::string stribeck::cli::one_line(const std::string& text) {
   return out;
 }
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command(int argc, char** argv) {
   g_argc = argc;
   g_argv = argv;
   // SIGINT, SIGTERM, SIGHUP: temporaries removed, one line, exit 128 + signal.
@@ -162,7 +165,7 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-    std::fflush(stdout);
+    stribeck::cli::flush_stdout();
     stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP threads available",
                                 app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name().c_str(),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
@@ -175,6 +178,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stribeck: error: %s (run with --help for usage)\n", one_line(e.what()).c_str());
     return 1;
   } catch (const stribeck::InputError& e) {
+    // A write to a pipe whose reader has gone: quiet, as finish_stdout ends
+    // (any other error is still said).
+    if (std::strncmp(e.what(), "writing standard output", 23) == 0 && stribeck::cli::stdout_reader_gone())
+      return 128 + SIGPIPE;
     std::fprintf(stderr, "stribeck: error: %s\n", one_line(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
@@ -182,4 +189,14 @@ int main(int argc, char** argv) {
     return 3;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A reader that closes the pipe makes writes to stdout fail (EPIPE),
+  // checked at the end, instead of killing the run halfway through
+  // writing a file.
+  std::signal(SIGPIPE, SIG_IGN);
+  return stribeck::cli::finish_stdout(run_command(argc, argv));
 }

@@ -1,15 +1,23 @@
 // Renderer 2: a publication figure through gnuplot (Debian gnuplot-nox:
 // terminals svg, pngcairo, pdfcairo). A script and a data file are written
-// to a temporary directory, gnuplot draws into AtomicFile's temporary next
-// to the output, which is renamed into place only when gnuplot succeeded.
+// to a temporary directory; gnuplot draws to its stdout, a pipe read into
+// AtomicFile's temporary next to the output, which is renamed into place
+// only when gnuplot succeeded. gnuplot does not check its own writes (on a
+// full disk it exits 0 with an empty or cut figure), so every byte of the
+// figure goes through AtomicFile's checked writes instead.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
@@ -45,6 +53,20 @@ std::string ext_of(const std::string& path) {
   std::string e = path.substr(dot + 1);
   for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return e;
+}
+
+// A scratch file (the figure's data or script) with its writes checked: a
+// full TMPDIR is named, never drawn as an empty figure.
+void write_scratch(const std::string& path, const std::string& text) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int err = errno;
+  if (f && std::fclose(f) != 0 && ok) ok = false, err = errno;
+  if (ok) return;
+  std::string cause = err ? std::strerror(err) : "write error";
+  cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
+  throw InputError("writing " + path + " (the figure's scratch file in TMPDIR): " + cause);
 }
 
 struct TempDir {
@@ -98,7 +120,7 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
   const std::string dat = dir.path + "/figure.dat";
   const std::string gp = dir.path + "/figure.gp";
   {
-    std::ofstream d(dat);
+    std::ostringstream d;
     d.precision(9);
     if (fig->kind == FigureKind::kHeatmap) {
       const Heatmap& h = fig->heat;
@@ -117,14 +139,13 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
         d << "\n\n";
       }
     }
-    if (!d) throw InputError("writing " + dat + ": failed");
+    write_scratch(dat, d.str());
   }
   {
-    std::ofstream g(gp);
+    std::ostringstream g;
     if (ext == "svg") g << "set terminal svg size 800,500 dynamic noenhanced font 'Helvetica,13'\n";
     else if (ext == "png") g << "set terminal pngcairo size 1600,1000 noenhanced font 'Helvetica,22' linewidth 2\n";
     else g << "set terminal pdfcairo size 6in,3.75in noenhanced font 'Helvetica,10'\n";
-    g << "set output " << gq(out.temp_path()) << "\n";
     g << "set title " << gq(fig->title) << "\n";
     g << "set xlabel " << gq(fig->x_label) << "\nset ylabel " << gq(fig->y_label) << "\n";
     g << "set grid lc rgb '#dddddd'\nset key outside right top\nset datafile missing 'NaN'\nset format x '%g'\nset "
@@ -154,16 +175,29 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
       throw InputError(doc.source + ": figure '" + what + "' is a " + kind_name(fig->kind) + ", not a plot");
     }
     g << "set output\n";
-    if (!g) throw InputError("writing " + gp + ": failed");
+    write_scratch(gp, g.str());
   }
   const std::string log = dir.path + "/gnuplot.log";
-  const int rc = std::system(("gnuplot " + shell_quote(gp) + " >" + shell_quote(log) + " 2>&1").c_str());
-  if (rc != 0) {
+  // No `set output`: the figure comes on gnuplot's stdout.
+  std::FILE* pipe = ::popen(("gnuplot " + shell_quote(gp) + " 2>" + shell_quote(log)).c_str(), "r");
+  if (!pipe) throw InputError(output + ": cannot run gnuplot: " + std::strerror(errno));
+  std::size_t bytes = 0;
+  try {
+    std::vector<char> buf(std::size_t(1) << 16);
+    for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0; bytes += n) out.write(buf.data(), n);
+  } catch (...) {
+    ::pclose(pipe);  // gnuplot's next write fails (EPIPE) and it ends
+    throw;
+  }
+  const int rc = ::pclose(pipe);
+  if (rc != 0 || bytes == 0) {
     std::ifstream l(log);
     std::string line, last;
     while (std::getline(l, line))
       if (!line.empty()) last = line;
-    throw InputError(output + ": gnuplot failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")" +
+    throw InputError(output + ": gnuplot " +
+                     (rc != 0 ? "failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")"
+                              : std::string("drew nothing")) +
                      (last.empty() ? "" : ": " + last));
   }
   out.commit();

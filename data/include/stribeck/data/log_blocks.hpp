@@ -20,6 +20,7 @@
 // reader and a writer may run on two threads at once where libhdf5 is built
 // thread-safe (H5_HAVE_THREADSAFE, as Debian's is: it serialises the calls).
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -99,6 +100,8 @@ class LogBlockReader {
   // then the copy reads back exactly as read() returns it. False (nothing
   // done) otherwise. The values are not checked: read() them too.
   bool copy_stored(const std::string& channel, hid_t dst_group, const std::string& name) const;
+  // Bytes a channel's dataset takes in the file (what copy_stored writes).
+  std::uint64_t stored_bytes(const std::string& channel) const;
 
  private:
   struct Impl;
