@@ -310,15 +310,15 @@ File open_file(const std::string& path, bool write) {
   return file;
 }
 
-namespace {
 // Object headers of version 1 (libhdf5's default) hold attributes only
 // inline, at most 64 KiB each, while a config of up to 16 MiB is stored as
-// the `config` attribute. Tracking the attributes' creation order gives the
-// root group and every group the version 2 header, whose attributes move to
-// dense storage (a heap beside the header) when one is too large for it;
-// small attributes stay inline, and readers open them by name either way.
-void large_attributes(hid_t gcpl) { H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED); }
-}  // namespace
+// the `config` attribute, and an input log's metadata copied into a log (an
+// experiment's description, a channel's scaling) can be megabytes. Tracking
+// the attributes' creation order gives the root group, every group and
+// every dataset the version 2 header, whose attributes move to dense storage
+// (a heap beside the header) when one is too large for it; small attributes
+// stay inline, and readers open them by name either way.
+void large_attributes(hid_t ocpl) { H5Pset_attr_creation_order(ocpl, H5P_CRT_ORDER_TRACKED); }
 
 File create_file(const std::string& path) {
   silence_errors();
@@ -569,6 +569,7 @@ Dataset write_doubles(hid_t loc, const std::string& name, const std::vector<hsiz
   hsize_t n = 1;
   for (hsize_t d : dims) n *= d;
   PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  large_attributes(dcpl.id());
   if (n >= kCompressFrom) {
     // Chunks span whole rows of 2-D data (a trajectory per row) and about
     // kChunkElements values.

@@ -374,6 +374,7 @@ h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t row
   h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (H5Pset_chunk(dcpl.id(), 1, chunk) < 0 || H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), 4) < 0)
     h5::fail(where, "cannot set up compression for '" + name + "'");
+  h5::large_attributes(dcpl.id());  // a channel's scaling copied from the input may be megabytes
   h5::Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
   if (!ds.valid()) h5::fail(where, "cannot create dataset '" + name + "'");
   return ds;

@@ -323,22 +323,31 @@ TEST(ReadersCli, Mat5DamagedZlibStreamEndsEveryCommandWithOneLine) {
 }
 
 TEST(ReadersCli, LargeAttributeIsValidInput) {
-  // 8 MB of free-form metadata on the experiment (a description, a
-  // configuration dump): HDF5 stores it in dense attribute storage, and a
-  // log written with it must be read, evaluated, fitted and exported,
-  // keeping the attribute where the log is copied.
-  const std::string dir = case_dir("large_attr");
+  // 8 MB of metadata on the experiment (a description, a configuration
+  // dump) and on a channel (its scaling): HDF5 stores them in dense
+  // attribute storage, and a log written with them must be read, evaluated,
+  // fitted and exported, keeping them where the log is copied. Contiguous
+  // and chunked channels (import copies the latter as stored).
   const std::string big(8 << 20, 'x');
-  const std::string input = write_log_h5(
-      dir + "rig.h5", 0, [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", big, "test"); });
-  for (const auto& c : commands(input, dir)) {
-    const CliRun r = cli(c.args);
-    EXPECT_EQ(r.code, 0) << c.name << "\n" << r.err;
-    if (r.code == 0) expect_right_data(c, c.name);
+  for (const hsize_t chunk_rows : {hsize_t(0), hsize_t(100)}) {
+    SCOPED_TRACE(chunk_rows);
+    const std::string dir = case_dir("large_attr_" + std::to_string(chunk_rows));
+    const std::string input = write_log_h5(dir + "rig.h5", chunk_rows, [&](hid_t, hid_t g) {
+      h5::write_string_attribute(g, "description", big, "test");
+      hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);
+      h5::write_string_attribute(d, "scaling", big, "test");
+      H5Dclose(d);
+    });
+    for (const auto& c : commands(input, dir)) {
+      const CliRun r = cli(c.args);
+      EXPECT_EQ(r.code, 0) << c.name << "\n" << r.err;
+      if (r.code == 0) expect_right_data(c, c.name);
+    }
+    const auto exps = read_log(dir + "imported.h5");
+    ASSERT_EQ(exps.size(), 1u);
+    EXPECT_EQ(exps[0].attributes.at("description"), big);
+    EXPECT_EQ(exps[0].channel_attributes.at("force").at("scaling"), big);
   }
-  const auto exps = read_log(dir + "imported.h5");
-  ASSERT_EQ(exps.size(), 1u);
-  EXPECT_EQ(exps[0].attributes.at("description"), big);
 }
 
 TEST(ReadersCli, UnavailableFilterIsNamedNotCalledCorrupt) {
@@ -580,6 +589,12 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
            H5Tclose(type);
          }},
         {"root", [&](hid_t f, hid_t) { h5::write_string_attribute(f, "config", big, "test"); }},
+        {"channel scaling",
+         [&](hid_t, hid_t g) {
+           hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);
+           h5::write_string_attribute(d, "scaling", big, "test");
+           H5Dclose(d);
+         }},
         // Beyond the 16 MiB a fixed-length string attribute may claim (a
         // damaged size must not make the reader allocate gigabytes): metadata
         // that size is left in the file, the log is read.

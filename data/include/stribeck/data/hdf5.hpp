@@ -165,6 +165,9 @@ class Watched {
 std::string object_name(hid_t obj);
 // Creates (truncates) a file.
 File create_file(const std::string& path);
+// Sets up an object creation property list (file, group, dataset) so that
+// the object's attributes may be larger than 64 KiB (hdf5.cpp says how).
+void large_attributes(hid_t ocpl);
 // Flushes and closes, throwing if HDF5 reports a failure.
 void close_file(File& file, const std::string& path);
 
