@@ -357,10 +357,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       } catch (const InputError& e) {
         throw InputError(where(path, v) + ": " + e.what());
       }
-      ParamSpec& axis = sc.params.back();
-      axis.where = where(path, v);
-      for (double x : axis.values) subnormal(path, v, std::string(k.str()), x);
-      for (double x : {axis.a, axis.b, axis.lo, axis.hi}) subnormal(path, v, std::string(k.str()), x);
+      sc.params.back().where = where(path, v);
     }
     c.axes = sc.params;
   }

@@ -277,11 +277,11 @@ TEST(ConfigsCli, SubnormalSystemQuantitiesAreRefused) {
     spit(d + "sim.toml", text);
     expect_refused(run({"simulate", d + "sim.toml", "-o", d + "o.h5"}, d), c.expect, d, d + "o.h5", c.to);
   }
-  // An ensemble axis that reaches a subnormal mass.
+  // An ensemble axis that reaches a subnormal mass (the axes' own check).
   std::string text = kEnsemble;
   text.replace(text.find("list:1,2\""), 9, "list:1e-310,2\"");
   spit(d + "ens.toml", text);
-  expect_refused(run({"simulate", d + "ens.toml", "-o", d + "o.h5"}, d), "'mass' = 1e-310 is subnormal", d, d + "o.h5",
+  expect_refused(run({"simulate", d + "ens.toml", "-o", d + "o.h5"}, d), "mass: 1e-310 is subnormal", d, d + "o.h5",
                  "ensemble axis");
 }
 
