@@ -10,6 +10,8 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "block_cost.hpp"
 #include "compressed_cost.hpp"
@@ -28,6 +30,7 @@
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/signals.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/threads.hpp"
 
@@ -661,12 +664,37 @@ bool cost_is_quadratic(WaldEnds& ends, const Uncertainty& U, int f, double ssr_m
   return quadratic;
 }
 
+// One warning for every profile that found a lower cost (`names`, the lowest
+// `least`), where the two costs differ in the printed rmse; `significant`:
+// below the optimum by more than z^2 s^2 (the fit continues from there while
+// FitOptions::max_profile_restarts allows). It never advises the automatic
+// search where that already ran.
+void lower_cost_warning(FitSummary& S, const FitData& D, const FitOptions& o, const std::string& names, double least,
+                        double ssr_min, bool significant) {
+  if (names.empty()) return;
+  const std::string found = fmt(std::sqrt(least / static_cast<double>(D.n)));
+  const std::string at = fmt(std::sqrt(ssr_min / static_cast<double>(D.n)));
+  if (found == at) return;
+  std::string w =
+      "holding " + names + " elsewhere, the fit found a lower cost (rmse " + found + " N against " + at + " N)";
+  if (significant) w += ": the solution is not the global optimum";
+  else w += ", within the noise of this optimum: the estimates are kept";
+  if (o.starts > 0) w += "; the automatic search (--starts 0) may reach a lower cost";
+  S.warnings.push_back(w);
+}
+
 // `lower`: set to the internal coordinates of the lowest cost a profile found
 // significantly below the optimum's (left empty when none did).
 void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
-                         const Uncertainty& U, const ceres::Solver::Options& so, std::vector<double>& lower) {
+                         const Uncertainty& U, const ceres::Solver::Options& so, const FitOptions& o,
+                         std::vector<double>& lower) {
   lower.clear();
   double lowest = kInf;
+  // The profiles that found a lower cost than the optimum's by more than one
+  // noise variance (a unit of the likelihood ratio; less is rounding and
+  // tolerances, e.g. rmse 0.08425 against 0.08425), and the lowest they found.
+  std::string lower_names;
+  double least_seen = kInf;
   const double ssr_min = 2.0 * S.cost;
   const bool noisy = is_noisy(U, D);
   WaldEnds wald_ends(P, L, free, U);
@@ -757,11 +785,10 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
         lowest = pr.least_ssr;
         lower = pr.least_u;
       }
-      if (pr.least_ssr < ssr_min * (1 - 1e-6))
-        S.warnings.push_back("holding " + p.name + " elsewhere, the fit found a lower cost (rmse " +
-                             fmt(std::sqrt(pr.least_ssr / static_cast<double>(D.n))) + " N against " +
-                             fmt(std::sqrt(ssr_min / static_cast<double>(D.n))) +
-                             " N): the solution is not the global optimum; run the automatic search (--starts 0)");
+      if (ssr_min - pr.least_ssr > U.s2) {
+        lower_names += (lower_names.empty() ? "" : ", ") + p.name;
+        least_seen = std::min(least_seen, pr.least_ssr);
+      }
       pe.ci95_lo = p.transform == Transform::kLog && !std::isfinite(pr.lo) ? 0.0 : to_external(pr.lo);
       pe.ci95_hi = to_external(pr.hi);
       // A profile that never rises enough on either side: the data bound it nowhere.
@@ -773,6 +800,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
     }
     S.parameters.push_back(pe);
   }
+  lower_cost_warning(S, D, o, lower_names, least_seen, ssr_min, !lower.empty());
   for (int i : free) S.free_names.push_back(L.params[i].name);
   const int k = static_cast<int>(free.size());
   S.correlation.assign(k, std::vector<double>(k, kNaN));
@@ -791,13 +819,26 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
                                : std::string();
   };
   auto is_low_speed = [&](int f) { return L.params[free[f]].low_speed; };
+  // A parameter is named as not determined once: the off-bound check of the
+  // intervals phase ("the data cannot determine K_brk, c_v: moving K_brk
+  // off its bound ...") names some before the checks below would again.
+  std::set<std::string> named;
+  const std::string cannot = "the data cannot determine ";
+  for (const auto& w : S.warnings) {
+    const size_t end = w.find(':');
+    if (w.compare(0, cannot.size(), cannot) != 0 || end == std::string::npos) continue;
+    std::stringstream list(w.substr(cannot.size(), end - cannot.size()));
+    for (std::string n; std::getline(list, n, ',');) named.insert(n.substr(n.find_first_not_of(' ')));
+  }
   for (const auto& group : U.id.flat_groups) {
     std::string names;
-    bool low = false;
+    bool low = false, new_name = false;
     for (int f : group) {
       names += (names.empty() ? "" : ", ") + L.params[free[f]].name;
       low = low || is_low_speed(f);
+      new_name = new_name || !named.count(L.params[free[f]].name);
     }
+    if (!new_name) continue;
     S.warnings.push_back("the data cannot determine " + names +
                          (group.size() == 1 ? " (it has no effect on the fit at the solution)"
                                             : " (changing them together does not change the fit)") +
@@ -818,7 +859,7 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
   for (int a = 0; a < static_cast<int>(free.size()); ++a) {
     const ParameterEstimate& pe = S.param(S.free_names[a]);
     if (!pe.determined) {
-      if (U.id.determined[a])  // determined locally, but the profile is flat over the whole range
+      if (U.id.determined[a] && !named.count(pe.name))  // determined locally, but the profile is flat everywhere
         S.warnings.push_back(pe.name + " is not determined: the cost stays within the 95 % level over its whole range" +
                              low_speed_hint(is_low_speed(a)));
       continue;
@@ -845,6 +886,258 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
                          fmt(S.rmse / std::max(D.scale.noise, 1e-300)) + " times the noise estimated from the data (" +
                          fmt(D.scale.noise) +
                          " N) and autocorrelated: the model misses an effect, or the optimum is not global");
+}
+
+// Canonical values of what the data do not determine. An undetermined
+// parameter is wherever its flat direction left it, and the law carries it
+// beyond the data: K_brk = 415 with c_v = 801 fitted a stroke none of whose
+// samples is slow enough to see the Stribeck term, and predicted a 6.5 kN
+// breakaway at v = 0 wherever the reported law was evaluated or exported.
+// So each undetermined breakaway level goes to none (a ratio at its lower
+// bound, a level at the Coulomb level), then each undetermined Stribeck
+// velocity (rate) into the data, at the slowest moving sample; by roles,
+// never by names. A move stays only where the SSR stays the fit's (to
+// rounding): on the data the law is the one fitted. Returns whether a value
+// moved; the caller computes the quality again.
+bool canonical_values(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D) {
+  auto estimate = [&](int i) -> ParameterEstimate* {
+    for (auto& pe : S.parameters)
+      if (pe.name == L.params[i].name) return &pe;
+    return nullptr;
+  };
+  const double ssr0 = evaluate_ssr(P);
+  if (!std::isfinite(ssr0)) return false;
+  const double allow =
+      ssr0 * (1 + 1e-9) + static_cast<double>(D.n) * std::pow(kNegligibleEffect * D.scale.force_rms, 2);
+  bool moved = false;
+  auto try_at = [&](int i, double u) {
+    FitParam& p = L.params[i];
+    const double before = p.u;
+    if (u == before) return;
+    p.u = u;
+    if (evaluate_ssr(P) <= allow) moved = true;
+    else p.u = before;
+  };
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i : free) {
+      const ParameterEstimate* pe = estimate(i);
+      if (!pe || pe->determined) continue;
+      const FitParam& p = L.params[i];
+      double none;
+      if (pass == 0 && breakaway_level(p, &none)) try_at(i, none);
+      const bool velocity = p.role == ParamRole::kStribeckVelocity, rate = p.role == ParamRole::kStribeckRate;
+      if (pass == 1 && (velocity || rate) && p.transform != Transform::kExcess && D.vslow > 0 &&
+          std::isfinite(D.vslow)) {
+        const double x = std::min(std::max(velocity ? D.vslow : 1.0 / D.vslow, p.lo), p.hi);
+        if (x > 0 || p.transform != Transform::kLog) try_at(i, p.transform == Transform::kLog ? std::log(x) : x);
+      }
+    }
+  if (!moved) return false;
+  set_values_from_internal(L);
+  for (int i : free)
+    if (ParameterEstimate* pe = estimate(i); pe && !pe->determined) {
+      const FitParam& p = L.params[i];
+      const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
+      pe->value = p.value;
+      pe->at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
+                     (p.transform == Transform::kExcess && p.u <= tol);
+    }
+  return true;
+}
+
+// Canonical values (canonical_values), with the quality computed again at
+// them (quality() fills the fit-quality fields and per-experiment signals).
+template <class Quality>
+void canonical_form(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
+                    Quality&& quality) {
+  if (!canonical_values(S, P, L, free, D)) return;
+  S.experiments.clear();
+  quality();
+}
+
+// Each warning once: the phases that run again after a restart, and the
+// quality phase per experiment, may add the same sentence twice.
+void unique_warnings(FitSummary& S) {
+  std::vector<std::string> kept;
+  for (auto& w : S.warnings)
+    if (std::find(kept.begin(), kept.end(), w) == kept.end()) kept.push_back(std::move(w));
+  S.warnings = std::move(kept);
+}
+
+// ---------------------------------------------------------------------------
+// Missing terms. A fit far from its data (R^2 below 0.9, or a residual 1.5
+// times the noise estimate and autocorrelated) often lacks a term of the
+// force balance that was left out and that no parameter of the friction law
+// can make up: a force offset (without --offset), the inertia m*a (without
+// --inertia: the log's acceleration, or one derived from its velocity), the
+// pressure force A_a p_a - A_b p_b (without --area-a/--area-b, in a log whose
+// chamber pressures vary). Each is scored against the residual as a score
+// test scores a term: by the share of the residual's sum of squares that a
+// least-squares regression on its columns explains (a term the law can
+// absorb is orthogonal to the residual and scores 0). Terms are taken best
+// first while each explains more than half of what is left, and named with
+// the value the regression gives them.
+struct Term {
+  std::string name;                          // "offset", "inertia", "pressure"
+  std::vector<std::vector<double>> columns;  // over the training samples, in order
+};
+
+// The share of r'r that a least-squares regression of r on `cols` explains,
+// and the coefficients.
+double explained_share(const std::vector<double>& r, const std::vector<const std::vector<double>*>& cols,
+                       Eigen::VectorXd* coef) {
+  const int k = static_cast<int>(cols.size());
+  Eigen::MatrixXd XtX = Eigen::MatrixXd::Zero(k, k);
+  Eigen::VectorXd Xtr = Eigen::VectorXd::Zero(k);
+  double rr = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    rr += r[i] * r[i];
+    for (int a = 0; a < k; ++a) {
+      Xtr(a) += (*cols[a])[i] * r[i];
+      for (int b = 0; b <= a; ++b) XtX(a, b) += (*cols[a])[i] * (*cols[b])[i];
+    }
+  }
+  for (int a = 0; a < k; ++a)
+    for (int b = a + 1; b < k; ++b) XtX(a, b) = XtX(b, a);
+  *coef = XtX.completeOrthogonalDecomposition().solve(Xtr);
+  return rr > 0 ? Xtr.dot(*coef) / rr : 0.0;
+}
+
+// The acceleration of one experiment for the inertia term: the log's, or
+// derived from its velocity and time as the fit derives kinematics; empty
+// when it has neither.
+std::vector<double> acceleration_of(const Prepared& d, const FitOptions& o) {
+  if (!d.acc.empty()) return d.acc;
+  if (d.t.size() != d.size()) return {};
+  Experiment x;
+  x.name = d.name;
+  x.source = "identify";
+  x.channels["time"] = d.t;
+  x.channels["velocity"] = d.v;
+  DeriveOptions opt;
+  opt.cutoff_hz = o.cutoff_hz;
+  try {
+    derive_channels(x, {"acceleration"}, opt);
+  } catch (const std::exception&) {  // time not increasing, too few samples: no inertia term to offer
+    return {};
+  }
+  return x.channel("acceleration");
+}
+
+// The force-balance terms left out of the fit, over the training samples.
+std::vector<Term> left_out_terms(const FitData& D, const FitOptions& o) {
+  std::vector<Term> terms;
+  if (!o.offset) {
+    Term t{"offset", {{}}};
+    for (int e : D.train) t.columns[0].insert(t.columns[0].end(), D.data[e].size(), 1.0);
+    terms.push_back(std::move(t));
+  }
+  if (!o.inertia) {
+    Term t{"inertia", {{}}};
+    for (int e : D.train) {
+      const std::vector<double> a = acceleration_of(D.data[e], o);
+      if (a.empty()) {
+        t.columns.clear();
+        break;
+      }
+      t.columns[0].insert(t.columns[0].end(), a.begin(), a.end());
+    }
+    if (!t.columns.empty()) terms.push_back(std::move(t));
+  }
+  if (o.area_a == 0.0 && o.area_b == 0.0) {
+    // Columns p_a and -p_b, each where it varies (a constant is an offset).
+    Term t{"pressure", {}};
+    for (int side = 0; side < 2; ++side) {
+      std::vector<double> c;
+      double lo = kInf, hi = -kInf;
+      for (int e : D.train)
+        for (double p : side == 0 ? D.data[e].pa : D.data[e].pb) {
+          c.push_back(side == 0 ? p : -p);
+          lo = std::min(lo, p);
+          hi = std::max(hi, p);
+        }
+      t.columns.push_back(hi > lo ? std::move(c) : std::vector<double>());
+    }
+    if (!t.columns[0].empty() || !t.columns[1].empty()) terms.push_back(std::move(t));
+  }
+  return terms;
+}
+
+// What to tell the user about a term the regression named, with its coefficients.
+// `share`: of the residual (first), or of what the terms named before leave.
+std::string missing_term_advice(const Term& t, const double* coef, double share, bool first) {
+  const std::string explains =
+      " explains " + fmt(100.0 * share) + (first ? " % of it): " : " % of what the terms above leave): ");
+  if (t.name == "offset")
+    return "the residual is a constant (an offset of " + fmt(coef[0]) + " N" + explains + "add --offset";
+  if (t.name == "inertia")
+    return "the residual follows the acceleration (m*a with m = " + fmt(coef[0]) + " kg" + explains + "add --inertia";
+  std::string areas, flags;
+  if (!t.columns[0].empty()) areas += "A_a = " + fmt(coef[0]) + " m^2", flags += "--area-a " + fmt(coef[0]);
+  if (!t.columns[1].empty()) {
+    const double ab = coef[t.columns[0].empty() ? 0 : 1];
+    areas += std::string(areas.empty() ? "" : ", ") + "A_b = " + fmt(ab) + " m^2";
+    flags += std::string(flags.empty() ? "" : " ") + "--area-b " + fmt(ab);
+  }
+  return "the residual follows the chamber pressures (A_a*p_a - A_b*p_b with " + areas + explains + "add " + flags;
+}
+
+template <class M>
+void missing_terms(FitSummary& S, const Layout& L, const FitData& D, const FitOptions& o) {
+  const bool exact = S.rmse <= kRelativeFloor * D.scale.force_rms;
+  const bool poor = S.r_squared < 0.9;
+  const bool structured = S.autocorrelation_lag1 > 0.5 && S.rmse > 1.5 * D.scale.noise;
+  if (exact || !(poor || structured) || !std::isfinite(S.rmse)) return;
+  std::vector<Term> terms = left_out_terms(D, o);
+  if (terms.empty()) return;
+  std::vector<double> r;
+  for (int e : D.train) {
+    const std::vector<double>& kept = S.experiments[e].residual;
+    const std::vector<double> x = kept.empty() ? raw_residuals<M>(L, D.data[e], e) : kept;
+    r.insert(r.end(), x.begin(), x.end());
+  }
+  std::vector<int> chosen;
+  double share = 0.0;  // of r'r, by the chosen terms together
+  for (;;) {
+    int best = -1;
+    double best_share = share;
+    for (int t = 0; t < static_cast<int>(terms.size()); ++t) {
+      if (std::count(chosen.begin(), chosen.end(), t)) continue;
+      std::vector<const std::vector<double>*> cols;
+      for (int c : chosen)
+        for (const auto& col : terms[c].columns)
+          if (!col.empty()) cols.push_back(&col);
+      for (const auto& col : terms[t].columns)
+        if (!col.empty()) cols.push_back(&col);
+      Eigen::VectorXd coef;
+      const double sh = explained_share(r, cols, &coef);
+      if (sh > best_share) best = t, best_share = sh;
+    }
+    // More than half of what the terms chosen so far leave.
+    if (best < 0 || best_share - share <= 0.5 * (1.0 - share)) break;
+    chosen.push_back(best);
+    share = best_share;
+  }
+  if (chosen.empty()) return;
+  std::vector<const std::vector<double>*> cols;
+  for (int c : chosen)
+    for (const auto& col : terms[c].columns)
+      if (!col.empty()) cols.push_back(&col);
+  Eigen::VectorXd coef;
+  explained_share(r, cols, &coef);
+  int at = 0;
+  for (int c : chosen) {
+    // The share this term adds to those before it.
+    std::vector<const std::vector<double>*> before(cols.begin(), cols.begin() + at);
+    Eigen::VectorXd ignored;
+    const double base = before.empty() ? 0.0 : explained_share(r, before, &ignored);
+    int width = 0;
+    for (const auto& col : terms[c].columns) width += !col.empty();
+    std::vector<const std::vector<double>*> with(cols.begin(), cols.begin() + at + width);
+    const double adds = explained_share(r, with, &ignored) - base;
+    S.warnings.push_back(missing_term_advice(terms[c], coef.data() + at, adds / (1.0 - base), at == 0));
+    at += width;
+  }
 }
 
 // Whether a converged fit stops well above the noise estimated from the data
@@ -1026,15 +1319,23 @@ bool breakaway_is_constant(const Layout& L, const std::vector<int>& free, double
 
 // Whether the data leave the breakaway open: a flat direction of the fit
 // runs through breakaway or Stribeck parameters and parameters of other
-// roles, or a breakaway or Stribeck parameter's standard error exceeds its
+// roles, or through a breakaway level above none, or a breakaway or Stribeck parameter's standard error exceeds its
 // value (a narrow band of speeds, where a Stribeck term drifts towards a huge
 // level hidden far below: R_brk 1.9e10 +/- 1.4e12 at v_brk 0.012 m/s in a log
 // at 0.099-0.105 m/s).
 bool breakaway_confounds(const Uncertainty& U, const Layout& L, const std::vector<int>& free) {
   for (const auto& group : U.id.flat_groups) {
-    bool low = false, other = false;
-    for (int j : group) (L.params[free[j]].low_speed ? low : other) = true;
-    if (low && other) return true;
+    bool low = false, other = false, level = false;
+    for (int j : group) {
+      const FitParam& p = L.params[free[j]];
+      (p.low_speed ? low : other) = true;
+      // A breakaway level above none that the data leave open (K_brk = 415
+      // traded against c_v = 801 where no sample is slow enough to see the
+      // peak: a 6.5 kN breakaway that nothing measured).
+      double none;
+      level = level || (breakaway_level(p, &none) && p.u != none);
+    }
+    if ((low && other) || level) return true;
   }
   for (size_t f = 0; f < free.size(); ++f) {
     const FitParam& p = L.params[free[f]];
@@ -1062,11 +1363,11 @@ bool predictions_hold(const ceres::Problem& P, double quality_ssr, double cost, 
 template <class Quality>
 Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free,
                                     const FitData& D, const ceres::Solver::Options& so, SearchResult& R, Phases& phases,
-                                    int max_restarts, Quality&& quality) {
+                                    const FitOptions& o, Quality&& quality) {
   // A profile that finds a lower cost (holding one parameter elsewhere let
   // the others leave the basin) is a better start than any the search had:
   // the fit continues from it and these phases run again, at most
-  // max_restarts times.
+  // FitOptions::max_profile_restarts times.
   const size_t warnings_before = S.warnings.size();
   Uncertainty U;
   for (int restart = 0;; ++restart) {
@@ -1090,8 +1391,8 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
 
     phases.begin("intervals");
     std::vector<double> lower;
-    parameter_estimates(S, P, L, free, D, U, so, lower);
-    if (lower.empty() || restart >= max_restarts) break;
+    parameter_estimates(S, P, L, free, D, U, so, o, lower);
+    if (lower.empty() || restart >= o.max_profile_restarts) break;
 
     phases.begin("restart from a profile");
     std::vector<double> at_optimum;
@@ -1120,10 +1421,10 @@ Uncertainty estimates_with_restarts(FitSummary& S, ceres::Problem& P, Layout& L,
 // sees").
 template <class Quality>
 Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::vector<int>& free, const FitData& D,
-                      const ceres::Solver::Options& so, SearchResult& R, Phases& phases, int max_restarts,
+                      const ceres::Solver::Options& so, SearchResult& R, Phases& phases, const FitOptions& o,
                       Quality&& quality) {
   const size_t warnings_before = S.warnings.size();
-  Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
+  Uncertainty U = estimates_with_restarts(S, P, L, free, D, so, R, phases, o, quality);
   const bool noisy = is_noisy(U, D);
   // A noiseless fit whose Stribeck term is a constant over the data (its
   // velocity scale far above the fastest sample: c_v -> 0) is the law without
@@ -1143,7 +1444,7 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
   if (!hidden) return U;
   count_solve(S, *hidden);
   continue_from(S, L, R, *hidden, warnings_before);
-  U = estimates_with_restarts(S, P, L, free, D, so, R, phases, max_restarts, quality);
+  U = estimates_with_restarts(S, P, L, free, D, so, R, phases, o, quality);
   if (!noisy)
     S.warnings.push_back(
         "the breakaway term was a constant over the data (its Stribeck velocity far above the "
@@ -1151,10 +1452,10 @@ Uncertainty estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std::ve
         fmt(D.vfast) + "): the fit reports the same law without a breakaway, the levels scaled");
   else
     S.warnings.push_back(
-        "no breakaway is seen in the data: the fit reports the law without one (breakaway at the "
-        "Coulomb level, Stribeck velocity " +
-        std::string(D.lacks_slow ? "below" : "at") + " the slowest sample, |v| = " + fmt(D.vslow) + ")" +
-        (D.lacks_slow ? ", which fits as well as one hidden there" : ""));
+        "no breakaway is seen in the data: the fit reports the law without one (breakaway at the Coulomb level" +
+        std::string(D.lacks_slow ? "), which fits as well as one hidden below the slowest sample, |v| = "
+                                 : ", Stribeck velocity at the slowest sample, |v| = ") +
+        fmt(D.vslow) + (D.lacks_slow ? "" : ")"));
   return U;
 }
 
@@ -1210,15 +1511,20 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     return F;
   }
 
-  const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
-                                  [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
+  const Uncertainty U =
+      estimates(S, *problem, L, free, D, so, R, phases, o, [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
 
   phases.begin("warnings");
+  // (Static laws only: a dynamic model's steady-state stage hands its
+  // values on to the dynamic stages, which report for themselves.)
+  if (!model.dynamic) canonical_form(S, *problem, L, free, D, [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
   fit_warnings(S, L, free, D, U, R, o);
+  if (!model.dynamic) missing_terms<M>(S, L, D, o);
   if (misfit(S, D, R)) {
     phases.begin("fixed parameters");
     check_fixed_parameters(S, *problem, L, D, so, o);
   }
+  unique_warnings(S);
   S.converged = S.status == FitStatus::kConverged;
   phases.end();
   S.seconds = phases.total();
@@ -1423,11 +1729,13 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
     return F;
   }
 
-  const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o.max_profile_restarts,
+  const Uncertainty U = estimates(S, *problem, L, free, D, so, R, phases, o,
                                   [&] { return streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k); });
 
   phases.begin("warnings");
+  canonical_form(S, *problem, L, free, D, [&] { return streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k); });
   fit_warnings(S, L, free, D, U, R, o);
+  unique_warnings(S);
   S.converged = S.status == FitStatus::kConverged;
   if (o.keep_signals && sopt.signals) {
     phases.begin("signals");

@@ -273,6 +273,13 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
       p.fn.assign(n, 0.0);
     }
     if (o.inertia) p.acc = checked(e, "acceleration");
+    // Without --inertia the fit has no use for the acceleration, but the
+    // missing-term check (fit.cpp) asks whether m*a explains the residual:
+    // the log's acceleration where it has a finite one, else its time.
+    else if (e.has("acceleration") && std::all_of(e.channel("acceleration").begin(), e.channel("acceleration").end(),
+                                                  [](double a) { return std::isfinite(a); }))
+      p.acc = e.channel("acceleration");
+    else if (e.has("time")) p.t = e.channel("time");
     p.y.resize(n);
     for (size_t i = 0; i < n; ++i) {
       double y = p.force[i] - o.area_a * p.pa[i] + o.area_b * p.pb[i];

@@ -51,6 +51,9 @@ struct FitParam {
 struct Prepared {
   std::string name;
   std::vector<double> v, pa, pb, fn, acc, force, y;
+  // Time [s], kept only without --inertia and without an acceleration
+  // channel: the missing-term check derives the acceleration from it.
+  std::vector<double> t;
   size_t size() const { return v.size(); }
   // Appends sample i of `p` (subsamples of a log, in memory or streamed).
   void push_back(const Prepared& p, size_t i) {
@@ -61,6 +64,7 @@ struct Prepared {
     force.push_back(p.force[i]);
     y.push_back(p.y[i]);
     if (!p.acc.empty()) acc.push_back(p.acc[i]);
+    if (!p.t.empty()) t.push_back(p.t[i]);
   }
 };
 
