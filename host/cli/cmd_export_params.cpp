@@ -661,6 +661,19 @@ std::string file_header(const char* cm, const ParamFile& src, const std::string&
   return s;
 }
 
+// Whether the exported law holds another force at rest than the fitted one
+// (by more than 5 %): MSL's MassWithStopAndFriction breaks away at its
+// sliding law's value at v = 0+, so a fit to a smoothed rise through zero
+// leaves it (almost) no stiction.
+bool breakaway_differs(const Conversion& c) {
+  return c.max_force > 0.0 && std::abs(c.breakaway_export - c.breakaway_fit) > 0.05 * std::abs(c.breakaway_fit);
+}
+std::string breakaway_warning(const Conversion& c, const std::string& funit) {
+  return "the exported values break away at " + short_num(c.breakaway_export) + " " + funit + ", the fit at " +
+         short_num(c.breakaway_fit) + " " + funit + " (the target's force at v = 0+ is its breakaway; see the " +
+         "stick-slip check)";
+}
+
 // What one conversion is, how good, and where it was taken.
 std::string conversion_lines(const char* cm, const Conversion& c, const std::string& vunit, const std::string& funit) {
   const std::string p(cm);
@@ -676,6 +689,7 @@ std::string conversion_lines(const char* cm, const Conversion& c, const std::str
   if (c.max_force > 0.0)
     s += p + " Breakaway (held at rest before sliding): fitted law " + short_num(c.breakaway_fit) + " " + funit +
          ", exported " + short_num(c.breakaway_export) + " " + funit + ".\n";
+  if (breakaway_differs(c)) s += p + " Warning: " + breakaway_warning(c, funit) + ".\n";
   if (!c.stick.not_run.empty() || c.stick.t_end > 0.0) s += p + " " + stick_slip_text(c.stick, vunit, funit) + ".\n";
   return s;
 }
@@ -753,8 +767,11 @@ std::string write_simscape(const ParamFile& src, const std::string& fit_path, co
   if (cs.size() == 1) return s + set_lines(cs.front().params, "");
   // One parameter set per operating point: the script sets the one `op` names.
   std::string names;
-  for (const Conversion& c : cs) names += (names.empty() ? "'" : ", '") + identifier(c.at.label) + "'";
-  s += "% One parameter set per operating point of the data: set op to one of " + names + ".\n";
+  // Quoted as MATLAB writes a quote inside a character vector: doubled.
+  for (const Conversion& c : cs) names += (names.empty() ? "''" : ", ''") + identifier(c.at.label) + "''";
+  std::string listed;
+  for (const Conversion& c : cs) listed += (listed.empty() ? "'" : ", '") + identifier(c.at.label) + "'";
+  s += "% One parameter set per operating point of the data: set op to one of " + listed + ".\n";
   s += "if ~exist('op', 'var')\n  error('stribeck:export', 'set op to the operating point: one of " + names +
        "');\nend\nswitch op\n";
   for (const Conversion& c : cs) s += "  case '" + identifier(c.at.label) + "'\n" + set_lines(c.params, "    ");
@@ -935,6 +952,7 @@ void add_export_params_command(CLI::App& app) {
         line += "; breakaway " + short_num(c.breakaway_export) + " " + unit + " (fit " + short_num(c.breakaway_fit) +
                 " " + unit + ")";
       if (!c.stick.not_run.empty() || c.stick.t_end > 0.0) line += "\n  " + stick_slip_text(c.stick, vunit, unit);
+      if (breakaway_differs(c)) warn(breakaway_warning(c, unit));
       // The summary goes to stdout, as in every command, unless stdout holds the exported file.
       if (o->output.empty()) std::fprintf(stderr, "%s\n", line.c_str());
       else summary("%s", line.c_str());

@@ -665,6 +665,8 @@ TEST(ExportParamsCli, ModelicaExportIsTheBestTheMslLawAllows) {
   EXPECT_GE(msl.at("F_prop"), 0.0);
   EXPECT_GE(msl.at("fexp"), 0.0);
   EXPECT_NE(text.find("the best this law allows there"), std::string::npos) << text;
+  // MSL breaks away at its law's value at v = 0+; that the fit's smoothed rise leaves it less is said.
+  EXPECT_NE(log.find("stribeck: warning: the exported values break away at"), std::string::npos) << log;
   // The breakaways are stated: the fit's F_brk, MSL's F_Coulomb + F_Stribeck.
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -773,6 +775,39 @@ TEST(ExportParamsCli, PressureDependentLawsAreExportedAtTheDatasOperatingPoints)
   ASSERT_EQ(mu_s.size(), 2u) << text;
   EXPECT_NEAR(mu_s[0] * 1000.0, 150.0, 0.03 * 150.0) << text;
   EXPECT_NEAR(mu_s[1] * 1000.0, 270.0, 0.03 * 270.0) << text;
+}
+
+// The 20-sim laws are per newton of normal force: a log whose experiments
+// ran at different normal forces gives one parameter set each; the Simscape
+// script sets the one `op` names (MATLAB quotes doubled inside its messages).
+TEST(ExportParamsCli, NormalForceLawsAreExportedPerExperiment) {
+  const std::string dir = temp_dir() + "fn_";
+  const std::vector<std::pair<std::string, double>> points = {{"lo", 200.0}, {"hi", 400.0}};
+  for (const auto& [name, fn] : points) {
+    std::string csv = "time,velocity,force,normal_force\n";
+    for (int i = 0; i < 1000; ++i) {
+      const double t = 1e-3 * i, v = 0.2 * std::sin(2 * M_PI * t);
+      csv += num(t) + "," + num(v) + "," + num(0.12 * fn * std::tanh(800 * v)) + "," + num(fn) + "\n";
+    }
+    write(dir + name + ".csv", csv);
+  }
+  std::string log;
+  ASSERT_EQ(run_cli("import " + dir + "lo.csv " + dir + "hi.csv -n lo -n hi -o " + dir + "two.h5", &log), 0) << log;
+  const std::string fit = fit_file("fn_cv.json", "20sim-cv", {0.12, 0.02, 800.0});
+  ASSERT_EQ(export_params(fit + " --to simscape --data " + dir + "two.h5 -o " + dir + "two.m", &log), 0) << log;
+  const std::string text = slurp(dir + "two.m");
+  EXPECT_NE(text.find("error('stribeck:export', 'set op to the operating point: one of ''hi'', ''lo''');"),
+            std::string::npos)
+      << text;
+  for (const auto& [name, fn] : points) {
+    SCOPED_TRACE(name);
+    const size_t at = text.find("  case '" + name + "'\n");
+    ASSERT_NE(at, std::string::npos) << text;
+    const auto got = parse_set_param(text.substr(at, text.find("  case", at + 1) - at));
+    EXPECT_NEAR(got.at("Col_frc").value, 0.12 * fn, 1e-12 * fn);
+    EXPECT_NEAR(got.at("visc_coef").value, 0.02 * fn, 1e-12 * fn);
+    EXPECT_NE(log.find("20sim-cv -> simscape at " + name + ", exact"), std::string::npos) << log;
+  }
 }
 
 // Issue 34, row 4: a 20-sim SCVS fit exported to Simscape or MSL lost its
