@@ -242,7 +242,12 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
       ParallelFilterOptions pf;
       pf.cutoff_hz = o.cutoff_hz;
       pf.decimation = o.decimation;
-      derived = parallel_filter(measured, need, pf);
+      // Without --inertia, the filtered acceleration too (the same kept
+      // samples and channels), for the missing-term check's m*a: the kept
+      // samples' time has gaps at the reversals, where no derivative holds.
+      std::vector<std::string> kinematics = need;
+      if (!o.inertia && !measured.has("acceleration")) kinematics.push_back("acceleration");
+      derived = parallel_filter(measured, kinematics, pf);
     } else if (!need.empty()) {
       derived = measured;
       DeriveOptions d;

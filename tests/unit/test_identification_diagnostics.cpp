@@ -309,6 +309,18 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
   const size_t at = w.find("m = ");
   ASSERT_NE(at, std::string::npos) << w;
   EXPECT_NEAR(std::stod(w.substr(at + 4)), 20.0, 0.5) << w;
+  // The row's inertia-dominated stroke recorded as position only (R^2 0.19,
+  // parallel filtering keeps 151 of 2001 samples): the filtered acceleration
+  // of the kept samples names the mass.
+  GeneratorOptions g = sliding_mass(inertia);
+  g.mass = 200;
+  g.rate_hz = 200;
+  g.noise["force"] = 1.0;
+  g.seed = 6;
+  g.omit = {"velocity", "acceleration"};
+  const FitSummary f = ident::fit(generate_log(g), "coulomb-viscous", FitOptions{});
+  EXPECT_EQ(count_of(all_warnings(f), "add --inertia"), 1u) << f.report();
+  EXPECT_EQ(count_of(all_warnings(f), "add --"), 1u) << f.report();
 }
 
 TEST(FitDiagnostics, NothingMissingGetsNoMissingTermWarning) {
