@@ -370,7 +370,7 @@ TEST(StdoutCli, EvalFromAnHdf5LogOntoAFullDiskIsOneLineNeverDamaged) {
   fs::copy_file(inputs().log, log);
   const std::string out = d + "out.h5";
   const std::string args = "eval -m simscape-cylinder -i " + log + " -e p40bar -o " + out;
-  for (long limit : {4096L, 20000L, 50000L, 100000L}) expect_clean_full_disk(d, args, out, limit);
+  for (long limit : {4096L, 20000L, 50000L, 90000L}) expect_clean_full_disk(d, args, out, limit);
   const CliResult ok = run(args, Out::kFile);
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
