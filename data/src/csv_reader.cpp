@@ -28,19 +28,18 @@ void append_double(std::string& out, double x) {
 CsvReader::CsvReader(const std::string& path) : table_(path) {
   if (!table_.dialect().header)
     throw InputError(path + ": no header row: the first line must name the columns (time, velocity, ...)");
+  // Indexed once: a header of 1e5 columns is checked in linear time.
   const auto& cols = table_.header();
+  index_.reserve(cols.size());
   for (size_t i = 0; i < cols.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (cols[j] == cols[i])
-        throw InputError(path + ":" + std::to_string(table_.header_line()) + ": column name '" + cols[i] +
-                         "' appears twice");
+    if (!index_.emplace(cols[i], static_cast<int>(i)).second)
+      throw InputError(path + ":" + std::to_string(table_.header_line()) + ": column name '" + cols[i] +
+                       "' appears twice");
 }
 
 int CsvReader::column(std::string_view name) const {
-  const auto& cols = table_.header();
-  for (size_t i = 0; i < cols.size(); ++i)
-    if (cols[i] == name) return static_cast<int>(i);
-  return -1;
+  const auto it = index_.find(std::string(name));
+  return it == index_.end() ? -1 : it->second;
 }
 
 }  // namespace stribeck

@@ -47,6 +47,9 @@ struct RawChunks {
   bool shuffle = false, deflate = false;
 };
 constexpr hsize_t kMaxRawChunkRows = hsize_t(1) << 20;  // 8 MiB a chunk: memory stays bounded
+// HDF5 takes about 16 KiB for each open dataset: readers and writers hold
+// the datasets of at most this many channels open at once.
+constexpr std::size_t kHeldChannels = 1024;
 
 RawChunks raw_chunks(const h5::Dataset& ds) {
   RawChunks r;
@@ -136,7 +139,8 @@ std::vector<std::string> list_log_experiments(const std::string& path) {
 // ---------------------------------------------------------------------------
 struct LogBlockReader::Impl {
   struct Chan {
-    h5::Dataset ds;
+    std::string name;
+    h5::Dataset ds;  // closed in experiments of more than kHeldChannels
     detail::ChannelConversion conv;
     std::string at;
     std::map<std::string, std::string> attributes;  // import --gain provenance
@@ -144,6 +148,7 @@ struct LogBlockReader::Impl {
   };
   std::string path, name, where;
   h5::File file;
+  h5::Group group;  // the experiment's
   std::vector<std::string> names;
   std::map<std::string, Chan> chans;
   std::map<std::string, std::string> units;
@@ -159,6 +164,13 @@ struct LogBlockReader::Impl {
     auto it = chans.find(ch);
     if (it == chans.end()) throw InputError(where + ": has no channel '" + ch + "'");
     return it->second;
+  }
+  // A channel's dataset: held open, or (a wide experiment) opened into
+  // `scratch` for the caller.
+  const h5::Dataset& dataset(const Chan& c, h5::Dataset& scratch) const {
+    if (c.ds.valid()) return c.ds;
+    scratch = h5::open_dataset(group.id(), c.name, c.at);
+    return scratch;
   }
 };
 
@@ -190,15 +202,23 @@ LogBlockReader::LogBlockReader(const std::string& path, const std::string& exper
   }
   m.name = pick.name;
   m.where = path + ": experiment '" + m.name + "'";
-  h5::Group g = h5::open_group(m.file.id(), pick.prefix.empty() ? "/" : pick.prefix, m.where);
+  m.group = h5::open_group(m.file.id(), pick.prefix.empty() ? "/" : pick.prefix, m.where);
+  const h5::Group& g = m.group;
   detail::read_attributes(g.id(), m.attributes, m.where);
   auto motion = m.attributes.find("motion");
   const bool rotational = motion != m.attributes.end() && motion->second == "rotational";
   const detail::PressureReference ref = detail::pressure_reference(m.attributes, m.where);
   std::map<std::string, hsize_t> lengths;
-  for (const auto& kid : h5::children(g.id())) {
+  const auto kids = h5::children(g.id());
+  // The channels of a wide experiment are opened while they are read, not
+  // held (kHeldChannels).
+  const bool hold = std::count_if(kids.begin(), kids.end(), [](const h5::Child& k) {
+                      return k.kind == h5::Kind::kDataset;
+                    }) <= static_cast<long>(kHeldChannels);
+  for (const auto& kid : kids) {
     if (kid.kind != h5::Kind::kDataset) continue;
     Impl::Chan c;
+    c.name = kid.name;
     c.at = m.where + ": channel '" + kid.name + "'";
     c.ds = h5::open_dataset(g.id(), kid.name, c.at);
     hsize_t n = 0;
@@ -212,6 +232,7 @@ LogBlockReader::LogBlockReader(const std::string& path, const std::string& exper
     lengths[kid.name] = n;
     m.units[kid.name] = c.conv.si;
     m.names.push_back(kid.name);
+    if (!hold) c.ds.reset();
     m.chans.emplace(kid.name, std::move(c));
   }
   if (m.names.empty()) throw InputError(m.where + ": has no channels");
@@ -252,20 +273,23 @@ void LogBlockReader::read(const std::string& ch, std::size_t begin, std::size_t 
 bool LogBlockReader::copy_stored(const std::string& ch, hid_t dst_group, const std::string& name) const {
   const Impl::Chan& c = impl_->chan(ch);
   if (c.conv.affine || c.conv.minus_ambient) return false;
-  h5::Datatype type(H5Dget_type(c.ds.id()));
+  h5::Dataset scratch;
+  const h5::Dataset& ds = impl_->dataset(c, scratch);
+  h5::Datatype type(H5Dget_type(ds.id()));
   if (!type.valid() || H5Tequal(type.id(), H5T_IEEE_F64LE) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     return false;
   }
   h5::PropList ocpy(H5Pcreate(H5P_OBJECT_COPY));
   if (!ocpy.valid() || H5Pset_copy_object(ocpy.id(), H5O_COPY_WITHOUT_ATTR_FLAG) < 0 ||
-      H5Ocopy(c.ds.id(), ".", dst_group, name.c_str(), ocpy.id(), H5P_DEFAULT) < 0)
+      H5Ocopy(ds.id(), ".", dst_group, name.c_str(), ocpy.id(), H5P_DEFAULT) < 0)
     h5::fail(c.at, "cannot copy the dataset");
   return true;
 }
 
 std::uint64_t LogBlockReader::stored_bytes(const std::string& ch) const {
-  return H5Dget_storage_size(impl_->chan(ch).ds.id());
+  h5::Dataset scratch;
+  return H5Dget_storage_size(impl_->dataset(impl_->chan(ch), scratch).id());
 }
 
 // Rows [begin, end) of every named channel. Channels whose chunks can be
@@ -295,16 +319,18 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
     if (!rc.ok) continue;
     const std::size_t first_job = jobs.size();
     bool ok = true;
+    h5::Dataset scratch;
+    const h5::Dataset& ds = m.dataset(*cs[k], scratch);
     for (hsize_t c0 = begin / rc.rows * rc.rows; ok && c0 < end; c0 += rc.rows) {
       ChunkJob j;
       j.channel = k;
       j.first = c0;
       hsize_t offset[1] = {c0}, size = 0;
       std::uint32_t mask = 0;
-      ok = H5Dget_chunk_storage_size(cs[k]->ds.id(), offset, &size) >= 0 && size > 0;
+      ok = H5Dget_chunk_storage_size(ds.id(), offset, &size) >= 0 && size > 0;
       if (ok) {
         j.stored.resize(static_cast<std::size_t>(size));
-        ok = H5Dread_chunk(cs[k]->ds.id(), H5P_DEFAULT, offset, &mask, j.stored.data()) >= 0 && mask == 0;
+        ok = H5Dread_chunk(ds.id(), H5P_DEFAULT, offset, &mask, j.stored.data()) >= 0 && mask == 0;
       }
       if (ok) jobs.push_back(std::move(j));
     }
@@ -341,7 +367,10 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
   for (std::size_t k = 0; k < cs.size(); ++k) {
     const Impl::Chan& c = *cs[k];
     double* o = out[k];
-    if (through_hdf5[k] || bad[k]) h5::read_rows(c.ds, H5T_NATIVE_DOUBLE, begin, n, o, c.at);
+    if (through_hdf5[k] || bad[k]) {
+      h5::Dataset scratch;
+      h5::read_rows(m.dataset(c, scratch), H5T_NATIVE_DOUBLE, begin, n, o, c.at);
+    }
     c.conv.apply(o, n);
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isfinite(o[i]))
@@ -365,17 +394,42 @@ void LogBlockReader::read(const std::vector<std::string>& channels, std::size_t 
 namespace {
 
 constexpr hsize_t kChunkRows = 65536;  // as write_log: 512 KiB of float64 per chunk
+constexpr hsize_t kMinChunkRows = 16;
+// Bytes of one chunk of every column of a group: HDF5 holds the chunk being
+// filled of each column it writes, so a group of many columns gets shorter
+// chunks instead of 512 KiB per column.
+constexpr std::size_t kGroupChunkBytes = std::size_t(16) << 20;
+// Groups whose columns stay open (their last chunks cached) at a time: eval
+// fills an experiment and its results side by side; import one group after
+// another, each closed when the one after the next is opened.
+constexpr std::size_t kOpenGroups = 2;
+// Channels of an experiment that get `time` attached as their dimension
+// scale: HDF5 lists them all in one attribute of `time` (16 bytes each, at
+// most 64 KiB in the file format written) and rewrites that list at every
+// attachment (time quadratic in the count). Above, no channel is attached.
+constexpr std::size_t kMaxScaledChannels = 2048;
 
-h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t rows_hint, const std::string& where) {
+// Access to a streamed column: a chunk cache of one chunk in a few slots (the
+// default, 1 MiB in 521 slots, costs 4 KiB per open column before anything
+// is cached, and holds a 512 KiB chunk per column written).
+h5::PropList stream_access(hsize_t chunk_rows, const std::string& where) {
+  h5::PropList dapl(H5Pcreate(H5P_DATASET_ACCESS));
+  if (!dapl.valid() || H5Pset_chunk_cache(dapl.id(), 7, chunk_rows * sizeof(double), 1.0) < 0)
+    h5::fail(where, "cannot set up a chunk cache");
+  return dapl;
+}
+
+h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t chunk_rows, const std::string& where) {
   const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
-  const hsize_t chunk[1] = {rows_hint > 0 && rows_hint < kChunkRows ? rows_hint : kChunkRows};
+  const hsize_t chunk[1] = {chunk_rows};
   h5::Dataspace space(H5Screate_simple(1, dims, maxdims));
   if (!space.valid()) h5::fail(where, "cannot create dataspace for '" + name + "'");
   h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (H5Pset_chunk(dcpl.id(), 1, chunk) < 0 || H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), 4) < 0)
     h5::fail(where, "cannot set up compression for '" + name + "'");
   h5::large_attributes(dcpl.id());  // a channel's scaling copied from the input may be megabytes
-  h5::Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
+  const h5::PropList dapl = stream_access(chunk_rows, where);
+  h5::Dataset ds(H5Dcreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(), dapl.id()));
   if (!ds.valid()) h5::fail(where, "cannot create dataset '" + name + "'");
   return ds;
 }
@@ -384,12 +438,13 @@ h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t row
 // the bytes transposed (all first bytes, then all second bytes, ...), then a
 // zlib stream. Written with H5Dwrite_chunk, it reads back through the
 // ordinary filters. Returns false when zlib fails.
-bool encode_chunk(const double* values, std::vector<unsigned char>& out, std::vector<unsigned char>& tmp) {
-  const size_t bytes = kChunkRows * sizeof(double);
+bool encode_chunk(const double* values, hsize_t rows, std::vector<unsigned char>& out,
+                  std::vector<unsigned char>& tmp) {
+  const size_t bytes = rows * sizeof(double);
   tmp.resize(bytes);
   const auto* in = reinterpret_cast<const unsigned char*>(values);
   for (size_t b = 0; b < sizeof(double); ++b)
-    for (size_t i = 0; i < kChunkRows; ++i) tmp[b * kChunkRows + i] = in[i * sizeof(double) + b];
+    for (size_t i = 0; i < rows; ++i) tmp[b * rows + i] = in[i * sizeof(double) + b];
   uLongf size = compressBound(static_cast<uLong>(bytes));
   out.resize(size);
   if (compress2(out.data(), &size, tmp.data(), static_cast<uLong>(bytes), 4) != Z_OK) return false;
@@ -404,14 +459,24 @@ void check_group_path(const std::string& name, const std::string& where) {
 
 }  // namespace
 
+std::size_t stream_chunk_rows(std::size_t columns) {
+  hsize_t rows = kChunkRows;
+  while (rows > kMinChunkRows && rows * sizeof(double) * std::max<std::size_t>(columns, 1) > kGroupChunkBytes)
+    rows /= 2;
+  return static_cast<std::size_t>(rows);
+}
+
+std::size_t stream_block_rows(std::size_t columns) { return 4 * stream_chunk_rows(columns); }
+
 struct LogBlockWriter::Impl {
   struct G {
     h5::Group group;
     bool experiment = true;
     std::vector<BlockColumn> cols;
-    std::vector<h5::Dataset> ds;
-    std::vector<bool> copied;  // column copied whole at creation
-    bool aligned = true;       // rows so far fill whole chunks: appends may write chunks directly
+    hsize_t chunk_rows = kChunkRows;  // of the streamed columns
+    std::vector<h5::Dataset> ds;      // empty while the group is closed (kOpenGroups)
+    std::vector<bool> copied;         // column copied whole at creation
+    bool aligned = true;              // rows so far fill whole chunks: appends may write chunks directly
     std::size_t copied_rows = 0;
     std::size_t rows = 0;
     std::string where;
@@ -421,9 +486,55 @@ struct LogBlockWriter::Impl {
   AtomicFile out;
   h5::File file;
   std::vector<G> groups;
+  std::vector<std::size_t> open;  // groups whose columns are open, least recently used first
   std::set<std::string> names;
   BlockExecutor* executor = nullptr;
   explicit Impl(const std::string& p) : path(p), out(p) {}
+
+  // Opens the columns of group g (again, when it was closed) and closes those
+  // of the least recently used groups beyond kOpenGroups: closing writes a
+  // column's cached chunk and frees it, so a log of many experiments costs
+  // the memory of the last two. A group of more than kHeldChannels columns is
+  // never held: each column is opened while it is written (column()).
+  void use(std::size_t g) {
+    open.erase(std::remove(open.begin(), open.end(), g), open.end());
+    G& grp = groups[g];
+    if (grp.cols.size() > kHeldChannels) return;
+    open.push_back(g);
+    if (grp.ds.empty() && grp.copied.size() == grp.cols.size())
+      for (std::size_t k = 0; k < grp.cols.size(); ++k) grp.ds.push_back(open_column(grp, k));
+    while (open.size() > kOpenGroups) {
+      G& old = groups[open.front()];
+      open.erase(open.begin());
+      h5::guard_write(path, [&] {
+        for (auto& d : old.ds)
+          if (!d.reset()) h5::fail(old.where, "cannot write a column");
+      });
+      old.ds.clear();
+    }
+  }
+  h5::Dataset open_column(const G& g, std::size_t k) {
+    const std::string& name = g.cols[k].name;
+    if (g.copied[k]) return h5::open_dataset(g.group.id(), name, g.where);
+    const h5::PropList dapl = stream_access(g.chunk_rows, g.where);
+    h5::Dataset ds(H5Dopen2(g.group.id(), name.c_str(), dapl.id()));
+    if (!ds.valid()) h5::fail(g.where, "cannot open dataset '" + name + "'");
+    return ds;
+  }
+  // Column k of group g: its handle where the group is held open, else (a
+  // wide group) opened into `scratch` until done() closes it.
+  const h5::Dataset& column(G& g, std::size_t k, h5::Dataset& scratch) {
+    if (!g.ds.empty()) return g.ds[k];
+    scratch = open_column(g, k);
+    return scratch;
+  }
+  // Closing writes the column's cached chunk: a failure (a full disk) is an
+  // error, not lost rows.
+  void done(const G& g, std::size_t k, h5::Dataset& scratch) {
+    h5::guard_write(path, [&] {
+      if (scratch.valid() && !scratch.reset()) h5::fail(g.where + ": column '" + g.cols[k].name + "'", "cannot write");
+    });
+  }
 
   std::size_t add(const std::string& name, const std::vector<BlockColumn>& cols, bool experiment,
                   const std::string& where) {
@@ -440,12 +551,15 @@ struct LogBlockWriter::Impl {
     g.experiment = experiment;
     g.where = where;
     g.cols = cols;
+    g.chunk_rows = stream_chunk_rows(cols.size());
     g.group = h5::create_group(file.id(), name, where);
     names.insert(name);
     groups.push_back(std::move(g));
     return groups.size() - 1;
   }
-  void create_columns(G& g, hsize_t rows_hint, const LogBlockReader* copy_from = nullptr) {
+  void create_columns(std::size_t gi, const LogBlockReader* copy_from = nullptr) {
+    use(gi);
+    G& g = groups[gi];
     if (copy_from) {
       // libhdf5 1.10's H5Ocopy crashes in its clean-up when one of its
       // writes fails (a full disk): the room for the copies is reserved
@@ -460,11 +574,12 @@ struct LogBlockWriter::Impl {
       g.copied.push_back(copy);
       if (copy) g.copied_rows = copy_from->length();
       h5::Dataset ds = copy ? h5::open_dataset(g.group.id(), c.name, g.where)
-                            : create_stream_column(g.group.id(), c.name, rows_hint, g.where);
+                            : create_stream_column(g.group.id(), c.name, g.chunk_rows, g.where);
       if (g.experiment || !c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, g.where);
       if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, g.where);
       for (const auto& [k, v] : c.attributes) h5::write_string_attribute(ds.id(), k, v, g.where);
-      g.ds.push_back(std::move(ds));
+      if (g.cols.size() <= kHeldChannels) g.ds.push_back(std::move(ds));
+      else done(g, g.copied.size() - 1, ds);
     }
   }
 };
@@ -495,12 +610,15 @@ std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::v
       throw InputError(where + ": channel '" + c.name + "': unit '" + c.units + "', expected SI unit '" +
                        si_unit(*dim) + "'");
   const std::size_t g = m.add(name, channels, true, where);
+  m.create_columns(g, copy_from);
   Impl::G& grp = m.groups[g];
-  m.create_columns(grp, 0, copy_from);
   for (std::size_t k = 0; k < channels.size(); ++k)
-    if (const std::string ln = channel_long_name(channels[k].name, rotational);
-        !ln.empty() && !h5::has_attribute(grp.ds[k].id(), "long_name"))
-      h5::write_string_attribute(grp.ds[k].id(), "long_name", ln, where);
+    if (const std::string ln = channel_long_name(channels[k].name, rotational); !ln.empty()) {
+      h5::Dataset scratch;
+      const h5::Dataset& ds = m.column(grp, k, scratch);
+      if (!h5::has_attribute(ds.id(), "long_name")) h5::write_string_attribute(ds.id(), "long_name", ln, where);
+      m.done(grp, k, scratch);
+    }
   detail::write_attributes(grp.group.id(), attributes, where);
   return g;
 }
@@ -515,7 +633,7 @@ std::size_t LogBlockWriter::add_results(const std::string& group, const std::vec
   h5::write_string_attribute(grp.group.id(), "kind", "results", where);
   detail::write_provenance(grp.group.id(), provenance, where);
   detail::write_attributes(grp.group.id(), attributes, where);
-  m.create_columns(grp, 0);
+  m.create_columns(g);
   return g;
 }
 
@@ -528,8 +646,10 @@ void LogBlockWriter::set_attributes(std::size_t g, const std::map<std::string, s
 void LogBlockWriter::append(std::size_t g, const double* const* columns, std::size_t n) {
   Impl& m = *impl_;
   if (g >= m.groups.size()) throw std::logic_error("LogBlockWriter::append: no such group");
-  Impl::G& grp = m.groups[g];
   if (n == 0) return;
+  m.use(g);
+  Impl::G& grp = m.groups[g];
+  const std::size_t chunk_rows = grp.chunk_rows;
   for (std::size_t k = 0; k < grp.cols.size(); ++k) {
     if (grp.copied[k]) continue;
     if (grp.experiment)
@@ -555,16 +675,16 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
     // of a streamed write's time), and written as stored (H5Dwrite_chunk);
     // a rest shorter than a chunk goes through HDF5's own filters, after which
     // the rows no longer end on a chunk boundary and later appends do too.
-    const std::size_t direct = grp.aligned ? n / kChunkRows * kChunkRows : 0;
+    const std::size_t direct = grp.aligned ? n / chunk_rows * chunk_rows : 0;
     if (direct > 0) {
       std::vector<std::size_t> cols;
       for (std::size_t k = 0; k < grp.cols.size(); ++k)
         if (!grp.copied[k]) cols.push_back(k);
-      const std::size_t per_col = direct / kChunkRows, jobs = per_col * cols.size();
+      const std::size_t per_col = direct / chunk_rows, jobs = per_col * cols.size();
       std::vector<std::vector<unsigned char>> encoded(jobs);
       auto encode = [&](long j, std::vector<unsigned char>& tmp) {
         const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
-        return encode_chunk(columns[k] + c * kChunkRows, encoded[static_cast<std::size_t>(j)], tmp);
+        return encode_chunk(columns[k] + c * chunk_rows, chunk_rows, encoded[static_cast<std::size_t>(j)], tmp);
       };
       int failed = 0;
       if (m.executor) {
@@ -588,20 +708,26 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
         const std::size_t k = cols[i];
         const std::string at = grp.where + ": column '" + grp.cols[k].name + "'";
         const hsize_t extent[1] = {grp.rows + direct};
-        if (H5Dset_extent(grp.ds[k].id(), extent) < 0) h5::fail(at, "cannot extend a column");
+        h5::Dataset scratch;
+        const h5::Dataset& ds = m.column(grp, k, scratch);
+        if (H5Dset_extent(ds.id(), extent) < 0) h5::fail(at, "cannot extend a column");
         for (std::size_t c = 0; c < per_col; ++c) {
-          const hsize_t offset[1] = {grp.rows + c * kChunkRows};
+          const hsize_t offset[1] = {grp.rows + c * chunk_rows};
           const auto& e = encoded[i * per_col + c];
-          if (H5Dwrite_chunk(grp.ds[k].id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
+          if (H5Dwrite_chunk(ds.id(), H5P_DEFAULT, 0, offset, e.size(), e.data()) < 0)
             h5::fail(at, "cannot write a chunk");
         }
+        m.done(grp, k, scratch);
       }
     }
     if (n > direct) {
-      for (std::size_t k = 0; k < grp.cols.size(); ++k)
-        if (!grp.copied[k])
-          h5::append_column(grp.ds[k], H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
-                            grp.where + ": column '" + grp.cols[k].name + "'");
+      for (std::size_t k = 0; k < grp.cols.size(); ++k) {
+        if (grp.copied[k]) continue;
+        h5::Dataset scratch;
+        h5::append_column(m.column(grp, k, scratch), H5T_NATIVE_DOUBLE, columns[k] + direct, n - direct,
+                          grp.where + ": column '" + grp.cols[k].name + "'");
+        m.done(grp, k, scratch);
+      }
       grp.aligned = false;
     }
     grp.rows += n;
@@ -612,7 +738,8 @@ void LogBlockWriter::set_executor(BlockExecutor* executor) { impl_->executor = e
 
 void LogBlockWriter::commit() {
   Impl& m = *impl_;
-  for (auto& g : m.groups) {
+  for (std::size_t gi = 0; gi < m.groups.size(); ++gi) {
+    Impl::G& g = m.groups[gi];
     bool all_copied = true;
     for (bool c : g.copied) all_copied = all_copied && c;
     if (all_copied) g.rows = g.copied_rows;
@@ -626,10 +753,20 @@ void LogBlockWriter::commit() {
       detail::name_result_dimensions(g.group.id(), names, g.where);
       continue;
     }
-    for (std::size_t k = 0; k < g.cols.size(); ++k)
-      if (g.cols[k].name == "time")
-        for (std::size_t j = 0; j < g.cols.size(); ++j)
-          if (j != k) h5::attach_scale(g.ds[j], g.ds[k], "time", g.where + ": channel '" + g.cols[j].name + "'");
+    if (g.cols.size() > kMaxScaledChannels) continue;
+    m.use(gi);
+    for (std::size_t k = 0; k < g.cols.size(); ++k) {
+      if (g.cols[k].name != "time") continue;
+      h5::Dataset time_scratch;
+      const h5::Dataset& time = m.column(g, k, time_scratch);
+      for (std::size_t j = 0; j < g.cols.size(); ++j) {
+        if (j == k) continue;
+        h5::Dataset scratch;
+        h5::attach_scale(m.column(g, j, scratch), time, "time", g.where + ": channel '" + g.cols[j].name + "'");
+        m.done(g, j, scratch);
+      }
+      m.done(g, k, time_scratch);
+    }
   }
   m.groups.clear();
   h5::guard_write(m.path, [&] { h5::close_file(m.file, m.path); });

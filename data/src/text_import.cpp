@@ -225,6 +225,14 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
     return "column " + std::to_string(c) + (names[c].empty() ? "" : " '" + names[c] + "'");
   };
   std::vector<bool> used(k, false);
+  // Columns by name and by canonical name (the last of equal names wins),
+  // built once: --columns over a header of 1e5 columns stays linear.
+  std::map<std::string, size_t> by_name, by_channel;
+  if (!o.columns.empty())
+    for (size_t c = 0; c < k; ++c) {
+      by_name[names[c]] = c;
+      by_channel[canonical_channel(names[c])] = c;
+    }
   for (const auto& s : o.columns) {
     size_t col = k;
     const bool numeric = !s.source.empty() && s.source.find_first_not_of("0123456789") == std::string::npos;
@@ -234,11 +242,8 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
         throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": the file has " + std::to_string(k) +
                          " columns (0 to " + std::to_string(k - 1) + ")");
     } else {
-      for (size_t c = 0; c < k; ++c)
-        if (names[c] == s.source) col = c;
-      if (col == k)
-        for (size_t c = 0; c < k; ++c)
-          if (canonical_channel(names[c]) == canonical_channel(s.source)) col = c;
+      if (auto it = by_name.find(s.source); it != by_name.end()) col = it->second;
+      else if (auto ic = by_channel.find(canonical_channel(s.source)); ic != by_channel.end()) col = ic->second;
       if (col == k) throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": no such column");
     }
     used[col] = true;

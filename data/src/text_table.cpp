@@ -1,5 +1,6 @@
 #include "stribeck/data/text_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -150,11 +151,15 @@ bool TextTable::raw_line(std::string_view& out) {
       text_.remove_prefix(end + 1);
     }
   } else {
+    // `scan`: bytes of the partial line already searched for a line end
+    // (none there), so a line of any length is searched once.
+    size_t scan = 0;
     for (;;) {
       const char* b = buf_.data() + pos_;
       const char* e = buf_.data() + end_;
-      const char* nl = static_cast<const char*>(std::memchr(b, '\n', static_cast<size_t>(e - b)));
-      const char* cr = static_cast<const char*>(std::memchr(b, '\r', static_cast<size_t>((nl ? nl : e) - b)));
+      const char* from = b + scan;
+      const char* nl = static_cast<const char*>(std::memchr(from, '\n', static_cast<size_t>(e - from)));
+      const char* cr = static_cast<const char*>(std::memchr(from, '\r', static_cast<size_t>((nl ? nl : e) - from)));
       const char* term = cr ? cr : nl;
       // A CR at the end of the buffer may be the first half of a CRLF.
       if (term && !(term + 1 == e && *term == '\r' && !eof_)) {
@@ -170,12 +175,15 @@ bool TextTable::raw_line(std::string_view& out) {
         pos_ = end_;
         break;
       }
-      // Refill: keep the partial line, read more behind it.
+      scan = static_cast<size_t>((term ? term : e) - b);
+      // Refill: keep the partial line, read more behind it (at least as much
+      // again as is kept, so a long line is moved a bounded number of times
+      // per byte, not once per 64 KiB read).
       const size_t keep = end_ - pos_;
       if (pos_ > 0) std::memmove(buf_.data(), buf_.data() + pos_, keep);
       pos_ = 0;
       end_ = keep;
-      if (buf_.size() < keep + kReadChunk) buf_.resize(keep + kReadChunk);
+      if (buf_.size() < keep + std::max(kReadChunk, keep)) buf_.resize(keep + std::max(kReadChunk, keep));
       errno = 0;
       const size_t got = std::fread(buf_.data() + end_, 1, buf_.size() - end_, file_);
       end_ += got;

@@ -91,8 +91,6 @@ bool is_text_log(const std::string& path) {
   return got > 0 && h.rfind("MATLAB 5.0 MAT-file", 0) != 0 && !h5::is_hdf5(path) && h.find('\0') == std::string::npos;
 }
 
-constexpr size_t kImportBlock = 4 * 65536;  // four HDF5 chunks, encoded on parallel threads
-
 void run(const ImportArgs& a) {
   check_output(a.output, a.files);
   // Settings that have no "use the default" value of their own.
@@ -176,7 +174,10 @@ void run(const ImportArgs& a) {
       std::vector<std::vector<double>> fixed(constants.size());
       std::vector<const double*> ptrs;
       size_t rows = 0;
-      for (size_t n; (n = text.next(block, kImportBlock)) > 0; rows += n) {
+      // Blocks of whole chunks, fewer rows where the columns are many: memory
+      // per column stays in kilobytes (stream_block_rows).
+      const size_t block_rows = stream_block_rows(cols.size());
+      for (size_t n; (n = text.next(block, block_rows)) > 0; rows += n) {
         ptrs.clear();
         for (const auto& c : block) ptrs.push_back(c.data());
         for (size_t k = 0; k < constants.size(); ++k) {
@@ -216,10 +217,11 @@ void run(const ImportArgs& a) {
         ptrs.push_back(v.data());
       }
       const size_t g = out.add_experiment(e.name, cols, e.attributes, e.source);
-      for (size_t r = 0; r < e.size(); r += kImportBlock) {
+      const size_t block_rows = stream_block_rows(cols.size());  // bounds the writer's encoded chunks
+      for (size_t r = 0; r < e.size(); r += block_rows) {
         std::vector<const double*> at;
         for (const double* p : ptrs) at.push_back(p + r);
-        out.append(g, at.data(), std::min(kImportBlock, e.size() - r));
+        out.append(g, at.data(), std::min(block_rows, e.size() - r));
       }
     }
   }

@@ -31,6 +31,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -52,10 +53,11 @@
 namespace stribeck {
 namespace {
 
-constexpr size_t kBlock = 4 * 65536;   // rows per block: four HDF5 chunks, encoded on parallel threads
 constexpr size_t kTextBlock = 65536;   // rows per block of a CSV source (each row's text is kept to be written)
 constexpr long kThreadedFrom = 16384;  // smaller blocks stay on one thread
 constexpr long kScalarTile = 8192;     // samples per job of the scalar law on the pool
+// Text of a CSV source's block at most (about): long rows, fewer of them.
+constexpr size_t kTextBlockBytes = size_t(16) << 20;
 #ifdef H5_HAVE_THREADSAFE
 constexpr bool kHdf5ThreadSafe = true;
 #else
@@ -299,8 +301,8 @@ class CsvSource : public Source {
   size_t next(Block& b, size_t rows, const double* zeros) override {
     b.rows.resize(rows);
     for (size_t k = 0; k < 4; ++k) b.in[k] = col_[k] >= 0 ? b.own[k].data() : zeros;
-    size_t n = 0;
-    while (n < rows && reader_.next(values_, cells_)) {
+    size_t n = 0, bytes = 0;
+    while (n < rows && bytes < kTextBlockBytes && reader_.next(values_, cells_)) {
       std::string& row = b.rows[n];
       row.clear();
       for (size_t i = 0; i < cells_.size(); ++i) {
@@ -325,6 +327,7 @@ class CsvSource : public Source {
         t_prev_ = t;
         b.dt[n] = dt;
       }
+      bytes += row.size();
       ++n;
       ++rows_;
     }
@@ -352,10 +355,10 @@ class ChannelSource : public Source {
   ChannelSource(std::string where, std::vector<std::string> names, std::vector<std::string> units, size_t length,
                 Reader read, const ModelInfo& model)
       : where_(std::move(where)), length_(length), read_(std::move(read)) {
-    cols_ = csv_column_order(names);  // as `export` / write_csv writes them
-    for (const auto& c : cols_)
-      for (size_t i = 0; i < names.size(); ++i)
-        if (names[i] == c) units_.push_back(units[i]);
+    cols_ = csv_column_order(names);      // as `export` / write_csv writes them
+    std::map<std::string, size_t> index;  // a linear pass, not a search per column
+    for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
+    for (const auto& c : cols_) units_.push_back(units[index.at(c)]);
     for (const auto& c : cols_) time_col_ = c == "time" ? static_cast<int>(&c - cols_.data()) : time_col_;
     if (model.dynamic && time_col_ < 0)
       throw InputError(where_ + ": model " + model.id +
@@ -790,7 +793,7 @@ EvalSummary evaluate_file(const EvalOptions& o) {
     run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model,
                  o.vector_math ? vector_kernel(model.id) : nullptr, pool,
                  o.block_rows     ? o.block_rows
-                 : src->numeric() ? kBlock
+                 : src->numeric() ? stream_block_rows(src->columns().size())  // whole chunks, 64 MiB at most
                                   : kTextBlock,
                  overlap);
   });

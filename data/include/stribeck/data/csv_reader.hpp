@@ -6,6 +6,7 @@
 // InputError naming file, line and column.
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "stribeck/data/text_table.hpp"
@@ -40,6 +41,7 @@ class CsvReader {
 
  private:
   TextTable table_;
+  std::unordered_map<std::string, int> index_;  // column name -> index
 };
 
 // Parses a whole cell as a finite double (no trailing characters); false if it

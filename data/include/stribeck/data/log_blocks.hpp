@@ -108,6 +108,17 @@ class LogBlockReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// Rows per chunk of the columns LogBlockWriter streams into a group of
+// `columns` columns: 65536 (512 KiB of float64) where the columns are few,
+// fewer (a power of two, at least 16) where they are many, so that one chunk
+// of every column stays within 16 MiB: HDF5 holds the chunk being filled of
+// each column written, and a block holds as many rows of each.
+std::size_t stream_chunk_rows(std::size_t columns);
+// Rows per block of a stream of `columns` columns into LogBlockWriter
+// (import, eval): four chunks, so that whole chunks are written, encoded on
+// parallel threads, and a block of every column stays within 64 MiB.
+std::size_t stream_block_rows(std::size_t columns);
+
 // A column of a group being written: name, `units` attribute ("" for none
 // on results columns), optional description.
 struct BlockColumn {
