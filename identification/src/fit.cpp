@@ -971,14 +971,15 @@ void unique_warnings(FitSummary& S) {
 // can make up: a force offset (without --offset), the inertia m*a (without
 // --inertia: the log's acceleration, or one derived from its velocity), the
 // pressure force A_a p_a - A_b p_b (without --area-a/--area-b, in a log whose
-// chamber pressures vary). Each is scored against the residual as a score
-// test scores a term: by the share of the residual's sum of squares that a
+// chamber pressures vary), a Coulomb level proportional to a normal force
+// that varies and that the law does not read. Each is scored against the
+// residual as a score test scores a term: by the share of the residual's sum of squares that a
 // least-squares regression on its columns explains (a term the law can
 // absorb is orthogonal to the residual and scores 0). Terms are taken best
 // first while each explains more than half of what is left, and named with
 // the value the regression gives them.
 struct Term {
-  std::string name;                          // "offset", "inertia", "pressure"
+  std::string name;                          // "offset", "inertia", "pressure", "normal force"
   std::vector<std::vector<double>> columns;  // over the training samples, in order
 };
 
@@ -1024,9 +1025,26 @@ std::vector<double> acceleration_of(const Prepared& d, const FitOptions& o) {
   return x.channel("acceleration");
 }
 
-// The force-balance terms left out of the fit, over the training samples.
-std::vector<Term> left_out_terms(const FitData& D, const FitOptions& o) {
+// The force-balance terms left out of the fit, over the training samples;
+// `reads_fn`: the law reads the normal force.
+std::vector<Term> left_out_terms(const FitData& D, const FitOptions& o, bool reads_fn) {
   std::vector<Term> terms;
+  if (!reads_fn) {
+    // A Coulomb level proportional to a normal force that varies: columns
+    // F_n sgn(v) and sgn(v) (the law's own level, so only the part that
+    // follows F_n scores).
+    Term t{"normal force", {{}, {}}};
+    double lo = kInf, hi = -kInf;
+    for (int e : D.train)
+      for (size_t i = 0; i < D.data[e].size(); ++i) {
+        const double s = D.data[e].v[i] > 0 ? 1.0 : D.data[e].v[i] < 0 ? -1.0 : 0.0, fn = D.data[e].fn[i];
+        t.columns[0].push_back(fn * s);
+        t.columns[1].push_back(s);
+        lo = std::min(lo, fn);
+        hi = std::max(hi, fn);
+      }
+    if (hi > lo) terms.push_back(std::move(t));
+  }
   if (!o.offset) {
     Term t{"offset", {{}}};
     for (int e : D.train) t.columns[0].insert(t.columns[0].end(), D.data[e].size(), 1.0);
@@ -1072,6 +1090,13 @@ std::string missing_term_advice(const Term& t, const double* coef, double share,
     return "the residual is a constant (an offset of " + fmt(coef[0]) + " N" + explains + "add --offset";
   if (t.name == "inertia")
     return "the residual follows the acceleration (m*a with m = " + fmt(coef[0]) + " kg" + explains + "add --inertia";
+  if (t.name == "normal force") {
+    std::string laws;
+    for (const auto& m : all_models())
+      if (m.needs(kChannelNormalForce)) laws += (laws.empty() ? "" : ", ") + m.id;
+    return "the residual follows the normal force (F_n*mu*sign(v) with mu = " + fmt(coef[0]) + explains +
+           "fit a law that reads normal_force (" + laws + ")";
+  }
   std::string areas, flags;
   if (!t.columns[0].empty()) areas += "A_a = " + fmt(coef[0]) + " m^2", flags += "--area-a " + fmt(coef[0]);
   if (!t.columns[1].empty()) {
@@ -1083,12 +1108,12 @@ std::string missing_term_advice(const Term& t, const double* coef, double share,
 }
 
 template <class M>
-void missing_terms(FitSummary& S, const Layout& L, const FitData& D, const FitOptions& o) {
+void missing_terms(FitSummary& S, const Layout& L, const FitData& D, const FitOptions& o, const ModelInfo& model) {
   const bool exact = S.rmse <= kRelativeFloor * D.scale.force_rms;
   const bool poor = S.r_squared < 0.9;
   const bool structured = S.autocorrelation_lag1 > 0.5 && S.rmse > 1.5 * D.scale.noise;
   if (exact || !(poor || structured) || !std::isfinite(S.rmse)) return;
-  std::vector<Term> terms = left_out_terms(D, o);
+  std::vector<Term> terms = left_out_terms(D, o, model.needs(kChannelNormalForce));
   if (terms.empty()) return;
   std::vector<double> r;
   for (int e : D.train) {
@@ -1519,7 +1544,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   // values on to the dynamic stages, which report for themselves.)
   if (!model.dynamic) canonical_form(S, *problem, L, free, D, [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
   fit_warnings(S, L, free, D, U, R, o);
-  if (!model.dynamic) missing_terms<M>(S, L, D, o);
+  if (!model.dynamic) missing_terms<M>(S, L, D, o, model);
   if (misfit(S, D, R)) {
     phases.begin("fixed parameters");
     check_fixed_parameters(S, *problem, L, D, so, o);

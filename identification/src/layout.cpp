@@ -274,6 +274,9 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
         throw InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " + model.id +
                          " needs it");
       p.fn = checked(e, "normal_force");
+    } else if (e.has("normal_force") && std::all_of(e.channel("normal_force").begin(), e.channel("normal_force").end(),
+                                                    [](double f) { return std::isfinite(f); })) {
+      p.fn = e.channel("normal_force");  // not read by the law: for the missing-term check (fit.cpp)
     } else {
       p.fn.assign(n, 0.0);
     }

@@ -321,6 +321,29 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
   const FitSummary f = ident::fit(generate_log(g), "coulomb-viscous", FitOptions{});
   EXPECT_EQ(count_of(all_warnings(f), "add --inertia"), 1u) << f.report();
   EXPECT_EQ(count_of(all_warnings(f), "add --"), 1u) << f.report();
+  // A Coulomb level proportional to the normal force (mu_c = 0.1 at 100 and
+  // 400 N), fitted by a law that does not read it.
+  std::vector<Experiment> levels;
+  for (double fn : {100.0, 400.0}) {
+    GeneratorOptions n;
+    n.model = "20sim-cv";
+    n.params = params_of(n.model, {{"mu_c", 0.1}, {"mu_v", 0.05}});
+    n.normal_force = fn;
+    n.profile = "multisine";
+    n.noise["force"] = 0.5;
+    n.duration = 5;
+    n.seed = 12;
+    levels.push_back(generate_log(n).at(0));
+    levels.back().name = "fn" + std::to_string(static_cast<int>(fn));
+  }
+  const FitSummary nf = ident::fit(levels, "coulomb-viscous", FitOptions{});
+  const std::string nw = all_warnings(nf);
+  EXPECT_EQ(count_of(nw, "the residual follows the normal force"), 1u) << nf.report();
+  EXPECT_NE(nw.find("20sim-cv"), std::string::npos) << nw;
+  EXPECT_EQ(count_of(nw, "add --"), 0u) << nf.report();
+  const size_t mu = nw.find("mu = ");
+  ASSERT_NE(mu, std::string::npos) << nw;
+  EXPECT_NEAR(std::stod(nw.substr(mu + 5)), 0.1, 0.005) << nw;
 }
 
 TEST(FitDiagnostics, NothingMissingGetsNoMissingTermWarning) {
