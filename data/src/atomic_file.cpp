@@ -551,6 +551,18 @@ std::string temporary_stem(const std::string& target) {
   return dir + name + tmp;
 }
 
+std::string partial_path(const std::string& output) {
+  const size_t slash = output.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : output.substr(0, slash + 1);
+  std::string name = output.substr(dir.size());
+  const std::string partial = ".partial", lock = ".lock";
+  if (name.size() + partial.size() + lock.size() > kNameMax) {
+    const std::string hash = "~" + name_hash(name);
+    name = name.substr(0, kNameMax - partial.size() - lock.size() - hash.size()) + hash;
+  }
+  return dir + name + partial;
+}
+
 OutputLock::OutputLock(const std::string& target, Mode mode) {
   const std::string stem = temporary_stem(resolve_output(target));
   const std::string path = stem + "lock";

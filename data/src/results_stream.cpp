@@ -342,7 +342,7 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   auto w = std::make_unique<Impl>();
   w->index_base = index_base;
   w->final_path = path;
-  w->path = path + ".partial";
+  w->path = partial_path(path);
   w->where = w->path + ": results group '" + group + "'";
   w->group_name = group;
   w->columns = columns;
@@ -397,7 +397,7 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
                                                      const std::map<std::string, std::string>& attributes,
                                                      const Provenance& provenance, StreamCheckpoint& checkpoint,
                                                      std::uint64_t index_base) {
-  const std::string partial = path + ".partial";
+  const std::string partial = partial_path(path);
   if (!std::ifstream(partial).good())
     throw InputError("--resume: nothing to resume (" + partial + " does not exist); run without --resume");
   auto w = std::make_unique<Impl>();

@@ -304,7 +304,7 @@ void run_batch(const IdentifyArgs& a, const ident::FitOptions& fo, const Provena
   const std::string part = r.shard_count > 1 ? ", shard " + a.shard + " of " + std::to_string(r.points) : std::string();
   const std::string where = a.output.empty() ? std::string(a.table.empty() ? "stdout" : a.table)
                             : r.finished     ? a.output
-                                             : a.output + ".partial";
+                                             : partial_path(a.output);
   const bool table_on_stdout = a.output.empty() && a.table.empty() && !stdout_is_json();
   auto say = [&](const std::string& line) {
     if (table_on_stdout) note("%s", line.substr(line.rfind("stribeck ", 0) == 0 ? 9 : 0).c_str());

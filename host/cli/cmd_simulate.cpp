@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/ensemble.hpp"
 #include "stribeck/host/simulate.hpp"
@@ -140,7 +141,7 @@ void add_simulate_command(CLI::App& app) {
           static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64", r.device.c_str(),
           static_cast<unsigned long long>(r.evaluated), r.seconds,
           r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
-          r.finished ? output->c_str() : (*output + ".partial").c_str(),
+          r.finished ? output->c_str() : partial_path(*output).c_str(),
           static_cast<unsigned long long>(r.totals.stick_slip),
           static_cast<unsigned long long>(r.totals.status_counts[0]),
           static_cast<unsigned long long>(r.totals.status_counts[1]),
@@ -172,7 +173,7 @@ void add_simulate_command(CLI::App& app) {
                            {"event_limit", n[3]},
                            {"invalid_parameters", n[4]}}},
                          {"invalid_examples", r.totals.invalid_examples},
-                         {"output", r.finished ? *output : *output + ".partial"}});
+                         {"output", r.finished ? *output : partial_path(*output)}});
       if (!report->empty() && r.finished) write_report(*output, *report);
       return;
     }

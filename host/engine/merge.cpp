@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/host/engine/checkpoint.hpp"
@@ -177,7 +178,7 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
     stream->finish();
   } catch (...) {
     stream.reset();  // a merge is not resumable: no OUT.partial is left behind
-    std::remove((output + ".partial").c_str());
+    std::remove(partial_path(output).c_str());
     throw;
   }
 }

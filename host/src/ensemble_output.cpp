@@ -168,7 +168,7 @@ class Hdf5Sink : public EnsembleSink {
     if (o.resume) {
       StreamCheckpoint cp;
       stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
-      restore_totals(cp, r.count, r.totals, o.output + ".partial");
+      restore_totals(cp, r.count, r.totals, partial_path(o.output));
     } else {
       stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
     }

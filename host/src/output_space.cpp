@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {
@@ -33,7 +34,7 @@ void check_output_space(const std::string& output, double bytes, bool allow, boo
   double need = bytes;
   if (resume) {
     struct stat st {};
-    if (::stat((output + ".partial").c_str(), &st) == 0) need -= static_cast<double>(st.st_size);
+    if (::stat(partial_path(output).c_str(), &st) == 0) need -= static_cast<double>(st.st_size);
   }
   const std::uint64_t free = free_bytes_for(output);
   if (free == std::numeric_limits<std::uint64_t>::max() || need <= static_cast<double>(free)) return;

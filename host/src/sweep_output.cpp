@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/content_hash.hpp"
@@ -105,7 +106,7 @@ std::unique_ptr<SweepOutput> SweepOutput::resume(const std::string& path, const 
                                                  std::vector<TopEntry>& top) {
   // The sweep's own words before the stream's checks: a partial file of an
   // older layout, or of another sweep (its identity is a long text).
-  const std::string partial = path + ".partial";
+  const std::string partial = partial_path(path);
   if (const int version = detail::legacy_sweep_version(partial))
     throw InputError(partial + ": written by an older stribeck (sweep format_version " + std::to_string(version) +
                      "); it cannot be continued: remove it and run without --resume");

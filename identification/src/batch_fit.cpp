@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log_blocks.hpp"
@@ -472,7 +473,7 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
     if (o.resume) {
       StreamCheckpoint cp;
       stream = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
-      restore_totals(cp, r, o.output + ".partial");
+      restore_totals(cp, r, partial_path(o.output));
     } else {
       stream = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
     }

@@ -318,7 +318,7 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
   const std::string log = make_log(d + "log.h5");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + d + "in.csv", &text), 0) << text;
-  for (const size_t length : {244u, 245u, 250u, 254u, 255u}) {
+  for (const size_t length : {245u, 255u}) {
     SCOPED_TRACE(length);
     auto name = [&](const std::string& ext) { return d + std::string(length - ext.size(), 'n') + ext; };
     const std::vector<std::vector<std::string>> runs = {
@@ -327,6 +327,7 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
         {"export", log, "-e", "p10bar", "-o", name(".tsv"), "-f", "tsv"},
         {"generate", "--model", "coulomb-viscous", "--profile", "ramps", "-o", name(".gen.h5")},
         identify_args(log, name(".fit.h5")),
+        {"sweep", kSweep, "-q", "-o", name(".sw.h5")},  // streamed: OUT.partial and its lock
     };
     for (const auto& args : runs) {
       const std::string& out = args[std::find(args.begin(), args.end(), "-o") - args.begin() + 1];
@@ -334,6 +335,19 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
       EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
       EXPECT_TRUE(fs::exists(out)) << args[0];
       fs::remove(out);
+    }
+    // A stopped sweep of such a name is found again by --resume.
+    if (length == 255) {
+      const std::vector<std::string> stop = {"sweep", kSweep, "-q", "--chunk", "16384", "-o", name(".sw.h5")};
+      std::vector<std::string> first = stop, resume = stop;
+      first.insert(first.end(), {"--max-chunks", "1"});
+      resume.push_back("--resume");
+      EXPECT_EQ(run_args(first).status, 0);
+      EXPECT_FALSE(fs::exists(name(".sw.h5")));
+      const CliRun resumed = run_args(resume);
+      EXPECT_EQ(resumed.status, 0) << resumed.err;
+      EXPECT_TRUE(fs::exists(name(".sw.h5")));
+      fs::remove(name(".sw.h5"));
     }
     // A leftover of a long name is found again by the next run.
     const std::string out = name(".csv");

@@ -192,6 +192,13 @@ std::string resolve_output(const std::string& target);
 // the same in every run, so a later run still finds the leftovers.
 std::string temporary_stem(const std::string& target);
 
+// The checkpointed partial file of a streamed output (a sweep's, an
+// ensemble's, a batch fit's, a merge's): OUT.partial, its lock
+// OUT.partial.lock (PartialOwner). For a NAME so long (over 242 bytes) that
+// NAME.partial.lock would pass NAME_MAX, NAME cut with a hash of the whole
+// (as temporary_stem), the same in every run, so --resume finds it.
+std::string partial_path(const std::string& output);
+
 // The lock of an output, held by every writer of it for as long as it
 // writes: the file TEMPORARY_STEM + "lock" beside it (OUT.tmp.lock), with
 // an open-file-description lock that the kernel releases when the process
