@@ -221,6 +221,7 @@ std::vector<std::string> stdout_commands() {
           "simulate " + i.single + " -q -o {O}.h5",
           "simulate " + i.ensemble + " -q -o {O}.h5 --json -",
           "map " + i.shard0 + " -m rmse --reduce min -o {O}.svg",
+          "map " + i.shard0 + " --list",
           "merge " + i.shard0 + " " + i.shard1 + " -o {O}.h5",
           "report " + i.fit + " -o {O}.html",
           "plot " + i.fit + " --what fit -o {O}.svg",
