@@ -2,7 +2,9 @@
 #include <sys/stat.h>
 #include <unistd.h>  // rmdir
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <vector>
@@ -24,11 +26,13 @@ struct ExportArgs {
 
 // Returns whether it made the directory (removed again when the export fails).
 bool make_output_dir(const std::string& dir) {
-  const bool made = ::mkdir(dir.c_str(), 0777) == 0;
+  if (::mkdir(dir.c_str(), 0777) == 0) return true;
+  const int err = errno;
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(dir + ": not a directory (the log holds several experiments)");
-  return made;
+  if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
+  if (err != EEXIST)  // a missing parent, a directory we may not write
+    throw InputError(dir + ": cannot make the directory for the experiments' files: " + std::strerror(err));
+  throw InputError(dir + ": not a directory (the log holds several experiments)");
 }
 
 std::string experiment_path(const std::string& dir, std::string name, char delim) {

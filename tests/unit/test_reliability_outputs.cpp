@@ -154,6 +154,22 @@ TEST(OutputsCli, ExportRefusesTwoExperimentsThatMapToOneFileBeforeWriting) {
   EXPECT_EQ(run_args({"export", log, "-e", "a/b", "-o", d + "ab.csv"}).status, 0);
 }
 
+// The directory of a multi-experiment export that cannot be made is named
+// with the reason (it was "not a directory").
+TEST(OutputsCli, ExportIntoADirectoryThatCannotBeMadeSaysWhy) {
+  const std::string d = case_dir("nodir");
+  const std::string log = d + "log.h5";
+  write_log(log, {ramp("a", 40), ramp("b", 60)}, Provenance{});
+  const CliRun r = run_args({"export", log, "-o", d + "missing/out"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "stribeck: error: " + d +
+                "missing/out: cannot make the directory for the experiments' files: No such file or directory\n");
+  spit(d + "file", "a file");
+  const CliRun f = run_args({"export", log, "-o", d + "file"});
+  EXPECT_EQ(f.err, "stribeck: error: " + d + "file: not a directory (the log holds several experiments)\n");
+}
+
 // ---- item 11: a multi-experiment export is all or nothing ------------------
 
 TEST(OutputsCli, ExportOfSeveralExperimentsThatFailsLeavesNoneOfItsFiles) {
