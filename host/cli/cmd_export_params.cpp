@@ -128,7 +128,7 @@ struct OperatingPoint {
 // data's range: what a simulation with the exported values does differently.
 struct StickSlipCheck {
   std::string not_run;  // why it was not run (empty: it was)
-  double stiffness = 0.0, drive_velocity = 0.0, t_end = 0.0;
+  double mass = 1.0, stiffness = 0.0, drive_velocity = 0.0, t_end = 0.0;
   StickSlipMetrics<double> fitted, exported;
 };
 
@@ -353,13 +353,17 @@ double law_velocity_scale(const ModelInfo& m, const std::vector<double>& p) {
   return s > 0.0 ? 100.0 * s : 1.0;
 }
 
-// The spring-mass rig of the stick-slip check: a 1 kg (kg m^2) body on a
-// spring pulled where the fitted law falls fastest on the check grid (a
-// falling characteristic is what makes a contact stick-slip), at least a
-// hundredth of the range's top speed and a tenth of it where the law does not
-// fall; the spring stiff enough that it reaches the fitted breakaway after
-// 50 ms of drive travel; 2 s, the second half the steady state the metrics
-// read.
+// The spring-mass rig of the stick-slip check: a body on a spring pulled
+// where the fitted law falls fastest on the check grid (a falling
+// characteristic is what makes a contact stick-slip), at least a hundredth of
+// the range's top speed and a tenth of it where the law does not fall; the
+// spring stiff enough that it reaches the fitted breakaway after 50 ms of
+// drive travel; 1 s, the second half the steady state the metrics read. The
+// body is 1 kg (kg m^2), or heavier where a law's slope just above rest (a
+// thin linear zone, a steep tanh) would need more than 256 RK4 sub-steps per
+// 0.1 ms output step: the integrator resolves slope/mass, so a light body on
+// such a law takes minutes. A run that still hits the limit says so (status
+// step-limit) with the metrics up to where it stopped.
 double check_drive_velocity(const std::vector<double>& v, const std::vector<double>& f) {
   double steepest = 0.0, at = 0.1 * v.back();
   for (size_t i = 0; i + 1 < v.size(); ++i) {
@@ -378,7 +382,17 @@ void stick_slip_check(Conversion& c, double v_d, const std::string& src_model, c
   const double hold = std::max(c.breakaway_fit, 1e-3 * scale);
   c.stick.drive_velocity = v_d;
   c.stick.stiffness = hold / (0.05 * v_d);
-  c.stick.t_end = 2.0;
+  c.stick.t_end = 1.0;
+  constexpr double kDt = 1e-4, kRho = 0.05;  // kStictionStepRho: h * slope / mass <= 0.05 while sliding
+  constexpr int kSubsteps = 256;
+  auto slope_at_rest = [&](const std::string& model, const std::vector<double>& p, double fn) {
+    const double d = 1e-9 * c.v_hi;
+    const std::vector<double> f = eval_law(model, p, {d, 2.0 * d}, c.at.pressure, fn);
+    return std::abs(f[1] - f[0]) / d;
+  };
+  const double slope =
+      std::max(slope_at_rest(src_model, src_params, src_fn), slope_at_rest(c.law, c.params, c.at.normal_force));
+  c.stick.mass = std::max(1.0, 2.0 * slope * kDt / (kSubsteps * kRho));
   auto run = [&](const std::string& model, const std::vector<double>& p, double breakaway, double fn,
                  StickSlipMetrics<double>& out) {
     SimulateConfig s;
@@ -390,13 +404,14 @@ void stick_slip_check(Conversion& c, double v_d, const std::string& src_model, c
     const double slide0 = std::abs(eval_law(model, p, {1e-12}, c.at.pressure, fn)[0]);
     s.breakaway = std::max({breakaway, slide0, 1e-9 * scale});
     s.rotational = rotational;
-    s.body.mass = 1.0;
+    s.body.mass = c.stick.mass;
     s.body.stiffness = c.stick.stiffness;
     s.body.drive_velocity.offset = v_d;
     s.body.pressure_a.offset = c.at.pressure;
     s.body.normal_force.offset = fn;
     s.sim.t_end = c.stick.t_end;
-    s.sim.dt = 1e-4;
+    s.sim.dt = kDt;
+    s.sim.max_substeps = kSubsteps;
     s.metrics.v_stick = 1e-2 * v_d;
     s.metrics.v_breakaway = 0.1 * v_d;
     out = simulate_series(s).summary.metrics;
@@ -639,12 +654,12 @@ std::string stick_slip_text(const StickSlipCheck& s, const std::string& vunit, c
     return t;
   };
   const StickSlipMetrics<double>&a = s.fitted, &b = s.exported;
-  std::string t = "Stick-slip check (1 kg on a spring of " + short_num(s.stiffness) + " " + funit + "/" +
-                  (vunit == "rad/s" ? "rad" : "m") + " pulled at " + short_num(s.drive_velocity) + " " + vunit +
-                  " for " + short_num(s.t_end) + " s, both laws in the stiction form): fitted law: " + one(a) +
-                  "; exported: " + one(b) + "; differences: first breakaway " +
-                  percent_change(b.breakaway_force, a.breakaway_force) + ", amplitude " +
-                  percent_change(b.amp_spring_force, a.amp_spring_force);
+  std::string t = "Stick-slip check (" + short_num(s.mass) + (vunit == "rad/s" ? " kg*m^2" : " kg") +
+                  " on a spring of " + short_num(s.stiffness) + " " + funit + "/" + (vunit == "rad/s" ? "rad" : "m") +
+                  " pulled at " + short_num(s.drive_velocity) + " " + vunit + " for " + short_num(s.t_end) +
+                  " s, both laws in the stiction form): fitted law: " + one(a) + "; exported: " + one(b) +
+                  "; differences: first breakaway " + percent_change(b.breakaway_force, a.breakaway_force) +
+                  ", amplitude " + percent_change(b.amp_spring_force, a.amp_spring_force);
   if (a.stick_slip && b.stick_slip)
     t += ", period " + percent_change(b.period, a.period) + ", stick fraction " +
          short_num(b.stick_fraction - a.stick_fraction);

@@ -745,6 +745,9 @@ TEST(ExportParamsCli, PressureDependentLawsAreExportedAtTheDatasOperatingPoints)
   EXPECT_NEAR(records["StribeckFrictionParameters_p80bar"].at("F_Coulomb"), 180.0, 1e-9) << text;
   EXPECT_EQ(text.find("approximate"), std::string::npos) << "constant pressures: exact at each\n" << text;
   EXPECT_NE(log.find("at p80bar, exact"), std::string::npos) << log;
+  // The seal law's linear zone (v_th 0.1 mm/s) is steep: the check's body is heavier, not step-limited.
+  EXPECT_EQ(log.find("step-limit"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Stick-slip check (1 kg"), std::string::npos) << log;
   // Pressures that vary within an experiment: taken at their mean, and not exact.
   ASSERT_EQ(gen("noisy.h5", "--noise pressure_a=5e5 --seed 3"), 0) << log;
   ASSERT_EQ(export_params(fit + " --to modelica --data " + dir + "noisy.h5 -o " + dir + "noisy.mo", &log), 0) << log;
@@ -875,7 +878,7 @@ TEST(ExportParamsCli, StickSlipCheckStatesWhatTheSimulationGives) {
   const std::string text = slurp(out);
   std::smatch m;
   const std::regex re(
-      R"(Stick-slip check \(1 kg on a spring of [-+0-9.eE]+ N/m pulled at [-+0-9.eE]+ m/s for 2 s, both laws in the )"
+      R"(Stick-slip check \(1 kg on a spring of [-+0-9.eE]+ N/m pulled at [-+0-9.eE]+ m/s for 1 s, both laws in the )"
       R"(stiction form\): fitted law: (no stick-slip|stick-slip, period [-+0-9.eE]+ s, stick fraction [-+0-9.eE]+), )"
       R"(spring force amplitude ([-+0-9.eE]+) N, first breakaway ([-+0-9.eE]+) N; exported: \1, spring force )"
       R"(amplitude \2 N, first breakaway \3 N; differences: first breakaway 0 %, amplitude 0 %)");
@@ -895,12 +898,13 @@ TEST(ExportParamsCli, StickSlipCheckStatesWhatTheSimulationGives) {
   v_d = std::max(v_d, 0.002);
   EXPECT_NE(text.find("pulled at " + short3(v_d) + " m/s"), std::string::npos) << text;
   const double k = p[0] / (0.05 * v_d);
-  const std::string cfg = "[system]\nmass = 1.0\nstiffness = " + num(k) + "\ndrive_velocity = " + num(v_d) +
-                          "\n[friction]\nmodel = \"simscape-translational\"\nform = \"stiction\"\n"
-                          "[friction.params]\nF_brk = " +
-                          num(p[0]) + "\nv_brk = " + num(p[1]) + "\nF_C = " + num(p[2]) + "\nf_v = " + num(p[3]) +
-                          "\n[simulation]\nt_end = 2.0\ndt = 1e-4\n[metrics]\nv_stick = " + num(0.01 * v_d) +
-                          "\nv_breakaway = " + num(0.1 * v_d) + "\n";
+  const std::string cfg =
+      "[system]\nmass = 1.0\nstiffness = " + num(k) + "\ndrive_velocity = " + num(v_d) +
+      "\n[friction]\nmodel = \"simscape-translational\"\nform = \"stiction\"\n"
+      "[friction.params]\nF_brk = " +
+      num(p[0]) + "\nv_brk = " + num(p[1]) + "\nF_C = " + num(p[2]) + "\nf_v = " + num(p[3]) +
+      "\n[simulation]\nt_end = 1.0\ndt = 1e-4\nmax_substeps = 256\n[metrics]\nv_stick = " + num(0.01 * v_d) +
+      "\nv_breakaway = " + num(0.1 * v_d) + "\n";
   const StickSlipMetrics<double> r = simulate_series(parse_simulate_config(cfg, "rig.toml")).summary.metrics;
   ASSERT_GT(r.amp_spring_force, 1.0) << "a rig where the law matters";
   EXPECT_EQ(m[1].str() == "no stick-slip", r.stick_slip == 0);
