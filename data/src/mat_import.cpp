@@ -446,10 +446,20 @@ void check_v5_compressed(std::FILE* f, long off, std::uint32_t nbytes, bool swap
       head.append(reinterpret_cast<const char*>(out.data()), std::min(produced, 4096 - head.size()));
     if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && z.avail_in == 0)) break;
   }
-  const std::string why = rc == Z_STREAM_END                ? ""
-                          : rc == Z_OK || rc == Z_BUF_ERROR ? "the stream ends early"
-                                                            : std::string("zlib: ") + (z.msg ? z.msg : zError(rc));
+  std::string why = rc == Z_STREAM_END                ? ""
+                    : rc == Z_OK || rc == Z_BUF_ERROR ? "the stream ends early"
+                                                      : std::string("zlib: ") + (z.msg ? z.msg : zError(rc));
+  // An intact stream of too few bytes (cut before it was compressed): the
+  // variable's tag claims more, and libmatio would fill the rest of its
+  // values from whatever its buffer held before.
+  const std::uint64_t inflated = z.total_out;
   inflateEnd(&z);
+  if (why.empty() && head.size() >= 8 && v5_u32(reinterpret_cast<const unsigned char*>(head.data()), swap) == 14) {
+    const std::uint64_t claimed =
+        8 + std::uint64_t(v5_u32(reinterpret_cast<const unsigned char*>(head.data()) + 4, swap));
+    if (inflated < claimed)
+      why = "it inflates to " + std::to_string(inflated) + " bytes, its tag claims " + std::to_string(claimed);
+  }
   if (why.empty()) return;
   const std::string name = v5_variable_name(reinterpret_cast<const unsigned char*>(head.data()), head.size(), swap);
   throw InputError(path + ": variable " + (name.empty() ? std::to_string(index) : "'" + name + "'") +

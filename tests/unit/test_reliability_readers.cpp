@@ -244,6 +244,24 @@ std::uint32_t element_bytes(const std::string& path, std::uint64_t start) {
   return nbytes;
 }
 
+// `good` with the last variable's content cut by `cut` bytes before it is
+// compressed again: an intact zlib stream of fewer bytes than the
+// variable's tag claims (a writer that stopped early).
+std::string recompressed_short(const std::string& good, std::uint64_t start, size_t cut) {
+  const std::string b = slurp(good);
+  const std::uint32_t nbytes = element_bytes(good, start);
+  std::vector<unsigned char> raw(1 << 16);
+  uLongf got = static_cast<uLongf>(raw.size());
+  EXPECT_EQ(uncompress(raw.data(), &got, reinterpret_cast<const Bytef*>(b.data() + start + 8), nbytes), Z_OK);
+  EXPECT_GT(got, cut);
+  std::vector<unsigned char> packed(compressBound(got));
+  uLongf size = static_cast<uLongf>(packed.size());
+  EXPECT_EQ(compress2(packed.data(), &size, raw.data(), got - cut, 6), Z_OK);
+  const std::uint32_t tag[2] = {15, static_cast<std::uint32_t>(size)};
+  return b.substr(0, start) + std::string(reinterpret_cast<const char*>(tag), 8) +
+         std::string(reinterpret_cast<const char*>(packed.data()), size) + b.substr(start + 8 + nbytes);
+}
+
 // Where in a compressed element the damage goes: the zlib header, the
 // start of the deflate data (the variable's name), its middle, the Adler-32
 // check at its end (the deflate data intact: only the check finds it).
@@ -300,6 +318,20 @@ TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
     msg = e.what();
   }
   EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (zlib: incorrect data check)"),
+            std::string::npos)
+      << msg;
+  // An intact stream, 800 bytes (100 values) short of what the tag claims:
+  // libmatio filled the last 100 values of `force` from its buffer.
+  const std::string short_stream = dir + "short.mat";
+  spit(short_stream, recompressed_short(good, starts[2], 800));
+  msg.clear();
+  try {
+    read_any_log(short_stream);
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (it inflates to 2464 bytes, its tag claims "
+                     "3264)"),
             std::string::npos)
       << msg;
 #endif
@@ -455,6 +487,9 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
                           ": its compressed data is damaged",
                       mat5);
       }
+    const std::string cut = case_dir("campaign_mat5_short") + "rig.mat";
+    spit(cut, recompressed_short(good, starts[2], 800));
+    campaign_case("mat5 force cut before compression", cut, "variable 'force': its compressed data is damaged", mat5);
     // A struct of the three signals (one experiment named `rig`), damaged
     // in the middle of its one compressed element.
     const std::string input = case_dir("campaign_mat5_struct") + "rig.mat";
