@@ -64,6 +64,9 @@ void drop_locks() {
 // Inputs being read (register_input), fixed slots read by the crash handler.
 char g_inputs[kSlots][kPathMax];
 std::atomic<bool> g_input_used[kSlots];
+// Outputs being written while inputs are read (LibraryWrite), likewise.
+char g_writes[kSlots][kPathMax];
+std::atomic<bool> g_write_used[kSlots];
 
 std::atomic<bool> g_cli{false};  // install_cli_signal_handlers: print a line and exit 128 + signal
 constexpr size_t kNoteMax = 1024;
@@ -104,9 +107,11 @@ extern "C" void remove_temporaries(int sig) {
 // Async-signal-safe: unlink, write and _exit only; on its own stack, so a
 // fault from a runaway recursion is reported too.
 extern "C" void library_crash(int sig) {
-  int input = -1;
+  int input = -1, write = -1;
   for (int i = 0; i < kSlots && input < 0; ++i)
     if (g_input_used[i].load()) input = i;
+  for (int i = 0; i < kSlots && write < 0; ++i)
+    if (g_write_used[i].load()) write = i;
   if (input < 0) {  // not while reading an input: a crash, with its core dump
     std::signal(sig, SIG_DFL);
     std::raise(sig);  // delivered when the handler returns (the signal is blocked in it)
@@ -116,8 +121,14 @@ extern "C" void library_crash(int sig) {
     if (g_used[i].load()) ::unlink(g_paths[i]);
   drop_locks();
   put("stribeck: error: ");
-  put(g_inputs[input]);
-  put(": damaged file: the HDF5 library crashed reading it (");
+  if (write >= 0) {  // reading an input into an output: a failed write is the likelier cause
+    put("writing ");
+    put(g_writes[write]);
+    put(": the HDF5 library crashed writing it (");
+  } else {
+    put(g_inputs[input]);
+    put(": damaged file: the HDF5 library crashed reading it (");
+  }
   put(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : "a fault");
   put(")\n");
   ::_exit(2);
@@ -424,6 +435,24 @@ void unregister_input(int slot) {
   if (slot < 0) return;
   std::lock_guard<std::mutex> lock(g_claim);
   g_input_used[slot].store(false);
+}
+
+LibraryWrite::LibraryWrite(const std::string& target) {
+  if (target.empty() || target.size() >= kPathMax) return;
+  std::lock_guard<std::mutex> lock(g_claim);
+  for (int i = 0; i < kSlots; ++i)
+    if (!g_write_used[i].load()) {
+      std::memcpy(g_writes[i], target.c_str(), target.size() + 1);
+      g_write_used[i].store(true);
+      slot_ = i;
+      return;
+    }
+}
+
+LibraryWrite::~LibraryWrite() {
+  if (slot_ < 0) return;
+  std::lock_guard<std::mutex> lock(g_claim);
+  g_write_used[slot_].store(false);
 }
 
 double library_call_limit() {

@@ -569,6 +569,9 @@ struct LogBlockWriter::Impl {
         if (copy_from->has(c.name)) bytes += copy_from->stored_bytes(c.name);
       if (bytes > 0) reserve_space(out.temp_path(), bytes, path, "");
     }
+    // H5Ocopy reads the input while it writes the output: a crash in it is
+    // the write's (a full disk the reservation missed), not a damaged input.
+    const LibraryWrite writing(copy_from ? path : std::string());
     for (const auto& c : g.cols) {
       const bool copy = copy_from && copy_from->has(c.name) && copy_from->copy_stored(c.name, g.group.id(), c.name);
       g.copied.push_back(copy);

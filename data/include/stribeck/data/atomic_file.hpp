@@ -124,6 +124,22 @@ void set_interrupt_note(const std::string& note);
 // unregister_input, or -1 if none is free.
 int register_input(const std::string& path);
 void unregister_input(int slot);
+// An output being written by libhdf5 calls that also read a registered
+// input (eval copies a log's channels into its output with H5Ocopy). A
+// fault while one is registered is the write's: "stribeck: error: writing
+// OUT: the HDF5 library crashed writing it (SIGSEGV)", exit 2, never a
+// damaged input (libhdf5 1.10 crashes in H5Ocopy's clean-up after a failed
+// write). RAII; an empty `target` registers nothing.
+class LibraryWrite {
+ public:
+  explicit LibraryWrite(const std::string& target);
+  ~LibraryWrite();
+  LibraryWrite(const LibraryWrite&) = delete;
+  LibraryWrite& operator=(const LibraryWrite&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 // Watchdog for libhdf5 calls that read only the metadata of an input
 // (opening the file, listing a group, opening a dataset, group or attribute,
