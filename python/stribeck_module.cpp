@@ -16,12 +16,16 @@
 #include <pybind11/stl.h>
 
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -59,9 +63,7 @@ void check_signals() {
   if (PyErr_CheckSignals() != 0) throw Interrupted{};
 }
 
-py::object json_to_python(const std::string& text) {
-  return py::module_::import("json").attr("loads")(py::str(text));
-}
+py::object json_to_python(const std::string& text) { return py::module_::import("json").attr("loads")(py::str(text)); }
 
 py::list models() {
   py::list out;
@@ -98,28 +100,37 @@ py::list models() {
   return out;
 }
 
-// Parameters: a dict NAME -> value over the model's defaults, through the
-// CLI's resolver (same validation, same messages).
-// Known names and finite values are set directly (a 1-sample call is
-// dominated by this); anything else goes through resolve_params for its
-// message.
+std::string type_name(const py::handle& o) { return py::str(py::type::of(o).attr("__name__")); }
+
+// Model warnings (e.g. LuGre's passivity) as Python warnings, which filters
+// can silence or turn into errors; stacklevel 1 is the caller's line.
+void warn(const std::string& text) {
+  const py::object category = py::module_::import("stribeck").attr("StribeckWarning");
+  if (PyErr_WarnEx(category.ptr(), text.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+// Parameters: a dict NAME -> value over the model's defaults, validated as
+// the CLI validates them (the same messages, less its option names).
 std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
   std::vector<double> p = m.defaults();
   if (!params.is_none()) {
-    if (!py::isinstance<py::dict>(params)) throw InputError("params must be a dict NAME -> value");
+    if (!py::isinstance<py::dict>(params))
+      throw py::type_error("params: expected a dict NAME -> value, got " + type_name(params));
     for (auto item : py::reinterpret_borrow<py::dict>(params)) {
       const std::string name = py::str(item.first);
       double value = 0.0;
       try {
         value = item.second.cast<double>();
       } catch (const py::cast_error&) {
-        throw InputError("parameter " + name + ": not a number");
+        throw py::type_error("parameter " + name + ": expected a number, got " + type_name(item.second));
       }
       const int idx = m.param_index(name);
-      if (idx < 0 || !std::isfinite(value)) {
-        resolve_params(m, {name + "=" + format_number(value)});  // throws the CLI's message
-        throw InputError("parameter " + name + ": not a finite number of model " + m.id);
+      if (idx < 0) {
+        std::string known;
+        for (const auto& q : m.params) known += (known.empty() ? "" : ", ") + std::string(q.name);
+        throw InputError("model " + m.id + " has no parameter '" + name + "' (parameters: " + known + ")");
       }
+      if (!std::isfinite(value)) throw InputError("parameter " + name + ": not a finite number of model " + m.id);
       p[static_cast<std::size_t>(idx)] = value;
     }
   }
@@ -130,8 +141,9 @@ std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
 
 constexpr std::size_t kBlock = 1 << 20;  // samples between signal checks
 
-// One input channel as seen by the loops: a base pointer and a stride in
-// elements (0 for a channel the caller left out: it reads as zeros).
+// One input channel as the loops see it: a base pointer and a stride in
+// elements over the flattened broadcast shape (0 for a scalar; a channel the
+// caller left out has no pointer and reads as zeros).
 template <class T>
 struct Column {
   const T* p = nullptr;
@@ -139,17 +151,11 @@ struct Column {
   T operator[](std::size_t i) const { return p ? p[static_cast<py::ssize_t>(i) * stride] : T(0); }
 };
 
-template <class T>
-Column<T> column(const py::array_t<T>& a) {
-  if (!a) return {};
-  return {a.data(), a.ndim() == 0 ? 0 : a.strides(0) / static_cast<py::ssize_t>(sizeof(T))};
-}
-
-// A static law on arrays of T (any strides, no copies): the kernels' model
+// A static law on columns of T (any strides, no copies): the kernels' model
 // instantiated in T, as the sweeps run it; threaded over samples.
 template <class T>
-void eval_static_typed(const std::string& model, const std::vector<double>& params, std::size_t n,
-                       const Column<T>& v, const Column<T>& pa, const Column<T>& pb, const Column<T>& fn, T* out) {
+void eval_static_typed(const std::string& model, const std::vector<double>& params, std::size_t n, const Column<T>& v,
+                       const Column<T>& pa, const Column<T>& pb, const Column<T>& fn, T* out) {
   visit_model(StaticModels{}, model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     T p[M::kNumParams];
@@ -176,108 +182,288 @@ A absent() {
   return py::reinterpret_steal<A>(py::handle());
 }
 
+using Shape = std::vector<py::ssize_t>;
+
+// As NumPy prints shapes: "()", "(3,)", "(2, 3)".
+std::string shape_text(const Shape& s) {
+  std::string t = "(";
+  for (std::size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
+  return t + (s.size() == 1 ? ",)" : ")");
+}
+
 template <class T>
-py::array_t<T> optional_array(const py::object& o, const char* name, std::size_t n) {
+Shape shape_of(const py::array_t<T>& a) {
+  return Shape(a.shape(), a.shape() + a.ndim());
+}
+
+// One input of eval: an array of T (read in place when it already is one:
+// no copy), or absent.
+template <class T>
+py::array_t<T> input_array(const py::object& o, const char* name) {
   if (o.is_none()) return absent<py::array_t<T>>();
-  py::array_t<T> a = py::array_t<T>::ensure(o);  // no copy when already of dtype T
-  if (!a) throw InputError(std::string(name) + ": not convertible to an array of numbers");
-  if (a.ndim() != 1) throw InputError(std::string(name) + ": must be one-dimensional, has " + std::to_string(a.ndim()) + " dimensions");
-  if (static_cast<std::size_t>(a.shape(0)) != n)
-    throw InputError(std::string(name) + " has " + std::to_string(a.shape(0)) + " samples, velocity " + std::to_string(n));
+  if (py::isinstance<py::str>(o) || py::isinstance<py::bytes>(o))
+    throw py::type_error(std::string(name) + ": expected numbers (an array, a sequence or a scalar), got " +
+                         type_name(o));
+  py::array_t<T> a = py::array_t<T>::ensure(o);
+  if (!a)
+    throw py::type_error(std::string(name) + ": expected numbers (an array, a sequence or a scalar), got " +
+                         type_name(o));
   return a;
+}
+
+// NumPy's broadcasting rule over the given inputs.
+template <class T>
+Shape broadcast(const std::vector<std::pair<const char*, const py::array_t<T>*>>& inputs) {
+  Shape s;
+  for (const auto& [name, a] : inputs) {
+    if (!*a) continue;
+    const Shape own = shape_of(*a);
+    if (own.size() > s.size()) s.insert(s.begin(), own.size() - s.size(), 1);
+    for (std::size_t k = 0; k < own.size(); ++k) {
+      py::ssize_t& d = s[s.size() - own.size() + k];
+      if (d == 1) d = own[k];
+      else if (own[k] != 1 && own[k] != d)
+        throw InputError(std::string(name) + " has shape " + shape_text(own) +
+                         ", which does not broadcast against the other inputs' " + shape_text(s));
+    }
+  }
+  return s;
+}
+
+// The stride (in elements) that walks `a` broadcast to `s` in C order, or
+// -1 when no single stride does (an outer product, a transposed array).
+template <class T>
+py::ssize_t flat_stride(const py::array_t<T>& a, const Shape& s) {
+  if (reinterpret_cast<std::uintptr_t>(a.data()) % alignof(T) != 0) return -1;
+  const std::size_t off = s.size() - static_cast<std::size_t>(a.ndim());
+  py::ssize_t stride = 0, inner = 1;
+  bool found = false;
+  for (std::size_t j = s.size(); j-- > 0;) {
+    if (s[j] == 1) continue;
+    const py::ssize_t bytes = j < off || a.shape(j - off) == 1 ? 0 : a.strides(j - off);
+    if (bytes % static_cast<py::ssize_t>(sizeof(T)) != 0) return -1;
+    const py::ssize_t e = bytes / static_cast<py::ssize_t>(sizeof(T));
+    if (!found) stride = e, found = true;  // the innermost axis that is longer than 1
+    else if (e != stride * inner) return -1;
+    inner *= s[j];
+  }
+  return stride;
+}
+
+// Whether channel `c` (n samples) and the output [o, o + n) share bytes.
+template <class T>
+bool overlaps(const Column<T>& c, std::size_t n, const T* o) {
+  if (!c.p || n == 0) return false;
+  const T* last = c.p + static_cast<py::ssize_t>(n - 1) * c.stride;
+  const T* lo = std::min(c.p, last);
+  const T* hi = std::max(c.p, last) + 1;
+  return lo < o + n && o < hi;
 }
 
 template <class T>
 py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, const py::object& velocity,
                       const py::object& pressure_a, const py::object& pressure_b, const py::object& normal_force,
-                      const py::object& time, double initial_state, bool vector_math, bool return_state) {
-  py::array_t<T> v = py::array_t<T>::ensure(velocity);
-  if (!v || v.ndim() != 1) throw InputError("velocity: must be a one-dimensional array of numbers");
-  const std::size_t n = static_cast<std::size_t>(v.shape(0));
-  auto pa = optional_array<T>(pressure_a, "pressure_a", n);
-  auto pb = optional_array<T>(pressure_b, "pressure_b", n);
-  auto fn = optional_array<T>(normal_force, "normal_force", n);
-  auto t = optional_array<T>(time, "time", n);
-  const std::pair<Channel, const py::array_t<T>*> needed[] = {
-      {kChannelPressureA, &pa}, {kChannelPressureB, &pb}, {kChannelNormalForce, &fn}};
-  for (const auto& [ch, arr] : needed)
-    if (m.needs(ch) && !*arr)
+                      const py::object& time, double initial_state, bool vector_math, bool return_state,
+                      const py::object& out_arg) {
+  std::array<py::array_t<T>, 5> arr = {input_array<T>(velocity, "velocity"), input_array<T>(pressure_a, "pressure_a"),
+                                       input_array<T>(pressure_b, "pressure_b"),
+                                       input_array<T>(normal_force, "normal_force"), input_array<T>(time, "time")};
+  const char* const names[] = {"velocity", "pressure_a", "pressure_b", "normal_force", "time"};
+  const std::pair<Channel, int> needed[] = {{kChannelPressureA, 1}, {kChannelPressureB, 2}, {kChannelNormalForce, 3}};
+  for (const auto& [ch, k] : needed)
+    if (m.needs(ch) && !arr[k])
       throw InputError("model " + m.id + " reads " + channel_name(ch) + ": give " + channel_name(ch) + "=...");
-  py::array_t<T> out(static_cast<py::ssize_t>(n));
-  T* o = out.mutable_data();
+  if (m.dynamic && !arr[4])
+    throw InputError("model " + m.id + " is dynamic: give time=... (seconds, strictly increasing)");
+  std::vector<std::pair<const char*, const py::array_t<T>*>> present;
+  for (int k = 0; k < 5; ++k) present.push_back({names[k], &arr[k]});
+  const Shape shape = broadcast<T>(present);
+  if (m.dynamic && shape.size() != 1)
+    throw InputError("model " + m.id + " is dynamic: its inputs are one time series (one-dimensional), not of shape " +
+                     shape_text(shape));
+  std::size_t n = 1;
+  for (py::ssize_t d : shape) n *= static_cast<std::size_t>(d);
+
+  // The result: `out` checked as NumPy checks a ufunc's, or a new array.
+  py::array_t<T> result;
+  if (!out_arg.is_none()) {
+    if (!py::isinstance<py::array>(out_arg))
+      throw py::type_error("out: expected a numpy.ndarray, got " + type_name(out_arg));
+    const auto given = py::reinterpret_borrow<py::array>(out_arg);
+    if (!py::array_t<T>::check_(given))
+      throw py::type_error("out: dtype " + std::string(py::str(given.dtype())) + ", the result is " +
+                           std::string(py::str(py::dtype::of<T>())) + " (the velocity's dtype chooses it)");
+    result = py::reinterpret_borrow<py::array_t<T>>(given);
+    if (shape_of(result) != shape)
+      throw InputError("out has shape " + shape_text(shape_of(result)) + ", the result " + shape_text(shape));
+    if (!(result.flags() & py::array::c_style)) throw InputError("out must be C-contiguous");
+    if (!result.writeable()) throw InputError("out is read-only");
+  } else {
+    result = py::array_t<T>(shape);
+  }
+  T* o = n ? result.mutable_data() : nullptr;
+
+  // Each channel as one stride over the samples; one that no stride walks,
+  // or one that the output overwrites under it, is copied once.
+  std::array<Column<T>, 5> col;
+  std::vector<py::object> copies;
+  const py::module_ np = py::module_::import("numpy");
+  for (int k = 0; k < 5; ++k) {
+    if (!arr[k]) continue;
+    py::ssize_t s = flat_stride(arr[k], shape);
+    col[k] = {arr[k].data(), s};
+    const bool in_place = s == 1 && col[k].p == o && !m.dynamic;  // elementwise: each sample read before written
+    if (s < 0 || (!in_place && overlaps(col[k], n, o))) {
+      py::array_t<T> c(
+          np.attr("array")(np.attr("broadcast_to")(arr[k], py::tuple(py::cast(shape))), py::arg("order") = "C"));
+      copies.push_back(c);
+      col[k] = {c.data(), 1};
+    }
+  }
+  const Column<T>&v = col[0], &pa = col[1], &pb = col[2], &fn = col[3];
+
   if (m.dynamic) {
-    if (!t) throw InputError("model " + m.id + " is dynamic: give time=... (seconds, strictly increasing)");
-    // The dynamic engine runs in double on contiguous inputs (a float32
-    // or strided input is converted first).
-    auto as_double = [](const py::array_t<T>& a) {
-      using D = py::array_t<double, py::array::c_style | py::array::forcecast>;
-      return a ? D::ensure(a) : absent<D>();
+    // The dynamic engine runs in double on contiguous channels (others are
+    // converted first) and writes the force straight into a float64 result.
+    auto as_double = [&](int k) -> const double* {
+      if (!col[k].p) return nullptr;
+      if constexpr (std::is_same_v<T, double>)
+        if (col[k].stride == 1) return col[k].p;
+      auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(
+          np.attr("broadcast_to")(arr[k], py::tuple(py::cast(shape))));
+      copies.push_back(c);
+      return c.data();
     };
-    auto dv = as_double(v), dpa = as_double(pa), dpb = as_double(pb), dfn = as_double(fn), dt = as_double(t);
-    const double* tp = dt.data();
+    EvalInputs in;
+    in.n = n;
+    in.velocity = as_double(0);
+    in.pressure_a = as_double(1);
+    in.pressure_b = as_double(2);
+    in.normal_force = as_double(3);
+    in.time = as_double(4);
     for (std::size_t i = 1; i < n; ++i)
-      if (!(tp[i] > tp[i - 1]))
+      if (!(in.time[i] > in.time[i - 1]))
         throw InputError("time must be strictly increasing (sample " + std::to_string(i) + ")");
-    std::vector<double> force(n), state(n);
+    py::array_t<T> state = return_state ? py::array_t<T>(shape) : absent<py::array_t<T>>();
+    std::vector<double> force_d, state_d;  // float32 results only: computed in double first
+    double* force_out = nullptr;
+    double* state_out = nullptr;
+    if constexpr (std::is_same_v<T, double>) {
+      force_out = o;
+      state_out = state ? state.mutable_data() : nullptr;
+    } else {
+      force_d.resize(n);
+      force_out = force_d.data();
+      if (state) state_d.resize(n), state_out = state_d.data();
+    }
     {
       py::gil_scoped_release release;
-      EvalInputs in;
-      in.n = n;
-      in.velocity = dv.data();
-      in.pressure_a = dpa ? dpa.data() : nullptr;
-      in.pressure_b = dpb ? dpb.data() : nullptr;
-      in.normal_force = dfn ? dfn.data() : nullptr;
-      in.time = tp;
-      evaluate_samples(m.id, params, in, force.data(), state.data(), initial_state);
+      evaluate_samples(m.id, params, in, force_out, state_out, initial_state);
     }
-    std::copy(force.begin(), force.end(), o);
-    if (return_state) {
-      py::array_t<T> s(static_cast<py::ssize_t>(n));
-      std::copy(state.begin(), state.end(), s.mutable_data());
-      return py::make_tuple(out, s);
+    if constexpr (!std::is_same_v<T, double>) {
+      std::copy(force_d.begin(), force_d.end(), o);
+      if (state) std::copy(state_d.begin(), state_d.end(), state.mutable_data());
     }
-    return std::move(out);
+    if (return_state) return py::make_tuple(result, state);
+    return std::move(result);
   }
-  const bool contiguous = [&] {
-    for (const py::array_t<T>* a : {&v, &pa, &pb, &fn})
-      if (*a && a->strides(0) != static_cast<py::ssize_t>(sizeof(T))) return false;
-    return true;
-  }();
+  bool engine = std::is_same_v<T, double>;  // contiguous or scalar float64 channels: the engine's loop
+  for (const Column<T>* c : {&v, &pa, &pb, &fn})
+    if (c->p && c->stride != 0 && c->stride != 1) engine = false;
   {
     py::gil_scoped_release release;
     if constexpr (std::is_same_v<T, double>) {
-      if (contiguous) {
-        // The engine's own path (threaded; the lanes' vector exp/tanh with vector_math).
-        for (std::size_t b = 0; b < n; b += kBlock) {
-          const std::size_t e = std::min(n, b + kBlock);
+      if (engine) {
+        // Scalars (stride 0) are repeated into a block-sized buffer, filled
+        // once: the blocks are smaller then, so the buffers stay small.
+        bool scalars = false;
+        for (const Column<T>* c : {&v, &pa, &pb, &fn}) scalars |= c->p && c->stride == 0;
+        const std::size_t block = scalars ? std::size_t(1) << 16 : kBlock;
+        std::array<std::vector<double>, 4> fill;
+        std::array<const double*, 4> base{};
+        for (int k = 0; k < 4; ++k) {
+          if (col[k].p && col[k].stride == 0) fill[k].assign(std::min(n, block), col[k].p[0]);
+          base[k] = col[k].p;
+        }
+        for (std::size_t b = 0; b < n; b += block) {
+          const std::size_t e = std::min(n, b + block);
+          auto at = [&](int k) -> const double* {
+            return !base[k] ? nullptr : fill[k].empty() ? base[k] + b : fill[k].data();
+          };
           EvalInputs in;
           in.n = e - b;
-          in.velocity = v.data() + b;
-          in.pressure_a = pa ? pa.data() + b : nullptr;
-          in.pressure_b = pb ? pb.data() + b : nullptr;
-          in.normal_force = fn ? fn.data() + b : nullptr;
+          in.velocity = at(0);
+          in.pressure_a = at(1);
+          in.pressure_b = at(2);
+          in.normal_force = at(3);
           in.vector_math = vector_math;
           evaluate_samples(m.id, params, in, o + b);
-          if (e < n) check_signals();
+          if (e < n && e / kBlock != b / kBlock) check_signals();
         }
-        return std::move(out);
       }
     }
-    eval_static_typed<T>(m.id, params, n, column(v), column(pa), column(pb), column(fn), o);
+    if (!engine) eval_static_typed<T>(m.id, params, n, v, pa, pb, fn, o);
   }
-  return std::move(out);
+  if (shape.empty() && out_arg.is_none()) return py::object(result[py::tuple()]);  // scalars in, a NumPy scalar out
+  return std::move(result);
 }
 
 py::object eval(const std::string& model, const py::object& params, const py::object& velocity,
                 const py::object& pressure_a, const py::object& pressure_b, const py::object& normal_force,
-                const py::object& time, double initial_state, bool vector_math, bool return_state) {
+                const py::object& time, double initial_state, bool vector_math, bool return_state,
+                const py::object& out) {
   const ModelInfo& m = require_model(model);
   const std::vector<double> p = resolve(m, params);
-  if (velocity.is_none()) throw InputError("velocity=... is required");
+  if (velocity.is_none())
+    throw py::type_error("velocity: expected numbers (an array, a sequence or a scalar), got None");
+  for (const auto& w : param_warnings(m, p.data())) warn(w);
   const bool f32 = py::isinstance<py::array>(velocity) &&
                    py::reinterpret_borrow<py::array>(velocity).dtype().is(py::dtype::of<float>());
-  if (f32) return eval_typed<float>(m, p, velocity, pressure_a, pressure_b, normal_force, time, initial_state, vector_math, return_state);
-  return eval_typed<double>(m, p, velocity, pressure_a, pressure_b, normal_force, time, initial_state, vector_math, return_state);
+  if (f32)
+    return eval_typed<float>(m, p, velocity, pressure_a, pressure_b, normal_force, time, initial_state, vector_math,
+                             return_state, out);
+  return eval_typed<double>(m, p, velocity, pressure_a, pressure_b, normal_force, time, initial_state, vector_math,
+                            return_state, out);
+}
+
+// ---- paths -----------------------------------------------------------------
+
+// A path argument: str, bytes or os.PathLike, as open() takes them.
+std::string path_arg(const py::object& o, const char* what) {
+  if (!py::isinstance<py::str>(o) && !py::isinstance<py::bytes>(o) &&
+      !py::isinstance(o, py::module_::import("os").attr("PathLike")))
+    throw py::type_error(std::string(what) + ": expected a path (str or os.PathLike), got " + type_name(o));
+  return py::str(py::module_::import("os").attr("fsdecode")(o));
+}
+
+// The OSError subclass open() would raise (FileNotFoundError,
+// PermissionError, IsADirectoryError), from errno.
+[[noreturn]] void raise_os_error(int err, const std::string& path) {
+  errno = err;
+  PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+  throw py::error_already_set();
+}
+
+// A file to read: it must exist and not be a directory; the readers' own
+// checks (format, content) follow and raise ValueError.
+std::string input_path(const py::object& o, const char* what) {
+  const std::string path = path_arg(o, what);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) raise_os_error(errno, path);
+  if (S_ISDIR(st.st_mode)) raise_os_error(EISDIR, path);
+  return path;
+}
+
+// A file to write: its directory must exist, and it must not be one.
+std::string output_path(const py::object& o, const char* what) {
+  const std::string path = path_arg(o, what);
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) raise_os_error(errno, path);
+  if (!S_ISDIR(st.st_mode)) raise_os_error(ENOTDIR, path);
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) raise_os_error(EISDIR, path);
+  return path;
 }
 
 // ---- fit -------------------------------------------------------------------
@@ -347,9 +533,11 @@ ident::FitOptions fit_options(const py::dict& kw) {
       else if (k == "max_iterations") o.max_iterations = integer();
       else if (k == "threads") o.num_threads = integer();
       else
-        throw InputError("unknown fit option '" + k + "' (free, fix, initial, bounds, per_experiment, asymmetric, "
-                         "offset, offset_per_experiment, inertia, mass, area_a, area_b, cutoff, parallel_filter, "
-                         "decimation, loss, starts, max_starts, coarse_points, seed, validate, max_iterations, threads)");
+        throw InputError(
+            "unknown fit option '" + k +
+            "' (free, fix, initial, bounds, per_experiment, asymmetric, "
+            "offset, offset_per_experiment, inertia, mass, area_a, area_b, cutoff, parallel_filter, "
+            "decimation, loss, starts, max_starts, coarse_points, seed, validate, max_iterations, threads)");
     } catch (const py::cast_error&) {
       throw InputError("fit option " + k + ": wrong type");
     }
@@ -357,23 +545,66 @@ ident::FitOptions fit_options(const py::dict& kw) {
   return o;
 }
 
-const char* const kChannelUnits[][2] = {{"time", "s"},          {"position", "m"},    {"velocity", "m/s"},
-                                        {"acceleration", "m/s^2"}, {"force", "N"},     {"pressure_a", "Pa"},
-                                        {"pressure_b", "Pa"},    {"normal_force", "N"}};
+const char* const kChannelUnits[][2] = {
+    {"time", "s"},  {"position", "m"},    {"velocity", "m/s"},  {"acceleration", "m/s^2"},
+    {"force", "N"}, {"pressure_a", "Pa"}, {"pressure_b", "Pa"}, {"normal_force", "N"}};
+
+// The report's JSON objects come sorted by key; every "parameters" table in
+// it is put in the model's order (as models() and the CLI list them), a
+// name's derived entries ("F_C[run1]") after it, other entries last.
+void in_model_order(const py::handle node, const ModelInfo& m) {
+  if (py::isinstance<py::list>(node))
+    for (auto x : node) in_model_order(x, m);
+  if (!py::isinstance<py::dict>(node)) return;
+  auto d = py::reinterpret_borrow<py::dict>(node);
+  for (auto item : d) in_model_order(item.second, m);
+  if (!d.contains("parameters") || !py::isinstance<py::dict>(d["parameters"])) return;
+  auto table = py::reinterpret_borrow<py::dict>(d["parameters"]);
+  auto rank = [&m](const std::string& key) {
+    for (std::size_t i = 0; i < m.params.size(); ++i) {
+      const std::string name = m.params[i].name;
+      if (key.compare(0, name.size(), name) == 0 &&
+          (key.size() == name.size() ||
+           !(std::isalnum(static_cast<unsigned char>(key[name.size()])) || key[name.size()] == '_')))
+        return i;
+    }
+    return m.params.size();
+  };
+  std::vector<std::pair<std::size_t, std::string>> keys;
+  for (auto item : table) {
+    const std::string k = py::str(item.first);
+    keys.push_back({rank(k), k});
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  py::dict ordered;
+  for (const auto& [r, k] : keys) ordered[py::str(k)] = table[py::str(k)];
+  d["parameters"] = ordered;
+}
 
 py::dict fit(const std::string& model, const py::object& log, const py::object& experiment, const py::dict& arrays,
              const py::dict& kw) {
   std::vector<Experiment> exps;
   if (!log.is_none()) {
     if (arrays.size() != 0) throw InputError("give either log=... or channel arrays, not both");
-    for (const std::string& path : string_list(log, "log")) {
+    // One path (str, bytes, os.PathLike) or a list of them.
+    std::vector<std::string> paths;
+    const bool one = py::isinstance<py::str>(log) || py::isinstance<py::bytes>(log) ||
+                     py::isinstance(log, py::module_::import("os").attr("PathLike"));
+    if (one) {
+      paths.push_back(input_path(log, "log"));
+    } else {
+      if (!py::isinstance<py::iterable>(log))
+        throw py::type_error("log: expected a path or a list of paths, got " + type_name(log));
+      for (auto x : log) paths.push_back(input_path(py::reinterpret_borrow<py::object>(x), "log"));
+    }
+    for (const std::string& path : paths) {
       std::vector<Experiment> e = read_any_log(path);
       exps.insert(exps.end(), e.begin(), e.end());
     }
     if (!experiment.is_none()) {
       const std::vector<std::string> keep = string_list(experiment, "experiment");
       std::vector<Experiment> picked;
-      for (const auto& name : keep) picked.push_back(select_experiment(exps, name, string_list(log, "log").front()));
+      for (const auto& name : keep) picked.push_back(select_experiment(exps, name, paths.front()));
       exps = picked;
     }
   } else {
@@ -389,9 +620,12 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
         if (name == cu[0]) unit = cu[1];
       if (!unit) throw InputError("unknown channel '" + name + "'");
       auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(item.second);
-      if (!a || a.ndim() != 1) throw InputError(name + ": must be a one-dimensional array of numbers");
+      if (!a) throw py::type_error(name + ": expected an array of numbers, got " + type_name(item.second));
+      if (a.ndim() != 1)
+        throw InputError(name + ": must be one-dimensional, has " + std::to_string(a.ndim()) + " dimensions");
       if (n && static_cast<std::size_t>(a.shape(0)) != n)
-        throw InputError(name + " has " + std::to_string(a.shape(0)) + " samples, the other channels " + std::to_string(n));
+        throw InputError(name + " has " + std::to_string(a.shape(0)) + " samples, the other channels " +
+                         std::to_string(n));
       n = static_cast<std::size_t>(a.shape(0));
       e.channels[name].assign(a.data(), a.data() + n);
       e.units[name] = unit;
@@ -407,7 +641,9 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
     s = ident::fit(exps, model, o);
   }
   py::dict out;
-  out["report"] = json_to_python(ident::to_json(s));
+  py::object report = json_to_python(ident::to_json(s));
+  in_model_order(report, require_model(model));
+  out["report"] = report;
   py::list names, fitted, residual;
   for (const auto& e : s.experiments) {
     names.append(e.name);
@@ -422,7 +658,8 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
 
 // ---- logs ------------------------------------------------------------------
 
-py::list read_log(const std::string& path) {
+py::list read_log(const py::object& path_obj) {
+  const std::string path = input_path(path_obj, "path");
   std::vector<Experiment> exps;
   {
     py::gil_scoped_release release;
@@ -432,7 +669,8 @@ py::list read_log(const std::string& path) {
   for (const auto& e : exps) {
     py::dict d, ch;
     d["name"] = e.name;
-    for (const auto& [name, v] : e.channels) ch[py::str(name)] = py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+    for (const auto& [name, v] : e.channels)
+      ch[py::str(name)] = py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
     d["channels"] = ch;
     d["units"] = e.units;
     d["attributes"] = e.attributes;
@@ -441,13 +679,17 @@ py::list read_log(const std::string& path) {
   return out;
 }
 
-void write_log(const std::string& path, const py::object& experiments) {
+void write_log(const py::object& path_obj, const py::object& experiments) {
+  const std::string path = output_path(path_obj, "path");
   py::list list;
   if (py::isinstance<py::dict>(experiments)) list.append(experiments);
-  else list = py::list(experiments);
+  else if (py::isinstance<py::list>(experiments) || py::isinstance<py::tuple>(experiments))
+    list = py::list(experiments);
+  else throw py::type_error("experiments: expected a dict or a list of dicts, got " + type_name(experiments));
   std::vector<Experiment> exps;
   for (auto item : list) {
-    if (!py::isinstance<py::dict>(item)) throw InputError("write_log: each experiment must be a dict with name and channels");
+    if (!py::isinstance<py::dict>(item))
+      throw py::type_error("experiments: each must be a dict with name and channels, got " + type_name(item));
     auto d = py::reinterpret_borrow<py::dict>(item);
     Experiment e;
     e.name = d.contains("name") ? std::string(py::str(d["name"])) : "experiment";
@@ -456,7 +698,8 @@ void write_log(const std::string& path, const py::object& experiments) {
     for (auto c : py::reinterpret_borrow<py::dict>(d["channels"])) {
       const std::string name = py::str(c.first);
       auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(c.second);
-      if (!a || a.ndim() != 1) throw InputError("write_log: channel " + name + " must be one-dimensional");
+      if (!a) throw py::type_error("channel " + name + ": expected an array of numbers, got " + type_name(c.second));
+      if (a.ndim() != 1) throw InputError("channel " + name + " must be one-dimensional");
       e.channels[name].assign(a.data(), a.data() + a.shape(0));
       std::string unit;
       for (const auto& cu : kChannelUnits)
@@ -466,7 +709,8 @@ void write_log(const std::string& path, const py::object& experiments) {
     if (d.contains("units"))
       for (auto u : py::reinterpret_borrow<py::dict>(d["units"])) e.units[py::str(u.first)] = py::str(u.second);
     if (d.contains("attributes"))
-      for (auto u : py::reinterpret_borrow<py::dict>(d["attributes"])) e.attributes[py::str(u.first)] = py::str(u.second);
+      for (auto u : py::reinterpret_borrow<py::dict>(d["attributes"]))
+        e.attributes[py::str(u.first)] = py::str(u.second);
     exps.push_back(std::move(e));
   }
   const char* argv[] = {"python", "stribeck.write_log"};
@@ -480,15 +724,16 @@ void write_log(const std::string& path, const py::object& experiments) {
 // A config given as a path (str without a newline, or os.PathLike) or as
 // TOML text (a str holding a newline): (text, name for messages).
 std::pair<std::string, std::string> config_text(const py::object& config, const char* what) {
-  if (py::isinstance(config, py::module_::import("os").attr("PathLike"))) {
-    const std::string path = py::str(py::module_::import("os").attr("fspath")(config));
-    return {read_config_file(path, what), path};
+  if (py::isinstance<py::str>(config)) {
+    const std::string s = py::str(config);
+    if (s.find('\n') != std::string::npos) return {s, "<config>"};
+  } else if (!py::isinstance<py::bytes>(config) &&
+             !py::isinstance(config, py::module_::import("os").attr("PathLike"))) {
+    throw py::type_error(std::string(what) + ": expected a path (str or os.PathLike) or TOML text, got " +
+                         type_name(config));
   }
-  if (!py::isinstance<py::str>(config))
-    throw InputError(std::string(what) + ": give a path to a TOML file or TOML text (a str with a newline)");
-  const std::string s = py::str(config);
-  if (s.find('\n') != std::string::npos) return {s, "<config>"};
-  return {read_config_file(s, what), s};
+  const std::string path = input_path(config, what);
+  return {read_config_file(path, what), path};
 }
 
 // Ctrl-C during a batch run: the runner reports progress after each chunk
@@ -556,8 +801,8 @@ py::array_t<T> new_column(std::uint64_t n) {
   return py::array_t<T>(static_cast<py::ssize_t>(n));
 }
 
-py::object sweep(const py::object& config, const py::object& device, const py::object& precision,
-                 std::uint64_t chunk, const py::object& frame) {
+py::object sweep(const py::object& config, const py::object& device, const py::object& precision, std::uint64_t chunk,
+                 const py::object& frame) {
   const auto [text, source] = config_text(config, "sweep config");
   SweepConfig c = parse_sweep_config(text, source);
   if (!device.is_none()) c.device = py::str(device);
@@ -566,10 +811,9 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
     throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
   if (c.keep_top_k_only)
     throw InputError(source + ": [output] top_k_only: stribeck.sweep returns every point (drop it, or sort the table)");
-  if (!c.trajectories.empty())
-    throw InputError(source +
-                     ": [output] trajectories: force traces are written to files only; evaluate a point's "
-                     "parameters with stribeck.eval");
+  // Force traces of chosen points only shape the results file, as [output]
+  // file does: ignored here (stribeck.eval gives any point's forces).
+  c.trajectories.clear();
   const SweepPlan plan = plan_sweep(c);
   const SweepMeta meta = make_sweep_meta(plan, c, "", Precision::kFp64);
   const std::uint64_t n = plan.count;
@@ -577,13 +821,14 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
   const int n_exp = static_cast<int>(plan.traces.size());
   const std::size_t kept = plan.metrics.size();
   // The table in memory: point, parameters, kept metrics (and per experiment), status.
-  const double bytes = static_cast<double>(n) *
-                       (8.0 * (1 + dims + kept * (1 + (plan.per_experiment ? n_exp : 0))) + 1.0);
+  const double bytes =
+      static_cast<double>(n) * (8.0 * (1 + dims + kept * (1 + (plan.per_experiment ? n_exp : 0))) + 1.0);
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && bytes > 0.8 * double(pages) * double(page))
-    throw InputError(source + ": " + std::to_string(n) + " points need about " + format_number(std::round(bytes / 1e8) / 10) +
-                     " GB for their results, more than 80 % of this machine's memory; run `stribeck sweep` with -o, "
-                     "which streams them to a file");
+    throw InputError(source + ": " + std::to_string(n) + " points need about " +
+                     format_number(std::round(bytes / 1e8) / 10) +
+                     " GB for their results, more than 80 % of this machine's memory; the command `stribeck sweep` "
+                     "streams them to a file");
   auto point = new_column<std::uint64_t>(n);
   std::vector<py::array_t<double>> params, metrics, exp_metrics;
   for (int d = 0; d < dims; ++d) params.push_back(new_column<double>(n));
@@ -684,7 +929,10 @@ py::object simulate(const py::object& config, const py::object& device, const py
   }
   py::dict extra;
   py::list warnings;
-  for (const auto& w : c.warnings) warnings.append(w);
+  for (const auto& w : c.warnings) {
+    warnings.append(w);
+    warn(w);
+  }
   extra["warnings"] = warnings;
   std::vector<TableColumn> cols;
   if (!c.ensemble) {
@@ -755,16 +1003,22 @@ py::object simulate(const py::object& config, const py::object& device, const py
       void* base = metric_cols[f].mutable_data();
       switch (k.storage) {
         case engine::FieldStorage::kFloat64: static_cast<double*>(base)[i] = row[f]; break;
-        case engine::FieldStorage::kInt64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(row[f]); break;
-        case engine::FieldStorage::kStatus: static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(row[f]); break;
-        case engine::FieldStorage::kInt32: static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(row[f]); break;
+        case engine::FieldStorage::kInt64:
+          static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(row[f]);
+          break;
+        case engine::FieldStorage::kStatus:
+          static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(row[f]);
+          break;
+        case engine::FieldStorage::kInt32:
+          static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(row[f]);
+          break;
       }
     }
   }
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
     const engine::FieldInfo& k = engine::kStickSlipFields[f];
-    cols.push_back({k.name, metric_cols[f], c.rotational ? engine::rotational_units(k.units) : std::string(k.units),
-                    k.long_name});
+    cols.push_back(
+        {k.name, metric_cols[f], c.rotational ? engine::rotational_units(k.units) : std::string(k.units), k.long_name});
   }
   py::dict summary;
   const auto& sc = r.totals.status_counts;
@@ -789,6 +1043,53 @@ py::object simulate(const py::object& config, const py::object& device, const py
   return make_table(cols, extra, frame);
 }
 
+// The library's messages name the CLI's options ("--fix a=1: ..."); in
+// Python they are keyword arguments: "--fix" -> "fix", "--area-a" ->
+// "area_a", and the few whose names differ.
+std::string python_message(const std::string& text) {
+  static const std::pair<const char*, const char*> renamed[] = {
+      {"init", "initial"}, {"decimate", "decimation"}, {"param", "params"}};
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool starts = text.compare(i, 2, "--") == 0 && i + 2 < text.size() &&
+                        std::islower(static_cast<unsigned char>(text[i + 2])) &&
+                        (i == 0 || std::string(" '\"(/").find(text[i - 1]) != std::string::npos);
+    if (!starts) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t e = i + 2;
+    while (e < text.size() && (std::islower(static_cast<unsigned char>(text[e])) || text[e] == '-')) ++e;
+    std::string name = text.substr(i + 2, e - i - 2);
+    for (const auto& [cli, py_name] : renamed)
+      if (name == cli) name = py_name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += name;
+    i = e;
+  }
+  return out;
+}
+
+// pybind11 gives its functions no __text_signature__, so inspect.signature
+// fails on them. CPython reads one from a docstring that starts with
+// "name(args)\n--\n\n"; it is made here from the same py::arg objects the
+// binding uses, so the two cannot disagree.
+void signature_part(std::string& sig, const py::arg_v& a) {
+  sig += std::string(sig.empty() ? "" : ", ") + a.name + "=" + std::string(py::repr(a.value));
+}
+void signature_part(std::string& sig, const py::arg& a) { sig += std::string(sig.empty() ? "" : ", ") + a.name; }
+void signature_part(std::string& sig, const py::kw_only&) { sig += sig.empty() ? "*" : ", *"; }
+
+template <class F, class... Extra>
+void def(py::module_& m, const char* name, F&& f, const std::string& doc, const char* var_keywords,
+         const Extra&... extra) {
+  std::string sig;
+  (signature_part(sig, extra), ...);
+  if (var_keywords) sig += std::string(sig.empty() ? "**" : ", **") + var_keywords;
+  const std::string text = std::string(name) + "(" + sig + ")\n--\n\n" + doc;
+  m.def(name, std::forward<F>(f), extra..., text.c_str());  // pybind11 copies the text
+}
+
 }  // namespace
 }  // namespace stribeck::python
 
@@ -799,43 +1100,20 @@ PYBIND11_MODULE(stribeck, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const stribeck::InputError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, python_message(e.what()).c_str());
     } catch (const Interrupted&) {
       // The Python exception (KeyboardInterrupt) is already set.
     }
   });
-  m.def("models", &models, "Every friction model: id, equation, inputs, parameters (as `stribeck models --json`)");
-  m.def("eval", &eval, py::arg("model"), py::arg("params") = py::none(), py::kw_only(),
-        py::arg("velocity") = py::none(), py::arg("pressure_a") = py::none(), py::arg("pressure_b") = py::none(),
-        py::arg("normal_force") = py::none(), py::arg("time") = py::none(), py::arg("initial_state") = 0.0,
-        py::arg("vector_math") = true, py::arg("return_state") = false,
-        "Friction force of `model` with `params` (dict over the defaults) at every sample. float32 velocity: "
-        "computed in float32, else float64; arrays of the velocity's dtype are read in place (any strides). "
-        "vector_math=True (default): contiguous float64 inputs of a static law run the vector exp/tanh kernel "
-        "(within 4 ulp of the scalar law, as `eval --vector-math`); False: bit-identical to `stribeck "
-        "eval`. Dynamic models need time=... and return (force, state) with return_state=True.");
-  m.def(
-      "fit",
-      [](const std::string& model, const py::object& log, const py::object& experiment, const py::object& time,
-         const py::object& position, const py::object& velocity, const py::object& acceleration,
-         const py::object& force, const py::object& pressure_a, const py::object& pressure_b,
-         const py::object& normal_force, const py::kwargs& kw) {
-        py::dict arrays;
-        const std::pair<const char*, const py::object*> ch[] = {
-            {"time", &time},     {"position", &position},     {"velocity", &velocity},     {"acceleration", &acceleration},
-            {"force", &force},   {"pressure_a", &pressure_a}, {"pressure_b", &pressure_b}, {"normal_force", &normal_force}};
-        for (const auto& [name, o] : ch)
-          if (!o->is_none()) arrays[name] = *o;
-        return fit(model, log, experiment, arrays, kw);
-      },
-      py::arg("model"), py::kw_only(), py::arg("log") = py::none(), py::arg("experiment") = py::none(),
-      py::arg("time") = py::none(), py::arg("position") = py::none(), py::arg("velocity") = py::none(),
-      py::arg("acceleration") = py::none(), py::arg("force") = py::none(), py::arg("pressure_a") = py::none(),
-      py::arg("pressure_b") = py::none(), py::arg("normal_force") = py::none(),
-      "Identify `model` from channel arrays or log file(s) with identify's options (free, fix, initial, bounds, "
-      "offset, inertia, starts, ...). Returns {'report': the JSON report as a dict, 'experiments': names, "
-      "'fitted': [arrays], 'residual': [arrays]}.");
+  // Signatures come from the docstrings def() writes (see signature_part).
+  py::options options;
+  options.disable_function_signatures();
+  m.attr("__version__") = STRIBECK_VERSION;
   py::exec(R"py(
+class StribeckWarning(UserWarning):
+    """A model's warning about valid but questionable input (e.g. LuGre parameters that are not passive)."""
+
+
 class Columns(dict):
     """A results table as columns: a dict name -> NumPy array, in the results file's order.
 
@@ -852,21 +1130,68 @@ class Columns(dict):
         return f"Columns({n} rows: {', '.join(self)})"
 )py",
            m.attr("__dict__"));
+  m.attr("StribeckWarning").attr("__module__") = "stribeck";
   m.attr("Columns").attr("__module__") = "stribeck";
-  m.def("sweep", &sweep, py::arg("config"), py::kw_only(), py::arg("device") = py::none(),
-        py::arg("precision") = py::none(), py::arg("chunk") = 0, py::arg("frame") = py::none(),
-        "Runs a sweep config (a TOML path, or TOML text: a str with a newline) as `stribeck sweep` does, in "
-        "memory: one row per point with the results file's columns (point, parameters, kept metrics, status). "
-        "A pandas DataFrame when pandas imports (frame=None) or frame=True, else stribeck.Columns; attrs "
-        "holds units, long names and the summary.");
-  m.def("simulate", &simulate, py::arg("config"), py::kw_only(), py::arg("device") = py::none(),
-        py::arg("precision") = py::none(), py::arg("chunk") = 0, py::arg("frame") = py::none(),
-        "Runs a simulate config (a TOML path, or TOML text) as `stribeck simulate` does, in memory. An "
-        "ensemble: one row per point (point, coordinates, metrics); a single simulation: its time series, "
-        "with attrs['metrics']. Table type as stribeck.sweep.");
-  m.def("read_log", &read_log, py::arg("path"),
-        "Experiments of a log (HDF5, MATLAB or delimited text): [{'name', 'channels': {name: array}, 'units', "
-        "'attributes'}]");
-  m.def("write_log", &write_log, py::arg("path"), py::arg("experiments"),
-        "Writes experiments (a dict or a list of dicts as read_log returns) as an HDF5 log, atomically");
+  def(m, "models", &models, "Every friction model: id, equation, inputs, parameters in the model's order.", nullptr);
+  def(m, "eval", &eval,
+      "Friction force of `model` at every sample, with `params` (dict NAME -> value over the defaults).\n\n"
+      "velocity, pressure_a, pressure_b, normal_force and time are arrays, sequences or scalars and\n"
+      "broadcast as NumPy's do; the result has the broadcast shape (a NumPy scalar when every input is\n"
+      "one). A float32 velocity computes in float32, anything else in float64. out: a C-contiguous\n"
+      "array of the result's shape and dtype to write into (returned). vector_math=True: float64\n"
+      "static laws run the vector exp/tanh kernel (within 4 ulp of the scalar law); False: the scalar\n"
+      "law. Dynamic models (lugre, 20sim-lugre, dahl) need time (1-D, strictly increasing) and return\n"
+      "(force, state) with return_state=True. Parameter warnings are issued as StribeckWarning.",
+      nullptr, py::arg("model"), py::arg("params") = py::none(), py::kw_only(), py::arg("velocity"),
+      py::arg("pressure_a") = py::none(), py::arg("pressure_b") = py::none(), py::arg("normal_force") = py::none(),
+      py::arg("time") = py::none(), py::arg("initial_state") = 0.0, py::arg("vector_math") = true,
+      py::arg("return_state") = false, py::arg("out") = py::none());
+  def(
+      m, "fit",
+      [](const std::string& model, const py::object& log, const py::object& experiment, const py::object& time,
+         const py::object& position, const py::object& velocity, const py::object& acceleration,
+         const py::object& force, const py::object& pressure_a, const py::object& pressure_b,
+         const py::object& normal_force, const py::kwargs& kw) {
+        py::dict arrays;
+        const std::pair<const char*, const py::object*> ch[] = {{"time", &time},
+                                                                {"position", &position},
+                                                                {"velocity", &velocity},
+                                                                {"acceleration", &acceleration},
+                                                                {"force", &force},
+                                                                {"pressure_a", &pressure_a},
+                                                                {"pressure_b", &pressure_b},
+                                                                {"normal_force", &normal_force}};
+        for (const auto& [name, o] : ch)
+          if (!o->is_none()) arrays[name] = *o;
+        return fit(model, log, experiment, arrays, kw);
+      },
+      "Identifies `model` from channel arrays (one experiment, SI units) or log=... (a path or a list of\n"
+      "paths; experiment= names some) with identify's options (free, fix, initial, bounds, offset,\n"
+      "inertia, starts, ...). Returns {'report': the JSON report as a dict (parameters in the model's\n"
+      "order), 'experiments': names, 'fitted': [arrays], 'residual': [arrays]}.",
+      "options", py::arg("model"), py::kw_only(), py::arg("log") = py::none(), py::arg("experiment") = py::none(),
+      py::arg("time") = py::none(), py::arg("position") = py::none(), py::arg("velocity") = py::none(),
+      py::arg("acceleration") = py::none(), py::arg("force") = py::none(), py::arg("pressure_a") = py::none(),
+      py::arg("pressure_b") = py::none(), py::arg("normal_force") = py::none());
+  def(m, "sweep", &sweep,
+      "Runs a sweep config (a TOML path: str or os.PathLike; or TOML text: a str with a newline) as\n"
+      "`stribeck sweep` does, in memory: one row per point with the results file's columns (point,\n"
+      "parameters, kept metrics, status). A pandas DataFrame when pandas imports (frame=None) or\n"
+      "frame=True, else stribeck.Columns; attrs holds units, long names and the summary.",
+      nullptr, py::arg("config"), py::kw_only(), py::arg("device") = py::none(), py::arg("precision") = py::none(),
+      py::arg("chunk") = 0, py::arg("frame") = py::none());
+  def(m, "simulate", &simulate,
+      "Runs a simulate config (a TOML path or TOML text) as `stribeck simulate` does, in memory. An\n"
+      "ensemble: one row per point (point, coordinates, metrics); a single simulation: its time\n"
+      "series, with attrs['metrics']. Table type as stribeck.sweep; the config's warnings are issued\n"
+      "as StribeckWarning.",
+      nullptr, py::arg("config"), py::kw_only(), py::arg("device") = py::none(), py::arg("precision") = py::none(),
+      py::arg("chunk") = 0, py::arg("frame") = py::none());
+  def(m, "read_log", &read_log,
+      "Experiments of a log (HDF5, MATLAB or delimited text; path: str or os.PathLike):\n"
+      "[{'name', 'channels': {name: array}, 'units', 'attributes'}].",
+      nullptr, py::arg("path"));
+  def(m, "write_log", &write_log,
+      "Writes experiments (a dict or a list of dicts as read_log returns) as an HDF5 log, atomically.", nullptr,
+      py::arg("path"), py::arg("experiments"));
 }
