@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <H5DSpublic.h>
+#include <zlib.h>
 
 #include <cctype>
 #include <cerrno>
@@ -541,6 +542,86 @@ void check_filters_available(const Dataset& ds, const std::string& where) {
   }
   H5Eclear2(H5E_DEFAULT);
 }
+
+// libhdf5's deflate filter takes an intact zlib stream that inflates to
+// fewer bytes than its chunk holds (a writer that stopped early, a misused
+// H5Dwrite_chunk) and leaves the rest of the chunk as whatever its buffer
+// held; more bytes are cut, or after shuffle un-shuffled as another length.
+// h5py reads such chunks as wrong numbers too. So after a read, the chunks
+// it covered of a dataset stored (shuffled and) deflated are inflated once
+// more, in fixed buffers, and must give exactly the chunk's size. Rows
+// [first, end) of dimension 0.
+void check_inflated_chunks(const Dataset& ds, hsize_t first, hsize_t end, const std::string& where) {
+  PropList dcpl(H5Dget_create_plist(ds.id()));
+  Dataspace space(H5Dget_space(ds.id()));
+  Datatype type(H5Dget_type(ds.id()));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.id()) : -1;
+  if (!dcpl.valid() || !type.valid() || rank < 1 || rank > 8 || H5Pget_layout(dcpl.id()) != H5D_CHUNKED) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  hsize_t dims[8] = {0}, chunk[8] = {0};
+  if (H5Sget_simple_extent_dims(space.id(), dims, nullptr) != rank || H5Pget_chunk(dcpl.id(), rank, chunk) != rank) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const int nf = H5Pget_nfilters(dcpl.id());
+  int deflate = -1;
+  for (int i = 0; i < nf; ++i) {
+    unsigned flags = 0, cd[8] = {};
+    size_t ncd = 8;
+    const H5Z_filter_t f = H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &ncd, cd, 0, nullptr, nullptr);
+    if (f == H5Z_FILTER_DEFLATE && i == nf - 1) deflate = i;
+    else if (f != H5Z_FILTER_SHUFFLE) deflate = nf;  // another filter may change the size: not checked
+  }
+  H5Eclear2(H5E_DEFAULT);
+  if (deflate < 0 || deflate == nf) return;
+  std::uint64_t expected = H5Tget_size(type.id());
+  for (int d = 0; d < rank; ++d) {
+    if (chunk[d] == 0) return;
+    expected *= chunk[d];
+  }
+  end = std::min(end, dims[0]);
+  hsize_t offset[8] = {0};
+  offset[0] = first / chunk[0] * chunk[0];
+  std::vector<unsigned char> stored, out(1 << 16);
+  while (offset[0] < end) {
+    hsize_t size = 0;
+    std::uint32_t mask = 0;
+    if (H5Dget_chunk_storage_size(ds.id(), offset, &size) >= 0 && size > 0) {
+      stored.resize(static_cast<size_t>(size));
+      if (H5Dread_chunk(ds.id(), H5P_DEFAULT, offset, &mask, stored.data()) >= 0 && !((mask >> deflate) & 1u)) {
+        z_stream z{};
+        int rc = inflateInit(&z);
+        z.next_in = stored.data();
+        z.avail_in = static_cast<uInt>(stored.size());
+        while (rc == Z_OK) {
+          z.next_out = out.data();
+          z.avail_out = static_cast<uInt>(out.size());
+          rc = inflate(&z, Z_NO_FLUSH);
+        }
+        const std::uint64_t got = z.total_out;
+        inflateEnd(&z);
+        // A stream zlib refuses failed the read already; only the size is new.
+        if (rc == Z_STREAM_END && got != expected) {
+          const hsize_t last = std::min(offset[0] + chunk[0], dims[0]) - 1;
+          throw InputError(where + ": chunk " + std::to_string(offset[0] / chunk[0]) + " (rows " +
+                           std::to_string(offset[0]) + ".." + std::to_string(last) + ") is damaged (it inflates to " +
+                           std::to_string(got) + " bytes, " + std::to_string(expected) + " expected)");
+        }
+      }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    // The next chunk of the grid, the last dimension fastest.
+    int d = rank - 1;
+    for (; d > 0; --d) {
+      offset[d] += chunk[d];
+      if (offset[d] < dims[d]) break;
+      offset[d] = 0;
+    }
+    if (d == 0) offset[0] += chunk[0];
+  }
+}
 }  // namespace
 
 std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
@@ -558,6 +639,7 @@ std::vector<double> read_doubles(const Dataset& ds, const std::string& where) {
     check_filters_available(ds, where);
     throw InputError(where + ": cannot read data (truncated or corrupt file?)" + (reason.empty() ? "" : ": " + reason));
   }
+  if (!info.dims.empty()) check_inflated_chunks(ds, 0, info.dims[0], where);
   return out;
 }
 
@@ -684,6 +766,7 @@ void read_rows(const Dataset& ds, hid_t type, hsize_t first, hsize_t n, void* ou
     verify_rows(ds, first + n, where);  // names the damaged chunk
     fail(where, "cannot read data (truncated or corrupt file?)");
   }
+  check_inflated_chunks(ds, first, first + n, where);
 }
 
 namespace {
@@ -767,6 +850,7 @@ void read_all(const Dataset& ds, hid_t type, void* out, const std::string& where
     name_damaged_chunk(ds, where);
     throw InputError(where + ": cannot read data (truncated or corrupt file?)" + (reason.empty() ? "" : ": " + reason));
   }
+  check_inflated_chunks(ds, 0, ~hsize_t(0), where);
 }
 
 bool has_attribute(hid_t obj, const std::string& name) {

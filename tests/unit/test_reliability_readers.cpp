@@ -603,6 +603,29 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
         "open(sys.argv[1], 'wb').write(b)\n",
         mat73);
     campaign_case("v7.3 mat chunk", mat73, "variable 'force'", chunks);
+    // Intact zlib streams of the wrong length in chunk 1 of `force` (100
+    // rows, 800 bytes): half of it, shuffled or not, and twice it after
+    // shuffle. libhdf5 (and h5py) read these as wrong numbers.
+    const char* lengths[][3] = {
+        {"half", "False", "400"}, {"half shuffled", "True", "400"}, {"double shuffled", "True", "1600"}};
+    for (const auto& l : lengths) {
+      const std::string input = write_log_h5(case_dir(std::string("campaign_length_") + l[2] + l[1]) + "rig.h5", 0);
+      python(std::string("import sys, zlib, h5py, numpy as np\n"
+                         "with h5py.File(sys.argv[1], 'r+') as f:\n"
+                         "    g = f['run1']; v = g['force'][...]; del g['force']\n"
+                         "    d = g.create_dataset('force', data=v, chunks=(100,), shuffle=") +
+                 l[1] + ", compression='gzip')\n" +
+                 "    d.attrs['units'] = b'N'\n"
+                 "    raw = np.resize(v[100:200], 200).astype('<f8').tobytes()[:" +
+                 l[2] + "]\n" + "    if " + l[1] +
+                 ": raw = np.frombuffer(raw, np.uint8).reshape(-1, 8).T.tobytes()\n"
+                 "    d.id.write_direct_chunk((100,), zlib.compress(raw))\n",
+             input);
+      campaign_case(std::string("hdf5 chunk of ") + l[0] + " length", input,
+                    std::string("channel 'force': chunk 1 (rows 100..199) is damaged (it inflates to ") + l[2] +
+                        " bytes, 800 expected)",
+                    chunks);
+    }
   }
   // Class 4: huge attributes (8 MB) where a log keeps its metadata: the
   // experiment (fixed-length and variable-length strings), the file, a
