@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -307,15 +308,17 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
   // or one that the output overwrites under it, is copied once.
   std::array<Column<T>, 5> col;
   std::vector<py::object> copies;
-  const py::module_ np = py::module_::import("numpy");
+  // numpy is imported only for a copy: a 1-sample call stays cheap.
+  auto broadcast_to = [&](int k) {
+    return py::module_::import("numpy").attr("broadcast_to")(arr[k], py::tuple(py::cast(shape)));
+  };
   for (int k = 0; k < 5; ++k) {
     if (!arr[k]) continue;
     py::ssize_t s = flat_stride(arr[k], shape);
     col[k] = {arr[k].data(), s};
     const bool in_place = s == 1 && col[k].p == o && !m.dynamic;  // elementwise: each sample read before written
     if (s < 0 || (!in_place && overlaps(col[k], n, o))) {
-      py::array_t<T> c(
-          np.attr("array")(np.attr("broadcast_to")(arr[k], py::tuple(py::cast(shape))), py::arg("order") = "C"));
+      py::array_t<T> c(py::module_::import("numpy").attr("array")(broadcast_to(k), py::arg("order") = "C"));
       copies.push_back(c);
       col[k] = {c.data(), 1};
     }
@@ -329,8 +332,7 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
       if (!col[k].p) return nullptr;
       if constexpr (std::is_same_v<T, double>)
         if (col[k].stride == 1) return col[k].p;
-      auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(
-          np.attr("broadcast_to")(arr[k], py::tuple(py::cast(shape))));
+      auto c = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(broadcast_to(k));
       copies.push_back(c);
       return c.data();
     };
@@ -417,8 +419,10 @@ py::object eval(const std::string& model, const py::object& params, const py::ob
   if (velocity.is_none())
     throw py::type_error("velocity: expected numbers (an array, a sequence or a scalar), got None");
   for (const auto& w : param_warnings(m, p.data())) warn(w);
-  const bool f32 = py::isinstance<py::array>(velocity) &&
-                   py::reinterpret_borrow<py::array>(velocity).dtype().is(py::dtype::of<float>());
+  // The velocity's dtype: an array's, or a NumPy scalar's (np.float32(0.1)).
+  const bool f32 = py::isinstance<py::array>(velocity)
+                       ? py::reinterpret_borrow<py::array>(velocity).dtype().is(py::dtype::of<float>())
+                       : py::isinstance(velocity, py::module_::import("numpy").attr("float32"));
   if (f32)
     return eval_typed<float>(m, p, velocity, pressure_a, pressure_b, normal_force, time, initial_state, vector_math,
                              return_state, out);

@@ -56,6 +56,7 @@ def test_scalars_in_give_a_numpy_scalar_out():
     f = stribeck.eval("coulomb-viscous", velocity=0.5)
     assert isinstance(f, np.float64)
     assert f == stribeck.eval("coulomb-viscous", velocity=np.array([0.5]))[0]
+    assert isinstance(stribeck.eval("coulomb-viscous", velocity=np.float32(0.5)), np.float32)  # as np.exp does
     f = stribeck.eval("20sim-cv", velocity=[0.1, -0.2], normal_force=100.0)
     assert f.shape == (2,)
 
