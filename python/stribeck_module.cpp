@@ -1,13 +1,16 @@
 // `import stribeck`: the toolkit from Python (pybind11, one translation unit).
 //
 //   stribeck.models()                          -> list of dicts (as `stribeck models --json`)
-//   stribeck.eval(model, params, velocity=...) -> forces, float32 or float64 as the velocity
+//   stribeck.eval(model, params, velocity=..., out=None) -> forces of the inputs' broadcast shape,
+//                                              float32 or float64 as the velocity
 //   stribeck.fit(model, velocity=..., force=... | log=...) -> report dict, fitted force, residuals
 //   stribeck.read_log(path) / stribeck.write_log(path, experiments)
 //   stribeck.sweep(config) / stribeck.simulate(config) -> columns (dict or pandas DataFrame)
 //
-// Bad input raises ValueError with the message the CLI prints after
-// "stribeck: error: ". Long calls release the GIL and check for Ctrl-C
+// Bad values raise ValueError with the message the CLI prints after
+// "stribeck: error: " (its option names as keyword arguments), wrong types
+// TypeError, missing files FileNotFoundError; model warnings are
+// warnings.warn(StribeckWarning). Long calls release the GIL and check for Ctrl-C
 // (PyErr_CheckSignals) between blocks of samples and at every solver
 // iteration of a fit.
 #include <pybind11/eval.h>
