@@ -483,7 +483,20 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
   const std::uint64_t rows = pf.rows();
   if (rows == 0) throw InputError(path + ": the ensemble holds no points");
   Section maps{"Stick-slip maps", {}};
-  if (pf.dimensions().size() >= 2) {
+  // The quantities that take more than one value (a fixed one is listed
+  // among the coordinates too), read until each differs from its first row.
+  const std::uint64_t block = std::uint64_t(1) << 20;
+  std::vector<int> varying;
+  std::vector<double> col;
+  for (int d = 0; d < static_cast<int>(pf.dimensions().size()); ++d)
+    for (std::uint64_t first = 0; first < rows; first += block) {
+      pf.read_dimension(d, first, std::min(block, rows - first), col);
+      if (std::any_of(col.begin(), col.end(), [&](double x) { return !(x == col[0]); })) {
+        varying.push_back(d);
+        break;
+      }
+    }
+  if (varying.size() >= 2 || !o.x.empty() || !o.y.empty()) {
     bool first = true;
     for (const char* name : {"stick_slip", "amp_spring_force", "stick_fraction"}) {
       const auto& ms = pf.metrics();
@@ -500,13 +513,43 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
       mf.heat = to_heatmap(hm);
       maps.figures.push_back(std::move(mf));
     }
-  } else {
+  } else if (varying.size() == 1) {
+    // The map metrics over the one varying quantity (ok points, in its order).
     doc.notes.push_back("one varying quantity: no maps, the metrics are drawn over it");
+    const int d = varying[0];
+    const std::string& dim = pf.dimensions()[static_cast<std::size_t>(d)];
+    const std::string& unit = pf.dimension_units()[static_cast<std::size_t>(d)];
+    maps.title = "Stick-slip over " + dim;
+    bool first = true;
+    for (const char* name : {"stick_slip", "amp_spring_force", "stick_fraction"}) {
+      const auto& ms = pf.metrics();
+      if (std::find(ms.begin(), ms.end(), name) == ms.end()) continue;
+      const int k = pf.metric_index(name);
+      std::vector<std::pair<double, double>> xy;
+      std::vector<double> x, y;
+      std::vector<std::uint8_t> okv;
+      for (std::uint64_t b = 0; b < rows; b += block) {
+        const std::uint64_t nb = std::min(block, rows - b);
+        pf.read_dimension(d, b, nb, x);
+        pf.read_metric(k, b, nb, y);
+        pf.read_ok(b, nb, okv);
+        for (std::uint64_t i = 0; i < nb; ++i)
+          if (okv[i] && std::isfinite(x[i]) && std::isfinite(y[i])) xy.emplace_back(x[i], y[i]);
+      }
+      std::sort(xy.begin(), xy.end());
+      Figure f = make(id, std::string("over-") + name, FigureKind::kLine, std::string(name) + " over " + dim,
+                      label(dim, unit), label(name, pf.metric_unit(name)), first ? "profile" : "");
+      first = false;
+      Series s{name, {}, {}};
+      for (const auto& [a, v] : xy) s.x.push_back(a), s.y.push_back(v);
+      f.series.push_back(std::move(s));
+      maps.figures.push_back(std::move(f));
+    }
+  } else {
+    doc.notes.push_back("no quantity varies: no maps");
   }
   // Metric distributions and status counts, read a block at a time.
   Section dist{"Metric distributions (points with status ok)", {}};
-  const std::uint64_t block = std::uint64_t(1) << 20;
-  std::vector<double> col;
   std::vector<std::uint8_t> okv;
   std::uint64_t counts[engine::kPointStatusCount] = {};
   for (const std::string& name : pf.metrics()) {

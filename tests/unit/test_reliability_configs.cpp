@@ -231,6 +231,28 @@ TEST(ConfigsCli, OneParameterSweepHasItsProfileInReportAndPlot) {
   EXPECT_NE(svg.find("f_v"), std::string::npos) << "the x axis is the varying parameter";
 }
 
+// The same for an ensemble that varies one quantity (beside a fixed one):
+// `simulate --report` exited 2 after writing its result ("only stiffness
+// varies; a map needs two"); the map metrics are drawn over it instead.
+TEST(ConfigsCli, OneQuantityEnsembleHasItsMetricsOverItInReportAndPlot) {
+  const std::string d = dir_for("one_quantity");
+  spit(d + "ens.toml",
+       "[system]\nmass = 1.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"simscape-translational\"\n"
+       "[simulation]\nt_end = 0.1\ndt = 1e-3\n[ensemble]\n[ensemble.params]\nstiffness = \"linear:1:10:5\"\n"
+       "mass = 2.0\n");
+  Outcome o = run({"simulate", d + "ens.toml", "-o", d + "e.h5", "--report", d + "e.html", "-q"}, d);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string html = slurp(d + "e.html");
+  EXPECT_NE(html.find("stick_slip over stiffness"), std::string::npos);
+  EXPECT_NE(html.find("one varying quantity: no maps"), std::string::npos);
+  o = run({"plot", d + "e.h5", "--what", "map", "-o", d + "map.svg"}, d);
+  expect_refused(o, "has no figure 'map' (it has: profile)", d, d + "map.svg", "plot --what map");
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot not installed";
+  o = run({"plot", d + "e.h5", "--what", "profile", "-o", d + "p.svg"}, d);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(slurp(d + "p.svg").find("stiffness"), std::string::npos) << "the x axis is the varying quantity";
+}
+
 // Item 19: integers beyond 2^53 are numbers; the message gives the range.
 TEST(ConfigsCli, HugeIntegersAreNumbersOutOfTheirRange) {
   const std::string d = dir_for("huge_int");
