@@ -622,6 +622,10 @@ OutputLock::OutputLock(const std::string& target, Mode mode) {
   for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
     fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd < 0) return;  // a directory we cannot write: the writer's own open says why
+    // Writable by every user whatever the umask (it holds nothing): one that
+    // kill -9 left behind (root's, say) must not keep other users' runs on
+    // the same output from locking it and removing the leftovers.
+    ::fchmod(fd, 0666);
     alone = set_lock(fd, F_WRLCK, false) == 0;
     if (!alone) {
       // Another writer lives: share with it, or wait for it to end.

@@ -60,7 +60,8 @@ size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.beg
 
 // Starts the CLI with `args` (no shell), stdout to /dev/null, stderr to
 // `err_file`; with fsize_bytes > 0 the child may not write files past it.
-pid_t start_cli(const std::vector<std::string>& args, const std::string& err_file, long fsize_bytes = 0) {
+pid_t start_cli(const std::vector<std::string>& args, const std::string& err_file, long fsize_bytes = 0,
+                bool program = false) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
@@ -71,10 +72,12 @@ pid_t start_cli(const std::vector<std::string>& args, const std::string& err_fil
       r.rlim_cur = r.rlim_max = static_cast<rlim_t>(fsize_bytes);
       ::setrlimit(RLIMIT_FSIZE, &r);
     }
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
+    // `program`: args[0] is the program to run (setpriv in front of the CLI).
+    std::vector<char*> argv;
+    if (!program) argv.push_back(const_cast<char*>(STRIBECK_CLI));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    ::execv(STRIBECK_CLI, argv.data());
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   return pid;
@@ -91,10 +94,10 @@ struct CliRun {
   std::string err;
 };
 
-CliRun run_args(const std::vector<std::string>& args, long fsize_bytes = 0) {
+CliRun run_args(const std::vector<std::string>& args, long fsize_bytes = 0, bool program = false) {
   const std::string err = test::temp_dir() + "outputs_err.txt";
   CliRun r;
-  r.status = wait_cli(start_cli(args, err, fsize_bytes));
+  r.status = wait_cli(start_cli(args, err, fsize_bytes, program));
   r.err = slurp(err);
   return r;
 }
@@ -201,7 +204,9 @@ TEST(OutputsCli, ExportOfSeveralExperimentsThatFailsLeavesNoneOfItsFiles) {
   // With room, both.
   const CliRun ok = run_args({"export", log, "-o", d + "all"});
   EXPECT_EQ(ok.status, 0) << ok.err;
-  EXPECT_EQ(names_in(d + "all"), (std::set<std::string>{"a.csv", "b.csv"}));
+  const auto all = names_in(d + "all");
+  EXPECT_TRUE(all.count("a.csv") && all.count("b.csv"));
+  for (const auto& n : all) EXPECT_EQ(n.find(".tmp."), std::string::npos) << "left " << n;
 }
 
 // ---- item 3: appending writers of one file take turns ----------------------
@@ -278,6 +283,39 @@ TEST(OutputsCli, TemporariesOfDeadWritersAreRemovedByTheNextRunOnTheOutput) {
     for (const auto& n : names_in(d)) EXPECT_EQ(n.find(".tmp."), std::string::npos) << "left " << n;
     EXPECT_TRUE(fs::exists(d + "unrelated.tmp"));
   }
+}
+
+// What a run of root left when it was killed (its temporary and its lock
+// file) is removed by another user's run on the same output: the lock file
+// must be one that user can lock (it was root's 0644, so the other user's
+// runs neither locked the output nor removed anything, for good).
+TEST(OutputsCli, LeftoversOfAnotherUsersKilledRunAreRemoved) {
+  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs root and setpriv";
+  const std::string d = case_dir("other_user");
+  const std::string out = d + "out.csv";
+  spit(d + "in.csv", "time,velocity\n0,0.1\n0.01,0.2\n");
+  // Every directory down to d searchable, d writable, by user 65534.
+  for (fs::path p = d; p.has_relative_path() && p != p.root_path(); p = p.parent_path()) {
+    if (p.filename().empty()) continue;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) ::chmod(p.c_str(), st.st_mode | 0011);
+  }
+  ::chmod(d.c_str(), 0777);
+  const pid_t killed = ::fork();
+  if (killed == 0) {
+    AtomicFile f(out);  // as a root run that kill -9 ends: nothing cleaned up
+    f.write("half");
+    f.close_stream();
+    ::_exit(0);
+  }
+  ASSERT_EQ(wait_cli(killed), 0);
+  ASSERT_TRUE(fs::exists(temporary_stem(out) + "lock"));
+  const CliRun r = run_args({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", STRIBECK_CLI,
+                             "eval", "-m", "coulomb-viscous", "-i", d + "in.csv", "-o", out},
+                            0, /*program=*/true);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  for (const auto& n : names_in(d)) EXPECT_EQ(n.find(".tmp."), std::string::npos) << "left " << n;
 }
 
 // A living writer's temporary is never touched: a process holding the
@@ -373,7 +411,7 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
     EXPECT_EQ(run_args(runs[0]).status, 0);
     EXPECT_FALSE(fs::exists(stale));
     fs::remove(out);
-    EXPECT_EQ(names_in(d), (std::set<std::string>{"log.h5", "in.csv"}));
+    for (const auto& n : names_in(d)) EXPECT_EQ(n.find(".tmp."), std::string::npos) << "left " << n;
   }
 }
 
