@@ -3,7 +3,7 @@
 # tests that take over 10 s on the 2-core CI machine, so `ctest -LE slow`
 # skips them.
 foreach(t IN LISTS STRIBECK_CLI_TESTS)
-  if(t MATCHES "^(KillResume|Examples)\\." OR t STREQUAL "OutputsCli.TwoIdentifyRunsOnOneFileAtOnceKeepBothResults")
+  if(t MATCHES "^(KillResume|Examples|ShapesCli)\\." OR t STREQUAL "OutputsCli.TwoIdentifyRunsOnOneFileAtOnceKeepBothResults")
     set_tests_properties(${t} PROPERTIES LABELS "cli;slow")
   endif()
 endforeach()

@@ -36,6 +36,51 @@ std::vector<Found> find_experiments(hid_t root, const std::string& path) {
   return out;
 }
 
+// Experiment `name` (a group path) looked up directly, where the walk of
+// find_experiments would find it under that name: every step a hard link to
+// a group that is not a results group, at most as deep as the walk goes, the
+// last holding datasets (its members checked as the walk checks them). False
+// (walk instead, for its messages) otherwise. Walking every group to open
+// one experiment made `export` of E experiments cost E walks of E groups.
+bool find_directly(hid_t root, const std::string& path, const std::string& name) {
+  if (name.empty() || name == file_stem(path)) return false;  // the root's name: the walk decides
+  std::vector<h5::Group> chain;
+  hid_t loc = root;
+  for (std::size_t b = 0;;) {
+    const std::size_t e = std::min(name.find('/', b), name.size());
+    const std::string step = name.substr(b, e - b);
+    if (step.empty() || step == "." || step == ".." || chain.size() >= 32 || !h5::has_child(loc, step)) return false;
+    H5L_info_t link{};
+    H5O_info_t object{};
+    bool group = false;
+    {
+      const h5::Watched watch(loc, [&] { return "looking up '" + step + "'"; });
+      group = H5Lget_info(loc, step.c_str(), &link, H5P_DEFAULT) >= 0 && link.type == H5L_TYPE_HARD &&
+              H5Oget_info_by_name2(loc, step.c_str(), &object, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+              object.type == H5O_TYPE_GROUP;
+    }
+    if (!group) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    try {
+      chain.push_back(h5::open_group(loc, step, path));
+    } catch (const InputError&) {
+      return false;
+    }
+    if (detail::is_results_group(chain.back().id())) return false;
+    loc = chain.back().id();
+    if (e == name.size()) break;
+    b = e + 1;
+  }
+  const auto kids = h5::children(loc, path + ": group '" + name + "'");
+  bool data = false;
+  for (const auto& k : kids) data |= k.kind == h5::Kind::kDataset;
+  if (!data) return false;
+  for (const auto& k : kids) h5::check_child(k, path + ": experiment '" + name + "': member '" + k.name + "'");
+  return true;
+}
+
 // How a channel's chunks can be decoded off HDF5's thread: float64
 // little-endian, chunked (1-D), with no filter or shuffle and/or deflate in
 // that order, chunks of at most kMaxRawChunkRows rows. Anything else (other
@@ -50,6 +95,22 @@ constexpr hsize_t kMaxRawChunkRows = hsize_t(1) << 20;  // 8 MiB a chunk: memory
 // HDF5 takes about 16 KiB for each open dataset: readers and writers hold
 // the datasets of at most this many channels open at once.
 constexpr std::size_t kHeldChannels = 1024;
+
+// libhdf5 counts a chunk index node in its metadata cache by its size in the
+// file (about 1 KiB) but holds it in memory in about 18 KiB: the default
+// 32 MiB cache then keeps half a gigabyte of the nodes of a log of many
+// channels. 4 MiB bounds them near 70 MiB and still holds every node of a
+// log of a few channels.
+void bound_metadata_cache(hid_t file, const std::string& where) {
+  H5AC_cache_config_t config{};
+  config.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Fget_mdc_config(file, &config) < 0) h5::fail(where, "cannot read the metadata cache settings");
+  config.max_size = std::size_t(4) << 20;
+  config.min_size = std::min(config.min_size, config.max_size);
+  config.set_initial_size = true;
+  config.initial_size = std::min(config.initial_size, config.max_size);
+  if (H5Fset_mdc_config(file, &config) < 0) h5::fail(where, "cannot bound the metadata cache");
+}
 
 RawChunks raw_chunks(const h5::Dataset& ds) {
   RawChunks r;
@@ -178,9 +239,11 @@ LogBlockReader::LogBlockReader(const std::string& path, const std::string& exper
   Impl& m = *impl_;
   m.path = path;
   m.file = h5::open_file(path);
+  bound_metadata_cache(m.file.id(), path);
   Found pick;
-  {
-    h5::Group root = h5::open_group(m.file.id(), "/", path);
+  if (h5::Group root = h5::open_group(m.file.id(), "/", path); find_directly(root.id(), path, experiment)) {
+    pick = {experiment, experiment};
+  } else {
     const auto found = find_experiments(root.id(), path);
     std::string names;
     bool ok = false;
@@ -589,6 +652,7 @@ struct LogBlockWriter::Impl {
 
 LogBlockWriter::LogBlockWriter(const std::string& path, const Provenance& provenance) : impl_(new Impl(path)) {
   impl_->file = h5::create_file(impl_->out.temp_path());
+  bound_metadata_cache(impl_->file.id(), path);
   h5::write_string_attribute(impl_->file.id(), "schema", detail::kSchemaVersion, path);
   detail::write_provenance(impl_->file.id(), provenance, path);
 }

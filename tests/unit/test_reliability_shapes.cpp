@@ -138,39 +138,44 @@ TEST(ShapesCli, HeaderOfAMillionColumnsIsReadInLinearTime) {
   EXPECT_FALSE(fs::exists(dir + "t.csv"));
 }
 
-// Item 8: `import` and `eval -o .h5` of a CSV of 20,000 columns and three
-// rows (a 200 kB file). Each column had a block of 262,144 rows (2 MiB) and
-// a cached HDF5 chunk of 512 KiB: 52 GB, refused by the address-space limit.
-// Blocks and chunks are now sized by the column count (64 MiB of block in
-// all), so the peak stays far below 1 GB.
+// Item 8: `import` and `eval -o .h5` of a CSV of 50,000 columns and 200
+// rows (20 MB). Each column had a block of 262,144 rows (2 MiB) and a cached
+// HDF5 chunk of 512 KiB: 130 GB, refused by the address-space limit. Blocks
+// and chunks are now sized by the column count (64 MiB of block in all), a
+// wide group or experiment is not held open (16 KiB a dataset in libhdf5)
+// and the metadata cache is bounded (libhdf5 counts a chunk index node by
+// its 1 KiB in the file, not its 18 KiB in memory: its default 32 MiB held
+// 0.5 GB of them). Measured: import 0.2 GB, eval 0.3-0.4 GB (the CSV source
+// of an .h5 output is read whole).
 TEST(ShapesCli, ManyColumnsCostKilobytesEachInImportAndEval) {
   const std::string dir = case_dir("columns");
-  const size_t k = 20000;
-  write_wide_csv(dir + "wide.csv", k, 3);
-  const long bound_kb = 1000 * 1000;
+  const size_t k = 50000, rows = 200;
+  write_wide_csv(dir + "wide.csv", k, rows);
   const ChildRun imp = run_cli({"import", dir + "wide.csv", "-o", dir + "wide.h5"}, dir);
   ASSERT_EQ(imp.status, 0) << imp.err;
-  EXPECT_LT(imp.peak_kb, bound_kb) << "import of " << k << " columns";
+  EXPECT_LT(imp.peak_kb, 400 * 1000) << "import of " << k << " columns";
   const std::vector<Experiment> log = read_log(dir + "wide.h5");
   ASSERT_EQ(log.size(), 1u);
   ASSERT_EQ(log[0].channels.size(), k);
-  EXPECT_EQ(log[0].channels.at("c19999"), (std::vector<double>{9, 0, 1}));
-  EXPECT_EQ(log[0].channels.at("time"), (std::vector<double>{0.001, 0.002, 0.003}));
+  ASSERT_EQ(log[0].size(), rows);
+  EXPECT_EQ(log[0].channels.at("c49999")[0], 9.0);
+  EXPECT_EQ(log[0].channels.at("c49999")[rows - 1], 8.0);
+  EXPECT_EQ(log[0].channels.at("time")[2], 0.003);
 
   const ChildRun ev =
       run_cli({"eval", "-m", "simscape-translational", "-i", dir + "wide.csv", "-o", dir + "eval.h5"}, dir);
   ASSERT_EQ(ev.status, 0) << ev.err;
-  EXPECT_LT(ev.peak_kb, bound_kb) << "eval -o .h5 of " << k << " columns";
+  EXPECT_LT(ev.peak_kb, 700 * 1000) << "eval -o .h5 of " << k << " columns";
   const std::vector<Experiment> back = read_log(dir + "eval.h5");
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].channels.size(), k);
-  EXPECT_EQ(back[0].channels.at("c2"), (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ(back[0].channels.at("c2")[rows - 1], 1.0);
 
   // The log of many columns evaluated in turn (read by blocks of its own).
   const ChildRun again =
       run_cli({"eval", "-m", "simscape-translational", "-i", dir + "wide.h5", "-o", dir + "again.h5"}, dir);
   ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_LT(again.peak_kb, bound_kb) << "eval of an HDF5 log of " << k << " channels";
+  EXPECT_LT(again.peak_kb, 600 * 1000) << "eval of an HDF5 log of " << k << " channels";
 }
 
 // Item 9: importing an HDF5 log of 800 experiments of 5 samples each. Every
@@ -216,6 +221,33 @@ TEST(ShapesCli, ManyExperimentsCostKilobytesEachInImport) {
   const std::vector<Experiment> tb = read_log(dir + "text.h5");
   ASSERT_EQ(tb.size(), n);
   EXPECT_EQ(tb.back().channels.at("velocity")[1], static_cast<double>(std::stoul(tb.back().name.substr(1))));
+}
+
+// Campaign, shapes: `export` of a log of 2000 experiments into a directory.
+// Each experiment's reader found its group by walking every group of the
+// file (2000 walks of 2000 groups: 85 s for 800, minutes of CPU for 2000);
+// it is now looked up by its path, so the export runs far below the CPU
+// limit.
+TEST(ShapesCli, ExportOfManyExperimentsLooksEachUpDirectly) {
+  const std::string dir = case_dir("export");
+  const size_t n = 2000;
+  std::vector<Experiment> exps;
+  for (size_t i = 0; i < n; ++i) {
+    Experiment e;
+    e.name = "run" + std::to_string(i);
+    e.channels["time"] = {0.1, 0.2, 0.3};
+    e.channels["velocity"] = {0, 1, static_cast<double>(i)};
+    e.units = {{"time", "s"}, {"velocity", "m/s"}};
+    exps.push_back(std::move(e));
+  }
+  write_log(dir + "many.h5", exps, Provenance{});
+  const ChildRun r = run_cli({"export", dir + "many.h5", "-o", dir + "csv"}, dir, /*cpu_seconds=*/120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator(dir + "csv")) files += f.path().extension() == ".csv";
+  EXPECT_EQ(files, n);
+  const std::string last = slurp(dir + "csv/run1999.csv");
+  EXPECT_NE(last.find("0.3,1999"), std::string::npos) << last;
 }
 
 }  // namespace
