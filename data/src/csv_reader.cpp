@@ -32,7 +32,7 @@ CsvReader::CsvReader(const std::string& path) : table_(path) {
   const auto& cols = table_.header();
   index_.reserve(cols.size());
   for (size_t i = 0; i < cols.size(); ++i)
-    if (!index_.emplace(cols[i], static_cast<int>(i)).second)
+    if (!cols[i].empty() && !index_.emplace(cols[i], static_cast<int>(i)).second)
       throw InputError(path + ":" + std::to_string(table_.header_line()) + ": column name '" + cols[i] +
                        "' appears twice");
 }

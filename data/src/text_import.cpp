@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
@@ -162,6 +163,14 @@ ChannelGain parse_channel_gain(const std::string& text, const std::string& optio
 }
 
 namespace {
+// A header cell that names nothing: empty, or pandas' "Unnamed: 3" for a
+// column a spreadsheet left without a name.
+bool unnamed_column(const std::string& name) {
+  constexpr std::string_view kPandas = "Unnamed: ";
+  return name.empty() || (name.rfind(kPandas, 0) == 0 && name.size() > kPandas.size() &&
+                          std::isdigit(static_cast<unsigned char>(name[kPandas.size()])));
+}
+
 // Plans the scaling of channel g.channel (read as recorded) to SI:
 // gain * raw + offset, and the channel attributes that keep it.
 void plan_gain(ColumnPlan& plan, const ChannelGain& g, const std::string& source, const std::string& raw_label,
@@ -218,6 +227,7 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
   struct Pick {
     size_t col;
     std::string channel, unit;
+    bool chosen = false;  // by --columns
   };
   std::vector<Pick> picks;
   const size_t k = names.size();
@@ -225,13 +235,20 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
     return "column " + std::to_string(c) + (names[c].empty() ? "" : " '" + names[c] + "'");
   };
   std::vector<bool> used(k, false);
-  // Columns by name and by canonical name (the last of equal names wins),
-  // built once: --columns over a header of 1e5 columns stays linear.
-  std::map<std::string, size_t> by_name, by_channel;
+  // Columns by name and by canonical name, the first two of each, built
+  // once: --columns over a header of 1e5 columns stays linear. A name two
+  // columns share (an instrument's two "Timestamp"s) is refused where
+  // --columns uses it, naming both indices to choose from.
+  std::map<std::string, std::pair<size_t, size_t>> by_name, by_channel;
+  auto index = [k](std::map<std::string, std::pair<size_t, size_t>>& m, const std::string& key, size_t c) {
+    auto [it, fresh] = m.emplace(key, std::make_pair(c, k));
+    if (!fresh && it->second.second == k) it->second.second = c;
+  };
   if (!o.columns.empty())
     for (size_t c = 0; c < k; ++c) {
-      by_name[names[c]] = c;
-      by_channel[canonical_channel(names[c])] = c;
+      if (names[c].empty()) continue;
+      index(by_name, names[c], c);
+      index(by_channel, canonical_channel(names[c]), c);
     }
   for (const auto& s : o.columns) {
     size_t col = k;
@@ -242,21 +259,34 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
         throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": the file has " + std::to_string(k) +
                          " columns (0 to " + std::to_string(k - 1) + ")");
     } else {
-      if (auto it = by_name.find(s.source); it != by_name.end()) col = it->second;
-      else if (auto ic = by_channel.find(canonical_channel(s.source)); ic != by_channel.end()) col = ic->second;
-      if (col == k) throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": no such column");
+      std::pair<size_t, size_t> hit{k, k};
+      if (auto it = by_name.find(s.source); it != by_name.end()) hit = it->second;
+      else if (auto ic = by_channel.find(canonical_channel(s.source)); ic != by_channel.end()) hit = ic->second;
+      if (hit.first == k) throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": no such column");
+      if (hit.second != k)
+        throw InputError(source + ": --columns " + s.channel + "=" + s.source + ": " + label(hit.first) + " and " +
+                         label(hit.second) + " both match; choose one by its index (--columns " + s.channel + "=" +
+                         std::to_string(hit.first) + " or " + s.channel + "=" + std::to_string(hit.second) + ")");
+      col = hit.first;
     }
     used[col] = true;
-    picks.push_back({col, canonical_channel(s.channel), s.unit.empty() ? units[col] : s.unit});
+    picks.push_back({col, canonical_channel(s.channel), s.unit.empty() ? units[col] : s.unit, true});
   }
   if (o.columns.empty() || !o.only_mapped) {
+    const bool headerless = std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); });
+    if (headerless && std::find(used.begin(), used.end(), false) != used.end())
+      throw InputError(source +
+                       ": no header row; map the columns with --columns, e.g. "
+                       "--columns time=0:s,position=1:mm,force=2:N");
+    std::set<std::string> chosen;  // a channel --columns gave a column leaves the others out
+    for (const auto& p : picks) chosen.insert(p.channel);
     for (size_t c = 0; c < k; ++c) {
-      if (used[c]) continue;
-      if (names[c].empty())
-        throw InputError(source +
-                         ": no header row; map the columns with --columns, e.g. "
-                         "--columns time=0:s,position=1:mm,force=2:N");
-      picks.push_back({c, canonical_channel(names[c]), units[c]});
+      // Columns without a name (a spreadsheet's ",,," or pandas'
+      // "Unnamed: 3") are left out unless mapped by index.
+      if (used[c] || unnamed_column(names[c])) continue;
+      std::string channel = canonical_channel(names[c]);
+      if (chosen.count(channel)) continue;
+      picks.push_back({c, std::move(channel), units[c]});
     }
   }
   // Rotational if any schema channel is given in an angular unit.
@@ -270,12 +300,16 @@ ColumnPlan plan_columns(const std::vector<std::string>& names, const std::vector
   }
   ColumnPlan plan;
   bool any_pressure = false, any_absolute = false;
-  std::map<std::string, size_t> seen;
+  std::map<std::string, std::pair<size_t, bool>> seen;  // channel -> column, chosen by --columns
   for (const auto& p : picks) {
     if (auto it = seen.find(p.channel); it != seen.end())
-      throw InputError(source + ": " + label(it->second) + " and " + label(p.col) + " both map to channel '" +
-                       p.channel + "'");
-    seen[p.channel] = p.col;
+      throw InputError(source + ": " + label(it->second.first) + " and " + label(p.col) + " both map to channel '" +
+                       p.channel + "'" +
+                       (it->second.second || p.chosen
+                            ? std::string()
+                            : "; choose one with --columns (e.g. --columns " + p.channel + "=" +
+                                  std::to_string(it->second.first) + " --keep-unmapped)"));
+    seen[p.channel] = {p.col, p.chosen};
     ColumnPlan::Channel out;
     out.column = p.col;
     out.channel = p.channel;
@@ -344,8 +378,25 @@ Experiment columns_to_experiment(const RawColumns& raw, const ReadOptions& o, co
   return e;
 }
 
+namespace {
+TextLayout text_layout(const ReadOptions& o) { return {o.skip_rows, o.header_row}; }
+
+// Columns the plan does not read are not parsed (a spreadsheet's empty
+// unnamed ones, a text column nobody mapped); a header found below a
+// preamble is kept as the experiment's `header_line` attribute.
+void fit_table_to_plan(TextTable& table, ColumnPlan& plan) {
+  std::vector<bool> ignored(table.width(), true);
+  for (const auto& c : plan.channels) ignored[c.column] = false;
+  table.ignore_columns(std::move(ignored));
+  if (table.preamble_lines() > 0) plan.attributes["header_line"] = std::to_string(table.header_line());
+}
+}  // namespace
+
 TextBlocks::TextBlocks(const std::string& path, const ReadOptions& o)
-    : table_(std::make_unique<TextTable>(path)), plan_(plan_columns(table_->names(), table_->units(), o, path)) {}
+    : table_(std::make_unique<TextTable>(path, text_layout(o))),
+      plan_(plan_columns(table_->names(), table_->units(), o, path)) {
+  fit_table_to_plan(*table_, plan_);
+}
 
 TextBlocks::~TextBlocks() = default;
 
@@ -363,9 +414,13 @@ std::size_t TextBlocks::next(std::vector<std::vector<double>>& columns, std::siz
 }
 
 Experiment read_text_log(const std::string& path, const ReadOptions& o) {
-  TextTable table(path);
+  TextTable table(path, text_layout(o));
+  ColumnPlan plan = plan_columns(table.names(), table.units(), o, path);
+  fit_table_to_plan(table, plan);
   const RawColumns raw = read_columns(table, nullptr);
-  return columns_to_experiment(raw, o, path, o.name.empty() ? file_stem(path) : o.name);
+  Experiment e = columns_to_experiment(raw, o, path, o.name.empty() ? file_stem(path) : o.name);
+  if (auto h = plan.attributes.find("header_line"); h != plan.attributes.end()) e.attributes.insert(*h);
+  return e;
 }
 
 }  // namespace stribeck

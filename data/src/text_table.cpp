@@ -70,13 +70,30 @@ size_t fits(const std::deque<std::pair<std::string, long>>& lines, size_t first,
     split(lines[i].first, delim, cells);
     if (k == 0) k = cells.size();
     if (cells.size() != k) return 0;
+    // Empty cells are allowed beside numbers (a spreadsheet's unnamed
+    // trailing columns, ",,,"): the rows still say the delimiter; reading
+    // refuses them unless the column is left out (ignore_columns).
+    size_t numbers = 0;
     for (auto c : cells) {
       double x;
+      if (c.empty()) continue;
       if (delim != ',' && c.find(',') != std::string_view::npos) decimal_comma = true;
       if (!parse_text_cell(c, delim != ',', x)) return 0;
+      ++numbers;
     }
+    if (numbers == 0) return 0;
   }
   return k;
+}
+
+// Does the line's first cell read as a number? Looks at that cell only, so
+// the rows of a wide table are passed over at no cost while a preamble is
+// looked for.
+bool starts_with_number(std::string_view line, char delim) {
+  line = trim_text(line);
+  const size_t end = delim == kWhitespace ? line.find_first_of(" \t") : line.find(delim);
+  double x;
+  return parse_text_cell(line.substr(0, end), delim != ',', x);
 }
 
 std::string where(const std::string& source, long line) { return source + ":" + std::to_string(line); }
@@ -120,12 +137,12 @@ void append_csv_field(std::string& out, std::string_view field, char delimiter) 
   out += '"';
 }
 
-TextTable::TextTable(const std::string& path) : source_(path) {
+TextTable::TextTable(const std::string& path, TextLayout layout) : source_(path) {
   check_input_path(path);
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_) throw InputError(path + ": cannot open: " + std::strerror(errno));
   try {
-    sniff();
+    sniff(layout);
   } catch (...) {
     std::fclose(file_);
     file_ = nullptr;
@@ -133,7 +150,10 @@ TextTable::TextTable(const std::string& path) : source_(path) {
   }
 }
 
-TextTable::TextTable(std::string_view text, std::string source) : source_(std::move(source)), text_(text) { sniff(); }
+TextTable::TextTable(std::string_view text, std::string source, TextLayout layout)
+    : source_(std::move(source)), text_(text) {
+  sniff(layout);
+}
 
 TextTable::~TextTable() {
   if (file_) std::fclose(file_);
@@ -228,13 +248,72 @@ bool TextTable::content_line(std::string_view& out, long& number) {
   return false;
 }
 
-void TextTable::sniff() {
+// Index of the sniffed line that heads the table: 0 when the first line
+// does (or no later line does, so the errors below name the first line);
+// else the first line whose cells are all names, as many as the cells of
+// each row below it (or below a units row under it), the rows numbers, with
+// no row of that many numbers above it. What comes before it is an
+// instrument's preamble or a title line.
+size_t TextTable::preamble_end() const {
+  std::vector<std::string_view> cells;
+  auto heads = [&](size_t h, char d) {
+    split(pending_[h].first, d, cells);
+    const size_t n = cells.size();
+    double x;
+    for (auto c : cells)
+      if (parse_text_cell(c, d != ',', x)) return false;
+    bool dc = false;
+    if (n >= 2 && fits(pending_, h + 1, d, dc) == n) return true;
+    if (n < 2 || h + 2 >= pending_.size() || fits(pending_, h + 2, d, dc) != n) return false;
+    split(pending_[h + 1].first, d, cells);
+    bool units = cells.size() == n;
+    for (auto c : cells) units = units && (c.empty() || find_unit(c));
+    return units;
+  };
+  constexpr char kDelimiters[] = {'\t', ';', ',', kWhitespace};
+  for (char d : kDelimiters) {
+    bool dc = false;
+    if (heads(0, d) || fits(pending_, 0, d, dc) > 0) return 0;
+  }
+  for (size_t h = 1; h + 1 < pending_.size(); ++h) {
+    for (char d : kDelimiters) {
+      if (starts_with_number(pending_[h].first, d) || !heads(h, d)) continue;
+      const size_t n = cells.size();
+      bool data_above = false;
+      for (size_t i = 0; i < h && !data_above; ++i) {
+        bool dc = false;
+        std::deque<std::pair<std::string, long>> one{pending_[i]};
+        data_above = fits(one, 0, d, dc) == n;
+      }
+      if (!data_above) return h;
+    }
+  }
+  return 0;
+}
+
+void TextTable::sniff(TextLayout layout) {
+  std::string_view l;
+  // Lines the user said are not the table (--skip-rows, --header-row).
+  const long skip = layout.header_row > 0 ? layout.header_row - 1 : layout.skip_rows;
+  for (long i = 0; i < skip; ++i)
+    if (!raw_line(l))
+      throw InputError(source_ + ": " +
+                       (layout.header_row > 0 ? "header row " + std::to_string(layout.header_row)
+                                              : "skipping " + std::to_string(skip) + " rows") +
+                       " goes past the end of the file (" + std::to_string(i) + " lines)");
+  preamble_lines_ = skip;
   // The first content line and up to kSniffLines + 1 after it (a units row
   // may sit between the header and the data).
-  std::string_view l;
   while (pending_.size() < kSniffLines + 2 && raw_line(l))
     if (!is_comment(l)) pending_.emplace_back(std::string(l), raw_number_);
   if (pending_.empty()) throw InputError(source_ + ": no data (file is empty or only comments)");
+  if (layout.header_row > 0 && pending_[0].second != layout.header_row)
+    throw InputError(where(source_, layout.header_row) + ": the header row is blank or a comment");
+  if (layout.header_row == 0) {
+    const size_t h = preamble_end();
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(h));
+    preamble_lines_ += static_cast<long>(h);
+  }
 
   // The first content line is a header unless it splits like the data rows
   // into numbers. Choose the delimiter from the rows after it.
@@ -290,9 +369,9 @@ void TextTable::sniff() {
   {
     double x;
     for (auto c : cells) all_numbers = all_numbers && parse_text_cell(c, dialect_.decimal_comma, x);
-    dialect_.header = !(all_numbers && cells.size() == k);
+    dialect_.header = layout.header_row > 0 || !(all_numbers && cells.size() == k);
   }
-  if (all_numbers && cells.size() != k)
+  if (all_numbers && cells.size() != k && layout.header_row == 0)
     throw InputError(where(source_, pending_[0].second) + ": expected " + std::to_string(k) + " cells, found " +
                      std::to_string(cells.size()));
   // A header names the columns: rows with another number of cells are the
@@ -304,11 +383,11 @@ void TextTable::sniff() {
   units_.assign(k, "");
   if (!dialect_.header) return;
   header_line_ = pending_[0].second;
+  // A column without a name (a spreadsheet's ",,," or "Unnamed: 3") is
+  // refused by whoever would use it: import leaves it out unless mapped.
   for (size_t c = 0; c < k; ++c) {
     header_[c] = std::string(cells[c]);
     split_header_cell(cells[c], names_[c], units_[c]);
-    if (names_[c].empty())
-      throw InputError(where(source_, header_line_) + ": column " + std::to_string(c + 1) + " has no name");
   }
   pending_.pop_front();
   if (dialect_.units_row) {
@@ -334,6 +413,10 @@ bool TextTable::next(std::vector<double>& values, std::vector<std::string_view>*
                      std::to_string(cells_.size()));
   values.resize(width_);
   for (size_t c = 0; c < width_; ++c) {
+    if (c < ignored_.size() && ignored_[c]) {
+      values[c] = 0;
+      continue;
+    }
     if (!parse_text_cell(cells_[c], dialect_.decimal_comma, values[c])) {
       const std::string col = names_[c].empty() ? "" : " '" + names_[c] + "'";
       throw InputError(where(source_, line_) + ": column " + std::to_string(c + 1) + col + ": '" +

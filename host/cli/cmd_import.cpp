@@ -35,7 +35,21 @@ struct ImportArgs {
   std::vector<std::string> attributes;
   std::vector<std::string> constants;
   std::vector<std::string> gains;
+  long skip_rows = 0, header_row = 0;
+  std::vector<double> time_shifts;  // once per file, in order
+  std::string align;                // "", "first" or "rate=HZ"
 };
+
+// --align first | rate=HZ: the rate of the common time base, 0 for the first
+// file's own time.
+double parse_align(const std::string& text) {
+  if (text == "first") return 0;
+  if (text.rfind("rate=", 0) == 0) {
+    const double hz = parse_quantity(text.substr(5), "--align rate");
+    if (hz > 0 && std::isfinite(hz)) return hz;
+  }
+  throw InputError("--align '" + text + "': give first (the first file's time) or rate=HZ (a grid of HZ > 0)");
+}
 
 // --constant pressure_b=0 or p_a=2bar: a channel the rig did not log but
 // holds fixed (single-chamber cylinders, a constant normal load).
@@ -103,10 +117,21 @@ void run(const ImportArgs& a) {
     throw InputError("--ambient " + format_number(a.ambient) + ": the ambient pressure must be > 0 [Pa]");
   for (const auto& n : a.names)
     if (n.empty()) throw InputError("--name: an experiment name must not be empty");
-  if (!a.names.empty() && a.names.size() != a.files.size())
+  if (!a.names.empty() && a.names.size() != a.files.size() && a.align.empty())
     throw InputError("--name given " + std::to_string(a.names.size()) + " times for " + std::to_string(a.files.size()) +
                      " files; give one per file, in the same order");
+  if (!a.time_shifts.empty() && a.time_shifts.size() != a.files.size())
+    throw InputError("--time-shift given " + std::to_string(a.time_shifts.size()) + " times for " +
+                     std::to_string(a.files.size()) + " files; give one per file, in the same order (0 for none)");
+  for (double s : a.time_shifts)
+    if (!std::isfinite(s)) throw InputError("--time-shift " + format_number(s) + ": give a finite time [s]");
+  const double align_rate = a.align.empty() ? -1 : parse_align(a.align);
+  if (align_rate >= 0 && a.files.size() < 2) throw InputError("--align needs two or more files, one experiment each");
+  if (align_rate >= 0 && a.names.size() > 1)
+    throw InputError("--align merges the files into one experiment: give --name once");
   ReadOptions ro;
+  ro.skip_rows = a.skip_rows;
+  ro.header_row = a.header_row;
   if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
   ro.only_mapped = !a.keep_unmapped;
   ro.absolute_pressure = a.absolute;
@@ -143,16 +168,41 @@ void run(const ImportArgs& a) {
     return "stribeck import: " + file + ": experiment " + one_line("'" + name + "'") + ", " + std::to_string(rows) +
            " samples (" + chans + ")";
   };
+  // What was made of the file's layout and clock: the header found below a
+  // preamble, a time shift, the overlap of aligned files.
+  auto layout_note = [](const std::map<std::string, std::string>& attrs) {
+    std::string note;
+    if (auto h = attrs.find("header_line"); h != attrs.end())
+      note += "; header on line " + h->second + " (the lines above it skipped)";
+    if (auto s = attrs.find("time_shift"); s != attrs.end()) note += "; time shifted by " + s->second + " s";
+    if (auto f = attrs.find("aligned_files"); f != attrs.end())
+      note +=
+          "; " + f->second + " aligned onto " +
+          (attrs.at("align") == "first" ? "the first file's time" : "a " + attrs.at("align").substr(5) + " Hz grid") +
+          ", overlap " + attrs.at("align_start") + " to " + attrs.at("align_end") + " s kept";
+    return note;
+  };
+  auto shift_time = [&](Experiment& e, size_t file) {
+    if (a.time_shifts.empty() || a.time_shifts[file] == 0) return;
+    if (!e.has("time"))
+      throw InputError(a.files[file] + ": --time-shift: experiment '" + e.name + "' has no time channel");
+    for (double& t : e.channels["time"]) t += a.time_shifts[file];
+    e.attributes["time_shift"] = format_number(a.time_shifts[file]);
+  };
+  std::vector<Experiment> aligned;  // --align: the files read so far
   for (size_t i = 0; i < a.files.size(); ++i) {
-    ro.name = a.names.empty() ? "" : a.names[i];
-    if (derive.empty() && a.resample < 0 && is_text_log(a.files[i])) {
+    ro.name = a.names.empty() || align_rate >= 0 ? "" : a.names[i];
+    if (derive.empty() && a.resample < 0 && align_rate < 0 && is_text_log(a.files[i])) {
       const std::string& path = a.files[i];
       TextBlocks text(path, ro);
       const std::string name = ro.name.empty() ? file_stem(path) : ro.name;
       std::map<std::string, std::string> attrs = text.plan().attributes;
       const bool rotational = attrs.count("motion") && attrs.at("motion") == "rotational";
+      const double shift = a.time_shifts.empty() ? 0 : a.time_shifts[i];
+      size_t time_col = text.plan().channels.size();
       std::vector<BlockColumn> cols;
       for (const auto& c : text.plan().channels) {
+        if (c.channel == "time") time_col = cols.size();
         cols.push_back({c.channel, c.unit, ""});
         if (auto at = text.plan().channel_attributes.find(c.channel); at != text.plan().channel_attributes.end())
           cols.back().attributes = at->second;  // --gain provenance
@@ -167,6 +217,11 @@ void run(const ImportArgs& a) {
         cols.push_back({constants.back().channel, constants.back().unit, ""});
         attrs["constant_" + constants.back().channel] = constants.back().text;
       }
+      if (shift != 0) {
+        if (time_col == text.plan().channels.size())
+          throw InputError(path + ": --time-shift: experiment '" + name + "' has no time channel");
+        attrs["time_shift"] = format_number(shift);
+      }
       set_attributes(attrs, a.attributes);
       take_name(name, path, path);
       const size_t g = out.add_experiment(name, cols, attrs, path);
@@ -178,6 +233,8 @@ void run(const ImportArgs& a) {
       // per column stays in kilobytes (stream_block_rows).
       const size_t block_rows = stream_block_rows(cols.size());
       for (size_t n; (n = text.next(block, block_rows)) > 0; rows += n) {
+        if (shift != 0)
+          for (size_t r = 0; r < n; ++r) block[time_col][r] += shift;
         ptrs.clear();
         for (const auto& c : block) ptrs.push_back(c.data());
         for (size_t k = 0; k < constants.size(); ++k) {
@@ -189,17 +246,39 @@ void run(const ImportArgs& a) {
       std::vector<std::string> sorted;
       for (const auto& c : cols) sorted.push_back(c.name);
       std::sort(sorted.begin(), sorted.end());
-      report += experiment_line(path, name, rows, sorted) + "\n";
+      report += experiment_line(path, name, rows, sorted) + layout_note(attrs) + "\n";
       continue;
     }
-    for (Experiment& e : read_any_log(a.files[i], ro)) {
+    std::vector<Experiment> experiments = read_any_log(a.files[i], ro);
+    if (align_rate >= 0) {
+      // Every file read first; the merged experiment is written once the
+      // last is in.
+      if (experiments.size() != 1)
+        throw InputError(a.files[i] + ": holds " + std::to_string(experiments.size()) +
+                         " experiments; --align takes files of one experiment each");
+      shift_time(experiments[0], i);
+      aligned.push_back(std::move(experiments[0]));
+      if (i + 1 < a.files.size()) continue;
+      experiments.assign(1, align_experiments(aligned, align_rate));
+      aligned.clear();
+      if (!a.names.empty()) experiments[0].name = a.names[0];
+      if (!a.time_shifts.empty()) {  // each file's, not only the first's
+        std::string shifts;
+        for (double t : a.time_shifts) shifts += (shifts.empty() ? "" : ", ") + format_number(t);
+        experiments[0].attributes["time_shift"] = shifts;
+      }
+    } else {
+      for (Experiment& e : experiments) shift_time(e, i);
+    }
+    for (Experiment& e : experiments) {
       for (const auto& kv : a.constants) add_constant(e, kv);
       if (a.resample >= 0) resample_uniform(e, a.resample);
       const DeriveSummary s = derive_channels(e, derive, d);
       set_attributes(e.attributes, a.attributes);
       std::vector<std::string> names;
       for (const auto& [c, v] : e.channels) names.push_back(c);
-      report += experiment_line(a.files[i], e.name, e.size(), names);
+      report += experiment_line(align_rate >= 0 ? a.files[0] : a.files[i], e.name, e.size(), names) +
+                layout_note(e.attributes);
       if (!s.derived.empty()) {
         std::snprintf(buf, sizeof buf, "; derived at %.4g Hz cut-off (SG half-width %d, %.4g Hz sampling)", s.cutoff_hz,
                       s.half_width, s.rate_hz);
@@ -262,6 +341,17 @@ void add_import_command(CLI::App& app) {
                   "Scale a channel recorded as a voltage or current, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] "
                   "(repeatable): value = GAIN*recorded + OFFSET, e.g. force=35.15N/V or force=35.15N/V,-1.2N; "
                   "kept as channel attributes (text and MATLAB files)");
+  cmd->add_option("--skip-rows", a->skip_rows,
+                  "Text files: lines before the table to skip (a vendor preamble, a title); default: detected")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--header-row", a->header_row, "Text files: the 1-based line that names the columns")
+      ->check(CLI::PositiveNumber)
+      ->excludes("--skip-rows");
+  cmd->add_option("--time-shift", a->time_shifts,
+                  "Add S seconds to a file's time, once per file in file order (0 for none)");
+  cmd->add_option("--align", a->align,
+                  "Merge the files (recorded on different clocks) into one experiment over their overlap: "
+                  "first (channels interpolated onto the first file's time) or rate=HZ (onto a uniform grid)");
   cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
   add_verbosity_flags(cmd);
   cmd->callback([a, cmd] {

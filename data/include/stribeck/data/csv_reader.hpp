@@ -17,8 +17,8 @@ class CsvReader {
  public:
   // Opens `path` and reads its header (TextTable's dialect: delimiter and
   // decimal comma sniffed, quotes, '#' '%' '//' comments, a units row).
-  // InputError when the file has no header row, a column has no name or a
-  // name appears twice.
+  // InputError when the file has no header row or a name appears twice
+  // (columns without a name are not indexed).
   explicit CsvReader(const std::string& path);
 
   // Header cells as written (names, with units where the header has them).

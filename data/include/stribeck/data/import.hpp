@@ -97,6 +97,15 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
 // True when this build reads MATLAB v5/v7 files.
 bool have_mat5_support();
 
+// Files logged on different clocks as one experiment (import --align): every
+// part's channels interpolated linearly onto the first part's time
+// (rate_hz == 0) or onto a grid of rate_hz from the start of the overlap,
+// which alone is kept (the span every part's time covers). Attributes
+// aligned_files, align ("first" or "rate=HZ"), align_start and align_end [s]
+// say so. InputError when times do not overlap or a channel other than time
+// is in two parts.
+Experiment align_experiments(const std::vector<Experiment>& parts, double rate_hz);
+
 // File stem: "dir/O-ring_1bar.csv" -> "O-ring_1bar".
 std::string file_stem(const std::string& path);
 

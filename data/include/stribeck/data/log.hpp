@@ -142,6 +142,10 @@ struct ReadOptions {
   // the scaling is kept as channel attributes (gain, gain_unit, offset,
   // raw_unit, scaling). A gain for a channel the file lacks is an error.
   std::vector<ChannelGain> gains;
+  // Delimited text only: lines before the table (import --skip-rows N,
+  // --header-row N, 1-based); both 0: a preamble is detected (TextTable).
+  long skip_rows = 0;
+  long header_row = 0;
 };
 // Parses "--columns" text: "time=0:ms,position=4:mm,force=force_N".
 std::vector<ColumnSpec> parse_column_specs(const std::string& text);

@@ -14,7 +14,12 @@
 //     (double or single) around a cell are removed;
 //   - an optional header row of names, with units in the cell
 //     ("velocity [mm/s]", "p_A (bar)", "Force/kN"), and an optional units
-//     row right below it (every cell a known unit or empty: "s;mm;N").
+//     row right below it (every cell a known unit or empty: "s;mm;N");
+//   - lines before the header (an instrument's preamble or title line) are
+//     dropped when the first line does not head the table: the header is
+//     then the first later line whose cells are all names (no number), as
+//     many as each of the data rows below it has numbers, with no row of
+//     that many numbers above it (TextLayout says where instead).
 // Errors are InputErrors naming the source, the 1-based line and the column.
 #include <cstdio>
 #include <deque>
@@ -33,13 +38,21 @@ struct TextDialect {
   bool units_row = false;  // the line after the header gives units
 };
 
+// Where the table starts when the user says so (import --skip-rows /
+// --header-row): `skip_rows` lines (of any content) dropped before the
+// table, or the header on 1-based line `header_row`. Both 0: detected.
+struct TextLayout {
+  long skip_rows = 0;
+  long header_row = 0;
+};
+
 class TextTable {
  public:
   // Streams the file at `path`.
-  explicit TextTable(const std::string& path);
+  explicit TextTable(const std::string& path, TextLayout layout = {});
   // Reads text in memory (not copied: `text` must outlive the table);
   // `source` names it in errors.
-  TextTable(std::string_view text, std::string source);
+  TextTable(std::string_view text, std::string source, TextLayout layout = {});
   ~TextTable();
   TextTable(const TextTable&) = delete;
   TextTable& operator=(const TextTable&) = delete;
@@ -56,6 +69,13 @@ class TextTable {
   const std::vector<std::string>& units() const { return units_; }
   // 1-based line of the header (0 when headerless).
   long header_line() const { return header_line_; }
+  // Lines before the table that were dropped (TextLayout or a detected
+  // preamble), comments not counted.
+  long preamble_lines() const { return preamble_lines_; }
+  // Cells of the columns marked true are neither parsed nor checked (their
+  // values read 0): columns an import leaves out, such as a spreadsheet's
+  // unnamed empty ones.
+  void ignore_columns(std::vector<bool> ignored) { ignored_ = std::move(ignored); }
 
   // Next data row: `values` receives width() finite doubles; `cells` (when
   // given) the unquoted text of each cell, valid until the next call.
@@ -68,7 +88,8 @@ class TextTable {
  private:
   bool raw_line(std::string_view& out);  // next line of the input, any content
   bool content_line(std::string_view& out, long& number);
-  void sniff();
+  void sniff(TextLayout layout);
+  size_t preamble_end() const;
 
   std::string source_;
   std::FILE* file_ = nullptr;
@@ -85,6 +106,8 @@ class TextTable {
   TextDialect dialect_;
   std::size_t width_ = 0;
   long header_line_ = 0;
+  long preamble_lines_ = 0;
+  std::vector<bool> ignored_;
   long line_ = 0;
 };
 
