@@ -467,9 +467,9 @@ constexpr std::size_t kGroupChunkBytes = std::size_t(16) << 20;
 // another, each closed when the one after the next is opened.
 constexpr std::size_t kOpenGroups = 2;
 // Channels of an experiment that get `time` attached as their dimension
-// scale: HDF5 lists them all in one attribute of `time` (16 bytes each, at
-// most 64 KiB in the file format written) and rewrites that list at every
-// attachment (time quadratic in the count). Above, no channel is attached.
+// scale: HDF5 lists them all in one attribute of `time` (16 bytes each) and
+// rewrites that list at every attachment, in time quadratic in the count
+// (20,000 channels: 9 s). Above, no channel is attached.
 constexpr std::size_t kMaxScaledChannels = 2048;
 
 // Access to a streamed column: a chunk cache of one chunk in a few slots (the
