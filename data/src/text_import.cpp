@@ -383,12 +383,16 @@ TextLayout text_layout(const ReadOptions& o) { return {o.skip_rows, o.header_row
 
 // Columns the plan does not read are not parsed (a spreadsheet's empty
 // unnamed ones, a text column nobody mapped); a header found below a
-// preamble is kept as the experiment's `header_line` attribute.
+// preamble is kept as the experiment's `header_line` attribute (a table
+// without a header: the lines skipped above it, `skipped_lines`).
 void fit_table_to_plan(TextTable& table, ColumnPlan& plan) {
   std::vector<bool> ignored(table.width(), true);
   for (const auto& c : plan.channels) ignored[c.column] = false;
   table.ignore_columns(std::move(ignored));
-  if (table.preamble_lines() > 0) plan.attributes["header_line"] = std::to_string(table.header_line());
+  if (table.preamble_lines() > 0) {
+    if (table.header_line() > 0) plan.attributes["header_line"] = std::to_string(table.header_line());
+    else plan.attributes["skipped_lines"] = std::to_string(table.preamble_lines());
+  }
 }
 }  // namespace
 
@@ -419,7 +423,8 @@ Experiment read_text_log(const std::string& path, const ReadOptions& o) {
   fit_table_to_plan(table, plan);
   const RawColumns raw = read_columns(table, nullptr);
   Experiment e = columns_to_experiment(raw, o, path, o.name.empty() ? file_stem(path) : o.name);
-  if (auto h = plan.attributes.find("header_line"); h != plan.attributes.end()) e.attributes.insert(*h);
+  for (const char* key : {"header_line", "skipped_lines"})
+    if (auto h = plan.attributes.find(key); h != plan.attributes.end()) e.attributes.insert(*h);
   return e;
 }
 

@@ -353,6 +353,7 @@ void TextTable::sniff(TextLayout layout) {
       break;
     }
   }
+  const size_t data_width = k;  // 0: the rows do not agree
   if (k == 0) {
     // Nothing fits: pick the delimiter the first data row suggests so the
     // error below points at the offending cell.
@@ -376,6 +377,13 @@ void TextTable::sniff(TextLayout layout) {
                      std::to_string(cells.size()));
   // A header names the columns: rows with another number of cells are the
   // ones in error (named with their line below).
+  // One cell above rows of several numbers: a title above a table without a
+  // header, which detection cannot tell from a header (say where it starts).
+  if (dialect_.header && cells.size() == 1 && data_width >= 2 && layout.header_row == 0)
+    throw InputError(where(source_, pending_[0].second) + ": '" + std::string(cells[0].substr(0, 40)) +
+                     "' is one cell above rows of " + std::to_string(data_width) +
+                     " numbers; if it is a title above a table without a header, skip it with --skip-rows " +
+                     std::to_string(pending_[0].second));
   if (dialect_.header) k = cells.size();
   width_ = k;
   header_.assign(k, "");

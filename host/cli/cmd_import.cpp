@@ -174,6 +174,8 @@ void run(const ImportArgs& a) {
     std::string note;
     if (auto h = attrs.find("header_line"); h != attrs.end())
       note += "; header on line " + h->second + " (the lines above it skipped)";
+    if (auto k = attrs.find("skipped_lines"); k != attrs.end())
+      note += "; " + k->second + " lines skipped above the table";
     if (auto s = attrs.find("time_shift"); s != attrs.end()) note += "; time shifted by " + s->second + " s";
     if (auto f = attrs.find("aligned_files"); f != attrs.end())
       note +=
@@ -318,41 +320,55 @@ void add_import_command(CLI::App& app) {
       app.add_subcommand("import", "Convert rig logs (CSV/text, MATLAB v7.3 .mat, HDF5) into one HDF5 log in SI units");
   auto a = std::make_shared<ImportArgs>();
   cmd->add_option("files", a->files, "Input files; each becomes an experiment (a .mat or .h5 may hold several)")
+      ->type_name("FILE")
       ->required();
-  cmd->add_option("--output,-o", a->output, "HDF5 log to write (replaced atomically)")->required();
-  cmd->add_option("--name,-n", a->names, "Experiment name, once per file in file order (default: file stem)");
+  cmd->add_option("--output,-o", a->output, "HDF5 log to write (replaced atomically)")->type_name("FILE")->required();
+  cmd->add_option("--name,-n", a->names, "Experiment name, once per file in file order (default: file stem)")
+      ->type_name("NAME");
   cmd->add_option("--columns,-c", a->columns,
                   "Column mapping CHANNEL=COLUMN[:UNIT],... with COLUMN a 0-based index or a header/variable "
-                  "name, e.g. time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N (needed for headerless files)");
+                  "name, e.g. time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N (needed for headerless files)")
+      ->type_name("CHANNEL=COLUMN,...");
   cmd->add_flag("--keep-unmapped", a->keep_unmapped, "With --columns: also keep the other (named) columns as channels");
   cmd->add_option("--derive", a->derive, "Derive channels (comma-separated)")
       ->delimiter(',')
       ->check(CLI::IsMember({"velocity", "acceleration"}));
-  cmd->add_option("--cutoff", a->cutoff, "Cut-off [Hz] of the derivative filter (default: sample rate / 20)");
+  cmd->add_option("--cutoff", a->cutoff, "Cut-off [Hz] of the derivative filter (default: sample rate / 20)")
+      ->type_name("HZ");
   cmd->add_option("--order", a->order, "Polynomial order of the Savitzky-Golay fit (default 2)")
+      ->type_name("N")
       ->check(CLI::Range(1, 6));
   cmd->add_flag("--absolute-pressure", a->absolute, "Pressures in the files are absolute; store gauge pressure");
   cmd->add_option("--ambient", a->ambient,
-                  "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)");
-  cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)");
+                  "Ambient pressure [Pa] for --absolute-pressure and bara/psia units (default 101325)")
+      ->type_name("PA");
+  cmd->add_option("--resample", a->resample, "Resample onto a uniform time step [s] (0: the median step)")
+      ->type_name("S");
   cmd->add_option("--constant", a->constants,
-                  "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0");
+                  "Add a channel the rig holds fixed, CHANNEL=VALUE[UNIT] (repeatable), e.g. pressure_b=0")
+      ->type_name("CHANNEL=VALUE");
   cmd->add_option("--gain", a->gains,
                   "Scale a channel recorded as a voltage or current, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] "
                   "(repeatable): value = GAIN*recorded + OFFSET, e.g. force=35.15N/V or force=35.15N/V,-1.2N; "
-                  "kept as channel attributes (text and MATLAB files)");
+                  "kept as channel attributes (text and MATLAB files)")
+      ->type_name("CHANNEL=GAIN");
   cmd->add_option("--skip-rows", a->skip_rows,
                   "Text files: lines before the table to skip (a vendor preamble, a title); default: detected")
+      ->type_name("N")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--header-row", a->header_row, "Text files: the 1-based line that names the columns")
+      ->type_name("N")
       ->check(CLI::PositiveNumber)
       ->excludes("--skip-rows");
   cmd->add_option("--time-shift", a->time_shifts,
-                  "Add S seconds to a file's time, once per file in file order (0 for none)");
+                  "Add S seconds to a file's time, once per file in file order (0 for none)")
+      ->type_name("S");
   cmd->add_option("--align", a->align,
                   "Merge the files (recorded on different clocks) into one experiment over their overlap: "
-                  "first (channels interpolated onto the first file's time) or rate=HZ (onto a uniform grid)");
-  cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12");
+                  "first (channels interpolated onto the first file's time) or rate=HZ (onto a uniform grid)")
+      ->type_name("first|rate=HZ");
+  cmd->add_option("--attr", a->attributes, "Experiment attribute KEY=VALUE (repeatable), e.g. rig=R2, specimen=NBR-12")
+      ->type_name("KEY=VALUE");
   add_verbosity_flags(cmd);
   cmd->callback([a, cmd] {
     a->cutoff_given = cmd->count("--cutoff") > 0;

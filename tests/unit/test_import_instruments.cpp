@@ -103,6 +103,14 @@ TEST(ImportInstrumentsCli, TitleLineAboveTheHeaderIsSkipped) {
   EXPECT_DOUBLE_EQ(e.channels.at("time")[11], 0.022);
   EXPECT_DOUBLE_EQ(e.channels.at("velocity")[11], 0.033);
   EXPECT_TRUE(e.has("Interval"));
+
+  // A title above a table without a header is told apart from a header by
+  // the user: refused naming --skip-rows, then imported with it.
+  const std::string bare = write_temp_file("bare.csv", "Servo drive XS-200 trace export\n" + rows(5));
+  expect_refused(bare + " --columns time=0,force=2", {bare + ":1:", "one cell above rows of 3", "--skip-rows 1"});
+  ASSERT_EQ(run_cli("import " + bare + " --skip-rows 1 --columns time=0,force=2 -o " + log, &text), 0) << text;
+  EXPECT_NE(text.find("1 lines skipped above the table"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(only_experiment(log).channels.at("force")[4], 14.0);
 }
 
 TEST(ImportInstrumentsCli, UnnamedSpreadsheetColumnsAreLeftOutUnlessMapped) {
