@@ -510,6 +510,28 @@ std::string channel_long_name(std::string_view ch, bool rotational) {
   return "";
 }
 
+std::string rotational_unit(std::string_view u) {
+  std::string out;
+  for (std::size_t i = 0; i < u.size();) {
+    if (!std::isalpha(static_cast<unsigned char>(u[i]))) {
+      out += u[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < u.size() && std::isalpha(static_cast<unsigned char>(u[j]))) ++j;
+    const std::string_view word = u.substr(i, j - i);
+    // A product stands in parentheses where a power or a division applies to
+    // all of it: N^2 -> (N*m)^2, 1/N -> 1/(N*m); "N/m" needs none (N*m/rad).
+    const bool group = (j < u.size() && u[j] == '^') || (i > 0 && u[i - 1] == '/');
+    if (word == "N") out += group ? "(N*m)" : "N*m";
+    else if (word == "kg") out += group ? "(kg*m^2)" : "kg*m^2";
+    else if (word == "m") out += "rad";
+    else out += word;
+    i = j;
+  }
+  return out;
+}
+
 std::string canonical_channel(std::string_view name) {
   if (is_schema_channel(name)) return std::string(name);
   const std::string s = squash(name);

@@ -24,6 +24,7 @@
 #include "problem.hpp"
 #include "profile.hpp"
 #include "projected_search.hpp"
+#include "rotational.hpp"
 #include "solver_options.hpp"
 #include "stream_source.hpp"
 #include "sweep_starts.hpp"
@@ -1807,7 +1808,9 @@ const char* status_name(FitStatus s) {
   return "?";
 }
 
-FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
+namespace {
+
+FitSummary fit_model(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
   if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_two_stage(experiments, model, o);
   if (model.dynamic)
@@ -1830,6 +1833,15 @@ FitSummary fit(const std::vector<Experiment>& experiments, const std::string& mo
     t.p_value = t.dof > 0 ? chi2_sf(t.statistic, t.dof) : 1.0;
     t.significant = t.p_value < 0.05;
   }
+  return S;
+}
+
+}  // namespace
+
+FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
+  const bool rotational = rotational_log(experiments, require_model(model_id));
+  FitSummary S = fit_model(experiments, model_id, o);
+  if (rotational) rotational_summary(S, require_model(model_id));
   return S;
 }
 

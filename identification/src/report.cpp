@@ -34,7 +34,7 @@ std::string FitSummary::report() const {
        (profile_restarts > 0 ? "; continued " + std::to_string(profile_restarts) +
                                    " time(s) from a lower cost an interval's profile found"
                              : std::string()) +
-       "; noise estimated from the data " + num(noise_estimate, "%.3g") + " N\n";
+       "; noise estimated from the data " + num(noise_estimate, "%.3g") + " " + force_unit + "\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s\n", "parameter", "value", "std error", "95 % interval");
   s += line;
@@ -47,9 +47,9 @@ std::string FitSummary::report() const {
                   p.fixed ? "" : num(p.std_error, "%.3g").c_str(), ci.c_str(), p.unit.c_str());
     s += line;
   }
-  s += "  rmse " + num(rmse, "%.4g") + ", R^2 " + num(r_squared, "%.5f") + ", max |error| " +
-       num(max_abs_error, "%.4g") + ", lag-1 autocorrelation " + num(autocorrelation_lag1, "%.3f") + ", AIC " +
-       num(aic, "%.1f") + ", BIC " + num(bic, "%.1f") + "\n";
+  s += "  rmse " + num(rmse, "%.4g") + " " + force_unit + ", R^2 " + num(r_squared, "%.5f") + ", max |error| " +
+       num(max_abs_error, "%.4g") + " " + force_unit + ", lag-1 autocorrelation " + num(autocorrelation_lag1, "%.3f") +
+       ", AIC " + num(aic, "%.1f") + ", BIC " + num(bic, "%.1f") + "\n";
   if (std::isfinite(validation_rmse))
     s += "  validation rmse (held-out experiments) " + num(validation_rmse, "%.4g") + "\n";
   if (has_asymmetry_test)
@@ -101,6 +101,9 @@ std::string to_json(const FitSummary& s, int indent) {
   j["starts_at_best"] = s.starts_at_best;
   j["profile_restarts"] = s.profile_restarts;
   j["noise_estimate"] = jnum(s.noise_estimate);
+  // The unit of rmse, max_abs_error, noise_estimate and the residuals.
+  j["force_unit"] = s.force_unit;
+  j["velocity_unit"] = s.velocity_unit;
   nlohmann::json phases = nlohmann::json::object();
   for (const auto& [name, secs] : s.phase_seconds)
     phases[name] = phases.value(name, 0.0) + secs;  // phases run again after a restart add up

@@ -39,8 +39,8 @@ std::string write_fit_results(const std::string& path, const FitSummary& s, cons
     r.group = prefix + "/" + clean(e.name);
     r.provenance = provenance;
     const unsigned long long n = e.fitted.size();
-    r.datasets.push_back({"fitted_force", {n}, e.fitted, "N", "model force with force-balance terms"});
-    r.datasets.push_back({"residual", {n}, e.residual, "N", "measured force - fitted force"});
+    r.datasets.push_back({"fitted_force", {n}, e.fitted, s.force_unit, "model force with force-balance terms"});
+    r.datasets.push_back({"residual", {n}, e.residual, s.force_unit, "measured force - fitted force"});
     r.attributes = {{"model", s.model},
                     {"experiment", e.name},
                     {"status", status_name(s.status)},

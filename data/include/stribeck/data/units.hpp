@@ -84,6 +84,13 @@ bool is_schema_channel(std::string_view name);
 // names outside the schema.
 std::optional<Dimension> channel_dimension(std::string_view channel, bool rotational);
 
+// The unit a translational quantity has in a rotational log, by dimension:
+// force N -> N*m, displacement m -> rad, mass kg -> kg*m^2, so "m/s" ->
+// "rad/s", "N/m" -> "N*m/rad", "N/(m/s)" -> "N*m/(rad/s)", "N^2" ->
+// "(N*m)^2", "s/m" -> "s/rad". Other base units (s, Pa, "1") stay as they
+// are; a law in pascals is no rotational law, so callers refuse it first.
+std::string rotational_unit(std::string_view translational);
+
 // What a channel holds, in words (CF `long_name`): "measured friction
 // force", ... for schema channels and `generate`'s friction_true; "" for
 // other names (a user's channel is described by its name alone: a name can

@@ -205,6 +205,9 @@ struct FitSummary {
   // a lower cost than the search's best, and the fit continued from there.
   int profile_restarts = 0;
   double noise_estimate = std::numeric_limits<double>::quiet_NaN();  // force noise std [N] from the data alone
+  // Units of the log's force and velocity, in which noise, RMSE and the
+  // residuals are given: N*m and rad/s for a rotational log.
+  std::string force_unit = "N", velocity_unit = "m/s";
   // Seconds spent in each phase of the fit, in order (name, seconds).
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::string search_device;    // where the coarse search ran ("" without one)
