@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/log.hpp"
 #include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/text_table.hpp"
 
@@ -53,51 +58,78 @@ std::vector<std::string> csv_column_order(const std::vector<std::string>& channe
   return cols;
 }
 
-std::string comment_text(const std::string& text) {
-  std::string o;
-  for (unsigned char c : text) {
-    if (c == '\n') o += "\\n";
-    else if (c == '\r') o += "\\r";
-    else if (c < 0x20 && c != '\t') {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02X", c);
-      o += b;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o;
+std::string csv_sidecar_path(const std::string& csv_path) {
+  // A CSV name so long (over 250 bytes) that NAME.json would pass NAME_MAX
+  // (255): NAME cut and the cut part replaced by a hash of the whole, as
+  // partial_path does, the same in every run.
+  constexpr size_t kNameMax = 255;
+  const std::string json = ".json";
+  const size_t slash = csv_path.find_last_of('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  if (csv_path.size() - base + json.size() <= kNameMax) return csv_path + json;
+  std::uint64_t h = 14695981039346656037ull;  // 64-bit FNV-1a of the name
+  for (size_t i = base; i < csv_path.size(); ++i) h = (h ^ static_cast<unsigned char>(csv_path[i])) * 1099511628211ull;
+  char hash[18];
+  std::snprintf(hash, sizeof hash, "~%016llx", static_cast<unsigned long long>(h));
+  return csv_path.substr(0, base + kNameMax - json.size() - 17) + hash + json;
+}
+
+std::string csv_sidecar_json(const std::string& kind, const std::vector<CsvColumn>& columns,
+                             const std::map<std::string, std::string>& attributes,
+                             const std::vector<std::pair<std::string, double>>& values,
+                             const std::string& command_line) {
+  nlohmann::ordered_json j;
+  j["format"] = "stribeck-csv-metadata";
+  j["kind"] = kind;
+  j["toolkit_version"] = STRIBECK_VERSION;
+  j["date"] = utc_now();
+  j["command_line"] = command_line;
+  j["columns"] = nlohmann::ordered_json::array();
+  for (const auto& c : columns) j["columns"].push_back({{"name", c.name}, {"units", c.units}});
+  j["attributes"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : attributes) j["attributes"][k] = v;
+  j["values"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : values) j["values"][k] = std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr;
+  // Names and attributes come from input files: bytes that are not UTF-8
+  // are replaced rather than refused, as the CSV keeps them verbatim.
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 namespace {
 
-// One writer for both kinds of source: the columns in export order, read a
-// block of rows at a time.
-void write_table(AtomicFile* out, const std::string& path, const std::string& name,
-                 const std::map<std::string, std::string>& attrs, const std::vector<std::string>& channels,
-                 const std::map<std::string, std::string>& units, size_t n, const ReadBlock& read, char delim,
-                 bool units_in_header) {
-  const std::vector<std::string> cols = csv_column_order(channels);
-  std::string text = units_in_header ? "# experiment: " + comment_text(name) + "\n" : "";
-  for (const auto& [k, v] : attrs) {
-    if (!units_in_header) break;
-    if (v.find('\n') != std::string::npos) continue;  // multi-line metadata stays in the HDF5 log
-    text += "# " + comment_text(k) + ": " + comment_text(v) + "\n";
+struct Table {
+  std::vector<std::string> cols;  // channels in export order
+  std::vector<CsvColumn> header;  // their header cells and units
+};
+
+Table table_of(const std::vector<std::string>& channels, const std::map<std::string, std::string>& units) {
+  Table t;
+  t.cols = csv_column_order(channels);
+  for (const auto& c : t.cols) {
+    auto u = units.find(c);
+    const std::string unit = u == units.end() ? "" : u->second;
+    t.header.push_back({unit.empty() ? c : c + " [" + unit + "]", unit});
   }
-  for (size_t i = 0; i < cols.size(); ++i) {
+  return t;
+}
+
+// One writer for both kinds of source: the columns in export order, read a
+// block of rows at a time. The first line is the header: no comment lines,
+// which pandas.read_csv would take for the header or refuse.
+void write_table(AtomicFile* out, const std::string& path, const Table& t, size_t n, const ReadBlock& read,
+                 char delim) {
+  std::string text;
+  for (size_t i = 0; i < t.header.size(); ++i) {
     if (i) text += delim;
-    std::string cell = cols[i];
-    auto u = units.find(cols[i]);
-    if (units_in_header && u != units.end() && !u->second.empty()) cell += " [" + u->second + "]";
-    append_csv_field(text, cell, delim);
+    append_csv_field(text, t.header[i].name, delim);
   }
   text += '\n';
-  std::vector<std::vector<double>> block(cols.size(), std::vector<double>(std::min(n, kBlockRows)));
+  std::vector<std::vector<double>> block(t.cols.size(), std::vector<double>(std::min(n, kBlockRows)));
   for (size_t b = 0; b < n; b += kBlockRows) {
     const size_t len = std::min(kBlockRows, n - b);
-    for (size_t c = 0; c < cols.size(); ++c) read(cols[c], b, b + len, block[c].data());
+    for (size_t c = 0; c < t.cols.size(); ++c) read(t.cols[c], b, b + len, block[c].data());
     for (size_t r = 0; r < len; ++r) {
-      for (size_t c = 0; c < cols.size(); ++c) {
+      for (size_t c = 0; c < t.cols.size(); ++c) {
         if (c) text += delim;
         append_double(text, block[c][r]);
       }
@@ -113,53 +145,73 @@ void write_table(AtomicFile* out, const std::string& path, const std::string& na
   else std::fflush(stdout);
 }
 
-// `path` "-": stdout; otherwise a new AtomicFile, committed.
-template <class Write>
-void write_path(const std::string& path, const Write& write) {
-  if (path == "-") return write(nullptr, path);
-  AtomicFile out(path);
-  write(&out, path);
-  out.commit();
+void write_sidecar(AtomicFile* sidecar, const std::string& name, const std::map<std::string, std::string>& attrs,
+                   const Table& t, const std::string& command_line) {
+  if (!sidecar) return;  // stdout: the CSV alone
+  std::map<std::string, std::string> a = attrs;
+  a["experiment"] = name;
+  sidecar->write(csv_sidecar_json("log export", t.header, a, {}, command_line));
+  sidecar->close_stream();
 }
 
-void write_experiment(AtomicFile* out, const std::string& path, const Experiment& e, char delim, bool units_in_header) {
+// `path` "-": stdout; otherwise the CSV and its sidecar, committed when both
+// are complete.
+template <class Write>
+void write_path(const std::string& path, const Write& write) {
+  if (path == "-") return write(nullptr, nullptr, path);
+  AtomicFile out(path), sidecar(csv_sidecar_path(path));
+  write(&out, &sidecar, path);
+  out.commit();
+  sidecar.commit();
+}
+
+void write_experiment(AtomicFile* out, AtomicFile* sidecar, const std::string& path, const Experiment& e, char delim,
+                      const std::string& command_line) {
   std::vector<std::string> channels;
   for (const auto& [name, v] : e.channels) channels.push_back(name);
+  const Table t = table_of(channels, e.units);
   write_table(
-      out, path, e.name, e.attributes, channels, e.units, e.size(),
+      out, path, t, e.size(),
       [&e](const std::string& ch, size_t b, size_t end, double* dst) {
         const auto& v = e.channels.at(ch);
         std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), dst);
       },
-      delim, units_in_header);
+      delim);
+  write_sidecar(sidecar, e.name, e.attributes, t, command_line);
 }
 
-void write_blocks(AtomicFile* out, const std::string& path, const LogBlockReader& log, char delim,
-                  bool units_in_header) {
+void write_blocks(AtomicFile* out, AtomicFile* sidecar, const std::string& path, const LogBlockReader& log, char delim,
+                  const std::string& command_line) {
   std::map<std::string, std::string> units;
   for (const auto& ch : log.channels()) units[ch] = log.units(ch);
+  const Table t = table_of(log.channels(), units);
   write_table(
-      out, path, log.experiment(), log.attributes(), log.channels(), units, log.length(),
-      [&log](const std::string& ch, size_t b, size_t end, double* dst) { log.read(ch, b, end, dst); }, delim,
-      units_in_header);
+      out, path, t, log.length(),
+      [&log](const std::string& ch, size_t b, size_t end, double* dst) { log.read(ch, b, end, dst); }, delim);
+  write_sidecar(sidecar, log.experiment(), log.attributes(), t, command_line);
 }
 
 }  // namespace
 
-void write_csv(const std::string& path, const Experiment& e, char delim, bool units_in_header) {
-  write_path(path, [&](AtomicFile* out, const std::string& p) { write_experiment(out, p, e, delim, units_in_header); });
+void write_csv(const std::string& path, const Experiment& e, char delim, const std::string& command_line) {
+  write_path(path, [&](AtomicFile* out, AtomicFile* sidecar, const std::string& p) {
+    write_experiment(out, sidecar, p, e, delim, command_line);
+  });
 }
 
-void write_csv(const std::string& path, const LogBlockReader& log, char delim, bool units_in_header) {
-  write_path(path, [&](AtomicFile* out, const std::string& p) { write_blocks(out, p, log, delim, units_in_header); });
+void write_csv(const std::string& path, const LogBlockReader& log, char delim, const std::string& command_line) {
+  write_path(path, [&](AtomicFile* out, AtomicFile* sidecar, const std::string& p) {
+    write_blocks(out, sidecar, p, log, delim, command_line);
+  });
 }
 
-void write_csv(AtomicFile& out, const Experiment& e, char delim) {
-  write_experiment(&out, out.target(), e, delim, true);
+void write_csv(AtomicFile& out, AtomicFile& sidecar, const Experiment& e, char delim, const std::string& command_line) {
+  write_experiment(&out, &sidecar, out.target(), e, delim, command_line);
 }
 
-void write_csv(AtomicFile& out, const LogBlockReader& log, char delim) {
-  write_blocks(&out, out.target(), log, delim, true);
+void write_csv(AtomicFile& out, AtomicFile& sidecar, const LogBlockReader& log, char delim,
+               const std::string& command_line) {
+  write_blocks(&out, &sidecar, out.target(), log, delim, command_line);
 }
 
 }  // namespace stribeck

@@ -46,6 +46,7 @@ void add_eval_command(CLI::App& app) {
       const ParamFile pf = read_param_file(*params_file);
       if (!o->model.empty() && o->model != pf.model)
         throw InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model + ")");
+    o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included
       o->model = pf.model;
       const ModelInfo& m = *find_model(pf.model);
       std::vector<std::string> merged;

@@ -69,11 +69,13 @@ void export_all(const ExportArgs& a, const std::vector<std::string>& names, char
   const bool made = make_output_dir(a.output);
   try {
     for (const auto& path : paths) check_output(path, {a.input});
+    // Each CSV with its sidecar (OUT.csv.json): all complete before any is renamed.
     std::vector<std::unique_ptr<AtomicFile>> files;
     std::vector<size_t> samples;
     for (size_t i = 0; i < names.size(); ++i) {
       files.push_back(std::make_unique<AtomicFile>(paths[i]));
-      samples.push_back(write(*files.back(), i));
+      files.push_back(std::make_unique<AtomicFile>(csv_sidecar_path(paths[i])));
+      samples.push_back(write(*files[files.size() - 2], *files.back(), i));
     }
     for (auto& f : files) f->commit();
     for (size_t i = 0; i < names.size(); ++i)
@@ -86,23 +88,24 @@ void export_all(const ExportArgs& a, const std::vector<std::string>& names, char
 }
 
 void run(const ExportArgs& a) {
-  const char delim = a.format == "tsv" ? '\t' : ',';  // --format is checked by IsMember
+  const char delim = a.format == "tsv" ? '\t' : ',';               // --format is checked by IsMember
+  const std::string command_line = cli_provenance().command_line;  // for the sidecars
   if (is_hdf5_log(a.input)) {
     // HDF5 logs stream: one block of rows in memory whatever their length.
     const auto names = list_log_experiments(a.input);
     if (!a.experiment.empty() || names.size() == 1) {
       if (a.output != "-") check_output(a.output, {a.input});
       const LogBlockReader log(a.input, a.experiment);
-      write_csv(a.output, log, delim);
+      write_csv(a.output, log, delim, command_line);
       if (a.output != "-")
         summary("stribeck export: %s, %zu samples -> %s", one_line("'" + log.experiment() + "'").c_str(), log.length(),
                 a.output.c_str());
       return;
     }
-    export_all(a, names, delim, [&](AtomicFile& out, size_t i) {
+    export_all(a, names, delim, [&](AtomicFile& out, AtomicFile& sidecar, size_t i) {
       // Closed before the next is opened: one experiment's reader at a time.
       const LogBlockReader log(a.input, names[i]);
-      write_csv(out, log, delim);
+      write_csv(out, sidecar, log, delim, command_line);
       return log.length();
     });
     return;
@@ -111,7 +114,7 @@ void run(const ExportArgs& a) {
   if (!a.experiment.empty() || exps.size() == 1) {
     if (a.output != "-") check_output(a.output, {a.input});
     const Experiment& e = select_experiment(exps, a.experiment, a.input);
-    write_csv(a.output, e, delim);
+    write_csv(a.output, e, delim, command_line);
     if (a.output != "-")
       summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(),
               a.output.c_str());
@@ -119,8 +122,8 @@ void run(const ExportArgs& a) {
   }
   std::vector<std::string> names;
   for (const auto& e : exps) names.push_back(e.name);
-  export_all(a, names, delim, [&](AtomicFile& out, size_t i) {
-    write_csv(out, exps[i], delim);
+  export_all(a, names, delim, [&](AtomicFile& out, AtomicFile& sidecar, size_t i) {
+    write_csv(out, sidecar, exps[i], delim, command_line);
     return exps[i].size();
   });
 }

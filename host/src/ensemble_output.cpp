@@ -8,6 +8,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
+#include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
@@ -34,12 +35,6 @@ std::string ensemble_identity(const SimulateConfig& c) {
   h = sweep::mix64(h ^ (c.fp32 ? 32u : 64u));
   for (const auto& tab : c.tables) h = hash_doubles(hash_doubles(h, tab.t), tab.y);
   return hex64(h);
-}
-
-std::vector<std::string> metric_names() {
-  std::vector<std::string> k;
-  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) k.push_back(engine::kStickSlipFields[f].name);
-  return k;
 }
 
 // The datasets of the group, in the order they are written: `points`
@@ -90,20 +85,33 @@ class MemorySink : public EnsembleSink {
   EnsembleResult& r_;
 };
 
-// One row per point: index (of the whole space), coordinates, metrics.
+// One row per point: index (of the whole space), coordinates, metrics. The
+// first line is the header (pandas.read_csv reads the file as it is); the
+// ensemble's model, size, units and provenance go to the sidecar OUT.csv.json.
 class CsvSink : public EnsembleSink {
  public:
-  CsvSink(const std::string& path, const SimulateConfig& c, const EnsembleResult& r)
-      : out_(path), dims_(r.names.size()), next_(r.first) {
-    std::string text = "# stribeck simulate " + c.source + ": ensemble of " + std::to_string(r.count) +
-                       " points, model " + c.model + "\nindex";
-    for (const auto& nm : r.names) {
-      text += ',';
-      append_csv_field(text, nm);
+  CsvSink(const std::string& path, const SimulateConfig& c, const EnsembleResult& r, const std::string& command_line)
+      : out_(path), sidecar_(csv_sidecar_path(path)), dims_(r.names.size()), next_(r.first) {
+    std::vector<CsvColumn> columns{{"index", ""}};
+    const auto units = ensemble_coordinate_units(c, r.names);
+    for (size_t d = 0; d < r.names.size(); ++d) columns.push_back({r.names[d], d < units.size() ? units[d] : ""});
+    for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
+      const std::string u = engine::kStickSlipFields[f].units;
+      columns.push_back({engine::kStickSlipFields[f].name, c.rotational ? engine::rotational_units(u) : u});
     }
-    for (const auto& k : metric_names()) {
-      text += ',';
-      append_csv_field(text, k);
+    sidecar_.write(csv_sidecar_json("ensemble", columns,
+                                    {{"source", c.source},
+                                     {"model", c.model},
+                                     {"form", c.stiction ? "stiction" : "smooth"},
+                                     {"motion", c.rotational ? "rotational" : "translational"},
+                                     {"precision", c.fp32 ? "fp32" : "fp64"},
+                                     {"config", c.text}},
+                                    {{"points", static_cast<double>(r.points)}}, command_line));
+    sidecar_.close_stream();
+    std::string text;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i) text += ',';
+      append_csv_field(text, columns[i].name);
     }
     write(text + '\n');
   }
@@ -125,11 +133,14 @@ class CsvSink : public EnsembleSink {
     write(text);
   }
   void checkpoint(const EnsembleTotals&) override {}
-  void finish(const EnsembleTotals&) override { out_.commit(); }
+  void finish(const EnsembleTotals&) override {
+    out_.commit();
+    sidecar_.commit();
+  }
 
  private:
   void write(const std::string& text) { out_.write(text); }
-  AtomicFile out_;
+  AtomicFile out_, sidecar_;
   size_t dims_;
   std::uint64_t next_;
 };
@@ -260,7 +271,7 @@ std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& c, cons
 std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const EnsembleRunOptions& o,
                                                  EnsembleResult& r) {
   if (o.output.empty()) return std::make_unique<MemorySink>(r);
-  if (is_csv_output(o.output)) return std::make_unique<CsvSink>(o.output, c, r);
+  if (is_csv_output(o.output)) return std::make_unique<CsvSink>(o.output, c, r, o.command_line);
   return std::make_unique<Hdf5Sink>(c, o, r);
 }
 

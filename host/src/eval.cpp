@@ -450,7 +450,7 @@ class H5Sink : public Sink {
   H5Sink(const std::string& path, const Source& src, const std::string& experiment,
          const std::map<std::string, std::string>& attributes, const ChannelAttributes& channel_attributes,
          const ModelInfo& model, const std::string& ptext, const EvalOptions& o, const LogBlockReader* copy_from)
-      : writer_(path, provenance(model, o)) {
+      : writer_(path, provenance(o)) {
     std::vector<BlockColumn> chans;
     for (size_t i = 0; i < src.columns().size(); ++i) {
       chans.push_back({src.columns()[i], src.units(i), ""});
@@ -466,8 +466,7 @@ class H5Sink : public Sink {
     if (model.dynamic) res.push_back({"model_state", "", "internal state of the dynamic model"});
     res_ = writer_.add_results(
         "eval/" + model.id, res,
-        {{"model", model.id}, {"parameters", ptext}, {"experiment", experiment}, {"input", o.input}},
-        provenance(model, o));
+        {{"model", model.id}, {"parameters", ptext}, {"experiment", experiment}, {"input", o.input}}, provenance(o));
   }
   void write(const Block& b, bool dynamic) override {
     ptrs_.clear();
@@ -481,10 +480,10 @@ class H5Sink : public Sink {
   void set_executor(BlockExecutor* e) { writer_.set_executor(e); }
 
  private:
-  static Provenance provenance(const ModelInfo& model, const EvalOptions& o) {
+  static Provenance provenance(const EvalOptions& o) {
     Provenance p;
     p.toolkit_version = version();
-    p.command_line = "stribeck eval --model " + model.id + " --input " + o.input + " --output " + o.output;
+    p.command_line = o.command_line;
     p.device = "cpu";
     return p;
   }

@@ -11,6 +11,7 @@
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/text_export.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
 
@@ -121,16 +122,23 @@ struct Collector {
   }
 };
 
+// The CSV is the header line and rows (what pandas.read_csv reads as it is);
+// the run's model, status, metrics and units go to its sidecar OUT.csv.json.
 void write_csv(const std::string& path, const std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
-               const SimulateConfig& c) {
-  AtomicFile out(path);
-  std::string text = "# stribeck simulate " + c.source + ": model " + c.model + " (" +
-                     (c.stiction ? "stiction" : "smooth") + "), status " + sim_status_name(r.status) + "\n";
-  for (const auto& [k, v] : stick_slip_metric_columns(r)) {
-    text += "# " + k + " = ";
-    append_double(text, v);
-    text += '\n';
-  }
+               const SimulateConfig& c, const std::string& command_line) {
+  AtomicFile out(path), sidecar(csv_sidecar_path(path));
+  std::vector<CsvColumn> columns;
+  for (const auto& x : ch) columns.push_back({x.name, x.unit});
+  sidecar.write(csv_sidecar_json("simulation", columns,
+                                 {{"source", c.source},
+                                  {"model", c.model},
+                                  {"form", c.stiction ? "stiction" : "smooth"},
+                                  {"motion", c.rotational ? "rotational" : "translational"},
+                                  {"status", sim_status_name(r.status)},
+                                  {"config", c.text}},
+                                 stick_slip_metric_columns(r), command_line));
+  sidecar.close_stream();
+  std::string text;
   for (size_t i = 0; i < ch.size(); ++i) {
     if (i) text += ',';
     append_csv_field(text, ch[i].name);
@@ -149,6 +157,7 @@ void write_csv(const std::string& path, const std::vector<SeriesChannel>& ch, co
     }
   }
   out.commit();
+  sidecar.commit();
 }
 
 void write_hdf5(const std::string& path, std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
@@ -250,7 +259,7 @@ SimulationSeries simulate_series(const SimulateConfig& c) {
 
 SimulateSummary run_simulation(const SimulateConfig& c, const std::string& output, const std::string& command_line) {
   SimulationSeries r = simulate_series(c);
-  if (ends_with(output, ".csv")) write_csv(output, r.channels, r.summary.metrics, c);
+  if (ends_with(output, ".csv")) write_csv(output, r.channels, r.summary.metrics, c, command_line);
   else write_hdf5(output, r.channels, r.summary.metrics, c, command_line);
   return r.summary;
 }

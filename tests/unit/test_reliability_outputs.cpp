@@ -28,6 +28,7 @@
 #include "cli_runner.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/text_export.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -389,6 +390,11 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
       EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
       EXPECT_TRUE(fs::exists(out)) << args[0];
       fs::remove(out);
+      if (args[0] == "export") {  // its sidecar, under a name cut with a hash where NAME.json is too long
+        EXPECT_TRUE(fs::exists(csv_sidecar_path(out)));
+        EXPECT_LE(fs::path(csv_sidecar_path(out)).filename().string().size(), 255u);
+        fs::remove(csv_sidecar_path(out));
+      }
     }
     // A stopped sweep of such a name is found again by --resume.
     if (length == 255) {

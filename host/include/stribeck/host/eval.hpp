@@ -31,6 +31,8 @@ struct EvalOptions {
   // one after another on this thread. Results are the same either way.
   std::size_t block_rows = 0;
   bool overlap = true;
+  // Provenance of an HDF5 output: the command as typed (argv, shell-quoted).
+  std::string command_line;
 };
 
 struct EvalSummary {
