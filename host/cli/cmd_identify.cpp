@@ -600,7 +600,9 @@ void add_identify_command(CLI::App& app) {
   cmd->add_flag("--batch", a->batch,
                 "Fit every experiment of every log independently, one fit per thread: a CSV table, or with -o an HDF5 "
                 "results file (one row per fit) with shards, checkpoints and --resume");
-  cmd->add_option("--shard", a->shard, "--batch -o: fit only shard i/N of the experiments (0-based), then merge");
+  cmd->add_option(
+      "--shard", a->shard,
+      "--batch -o: fit only shard i/N of the experiments (0-based; auto: this Slurm array task's), then merge");
   cmd->add_flag("--resume", a->resume, "--batch -o: continue OUT.h5.partial from its last checkpoint");
   cmd->add_option("--chunk", a->chunk, "--batch -o: fits per chunk, written with a checkpoint (default 16 per thread)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000)));
@@ -624,6 +626,7 @@ void add_identify_command(CLI::App& app) {
     if (a->fit.offset_per_experiment) a->fit.offset = true;
     a->fit.parallel_filter = !*no_parallel;
     if (mass->count() > 0) a->fit.inertia = true;
+    a->shard = resolve_shard(a->shard);
     run(*a);
   });
 }

@@ -36,8 +36,10 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   cmd->add_option("--precision", *precision, "Ensembles: floating-point precision (overrides [ensemble] precision)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
-  cmd->add_option("--shard", *shard,
-                  "Ensembles: i/N: run only the i-th of N equal parts (0-based); join them with stribeck merge")
+  cmd->add_option(
+         "--shard", *shard,
+         "Ensembles: i/N: run only the i-th of N equal parts (0-based; auto: this Slurm array task's); join them "
+         "with stribeck merge")
       ->check(kNonEmpty);
   cmd->add_flag("--resume", *resume, "Ensembles: continue OUT.h5.partial from its last checkpoint");
   cmd->add_option("--chunk", *chunk,
@@ -58,6 +60,7 @@ void add_simulate_command(CLI::App& app) {
   add_verbosity_flags(cmd);
   cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large,
                  report] {
+    *shard = resolve_shard(*shard);
     SimulateConfig c = read_simulate_config(*config);
     check_output(*output, {*config});
     check_report_output(*report, {*config, *output});

@@ -170,7 +170,9 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--trajectory", f->trajectories,
                   "Point indices whose force traces are written (comma-separated or repeated)")
       ->delimiter(',');
-  cmd->add_option("--shard", f->shard, "i/N: evaluate only the i-th of N equal parts (0-based)")->check(kNonEmpty);
+  cmd->add_option("--shard", f->shard,
+                  "i/N: evaluate only the i-th of N equal parts (0-based); auto: this Slurm array task's part")
+      ->check(kNonEmpty);
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
   cmd->add_flag("--allow-large-output", f->allow_large_output,
@@ -179,7 +181,10 @@ void add_sweep_command(CLI::App& app) {
       ->check(kPositive);
   add_json_option(cmd, f->json, "The summary (points, status counts, time, best points)");
   add_verbosity_flags(cmd);
-  cmd->callback([f] { run(*f); });
+  cmd->callback([f] {
+    f->shard = resolve_shard(f->shard);
+    run(*f);
+  });
 }
 
 }  // namespace stribeck::cli

@@ -71,6 +71,14 @@ inline const CLI::Validator kIndex = digits_validator("a point index (0, 1, 2, .
 inline const CLI::Validator kNonEmpty(
     [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
 
+// `--shard auto`: this Slurm array task's shard, i/N with i its place in the
+// array (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) and N its tasks
+// (SLURM_ARRAY_TASK_COUNT), so one job script serves every task. Read only
+// when asked for: a command whose range changed by itself under Slurm would
+// surprise. Any other value is returned as given (engine::split_range checks
+// it); InputError outside an array task or for an array with gaps or a step.
+std::string resolve_shard(const std::string& shard);
+
 // Checks, before any work, that `output` can take the result
 // (check_output_path: not empty, a directory or a device; not "-") and is
 // none of the files the run reads: -o CONFIG.toml would replace the config

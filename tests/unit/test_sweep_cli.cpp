@@ -154,6 +154,53 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   EXPECT_FALSE(std::ifstream(partial).good());
 }
 
+// The Slurm array variables for one test, unset again at its end.
+struct SlurmArrayTask {
+  static constexpr const char* kNames[] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+                                           "SLURM_ARRAY_TASK_MAX"};
+  SlurmArrayTask() { clear(); }
+  ~SlurmArrayTask() { clear(); }
+  void set(const char* id, const char* count, const char* min, const char* max) {
+    const char* values[] = {id, count, min, max};
+    for (int i = 0; i < 4; ++i) setenv(kNames[i], values[i], 1);
+  }
+  static void clear() {
+    for (const char* n : kNames) unsetenv(n);
+  }
+};
+
+// --shard auto is the array task's shard: task 4 of --array=3-5 is 1/3, the
+// same file as --shard 1/3; outside an array task, or in an array with a
+// step (tasks 0, 4, 8 would leave points out), it is refused with no output.
+TEST(SweepCli, ShardAutoIsTheSlurmArrayTasksShard) {
+  const std::string cfg = write_config("auto.toml"), a = tmp("auto_a.h5"), b = tmp("auto_b.h5"),
+                    none = tmp("auto_none.h5");
+  SlurmArrayTask slurm;
+  std::string text;
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + none + " -q --shard auto", &text), 2);
+  EXPECT_NE(text.find("stribeck: error: --shard auto: SLURM_ARRAY_TASK_ID is not set (not a Slurm array task"),
+            std::string::npos)
+      << text;
+  slurm.set("4", "3", "3", "5");
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + a + " --shard auto", &text), 0) << text;
+  EXPECT_NE(text.find(", shard 1/3"), std::string::npos) << text;
+  ASSERT_EQ(run_cli("sweep " + cfg + " -o " + b + " -q --shard 1/3"), 0);
+  const SweepFile fa = read_sweep_file(a);
+  EXPECT_EQ(fa.meta.shard_index, 1);
+  EXPECT_EQ(fa.meta.shard_count, 3);
+  expect_same_sweep(fa, read_sweep_file(b));
+  slurm.set("4", "3", "0", "8");
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + none + " -q --shard auto", &text), 2);
+  EXPECT_NE(text.find("--shard auto: Slurm array task 4 of 3 tasks numbered 0..8 is not shard i of a contiguous "
+                      "array; submit with --array=0-2, or give --shard i/N"),
+            std::string::npos)
+      << text;
+  slurm.set("x", "3", "0", "2");
+  EXPECT_EQ(run_cli("sweep " + cfg + " -o " + none + " -q --shard auto", &text), 2);
+  EXPECT_NE(text.find("--shard auto: SLURM_ARRAY_TASK_ID='x' is not a whole number"), std::string::npos) << text;
+  EXPECT_FALSE(std::ifstream(none).good());
+}
+
 TEST(SweepCli, ResumedRunEqualsOneRun) {
   const std::string cfg = write_config("resume.toml"), one = tmp("resume_one.h5"), two = tmp("resume_two.h5");
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + " -q --chunk 250"), 0);
