@@ -112,6 +112,16 @@ TEST(RotationalCli, GenericStaticLawInTorqueUnits) {
   EXPECT_GE(checked, 2);
   const nlohmann::json stored = nlohmann::json::parse(r.attributes.at("fit"));
   EXPECT_EQ(stored["parameters"]["F_C"]["unit"], "N*m");
+
+  // The report's figures and tables label torque and angular velocity.
+  const std::string page = temp_dir() + "rot_cv.html";
+  std::string out;
+  ASSERT_EQ(run_cli("report " + res + " --log " + log + " -o " + page, &out), 0) << out;
+  const std::string html = slurp(page);
+  for (const char* want : {"RMSE [N*m]", "noise estimate [N*m]", "residual [N*m]", "velocity [rad/s]"})
+    EXPECT_NE(html.find(want), std::string::npos) << want;
+  for (const char* wrong : {"RMSE [N]", "force [N]", "residual [N]", "velocity [m/s]"})
+    EXPECT_EQ(html.find(wrong), std::string::npos) << wrong;
 }
 
 TEST(RotationalCli, WarningsSpeakTorque) {
