@@ -135,7 +135,11 @@ struct BlockColumn {
 // attached as dimension scale) and results groups (`kind = "results"` and
 // provenance, as append_results writes them). The file is the temporary of
 // an AtomicFile: the target appears only at commit(), complete; destroyed
-// without commit (an exception), nothing is left.
+// without commit (an exception), nothing is left. Memory does not grow with
+// the number of groups or columns: the columns of the two groups appended to
+// last are held open (of a group of over 1024 columns, none: each is opened
+// while it is written), chunks are stream_chunk_rows long, and experiments
+// of over 2048 channels get no `time` scale (its attachment is quadratic).
 class LogBlockWriter {
  public:
   LogBlockWriter(const std::string& path, const Provenance& provenance);
