@@ -133,6 +133,14 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     }
     f.dims = split_names(h5::read_string_attribute(g, "names", at), ',');
     f.dim_units.assign(f.dims.size(), "");
+    // The coordinates' units are the `coordinate` scale's units_of_each.
+    if (h5::has_child(g, "coordinate")) {
+      const h5::Dataset sc = h5::open_dataset(g, "coordinate", at);
+      if (h5::has_attribute(sc.id(), "units_of_each")) {
+        std::vector<std::string> u = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', at);
+        if (u.size() == f.dims.size()) f.dim_units = std::move(u);
+      }
+    }
     f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     for (const auto& c : h5::children(g, at)) {
       h5::check_child(c, at + ": " + c.name);

@@ -69,6 +69,40 @@ void write_scratch(const std::string& path, const std::string& text) {
   throw InputError("writing " + path + " (the figure's scratch file in TMPDIR): " + cause);
 }
 
+// Ticks and range of one axis (x, y, cb) from axis_ticks, so a figure's
+// labels read as the page's: "2e-6", not "0" or gnuplot's "2x10^{-6}".
+std::string axis_commands(const char* axis, double lo, double hi, bool log) {
+  std::ostringstream o;
+  o.precision(17);
+  if (log) o << "set logscale " << axis << "\n";
+  if (!(lo < hi)) return o.str();
+  o << "set " << axis << "range [" << lo << ":" << hi << "]\n";
+  const Ticks t = axis_ticks(lo, hi, log);
+  if (t.values.empty()) return o.str();
+  o << "set " << axis << "tics (";
+  for (std::size_t i = 0; i < t.values.size(); ++i) o << (i ? ", " : "") << gq(t.labels[i]) << " " << t.values[i];
+  o << ")\n";
+  return o.str();
+}
+
+// The smallest and largest finite value of one coordinate over every series
+// (positive only on a log axis), widened by 4 % (linear) or a factor 1.1
+// (log) when `pad`.
+std::pair<double, double> data_range(const Figure& f, bool y, bool log, bool pad) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& s : f.series)
+    for (double v : y ? s.y : s.x)
+      if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (pad && lo < hi) {
+    if (log) lo /= 1.1, hi *= 1.1;
+    else {
+      const double d = 0.04 * (hi - lo);
+      lo -= d, hi += d;
+    }
+  }
+  return {lo, hi};
+}
+
 struct TempDir {
   std::string path;
   TempDir() {
@@ -88,7 +122,8 @@ struct TempDir {
 }  // namespace
 
 const std::vector<std::string>& plot_whats() {
-  static const std::vector<std::string> w{"fit", "force-velocity", "residuals", "map", "timeseries", "profile"};
+  static const std::vector<std::string> w{"fit",        "force-velocity", "residuals", "map",
+                                          "timeseries", "profile",        "stribeck"};
   return w;
 }
 
@@ -148,20 +183,24 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
     else g << "set terminal pdfcairo size 6in,3.75in noenhanced font 'Helvetica,10'\n";
     g << "set title " << gq(fig->title) << "\n";
     g << "set xlabel " << gq(fig->x_label) << "\nset ylabel " << gq(fig->y_label) << "\n";
-    g << "set grid lc rgb '#dddddd'\nset key outside right top\nset datafile missing 'NaN'\nset format x '%g'\nset "
-         "format y '%g'\n";
+    g << "set grid lc rgb '#dddddd'\nset key outside right top\nset datafile missing 'NaN'\n";
     if (fig->kind == FigureKind::kHeatmap) {
       const Heatmap& h = fig->heat;
-      if (h.x_log) g << "set logscale x\n";
-      if (h.y_log) g << "set logscale y\n";
-      g << "set xrange [" << h.x_edges.front() << ":" << h.x_edges.back() << "]\n";
-      g << "set yrange [" << h.y_edges.front() << ":" << h.y_edges.back() << "]\n";
+      g << axis_commands("x", h.x_edges.front(), h.x_edges.back(), h.x_log);
+      g << axis_commands("y", h.y_edges.front(), h.y_edges.back(), h.y_log);
+      double zlo = INFINITY, zhi = -INFINITY;
+      for (double z : h.z)
+        if (std::isfinite(z)) zlo = std::min(zlo, z), zhi = std::max(zhi, z);
+      g << axis_commands("cb", zlo, zhi, false);
       g << "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')\n";
       g << "set cblabel " << gq(h.z_label) << "\nunset key\n";
       g << "plot " << gq(dat) << " using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder fc palette\n";
     } else if (fig->kind == FigureKind::kLine || fig->kind == FigureKind::kScatter ||
                fig->kind == FigureKind::kHistogram) {
       if (fig->kind == FigureKind::kHistogram) g << "set style fill solid 0.6 border -1\nset boxwidth 0.9 relative\n";
+      const auto [xlo, xhi] = data_range(*fig, false, fig->x_log, fig->kind == FigureKind::kHistogram);
+      const auto [ylo, yhi] = data_range(*fig, true, fig->y_log, true);
+      g << axis_commands("x", xlo, xhi, fig->x_log) << axis_commands("y", ylo, yhi, fig->y_log);
       g << "plot ";
       for (std::size_t i = 0; i < fig->series.size(); ++i) {
         g << (i ? ", " : "") << gq(dat) << " index " << i << " using 1:2 ";

@@ -66,7 +66,9 @@ void js_nums(std::string& o, const std::vector<double>& v) {
 
 std::string figure_json(const Figure& f) {
   std::string o = "{\"id\":" + js_str(f.id) + ",\"kind\":\"" + kind_name(f.kind) + "\",\"title\":" + js_str(f.title) +
-                  ",\"x\":" + js_str(f.x_label) + ",\"y\":" + js_str(f.y_label) + ",\"series\":[";
+                  ",\"x\":" + js_str(f.x_label) + ",\"y\":" + js_str(f.y_label) +
+                  ",\"xlog\":" + (f.x_log ? "true" : "false") + ",\"ylog\":" + (f.y_log ? "true" : "false") +
+                  ",\"series\":[";
   for (std::size_t i = 0; i < f.series.size(); ++i) {
     if (i) o += ',';
     o += "{\"name\":" + js_str(f.series[i].name) + ",\"line\":" + (f.series[i].line ? "true" : "false") + ",\"x\":";
@@ -153,6 +155,65 @@ const char* kScript = R"JS(
     t = Math.max(0, Math.min(1, t)) * 4; var i = Math.min(3, Math.floor(t)), f = t - i;
     return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(c[i][k] + f * (c[i + 1][k] - c[i][k])); }).join(',') + ')';
   }
+  // Axis ticks: the rules of report/src/ticks.cpp (axis_ticks, tick_label),
+  // which gnuplot's figures use, so both media label an axis alike.
+  function decade(x) { return Math.floor(Math.log10(x) + 1e-9); }
+  function sciFor(small, large) { var h = decade(large), l = decade(small); return h > 5 || h < -3 || l < -3; }
+  function trim(m) { return m.indexOf('.') < 0 ? m : m.replace(/0+$/, '').replace(/\.$/, ''); }
+  function tickLabel(v, step, sci) {
+    step = Math.abs(step);
+    if (v === 0 || !(step > 0) || Math.abs(v) < step * 1e-6) { if (v === 0 || step > 0) return '0'; step = Math.abs(v); }
+    var es = decade(step), em = decade(Math.max(Math.abs(v), step));
+    if (!sci) return trim(v.toFixed(Math.min(100, Math.max(0, -es))));
+    var s = v.toExponential(Math.min(100, Math.max(0, em - es))), e = s.indexOf('e');
+    return trim(s.slice(0, e)) + 'e' + parseInt(s.slice(e + 1), 10);
+  }
+  function linearTicks(lo, hi, target) {
+    var raw = (hi - lo) / Math.max(1, target), mag = Math.pow(10, Math.floor(Math.log10(raw))), n = raw / mag;
+    var step = (n < 1.5 ? 1 : n < 3 ? 2 : n < 7 ? 5 : 10) * mag, t = {v: [], l: []};
+    var k0 = Math.ceil(lo / step - 1e-9), k1 = Math.floor(hi / step + 1e-9), small = Math.max(Math.abs(lo), Math.abs(hi)), large = 0;
+    for (var k = k0; k <= k1; ++k) {
+      var v = k === 0 ? 0 : k * step; t.v.push(v);
+      if (v !== 0) { small = Math.min(small, Math.abs(v)); large = Math.max(large, Math.abs(v)); }
+    }
+    var sci = sciFor(small, Math.max(large, small));
+    t.l = t.v.map(function (v) { return tickLabel(v, step, sci); });
+    return t;
+  }
+  function axisTicks(lo, hi, log, target) {
+    if (lo > hi) { var s = lo; lo = hi; hi = s; }
+    if (!isFinite(lo) || !isFinite(hi)) return {v: [], l: []};
+    if (!(hi - lo > 1e-12 * Math.max(Math.abs(lo), Math.abs(hi)))) {
+      var a = Math.abs(lo);
+      return {v: [lo], l: [tickLabel(lo, lo === 0 ? 1 : a * 1e-6, lo !== 0 && sciFor(a, a))]};
+    }
+    if (log && lo > 0) {
+      var d0 = Math.ceil(Math.log10(lo) - 1e-9), d1 = decade(hi), n = d1 - d0 + 1, sci = sciFor(lo, hi), t = {v: [], l: []};
+      if (n >= 2) {
+        var k = Math.max(1, Math.ceil(n / Math.max(1, target)));
+        for (var d = d0; d <= d1; ++d) if ((d - d0) % k === 0) { var v = Math.pow(10, d); t.v.push(v); t.l.push(tickLabel(v, v, sci)); }
+        return t;
+      }
+      for (var d = decade(lo); d <= d1; ++d) [1, 2, 5].forEach(function (m) {
+        var v = m * Math.pow(10, d);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) { t.v.push(v); t.l.push(tickLabel(v, Math.pow(10, d), sci)); }
+      });
+      if (t.v.length >= 2) return t;
+    }
+    return linearTicks(lo, hi, target);
+  }
+  // A uPlot axis whose ticks are axisTicks'; the labels drawn are kept on
+  // the chart's element (data-ticks-x, data-range-x, ...) for the tests.
+  function axis(label, log, target, el, key) {
+    var last = {v: [], l: []};
+    return {label: label, size: key === 'y' ? 80 : 50,
+      splits: function (u, i, lo, hi) { last = axisTicks(lo, hi, log, target); return last.v.slice(); },
+      values: function (u, splits) {
+        var l = splits.map(function (v, i) { return last.v[i] === v ? last.l[i] : tickLabel(v, v, false); });
+        el.setAttribute('data-ticks-' + key, JSON.stringify(l));
+        return l;
+      }};
+  }
   function chart(fig, el) {
     var kind = fig.kind, tables = [], series = [{label: fig.x}];
     fig.series.forEach(function (s, i) {
@@ -177,10 +238,16 @@ const char* kScript = R"JS(
     var data = tables.length === 1 ? tables[0] : uPlot.join(tables);
     var opts = {
       width: width, height: 320, series: series,
-      scales: {x: {time: false}},
-      axes: [{label: fig.x}, {label: fig.y, size: 70}],
+      scales: {x: {time: false, distr: fig.xlog ? 3 : 1}, y: {distr: fig.ylog ? 3 : 1}},
+      axes: [axis(fig.x, fig.xlog, 8, el, 'x'), axis(fig.y, fig.ylog, 5, el, 'y')],
       cursor: {drag: {x: true, y: kind !== 'histogram'}},
-      hooks: {draw: [function () { drawn(el); }]}
+      hooks: {draw: [function (u) {
+        ['x', 'y'].forEach(function (k) {
+          el.setAttribute('data-range-' + k, JSON.stringify([u.scales[k].min, u.scales[k].max]));
+          el.setAttribute('data-log-' + k, u.scales[k].distr === 3 ? '1' : '0');
+        });
+        drawn(el);
+      }]}
     };
     new uPlot(opts, data, el.querySelector('.plot'));
   }
@@ -189,26 +256,50 @@ const char* kScript = R"JS(
     var cv = el.querySelector('canvas'), W = cv.width, H = cv.height, L = 80, B = 50, T = 10, R = 110;
     var g = cv.getContext('2d'); g.fillStyle = '#fff'; g.fillRect(0, 0, W, H);
     var zs = h.z.filter(function (v) { return v !== null; });
-    var lo = Math.min.apply(null, zs), hi = Math.max.apply(null, zs); if (!(hi > lo)) hi = lo + 1;
+    // One value everywhere: one colour, one tick.
+    var lo = Math.min.apply(null, zs), hi = Math.max.apply(null, zs), span = hi > lo ? hi - lo : 1;
     function ax(v, e, log, a, b) {
       var e0 = log ? Math.log(e[0]) : e[0], e1 = log ? Math.log(e[e.length - 1]) : e[e.length - 1];
       return a + (b - a) * ((log ? Math.log(v) : v) - e0) / (e1 - e0);
     }
     for (var j = 0; j < ny; ++j) for (var i = 0; i < nx; ++i) {
       var z = h.z[j * nx + i];
-      g.fillStyle = z === null ? '#ccc' : viridis((z - lo) / (hi - lo));
+      g.fillStyle = z === null ? '#ccc' : viridis((z - lo) / span);
       var x0 = ax(h.xe[i], h.xe, h.xlog, L, W - R), x1 = ax(h.xe[i + 1], h.xe, h.xlog, L, W - R);
       var y0 = ax(h.ye[j], h.ye, h.ylog, H - B, T), y1 = ax(h.ye[j + 1], h.ye, h.ylog, H - B, T);
       g.fillRect(Math.min(x0, x1), Math.min(y0, y1), Math.abs(x1 - x0) + 0.5, Math.abs(y1 - y0) + 0.5);
     }
     for (var k = 0; k < 100; ++k) { g.fillStyle = viridis(k / 99); g.fillRect(W - R + 20, H - B - (k + 1) * (H - B - T) / 100, 18, (H - B - T) / 100 + 1); }
-    g.fillStyle = '#222'; g.font = '12px sans-serif';
-    g.fillText(hi.toPrecision(4), W - R + 42, T + 10); g.fillText(lo.toPrecision(4), W - R + 42, H - B);
-    g.fillText(h.xe[0].toPrecision(4), L, H - B + 15); g.fillText(h.xe[nx].toPrecision(4), W - R - 50, H - B + 15);
-    g.fillText(h.ye[0].toPrecision(4), 5, H - B); g.fillText(h.ye[ny].toPrecision(4), 5, T + 10);
-    g.fillText(fig.x, L + 100, H - 10);
-    g.save(); g.translate(15, (H - B) / 2 + 40); g.rotate(-Math.PI / 2); g.fillText(fig.y, 0, 0); g.restore();
-    g.save(); g.translate(W - 8, (H - B) / 2 + 40); g.rotate(-Math.PI / 2); g.fillText(h.zl, 0, 0); g.restore();
+    // Ticks at nice values of each axis (decades on a log axis) and of the
+    // colour bar, in the data's units; kept on the element for the tests.
+    g.fillStyle = '#222'; g.strokeStyle = '#222'; g.font = '12px sans-serif';
+    var xt = axisTicks(h.xe[0], h.xe[nx], h.xlog, 6), yt = axisTicks(h.ye[0], h.ye[ny], h.ylog, 6);
+    var zt = axisTicks(lo, hi, false, 6);
+    g.textAlign = 'center';
+    xt.v.forEach(function (v, k) {
+      var p = ax(v, h.xe, h.xlog, L, W - R);
+      g.fillRect(p, H - B, 1, 5); g.fillText(xt.l[k], p, H - B + 18);
+    });
+    g.textAlign = 'right';
+    yt.v.forEach(function (v, k) {
+      var p = ax(v, h.ye, h.ylog, H - B, T);
+      g.fillRect(L - 5, p, 5, 1); g.fillText(yt.l[k], L - 8, p + 4);
+    });
+    g.textAlign = 'left';
+    zt.v.forEach(function (v, k) {
+      var p = H - B - (v - lo) / span * (H - B - T);
+      g.fillRect(W - R + 38, p, 4, 1); g.fillText(zt.l[k], W - R + 44, p + 4);
+    });
+    g.textAlign = 'center';
+    g.fillText(fig.x, L + (W - R - L) / 2, H - 10);
+    g.save(); g.translate(15, T + (H - B - T) / 2); g.rotate(-Math.PI / 2); g.fillText(fig.y, 0, 0); g.restore();
+    g.save(); g.translate(W - 8, T + (H - B - T) / 2); g.rotate(-Math.PI / 2); g.fillText(h.zl, 0, 0); g.restore();
+    el.setAttribute('data-ticks-x', JSON.stringify(xt.l)); el.setAttribute('data-ticks-y', JSON.stringify(yt.l));
+    el.setAttribute('data-ticks-z', JSON.stringify(zt.l));
+    el.setAttribute('data-range-x', JSON.stringify([h.xe[0], h.xe[nx]]));
+    el.setAttribute('data-range-y', JSON.stringify([h.ye[0], h.ye[ny]]));
+    el.setAttribute('data-range-z', JSON.stringify([lo, hi]));
+    el.setAttribute('data-log-x', h.xlog ? '1' : '0'); el.setAttribute('data-log-y', h.ylog ? '1' : '0');
     drawn(el);
   }
   var figs = JSON.parse(document.getElementById('report-data').textContent);

@@ -16,7 +16,9 @@
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/sweep_file.hpp"
 #include "stribeck/host/engine/point_status.hpp"
+#include "stribeck/host/eval.hpp"
 #include "stribeck/host/heat_map.hpp"
+#include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/report/figure.hpp"
 
@@ -32,8 +34,25 @@ std::string fmt(double x, const char* f = "%.6g") {
   return b;
 }
 
+// An axis label with its unit; dimensionless quantities read "[1]".
 std::string label(const std::string& name, const std::string& unit) {
-  return unit.empty() || unit == "1" ? name : name + " [" + unit + "]";
+  return unit.empty() ? name : name + " [" + unit + "]";
+}
+
+// Positive values spaced more evenly in log than linearly (a grid such as
+// f_cfr = { log = [1e-7, 1e-5] }): drawn on a log axis.
+bool log_spaced(const std::vector<double>& sorted_distinct) {
+  const auto& v = sorted_distinct;
+  if (v.size() < 3 || !(v.front() > 0)) return false;
+  auto spread = [&](bool log) {
+    std::vector<double> d;
+    for (std::size_t i = 1; i < v.size(); ++i) d.push_back(log ? std::log(v[i] / v[i - 1]) : v[i] - v[i - 1]);
+    const double mean = std::accumulate(d.begin(), d.end(), 0.0) / double(d.size());
+    double var = 0;
+    for (double x : d) var += (x - mean) * (x - mean);
+    return std::sqrt(var / double(d.size())) / mean;
+  };
+  return spread(true) < spread(false);
 }
 
 std::string clean_id(std::string s) {
@@ -128,6 +147,75 @@ const std::vector<double>* dataset(const Results& r, const std::string& name, co
   throw InputError(path + ": results group '" + r.group + "' has no dataset '" + name + "'");
 }
 
+// Where an experiment was run: its mean pressures and normal force (the
+// fitted law's curve is drawn there).
+struct OperatingPoint {
+  std::string name;
+  double pressure_a = 0, pressure_b = 0, normal_force = 0;
+};
+
+// The Stribeck curve of the fitted law: force against a steady sliding
+// velocity over the data's range [vlo, vhi] (dense near zero, where the
+// Stribeck dip is), evaluated by the kernels' model (host's
+// evaluate_samples) and not from the stored fitted samples. A dynamic model
+// is held at each velocity over one unit of travel (1 m or 1 rad, far past
+// its bristles' deflection), its last force the steady one.
+Series law_curve(const ModelInfo& mi, const std::vector<double>& params, const OperatingPoint& op, double vlo,
+                 double vhi, const std::string& name) {
+  std::vector<double> v;
+  const int per_side = 200;
+  auto side = [&](double vmax, double sign) {
+    for (int i = 0; i < per_side; ++i) v.push_back(sign * vmax * std::pow(1e-4, 1.0 - double(i) / (per_side - 1)));
+  };
+  if (vlo < 0) side(-vlo, -1);
+  if (vhi > 0) side(vhi, 1);
+  std::sort(v.begin(), v.end());
+  Series s{name, v, std::vector<double>(v.size())};
+  s.line = true;
+  const std::size_t n = mi.dynamic ? 400 : v.size();
+  std::vector<double> vel(n), pa(n, op.pressure_a), pb(n, op.pressure_b), fn(n, op.normal_force), t(n), f(n);
+  EvalInputs in;
+  in.n = n;
+  in.velocity = vel.data();
+  in.pressure_a = pa.data();
+  in.pressure_b = pb.data();
+  in.normal_force = fn.data();
+  in.time = t.data();
+  if (!mi.dynamic) {
+    vel = v;
+    evaluate_samples(mi.id, params, in, s.y.data());
+    return s;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::fill(vel.begin(), vel.end(), v[i]);
+    for (std::size_t k = 0; k < n; ++k) t[k] = double(k) / double(n - 1) / std::abs(v[i]);
+    evaluate_samples(mi.id, params, in, f.data());
+    s.y[i] = f.back();
+  }
+  return s;
+}
+
+// The breakaway on each side of a law's curve (sorted by velocity): its
+// first local maximum of |force| going out from zero (the Stribeck peak);
+// none on a side where the force only rises.
+Series breakaway_points(const Series& c) {
+  Series b{"breakaway", {}, {}};
+  for (double sign : {1.0, -1.0}) {
+    std::vector<std::size_t> idx;  // this side, by |v| increasing
+    for (std::size_t i = 0; i < c.x.size(); ++i)
+      if (sign * c.x[i] > 0 && std::isfinite(c.y[i])) idx.push_back(i);
+    std::sort(idx.begin(), idx.end(),
+              [&](std::size_t a, std::size_t b) { return std::abs(c.x[a]) < std::abs(c.x[b]); });
+    for (std::size_t j = 0; j + 1 < idx.size(); ++j)
+      if (sign * c.y[idx[j]] > sign * c.y[idx[j + 1]]) {
+        b.x.push_back(c.x[idx[j]]);
+        b.y.push_back(c.y[idx[j]]);
+        break;
+      }
+  }
+  return b;
+}
+
 void read_identification(Document& doc, const std::string& path, const std::vector<std::string>& groups,
                          const ReadOptions& o) {
   IdMaker id;
@@ -140,9 +228,6 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     if (!o.log.empty()) throw;
   }
   nlohmann::json fit;
-  // The fit's log's units (N*m and rad/s for a rotational log; older files: N, m/s).
-  auto force_unit = [&] { return fit.value("force_unit", std::string("N")); };
-  auto velocity_unit = [&] { return fit.value("velocity_unit", std::string("m/s")); };
   Section summary{"Fit", {}};
   Section all{"All experiments", {}};
   std::vector<double> all_residuals;
@@ -154,6 +239,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     std::vector<double> fitted, measured;
   };
   std::vector<Kept> kept;
+  std::vector<OperatingPoint> operating;  // of each kept experiment
   std::vector<Section> per_experiment;
   for (const std::string& g : groups) {
     Results r = read_results(path, g);
@@ -185,13 +271,13 @@ void read_identification(Document& doc, const std::string& path, const std::vect
       std::iota(t.begin(), t.end(), 0.0);
     }
     Section s{"Experiment " + name, {}};
-    Figure f = make(id, name + "-fit", FigureKind::kLine, name + ": measured and fitted force", tl,
-                    label("force", force_unit()), "fit", name);
+    Figure f = make(id, name + "-fit", FigureKind::kLine, name + ": measured and fitted force", tl, label("force", "N"),
+                    "fit", name);
     f.series.push_back(decimate_minmax({"measured", t, measured}, o.columns));
     f.series.push_back(decimate_minmax({"fitted", t, fitted}, o.columns));
     s.figures.push_back(std::move(f));
     Figure rf = make(id, name + "-residual", FigureKind::kLine, name + ": residual (measured - fitted)", tl,
-                     label("residual", force_unit()), "residuals", name);
+                     label("residual", "N"), "residuals", name);
     rf.series.push_back(decimate_minmax({"residual", t, residual}, o.columns));
     s.figures.push_back(std::move(rf));
     // Autocorrelation of the residual, lags 0..200 (at most 1e6 samples).
@@ -204,7 +290,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
       double c0 = 0;
       for (std::size_t i = 0; i < n; ++i) c0 += (residual[i] - mean) * (residual[i] - mean);
       Figure af = make(id, name + "-acf", FigureKind::kLine, name + ": residual autocorrelation", "lag [samples]",
-                       "autocorrelation", "", name);
+                       label("autocorrelation", "1"), "", name);
       Series a{"autocorrelation", {}, {}};
       for (std::size_t k = 0; k <= lags && c0 > 0; ++k) {
         double c = 0;
@@ -233,6 +319,12 @@ void read_identification(Document& doc, const std::string& path, const std::vect
       }
       for (double x : v)
         if (std::isfinite(x)) vmax = std::max(vmax, std::abs(x));
+      auto mean_of = [&](const char* ch) {
+        if (!log || !log->has(ch)) return 0.0;
+        const auto& x = log->channel(ch);
+        return std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
+      };
+      operating.push_back({level, mean_of("pressure_a"), mean_of("pressure_b"), mean_of("normal_force")});
       kept.push_back({level, log, fitted, measured});
     }
     per_experiment.push_back(std::move(s));
@@ -242,9 +334,9 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     for (int zoom = 0; zoom < 2; ++zoom) {
       const double vz = 0.05 * vmax;
       Figure f = make(id, zoom ? "force-velocity-zoom" : "force-velocity", FigureKind::kScatter,
-                      zoom ? "Low-velocity (Stribeck) region, |v| < " + fmt(vz, "%.3g") + " " + velocity_unit()
+                      zoom ? "Low-velocity (Stribeck) region, |v| < " + fmt(vz, "%.3g") + " m/s"
                            : "Force against velocity: measured (points) and fitted",
-                      label("velocity", velocity_unit()), label("force", force_unit()), zoom ? "" : "force-velocity");
+                      label("velocity", "m/s"), label("force", "N"), zoom ? "" : "force-velocity");
       for (const Kept& k : kept) {
         const auto& v = k.log->channel("velocity");
         std::vector<double> vx, fm, ff;
@@ -261,8 +353,44 @@ void read_identification(Document& doc, const std::string& path, const std::vect
         "no velocity channel: the force-velocity figures need the measured log (the result file itself, or --log "
         "LOG.h5)");
   }
+  // The fitted law's Stribeck curve over the data's sliding range, with the
+  // measured points and the breakaway: one curve per operating point when
+  // the law reads pressures or a normal force.
+  const ModelInfo* mi = find_model(fit.value("model", std::string()));
+  if (!kept.empty() && mi && fit.contains("parameters") && fit["parameters"].is_object()) {
+    std::vector<double> params = mi->defaults();
+    for (std::size_t k = 0; k < mi->params.size(); ++k) {
+      const auto it = fit["parameters"].find(mi->params[k].name);
+      if (it != fit["parameters"].end() && it->is_object() && it->contains("value") && (*it)["value"].is_number())
+        params[k] = (*it)["value"].get<double>();
+    }
+    double vlo = 0, vhi = 0;
+    for (const Kept& k : kept)
+      for (double x : k.log->channel("velocity"))
+        if (std::isfinite(x)) vlo = std::min(vlo, x), vhi = std::max(vhi, x);
+    const bool per_point =
+        mi->needs(kChannelPressureA) || mi->needs(kChannelPressureB) || mi->needs(kChannelNormalForce);
+    if (vhi > vlo) {
+      Figure sc = make(id, "stribeck-curve", FigureKind::kScatter,
+                       "Stribeck curve of the fitted law (" + mi->id + ") over the measured sliding range",
+                       label("velocity", "m/s"), label("force", "N"), "stribeck");
+      for (std::size_t e = 0; e < kept.size(); ++e) {
+        sc.series.push_back(
+            decimate_minmax(sorted_by_x(kept[e].name + " measured", kept[e].log->channel("velocity"), kept[e].measured),
+                            o.columns / 4));
+        if (!per_point && e > 0) continue;
+        Series c = law_curve(*mi, params, operating[e], vlo, vhi,
+                             per_point ? "fitted law, " + kept[e].name : std::string("fitted law"));
+        Series b = breakaway_points(c);
+        b.name = per_point ? "breakaway, " + kept[e].name : std::string("breakaway");
+        sc.series.push_back(std::move(c));
+        sc.series.push_back(std::move(b));
+      }
+      all.figures.push_back(std::move(sc));
+    }
+  }
   Figure h = make(id, "residual-histogram", FigureKind::kHistogram, "Residual histogram (all experiments)",
-                  label("residual", force_unit()), "samples");
+                  label("residual", "N"), "samples");
   h.series.push_back(histogram(all_residuals, 60, "residual"));
   all.figures.push_back(std::move(h));
 
@@ -309,28 +437,28 @@ void read_identification(Document& doc, const std::string& path, const std::vect
   }
   Figure q = make(id, "quality", FigureKind::kTable, "Quality", "", "");
   q.table.header = {"figure", "value"};
-  auto qrow = [&](const char* key, const std::string& text, const char* f = "%.6g") {
+  auto qrow = [&](const char* key, const char* text, const char* f = "%.6g") {
     if (fit.contains(key) && fit[key].is_number()) q.table.rows.push_back({text, fmt(fit[key].get<double>(), f)});
   };
   q.table.rows.push_back(
       {"status", fit.value("status", std::string("?")) + (fit.value("converged", false) ? "" : " (not converged)")});
   qrow("samples", "samples", "%.0f");
   qrow("free_parameters", "free parameters", "%.0f");
-  qrow("rmse", "RMSE [" + force_unit() + "]");
+  qrow("rmse", "RMSE [N]");
   qrow("r_squared", "R^2", "%.6f");
-  qrow("max_abs_error", "max |error| [" + force_unit() + "]");
+  qrow("max_abs_error", "max |error| [N]");
   qrow("autocorrelation_lag1", "lag-1 autocorrelation of the residual", "%.4f");
   qrow("aic", "AIC", "%.2f");
   qrow("bic", "BIC", "%.2f");
-  qrow("validation_rmse", "validation RMSE, held-out experiments [" + force_unit() + "]");
-  qrow("noise_estimate", "noise estimate [" + force_unit() + "]");
+  qrow("validation_rmse", "validation RMSE, held-out experiments [N]");
+  qrow("noise_estimate", "noise estimate [N]");
   qrow("starts", "starts", "%.0f");
   qrow("starts_at_best", "starts at the best cost", "%.0f");
   qrow("seconds", "seconds");
   summary.figures.push_back(std::move(q));
   if (fit.contains("experiments") && fit["experiments"].is_array()) {
     Figure et = make(id, "experiments", FigureKind::kTable, "Experiments", "", "");
-    et.table.header = {"experiment", "samples", "RMSE [" + force_unit() + "]", "held out (validation)"};
+    et.table.header = {"experiment", "samples", "RMSE [N]", "held out (validation)"};
     for (const auto& e : fit["experiments"])
       et.table.rows.push_back({e.value("name", std::string()), fmt(e.value("samples", 0.0), "%.0f"),
                                e["rmse"].is_number() ? fmt(e["rmse"].get<double>()) : "n/a",
@@ -432,6 +560,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
     Figure p = make(id, "profile-" + m.param_names[d], FigureKind::kLine,
                     std::string(m.maximize ? "Largest " : "Smallest ") + oi.name + " over " + m.param_names[d],
                     label(m.param_names[d], m.param_units[d]), obj_label, varying++ == 0 ? "profile" : "");
+    p.x_log = grid && log_spaced(distinct);
     Series s{std::string("best ") + oi.name, {}, {}};
     for (const auto& [x, y] : best) s.x.push_back(x), s.y.push_back(y);
     p.series.push_back(std::move(s));
@@ -545,6 +674,9 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
       first = false;
       Series s{name, {}, {}};
       for (const auto& [a, v] : xy) s.x.push_back(a), s.y.push_back(v);
+      std::vector<double> distinct = s.x;
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      f.x_log = log_spaced(distinct);
       f.series.push_back(std::move(s));
       maps.figures.push_back(std::move(f));
     }
@@ -633,10 +765,12 @@ void read_simulation(Document& doc, const std::string& path, const ReadOptions& 
     Results r = read_results(path, "results/metrics");
     Figure mt = make(id, "metrics", FigureKind::kTable, "Stick-slip metrics", "", "");
     mt.table.header = {"metric", "value", "unit"};
+    // The status in words (the experiment's attribute) replaces its code.
+    const bool status_word = e.attributes.count("status") != 0;
+    if (status_word) mt.table.rows.push_back({"status", e.attributes.at("status"), ""});
     for (const auto& d : r.datasets)
-      mt.table.rows.push_back({d.name, d.values.empty() ? "n/a" : fmt(d.values[0]), d.units});
-    if (e.attributes.count("status"))
-      mt.table.rows.insert(mt.table.rows.begin(), {"status", e.attributes.at("status"), ""});
+      if (!(status_word && d.name == "status"))
+        mt.table.rows.push_back({d.name, d.values.empty() ? "n/a" : fmt(d.values[0]), d.units});
     loop.figures.push_back(std::move(mt));
   } catch (const InputError&) {}
   doc.sections.push_back(std::move(ts));

@@ -3,7 +3,8 @@
 # every kind of result in all three formats; the SVG parses as XML and holds
 # the plotted paths and the axis labels with units, the PNG has its
 # signature and is not blank, the PDF has its header and trailer; --report
-# on identify, sweep and simulate writes the page after the result. A figure
+# on identify, sweep and simulate writes the page after the result; the
+# ticks are axis_ticks' (log f_cfr at decades). A figure
 # the result does not have, an unknown format and a file that is not a
 # result are one line `stribeck: error: ...`, exit 2, and no output.
 # Exit 77 (skipped) without gnuplot.
@@ -23,7 +24,7 @@ fail() { echo "plot_formats: $*" >&2; exit 1; }
 # kind:what:a label the figure must carry
 for spec in "ident:fit:force [N]" "ident:force-velocity:velocity [m/s]" "ident:residuals:residual [N]" \
             "sweep:map:F_pr" "sweep:profile:rmse [N]" "sim:timeseries:time [s]" \
-            "sim:force-velocity:friction_force [N]" "ens:map:stiffness"; do
+            "sim:force-velocity:friction_force [N]" "ens:map:stiffness [N/m]" "ident:stribeck:fitted law"; do
   IFS=: read -r k what label <<<"$spec"
   for ext in svg png pdf; do
     out="$dir/$k-$what.$ext"
@@ -52,6 +53,17 @@ done
 # --experiment picks the experiment's figure (title names it).
 "$exe" plot "$dir/ident.h5" --what fit --experiment p40bar -o "$dir/p40.svg" -q >/dev/null
 grep -q "p40bar" "$dir/p40.svg" || fail "--experiment p40bar: not its figure"
+
+# The ticks are the page's (axis_ticks): the log f_cfr axis at decades, not
+# "0" at every tick; F_pr at 0, 10, ..., 60, not at the cells' edges.
+$py - "$dir/sweep-map.svg" <<'PY' || fail "sweep-map.svg: ticks are not axis_ticks'"
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+texts = ["".join(t.itertext()).strip() for t in ET.parse(sys.argv[1]).getroot().iter(ns + "text")]
+missing = [w for w in ("1e-7", "1e-6", "1e-5", "0", "10", "60") if w not in texts]
+if missing or texts.count("0") > 1:
+    sys.exit(f"ticks {missing} missing or '0' repeated: {texts}")
+PY
 
 # Bad input: one line, exit 2, nothing written.
 bad() {  # bad OUT ARGS...

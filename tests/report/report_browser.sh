@@ -6,7 +6,9 @@
 # attribute data-errors) or any chart that did not mark itself drawn
 # (data-chart without data-drawn="1"); a screenshot of each must not be
 # blank. A page with an injected error must fail the same check (the check
-# itself is tested). Exit 77 (skipped) without chromium.
+# itself is tested). The drawn tick labels, axis ranges, units, colour bars
+# and the Stribeck curve are checked against the data (check_ticks.py).
+# Exit 77 (skipped) without chromium.
 #   report_browser.sh STRIBECK SOURCE_DIR
 set -euo pipefail
 exe=$1 src=$2
@@ -49,10 +51,10 @@ if len(charts) < need:
 PY
 }
 # kind:minimum charts:a chart to photograph (identification: 3 experiments
-# x 3 + force-velocity, zoom, histogram; sweep: 3 profiles, the map,
+# x 3 + force-velocity, zoom, Stribeck curve, histogram; sweep: 3 profiles, the map,
 # distributions; simulation: 5 time series and the loop; ensemble: maps and
 # distributions).
-for spec in ident:12:fig-force-velocity sweep:5:fig-map sim:5:fig-friction-velocity ens:4:fig-map-stick-slip; do
+for spec in ident:13:fig-stribeck-curve sweep:5:fig-map sim:5:fig-friction-velocity ens:4:fig-map-stick-slip; do
   IFS=: read -r k n chart <<<"$spec"
   "$exe" report "$dir/$k.h5" -o "$dir/$k.html" -q
   [ -s "$dir/$k.html" ] || fail "$k.html not written"
@@ -66,6 +68,21 @@ for spec in ident:12:fig-force-velocity sweep:5:fig-map sim:5:fig-friction-veloc
     fail "$k: no screenshot"
   $py "$src/tests/report/check_png.py" "$dir/$k.png" 32 500 || fail "$k.png: the chart $chart is blank"
 done
+# What the pages drew against the data: tick labels and ranges, log axes,
+# units, colour bars, the Stribeck curve against `stribeck eval`
+# (check_ticks.py reads the DOMs check_dom left).
+$py "$src/tests/report/check_ticks.py" "$exe" "$dir" || fail "tick labels, units or the Stribeck curve are wrong"
+# ... and fails where it must: f_cfr's ticks all reading "0".
+cp "$dir/sweep.html.dom" "$dir/sweep-good.dom"
+$py - "$dir/sweep.html.dom" <<'PY'
+import re, sys
+p = sys.argv[1]
+d = open(p, encoding="utf-8").read()
+d = re.sub(r'(id="fig-profile-f-cfr"[^>]*data-ticks-x=")[^"]*"', r'\1[&quot;0&quot;,&quot;0&quot;]"', d)
+open(p, "w", encoding="utf-8").write(d)
+PY
+if $py "$src/tests/report/check_ticks.py" "$exe" "$dir" >/dev/null 2>&1; then fail "ticks reading 0 went unnoticed"; fi
+mv "$dir/sweep-good.dom" "$dir/sweep.html.dom"
 # The blank check fails where it must: the same chart with its canvas
 # hidden (title, legend and axis labels left).
 sed 's|</head>|<style>body > :not(#fig-friction-velocity) { display: none } canvas { visibility: hidden }</style>&|' \

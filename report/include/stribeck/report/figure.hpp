@@ -42,7 +42,8 @@ struct Figure {
   std::string what;  // which `stribeck plot --what` draws it: fit, force-velocity, residuals, map, timeseries ("" none)
   std::string experiment;  // the experiment it belongs to ("" none)
   std::string title;
-  std::string x_label, y_label;  // with units, "time [s]"
+  std::string x_label, y_label;       // with units, "time [s]"
+  bool x_log = false, y_log = false;  // logarithmic axes (data log-spaced; every value > 0)
   FigureKind kind = FigureKind::kLine;
   std::vector<Series> series;  // line, scatter, histogram (x = bin centres, y = counts)
   Table table;
@@ -85,6 +86,19 @@ struct ReadOptions {
 // simulation. Throws InputError naming the file and what is wrong (not a
 // result file, an empty or inconsistent result).
 Document read_document(const std::string& path, const ReadOptions& options = {});
+
+// Axis ticks of both renderers: nice values in [lo, hi] (steps of 1, 2 or
+// 5 x 10^k, about `target` of them; on a log axis every decade, or 1, 2, 5
+// per decade when the range spans less than two) and their labels.
+struct Ticks {
+  std::vector<double> values;
+  std::vector<std::string> labels;
+};
+Ticks axis_ticks(double lo, double hi, bool log = false, int target = 6);
+// A tick's label: as many digits as the ticks' spacing `step` needs, plain
+// decimals (0.25, 60) or scientific notation (2e-6, 1.5e12) as the axis
+// chose (`scientific`: a tick outside 1e-3...1e6); "0" only for zero.
+std::string tick_label(double value, double step, bool scientific);
 
 // Min/max decimation per pixel column over x (assumed increasing): splits
 // [x0, xn] into `columns` equal columns and keeps, in x order, the sample of
