@@ -24,7 +24,9 @@ run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
 # What the install must hold.
 foreach(f bin/stribeck include/stribeck/kernels/registry.hpp include/stribeck/data/units.hpp
           include/stribeck/host/version.hpp include/stribeck/identification/fit.hpp
-          share/doc/stribeck/LICENSE share/doc/stribeck/NOTICE)
+          share/doc/stribeck/LICENSE share/doc/stribeck/NOTICE share/doc/stribeck/cli.md
+          share/doc/stribeck/architecture.md share/doc/stribeck/sweep.md share/stribeck/slurm/submit-array.sh
+          share/stribeck/slurm/shard.sbatch share/stribeck/slurm/merge.sbatch share/stribeck/slurm/mpi.sbatch)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()
@@ -46,15 +48,31 @@ endif()
 run("configuring the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${build} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${launcher})
 run("building the consumer" ${CMAKE_COMMAND} --build ${build})
-run("running the consumer" ${build}/consumer)
-message(STATUS "consumer printed:\n${run_out}")
-
 # Independent values: F = 20 + 100*0.25 = 45 N; 1 uN = 1e-06 N; the fit of
 # noise-free data returns the parameters it was sampled with.
-foreach(expected "stribeck ${VERSION} \\(${prefix}/bin/stribeck\\)" "model coulomb-viscous: 3 parameters"
-                 "force at 0.25 m/s: 45 N" "1 uN = 1e-06 N" "fit F_C = 20 N" "fit f_v = 100 N/\\(m/s\\)")
-  if(NOT run_out MATCHES "${expected}")
-    message(FATAL_ERROR "the consumer's output lacks '${expected}'")
-  endif()
-endforeach()
+function(check_consumer what)
+  run("running ${what}" ${ARGN})
+  message(STATUS "${what} printed:\n${run_out}")
+  foreach(expected "stribeck ${VERSION} \\(${prefix}/bin/stribeck\\)" "model coulomb-viscous: 3 parameters"
+                   "force at 0.25 m/s: 45 N" "1 uN = 1e-06 N" "fit F_C = 20 N" "fit f_v = 100 N/\\(m/s\\)")
+    if(NOT run_out MATCHES "${expected}")
+      message(FATAL_ERROR "the output of ${what} lacks '${expected}'")
+    endif()
+  endforeach()
+endfunction()
+check_consumer("the consumer" ${build}/consumer)
+
+# The same program built without CMake, by the flags of the installed
+# stribeck.pc alone (pkg-config --cflags --libs).
+file(GLOB_RECURSE pcs ${prefix}/*/pkgconfig/stribeck.pc)
+list(LENGTH pcs n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one pkgconfig/stribeck.pc under ${prefix}, found: ${pcs}")
+endif()
+get_filename_component(pcdir ${pcs} DIRECTORY)
+run("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pcdir} pkg-config --cflags --libs stribeck)
+separate_arguments(pc_flags UNIX_COMMAND "${run_out}")
+run("building the consumer with pkg-config's flags" ${CXX_COMPILER} -std=c++17 ${CONSUMER_DIR}/consumer.cpp
+    "-DSTRIBECK_EXECUTABLE=\"${prefix}/bin/stribeck\"" -o ${WORK_DIR}/consumer-pc ${pc_flags})
+check_consumer("the consumer built with pkg-config" ${WORK_DIR}/consumer-pc)
 file(REMOVE_RECURSE ${WORK_DIR})
