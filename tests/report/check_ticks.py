@@ -145,6 +145,11 @@ else:
         if not (min(x) <= min(meas[1]["x"]) and max(x) >= max(meas[1]["x"])):
             fail("the curve does not span the measured sliding range")
 
+# The simulation's metrics table names its status once (the word, not also the code).
+dom = open(f"{d}/sim.html.dom", encoding="utf-8").read()
+if dom.count("<td>status</td>") != 1:
+    fail(f"sim.html: the metrics table lists status {dom.count('<td>status</td>')} times")
+
 for m in failures:
     print("check_ticks:", m, file=sys.stderr)
 if failures:
