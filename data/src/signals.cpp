@@ -329,7 +329,17 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
     resample_uniform(u, h_mean);
     Experiment r = parallel_filter(u, derive, o, summary);
     r.attributes["parallel_filter"] += "; time stamps were not uniform: resampled linearly first";
-    if (summary) summary->method = r.attributes["parallel_filter"];
+    if (summary) {
+      summary->method = r.attributes["parallel_filter"];
+      summary->resampled = true;
+      // The rows of the input nearest in time to the kept samples, so that
+      // results line up with the log as it is stored.
+      const auto& tk = r.channels.at("time");
+      for (size_t j = 0; j < tk.size(); ++j) {
+        const size_t b = static_cast<size_t>(std::lower_bound(t.begin(), t.end(), tk[j]) - t.begin());
+        summary->rows[j] = b == 0 ? 0 : b == n ? n - 1 : (tk[j] - t[b - 1] <= t[b] - tk[j] ? b - 1 : b);
+      }
+    }
     return r;
   }
   s.samples_in = n;
@@ -396,9 +406,10 @@ Experiment parallel_filter(const Experiment& e, const std::vector<std::string>& 
                           (seg_begin[i] == 0 || t[i] - t[seg_begin[i]] >= margin) &&
                           (seg_end[i] == n - 1 || t[seg_end[i]] - t[i] >= margin);
     if (inside && one_sign) kept.push_back(i);
-    else ++s.near_reversal;
+    else ++(inside ? s.near_reversal : s.near_end);
   }
   s.samples_out = kept.size();
+  s.rows = kept;
   char method[200], width[32];
   std::snprintf(width, sizeof width, "%.4g", s.half_width_s);
   std::snprintf(method, sizeof method,

@@ -175,6 +175,10 @@ std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::Fi
       LogBlockReader r(path, e);
       if (!r.has("velocity"))
         return why = r.where() + " has no velocity channel (it is derived in memory)", std::vector<ident::LogStream>{};
+      for (const char* ch : {"velocity", "acceleration"})
+        if (r.attributes().count(std::string("derived_") + ch) && (ch[0] == 'v' || o.inertia))
+          return why = r.where() + ": its " + ch + " was derived (it is derived again in memory)",
+                 std::vector<ident::LogStream>{};
       if (o.inertia && !r.has("acceleration"))
         return why = r.where() + " has no acceleration channel (it is derived in memory)",
                std::vector<ident::LogStream>{};

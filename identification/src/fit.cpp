@@ -473,10 +473,18 @@ double fit_quality(FitSummary& S, const Layout& L, const FitData& D, ceres::Prob
         if (i) ac_num += r[i] * r[i - 1];
       }
     }
+    ef.filter = D.data[e].filter;
     if (o.keep_signals) {
       ef.fitted.resize(r.size());
       for (size_t i = 0; i < r.size(); ++i) ef.fitted[i] = D.data[e].force[i] - r[i];
       ef.residual = std::move(r);
+      // Where each sample of a filtered fit sits in the log (a few of its
+      // rows, at the filtered velocity); otherwise sample i is row i.
+      if (ef.filter.filtered) {
+        ef.time = D.data[e].t;
+        ef.velocity = D.data[e].v;
+        ef.rows = D.data[e].rows;
+      }
     }
     S.experiments.push_back(std::move(ef));
   }
@@ -963,6 +971,60 @@ void unique_warnings(FitSummary& S) {
   for (auto& w : S.warnings)
     if (std::find(kept.begin(), kept.end(), w) == kept.end()) kept.push_back(std::move(w));
   S.warnings = std::move(kept);
+}
+
+// ---------------------------------------------------------------------------
+// Few filtered samples. Parallel filtering leaves out the samples whose
+// filter support reaches a reversal or an end, and keeps every D-th of the
+// rest: a short stroke with many reversals can keep a few dozen of 800. Under
+// about ten kept samples per free parameter the estimates rest on too few
+// points; a higher cut-off (a shorter support, a smaller D) keeps more, as
+// long as the motion's band stays below it (docs/identification.md).
+constexpr long kKeptPerParameter = 10;
+
+void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experiments, const ModelInfo& model,
+                          const FitOptions& o, const FitData& D, int k) {
+  const long want = kKeptPerParameter * k;
+  double used = 0, rate = kInf;
+  long reversal = 0, ends = 0;
+  for (int e : D.train) {
+    const FilterReport& f = D.data[e].filter;
+    if (!f.filtered) continue;
+    used = std::max(used, f.cutoff_hz);
+    rate = std::min(rate, f.rate_hz);
+    reversal += f.near_reversal;
+    ends += f.near_end;
+  }
+  if (!(used > 0) || D.n >= want) return;
+  // The kept samples at a trial cut-off, as the fit would prepare them.
+  auto kept_at = [&](double cutoff) {
+    FitOptions t = o;
+    t.cutoff_hz = cutoff;
+    long n = 0;
+    for (int e : D.train) try {
+        n += static_cast<long>(prepare_data({experiments[e]}, model, t)[0].size());
+      } catch (const InputError&) {  // nothing left at this cut-off
+      }
+    return n;
+  };
+  double best_cutoff = 0;
+  long best = D.n;
+  for (double c = used * std::sqrt(2.0); c < 0.45 * rate; c *= std::sqrt(2.0)) {
+    const long n = kept_at(std::round(c * 100) / 100);
+    if (n > best) best = n, best_cutoff = std::round(c * 100) / 100;
+    if (n >= want) break;
+  }
+  std::string w = "parallel filtering kept only " + std::to_string(D.n) + " samples for " + std::to_string(k) +
+                  " free parameters (fewer than " + std::to_string(kKeptPerParameter) + " each; at cut-off " +
+                  fmt(used) + " Hz, " + std::to_string(reversal) + " left out near velocity reversals, " +
+                  std::to_string(ends) + " near the ends): ";
+  if (best_cutoff > 0)
+    w += "--cutoff " + fmt(best_cutoff) + " keeps " + std::to_string(best) +
+         " (if the motion's band lies below it; compare the estimates at both)";
+  else
+    w += "no cut-off below the Nyquist frequency keeps more; fit unfiltered with --no-parallel-filter, or record "
+         "longer strokes";
+  S.warnings.push_back(w);
 }
 
 // ---------------------------------------------------------------------------
@@ -1546,6 +1608,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   if (!model.dynamic) canonical_form(S, *problem, L, free, D, [&] { return fit_quality<M>(S, L, D, *problem, o, k); });
   fit_warnings(S, L, free, D, U, R, o);
   if (!model.dynamic) missing_terms<M>(S, L, D, o, model);
+  if (!model.dynamic) few_filtered_samples(S, experiments, model, o, D, k);
   if (misfit(S, D, R)) {
     phases.begin("fixed parameters");
     check_fixed_parameters(S, *problem, L, D, so, o);

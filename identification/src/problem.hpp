@@ -51,9 +51,12 @@ struct FitParam {
 struct Prepared {
   std::string name;
   std::vector<double> v, pa, pb, fn, acc, force, y;
-  // Time [s], kept only without --inertia and without an acceleration
-  // channel: the missing-term check derives the acceleration from it.
+  // Time [s] (empty without a time channel): the results' time, and the
+  // missing-term check derives the acceleration from it when `acc` is empty.
   std::vector<double> t;
+  // The log's row of each sample; empty: sample i is row i (not filtered).
+  std::vector<size_t> rows;
+  FilterReport filter;
   size_t size() const { return v.size(); }
   // Appends sample i of `p` (subsamples of a log, in memory or streamed).
   void push_back(const Prepared& p, size_t i) {
@@ -65,6 +68,7 @@ struct Prepared {
     y.push_back(p.y[i]);
     if (!p.acc.empty()) acc.push_back(p.acc[i]);
     if (!p.t.empty()) t.push_back(p.t[i]);
+    if (!p.rows.empty()) rows.push_back(p.rows[i]);
   }
 };
 

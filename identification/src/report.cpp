@@ -35,6 +35,17 @@ std::string FitSummary::report() const {
                                    " time(s) from a lower cost an interval's profile found"
                              : std::string()) +
        "; noise estimated from the data " + num(noise_estimate, "%.3g") + " " + force_unit + "\n";
+  // What parallel filtering kept of each log, and why the rest was left out.
+  for (const auto& e : experiments) {
+    const FilterReport& f = e.filter;
+    if (!f.filtered) continue;
+    s += "  parallel filtering" + (experiments.size() > 1 ? " of '" + e.name + "'" : std::string()) + ": cut-off " +
+         num(f.cutoff_hz, "%.4g") + " Hz (support +/-" + num(f.half_width_s, "%.3g") + " s), decimation " +
+         std::to_string(f.decimation) + ": " + std::to_string(f.kept) + " of " + std::to_string(f.samples_in) +
+         " samples kept; left out " + std::to_string(f.decimated()) + " between decimated samples, " +
+         std::to_string(f.near_reversal) + " near velocity reversals, " + std::to_string(f.near_end) +
+         " near the ends" + (f.resampled ? " (time stamps resampled to a uniform step first)" : "") + "\n";
+  }
   char line[256];
   std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s\n", "parameter", "value", "std error", "95 % interval");
   s += line;
@@ -114,8 +125,21 @@ std::string to_json(const FitSummary& s, int indent) {
   j["solver_seconds"] = s.solver_seconds;
   j["solver_message"] = s.solver_message;
   nlohmann::json ex = nlohmann::json::array();
-  for (const auto& e : s.experiments)
-    ex.push_back({{"name", e.name}, {"samples", e.samples}, {"rmse", jnum(e.rmse)}, {"held_out", e.held_out}});
+  for (const auto& e : s.experiments) {
+    nlohmann::json x = {{"name", e.name}, {"samples", e.samples}, {"rmse", jnum(e.rmse)}, {"held_out", e.held_out}};
+    const FilterReport& f = e.filter;
+    x["parallel_filter"] = nlohmann::json(nullptr);
+    if (f.filtered)
+      x["parallel_filter"] = {
+          {"cutoff_hz", jnum(f.cutoff_hz)},
+          {"half_width_s", jnum(f.half_width_s)},
+          {"decimation", f.decimation},
+          {"samples_in", f.samples_in},
+          {"kept", f.kept},
+          {"left_out", {{"decimation", f.decimated()}, {"near_reversal", f.near_reversal}, {"near_end", f.near_end}}},
+          {"resampled", f.resampled}};
+    ex.push_back(std::move(x));
+  }
   j["experiments"] = ex;
   if (s.has_asymmetry_test)
     j["asymmetry"] = {{"statistic", jnum(s.asymmetry.statistic)},

@@ -33,6 +33,12 @@ PreparedStream::PreparedStream(const std::vector<LogStream>& logs, const ModelIn
                          (std::string(ch) == "velocity"
                               ? " (a streamed fit does not derive velocity from position: use --stream never)"
                               : ""));
+    // Derived channels are derived again, with the force filtered alike
+    // (prepare_data), which needs the whole log in memory.
+    for (const char* ch : {"velocity", "acceleration"})
+      if (r.attributes().count(std::string("derived_") + ch) && (ch[0] == 'v' || o.inertia))
+        throw InputError(r.where() + ": channel '" + ch + "' was derived (derived_" + ch +
+                         "); a streamed fit does not derive it again: use --stream never");
     x.channels = {"velocity", "force"};
     x.pa = r.has("pressure_a");
     x.pb = r.has("pressure_b");

@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/sweep_file.hpp"
@@ -216,6 +217,15 @@ Series breakaway_points(const Series& c) {
   return b;
 }
 
+// A results group's own time: the coordinate of a filtered fit's samples,
+// which read_results leaves out as a dimension scale; empty without one.
+std::vector<double> group_time(const std::string& path, const std::string& group) {
+  const std::string where = path + ": results group '" + group + "'";
+  const h5::File f = h5::open_file(path);
+  if (!h5::has_child(f.id(), group) || !h5::has_child(f.id(), group + "/time")) return {};
+  return h5::read_doubles(h5::open_dataset(f.id(), group + "/time", where), where);
+}
+
 void read_identification(Document& doc, const std::string& path, const std::vector<std::string>& groups,
                          const ReadOptions& o) {
   IdMaker id;
@@ -235,8 +245,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
   double vmax = 0;
   struct Kept {
     std::string name;
-    const Experiment* log;
-    std::vector<double> fitted, measured;
+    std::vector<double> velocity, fitted, measured;
   };
   std::vector<Kept> kept;
   std::vector<OperatingPoint> operating;  // of each kept experiment
@@ -256,15 +265,37 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     const std::vector<double>& residual = *dataset(r, "residual", path);
     if (fitted.size() != residual.size() || fitted.empty())
       throw InputError(path + ": results group '" + g + "': fitted_force and residual differ in length or are empty");
+    // A filtered fit's samples are a few filtered rows of the log: its group
+    // names them (sample_index), with their time and the velocity it used.
+    auto optional = [&](const char* n) -> const std::vector<double>* {
+      for (const auto& d : r.datasets)
+        if (d.name == n && d.values.size() == fitted.size()) return &d.values;
+      return nullptr;
+    };
+    const std::vector<double>* rows = optional("sample_index");
+    const std::vector<double> time = group_time(path, g);
+    const std::vector<double>* own_time = time.size() == fitted.size() ? &time : nullptr;
+    const std::vector<double>* own_velocity = optional("velocity");
     const Experiment* log = nullptr;
     for (const auto& e : logs)
-      if (e.name == name && e.size() == fitted.size()) log = &e;
+      if (e.name == name &&
+          (rows ? std::all_of(rows->begin(), rows->end(), [&](double k) { return k >= 0 && k < double(e.size()); })
+                : e.size() == fitted.size()))
+        log = &e;
+    // Channel `ch` of the log at the fitted samples.
+    auto at_fitted = [&](const std::string& ch) {
+      const std::vector<double>& x = log->channel(ch);
+      if (!rows) return x;
+      std::vector<double> y(rows->size());
+      for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[static_cast<std::size_t>((*rows)[i])];
+      return y;
+    };
     std::vector<double> measured(fitted.size());
     for (std::size_t i = 0; i < fitted.size(); ++i) measured[i] = fitted[i] + residual[i];
     std::vector<double> t;
     std::string tl = "sample";
-    if (log && log->has("time")) {
-      t = log->channel("time");
+    if (own_time || (log && log->has("time"))) {
+      t = own_time ? *own_time : at_fitted("time");
       tl = label("time", "s");
     } else {
       t.resize(fitted.size());
@@ -302,10 +333,10 @@ void read_identification(Document& doc, const std::string& path, const std::vect
       s.figures.push_back(std::move(af));
     }
     all_residuals.insert(all_residuals.end(), residual.begin(), residual.end());
-    if (log && log->has("velocity")) {
-      const std::vector<double>& v = log->channel("velocity");
+    if (own_velocity || (log && log->has("velocity"))) {
+      std::vector<double> v = own_velocity ? *own_velocity : at_fitted("velocity");
       std::string level = name;
-      if (log->has("pressure_a")) {
+      if (log && log->has("pressure_a")) {
         const auto& pa = log->channel("pressure_a");
         double dp = std::accumulate(pa.begin(), pa.end(), 0.0) / double(pa.size());
         if (log->has("pressure_b")) {
@@ -313,7 +344,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
           dp -= std::accumulate(pb.begin(), pb.end(), 0.0) / double(pb.size());
         }
         level += " (" + fmt(dp / 1e5, "%.3g") + " bar)";
-      } else if (log->has("normal_force")) {
+      } else if (log && log->has("normal_force")) {
         const auto& fn = log->channel("normal_force");
         level += " (" + fmt(std::accumulate(fn.begin(), fn.end(), 0.0) / double(fn.size()), "%.3g") + " N)";
       }
@@ -325,7 +356,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
         return std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
       };
       operating.push_back({level, mean_of("pressure_a"), mean_of("pressure_b"), mean_of("normal_force")});
-      kept.push_back({level, log, fitted, measured});
+      kept.push_back({level, std::move(v), fitted, measured});
     }
     per_experiment.push_back(std::move(s));
   }
@@ -338,7 +369,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
                            : "Force against velocity: measured (points) and fitted",
                       label("velocity", "m/s"), label("force", "N"), zoom ? "" : "force-velocity");
       for (const Kept& k : kept) {
-        const auto& v = k.log->channel("velocity");
+        const auto& v = k.velocity;
         std::vector<double> vx, fm, ff;
         for (std::size_t i = 0; i < v.size(); ++i)
           if (!zoom || std::abs(v[i]) < vz) vx.push_back(v[i]), fm.push_back(k.measured[i]), ff.push_back(k.fitted[i]);
@@ -366,7 +397,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     }
     double vlo = 0, vhi = 0;
     for (const Kept& k : kept)
-      for (double x : k.log->channel("velocity"))
+      for (double x : k.velocity)
         if (std::isfinite(x)) vlo = std::min(vlo, x), vhi = std::max(vhi, x);
     const bool per_point =
         mi->needs(kChannelPressureA) || mi->needs(kChannelPressureB) || mi->needs(kChannelNormalForce);
@@ -375,9 +406,8 @@ void read_identification(Document& doc, const std::string& path, const std::vect
                        "Stribeck curve of the fitted law (" + mi->id + ") over the measured sliding range",
                        label("velocity", "m/s"), label("force", "N"), "stribeck");
       for (std::size_t e = 0; e < kept.size(); ++e) {
-        sc.series.push_back(
-            decimate_minmax(sorted_by_x(kept[e].name + " measured", kept[e].log->channel("velocity"), kept[e].measured),
-                            o.columns / 4));
+        sc.series.push_back(decimate_minmax(sorted_by_x(kept[e].name + " measured", kept[e].velocity, kept[e].measured),
+                                            o.columns / 4));
         if (!per_point && e > 0) continue;
         Series c = law_curve(*mi, params, operating[e], vlo, vhi,
                              per_point ? "fitted law, " + kept[e].name : std::string("fitted law"));

@@ -86,7 +86,10 @@ struct ParallelFilterSummary {
   double half_width_s = 0;  // T: the kernel's half support [s]
   int decimation = 1;       // D
   std::size_t samples_in = 0, samples_out = 0;
-  std::size_t near_reversal = 0;     // samples of the decimation grid left out near a reversal or an end
+  std::size_t near_reversal = 0;     // samples of the decimation grid left out near a velocity reversal
+  std::size_t near_end = 0;          // ... and near an end of the log (those near both count here)
+  std::vector<std::size_t> rows;     // the input's row of each kept sample (nearest in time when resampled)
+  bool resampled = false;            // time stamps were not uniform: resampled linearly first
   std::vector<std::string> derived;  // channels added
   std::string method;                // one line, also stored as the "parallel_filter" attribute
 };

@@ -11,6 +11,7 @@
 // The residual of every sample is
 //   r = force - (F_model(v, p_a, p_b, F_n) + m*a + A_a*p_a - A_b*p_b + offset)
 // where the terms after F_model are the optional force balance of a raw rig.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -161,6 +162,21 @@ struct ParameterEstimate {
   std::string interval = "none";
 };
 
+// What parallel filtering did to one experiment (docs/identification.md).
+struct FilterReport {
+  bool filtered = false;  // false: every sample of the log was fitted as it is
+  double rate_hz = 0.0;   // mean sample rate
+  double cutoff_hz = 0.0;
+  double half_width_s = 0.0;  // the kernel's half support T
+  int decimation = 1;
+  long samples_in = 0;     // the log's samples (after resampling, when `resampled`)
+  long kept = 0;           // fitted
+  long near_reversal = 0;  // of the decimation grid, left out: the support reaches a velocity reversal
+  long near_end = 0;       // ... or an end of the log
+  bool resampled = false;  // non-uniform time stamps, resampled linearly first
+  long decimated() const { return samples_in - kept - near_reversal - near_end; }
+};
+
 struct ExperimentFit {
   std::string name;
   long samples = 0;
@@ -168,6 +184,12 @@ struct ExperimentFit {
   bool held_out = false;         // validation experiment, not used by the fit
   std::vector<double> fitted;    // modelled force per sample (with force-balance terms)
   std::vector<double> residual;  // measured - fitted
+  // With `fitted`, for a filtered fit only (otherwise sample i is row i of
+  // the log): per fitted sample, its time [s] (empty without a time
+  // channel), the log's row, and the filtered velocity the fit used.
+  std::vector<double> time, velocity;
+  std::vector<std::size_t> rows;
+  FilterReport filter;
 };
 
 struct AsymmetryTest {
