@@ -95,10 +95,11 @@ FAKE
 chmod +x "$work/fake/sbatch" "$work/fake/srun" "$work/fake/stribeck"
 
 # Unsharded reference.
-"$bin" sweep "$config" --chunk 8192 -q -o "$work/one.h5" > /dev/null
+"$bin" sweep "$config" --chunk 8192 -q -o "$work/one.h5" > /dev/null || fail "the unsharded reference run failed"
 
 # Task 1 ran one chunk before its node failed: Slurm requeues it.
-"$bin" sweep "$config" --chunk 8192 -q --shard 1/4 --max-chunks 1 -o "$work/out.shard1.h5" > /dev/null
+"$bin" sweep "$config" --chunk 8192 -q --shard 1/4 --max-chunks 1 -o "$work/out.shard1.h5" > /dev/null \
+  || fail "the interrupted run of shard 1 failed"
 [ -e "$work/out.shard1.h5.partial" ] || fail "no partial shard file to resume"
 
 export FAKE_SLURM_WORK="$work" FAKE_MPIEXEC="$mpiexec" STRIBECK=stribeck PATH="$work/fake:$PATH"

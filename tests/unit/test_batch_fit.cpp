@@ -264,6 +264,25 @@ TEST_F(BatchFitCli, ShardsMergedEqualOneRunBitForBit) {
   EXPECT_NE(out.find("belongs to a different batch"), std::string::npos) << out;
 }
 
+// --shard auto: task 1 of a Slurm array of 2 fits shard 1/2 (experiments
+// [3, 7) of 7); outside an array task it is refused.
+TEST_F(BatchFitCli, ShardAutoIsTheSlurmArrayTasksShard) {
+  const char* names[] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+                         "SLURM_ARRAY_TASK_MAX"};
+  const char* values[] = {"1", "2", "0", "1"};
+  for (int i = 0; i < 4; ++i) setenv(names[i], values[i], 1);
+  std::string out;
+  const int rc = test::run_cli(fit("auto1.h5", "--shard auto"), &out);
+  for (const char* n : names) unsetenv(n);
+  ASSERT_EQ(rc, 0) << out;
+  const Results r = read_results(*dir_ + "auto1.h5", "batch_fit");
+  EXPECT_EQ(r.attributes.at("shard_index"), "1");
+  EXPECT_EQ(r.attributes.at("shard_count"), "2");
+  EXPECT_EQ(columns(*dir_ + "auto1.h5").at("experiment"), (std::vector<double>{3, 4, 5, 6}));
+  EXPECT_EQ(test::run_cli(fit("auto_none.h5", "--shard auto"), &out), 2);
+  EXPECT_NE(out.find("stribeck: error: --shard auto: SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << out;
+}
+
 TEST_F(BatchFitCli, StoppedAndResumedEqualsOneRun) {
   std::string out;
   ASSERT_EQ(test::run_cli(fit("r.h5", "--max-chunks 2"), &out), 0) << out;

@@ -105,6 +105,29 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
 }
 
 // Each refusal is one line naming the file, exit 2, and no output file.
+// --shard auto: task 2 of a Slurm array of 5 (--array=0-4) runs shard 2/5;
+// outside an array task it is refused and writes nothing.
+TEST(EnsembleShards, ShardAutoIsTheSlurmArrayTasksShard) {
+  const std::string cfg = write_config("auto.toml"), out = tmp("auto.h5"), none = tmp("auto_none.h5");
+  const char* names[] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+                         "SLURM_ARRAY_TASK_MAX"};
+  const char* values[] = {"2", "5", "0", "4"};
+  for (int i = 0; i < 4; ++i) setenv(names[i], values[i], 1);
+  std::string text;
+  const int rc = run_cli("simulate " + cfg + " --shard auto -o " + out, &text);
+  for (const char* n : names) unsetenv(n);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find(", shard 2/5 of 12"), std::string::npos) << text;
+  const Results r = read_results(out, "ensemble");
+  EXPECT_EQ(r.attributes.at("shard_index"), "2");
+  EXPECT_EQ(r.attributes.at("shard_count"), "5");
+  EXPECT_EQ(r.attributes.at("first"), "4");
+  EXPECT_EQ(r.attributes.at("count"), "3");
+  EXPECT_EQ(run_cli("simulate " + cfg + " -q --shard auto -o " + none, &text), 2);
+  EXPECT_NE(text.find("stribeck: error: --shard auto: SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << text;
+  EXPECT_FALSE(exists(none));
+}
+
 TEST(EnsembleShards, MergeRefusesShardsThatAreNotOneEnsemble) {
   const std::string cfg = write_config("grid2.toml"), other = write_config("grid3.toml", "2.5");
   const auto parts = run_shards(cfg, 3, "c");
