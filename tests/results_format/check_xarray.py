@@ -335,6 +335,18 @@ with tempfile.TemporaryDirectory() as d:
         # residual = measured - fitted, sample by sample (the alignment the dimension claims)
         check(np.allclose(fit["residual"].values, measured["force"].values - fit["fitted_force"].values,
                           rtol=0, atol=1e-9), f"identify --stream {stream}: residual is not measured - fitted")
+    # A position-only log fitted after parallel filtering: the kept samples lie along their own
+    # `time` coordinate, which is the log's time at their `sample_index`.
+    run("generate", "--model", "coulomb-viscous", "--profile", "multisine", "--duration", "4", "--rate", "200",
+        "--mass", "2", "--omit", "velocity,acceleration", "--seed", "1", "-o", "pos.h5", "-q", cwd=d)
+    run("identify", "pos.h5", "-m", "coulomb-viscous", "--inertia", "-o", "filtered.h5", "-q", cwd=d)
+    fl = open_group(os.path.join(d, "filtered.h5"), "identify_coulomb-viscous/run")
+    quantities(fl, "filtered.h5:identify_coulomb-viscous/run")
+    pos = open_group(os.path.join(d, "pos.h5"), "run")
+    for v in ("fitted_force", "residual", "sample_index", "velocity"):
+        check(v in fl and fl[v].dims == ("time",), f"filtered fit: {v} along time")
+    rows = fl["sample_index"].values.astype(int)
+    check(np.array_equal(fl["time"].values, pos["time"].values[rows]), "filtered fit: time is the log's at sample_index")
     with open(os.path.join(d, "sim.toml"), "w") as f:
         f.write(ENSEMBLE.split("[ensemble]")[0])
     run("simulate", "sim.toml", "-o", "sim.h5", "-q", cwd=d)

@@ -259,6 +259,40 @@ TEST(IdentificationFiltering, DerivedChannelsOfALogAreDerivedAgainFromItsPositio
   EXPECT_EQ(raw.samples, static_cast<long>(log[0].size()));
 }
 
+TEST(IdentificationFiltering, ResampledTimeStampsMapKeptSamplesToTheNearestLogRow) {
+  // Jittered time stamps are resampled before filtering: each kept sample's
+  // row is the log's sample nearest to it in time, so results line up with
+  // the log as stored.
+  Experiment e;
+  e.name = "jitter";
+  e.source = "test";
+  std::uint64_t state = 99;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (int i = 0; i < 6000; ++i) {
+    const double t = i * 1e-3 + 0.2e-3 * (2 * uniform() - 1);
+    e.channels["time"].push_back(t);
+    e.channels["position"].push_back(0.02 * std::sin(2 * kPi * 0.8 * t));
+    e.channels["force"].push_back(std::cos(2 * kPi * 0.8 * t) > 0 ? 10.0 : -10.0);
+  }
+  ParallelFilterSummary s;
+  const Experiment f = parallel_filter(e, {"velocity"}, {}, &s);
+  ASSERT_TRUE(s.resampled);
+  ASSERT_EQ(s.rows.size(), f.size());
+  const auto& t = e.channel("time");
+  const auto& tk = f.channel("time");
+  for (size_t j = 0; j < f.size(); ++j) {
+    const size_t r = s.rows[j];
+    ASSERT_LT(r, t.size());
+    for (size_t k : {r - 1, r + 1})
+      if (k < t.size()) EXPECT_LE(std::abs(t[r] - tk[j]), std::abs(t[k] - tk[j])) << j;
+  }
+  EXPECT_GT(s.near_reversal, 0u);
+  EXPECT_GT(s.near_end, 0u);
+}
+
 // ---- the filter against an independent computation -------------------------
 
 long double blackman(long double u) {
@@ -465,6 +499,12 @@ TEST(IdentificationFiltering, CliImportDeriveThenIdentifyAgreesWithThePositionOn
   }
   for (const auto& [f, m] : mass)
     EXPECT_LE(std::abs(m["value"].get<double>() - 5.0), 3 * m["std_error"].get<double>()) << f << ": " << m.dump();
+  // A streamed fit would take the stored channels as they are: refused.
+  const int rc = std::system(
+      (cli + " identify " + dir + "/derived.h5 --model coulomb-viscous --stream always > " + dir + "/err.txt 2>&1")
+          .c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_NE(slurp(dir + "/err.txt").find("velocity was derived"), std::string::npos) << slurp(dir + "/err.txt");
   const double d = mass["plain"]["value"].get<double>() - mass["derived"]["value"].get<double>();
   EXPECT_LE(std::abs(d),
             3 * std::hypot(mass["plain"]["std_error"].get<double>(), mass["derived"]["std_error"].get<double>()));
