@@ -23,6 +23,7 @@
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/units.hpp"
 #include "stribeck/host/eval.hpp"
 #include "stribeck/host/params.hpp"
 #include "stribeck/host/simulate.hpp"
@@ -70,6 +71,7 @@ ParamFile read_param_file(const std::string& path, int fit_index) {
   if (!j.contains("model") || !j["model"].is_string()) throw InputError(path + ": no \"model\" (a model id string)");
   ParamFile out;
   out.model = j["model"].get<std::string>();
+  out.rotational = j.contains("force_unit") && j["force_unit"] == "N*m";
   const ModelInfo* m = find_model(out.model);
   if (!m) throw InputError(path + ": unknown model '" + out.model + "' (known: " + model_ids() + ")");
   if (!j.contains("parameters") || !j["parameters"].is_object()) throw InputError(path + ": no \"parameters\" object");
@@ -428,7 +430,7 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o, 
                    const OperatingPoint& at) {
   const ModelInfo& m = require_model(src.model);
   const std::string& id = src.model;
-  const bool rotational = id == "simscape-rotational";
+  const bool rotational = id == "simscape-rotational" || src.rotational;
   const std::string vunit = rotational ? "rad/s" : "m/s";
   const bool twentysim_src = id.rfind("20sim-", 0) == 0;
   const bool pressure_src = id == "simscape-cylinder" || id == "simscape-cylinder-il";
@@ -446,7 +448,7 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o, 
   if (target == Target::kSimscape) {
     if (m.dynamic)
       throw unsupported("Simscape's friction blocks are static laws; use --to 20sim (20sim-lugre) or json");
-    if (id == "simscape-translational" || rotational || pressure_src) {
+    if (id == "simscape-translational" || id == "simscape-rotational" || pressure_src) {
       c.law = id, exact_params = src.values, exact = true;
       c.how = "the block's law is the fitted law: values carried over";
     } else {
@@ -463,6 +465,9 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o, 
         c.how = "at F_n = " + short_num(fn) + " N: f_v = F_n mu_v, no Coulomb or Stribeck term";
       }
     }
+    // A law fitted to a rotational log: the same law in the Rotational
+    // Friction block, whose parameters are the Translational block's in order.
+    if (src.rotational && c.law == "simscape-translational") c.law = "simscape-rotational";
   } else if (target == Target::kModelica) {
     if (m.dynamic) throw unsupported("the MSL friction elements are static laws; use --to json");
     if (rotational) {
@@ -581,7 +586,7 @@ Conversion convert(const ParamFile& src, Target target, const ExportOptions& o, 
     pr.target = f;
     const double peak = std::max({ft.peak, ft.f_c, 1e-300});
     const double slope_max = 2.0 * c.max_force / hi;
-    if (c.law == "simscape-translational") {
+    if (c.law == "simscape-translational" || c.law == "simscape-rotational") {
       pr.start = {peak, std::max(ft.v_peak, v.front()), ft.f_c, ft.f_v};
       pr.free = {true, true, true, true};
       pr.range_lo = {1e-3 * peak, vmin, 1e-3 * peak, 0.0};
@@ -873,7 +878,9 @@ std::string json_params_text(const ParamFile& src, const std::string& fit_path, 
   nlohmann::ordered_json params = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object();
   for (size_t i = 0; i < m.params.size(); ++i) {
     params[m.params[i].name] = c.params[i];
-    units[m.params[i].name] = m.params[i].unit;
+    // A generic law fitted to a rotational log: its units by dimension (N*m, rad/s).
+    units[m.params[i].name] =
+        src.rotational && m.output_unit != "N*m" ? rotational_unit(m.params[i].unit) : std::string(m.params[i].unit);
   }
   j["parameters"] = params;
   j["units"] = units;
@@ -925,7 +932,7 @@ void add_export_params_command(CLI::App& app) {
     // What the conversion depends on besides v (dynamic laws and rotational
     // to 20-sim have no conversion: convert refuses them).
     const bool twentysim_src = src.model.rfind("20sim-", 0) == 0;
-    const bool static_law = !m.dynamic && src.model != "simscape-rotational";
+    const bool static_law = !m.dynamic && src.model != "simscape-rotational" && !src.rotational;
     const bool needs_fn = static_law && t != Target::kJson && (twentysim_src != (t == Target::kTwentySim));
     const int cfr = m.param_index("f_cfr");
     const bool needs_p = (src.model == "simscape-cylinder" || src.model == "simscape-cylinder-il") &&
@@ -955,8 +962,9 @@ void add_export_params_command(CLI::App& app) {
       out.write(text);
       out.commit();
     }
-    const std::string unit = src.model == "simscape-rotational" ? "N*m" : "N";
-    const std::string vunit = src.model == "simscape-rotational" ? "rad/s" : "m/s";
+    const bool rotational = src.model == "simscape-rotational" || src.rotational;
+    const std::string unit = rotational ? "N*m" : "N";
+    const std::string vunit = rotational ? "rad/s" : "m/s";
     for (const Conversion& c : cs) {
       std::string line = "stribeck export-params: " + src.model + " -> " + o->to +
                          (c.at.label.empty() ? "" : " at " + c.at.label) + ", " + (c.exact ? "exact" : "approximate") +

@@ -40,6 +40,9 @@ struct ParamFile {
   std::string model;
   std::vector<double> values;  // every parameter of the model, in its order
   std::vector<std::string> ignored;
+  // Fitted to a rotational log (the fit report's force_unit is N*m): the
+  // law's numbers are torques and angular velocities.
+  bool rotational = false;
 };
 ParamFile read_param_file(const std::string& path, int fit_index = 0);
 

@@ -124,6 +124,31 @@ TEST(RotationalCli, GenericStaticLawInTorqueUnits) {
     EXPECT_EQ(html.find(wrong), std::string::npos) << wrong;
 }
 
+TEST(RotationalCli, ExportParamsCarriesTorqueUnits) {
+  // A Stribeck law fitted to a rotational log goes to the Rotational
+  // Friction block, and its JSON parameter set keeps the fit's units.
+  const std::string log = rotational_log("rot_exp", "simscape-translational", {2.5, 0.05, 2.0, 0.4}, 0);
+  const Fit f = identify(log, "-m simscape-translational --offset", "rot_exp");
+  ASSERT_EQ(f.rc, 0) << f.out;
+  const std::string fit = temp_dir() + "rot_exp.json";
+  std::string m;
+  ASSERT_EQ(run_cli("export-params " + fit + " --to simscape", &m), 0) << m;
+  EXPECT_NE(m.find("Rotational Friction"), std::string::npos) << m;
+  EXPECT_NE(m.find("'brkwy_trq'"), std::string::npos) << m;
+  EXPECT_NE(m.find("'N*m/(rad/s)'"), std::string::npos) << m;
+  EXPECT_EQ(m.find("Translational Friction"), std::string::npos) << m;
+  const std::string set = temp_dir() + "rot_exp_set.json";
+  std::string j;
+  ASSERT_EQ(run_cli("export-params " + fit + " --to json -o " + set, &j), 0) << j;
+  const auto params = nlohmann::json::parse(slurp(set));
+  EXPECT_EQ(params["units"]["F_C"], "N*m");
+  EXPECT_EQ(params["units"]["v_brk"], "rad/s");
+  EXPECT_EQ(params["units"]["f_v"], "N*m/(rad/s)");
+  std::string t;
+  EXPECT_EQ(run_cli("export-params " + fit + " --to 20sim", &t), 2) << t;
+  EXPECT_NE(t.find("translational"), std::string::npos) << t;
+}
+
 TEST(RotationalCli, WarningsSpeakTorque) {
   // Without --offset the residual is the sensor's offset: the advice gives it
   // in N*m, not in N.
