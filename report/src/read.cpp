@@ -238,6 +238,9 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     if (!o.log.empty()) throw;
   }
   nlohmann::json fit;
+  // The fit's log's units (N*m and rad/s for a rotational log; older files: N, m/s).
+  auto force_unit = [&] { return fit.value("force_unit", std::string("N")); };
+  auto velocity_unit = [&] { return fit.value("velocity_unit", std::string("m/s")); };
   Section summary{"Fit", {}};
   Section all{"All experiments", {}};
   std::vector<double> all_residuals;
@@ -302,13 +305,13 @@ void read_identification(Document& doc, const std::string& path, const std::vect
       std::iota(t.begin(), t.end(), 0.0);
     }
     Section s{"Experiment " + name, {}};
-    Figure f = make(id, name + "-fit", FigureKind::kLine, name + ": measured and fitted force", tl, label("force", "N"),
-                    "fit", name);
+    Figure f = make(id, name + "-fit", FigureKind::kLine, name + ": measured and fitted force", tl,
+                    label("force", force_unit()), "fit", name);
     f.series.push_back(decimate_minmax({"measured", t, measured}, o.columns));
     f.series.push_back(decimate_minmax({"fitted", t, fitted}, o.columns));
     s.figures.push_back(std::move(f));
     Figure rf = make(id, name + "-residual", FigureKind::kLine, name + ": residual (measured - fitted)", tl,
-                     label("residual", "N"), "residuals", name);
+                     label("residual", force_unit()), "residuals", name);
     rf.series.push_back(decimate_minmax({"residual", t, residual}, o.columns));
     s.figures.push_back(std::move(rf));
     // Autocorrelation of the residual, lags 0..200 (at most 1e6 samples).
@@ -365,9 +368,9 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     for (int zoom = 0; zoom < 2; ++zoom) {
       const double vz = 0.05 * vmax;
       Figure f = make(id, zoom ? "force-velocity-zoom" : "force-velocity", FigureKind::kScatter,
-                      zoom ? "Low-velocity (Stribeck) region, |v| < " + fmt(vz, "%.3g") + " m/s"
+                      zoom ? "Low-velocity (Stribeck) region, |v| < " + fmt(vz, "%.3g") + " " + velocity_unit()
                            : "Force against velocity: measured (points) and fitted",
-                      label("velocity", "m/s"), label("force", "N"), zoom ? "" : "force-velocity");
+                      label("velocity", velocity_unit()), label("force", force_unit()), zoom ? "" : "force-velocity");
       for (const Kept& k : kept) {
         const auto& v = k.velocity;
         std::vector<double> vx, fm, ff;
@@ -404,7 +407,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     if (vhi > vlo) {
       Figure sc = make(id, "stribeck-curve", FigureKind::kScatter,
                        "Stribeck curve of the fitted law (" + mi->id + ") over the measured sliding range",
-                       label("velocity", "m/s"), label("force", "N"), "stribeck");
+                       label("velocity", velocity_unit()), label("force", force_unit()), "stribeck");
       for (std::size_t e = 0; e < kept.size(); ++e) {
         sc.series.push_back(decimate_minmax(sorted_by_x(kept[e].name + " measured", kept[e].velocity, kept[e].measured),
                                             o.columns / 4));
@@ -420,7 +423,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     }
   }
   Figure h = make(id, "residual-histogram", FigureKind::kHistogram, "Residual histogram (all experiments)",
-                  label("residual", "N"), "samples");
+                  label("residual", force_unit()), "samples");
   h.series.push_back(histogram(all_residuals, 60, "residual"));
   all.figures.push_back(std::move(h));
 
@@ -467,28 +470,28 @@ void read_identification(Document& doc, const std::string& path, const std::vect
   }
   Figure q = make(id, "quality", FigureKind::kTable, "Quality", "", "");
   q.table.header = {"figure", "value"};
-  auto qrow = [&](const char* key, const char* text, const char* f = "%.6g") {
+  auto qrow = [&](const char* key, const std::string& text, const char* f = "%.6g") {
     if (fit.contains(key) && fit[key].is_number()) q.table.rows.push_back({text, fmt(fit[key].get<double>(), f)});
   };
   q.table.rows.push_back(
       {"status", fit.value("status", std::string("?")) + (fit.value("converged", false) ? "" : " (not converged)")});
   qrow("samples", "samples", "%.0f");
   qrow("free_parameters", "free parameters", "%.0f");
-  qrow("rmse", "RMSE [N]");
+  qrow("rmse", "RMSE [" + force_unit() + "]");
   qrow("r_squared", "R^2", "%.6f");
-  qrow("max_abs_error", "max |error| [N]");
+  qrow("max_abs_error", "max |error| [" + force_unit() + "]");
   qrow("autocorrelation_lag1", "lag-1 autocorrelation of the residual", "%.4f");
   qrow("aic", "AIC", "%.2f");
   qrow("bic", "BIC", "%.2f");
-  qrow("validation_rmse", "validation RMSE, held-out experiments [N]");
-  qrow("noise_estimate", "noise estimate [N]");
+  qrow("validation_rmse", "validation RMSE, held-out experiments [" + force_unit() + "]");
+  qrow("noise_estimate", "noise estimate [" + force_unit() + "]");
   qrow("starts", "starts", "%.0f");
   qrow("starts_at_best", "starts at the best cost", "%.0f");
   qrow("seconds", "seconds");
   summary.figures.push_back(std::move(q));
   if (fit.contains("experiments") && fit["experiments"].is_array()) {
     Figure et = make(id, "experiments", FigureKind::kTable, "Experiments", "", "");
-    et.table.header = {"experiment", "samples", "RMSE [N]", "held out (validation)"};
+    et.table.header = {"experiment", "samples", "RMSE [" + force_unit() + "]", "held out (validation)"};
     for (const auto& e : fit["experiments"])
       et.table.rows.push_back({e.value("name", std::string()), fmt(e.value("samples", 0.0), "%.0f"),
                                e["rmse"].is_number() ? fmt(e["rmse"].get<double>()) : "n/a",
