@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
@@ -31,10 +32,17 @@ CsvReader::CsvReader(const std::string& path) : table_(path) {
   // Indexed once: a header of 1e5 columns is checked in linear time.
   const auto& cols = table_.header();
   index_.reserve(cols.size());
-  for (size_t i = 0; i < cols.size(); ++i)
-    if (!cols[i].empty() && !index_.emplace(cols[i], static_cast<int>(i)).second)
+  // Columns without a name (a spreadsheet's trailing `,,,`) are never read
+  // by name, so their cells are carried as written, empty ones included,
+  // as import leaves them out, instead of refusing the row.
+  std::vector<bool> unnamed(cols.size(), false);
+  for (size_t i = 0; i < cols.size(); ++i) {
+    unnamed[i] = cols[i].empty();
+    if (!unnamed[i] && !index_.emplace(cols[i], static_cast<int>(i)).second)
       throw InputError(path + ":" + std::to_string(table_.header_line()) + ": column name '" + cols[i] +
                        "' appears twice");
+  }
+  table_.ignore_columns(std::move(unnamed));
 }
 
 int CsvReader::column(std::string_view name) const {

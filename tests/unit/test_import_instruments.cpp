@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,33 @@ TEST(ImportInstrumentsCli, UnnamedSpreadsheetColumnsAreLeftOutUnlessMapped) {
   // Mapped, an unnamed column is read like any other: its empty cells are refused.
   expect_refused(excel + " --columns time=0,force=4", {excel + ":2:", "column 5", "empty"});
   expect_refused(pandas + " --columns time=0,temperature=3", {pandas + ":3:", "column 4 'Unnamed: 3'", "empty"});
+}
+
+// eval reads the same spreadsheet export: a trailing unnamed column of
+// empty cells is carried through as written, not refused as an empty cell
+// (the shapes campaign's open case: import accepted the file, eval did not).
+TEST(ImportInstrumentsCli, EvalCarriesATrailingUnnamedColumnThrough) {
+  std::string with, without;
+  for (size_t i = 0; i < 20; ++i) {
+    const std::string row = num(0.001 * i) + "," + num(0.01 * (double(i) - 10.0)) + "," + num(10.0 + i);
+    with += row + ",\n";
+    without += row + "\n";
+  }
+  const std::string a = write_temp_file("unnamed_eval.csv", "time,velocity,force,\n" + with);
+  const std::string b = write_temp_file("named_eval.csv", "time,velocity,force\n" + without);
+  std::string text;
+  for (const std::string ext : {".csv", ".h5"}) {
+    const std::string out_a = temp_dir() + "unnamed_eval_out" + ext, out_b = temp_dir() + "named_eval_out" + ext;
+    ASSERT_EQ(run_cli("eval -m coulomb-viscous -i " + a + " -o " + out_a, &text), 0) << ext << ": " << text;
+    ASSERT_EQ(run_cli("eval -m coulomb-viscous -i " + b + " -o " + out_b, &text), 0) << ext << ": " << text;
+    if (ext == std::string(".csv")) {
+      std::ifstream fa(out_a), fb(out_b);
+      const auto count = [](std::ifstream& f) {
+        return std::count(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>(), '\n');
+      };
+      EXPECT_EQ(count(fa), count(fb));
+    }
+  }
 }
 
 TEST(ImportInstrumentsCli, DuplicateNamesAreResolvedByColumns) {
