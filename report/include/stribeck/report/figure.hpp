@@ -38,8 +38,8 @@ struct Heatmap {
 };
 
 struct Figure {
-  std::string id;    // unique within the document (HTML element id)
-  std::string what;  // which `stribeck plot --what` draws it: fit, force-velocity, residuals, map, timeseries ("" none)
+  std::string id;          // unique within the document (HTML element id)
+  std::string what;        // which `stribeck plot --what` draws it (plot_whats(); "" none)
   std::string experiment;  // the experiment it belongs to ("" none)
   std::string title;
   std::string x_label, y_label;       // with units, "time [s]"
