@@ -391,11 +391,15 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
   ident::StreamOptions so;
   if (!a.output.empty()) {
     out = std::make_unique<LogBlockWriter>(a.output, prov);
-    for (const auto& l : logs)
+    for (const auto& l : logs) {
+      // In the log's force unit (N*m for a rotational log).
+      const LogBlockReader r(l.path, l.experiment);
+      const std::string unit = r.has("force") ? r.units("force") : "N";
       groups.push_back(out->add_results(prefix + "/" + clean_name(l.name),
-                                        {{"fitted_force", "N", "model force with force-balance terms"},
-                                         {"residual", "N", "measured force - fitted force"}},
+                                        {{"fitted_force", unit, "model force with force-balance terms"},
+                                         {"residual", unit, "measured force - fitted force"}},
                                         {}, prov));
+    }
     so.signals = [&](int e, size_t, const double* fitted, const double* residual, size_t n) {
       const double* cols[] = {fitted, residual};
       out->append(groups[e], cols, n);

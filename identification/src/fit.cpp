@@ -1935,6 +1935,7 @@ FitSummary fit_streamed(const std::vector<LogStream>& logs, const std::string& m
   const ModelInfo& model = require_model(model_id);
   if (const std::string why = streaming_unsupported(model_id, o); !why.empty())
     throw InputError("a streamed fit is not available: " + why + "; fit in memory (--stream never)");
+  const bool rotational = rotational_log(logs, model);
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
   const size_t chunk = (std::max<size_t>(stream.chunk_rows, 1) + block - 1) / block * block;
   const PreparedStream st(logs, model, o, chunk);
@@ -1956,6 +1957,7 @@ FitSummary fit_streamed(const std::vector<LogStream>& logs, const std::string& m
     t.p_value = t.dof > 0 ? chi2_sf(t.statistic, t.dof) : 1.0;
     t.significant = t.p_value < 0.05;
   }
+  if (rotational) rotational_summary(S, model);
   return S;
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/units.hpp"
 
 namespace stribeck::ident::detail {
@@ -77,6 +78,21 @@ bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo&
       laws += (laws.empty() ? "" : ", ") + m.id;
   throw InputError(first.source + ": experiment '" + first.name + "' is a rotational log (" + units_text(first) +
                    "), but model " + model.id + " " + why + "; fit a law that applies to rotation: " + laws);
+}
+
+bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model) {
+  std::vector<Experiment> heads;
+  for (const auto& l : logs) {
+    const LogBlockReader r(l.path, l.experiment);
+    Experiment e;
+    e.name = r.experiment();
+    e.source = l.path;
+    e.attributes = r.attributes();
+    for (const char* ch : {"force", "velocity"})
+      if (r.has(ch)) e.units[ch] = r.units(ch);
+    heads.push_back(std::move(e));
+  }
+  return rotational_log(heads, model);
 }
 
 void rotational_summary(FitSummary& S, const ModelInfo& model) {

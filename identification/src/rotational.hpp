@@ -7,6 +7,7 @@
 
 #include "stribeck/data/log.hpp"
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/identification/stream_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::ident::detail {
@@ -16,6 +17,8 @@ namespace stribeck::ident::detail {
 // pressures or a normal force) on a rotational log, and for experiments of
 // both kinds in one fit.
 bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo& model);
+// The same for a streamed fit's logs, from their headers.
+bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model);
 
 // A summary of a fit to a rotational log in rotational units: its parameters
 // (a generic law's by dimension: N -> N*m, m -> rad, so sigma0 N/m ->

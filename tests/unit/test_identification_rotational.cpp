@@ -124,6 +124,28 @@ TEST(RotationalCli, GenericStaticLawInTorqueUnits) {
     EXPECT_EQ(html.find(wrong), std::string::npos) << wrong;
 }
 
+TEST(RotationalCli, StreamedFitInTorqueUnits) {
+  const std::string log = rotational_log("rot_stream", "coulomb-viscous", {2.0, 0.5, 0.0}, 0);
+  const std::string res = temp_dir() + "rot_stream_out.h5";
+  std::remove(res.c_str());
+  const Fit f = identify(log, "-m coulomb-viscous --offset --stream always -o " + res, "rot_stream");
+  ASSERT_EQ(f.rc, 0) << f.out;
+  EXPECT_EQ(f.json["parameters"]["f_v"]["unit"], "N*m/(rad/s)");
+  EXPECT_EQ(f.json["parameters"]["offset"]["unit"], "N*m");
+  EXPECT_EQ(f.json["force_unit"], "N*m");
+  const Results r = read_results(res, "identify_coulomb-viscous/joint");
+  int checked = 0;
+  for (const auto& d : r.datasets) {
+    if (d.name != "fitted_force" && d.name != "residual") continue;
+    EXPECT_EQ(d.units, "N*m") << d.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+  std::string out;
+  EXPECT_EQ(run_cli("identify " + log + " -m simscape-cylinder --stream always", &out), 2) << out;
+  EXPECT_NE(out.find("model simscape-cylinder "), std::string::npos) << out;
+}
+
 TEST(RotationalCli, ExportParamsCarriesTorqueUnits) {
   // A Stribeck law fitted to a rotational log goes to the Rotational
   // Friction block, and its JSON parameter set keeps the fit's units.
