@@ -35,6 +35,9 @@ bool make_output_dir(const std::string& dir) {
   throw InputError(dir + ": not a directory (the log holds several experiments)");
 }
 
+// NAME_MAX of Linux's file systems: a longer file name cannot be created.
+constexpr size_t kFileNameMax = 255;
+
 std::string experiment_path(const std::string& dir, std::string name, char delim) {
   for (char& c : name)
     if (c == '/') c = '_';
@@ -48,6 +51,13 @@ std::vector<std::string> experiment_paths(const ExportArgs& a, const std::vector
   std::vector<std::string> paths;
   for (const auto& name : names) {
     std::string path = experiment_path(a.output, name, delim);
+    // A name too long for a file would fail only at the last rename, after
+    // the others were written: refused here, before the first write.
+    const size_t base = path.size() - a.output.size() - 1;
+    if (base > kFileNameMax)
+      throw InputError(a.input + ": experiment " + one_line("'" + name + "'") + " is too long for a file name (" +
+                       std::to_string(base) + " bytes, at most " + std::to_string(kFileNameMax) +
+                       "); export it with --experiment and -o FILE");
     const auto [at, fresh] = owner.emplace(path, name);
     if (!fresh)
       throw InputError(a.input + ": experiments " + one_line("'" + at->second + "'") + " and " +

@@ -158,6 +158,22 @@ TEST(OutputsCli, ExportRefusesTwoExperimentsThatMapToOneFileBeforeWriting) {
   EXPECT_EQ(run_args({"export", log, "-e", "a/b", "-o", d + "ab.csv"}).status, 0);
 }
 
+// An experiment whose name is too long for a file name (the shapes
+// campaign's open case) failed only at the last rename, after the others
+// were written: refused before the first write.
+TEST(OutputsCli, ExportRefusesAnExperimentNameTooLongForAFileBeforeWriting) {
+  const std::string d = case_dir("longname");
+  const std::string log = d + "log.h5";
+  const std::string longname(300, 'x');
+  write_log(log, {ramp("a", 40), ramp(longname, 60)}, Provenance{});
+  const CliRun r = run_args({"export", log, "-o", d + "csv"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("too long for a file name"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(d + "csv")) << "written before the refusal";
+  EXPECT_EQ(run_args({"export", log, "-e", longname, "-o", d + "long.csv"}).status, 0);
+}
+
 // The directory of a multi-experiment export that cannot be made is named
 // with the reason (it was "not a directory").
 TEST(OutputsCli, ExportIntoADirectoryThatCannotBeMadeSaysWhy) {
