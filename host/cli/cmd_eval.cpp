@@ -15,25 +15,32 @@ void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Evaluate a friction model along the samples of an input file");
   auto o = std::make_shared<EvalOptions>();
   auto params_file = std::make_shared<std::string>();
-  cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`); optional with --params");
-  cmd->add_option("--param,-p", o->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
+  cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`); optional with --params")
+      ->type_name("MODEL");
+  cmd->add_option("--param,-p", o->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)")
+      ->type_name("NAME=VALUE");
   cmd->add_option("--params", *params_file,
                   "Model and parameters from a fit report (identify --json; the first fit of several) or an "
-                  "export-params --to json file; --param overrides single values");
+                  "export-params --to json file; --param overrides single values")
+      ->type_name("FILE");
   cmd->add_option("--experiment,-e", o->experiment,
                   "The input may also be an HDF5 log or .mat file (output .h5: channels plus a results "
-                  "group eval/<model>); pick this experiment when it holds several");
+                  "group eval/<model>); pick this experiment when it holds several")
+      ->type_name("NAME");
   cmd->add_option("--input,-i", o->input,
                   "CSV with a header row naming channels among time, velocity, pressure_a, pressure_b, "
                   "normal_force (SI units); other columns are carried through")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--output,-o", o->output,
                   "CSV to write: the input columns plus model_force (dynamic models: and model_state)")
+      ->type_name("FILE")
       ->required();
   cmd->add_option_function<double>(
-      "--initial-state,-z", [o](const double& z0) { o->initial_state = z0; },
-      "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
-      "deflection z [m]; dahl: friction force [N]); default 0");
+         "--initial-state,-z", [o](const double& z0) { o->initial_state = z0; },
+         "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
+         "deflection z [m]; dahl: friction force [N]); default 0")
+      ->type_name("STATE");
   cmd->add_flag("--vector-math", o->vector_math,
                 "Static laws: vector exp/tanh (within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");
@@ -46,7 +53,7 @@ void add_eval_command(CLI::App& app) {
       const ParamFile pf = read_param_file(*params_file);
       if (!o->model.empty() && o->model != pf.model)
         throw InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model + ")");
-    o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included
+      o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included
       o->model = pf.model;
       const ModelInfo& m = *find_model(pf.model);
       std::vector<std::string> merged;

@@ -143,12 +143,13 @@ void run(const ExportArgs& a) {
 void add_export_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "Write the experiments of a log as CSV (header: channel [unit], SI values)");
   auto a = std::make_shared<ExportArgs>();
-  cmd->add_option("log", a->input, "Log to read (HDF5, or anything `import` reads)")->required();
+  cmd->add_option("log", a->input, "Log to read (HDF5, or anything `import` reads)")->type_name("FILE")->required();
   cmd->add_option("--output,-o", a->output,
                   "CSV file ('-' for stdout); a directory when the log holds several experiments")
+      ->type_name("FILE|DIR|-")
       ->required();
   cmd->add_option("--format,-f", a->format, "csv (default) or tsv")->check(CLI::IsMember({"csv", "tsv"}));
-  cmd->add_option("--experiment,-e", a->experiment, "Export only this experiment");
+  cmd->add_option("--experiment,-e", a->experiment, "Export only this experiment")->type_name("NAME");
   add_verbosity_flags(cmd);
   cmd->callback([a] { run(*a); });
 }

@@ -898,25 +898,31 @@ void add_export_params_command(CLI::App& app) {
       "Write a fit's parameters for Simscape (set_param script), Modelica (MSL record), 20-sim or as plain JSON");
   auto o = std::make_shared<ExportOptions>();
   cmd->add_option("fit", o->fit, "Fit report (identify --json), or a parameter set (export-params --to json)")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--to,-t", o->to, "Target: simscape, modelica, 20sim or json")
       ->required()
       ->check(CLI::IsMember({"simscape", "modelica", "20sim", "json"}));
-  cmd->add_option("--output,-o", o->output, "File to write (default: standard output)");
+  cmd->add_option("--output,-o", o->output, "File to write (default: standard output)")->type_name("FILE");
   cmd->add_option("--velocity-range", o->velocity_range,
                   "LO:HI: |v| range [m/s, rad/s] of the data, over which an approximate conversion is fitted and "
-                  "checked");
+                  "checked")
+      ->type_name("LO:HI");
   cmd->add_option("--data", o->data,
                   "Rig log the fit came from: its velocity channel gives the range, its experiments the operating "
-                  "points (p_A + p_B, F_n)");
-  auto* pressure = cmd->add_option(
-      "--pressure", o->pressure,
-      "Cylinder laws to Modelica or 20-sim: p_A + p_B [Pa] at which the pressure-dependent Coulomb force is taken "
-      "(else each experiment's of --data; required without --data)");
+                  "points (p_A + p_B, F_n)")
+      ->type_name("FILE");
+  auto* pressure = cmd->add_option("--pressure", o->pressure,
+                                   "Cylinder laws to Modelica or 20-sim: p_A + p_B [Pa] at which the "
+                                   "pressure-dependent Coulomb force is taken "
+                                   "(else each experiment's of --data; required without --data)")
+                       ->type_name("PA");
   cmd->add_option("--normal-force", o->normal_force,
                   "Between 20-sim (coefficients per newton of normal force) and the other tools: F_n [N] (else each "
-                  "experiment's of --data)");
+                  "experiment's of --data)")
+      ->type_name("NEWTON");
   cmd->add_option("--fit", o->fit_index, "With a report of several fits (--compare, --batch): which one (1 = first)")
+      ->type_name("N")
       ->check(kPositive);
   add_verbosity_flags(cmd);
   cmd->callback([o, pressure] {

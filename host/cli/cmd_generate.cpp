@@ -112,29 +112,44 @@ void add_generate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "generate", "Write a synthetic rig log: a velocity profile through a friction model, with sensor effects");
   auto a = std::make_shared<GenerateArgs>();
-  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->required();
-  cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)");
+  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->type_name("MODEL")->required();
+  cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)")
+      ->type_name("NAME=VALUE");
   cmd->add_option("--profile", a->profile, "Velocity profile (default plateaus)")
       ->check(CLI::IsMember(generator_profiles()));
-  cmd->add_option("--band", a->band, "multisine: frequency band LO:HI [Hz] of the position's tones (default 0.2:2)");
-  cmd->add_option("--tones", a->tones, "multisine: number of tones, log-spaced over the band (default 8)");
+  cmd->add_option("--band", a->band, "multisine: frequency band LO:HI [Hz] of the position's tones (default 0.2:2)")
+      ->type_name("LO:HI");
+  cmd->add_option("--tones", a->tones, "multisine: number of tones, log-spaced over the band (default 8)")
+      ->type_name("N");
   cmd->add_option("--omit", a->omit,
-                  "Channels left out of the log, e.g. velocity,acceleration (a rig that records position only)");
-  cmd->add_option("--vmax", a->vmax, "Peak velocity, e.g. 0.1 or 100mm/s or 60rpm (default 0.1 m/s)");
-  cmd->add_option("--rate", a->rate, "Sample rate [Hz] (default 1000)");
-  cmd->add_option("--duration", a->duration, "Length, e.g. 10 or 500ms (default: per profile, 8 to 24 s)");
+                  "Channels left out of the log, e.g. velocity,acceleration (a rig that records position only)")
+      ->type_name("CHANNEL,...");
+  cmd->add_option("--vmax", a->vmax, "Peak velocity, e.g. 0.1 or 100mm/s or 60rpm (default 0.1 m/s)")
+      ->type_name("SPEED");
+  cmd->add_option("--rate", a->rate, "Sample rate [Hz] (default 1000)")->type_name("HZ");
+  cmd->add_option("--duration", a->duration, "Length, e.g. 10 or 500ms (default: per profile, 8 to 24 s)")
+      ->type_name("TIME");
   cmd->add_option("--pressure-levels", a->pressure_levels,
-                  "Chamber-A pressures, one experiment each, e.g. 1bar,3bar,5bar (default: one run at 0)");
-  cmd->add_option("--pressure-b", a->pressure_b, "Chamber-B pressure (default 0)");
-  cmd->add_option("--normal-force", a->normal_force, "Normal force for models that read F_n (default 0)");
-  cmd->add_option("--mass", a->mass, "Moving mass [kg]: adds mass*acceleration to the force (default 0)");
-  cmd->add_option("--area-a", a->area_a, "Piston area A [m^2]: subtracts p_a*A from the force (default 0)");
-  cmd->add_option("--area-b", a->area_b, "Piston area B [m^2]: adds p_b*B to the force (default 0)");
-  cmd->add_option("--noise", a->noise, "Gaussian noise std per channel, e.g. force=0.5,position=1um");
-  cmd->add_option("--offset", a->offset, "Constant sensor offset per channel, e.g. force=2");
-  cmd->add_option("--quantisation", a->quantisation, "Quantisation step per channel, e.g. position=1um");
-  cmd->add_option("--seed", a->seed, "Random seed (default 1); same seed, same file content")->check(kWhole);
-  cmd->add_option("--output,-o", a->output, "HDF5 log to write")->required();
+                  "Chamber-A pressures, one experiment each, e.g. 1bar,3bar,5bar (default: one run at 0)")
+      ->type_name("PRESSURE,...");
+  cmd->add_option("--pressure-b", a->pressure_b, "Chamber-B pressure (default 0)")->type_name("PRESSURE");
+  cmd->add_option("--normal-force", a->normal_force, "Normal force for models that read F_n (default 0)")
+      ->type_name("FORCE");
+  cmd->add_option("--mass", a->mass, "Moving mass [kg]: adds mass*acceleration to the force (default 0)")
+      ->type_name("KG");
+  cmd->add_option("--area-a", a->area_a, "Piston area A [m^2]: subtracts p_a*A from the force (default 0)")
+      ->type_name("M^2");
+  cmd->add_option("--area-b", a->area_b, "Piston area B [m^2]: adds p_b*B to the force (default 0)")->type_name("M^2");
+  cmd->add_option("--noise", a->noise, "Gaussian noise std per channel, e.g. force=0.5,position=1um")
+      ->type_name("CHANNEL=STD,...");
+  cmd->add_option("--offset", a->offset, "Constant sensor offset per channel, e.g. force=2")
+      ->type_name("CHANNEL=VALUE,...");
+  cmd->add_option("--quantisation", a->quantisation, "Quantisation step per channel, e.g. position=1um")
+      ->type_name("CHANNEL=STEP,...");
+  cmd->add_option("--seed", a->seed, "Random seed (default 1); same seed, same file content")
+      ->type_name("N")
+      ->check(kWhole);
+  cmd->add_option("--output,-o", a->output, "HDF5 log to write")->type_name("FILE")->required();
   add_verbosity_flags(cmd);
   cmd->callback([a] { run(*a); });
 }

@@ -535,21 +535,29 @@ void add_identify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("identify", "Fit friction-model parameters to rig logs (Ceres least squares)");
   auto a = std::make_shared<IdentifyArgs>();
   auto no_parallel = std::make_shared<bool>(false);
-  cmd->add_option("logs", a->logs, "Rig log(s): HDF5, MATLAB v7.3 or delimited text")->required();
+  cmd->add_option("logs", a->logs, "Rig log(s): HDF5, MATLAB v7.3 or delimited text")->type_name("FILE")->required();
   cmd->add_option("--experiment,-e", a->experiments, "Fit only this experiment (repeatable; default: all)")
+      ->type_name("NAME")
       ->allow_extra_args(false);
-  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)");
-  cmd->add_option("--compare", a->compare, "Fit each of these model ids and rank them by AIC (comma-separated)");
+  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->type_name("MODEL");
+  cmd->add_option("--compare", a->compare, "Fit each of these model ids and rank them by AIC (comma-separated)")
+      ->type_name("MODEL,...");
   cmd->add_option("--free", a->free,
                   "Parameters to estimate (comma-separated); the others stay at their defaults or --fix values")
+      ->type_name("NAME,...")
       ->delimiter(',');
-  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--fix", a->fit.fix, "Hold NAME=VALUE fixed (repeatable)")
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false);
   cmd->add_option("--init", a->fit.initial, "Initial value NAME=VALUE instead of the data-driven guess (repeatable)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   cmd->add_option("--bounds", a->fit.bounds, "Bounds NAME=LO:HI on top of the model's ranges (repeatable)")
+      ->type_name("NAME=LO:HI")
       ->allow_extra_args(false);
   cmd->add_option("--per-experiment", a->fit.per_experiment,
                   "Model parameters fitted separately per experiment (comma-separated)")
+      ->type_name("NAME,...")
       ->delimiter(',');
   cmd->add_flag("--asymmetric", a->fit.asymmetric,
                 "Separate parameters for v > 0 and v < 0, with a likelihood-ratio test of the asymmetry");
@@ -560,6 +568,7 @@ void add_identify_command(CLI::App& app) {
                 "Include m*a in the force balance (acceleration channel or derived from position)");
   auto* mass = cmd->add_option("--mass", a->fit.mass,
                                "Moving mass [kg] of the inertial term (implies --inertia; default: estimated)")
+                   ->type_name("KG")
                    ->check(CLI::Validator(
                        [](std::string& s) {
                          double x;
@@ -567,10 +576,13 @@ void add_identify_command(CLI::App& app) {
                                                              : "must be a finite mass >= 0 [kg], not '" + s + "'";
                        },
                        "MASS"));
-  cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force");
-  cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force");
+  cmd->add_option("--area-a", a->fit.area_a, "Piston area A_a [m^2]: A_a*p_a is part of the measured force")
+      ->type_name("M^2");
+  cmd->add_option("--area-b", a->fit.area_b, "Piston area A_b [m^2]: -A_b*p_b is part of the measured force")
+      ->type_name("M^2");
   cmd->add_option("--cutoff", a->fit.cutoff_hz,
                   "Cut-off [Hz] of the low-pass for derived velocity/acceleration (default: sample rate / 20)")
+      ->type_name("HZ")
       ->check(CLI::Validator(
           [](std::string& s) {
             double x;
@@ -582,24 +594,32 @@ void add_identify_command(CLI::App& app) {
                 "and every channel like the kinematics, then decimate)");
   cmd->add_option("--decimate", a->fit.decimation,
                   "Parallel filtering keeps every Nth sample (default 0: automatic, ~0.5 x rate / cut-off)")
+      ->type_name("N")
       ->check(kWhole);
-  cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)");
+  cmd->add_option("--loss", a->fit.loss, "Robust loss huber:D or cauchy:D (D in N; default: least squares)")
+      ->type_name("KIND:D");
   cmd->add_option("--starts", a->fit.starts,
                   "Ceres refinements: 0 = automatic, until the two best agree at the noise floor (default); "
                   "N = the data-driven guess and the best N-1 points of a coarse search")
+      ->type_name("N")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--max-starts", a->fit.max_starts, "Most refinements of the automatic search (default 32)")
+      ->type_name("N")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--coarse-points", a->fit.coarse_points,
                   "Points of the coarse search (default 0 = 512 per free parameter, at least 1024)")
+      ->type_name("N")
       ->check(CLI::Range(0, 1000000000));
-  cmd->add_option("--seed", a->fit.seed, "Seed of the coarse search (default 1)");
+  cmd->add_option("--seed", a->fit.seed, "Seed of the coarse search (default 1)")->type_name("N");
   cmd->add_option("--validate", a->fit.validate, "Hold this experiment out and report its error (repeatable)")
+      ->type_name("NAME")
       ->allow_extra_args(false);
   cmd->add_option("--max-iterations", a->fit.max_iterations, "Solver iterations per start (default 200)")
+      ->type_name("N")
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads,
                   "Threads (default: OpenMP's count: the CPUs this job may use, or OMP_NUM_THREADS)")
+      ->type_name("N")
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--stream", a->stream,
                   "auto (default): HDF5 logs over 1e6 samples are fitted streamed, in bounded memory; always; never")
@@ -609,27 +629,33 @@ void add_identify_command(CLI::App& app) {
                 "Fit every experiment of every log independently, one fit per thread: a CSV table, or with -o an HDF5 "
                 "results file (one row per fit) with shards, checkpoints and --resume");
   cmd->add_option(
-      "--shard", a->shard,
-      "--batch -o: fit only shard i/N of the experiments (0-based; auto: this Slurm array task's), then merge");
+         "--shard", a->shard,
+         "--batch -o: fit only shard i/N of the experiments (0-based; auto: this Slurm array task's), then merge")
+      ->type_name("I/N");
   cmd->add_flag("--resume", a->resume, "--batch -o: continue OUT.h5.partial from its last checkpoint");
   cmd->add_option("--chunk", a->chunk, "--batch -o: fits per chunk, written with a checkpoint (default 16 per thread)")
+      ->type_name("N")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000)));
   cmd->add_option("--max-chunks", a->max_chunks,
                   "--batch -o: stop after this many chunks, leaving a resumable OUT.h5.partial")
+      ->type_name("N")
       ->check(kWhole);
   cmd->add_flag(
       "--mpi", a->mpi,
       "--batch -o: split the experiments over MPI ranks (mpirun -np N stribeck identify --batch ... --mpi -o OUT.h5)");
-  cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6");
+  cmd->add_option("--columns", a->columns, "Column mapping for text logs, e.g. time=0:ms,position=4:mm,force=6")
+      ->type_name("CHANNEL=COLUMN,...");
   cmd->add_option("--gain", a->gains,
                   "Scale a channel of a text or MATLAB log, CHANNEL=GAIN[UNIT[/RAW]][,OFFSET[UNIT]] (repeatable), "
-                  "as for import, e.g. force=35.15N/V");
+                  "as for import, e.g. force=35.15N/V")
+      ->type_name("CHANNEL=GAIN");
   add_json_option(cmd, a->json, "The fit(s) (docs/identification.md)");
-  cmd->add_option("--table", a->table, "Write one CSV row per fit");
-  cmd->add_option(
-      "--output,-o", a->output,
-      "HDF5 file for the fitted force and residuals (may be the log itself); with --batch the results file");
-  cmd->add_option("--report", a->report, "Also write an HTML report of the fit from --output (stribeck report)");
+  cmd->add_option("--table", a->table, "Write one CSV row per fit")->type_name("FILE");
+  cmd->add_option("--output,-o", a->output,
+                  "HDF5 file for the fitted force and residuals (may be the log itself); with --batch the results file")
+      ->type_name("FILE");
+  cmd->add_option("--report", a->report, "Also write an HTML report of the fit from --output (stribeck report)")
+      ->type_name("FILE");
   cmd->callback([a, mass, no_parallel] {
     if (a->fit.offset_per_experiment) a->fit.offset = true;
     a->fit.parallel_filter = !*no_parallel;

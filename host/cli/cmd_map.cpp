@@ -91,14 +91,19 @@ void add_map_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "map", "Draw one metric of a sweep or an ensemble over two varying quantities (SVG heat map, or CSV cells)");
   auto a = std::make_shared<MapArgs>();
-  cmd->add_option("results", a->input, "Sweep file (stribeck sweep) or ensemble (stribeck simulate), HDF5")->required();
-  cmd->add_option("--output,-o", a->output, "Map to write: .svg, or .csv for the cells (x, y, value, points)");
-  cmd->add_option("--metric,-m", a->map.metric, "Metric to draw (see --list)");
-  cmd->add_option("--x", a->map.x, "Quantity along x (default: the first that takes more than one value)");
-  cmd->add_option("--y", a->map.y, "Quantity along y (default: the next one that does)");
+  cmd->add_option("results", a->input, "Sweep file (stribeck sweep) or ensemble (stribeck simulate), HDF5")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("--output,-o", a->output, "Map to write: .svg, or .csv for the cells (x, y, value, points)")
+      ->type_name("FILE");
+  cmd->add_option("--metric,-m", a->map.metric, "Metric to draw (see --list)")->type_name("METRIC");
+  cmd->add_option("--x", a->map.x, "Quantity along x (default: the first that takes more than one value)")
+      ->type_name("NAME");
+  cmd->add_option("--y", a->map.y, "Quantity along y (default: the next one that does)")->type_name("NAME");
   cmd->add_option("--reduce", a->map.reduce, "How a cell combines several points (needed when it holds more than one)")
       ->check(CLI::IsMember({"min", "max", "mean"}));
   cmd->add_option("--bins", a->map.bins, "Bin each axis into N cells (default: grid values; 48 for other designs)")
+      ->type_name("N")
       ->check(kPositive);
   cmd->add_option("--x-scale", a->map.x_scale, "Scale of x (default auto)")
       ->check(CLI::IsMember({"auto", "linear", "log"}));

@@ -23,8 +23,8 @@ void add_merge_command(CLI::App& app) {
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   auto json = std::make_shared<std::string>();
-  cmd->add_option("inputs", *inputs, "Shard files (any order)")->required();
-  cmd->add_option("--output,-o", *output, "Merged HDF5 file")->required();
+  cmd->add_option("inputs", *inputs, "Shard files (any order)")->type_name("FILE")->required();
+  cmd->add_option("--output,-o", *output, "Merged HDF5 file")->type_name("FILE")->required();
   add_json_option(cmd, *json, "What was merged");
   add_verbosity_flags(cmd);
   cmd->callback([inputs, output, json] {

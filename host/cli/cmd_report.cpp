@@ -74,10 +74,14 @@ void run_plot(const ReportArgs& a) {
 
 void add_common(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("result", a.input, "Result file: identify -o, sweep, simulate (one run or an ensemble), HDF5")
+      ->type_name("FILE")
       ->required();
-  cmd->add_option("--log", a.log, "The measured log of an identify result written to another file (velocity, time)");
-  cmd->add_option("--x", a.x, "Sweeps and ensembles: quantity along the map's x (default: the first that varies)");
-  cmd->add_option("--y", a.y, "Sweeps and ensembles: quantity along the map's y (default: the next one)");
+  cmd->add_option("--log", a.log, "The measured log of an identify result written to another file (velocity, time)")
+      ->type_name("FILE");
+  cmd->add_option("--x", a.x, "Sweeps and ensembles: quantity along the map's x (default: the first that varies)")
+      ->type_name("NAME");
+  cmd->add_option("--y", a.y, "Sweeps and ensembles: quantity along the map's y (default: the next one)")
+      ->type_name("NAME");
   add_verbosity_flags(cmd);
 }
 
@@ -88,7 +92,8 @@ void add_report_command(CLI::App& app) {
       "report", "Write one self-contained HTML page of a result file: charts, tables, warnings, provenance");
   auto a = std::make_shared<ReportArgs>();
   add_common(cmd, *a);
-  cmd->add_option("--output,-o", a->output, "HTML page to write (default: the result's name with .html)");
+  cmd->add_option("--output,-o", a->output, "HTML page to write (default: the result's name with .html)")
+      ->type_name("FILE");
   cmd->callback([a] { run_report(*a); });
 }
 
@@ -97,8 +102,9 @@ void add_plot_command(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
   add_common(cmd, *a);
   cmd->add_option("--what,-w", a->what, "Which figure")->required()->check(CLI::IsMember(report::plot_whats()));
-  cmd->add_option("--experiment,-e", a->experiment, "Identification: the experiment (default: the first)");
-  cmd->add_option("--output,-o", a->output, "Figure to write: .svg, .png or .pdf")->required();
+  cmd->add_option("--experiment,-e", a->experiment, "Identification: the experiment (default: the first)")
+      ->type_name("NAME");
+  cmd->add_option("--output,-o", a->output, "Figure to write: .svg, .png or .pdf")->type_name("FILE")->required();
   cmd->callback([a] { run_plot(*a); });
 }
 

@@ -30,8 +30,10 @@ void add_simulate_command(CLI::App& app) {
   auto allow_large = std::make_shared<bool>(false);
   auto point = std::make_shared<std::int64_t>(-1);
   auto report = std::make_shared<std::string>();
-  cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->required();
-  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")->required();
+  cmd->add_option("config", *config, "TOML system description (see docs/dynamics.md)")->type_name("FILE")->required();
+  cmd->add_option("--output,-o", *output, "Time series to write: HDF5, or CSV when the name ends in .csv")
+      ->type_name("FILE")
+      ->required();
   cmd->add_option("--device", *device, "Ensembles: where to run (overrides [ensemble] device)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   cmd->add_option("--precision", *precision, "Ensembles: floating-point precision (overrides [ensemble] precision)")
@@ -40,23 +42,28 @@ void add_simulate_command(CLI::App& app) {
          "--shard", *shard,
          "Ensembles: i/N: run only the i-th of N equal parts (0-based; auto: this Slurm array task's); join them "
          "with stribeck merge")
+      ->type_name("I/N")
       ->check(kNonEmpty);
   cmd->add_flag("--resume", *resume, "Ensembles: continue OUT.h5.partial from its last checkpoint");
   cmd->add_option("--chunk", *chunk,
                   "Ensembles: points per chunk, written with a checkpoint (default 1048576 on a GPU, 16384 on the CPU)")
+      ->type_name("N")
       ->check(kPositive);
   cmd->add_option("--max-chunks", *max_chunks,
                   "Ensembles: stop after this many chunks, leaving a resumable OUT.h5.partial")
+      ->type_name("N")
       ->check(kPositive);
   cmd->add_flag("--mpi", *mpi,
                 "Ensembles: split the space over MPI ranks (mpirun -np N stribeck simulate ... --mpi -o OUT.h5)");
   cmd->add_option("--point", *point,
                   "Ensembles: simulate only point K (0-based) as a single simulation and write its time series")
+      ->type_name("INDEX")
       ->check(kIndex);
   cmd->add_flag("--allow-large-output", *allow_large,
                 "Ensembles: run even when the estimated output exceeds the free space of its file system");
   add_json_option(cmd, *json, "The summary (metrics; an ensemble's counts)");
-  cmd->add_option("--report", *report, "Also write an HTML report of the result (stribeck report; HDF5 output only)");
+  cmd->add_option("--report", *report, "Also write an HTML report of the result (stribeck report; HDF5 output only)")
+      ->type_name("FILE");
   add_verbosity_flags(cmd);
   cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large,
                  report] {

@@ -140,44 +140,59 @@ void run(const SweepFlags& f) {
 void add_sweep_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "Evaluate a model over a parameter space along input traces (docs/sweep.md)");
   auto f = std::make_shared<SweepFlags>();
-  cmd->add_option("config", f->config, "Sweep config (TOML); flags below override it");
-  cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)")->check(kNonEmpty);
-  cmd->add_option("--report", f->report, "Also write an HTML report of the finished sweep file (stribeck report)");
-  cmd->add_option("--model,-m", f->model, "Model id (see `stribeck models`)");
+  cmd->add_option("config", f->config, "Sweep config (TOML); flags below override it")->type_name("FILE");
+  cmd->add_option("--output,-o", f->output, "HDF5 file to write (atomically, via OUT.partial)")
+      ->type_name("FILE")
+      ->check(kNonEmpty);
+  cmd->add_option("--report", f->report, "Also write an HTML report of the finished sweep file (stribeck report)")
+      ->type_name("FILE");
+  cmd->add_option("--model,-m", f->model, "Model id (see `stribeck models`)")->type_name("MODEL");
   cmd->add_option("--param,-p", f->params,
                   "NAME=SPEC, SPEC: VALUE | list:V1,V2 | linear:LO:HI[:COUNT] | log:LO:HI[:COUNT] | uniform:LO:HI | "
-                  "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)");
+                  "loguniform:LO:HI | normal:MEAN:SD[:LO:HI] (repeatable)")
+      ->type_name("NAME=SPEC");
   cmd->add_option("--design", f->design, "Design of the points")
       ->check(CLI::IsMember({"grid", "random", "lhs", "sobol"}));
-  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->check(kPositive);
-  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")->check(kPositive);
+  cmd->add_option("--points", f->points, "Number of points (random, lhs, sobol)")->type_name("N")->check(kPositive);
+  cmd->add_option("--seed", f->seed, "Seed of random, lhs and scrambled sobol designs")
+      ->type_name("N")
+      ->check(kPositive);
   cmd->add_flag("--no-scramble", f->no_scramble, "Plain (unscrambled) Sobol' points");
-  cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)");
+  cmd->add_option("--trace", f->logs, "Rig log (HDF5, MATLAB v7.3 or CSV; every experiment of it; repeatable)")
+      ->type_name("FILE");
   cmd->add_option("--profile", f->profiles,
                   "Built-in trace: sine[,samples=N,amplitude=A,frequency=F,duration=D,p_a=P,p_b=P,normal_force=F] "
-                  "(repeatable)");
-  cmd->add_option("--metric", f->metrics, "Metrics to keep (comma-separated or repeated; default all)")->delimiter(',');
-  cmd->add_option("--objective", f->objective,
-                  "Metric ranking the top-K table (default rmse, or energy without force)");
+                  "(repeatable)")
+      ->type_name("PROFILE");
+  cmd->add_option("--metric", f->metrics, "Metrics to keep (comma-separated or repeated; default all)")
+      ->type_name("METRIC,...")
+      ->delimiter(',');
+  cmd->add_option("--objective", f->objective, "Metric ranking the top-K table (default rmse, or energy without force)")
+      ->type_name("METRIC");
   cmd->add_flag("--maximize", f->maximize, "Rank the top-K by the largest objective");
-  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->check(kPositive);
+  cmd->add_option("--top-k", f->top_k, "Size of the top-K table (default 10)")->type_name("N")->check(kPositive);
   cmd->add_flag("--per-experiment", f->per_experiment, "Also keep metrics per experiment");
   cmd->add_option("--device", f->device, "Where to run (default auto)")->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   cmd->add_option("--precision", f->precision, "Floating-point precision (default fp64)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
-  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")->check(kPositive);
+  cmd->add_option("--chunk", f->chunk, "Points per chunk (bounds host memory; default 1048576)")
+      ->type_name("N")
+      ->check(kPositive);
   cmd->add_flag("--top-k-only", f->top_k_only, "Write only the top-K table, not every point");
   cmd->add_option("--trajectory", f->trajectories,
                   "Point indices whose force traces are written (comma-separated or repeated)")
+      ->type_name("INDEX,...")
       ->delimiter(',');
   cmd->add_option("--shard", f->shard,
                   "i/N: evaluate only the i-th of N equal parts (0-based); auto: this Slurm array task's part")
+      ->type_name("I/N")
       ->check(kNonEmpty);
   cmd->add_flag("--mpi", f->mpi, "Split the space over MPI ranks (mpirun -np N stribeck sweep ... --mpi -o OUT.h5)");
   cmd->add_flag("--resume", f->resume, "Continue OUT.partial from its last checkpoint");
   cmd->add_flag("--allow-large-output", f->allow_large_output,
                 "Run even when the estimated output exceeds the free space of its file system");
   cmd->add_option("--max-chunks", f->max_chunks, "Stop after this many chunks, leaving a resumable OUT.partial")
+      ->type_name("N")
       ->check(kPositive);
   add_json_option(cmd, f->json, "The summary (points, status counts, time, best points)");
   add_verbosity_flags(cmd);

@@ -7,8 +7,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
@@ -33,6 +38,123 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+// The candidate nearest to `given`, or "" when none is near enough to be a
+// likely typo (as git: "--versoin" -> "--version", "help" -> nothing).
+std::string nearest_name(const std::string& given, const std::vector<std::string>& candidates) {
+  std::string nearest;
+  size_t best = std::string::npos;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(given, c);
+    if (d < best) best = d, nearest = c;
+  }
+  return best <= std::max<size_t>(2, given.size() / 3) ? nearest : std::string();
+}
+
+// Every name an option of `cmd` answers to ("--model", "-m").
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options()) {
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    for (const std::string& n : o->get_snames()) names.push_back("-" + n);
+  }
+  return names;
+}
+
+// The help wrapped to 80 columns (the option descriptions start at column
+// 30), so a terminal and the man page made from it (scripts/gen-cli-docs.sh)
+// show no line longer than that.
+constexpr size_t kHelpColumns = 80;
+std::string wrap(const std::string& text, size_t width) {
+  std::string out, line;
+  const auto flush = [&] {
+    out += line;
+    line.clear();
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '\n') {
+      flush();
+      out += '\n';
+      ++i;
+      continue;
+    }
+    size_t end = text.find_first_of(" \n", i);
+    if (end == std::string::npos) end = text.size();
+    // A word longer than a line (sine[,samples=N,...]) is cut after a comma.
+    if (end - i > width) {
+      const size_t comma = text.rfind(',', i + width - 1);
+      if (comma != std::string::npos && comma > i) end = comma + 1;
+    }
+    const std::string word = text.substr(i, end - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      flush();
+      out += '\n';
+    } else if (!line.empty()) {
+      line += ' ';
+    }
+    line += word;
+    i = end;
+    if (i < text.size() && text[i] != ' ' && text[i] != '\n') {  // the rest of a cut word
+      flush();
+      out += '\n';
+      continue;
+    }
+    while (i < text.size() && text[i] == ' ') ++i;
+  }
+  flush();
+  return out;
+}
+
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return wrap(CLI::Formatter::make_option_desc(opt), kHelpColumns - get_column_width());
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap(sub->get_description(), kHelpColumns - get_column_width()), get_column_width());
+    return out.str();
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap(CLI::Formatter::make_description(app), kHelpColumns);
+  }
+};
+
+// The value label of every option as `--help` shows it: the readable type
+// name its registration gives (FILE, KG, NAME=VALUE), then the choices or
+// the range its validators check ("{auto,gpu,cpu}", "N in [1 - 6]"). CLI11
+// would show "TEXT:{auto,gpu,cpu}", "INT:INT in [1 - 6]", "UINT:POSITIVE"
+// (a validator's own label, which its error message says anyway).
+void readable_value_labels(CLI::App& app) {
+  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : cmd->get_options([](CLI::Option*) { return true; })) {
+      std::vector<std::string> shown;
+      for (int i = 0;; ++i) {
+        CLI::Validator* v = nullptr;
+        try {
+          v = opt->get_validator(i);
+        } catch (const CLI::OptionNotFound&) {
+          break;
+        }
+        const std::string d = v->get_description();
+        if (!d.empty() && d.front() == '{') shown.push_back(d);
+        else if (const size_t in = d.find(" in ["); in != std::string::npos) shown.push_back(d.substr(in + 1));
+        v->description("");
+      }
+      std::string label = opt->get_type_name();
+      for (const std::string& s : shown) label = s.front() == '{' ? s : label + " " + s;
+      // Choices too many for the line go into the description.
+      const size_t head = 2 + opt->get_name(false, true).size() + 1 + label.size() + (opt->get_required() ? 9 : 0);
+      if (!label.empty() && label.front() == '{' && head > kHelpColumns) {
+        opt->description("One of " + label + ". " + opt->get_description());
+        label = opt->get_lnames().empty() ? "VALUE" : opt->get_lnames().front();
+        std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::toupper(c); });
+      }
+      opt->type_name(label);
+    }
 }
 
 }  // namespace
@@ -114,6 +236,7 @@ int run_command(int argc, char** argv) {
   using stribeck::cli::one_line;
   CLI::App app{"Stribeck: friction models, sweeps and identification for hydraulic and mechanical drives"};
   app.name("stribeck");
+  app.formatter(std::make_shared<WrappingFormatter>());
   app.set_version_flag("--version", std::string("stribeck ") + stribeck::version());
   app.require_subcommand(1);
   stribeck::cli::add_models_command(app);
@@ -129,12 +252,29 @@ int run_command(int argc, char** argv) {
   stribeck::cli::add_export_params_command(app);
   stribeck::cli::add_report_command(app);
   stribeck::cli::add_plot_command(app);
+  readable_value_labels(app);
   std::string commands;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+  std::vector<std::string> command_names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     commands += (commands.empty() ? "" : ", ") + sub->get_name();
-  if (argc == 2 && std::strcmp(argv[1], "help") == 0) {
-    std::fputs(app.help().c_str(), stdout);
-    return 0;
+    command_names.push_back(sub->get_name());
+  }
+  // `stribeck help CMD` is `stribeck CMD --help` (as git and cargo have it).
+  std::vector<char*> help_argv;
+  if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
+    if (argc == 2) {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
+    if (argc > 3) {
+      std::fprintf(stderr, "stribeck: error: help takes one command, not %d words (run with --help for usage)\n",
+                   argc - 2);
+      return 1;
+    }
+    static char help_flag[] = "--help";
+    help_argv = {argv[0], argv[2], help_flag};
+    argc = 3;
+    argv = help_argv.data();
   }
   if (argc == 1) {  // the help on stdout, and still a usage error (scripts see exit 1)
     std::fputs(app.help().c_str(), stdout);
@@ -142,37 +282,51 @@ int run_command(int argc, char** argv) {
     return 1;
   }
   if (argv[1][0] != '-') {
-    // An unknown command is named, with the nearest one and the list
-    // (CLI11 would say only "The following arguments were not expected").
+    // An unknown command is named, with the nearest one when it is close
+    // and the list (CLI11 would say only "The following arguments were not
+    // expected").
     const std::string given = argv[1];
-    std::string nearest;
-    size_t best = std::string::npos;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      const std::string& n = sub->get_name();
-      if (n == given) {
-        best = 0;
-        break;
-      }
-      const size_t d = edit_distance(given, n);
-      if (d < best) best = d, nearest = n;
-    }
-    if (best != 0) {
+    if (std::find(command_names.begin(), command_names.end(), given) == command_names.end()) {
+      const std::string nearest = nearest_name(given, command_names);
       std::fprintf(stderr, "stribeck: error: unknown command '%s'%s; the commands are %s (run with --help for usage)\n",
                    one_line(given).c_str(), nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str(),
                    commands.c_str());
       return 1;
     }
+  } else if (std::strcmp(argv[1], "--help") != 0 && std::strcmp(argv[1], "-h") != 0 &&
+             std::strcmp(argv[1], "--version") != 0) {
+    // Before the command only --help and --version are known (CLI11 would
+    // say "A subcommand is required" to --versoin).
+    const std::string given = argv[1];
+    const std::string nearest = nearest_name(given.substr(0, given.find('=')), option_names(app));
+    std::fprintf(stderr, "stribeck: error: unknown option '%s'%s (run with --help for usage)\n",
+                 one_line(given).c_str(), nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str());
+    return 1;
   }
   try {
     app.parse(argc, argv);
     stribeck::cli::flush_stdout();
-    stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP threads available",
+    stribeck::cli::note_verbose("%s: %.3f s wall time, %d OpenMP thread%s available",
                                 app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name().c_str(),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                                omp_get_max_threads());
+                                omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s");
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here as "errors" with exit code 0.
     if (e.get_exit_code() == 0) return app.exit(e);
+    // An unknown option of the command is named with the nearest one (also
+    // when it made a required option look missing: --ouptut=x).
+    if (!app.get_subcommands().empty()) {
+      const CLI::App& cmd = *app.get_subcommands().front();
+      for (const std::string& arg : cmd.remaining()) {
+        if (arg.size() < 2 || arg[0] != '-' || (arg[1] != '-' && std::isdigit(static_cast<unsigned char>(arg[1]))))
+          continue;
+        const std::string nearest = nearest_name(arg.substr(0, arg.find('=')), option_names(cmd));
+        std::fprintf(stderr, "stribeck: error: %s: unknown option '%s'%s (run 'stribeck help %s' for usage)\n",
+                     cmd.get_name().c_str(), one_line(arg).c_str(),
+                     nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str(), cmd.get_name().c_str());
+        return 1;
+      }
+    }
     // Usage errors: one line like every other error, exit code 1 (CLI11's own
     // codes, 105..., would be one more thing to document).
     std::fprintf(stderr, "stribeck: error: %s (run with --help for usage)\n", one_line(e.what()).c_str());

@@ -18,7 +18,7 @@ DeviceChoice choose_device(const std::string& requested, const std::string& wher
   std::string cpu = cpu_name;
   if (cpu.empty()) {
     const std::string level = cpu_vector_level();
-    cpu = "CPU (" + std::to_string(omp_get_max_threads()) + " threads, " +
+    cpu = "CPU (" + std::to_string(omp_get_max_threads()) + (omp_get_max_threads() == 1 ? " thread, " : " threads, ") +
           (level == "scalar" ? std::string("no SIMD") : level + " SIMD") + ")";
   }
   if (requested == "cpu") {

@@ -405,8 +405,9 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     std::snprintf(what, sizeof what, "%.4g points x %.0f B", static_cast<double>(n), per_point);
     check_output_space(o.output, per_point * static_cast<double>(n), o.allow_large_output, o.resume, what);
   }
-  const DeviceChoice dev = choose_device(c.device, c.source + ": [ensemble] device",
-                                         "cpu (" + std::to_string(omp_get_max_threads()) + " threads)");
+  const DeviceChoice dev = choose_device(
+      c.device, c.source + ": [ensemble] device",
+      "cpu (" + std::to_string(omp_get_max_threads()) + (omp_get_max_threads() == 1 ? " thread)" : " threads)"));
   const bool gpu = dev.gpu;
   r.note = dev.note;
   r.device = gpu ? "cuda:0 " + dev.name : dev.name;

@@ -468,7 +468,7 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
                                                         {"shard_index", std::to_string(r.shard_index)},
                                                         {"shard_count", std::to_string(r.shard_count)}};
     Provenance p = o.provenance;
-    p.device = "cpu (" + std::to_string(r.threads) + " threads, one fit each)";
+    p.device = "cpu (" + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads") + ", one fit each)";
     const auto columns = batch_columns(r.parameters, r.units);
     if (o.resume) {
       StreamCheckpoint cp;

@@ -143,7 +143,8 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
   if (!fig) {
     std::string list;
     for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
-    throw InputError(doc.source + ": a " + doc.kind + " result has no figure '" + what + "'" +
+    throw InputError(doc.source + (doc.kind.find_first_of("aeiou") == 0 ? ": an " : ": a ") + doc.kind +
+                     " result has no figure '" + what + "'" +
                      (experiment.empty() ? "" : " for experiment '" + experiment + "'") +
                      (list.empty() ? "" : " (it has: " + list + ")"));
   }

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -389,6 +390,118 @@ TEST_F(CliConventions, OutputsAreSyncedBeforeTheirRename) {
     EXPECT_NE(t.find("fsync(", ren), std::string::npos) << t;
     EXPECT_NE(t.find("<" + dir + ">", ren), std::string::npos) << "no fsync of the directory after the rename:\n" << t;
   }
+}
+
+// git's habits (issue 34 item 5, row CLI): `help CMD` is `CMD --help`; an
+// unknown option or command is named with the nearest one when it is near.
+TEST(CliHabits, HelpCommandShowsTheCommandsHelp) {
+  for (const char* c : {"sweep", "identify", "export-params"}) {
+    const CliResult help = cli(std::string("help ") + c), direct = cli(std::string(c) + " --help");
+    EXPECT_EQ(help.code, 0) << help.err;
+    EXPECT_EQ(help.err, "");
+    EXPECT_EQ(help.out, direct.out);
+    EXPECT_NE(help.out.find(std::string("stribeck ") + c), std::string::npos) << help.out;
+  }
+  EXPECT_EQ(cli("help").out, cli("--help").out);
+  const CliResult unknown = cli("help swep");
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_EQ(lines(unknown.err), 1u) << unknown.err;
+  EXPECT_NE(unknown.err.find("unknown command 'swep'; did you mean 'sweep'?"), std::string::npos) << unknown.err;
+}
+
+TEST(CliHabits, UnknownOptionsAndCommandsSuggestTheNearest) {
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--versoin", "unknown option '--versoin'; did you mean '--version'?"},
+           {"--hepl", "unknown option '--hepl'; did you mean '--help'?"},
+           {"sweep --devic cpu", "sweep: unknown option '--devic'; did you mean '--device'?"},
+           {"models --jsn", "models: unknown option '--jsn'; did you mean '--json'?"},
+           {"identify x.h5 --modle coulomb-viscous", "identify: unknown option '--modle'; did you mean '--model'?"},
+           {"export x.h5 --ouptut=y.csv", "export: unknown option '--ouptut=y.csv'; did you mean '--output'?"},
+           {"idnetify x.h5", "unknown command 'idnetify'; did you mean 'identify'?"},
+       }) {
+    SCOPED_TRACE(c.args);
+    const CliResult r = cli(c.args);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("stribeck: error: " + c.expect), std::string::npos) << r.err;
+  }
+  // Nothing near: named, without a guess.
+  for (const std::string args : {"--frobnicate", "sweep --frobnicate", "frobnicate"}) {
+    SCOPED_TRACE(args);
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("unknown"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("frobnicate'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  }
+}
+
+// Every option shows a readable value label (FILE, KG, NAME=VALUE, the
+// choices), never CLI11's type names (TEXT, FLOAT, INT, UINT) with a
+// validator's label after a colon (FLOAT:MASS, UINT:POSITIVE); the help fits
+// 80 columns.
+TEST(CliHabits, EveryOptionHasAReadableValueLabel) {
+  const CliResult top = cli("--help");
+  std::vector<std::string> commands;
+  const size_t at = std::min(top.out.find("SUBCOMMANDS:"), top.out.find("Subcommands:"));
+  ASSERT_NE(at, std::string::npos) << top.out;
+  const std::regex command_line("^  ([a-z][a-z-]*) ");
+  std::istringstream list(top.out.substr(at));
+  for (std::string line; std::getline(list, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, command_line)) commands.push_back(m[1]);
+  }
+  ASSERT_GE(commands.size(), 10u) << top.out;
+  const std::regex cli11_type("\\b(TEXT|FLOAT|INT|UINT|BOOLEAN|POSITIVE|NONNEGATIVE|WHOLE)\\b");
+  for (const std::string& c : commands) {
+    const CliResult r = cli(c + " --help");
+    ASSERT_EQ(r.code, 0) << c;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), 80u) << c << ": " << line;
+      // The names and value label of an option (or positional): the
+      // column before its description.
+      const std::string head = line.substr(0, std::min<size_t>(line.size(), 30));
+      EXPECT_FALSE(std::regex_search(head, cli11_type)) << c << ": " << line;
+    }
+  }
+  struct Shown {
+    std::string command, shown;
+  };
+  for (const Shown& s : std::vector<Shown>{{"identify", "--mass KG "},
+                                           {"identify", "logs FILE ..."},
+                                           {"identify", "--threads N in [0 - 4096]"},
+                                           {"identify", "--fix NAME=VALUE ..."},
+                                           {"eval", "-m,--model MODEL "},
+                                           {"sweep", "-o,--output FILE "},
+                                           {"sweep", "--device {auto,gpu,cpu}"},
+                                           {"sweep", "--points N "},
+                                           {"import", "--order N in [1 - 6]"},
+                                           {"export", "-o,--output FILE|DIR|- REQUIRED"}}) {
+    const CliResult r = cli(s.command + " --help");
+    EXPECT_NE(r.out.find(s.shown), std::string::npos) << s.command << " --help lacks " << s.shown << "\n" << r.out;
+  }
+}
+
+// "1 thread", "an identification result": counts and articles agree.
+TEST_F(CliConventions, MessagesAgreeInNumberAndArticle) {
+  const std::string& d = *d_;
+  const CliResult one = cli("models -v", "OMP_NUM_THREADS=1");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.err.find("1 OpenMP thread available"), std::string::npos) << one.err;
+  const CliResult sweep =
+      cli("sweep " + sweep_flags() + "--device cpu --json - -o " + d + "one_thread.h5", "OMP_NUM_THREADS=1");
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_EQ(sweep.out.find("1 threads"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.out.find("1 thread"), std::string::npos) << sweep.out;
+  ASSERT_EQ(cli("identify -q " + d + "log.h5 --model coulomb-viscous -o " + d + "article_fit.h5").code, 0);
+  const CliResult plot = cli("plot " + d + "article_fit.h5 --log " + d + "log.h5 --what map -o " + d + "m.svg");
+  EXPECT_EQ(plot.code, 2) << plot.err;
+  EXPECT_NE(plot.err.find("an identification result has no figure 'map'"), std::string::npos) << plot.err;
 }
 
 }  // namespace
