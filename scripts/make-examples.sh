@@ -14,3 +14,12 @@ cd "$(dirname "$0")/.."
   --pressure-levels 10bar,40bar,80bar \
   --mass 1.5 --noise force=0.8,pressure_a=2000,position=1um --quantisation position=1um \
   --seed 42 -o data/examples/cylinder_plateaus.h5
+# The same rig's 40 bar run as an instrument would write it (README's first
+# hour, `import --columns`): no header, time in ms, position in mm, pressure
+# in bar, force in N.
+"$stribeck" export data/examples/cylinder_plateaus.h5 -e p40bar -o - |
+  awk -F, '/^#/ { next }
+    !header { for (i = 1; i <= NF; ++i) { split($i, w, " "); col[w[1]] = i }; header = 1; next }
+    { printf "%.1f,%.4f,%.5f,%.3f\n", $col["time"] * 1e3, $col["position"] * 1e3, $col["pressure_a"] / 1e5, $col["force"] }' \
+  > data/examples/rig.csv.tmp
+mv data/examples/rig.csv.tmp data/examples/rig.csv

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CTest checks of the generated man page and bash completion
 # (cmake/StribeckCliDocs.cmake):
-#   cli_docs_check.sh man STRIBECK MAN_PAGE
+#   cli_docs_check.sh man STRIBECK MAN_PAGE SOURCE_DIR
 #   cli_docs_check.sh completion STRIBECK COMPLETION
 #   cli_docs_check.sh install BUILD_DIR
 set -euo pipefail
@@ -25,6 +25,29 @@ man)
   done
   [ "$n" -ge 10 ] || fail "only $n commands found"
   grep -q "$("$exe" --version)" <<<"$text" || grep -q "stribeck" <<<"$text" || fail "no version"
+  # The roff source fits 80 columns (the help is wrapped there).
+  long=$(awk 'length > 80 { print FNR ": " length " columns" }' "$page" | head -3)
+  [ -z "$long" ] || fail "$page: lines over 80 columns: $long"
+  src=${4:?SOURCE_DIR missing}
+  section() { awk -v s="$1" '/^[A-Z][A-Z ]*$/ { on = ($0 == s); next } on' <<<"$text"; }
+  # ENVIRONMENT names every variable the program reads (getenv in the
+  # sources; the GPU emulator is a test build, not installed).
+  env_text=$(section ENVIRONMENT)
+  [ -n "$env_text" ] || fail "no ENVIRONMENT section"
+  for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)' "$src"/host "$src"/data "$src"/kernels "$src"/identification "$src"/report \
+      --exclude-dir=emulation | sed -E 's/.*"(.*)".*/\1/' | sort -u) OMP_NUM_THREADS; do
+    grep -qw "$v" <<<"$env_text" || fail "ENVIRONMENT lacks $v"
+  done
+  # EXAMPLES are commands of README.md's first hour, which
+  # tests/readme_first_hour.sh runs as written.
+  examples=$(section EXAMPLES | sed -e 's/^[[:space:]]*//' | awk '/\\$/ { sub(/ *\\$/, ""); printf "%s ", $0; next } { print }' |
+    grep '^stribeck ' || true)
+  [ "$(wc -l <<<"$examples")" -ge 5 ] || fail "fewer than 5 EXAMPLES: $examples"
+  readme=$(sed -n '/^## Your first hour/,/^## /p' "$src/README.md" | sed -e 's/ *#.*//' |
+    awk '/\\$/ { sub(/ *\\$/, ""); printf "%s ", $0; next } { print }' | sed -e 's/  */ /g')
+  while IFS= read -r ex; do
+    grep -qxF -- "$(sed -e 's/  */ /g' <<<"$ex")" <<<"$readme" || fail "EXAMPLES command not in README.md's first hour: $ex"
+  done <<<"$examples"
   # roff without warnings.
   if command -v groff >/dev/null; then
     warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1 || true)
@@ -53,6 +76,25 @@ completion)
   [ "$(try map --reduce m)" = "min max mean" ] || fail "'map --reduce m' gives '$(try map --reduce m)'"
   grep -qw -- "--json" <<<"$(try merge --j)" || fail "'merge --j' gives '$(try merge --j)'"
   grep -qw -- "--quiet" <<<"$(try eval --q)" || fail "'eval --q' gives '$(try eval --q)'"
+  [ "$(try help sw)" = "sweep" ] || fail "'help sw' gives '$(try help sw)'"
+  # What follows an option follows its value label: model ids after --model,
+  # file names only after file options and as positionals, nothing after a
+  # number; bash adds no file names of its own (no -o default/bashdefault).
+  cd "$(mktemp -d)"
+  touch log.h5 simscape.txt
+  models=$("$exe" models --json | sed -n 's/^    "id": "\(.*\)",$/\1/p' | sort | tr '\n' ' ')
+  [ "$(try sweep --model "" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$models" ] ||
+    fail "'sweep --model' gives '$(try sweep --model "")', not the models"
+  [ "$(try identify -m simscape-cyl)" = "simscape-cylinder simscape-cylinder-il" ] ||
+    fail "'identify -m simscape-cyl' gives '$(try identify -m simscape-cyl)'"
+  if grep -qF simscape.txt <<<"$(try eval --model s)"; then fail "'eval --model s' offers file names"; fi
+  [ "$(try identify --mass "")" = "" ] || fail "'identify --mass' gives '$(try identify --mass "")'"
+  [ "$(try identify --fix "")" = "" ] || fail "'identify --fix' gives '$(try identify --fix "")'"
+  [ "$(try identify log.h5 -o l)" = "log.h5" ] || fail "'identify -o l' gives '$(try identify log.h5 -o l)'"
+  [ "$(try identify l)" = "log.h5" ] || fail "'identify l' gives '$(try identify l)'"
+  [ "$(try identify --inertia l)" = "log.h5" ] || fail "'identify --inertia l' gives '$(try identify --inertia l)'"
+  spec=$(complete -p stribeck)
+  case "$spec" in *default*) fail "bash falls back to file names: $spec" ;; esac
   echo "completion: commands, options and choices complete"
   ;;
 install)
