@@ -143,6 +143,7 @@ TEST(RotationalCli, StreamedFitInTorqueUnits) {
   EXPECT_EQ(checked, 2);
   std::string out;
   EXPECT_EQ(run_cli("identify " + log + " -m simscape-cylinder --stream always", &out), 2) << out;
+  EXPECT_NE(out.find("is a rotational log (force in N*m"), std::string::npos) << out;
   EXPECT_NE(out.find("model simscape-cylinder "), std::string::npos) << out;
 }
 

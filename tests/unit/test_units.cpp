@@ -245,5 +245,18 @@ TEST(Units, MicronewtonLogImports) {
   }
 }
 
+TEST(Units, RotationalUnitMapsByDimension) {
+  // Force -> torque, displacement -> angle, mass -> moment of inertia; what a
+  // power or a divisor applies to stays one product.
+  const std::pair<const char*, const char*> cases[] = {
+      {"N", "N*m"},         {"m", "rad"},       {"m/s", "rad/s"},
+      {"m/s^2", "rad/s^2"}, {"N/m", "N*m/rad"}, {"N/(m/s)", "N*m/(rad/s)"},
+      {"s/m", "s/rad"},     {"N^2", "(N*m)^2"}, {"1/N", "1/(N*m)"},
+      {"kg", "kg*m^2"},     {"1", "1"},         {"s", "s"}};
+  for (const auto& [t, r] : cases) EXPECT_EQ(rotational_unit(t), r) << t;
+  // Each mapped unit is the SI spelling of what it names.
+  EXPECT_EQ(find_unit(rotational_unit("N/m"))->si, find_unit("N*m/rad")->si);
+}
+
 }  // namespace
 }  // namespace stribeck
