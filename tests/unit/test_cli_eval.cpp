@@ -106,6 +106,8 @@ std::vector<std::string> subcommands(const std::string& help) {
   for (const auto& line : split(help, '\n')) {
     if (line.rfind("Subcommands:", 0) == 0) {
       in_list = true;
+    } else if (in_list && line.rfind("   ", 0) == 0) {
+      // a description wrapped onto the next line
     } else if (in_list && line.size() > 2 && line[0] == ' ') {
       std::istringstream in(line);
       std::string name;
