@@ -17,6 +17,13 @@ commands() {
   "$exe" --help | awk '/^[Ss][Uu][Bb][Cc][Oo][Mm][Mm][Aa][Nn][Dd][Ss]:/ {on = 1; next} on && /^  [a-z]/ {print $1}'
 }
 
+# Each option's help on one line (its description's wrapped lines, which
+# start at column 31, joined to it; after a comma without a space).
+joined() {
+  awk '/^                              / { sub(/^ +/, ""); line = line (line ~ /,$/ ? "" : " ") $0; next }
+       { if (line != "") print line; line = $0 } END { if (line != "") print line }'
+}
+
 case "$what" in
 man)
   command -v help2man >/dev/null || { echo "gen-cli-docs: help2man not found (apt-get install help2man)" >&2; exit 2; }
@@ -115,7 +122,12 @@ completion)
           \{*\}) echo "        ${names//,/|}) COMPREPLY=(\$(compgen -W \"$(sed 's/[{}]//g; s/,/ /g' <<<"$label")\" -- \"\$cur\")); return ;;" ;;
           MODEL*) echo "        ${names//,/|}) COMPREPLY=(\$(compgen -W \"$models\" -- \"\$cur\")); return ;;" ;;
           *FILE* | *DIR*) echo "        ${names//,/|}) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;" ;;
-          [A-Z]*) echo "        ${names//,/|}) COMPREPLY=(); return ;;" ;;
+          [A-Z]*)
+            # Choices too many for the label's line are in the description
+            # (-w,--what WHAT: One of {fit,...}).
+            choices=$(printf '%s\n' "$help" | joined | grep -E "^ +$names " | grep -oE 'One of \{[^}]*\}' | head -1 |
+              sed 's/One of //; s/[{}]//g; s/,/ /g' || true)
+            echo "        ${names//,/|}) COMPREPLY=(\$(compgen -W \"$choices\" -- \"\$cur\")); return ;;" ;;
           esac
         done
       echo '      esac ;;'

@@ -77,6 +77,7 @@ completion)
   grep -qw -- "--json" <<<"$(try merge --j)" || fail "'merge --j' gives '$(try merge --j)'"
   grep -qw -- "--quiet" <<<"$(try eval --q)" || fail "'eval --q' gives '$(try eval --q)'"
   [ "$(try help sw)" = "sweep" ] || fail "'help sw' gives '$(try help sw)'"
+  [ "$(try plot -w res)" = "residuals" ] || fail "'plot -w res' gives '$(try plot -w res)'"
   # What follows an option follows its value label: model ids after --model,
   # file names only after file options and as positionals, nothing after a
   # number; bash adds no file names of its own (no -o default/bashdefault).
