@@ -18,6 +18,8 @@
 #include <mutex>
 #include <set>
 
+#include "rotational.hpp"
+
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
@@ -122,10 +124,14 @@ const Scalar kScalars[] = {
 };
 constexpr std::size_t kScalarCount = sizeof(kScalars) / sizeof(kScalars[0]);
 
-std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units) {
+// `force_unit`: the logs' (N*m for a rotational batch), of rmse and cost.
+std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units,
+                                        const std::string& force_unit) {
   std::vector<StreamColumn> c{engine::status_column()};
   for (const Scalar& s : kScalars) {
     StreamColumn col{s.name, 0, s.units, s.long_name};
+    if (col.name == "rmse") col.units = force_unit;
+    if (col.name == "cost" && force_unit != "N") col.units = "(" + force_unit + ")^2";
     col.type = s.type;
     if (col.name == "fit_status")
       for (int k = 0; k < kBatchFitStatusCount; ++k)
@@ -296,6 +302,12 @@ class BatchFitWorkload : public engine::Workload {
       try {
         if (!bad[i].empty()) {
           rows[i] = bad_row(bad[i], np);
+        } else if (detail::is_rotational(ex[i]) != r_.rotational) {
+          rows[i] = bad_row(ex[i].source + ": experiment '" + ex[i].name + "' is " +
+                                (r_.rotational ? "translational" : "rotational") + " and the batch's first " +
+                                (r_.rotational ? "rotational" : "translational") +
+                                ": fit rotational and translational logs in separate batches",
+                            np);
         } else {
           const auto t0 = std::chrono::steady_clock::now();
           FitSummary s = fit({ex[i]}, o_.model, fo_);
@@ -369,7 +381,8 @@ const engine::ShardFormat kShards{
                          "shards with that version, or fit them again");
       const auto names = split_names(a.at("parameters")), units = split_names(a.at("parameter_units"));
       if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
-      return batch_columns(names, units);
+      const auto unit = a.find("force_unit");  // absent in files of older versions: N
+      return batch_columns(names, units, unit == a.end() ? "N" : unit->second);
     }};
 
 }  // namespace
@@ -441,6 +454,12 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   r.count = part.count;
   r.shard_index = part.shard_index;
   r.shard_count = part.shard_count;
+  if (part.count > 0) try {
+      r.rotational = detail::is_rotational(src.load(part.first));
+    } catch (const InputError&) {  // that experiment's row says why
+    }
+  if (r.rotational)
+    for (auto& u : r.units) u = detail::rotational_parameter_unit(m, u);
   // No more threads than fits (of this shard).
   r.threads = static_cast<int>(
       std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.threads > 0 ? o.threads : job_threads(), r.count)));
@@ -459,6 +478,7 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
     const std::map<std::string, std::string> attributes{{"model", m.id},
                                                         {"parameters", join_names(r.parameters)},
                                                         {"parameter_units", join_names(r.units)},
+                                                        {"force_unit", r.rotational ? "N*m" : "N"},
                                                         {"fit_options", options},
                                                         {"logs", join_names(src.logs(), '\n')},
                                                         {"batch_identity", batch_identity(m.id, options, src)},
@@ -469,7 +489,7 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
                                                         {"shard_count", std::to_string(r.shard_count)}};
     Provenance p = o.provenance;
     p.device = "cpu (" + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads") + ", one fit each)";
-    const auto columns = batch_columns(r.parameters, r.units);
+    const auto columns = batch_columns(r.parameters, r.units, r.rotational ? "N*m" : "N");
     if (o.resume) {
       StreamCheckpoint cp;
       stream = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);

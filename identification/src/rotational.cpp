@@ -14,13 +14,6 @@ std::string unit_of(const Experiment& e, const char* channel) {
   return u == e.units.end() ? std::string() : u->second;
 }
 
-// The schema says so by the attribute; a log without it (an Experiment built
-// in memory) by its channels' units.
-bool is_rotational(const Experiment& e) {
-  if (const auto m = e.attributes.find("motion"); m != e.attributes.end()) return m->second == "rotational";
-  return unit_of(e, "force") == "N*m" || unit_of(e, "velocity") == "rad/s";
-}
-
 std::string units_text(const Experiment& e) {
   const std::string f = unit_of(e, "force"), v = unit_of(e, "velocity");
   return "force in " + (f.empty() ? std::string("N*m") : f) + ", velocity in " + (v.empty() ? std::string("rad/s") : v);
@@ -55,6 +48,20 @@ std::string rotational_text(const std::string& text) {
 }
 
 }  // namespace
+
+// The schema says so by the attribute; a log without it (an Experiment built
+// in memory) by its channels' units.
+bool is_rotational(const Experiment& e) {
+  if (const auto m = e.attributes.find("motion"); m != e.attributes.end()) return m->second == "rotational";
+  return unit_of(e, "force") == "N*m" || unit_of(e, "velocity") == "rad/s";
+}
+
+std::string rotational_parameter_unit(const ModelInfo& model, const std::string& unit) {
+  // A rotational law's own units are rotational already; the terms the fit
+  // adds (offset, inertia) are written in translational units for every law.
+  const bool native = model.output_unit == "N*m";
+  return !native || unit == "N" || unit == "kg" ? rotational_unit(unit) : unit;
+}
 
 bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo& model) {
   if (experiments.empty()) return false;
@@ -98,11 +105,7 @@ bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model) 
 void rotational_summary(FitSummary& S, const ModelInfo& model) {
   S.force_unit = "N*m";
   S.velocity_unit = "rad/s";
-  // A rotational law's own units are rotational already; the terms the fit
-  // adds (offset, inertia) are written in translational units for every law.
-  const bool native = model.output_unit == "N*m";
-  for (auto& p : S.parameters)
-    if (!native || p.unit == "N" || p.unit == "kg") p.unit = rotational_unit(p.unit);
+  for (auto& p : S.parameters) p.unit = rotational_parameter_unit(model, p.unit);
   for (auto& w : S.warnings) w = rotational_text(w);
   if (model.id == "simscape-translational")
     S.warnings.push_back(

@@ -12,6 +12,9 @@
 
 namespace stribeck::ident::detail {
 
+// Whether one experiment is rotational (attribute motion, or else its units).
+bool is_rotational(const Experiment& e);
+
 // Whether the experiments are a rotational log. Throws InputError naming the
 // model and the log's units for a translational-only law (one reading chamber
 // pressures or a normal force) on a rotational log, and for experiments of
@@ -25,5 +28,9 @@ bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model);
 // N*m/rad), offset, noise, RMSE, the units in its warnings, and a note
 // where a translational block has a rotational variant.
 void rotational_summary(FitSummary& S, const ModelInfo& model);
+
+// The unit of a parameter of `model` (or of the offset or mass a fit adds)
+// fitted to a rotational log.
+std::string rotational_parameter_unit(const ModelInfo& model, const std::string& unit);
 
 }  // namespace stribeck::ident::detail

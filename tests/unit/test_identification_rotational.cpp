@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -145,6 +146,34 @@ TEST(RotationalCli, StreamedFitInTorqueUnits) {
   EXPECT_EQ(run_cli("identify " + log + " -m simscape-cylinder --stream always", &out), 2) << out;
   EXPECT_NE(out.find("is a rotational log (force in N*m"), std::string::npos) << out;
   EXPECT_NE(out.find("model simscape-cylinder "), std::string::npos) << out;
+}
+
+TEST(RotationalCli, BatchColumnsInTorqueUnits) {
+  const std::string log = rotational_log("rot_batch", "coulomb-viscous", {2.0, 0.5, 0.0}, 0);
+  const std::string res = temp_dir() + "rot_batch_out.h5";
+  std::remove(res.c_str());
+  std::string out;
+  ASSERT_EQ(run_cli("identify " + log + " -m coulomb-viscous --offset --batch -o " + res, &out), 0) << out;
+  const Results r = read_results(res, "batch_fit");
+  std::map<std::string, std::string> units;
+  for (const auto& d : r.datasets) units[d.name] = d.units;
+  EXPECT_EQ(units["F_C"], "N*m");
+  EXPECT_EQ(units["f_v"], "N*m/(rad/s)");
+  EXPECT_EQ(units["offset"], "N*m");
+  EXPECT_EQ(units["rmse"], "N*m");
+  EXPECT_EQ(units["cost"], "(N*m)^2");
+
+  // A translational log in the same batch is bad data, not fitted into
+  // columns of the other units.
+  GeneratorOptions o;
+  o.model = "coulomb-viscous";
+  o.params = {2.0, 0.5, 0.0};
+  const std::string trans = temp_dir() + "trans_batch.h5";
+  std::remove(trans.c_str());
+  write_log(trans, generate_log(o), Provenance{});
+  std::string mixed;
+  run_cli("identify " + log + " " + trans + " -m coulomb-viscous --batch", &mixed);
+  EXPECT_NE(mixed.find("is translational and the batch's first rotational"), std::string::npos) << mixed;
 }
 
 TEST(RotationalCli, ExportParamsCarriesTorqueUnits) {

@@ -108,6 +108,9 @@ struct BatchFitResult {
   double seconds = 0, fit_seconds = 0;
   int threads = 1;
   bool finished = false;
+  // The batch's experiments are rotational (its first experiment's kind): the
+  // columns in N*m, rad/s, ...; an experiment of the other kind is bad data.
+  bool rotational = false;
   std::string output;             // the file, when finished
   std::vector<BatchFitRow> rows;  // without an output file
 };
