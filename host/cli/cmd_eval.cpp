@@ -46,6 +46,7 @@ void add_eval_command(CLI::App& app) {
                 "results may differ from the default in the last bits");
   add_verbosity_flags(cmd);
   cmd->callback([o, params_file] {
+    o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included
     std::vector<std::string> inputs = {o->input};
     if (!params_file->empty()) inputs.push_back(*params_file);
     check_output(o->output, inputs);
@@ -53,7 +54,6 @@ void add_eval_command(CLI::App& app) {
       const ParamFile pf = read_param_file(*params_file);
       if (!o->model.empty() && o->model != pf.model)
         throw InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model + ")");
-      o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included
       o->model = pf.model;
       const ModelInfo& m = *find_model(pf.model);
       std::vector<std::string> merged;

@@ -162,6 +162,7 @@ TEST(OutputsReadCli, EvalRecordsTheCommandAsTyped) {
   std::ofstream(d + "fit.json") << R"({"model": "simscape-translational", "parameters": {"F_C": 18, "F_brk": 24,
     "v_brk": 0.1, "f_v": 90}})";
   cli("eval --params " + d + "fit.json -e p40bar -i " + d + "log.h5 -o " + d + "ev.h5 -q");
+  cli("eval -m coulomb-viscous -e p10bar -i " + d + "log.h5 -o " + d + "ev2.h5 -q");
   python(d, R"(
 import shlex
 with h5py.File(d + "ev.h5") as f:
@@ -171,7 +172,48 @@ with h5py.File(d + "ev.h5") as f:
 argv = shlex.split(cl)
 assert argv[1:] == ["eval", "--params", d + "fit.json", "-e", "p40bar", "-i", d + "log.h5", "-o", d + "ev.h5",
                     "-q"], argv
+with h5py.File(d + "ev2.h5") as f:
+    cl = f["eval/coulomb-viscous"].attrs["command_line"]
+    cl = cl.decode() if isinstance(cl, bytes) else cl
+argv = shlex.split(cl)
+assert argv[1:] == ["eval", "-m", "coulomb-viscous", "-e", "p10bar", "-i", d + "log.h5", "-o", d + "ev2.h5", "-q"], argv
 )");
+}
+
+// identify -o: rmse a float64, converged and held_out int8 flags (before:
+// the strings b'0.795328', b'true'), and one scalar variable per parameter
+// with its units, estimate, standard error and interval; the JSON `fit`
+// attribute kept. In memory and streamed alike.
+TEST(OutputsReadCli, IdentifyResultsHaveTypedAttributesAndParameterVariables) {
+  if (!has_pandas()) GTEST_SKIP() << "/usr/bin/python3 has no pandas";
+  const std::string d = case_dir("identify");
+  cli("generate --model simscape-translational --profile triangle --duration 2 --rate 200 --seed 1 --noise force=0.2 "
+      "-o " +
+      d + "log.h5 -q");
+  for (const char* stream : {"never", "always"})
+    cli("identify " + d + "log.h5 -m simscape-translational --stream " + stream + " -o " + d + stream + ".h5 -q");
+  cli("report " + d + "never.h5 -o " + d + "r.html -q");
+  python(d, R"PY(
+import xarray as xr
+units = {"F_C": "N", "F_brk": "N", "v_brk": "m/s", "f_v": "N/(m/s)"}
+for s in ("never", "always"):
+    path, group = d + s + ".h5", "identify_simscape-translational/run"
+    with h5py.File(path) as f:
+        a = f[group].attrs
+        assert isinstance(a["rmse"], np.float64) and 0.1 < a["rmse"] < 0.4, (s, a["rmse"])
+        assert a["converged"].dtype == np.int8 and a["converged"] == 1, (s, a["converged"])
+        assert a["held_out"].dtype == np.int8 and a["held_out"] == 0, (s, a["held_out"])
+        fit = json.loads(a["fit"])
+    ds = xr.open_dataset(path, group=group, engine="h5netcdf")
+    for n, u in units.items():
+        v = ds["param_" + n]
+        assert v.dims == () and v.dtype == np.float64 and v.attrs["units"] == u, (s, n, v)
+        est = fit["parameters"][n]
+        assert abs(float(v) - est["value"]) <= 1e-9 * abs(est["value"]), (s, n, float(v), est)
+        lo, hi, se = (float(ds["param_" + n + k]) for k in ("_ci95_lo", "_ci95_hi", "_std_error"))
+        assert lo <= float(v) <= hi and se > 0 and ds["param_" + n + "_std_error"].attrs["units"] == u, (s, n, lo, hi, se)
+    assert abs(float(ds["param_F_C"]) - 20) < 1, float(ds["param_F_C"])
+)PY");
 }
 
 }  // namespace
