@@ -53,6 +53,22 @@ void write_attributes(hid_t obj, const std::map<std::string, std::string>& attri
   h5::write_string_attribute(obj, kAttributeIndex, index, where);
 }
 
+void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes,
+                      const std::map<std::string, double>& numbers, const std::map<std::string, bool>& flags,
+                      const std::string& where) {
+  std::string index;
+  auto name = [&](const std::string& k) {
+    if (k == kAttributeIndex || k.find('\n') != std::string::npos ||
+        attributes.count(k) + numbers.count(k) + flags.count(k) > 1)
+      throw InputError(where + ": invalid attribute name '" + k + "'");
+    index += (index.empty() ? "" : "\n") + k;
+  };
+  for (const auto& [k, v] : attributes) name(k), h5::write_string_attribute(obj, k, v, where);
+  for (const auto& [k, v] : numbers) name(k), h5::write_double_attribute(obj, k, v, where);
+  for (const auto& [k, v] : flags) name(k), h5::write_flag_attribute(obj, k, v, where);
+  h5::write_string_attribute(obj, kAttributeIndex, index, where);
+}
+
 void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where) {
   std::vector<std::string> names;
   if (h5::has_attribute(obj, kAttributeIndex)) {

@@ -27,6 +27,12 @@ bool is_results_group(hid_t g);
 // read back as the same text. Logs keep their free-form metadata as text.
 void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes, const std::string& where,
                       bool typed_integers = false);
+// The same with typed attributes beside the strings: `numbers` as float64,
+// `flags` as int8 0/1 (every name once across the three maps); all are in
+// the index, so read_attributes returns them as text ("0.795328", "1").
+void write_attributes(hid_t obj, const std::map<std::string, std::string>& attributes,
+                      const std::map<std::string, double>& numbers, const std::map<std::string, bool>& flags,
+                      const std::string& where);
 void read_attributes(hid_t obj, std::map<std::string, std::string>& out, const std::string& where);
 
 // Names every axis of the results datasets `names` in group `g`, so that

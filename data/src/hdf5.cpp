@@ -987,6 +987,11 @@ void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t valu
   write_scalar_attribute(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, where);
 }
 
+void write_flag_attribute(hid_t obj, const std::string& name, bool value, const std::string& where) {
+  const std::int8_t v = value ? 1 : 0;
+  write_scalar_attribute(obj, name, H5T_STD_I8LE, H5T_NATIVE_INT8, &v, where);
+}
+
 double read_double_attribute(hid_t obj, const std::string& name, const std::string& where) {
   double v = 0;
   read_scalar_attribute(obj, name, H5T_NATIVE_DOUBLE, &v, where);

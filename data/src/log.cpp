@@ -332,7 +332,7 @@ void append_results(const std::string& path, const std::vector<Results>& results
     try {
       h5::write_string_attribute(g.id(), "kind", "results", where);
       write_provenance(g.id(), r.provenance, where);
-      write_attributes(g.id(), r.attributes, where);
+      write_attributes(g.id(), r.attributes, r.numbers, r.flags, where);
       for (const auto& d : r.datasets) {
         std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
         h5::Dataset ds = h5::write_doubles(g.id(), d.name, dims, d.values.data(), where);

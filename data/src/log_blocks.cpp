@@ -710,6 +710,26 @@ void LogBlockWriter::set_attributes(std::size_t g, const std::map<std::string, s
   detail::write_attributes(m.groups[g].group.id(), attributes, m.groups[g].where);
 }
 
+void LogBlockWriter::set_summary(std::size_t g, const Results& summary) {
+  Impl& m = *impl_;
+  if (g >= m.groups.size() || m.groups[g].experiment)
+    throw std::logic_error("LogBlockWriter::set_summary: no such results group");
+  const hid_t grp = m.groups[g].group.id();
+  const std::string& where = m.groups[g].where;
+  detail::write_attributes(grp, summary.attributes, summary.numbers, summary.flags, where);
+  h5::guard_write(m.path, [&] {
+    std::vector<std::string> names;
+    for (const auto& d : summary.datasets) {
+      const std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
+      const h5::Dataset ds = h5::write_doubles(grp, d.name, dims, d.values.data(), where);
+      if (!d.units.empty()) h5::write_string_attribute(ds.id(), "units", d.units, where);
+      if (!d.description.empty()) h5::write_string_attribute(ds.id(), "description", d.description, where);
+      names.push_back(d.name);
+    }
+    detail::name_result_dimensions(grp, names, where);
+  });
+}
+
 void LogBlockWriter::append(std::size_t g, const double* const* columns, std::size_t n) {
   Impl& m = *impl_;
   if (g >= m.groups.size()) throw std::logic_error("LogBlockWriter::append: no such group");

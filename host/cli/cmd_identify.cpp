@@ -421,13 +421,7 @@ void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<
     const ident::FitSummary& s = fits[0];
     const std::string json = ident::to_json(s, -1);
     for (size_t e = 0; e < logs.size(); ++e)
-      out->set_attributes(groups[e], {{"model", s.model},
-                                      {"experiment", s.experiments[e].name},
-                                      {"status", ident::status_name(s.status)},
-                                      {"converged", s.converged ? "true" : "false"},
-                                      {"rmse", std::to_string(s.experiments[e].rmse)},
-                                      {"held_out", "false"},
-                                      {"fit", json}});
+      out->set_summary(groups[e], ident::fit_group_summary(s, s.experiments[e], json));
     out->commit();  // before the report: a fit whose -o cannot be written prints nothing
   }
   write_outputs(a, fits);

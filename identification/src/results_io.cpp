@@ -25,6 +25,22 @@ std::string clean(std::string s) {
 
 }  // namespace
 
+Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std::string& fit_json) {
+  Results r;
+  r.attributes = {{"model", s.model}, {"experiment", e.name}, {"status", status_name(s.status)}, {"fit", fit_json}};
+  r.numbers = {{"rmse", e.rmse}};
+  r.flags = {{"converged", s.converged}, {"held_out", e.held_out}};
+  // One variable per parameter, so xarray and h5py see each with its units.
+  for (const auto& p : s.parameters) {
+    const std::string n = "param_" + clean(p.name), u = p.unit.empty() ? "1" : p.unit;
+    r.datasets.push_back({n, {}, {p.value}, u, "estimate of " + p.name});
+    r.datasets.push_back({n + "_std_error", {}, {p.std_error}, u, "standard error of " + p.name});
+    r.datasets.push_back({n + "_ci95_lo", {}, {p.ci95_lo}, u, "95 % interval of " + p.name + ", lower end"});
+    r.datasets.push_back({n + "_ci95_hi", {}, {p.ci95_hi}, u, "95 % interval of " + p.name + ", upper end"});
+  }
+  return r;
+}
+
 std::string write_fit_results(const std::string& path, const FitSummary& s, const Provenance& provenance) {
   // Held from the choice of the group's name to the rename: another run
   // appending to the same file waits, then sees this fit's group.
@@ -53,13 +69,11 @@ std::string write_fit_results(const std::string& path, const FitSummary& s, cons
       r.datasets.push_back({"velocity", {n}, e.velocity, s.velocity_unit, "filtered velocity the fit used"});
     r.datasets.push_back({"fitted_force", {n}, e.fitted, s.force_unit, "model force with force-balance terms"});
     r.datasets.push_back({"residual", {n}, e.residual, s.force_unit, "measured force - fitted force"});
-    r.attributes = {{"model", s.model},
-                    {"experiment", e.name},
-                    {"status", status_name(s.status)},
-                    {"converged", s.converged ? "true" : "false"},
-                    {"rmse", std::to_string(e.rmse)},
-                    {"held_out", e.held_out ? "true" : "false"},
-                    {"fit", json}};
+    Results summary = fit_group_summary(s, e, json);
+    r.attributes = std::move(summary.attributes);
+    r.numbers = std::move(summary.numbers);
+    r.flags = std::move(summary.flags);
+    for (auto& d : summary.datasets) r.datasets.push_back(std::move(d));
     groups.push_back(std::move(r));
   }
   // One copy of the log for every experiment, all or none.

@@ -11,7 +11,9 @@ ensemble merged from shards, a batch fit (identify --batch -o) and one merged
 from shards; a log (`generate`), `eval`'s results in it, `identify -o`
 results (in memory and streamed) and a single `simulate` run. The expected
 names and units are written here
-from the documentation, not read from Stribeck.
+from the documentation, not read from Stribeck. identify's groups also carry
+typed attributes (rmse float64, converged and held_out int8) and a scalar
+variable per parameter with its units.
 
 usage: check_xarray.py STRIBECK
 Exit 77 (skipped) when python3-xarray or python3-h5netcdf is missing, unless
@@ -335,6 +337,15 @@ with tempfile.TemporaryDirectory() as d:
         # residual = measured - fitted, sample by sample (the alignment the dimension claims)
         check(np.allclose(fit["residual"].values, measured["force"].values - fit["fitted_force"].values,
                           rtol=0, atol=1e-9), f"identify --stream {stream}: residual is not measured - fitted")
+        # numbers as numbers, flags as integers, each parameter a variable with units
+        check(isinstance(fit.attrs["rmse"], np.floating) and fit.attrs["rmse"] >= 0, f"identify --stream {stream}: rmse")
+        for flag in ("converged", "held_out"):
+            check(np.asarray(fit.attrs[flag]).dtype == np.int8, f"identify --stream {stream}: {flag} is not int8")
+        for n, u in PARAM_UNITS.items():
+            for k in ("", "_std_error", "_ci95_lo", "_ci95_hi"):
+                v = fit.get(f"param_{n}{k}")
+                check(v is not None and v.dims == () and text(v.attrs.get("units")) == u,
+                      f"identify --stream {stream}: param_{n}{k}")
     # A position-only log fitted after parallel filtering: the kept samples lie along their own
     # `time` coordinate, which is the log's time at their `sample_index`.
     run("generate", "--model", "coulomb-viscous", "--profile", "multisine", "--duration", "4", "--rate", "200",

@@ -289,6 +289,8 @@ void write_double_attribute(hid_t obj, const std::string& name, double value, co
 // Scalar 64-bit integer attributes (stored little-endian int64 / uint64).
 void write_int_attribute(hid_t obj, const std::string& name, std::int64_t value, const std::string& where);
 void write_uint_attribute(hid_t obj, const std::string& name, std::uint64_t value, const std::string& where);
+// A flag as netCDF writes one: a scalar int8 attribute, 0 or 1.
+void write_flag_attribute(hid_t obj, const std::string& name, bool value, const std::string& where);
 // Read a scalar numeric attribute converted to the C type (HDF5's conversion
 // rules: integers to float exactly where representable, and so on).
 double read_double_attribute(hid_t obj, const std::string& name, const std::string& where);

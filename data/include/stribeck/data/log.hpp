@@ -71,7 +71,9 @@ struct ResultDataset {
 struct Results {
   std::string group;  // path of the new group, e.g. "results/fit_simscape_1"
   std::vector<ResultDataset> datasets;
-  std::map<std::string, std::string> attributes;  // e.g. model, experiment, cost
+  std::map<std::string, std::string> attributes;  // e.g. model, experiment, status
+  std::map<std::string, double> numbers;          // float64 attributes, e.g. rmse
+  std::map<std::string, bool> flags;              // int8 0/1 attributes, e.g. converged
   Provenance provenance;
 };
 // Adds a new group to an existing HDF5 file (creates the file when it does
@@ -90,7 +92,8 @@ void append_results(const std::string& path, const Results& results, bool in_pla
 void append_results(const std::string& path, const std::vector<Results>& results, bool in_place = false);
 
 // Reads a results group back (datasets with shapes and units, attributes
-// including the provenance; `with_datasets` false: attributes and provenance
+// including the provenance, typed ones as text: rmse "0.795328", converged
+// "1"; `with_datasets` false: attributes and provenance
 // only, for groups too large to hold). Throws InputError if `group` is
 // missing or not a results group.
 Results read_results(const std::string& path, const std::string& group, bool with_datasets = true);

@@ -165,6 +165,11 @@ class LogBlockWriter {
   // only after its rows were appended: pass every attribute the group should
   // list (its attribute index is rewritten; same-named ones are replaced).
   void set_attributes(std::size_t g, const std::map<std::string, std::string>& attributes);
+  // The summary of results group `g`, known only after its rows: its string,
+  // number and flag attributes (append_results' Results::attributes, numbers,
+  // flags: every attribute the group should list) and small datasets written
+  // whole (e.g. scalars: a fitted parameter with its units).
+  void set_summary(std::size_t g, const Results& summary);
   // Appends n rows to every column of group `g`: columns[k] holds the n values
   // of column k, in the order the columns were given. Experiment channels must
   // be finite (InputError naming the channel and the row otherwise).
