@@ -29,7 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "temp_dir.hpp"
+#include "child_cli.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
@@ -46,91 +46,28 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+using test::exists;
+using test::leftovers;
+using test::lines;
+using test::same_bits;
+using test::slurp;
+using test::spit;
+using Outcome = test::ChildRun;
+
 // A directory of its own per test, so "no temporary is left" can list it.
-std::string dir_for(const std::string& name) {
-  const std::string d = test::temp_dir() + "rel_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
-bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void spit(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-// Files in `dir` whose names hold ".tmp." or end in ".partial".
-std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> v;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string n = e.path().filename().string();
-    if (n.find(".tmp.") != std::string::npos || (n.size() > 8 && n.compare(n.size() - 8, 8, ".partial") == 0))
-      v.push_back(n);
-  }
-  return v;
-}
+std::string dir_for(const std::string& name) { return test::case_dir("rel_", name); }
 
-struct Outcome {
-  int code = -1;      // exit status; -1: ended by a signal or hung
-  bool hung = false;  // still running at the deadline (then SIGKILLed)
-  int signal = 0;     // the signal that ended it (before main installed its handlers)
-  std::string err, out;
-  double seconds = 0;  // from start, or from the signal when one was sent
-};
-
-// Runs the CLI (stdout and stderr apart). With `sig`, sends it by PID after
-// `after` seconds. A run still going after `limit` seconds is SIGKILLed and
-// reported as hung, so that a blocking bug fails the test instead of
-// hanging it.
-// Runs the CLI; with `sig`, sends it `after` seconds in, and (if
-// `once_exists` is given) not before that path exists, polled every 0.2 ms.
+// Runs the CLI (stdout and stderr apart, in `dir`). With `sig`, sends it
+// `after` seconds in, and (if `once_exists` is given) not before that path
+// exists. A run still going after `limit` seconds is SIGKILLed and reported
+// as hung, so that a blocking bug fails the test instead of hanging it.
 Outcome run(const std::vector<std::string>& args, const std::string& dir, int sig = 0, double after = 0,
             double limit = 60, const std::string& once_exists = "") {
   static int calls = 0;
-  const std::string out = dir + "stdout_" + std::to_string(++calls), err = dir + "stderr_" + std::to_string(calls);
-  const auto t0 = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(STRIBECK_CLI, argv.data());
-    ::_exit(127);
-  }
-  Outcome o;
-  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  bool sent = false;
-  Clock::time_point t_sig = t0;
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (sig && !sent && since(t0) >= after && (once_exists.empty() || exists(once_exists))) {
-      ::kill(pid, sig);
-      sent = true;
-      t_sig = Clock::now();
-    }
-    if (since(t0) > limit) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      o.hung = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(once_exists.empty() ? 2000 : 200));
-  }
-  o.seconds = since(sent ? t_sig : t0);
-  if (!o.hung && WIFEXITED(status)) o.code = WEXITSTATUS(status);
-  if (!o.hung && WIFSIGNALED(status)) o.signal = WTERMSIG(status);
-  o.err = slurp(err);
-  o.out = slurp(out);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return o;
+  test::ChildSpec spec;
+  spec.out = dir + "stdout_" + std::to_string(++calls);
+  spec.err = dir + "stderr_" + std::to_string(calls);
+  return test::run_child(args, spec, {limit, sig, after, once_exists});
 }
 
 // Expects exit `code` with exactly one stderr line holding `expect`.

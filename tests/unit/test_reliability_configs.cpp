@@ -6,21 +6,14 @@
 // Every refusal asserts the exit code, one stderr line naming the key, and
 // no output or temporary left.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "temp_dir.hpp"
+#include "child_cli.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
@@ -30,72 +23,23 @@
 namespace stribeck {
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using test::exists;
+using test::leftovers;
+using test::lines;
+using test::slurp;
+using test::spit;
+using Outcome = test::ChildRun;
 
-std::string dir_for(const std::string& name) {
-  const std::string d = test::temp_dir() + "cfg_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
-bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void spit(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-// Files in `dir` whose names hold ".tmp." or end in ".partial".
-std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> v;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string n = e.path().filename().string();
-    if (n.find(".tmp.") != std::string::npos || (n.size() > 8 && n.compare(n.size() - 8, 8, ".partial") == 0))
-      v.push_back(n);
-  }
-  return v;
-}
-
-struct Outcome {
-  int code = -1;  // exit status; -1: ended by a signal or hung
-  bool hung = false;
-  std::string err, out;
-};
+std::string dir_for(const std::string& name) { return test::case_dir("cfg_", name); }
 
 // Runs the CLI in `dir`'s files (stdout and stderr apart); a run still going
 // after `limit` seconds is killed and reported as hung.
 Outcome run(const std::vector<std::string>& args, const std::string& dir, double limit = 120) {
   static int calls = 0;
-  const std::string out = dir + "stdout_" + std::to_string(++calls), err = dir + "stderr_" + std::to_string(calls);
-  const auto t0 = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::freopen(out.c_str(), "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(STRIBECK_CLI, argv.data());
-    ::_exit(127);
-  }
-  Outcome o;
-  int status = 0;
-  for (;;) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) break;
-    if (std::chrono::duration<double>(Clock::now() - t0).count() > limit) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      o.hung = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  if (!o.hung && WIFEXITED(status)) o.code = WEXITSTATUS(status);
-  o.err = slurp(err);
-  o.out = slurp(out);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return o;
+  test::ChildSpec spec;
+  spec.out = dir + "stdout_" + std::to_string(++calls);
+  spec.err = dir + "stderr_" + std::to_string(calls);
+  return test::run_child(args, spec, {limit});
 }
 
 // Exit 2, one stderr line holding `expect`, `output` not written, nothing left.

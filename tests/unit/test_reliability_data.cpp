@@ -9,23 +9,17 @@
 // temporary file is left, and that files that existed before are unchanged.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <functional>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "child_cli.hpp"
 #include "cli_runner.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"
@@ -36,78 +30,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test::lines;
+using test::same_bits;
+using test::slurp;
+using test::snapshot;
+using test::spit;
+using test::words;
+using CliRun = test::ChildRun;
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+std::string case_dir(const std::string& name) { return test::case_dir("rel_", name); }
 
-// A fresh directory per case, so "no temporary left" means "nothing but the
-// files the case made".
-std::string case_dir(const std::string& name) {
-  const std::string d = test::temp_dir() + "rel_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
-
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file()) files[e.path().filename().string()] = slurp(e.path().string());
-  return files;
-}
-
-struct CliRun {
-  int status = -1;  // exit code, or 128 + signal
-  std::string err;  // stderr
-};
-
-// Runs the CLI with `args` (split on spaces), stdout to /dev/null, stderr
-// captured; with fsize_bytes > 0 the child may not write files past that size
-// (RLIMIT_FSIZE; SIGXFSZ ignored, as a full disk makes write() fail).
+// Runs the CLI with `args`, stdout to /dev/null, stderr captured; with
+// fsize_bytes > 0 the child may not write files past that size.
 CliRun run_limited(const std::vector<std::string>& args, long fsize_bytes, const std::string& err_file,
                    const std::map<std::string, std::string>& env = {}) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
-    if (!std::freopen(err_file.c_str(), "w", stderr)) _exit(126);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    signal(SIGXFSZ, SIG_IGN);
-    if (fsize_bytes > 0) {
-      struct rlimit r {};
-      r.rlim_cur = r.rlim_max = static_cast<rlim_t>(fsize_bytes);
-      setrlimit(RLIMIT_FSIZE, &r);
-    }
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(STRIBECK_CLI, argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  CliRun r;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.err = slurp(err_file);
-  return r;
+  test::ChildSpec spec;
+  spec.err = err_file;
+  spec.fsize_bytes = fsize_bytes;
+  spec.env = env;
+  return test::run_child(args, spec);
 }
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b < s.size()) {
-    size_t e = s.find(' ', b);
-    if (e == std::string::npos) e = s.size();
-    if (e > b) out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
-}
-
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 // The full-disk contract for one command: exit 2, one line "stribeck: error:
 // writing <out>: file too large", the directory exactly as before (no
@@ -185,15 +127,7 @@ dt = 1e-3
 
 // A log of three experiments (10, 40 and 80 bar plateaus) made by generate.
 std::string make_log(const std::string& dir, const std::string& name = "log.h5") {
-  const std::string path = dir + name;
-  std::string text;
-  EXPECT_EQ(test::run_cli("generate --model simscape-cylinder --profile plateaus --rate 200 --pressure-levels "
-                          "10bar,40bar,80bar -o " +
-                              path,
-                          &text),
-            0)
-      << text;
-  return path;
+  return test::plateau_log(dir + name);
 }
 
 // ---- classes 1 and 3: every writer fails cleanly on a full disk ----------
@@ -222,10 +156,6 @@ TEST(ReliabilityData, DiskFullSweepAndMerge) {
   ASSERT_EQ(test::run_cli("sweep " + cfg + " -q --shard 1/2 -o " + dir + "s1.h5", &text), 0) << text;
   expect_clean_disk_full(dir, "merge " + dir + "s0.h5 " + dir + "s1.h5 -o " + dir + "all.h5", "all.h5", 200000);
   expect_clean_disk_full(dir, "map " + dir + "s0.h5 -m rmse --reduce min -o " + dir + "map.svg", "map.svg", 4000);
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 // Issue 21, item 6: a run that hits a full disk after a checkpoint stops

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "child_cli.hpp"
 #include "cli_runner.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/log.hpp"
@@ -36,20 +37,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test::lines;
+using test::slurp;
+using test::spit;
+using CliRun = test::ChildRun;
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-std::string case_dir(const std::string& name) {
-  const std::string d = test::temp_dir() + "out_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
+std::string case_dir(const std::string& name) { return test::case_dir("out_", name); }
 
 std::set<std::string> names_in(const std::string& dir) {
   std::set<std::string> out;
@@ -57,62 +50,29 @@ std::set<std::string> names_in(const std::string& dir) {
   return out;
 }
 
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-
 // Starts the CLI with `args` (no shell), stdout to /dev/null, stderr to
-// `err_file`; with fsize_bytes > 0 the child may not write files past it.
+// `err_file`; with fsize_bytes > 0 the child may not write files past it;
+// with `program`, args[0] is the program to run (setpriv in front of the CLI).
 pid_t start_cli(const std::vector<std::string>& args, const std::string& err_file, long fsize_bytes = 0,
                 bool program = false) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) ::_exit(126);
-    if (!std::freopen(err_file.c_str(), "w", stderr)) ::_exit(126);
-    ::signal(SIGXFSZ, SIG_IGN);
-    if (fsize_bytes > 0) {
-      struct rlimit r {};
-      r.rlim_cur = r.rlim_max = static_cast<rlim_t>(fsize_bytes);
-      ::setrlimit(RLIMIT_FSIZE, &r);
-    }
-    // `program`: args[0] is the program to run (setpriv in front of the CLI).
-    std::vector<char*> argv;
-    if (!program) argv.push_back(const_cast<char*>(STRIBECK_CLI));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  test::ChildSpec spec;
+  spec.err = err_file;
+  spec.fsize_bytes = fsize_bytes;
+  spec.program = program;
+  return test::start_cli(args, spec);
 }
 
-int wait_cli(pid_t pid) {
-  int st = 0;
-  if (::waitpid(pid, &st, 0) != pid) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-struct CliRun {
-  int status = -1;
-  std::string err;
-};
+int wait_cli(pid_t pid) { return test::wait_child(pid).status; }
 
 CliRun run_args(const std::vector<std::string>& args, long fsize_bytes = 0, bool program = false) {
-  const std::string err = test::temp_dir() + "outputs_err.txt";
-  CliRun r;
-  r.status = wait_cli(start_cli(args, err, fsize_bytes, program));
-  r.err = slurp(err);
-  return r;
+  test::ChildSpec spec;
+  spec.err = test::temp_dir() + "outputs_err.txt";
+  spec.fsize_bytes = fsize_bytes;
+  spec.program = program;
+  return test::run_child(args, spec);
 }
 
-std::string make_log(const std::string& path) {
-  std::string text;
-  EXPECT_EQ(test::run_cli("generate --model simscape-cylinder --profile plateaus --rate 200 --pressure-levels "
-                          "10bar,40bar,80bar -o " +
-                              path,
-                          &text),
-            0)
-      << text;
-  return path;
-}
+using test::plateau_log;
 
 // A valid experiment of `n` samples named `name`.
 Experiment ramp(const std::string& name, size_t n) {
@@ -237,7 +197,7 @@ std::map<std::string, int> groups_by_fit(const std::string& path) {
 
 TEST(OutputsCli, TwoIdentifyRunsOnOneFileAtOnceKeepBothResults) {
   const std::string d = case_dir("identify_twice");
-  const std::string log = make_log(d + "log.h5");
+  const std::string log = plateau_log(d + "log.h5");
   const std::string err_a = d + "a.err", err_b = d + "b.err";
   constexpr int kRounds = 5;
   // A new results file each round, then the log itself, appended to round
@@ -271,7 +231,7 @@ TEST(OutputsCli, TwoIdentifyRunsOnOneFileAtOnceKeepBothResults) {
 
 TEST(OutputsCli, TemporariesOfDeadWritersAreRemovedByTheNextRunOnTheOutput) {
   const std::string d = case_dir("leftovers");
-  const std::string log = make_log(d + "log.h5");
+  const std::string log = plateau_log(d + "log.h5");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + d + "in.csv", &text), 0) << text;
   struct Case {
@@ -340,7 +300,7 @@ TEST(OutputsCli, LeftoversOfAnotherUsersKilledRunAreRemoved) {
 // while another run writes the same output.
 TEST(OutputsCli, TemporaryOfALivingWriterIsKept) {
   const std::string d = case_dir("living");
-  const std::string log = make_log(d + "log.h5");
+  const std::string log = plateau_log(d + "log.h5");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + d + "in.csv", &text), 0) << text;
   for (const std::string& out : {d + "out.csv", d + "out.h5"}) {
@@ -386,7 +346,7 @@ TEST(OutputsCli, TemporaryOfALivingWriterIsKept) {
 
 TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
   const std::string d = case_dir("long");
-  const std::string log = make_log(d + "log.h5");
+  const std::string log = plateau_log(d + "log.h5");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + d + "in.csv", &text), 0) << text;
   for (const size_t length : {245u, 255u}) {
@@ -442,7 +402,7 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
 TEST(OutputsCli, IdentifyIntoASymlinkedLogWritesThroughTheLink) {
   const std::string d = case_dir("symlink");
   fs::create_directories(d + "real");
-  const std::string log = make_log(d + "real/log.h5");
+  const std::string log = plateau_log(d + "real/log.h5");
   const std::string link = d + "link.h5";
   fs::create_symlink("real/log.h5", link);
   const CliRun r = run_args(identify_args(link, link));
@@ -474,7 +434,7 @@ TEST(OutputsCli, IdentifyIntoASymlinkedLogWritesThroughTheLink) {
 
 TEST(OutputsCli, ReplacedOutputsKeepTheirOwnerGroupAndMode) {
   const std::string d = case_dir("owner");
-  const std::string log = make_log(d + "log.h5");
+  const std::string log = plateau_log(d + "log.h5");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -e p40bar -o " + d + "in.csv", &text), 0) << text;
   spit(d + "out.csv", "old");

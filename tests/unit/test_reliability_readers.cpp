@@ -11,7 +11,6 @@
 // it is missing); bytes are damaged at fixed offsets, so every run is the same.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <sys/wait.h>
 #include <zlib.h>
 
 #ifdef STRIBECK_HAVE_MATIO
@@ -34,6 +33,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
+#include "child_cli.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -41,39 +41,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test::slurp;
+using test::spit;
+using CliRun = test::ChildRun;
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+std::string case_dir(const std::string& name) { return test::case_dir("readers_", name); }
 
-std::string case_dir(const std::string& name) {
-  const std::string d = test::temp_dir() + "readers_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
-
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-// The CLI with `args` (a shell word list), stdout and stderr apart.
+// The CLI with `args` (split on spaces), stdout and stderr apart.
 CliRun cli(const std::string& args) {
   static int calls = 0;
   const std::string base = test::temp_dir() + "readers_run_" + std::to_string(++calls);
-  const int rc =
-      std::system((std::string(STRIBECK_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
-  CliRun r;
-  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
+  test::ChildSpec spec;
+  spec.out = base + ".out";
+  spec.err = base + ".err";
+  return test::run_child(test::words(args), spec);
 }
 
 bool has_python_h5py() {

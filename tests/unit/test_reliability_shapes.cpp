@@ -12,21 +12,17 @@
 // OpenMP threads and an address-space limit, so a regression fails the test
 // instead of taking the machine's memory.
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "stribeck/data/log.hpp"
+#include "child_cli.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -34,59 +30,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string case_dir(const std::string& name) {
-  const std::string d = test::temp_dir() + "shapes_" + name + "/";
-  fs::create_directories(d);
-  return d;
-}
+using test::lines;
+using test::slurp;
+using ChildRun = test::ChildRun;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-
-struct ChildRun {
-  int status = -1;    // exit code, or 128 + signal
-  long peak_kb = -1;  // peak resident memory of the child [kB]
-  std::string err;    // stderr
-};
+std::string case_dir(const std::string& name) { return test::case_dir("shapes_", name); }
 
 constexpr rlim_t kAddressSpace = rlim_t(8) << 30;  // 8 GiB: what the old code asked for is far beyond
 
 // Runs the CLI with `args` in a child limited to two OpenMP threads, 8 GiB of
 // address space and (cpu_seconds > 0) that much CPU time; stdout to
-// /dev/null, stderr kept.
+// /dev/null, stderr kept; its peak resident memory in peak_kb.
 ChildRun run_cli(const std::vector<std::string>& args, const std::string& dir, long cpu_seconds = 0) {
-  const std::string err = dir + "stderr.txt";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
-    if (!std::freopen(err.c_str(), "w", stderr)) _exit(126);
-    setenv("OMP_NUM_THREADS", "2", 1);
-    struct rlimit as {};
-    as.rlim_cur = as.rlim_max = kAddressSpace;
-    setrlimit(RLIMIT_AS, &as);
-    if (cpu_seconds > 0) {
-      struct rlimit cpu {};
-      cpu.rlim_cur = cpu.rlim_max = static_cast<rlim_t>(cpu_seconds);
-      setrlimit(RLIMIT_CPU, &cpu);
-    }
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(STRIBECK_CLI, argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  struct rusage ru {};
-  wait4(pid, &st, 0, &ru);
-  ChildRun r;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.peak_kb = ru.ru_maxrss;
-  r.err = slurp(err);
-  return r;
+  test::ChildSpec spec;
+  spec.err = dir + "stderr.txt";
+  spec.env = {{"OMP_NUM_THREADS", "2"}};
+  spec.address_space = kAddressSpace;
+  spec.cpu_seconds = cpu_seconds;
+  return test::run_child(args, spec);
 }
 
 // A CSV of `columns` columns (time, velocity, then c2, c3, ...) and `rows`

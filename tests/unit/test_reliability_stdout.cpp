@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "child_cli.hpp"
 #include "cli_runner.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/log_blocks.hpp"
@@ -40,34 +41,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b < s.size()) {
-    size_t e = s.find(' ', b);
-    if (e == std::string::npos) e = s.size();
-    if (e > b) out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
-}
+using test::lines;
+using test::slurp;
+using test::snapshot;
+using test::spit;
+using test::words;
 
 enum class Out { kFile, kFull, kClosedPipe };
 
-struct CliResult {
-  bool exited = false;  // ended by exit(), not by a signal
-  int status = -1;      // exit code, or 128 + signal
-  std::string out, err;
-};
+using CliResult = test::ChildRun;
 
 // Runs the CLI with `args` (split on spaces): stdout into a file, onto
 // /dev/full or into a pipe whose read end is closed before the child runs;
@@ -80,45 +62,13 @@ CliResult run(const std::string& args, Out out, long fsize_bytes = 0) {
     if (::pipe(fds) != 0) return {};
     ::close(fds[0]);  // the reader is gone before the first write
   }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (out == Out::kClosedPipe) {
-      ::dup2(fds[1], 1);
-      ::close(fds[1]);
-    } else if (!std::freopen(out == Out::kFull ? "/dev/full" : (stem + ".out").c_str(), "w", stdout)) {
-      _exit(126);
-    }
-    if (!std::freopen((stem + ".err").c_str(), "w", stderr)) _exit(126);
-    signal(SIGPIPE, SIG_DFL);  // as a shell starts it
-    signal(SIGXFSZ, SIG_IGN);
-    if (fsize_bytes > 0) {
-      struct rlimit r {};
-      r.rlim_cur = r.rlim_max = static_cast<rlim_t>(fsize_bytes);
-      setrlimit(RLIMIT_FSIZE, &r);
-    }
-    const std::vector<std::string> a = words(args);
-    std::vector<char*> argv{const_cast<char*>(STRIBECK_CLI)};
-    for (const auto& w : a) argv.push_back(const_cast<char*>(w.c_str()));
-    argv.push_back(nullptr);
-    execv(STRIBECK_CLI, argv.data());
-    _exit(127);
-  }
-  if (fds[1] >= 0) ::close(fds[1]);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  CliResult r;
-  r.exited = WIFEXITED(st);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.out = slurp(stem + ".out");
-  r.err = slurp(stem + ".err");
-  return r;
-}
-
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file()) files[e.path().filename().string()] = slurp(e.path().string());
-  return files;
+  test::ChildSpec spec;
+  if (out == Out::kFile) spec.out = stem + ".out";
+  spec.out_full = out == Out::kFull;
+  spec.out_fd = fds[1];
+  spec.err = stem + ".err";
+  spec.fsize_bytes = fsize_bytes;
+  return test::run_child(words(args), spec);
 }
 
 // Files made once for every case: a log, a fit of it (HDF5 and JSON), a CSV
