@@ -502,7 +502,6 @@ int register_temporary(const std::string& path) { return claim(path); }
 void unregister_temporary(int slot) { release(slot); }
 
 namespace {
-constexpr size_t kNameMax = 255;    // NAME_MAX of Linux file systems
 constexpr size_t kUniqueChars = 6;  // mkstemp's XXXXXX
 
 // 64-bit FNV-1a as 16 hex digits: the same in every run and build.
@@ -568,28 +567,23 @@ std::string resolve_output(const std::string& target) {
   }
 }
 
+std::string name_with_room(const std::string& path, size_t room) {
+  const size_t slash = path.find_last_of('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  const std::string name = path.substr(base);
+  if (name.size() + room <= kFileNameMax) return path;
+  const std::string hash = "~" + name_hash(name);
+  return path.substr(0, base) + name.substr(0, kFileNameMax - room - hash.size()) + hash;
+}
+
 std::string temporary_stem(const std::string& target) {
-  const size_t slash = target.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
-  std::string name = target.substr(dir.size());
   const std::string tmp = ".tmp.";
-  if (name.size() + tmp.size() + kUniqueChars > kNameMax) {
-    const std::string hash = "~" + name_hash(name);
-    name = name.substr(0, kNameMax - tmp.size() - kUniqueChars - hash.size()) + hash;
-  }
-  return dir + name + tmp;
+  return name_with_room(target, tmp.size() + kUniqueChars) + tmp;
 }
 
 std::string partial_path(const std::string& output) {
-  const size_t slash = output.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "" : output.substr(0, slash + 1);
-  std::string name = output.substr(dir.size());
-  const std::string partial = ".partial", lock = ".lock";
-  if (name.size() + partial.size() + lock.size() > kNameMax) {
-    const std::string hash = "~" + name_hash(name);
-    name = name.substr(0, kNameMax - partial.size() - lock.size() - hash.size()) + hash;
-  }
-  return dir + name + partial;
+  const std::string partial = ".partial", lock = ".lock";  // OUT.partial.lock must fit too
+  return name_with_room(output, partial.size() + lock.size()) + partial;
 }
 
 OutputLock::OutputLock(const std::string& target, Mode mode) {

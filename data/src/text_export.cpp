@@ -25,7 +25,7 @@ constexpr const char* kOrder[] = {"time",       "position",   "velocity",     "a
                                   "pressure_a", "pressure_b", "normal_force", "temperature"};
 constexpr size_t kBlockRows = 65536;
 
-void write_all(AtomicFile* out, const std::string& text, const std::string& path) {
+void write_all(AtomicFile* out, const std::string& text) {
   if (out) {
     out->write(text);
     return;
@@ -59,19 +59,10 @@ std::vector<std::string> csv_column_order(const std::vector<std::string>& channe
 }
 
 std::string csv_sidecar_path(const std::string& csv_path) {
-  // A CSV name so long (over 250 bytes) that NAME.json would pass NAME_MAX
-  // (255): NAME cut and the cut part replaced by a hash of the whole, as
-  // partial_path does, the same in every run.
-  constexpr size_t kNameMax = 255;
+  // A CSV name so long that NAME.json would pass NAME_MAX is cut with a
+  // hash, as the temporaries and partial files are.
   const std::string json = ".json";
-  const size_t slash = csv_path.find_last_of('/');
-  const size_t base = slash == std::string::npos ? 0 : slash + 1;
-  if (csv_path.size() - base + json.size() <= kNameMax) return csv_path + json;
-  std::uint64_t h = 14695981039346656037ull;  // 64-bit FNV-1a of the name
-  for (size_t i = base; i < csv_path.size(); ++i) h = (h ^ static_cast<unsigned char>(csv_path[i])) * 1099511628211ull;
-  char hash[18];
-  std::snprintf(hash, sizeof hash, "~%016llx", static_cast<unsigned long long>(h));
-  return csv_path.substr(0, base + kNameMax - json.size() - 17) + hash + json;
+  return name_with_room(csv_path, json.size()) + json;
 }
 
 std::string csv_sidecar_json(const std::string& kind, const std::vector<CsvColumn>& columns,
@@ -116,8 +107,7 @@ Table table_of(const std::vector<std::string>& channels, const std::map<std::str
 // One writer for both kinds of source: the columns in export order, read a
 // block of rows at a time. The first line is the header: no comment lines,
 // which pandas.read_csv would take for the header or refuse.
-void write_table(AtomicFile* out, const std::string& path, const Table& t, size_t n, const ReadBlock& read,
-                 char delim) {
+void write_table(AtomicFile* out, const Table& t, size_t n, const ReadBlock& read, char delim) {
   std::string text;
   for (size_t i = 0; i < t.header.size(); ++i) {
     if (i) text += delim;
@@ -135,12 +125,12 @@ void write_table(AtomicFile* out, const std::string& path, const Table& t, size_
       }
       text += '\n';
       if (text.size() > (1u << 20)) {
-        write_all(out, text, path);
+        write_all(out, text);
         text.clear();
       }
     }
   }
-  write_all(out, text, path);
+  write_all(out, text);
   if (out) out->close_stream();
   else std::fflush(stdout);
 }
@@ -158,20 +148,20 @@ void write_sidecar(AtomicFile* sidecar, const std::string& name, const std::map<
 // are complete.
 template <class Write>
 void write_path(const std::string& path, const Write& write) {
-  if (path == "-") return write(nullptr, nullptr, path);
+  if (path == "-") return write(nullptr, nullptr);
   AtomicFile out(path), sidecar(csv_sidecar_path(path));
-  write(&out, &sidecar, path);
+  write(&out, &sidecar);
   out.commit();
   sidecar.commit();
 }
 
-void write_experiment(AtomicFile* out, AtomicFile* sidecar, const std::string& path, const Experiment& e, char delim,
+void write_experiment(AtomicFile* out, AtomicFile* sidecar, const Experiment& e, char delim,
                       const std::string& command_line) {
   std::vector<std::string> channels;
   for (const auto& [name, v] : e.channels) channels.push_back(name);
   const Table t = table_of(channels, e.units);
   write_table(
-      out, path, t, e.size(),
+      out, t, e.size(),
       [&e](const std::string& ch, size_t b, size_t end, double* dst) {
         const auto& v = e.channels.at(ch);
         std::copy(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(end), dst);
@@ -180,13 +170,13 @@ void write_experiment(AtomicFile* out, AtomicFile* sidecar, const std::string& p
   write_sidecar(sidecar, e.name, e.attributes, t, command_line);
 }
 
-void write_blocks(AtomicFile* out, AtomicFile* sidecar, const std::string& path, const LogBlockReader& log, char delim,
+void write_blocks(AtomicFile* out, AtomicFile* sidecar, const LogBlockReader& log, char delim,
                   const std::string& command_line) {
   std::map<std::string, std::string> units;
   for (const auto& ch : log.channels()) units[ch] = log.units(ch);
   const Table t = table_of(log.channels(), units);
   write_table(
-      out, path, t, log.length(),
+      out, t, log.length(),
       [&log](const std::string& ch, size_t b, size_t end, double* dst) { log.read(ch, b, end, dst); }, delim);
   write_sidecar(sidecar, log.experiment(), log.attributes(), t, command_line);
 }
@@ -194,24 +184,21 @@ void write_blocks(AtomicFile* out, AtomicFile* sidecar, const std::string& path,
 }  // namespace
 
 void write_csv(const std::string& path, const Experiment& e, char delim, const std::string& command_line) {
-  write_path(path, [&](AtomicFile* out, AtomicFile* sidecar, const std::string& p) {
-    write_experiment(out, sidecar, p, e, delim, command_line);
-  });
+  write_path(path,
+             [&](AtomicFile* out, AtomicFile* sidecar) { write_experiment(out, sidecar, e, delim, command_line); });
 }
 
 void write_csv(const std::string& path, const LogBlockReader& log, char delim, const std::string& command_line) {
-  write_path(path, [&](AtomicFile* out, AtomicFile* sidecar, const std::string& p) {
-    write_blocks(out, sidecar, p, log, delim, command_line);
-  });
+  write_path(path, [&](AtomicFile* out, AtomicFile* sidecar) { write_blocks(out, sidecar, log, delim, command_line); });
 }
 
 void write_csv(AtomicFile& out, AtomicFile& sidecar, const Experiment& e, char delim, const std::string& command_line) {
-  write_experiment(&out, &sidecar, out.target(), e, delim, command_line);
+  write_experiment(&out, &sidecar, e, delim, command_line);
 }
 
 void write_csv(AtomicFile& out, AtomicFile& sidecar, const LogBlockReader& log, char delim,
                const std::string& command_line) {
-  write_blocks(&out, &sidecar, out.target(), log, delim, command_line);
+  write_blocks(&out, &sidecar, log, delim, command_line);
 }
 
 }  // namespace stribeck

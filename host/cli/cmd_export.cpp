@@ -35,9 +35,6 @@ bool make_output_dir(const std::string& dir) {
   throw InputError(dir + ": not a directory (the log holds several experiments)");
 }
 
-// NAME_MAX of Linux's file systems: a longer file name cannot be created.
-constexpr size_t kFileNameMax = 255;
-
 std::string experiment_path(const std::string& dir, std::string name, char delim) {
   for (char& c : name)
     if (c == '/') c = '_';

@@ -201,6 +201,16 @@ void unregister_temporary(int slot);
 // InputError for a loop of links.
 std::string resolve_output(const std::string& target);
 
+// NAME_MAX of Linux's file systems: no file name may be longer.
+constexpr size_t kFileNameMax = 255;
+
+// `path` with its file name cut so that `room` more bytes fit within
+// kFileNameMax: the cut part replaced by "~" and a hash of the whole name,
+// the same in every run, so a later run finds what an earlier one named.
+// Unchanged when it fits. temporary_stem, partial_path and a CSV's sidecar
+// name their files beside an output with it.
+std::string name_with_room(const std::string& path, size_t room);
+
 // The name of a temporary of `target` (a resolved output) without its
 // 6-character unique part: "DIR/NAME.tmp.". When NAME is so long (over 244
 // bytes) that NAME.tmp.XXXXXX would pass NAME_MAX (255), NAME is cut and
