@@ -1887,7 +1887,7 @@ FitSummary fit_model(const std::vector<Experiment>& experiments, const std::stri
     FitOptions sym = o;
     sym.asymmetric = false;
     sym.keep_signals = false;
-    const FitSummary s = fit(experiments, model_id, sym);
+    const FitSummary s = fit_model(experiments, model_id, sym);  // only its rmse and count: no unit mapping
     AsymmetryTest& t = S.asymmetry;
     S.has_asymmetry_test = true;
     t.rmse_symmetric = s.rmse;
