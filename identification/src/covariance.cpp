@@ -1,5 +1,6 @@
 #include "covariance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -50,6 +51,26 @@ Identifiability analyse_identifiability(const Eigen::MatrixXd& JtJ, double flat_
   for (int a = 0; a < k; ++a)
     for (int b = 0; b < k; ++b) out.inverse(a, b) = d(a) * Ai(a, b) * d(b);
   return out;
+}
+
+void interval_in_range(ParameterEstimate& pe, const FitParam& p, const Layout& L) {
+  if (pe.interval == "profile" || !std::isfinite(pe.std_error)) return;
+  const double lo = p.transform == Transform::kExcess ? L.params[p.excess_base].value : p.lo;
+  const double hi = p.hi;
+  const double tol = 1e-9 * std::max(1.0, std::abs(pe.value));
+  if (std::isfinite(lo) && pe.value - lo <= tol) {
+    pe.ci95_lo = lo;
+    pe.ci95_hi = std::min(hi, lo + kZ95 * pe.std_error);
+  } else if (std::isfinite(hi) && hi - pe.value <= tol) {
+    pe.ci95_lo = std::max(lo, hi - kZ95 * pe.std_error);
+    pe.ci95_hi = hi;
+  } else if (pe.ci95_lo < lo || pe.ci95_hi > hi) {
+    pe.ci95_lo = std::max(pe.ci95_lo, lo);
+    pe.ci95_hi = std::min(pe.ci95_hi, hi);
+  } else {
+    return;
+  }
+  pe.interval = "one-sided";
 }
 
 }  // namespace stribeck::ident::detail

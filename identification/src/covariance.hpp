@@ -12,6 +12,8 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "problem.hpp"
+
 namespace stribeck::ident::detail {
 
 struct Identifiability {
@@ -29,5 +31,18 @@ constexpr double kFlatTolerance = 1e-10;
 constexpr double kFlatComponent = 0.2;
 
 Identifiability analyse_identifiability(const Eigen::MatrixXd& JtJ, double flat_tolerance = kFlatTolerance);
+
+// One-sided 95 % quantile of the standard normal: at a bound the likelihood
+// ratio is an equal mixture of chi^2_0 and chi^2_1 (Self & Liang 1987), so
+// the 95 % interval reaches 1.645 standard errors into the range.
+constexpr double kZ95 = 1.6448536269514722;
+
+// Keeps the Wald interval of estimate `pe` of layout parameter `p` inside
+// its range (an excess's lower bound is its base's value): at a bound it is
+// one-sided, [bound, bound +/- kZ95 std_error]; near one, the end that
+// would cross the bound is the bound. Either way `interval` becomes
+// "one-sided". A profile interval (within the bounds) and an estimate
+// without a standard error are left as they are.
+void interval_in_range(ParameterEstimate& pe, const FitParam& p, const Layout& L);
 
 }  // namespace stribeck::ident::detail

@@ -161,16 +161,28 @@ double median_zero_crossing_travel(const std::vector<Prepared>& data, const std:
   return d[d.size() / 2];
 }
 
-bool named_value(const std::vector<std::string>& specs, const std::string& name, double& value) {
+// Any value in the parameter's range (sigma1 = 0 included: LuGre without
+// bristle damping).
+bool named_value(const std::vector<std::string>& specs, const ParamInfo& info, double& value) {
   for (const auto& s : specs) {
     const size_t eq = s.find('=');
-    if (eq != std::string::npos && s.substr(0, eq) == name) {
-      if (!parse_double(s.substr(eq + 1), value) || !(value > 0))
-        throw InputError("'" + s + "': " + name + " must be a positive number");
+    if (eq != std::string::npos && s.substr(0, eq) == info.name) {
+      if (!parse_double(s.substr(eq + 1), value)) throw InputError("'" + s + "': value is not a finite number");
+      const std::string why = check_param(info, value);
+      if (!why.empty()) throw InputError("'" + s + "': " + why);
       return true;
     }
   }
   return false;
+}
+
+// Stage 2's log coordinate of a dynamic parameter. A value on a closed
+// lower bound of 0 (sigma1 = 0) has none: it enters as 1e-12 of the model's
+// default (LuGre: 3e-10 N/(m/s), a damping force below 1e-9 N at 1 m/s);
+// the joint stage, not log-parameterised there, holds or starts it at 0.
+constexpr double kZeroNudge = 1e-12;
+double log_coordinate(double value, const ParamInfo& info) {
+  return std::log(value > 0 ? value : kZeroNudge * info.default_value);
 }
 
 // Both stages for model F::Model.
@@ -207,8 +219,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   bool dyn_fixed[2] = {false, false};
   double dyn_value[2] = {kNaN, kNaN};
   for (int i = 0; i < 2; ++i) {
-    dyn_fixed[i] = named_value(o.fix, dyn[i], dyn_value[i]);
-    if (!dyn_fixed[i]) named_value(o.initial, dyn[i], dyn_value[i]);
+    dyn_fixed[i] = named_value(o.fix, model.params[F::kDyn[i]], dyn_value[i]);
+    if (!dyn_fixed[i]) named_value(o.initial, model.params[F::kDyn[i]], dyn_value[i]);
     if (!o.free.empty() && !dyn_fixed[i] && std::find(o.free.begin(), o.free.end(), dyn[i]) == o.free.end()) {
       dyn_fixed[i] = true;
       if (!std::isfinite(dyn_value[i])) dyn_value[i] = model.params[model.param_index(dyn[i])].default_value;
@@ -342,7 +354,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
           o1.validate.push_back(v);
       for (int i = 0; i < 2; ++i) {
         o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
-        if (!named_value(o.fix, dyn[i], dyn_value[i]))  // any positive value: F_ss does not depend on them
+        if (!named_value(o.fix, model.params[F::kDyn[i]], dyn_value[i]))  // any value: F_ss does not depend on them
           o1.fix.push_back(
               dyn[i] + "=" +
               fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
@@ -385,8 +397,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
             if (c < best) best = c, b0 = s0, b1 = s1;
           }
         }
-        u[0] = std::log(b0);
-        u[1] = std::log(b1);
+        u[0] = log_coordinate(b0, model.params[F::kDyn[0]]);
+        u[1] = log_coordinate(b1, model.params[F::kDyn[1]]);
       }
       ceres::Problem P;
       for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);

@@ -18,6 +18,7 @@
 #include "covariance.hpp"
 #include "dynamic_fit.hpp"
 #include "fit_helpers.hpp"
+#include "missing_terms.hpp"
 #include "multistart.hpp"
 #include "noise.hpp"
 #include "phases.hpp"
@@ -776,6 +777,7 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
       pe.ci95_lo = p.value - kZ975 * pe.std_error;
       pe.ci95_hi = p.value + kZ975 * pe.std_error;
     }
+    interval_in_range(pe, p, L);  // the profile below, where one runs, replaces it
     if (noisy && (pe.at_bound || !cost_is_quadratic(wald_ends, U, f, ssr_min))) {
       const ProfileInterval pr = profile_interval(P, L, static_cast<int>(i), ssr_min, U.s2, su, so);
       auto to_external = [&](double u) {
@@ -876,7 +878,7 @@ void fit_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, 
     if (pe.at_bound)
       S.warnings.push_back(pe.name + " = " + fmt(pe.value) + " is at its bound" +
                            (pe.interval == "profile" ? "; its interval is the one-sided profile-likelihood interval"
-                                                     : "; its standard error is not meaningful"));
+                                                     : "; its interval is one-sided, from the bound"));
     else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
       S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) + " (" +
                            fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" + low_speed_hint(is_low_speed(a)));
@@ -1028,204 +1030,16 @@ void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experime
 }
 
 // ---------------------------------------------------------------------------
-// Missing terms. A fit far from its data (R^2 below 0.9, or a residual 1.5
-// times the noise estimate and autocorrelated) often lacks a term of the
-// force balance that was left out and that no parameter of the friction law
-// can make up: a force offset (without --offset), the inertia m*a (without
-// --inertia: the log's acceleration, or one derived from its velocity), the
-// pressure force A_a p_a - A_b p_b (without --area-a/--area-b, in a log whose
-// chamber pressures vary), a Coulomb level proportional to a normal force
-// that varies and that the law does not read. Each is scored against the
-// residual as a score test scores a term: by the share of the residual's sum of squares that a
-// least-squares regression on its columns explains (a term the law can
-// absorb is orthogonal to the residual and scores 0). Terms are taken best
-// first while each explains more than half of what is left, and named with
-// the value the regression gives them.
-struct Term {
-  std::string name;                          // "offset", "inertia", "pressure", "normal force"
-  std::vector<std::vector<double>> columns;  // over the training samples, in order
-};
-
-// The share of r'r that a least-squares regression of r on `cols` explains,
-// and the coefficients.
-double explained_share(const std::vector<double>& r, const std::vector<const std::vector<double>*>& cols,
-                       Eigen::VectorXd* coef) {
-  const int k = static_cast<int>(cols.size());
-  Eigen::MatrixXd XtX = Eigen::MatrixXd::Zero(k, k);
-  Eigen::VectorXd Xtr = Eigen::VectorXd::Zero(k);
-  double rr = 0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    rr += r[i] * r[i];
-    for (int a = 0; a < k; ++a) {
-      Xtr(a) += (*cols[a])[i] * r[i];
-      for (int b = 0; b <= a; ++b) XtX(a, b) += (*cols[a])[i] * (*cols[b])[i];
-    }
-  }
-  for (int a = 0; a < k; ++a)
-    for (int b = a + 1; b < k; ++b) XtX(a, b) = XtX(b, a);
-  *coef = XtX.completeOrthogonalDecomposition().solve(Xtr);
-  return rr > 0 ? Xtr.dot(*coef) / rr : 0.0;
-}
-
-// The acceleration of one experiment for the inertia term: the log's, or
-// derived from its velocity and time as the fit derives kinematics; empty
-// when it has neither.
-std::vector<double> acceleration_of(const Prepared& d, const FitOptions& o) {
-  if (!d.acc.empty()) return d.acc;
-  if (d.t.size() != d.size()) return {};
-  Experiment x;
-  x.name = d.name;
-  x.source = "identify";
-  x.channels["time"] = d.t;
-  x.channels["velocity"] = d.v;
-  DeriveOptions opt;
-  opt.cutoff_hz = o.cutoff_hz;
-  try {
-    derive_channels(x, {"acceleration"}, opt);
-  } catch (const std::exception&) {  // time not increasing, too few samples: no inertia term to offer
-    return {};
-  }
-  return x.channel("acceleration");
-}
-
-// The force-balance terms left out of the fit, over the training samples;
-// `reads_fn`: the law reads the normal force.
-std::vector<Term> left_out_terms(const FitData& D, const FitOptions& o, bool reads_fn) {
-  std::vector<Term> terms;
-  if (!reads_fn) {
-    // A Coulomb level proportional to a normal force that varies: columns
-    // F_n sgn(v) and sgn(v) (the law's own level, so only the part that
-    // follows F_n scores).
-    Term t{"normal force", {{}, {}}};
-    double lo = kInf, hi = -kInf;
-    for (int e : D.train)
-      for (size_t i = 0; i < D.data[e].size(); ++i) {
-        const double s = D.data[e].v[i] > 0 ? 1.0 : D.data[e].v[i] < 0 ? -1.0 : 0.0, fn = D.data[e].fn[i];
-        t.columns[0].push_back(fn * s);
-        t.columns[1].push_back(s);
-        lo = std::min(lo, fn);
-        hi = std::max(hi, fn);
-      }
-    if (hi > lo) terms.push_back(std::move(t));
-  }
-  if (!o.offset) {
-    Term t{"offset", {{}}};
-    for (int e : D.train) t.columns[0].insert(t.columns[0].end(), D.data[e].size(), 1.0);
-    terms.push_back(std::move(t));
-  }
-  if (!o.inertia) {
-    Term t{"inertia", {{}}};
-    for (int e : D.train) {
-      const std::vector<double> a = acceleration_of(D.data[e], o);
-      if (a.empty()) {
-        t.columns.clear();
-        break;
-      }
-      t.columns[0].insert(t.columns[0].end(), a.begin(), a.end());
-    }
-    if (!t.columns.empty()) terms.push_back(std::move(t));
-  }
-  if (o.area_a == 0.0 && o.area_b == 0.0) {
-    // Columns p_a and -p_b, each where it varies (a constant is an offset).
-    Term t{"pressure", {}};
-    for (int side = 0; side < 2; ++side) {
-      std::vector<double> c;
-      double lo = kInf, hi = -kInf;
-      for (int e : D.train)
-        for (double p : side == 0 ? D.data[e].pa : D.data[e].pb) {
-          c.push_back(side == 0 ? p : -p);
-          lo = std::min(lo, p);
-          hi = std::max(hi, p);
-        }
-      t.columns.push_back(hi > lo ? std::move(c) : std::vector<double>());
-    }
-    if (!t.columns[0].empty() || !t.columns[1].empty()) terms.push_back(std::move(t));
-  }
-  return terms;
-}
-
-// What to tell the user about a term the regression named, with its coefficients.
-// `share`: of the residual (first), or of what the terms named before leave.
-std::string missing_term_advice(const Term& t, const double* coef, double share, bool first) {
-  const std::string explains =
-      " explains " + fmt(100.0 * share) + (first ? " % of it): " : " % of what the terms above leave): ");
-  if (t.name == "offset")
-    return "the residual is a constant (an offset of " + fmt(coef[0]) + " N" + explains + "add --offset";
-  if (t.name == "inertia")
-    return "the residual follows the acceleration (m*a with m = " + fmt(coef[0]) + " kg" + explains + "add --inertia";
-  if (t.name == "normal force") {
-    std::string laws;
-    for (const auto& m : all_models())
-      if (m.needs(kChannelNormalForce)) laws += (laws.empty() ? "" : ", ") + m.id;
-    return "the residual follows the normal force (F_n*mu*sign(v) with mu = " + fmt(coef[0]) + explains +
-           "fit a law that reads normal_force (" + laws + ")";
-  }
-  std::string areas, flags;
-  if (!t.columns[0].empty()) areas += "A_a = " + fmt(coef[0]) + " m^2", flags += "--area-a " + fmt(coef[0]);
-  if (!t.columns[1].empty()) {
-    const double ab = coef[t.columns[0].empty() ? 0 : 1];
-    areas += std::string(areas.empty() ? "" : ", ") + "A_b = " + fmt(ab) + " m^2";
-    flags += std::string(flags.empty() ? "" : " ") + "--area-b " + fmt(ab);
-  }
-  return "the residual follows the chamber pressures (A_a*p_a - A_b*p_b with " + areas + explains + "add " + flags;
-}
-
+// Missing terms (missing_terms.hpp): the force-balance term the user left
+// out, scored against the residual of every training sample.
 template <class M>
 void missing_terms(FitSummary& S, const Layout& L, const FitData& D, const FitOptions& o, const ModelInfo& model) {
-  const bool exact = S.rmse <= kRelativeFloor * D.scale.force_rms;
-  const bool poor = S.r_squared < 0.9;
-  const bool structured = S.autocorrelation_lag1 > 0.5 && S.rmse > 1.5 * D.scale.noise;
-  if (exact || !(poor || structured) || !std::isfinite(S.rmse)) return;
-  std::vector<Term> terms = left_out_terms(D, o, model.needs(kChannelNormalForce));
-  if (terms.empty()) return;
-  std::vector<double> r;
+  MissingTermGram gram;
   for (int e : D.train) {
     const std::vector<double>& kept = S.experiments[e].residual;
-    const std::vector<double> x = kept.empty() ? raw_residuals<M>(L, D.data[e], e) : kept;
-    r.insert(r.end(), x.begin(), x.end());
+    gram.add(D.data[e], acceleration_of(D.data[e], o), kept.empty() ? raw_residuals<M>(L, D.data[e], e) : kept);
   }
-  std::vector<int> chosen;
-  double share = 0.0;  // of r'r, by the chosen terms together
-  for (;;) {
-    int best = -1;
-    double best_share = share;
-    for (int t = 0; t < static_cast<int>(terms.size()); ++t) {
-      if (std::count(chosen.begin(), chosen.end(), t)) continue;
-      std::vector<const std::vector<double>*> cols;
-      for (int c : chosen)
-        for (const auto& col : terms[c].columns)
-          if (!col.empty()) cols.push_back(&col);
-      for (const auto& col : terms[t].columns)
-        if (!col.empty()) cols.push_back(&col);
-      Eigen::VectorXd coef;
-      const double sh = explained_share(r, cols, &coef);
-      if (sh > best_share) best = t, best_share = sh;
-    }
-    // More than half of what the terms chosen so far leave.
-    if (best < 0 || best_share - share <= 0.5 * (1.0 - share)) break;
-    chosen.push_back(best);
-    share = best_share;
-  }
-  if (chosen.empty()) return;
-  std::vector<const std::vector<double>*> cols;
-  for (int c : chosen)
-    for (const auto& col : terms[c].columns)
-      if (!col.empty()) cols.push_back(&col);
-  Eigen::VectorXd coef;
-  explained_share(r, cols, &coef);
-  int at = 0;
-  for (int c : chosen) {
-    // The share this term adds to those before it.
-    std::vector<const std::vector<double>*> before(cols.begin(), cols.begin() + at);
-    Eigen::VectorXd ignored;
-    const double base = before.empty() ? 0.0 : explained_share(r, before, &ignored);
-    int width = 0;
-    for (const auto& col : terms[c].columns) width += !col.empty();
-    std::vector<const std::vector<double>*> with(cols.begin(), cols.begin() + at + width);
-    const double adds = explained_share(r, with, &ignored) - base;
-    S.warnings.push_back(missing_term_advice(terms[c], coef.data() + at, adds / (1.0 - base), at == 0));
-    at += width;
-  }
+  gram.advise(S, o, model.needs(kChannelNormalForce), D.scale.force_rms, D.scale.noise);
 }
 
 // Whether a converged fit stops well above the noise estimated from the data
@@ -1824,6 +1638,13 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   phases.begin("warnings");
   canonical_form(S, *problem, L, free, D, [&] { return streamed_quality<M>(S, L, st, all, sc.fsum, D.n, k); });
   fit_warnings(S, L, free, D, U, R, o);
+  if (MissingTermGram::wanted(S, D.scale.force_rms, D.scale.noise)) {
+    // The log's acceleration where it has one (a streamed fit derives none).
+    MissingTermGram gram;
+    for_streamed_residuals<M>(
+        L, st, all, true, [&](int, size_t, const Prepared& c, const std::vector<double>& r) { gram.add(c, c.acc, r); });
+    gram.advise(S, o, model.needs(kChannelNormalForce), D.scale.force_rms, D.scale.noise);
+  }
   unique_warnings(S);
   S.converged = S.status == FitStatus::kConverged;
   if (o.keep_signals && sopt.signals) {
@@ -1873,9 +1694,32 @@ const char* status_name(FitStatus s) {
 
 namespace {
 
+// A dynamic fit, then the missing-term check on the joint stage's residuals
+// over every training sample. No inertia term is offered: a dynamic fit does
+// not take --inertia yet.
+FitSummary fit_dynamic(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+  FitOptions with_signals = o;
+  with_signals.keep_signals = true;
+  FitSummary S = fit_two_stage(experiments, model, with_signals);
+  const std::vector<Prepared> data = prepare_data(experiments, model, o);
+  MissingTermGram gram;
+  double ysq = 0.0;
+  long n = 0;
+  for (size_t e = 0; e < data.size() && e < S.experiments.size(); ++e) {
+    if (S.experiments[e].held_out || S.experiments[e].residual.size() != data[e].size()) continue;
+    gram.add(data[e], {}, S.experiments[e].residual);
+    for (double y : data[e].y) ysq += y * y, ++n;
+  }
+  gram.advise(S, o, model.needs(kChannelNormalForce), n ? std::sqrt(ysq / static_cast<double>(n)) : 0.0,
+              S.noise_estimate);
+  if (!o.keep_signals)
+    for (auto& e : S.experiments) e.fitted.clear(), e.residual.clear();
+  return S;
+}
+
 FitSummary fit_model(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
-  if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_two_stage(experiments, model, o);
+  if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_dynamic(experiments, model, o);
   if (model.dynamic)
     throw InputError("model " + model_id + " is dynamic; with --asymmetric identification fits the static models only");
   FitSummary S;

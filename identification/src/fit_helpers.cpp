@@ -79,10 +79,16 @@ Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, co
     C.undetermined.push_back(names);
   }
   C.singular = !id.flat_groups.empty();
-  if (C.singular) return C;
+  C.determined = id.determined;
   const Eigen::MatrixXd G = external_jacobian(L, free);
   C.cov_x = sigma2 * G * id.inverse * G.transpose();
-  for (int i = 0; i < k; ++i) C.var_u[i] = sigma2 * id.inverse(i, i);
+  for (int i = 0; i < k; ++i) C.var_u[i] = id.determined[i] ? sigma2 * id.inverse(i, i) : nan;
+  // An entry through an undetermined parameter (itself, or the base of an
+  // excess) is not a variance.
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j)
+      for (int c = 0; c < k; ++c)
+        if ((G(i, c) != 0 || G(j, c) != 0) && !id.determined[c]) C.cov_x(i, j) = nan;
   return C;
 }
 

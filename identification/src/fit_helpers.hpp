@@ -36,15 +36,17 @@ Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free)
 // fit from J^T J of their internal coordinates and the residual variance
 // sigma2 = SSR / (N - k). The rank is judged by analyse_identifiability
 // (covariance.hpp); `undetermined` names the parameters of each flat
-// direction, comma-separated. For a regular
-// problem: cov_x, the covariance of the external values (through the
-// transforms' Jacobian), and var_u, the variance of each internal coordinate
-// (for the positive intervals of log parameters); NaN otherwise.
+// direction, comma-separated, and `determined` is false for each of them.
+// cov_x: the covariance of the external values (through the transforms'
+// Jacobian), and var_u, the variance of each internal coordinate (for the
+// positive intervals of log parameters); NaN in the entries that involve an
+// undetermined parameter (a singular problem still has determined ones).
 struct Covariance {
   bool singular = false;
   std::vector<std::string> undetermined;
-  Eigen::MatrixXd cov_x;      // k x k
-  std::vector<double> var_u;  // per free parameter
+  std::vector<bool> determined;  // per free parameter
+  Eigen::MatrixXd cov_x;         // k x k
+  std::vector<double> var_u;     // per free parameter
 };
 Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, const Eigen::MatrixXd& JtJ,
                                double sigma2);

@@ -14,8 +14,10 @@
 #include <thread>
 #include <type_traits>
 
+#include "covariance.hpp"
 #include "dynamic_fit.hpp"
 #include "fit_helpers.hpp"
+#include "noise.hpp"
 #include "solver_options.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/threads.hpp"
@@ -348,6 +350,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   S.best_start = best;
   for (const auto& r : results)
     if (r.usable && r.cost <= B.cost * (1.0 + 1e-6) + 1e-300) ++R.at_best;
+  S.starts_at_best = R.at_best;  // the header's count, the note's and the JSON's
   for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = B.u[i];
   set_values_from_internal(L);
   S.cost = B.cost;
@@ -401,6 +404,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   for (int e : train)
     for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
   set_fit_quality(S, n, k, ssr, sst, maxe, ac);
+  S.noise_estimate = noise_estimate(data, train);
   if (train.size() < data.size()) S.validation_rmse = nv ? std::sqrt(sv / static_cast<double>(nv)) : kNaN;
 
   // Uncertainty of the joint problem: sigma^2 (J^T J)^-1 at the solution,
@@ -434,8 +438,11 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     if (!p.fixed && it != free.end()) {
       const int f = static_cast<int>(it - free.begin());
       const double var = C.cov_x(f, f);
-      if (std::isfinite(var) && var >= 0) {
+      // No Jacobian (the simulation failed there): nothing is known to be determined.
+      pe.determined = !C.determined.empty() && C.determined[f];
+      if (pe.determined && std::isfinite(var) && var >= 0) {
         pe.std_error = std::sqrt(var);
+        pe.interval = "wald";
         if (p.transform == Transform::kLog) {  // interval of exp(u): stays positive
           const double su = std::sqrt(std::max(0.0, C.var_u[f]));
           pe.ci95_lo = p.value * std::exp(-kZ975 * su);
@@ -448,6 +455,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
       const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
       pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
                     (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
+      interval_in_range(pe, p, L);
     }
     S.parameters.push_back(pe);
   }
@@ -495,9 +503,9 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   for (int a = 0; a < k; ++a) {
     const ParameterEstimate& pe = *std::find_if(S.parameters.begin(), S.parameters.end(),
                                                 [&](const ParameterEstimate& q) { return q.name == S.free_names[a]; });
-    if (pe.at_bound)
+    if (pe.at_bound && pe.determined)
       S.warnings.push_back(pe.name + " = " + fmt(pe.value) +
-                           " is at its bound; its standard error and interval are not meaningful");
+                           " is at its bound; its interval is one-sided, from the bound");
     else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
       S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) + " (" +
                            fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" +

@@ -53,7 +53,7 @@ std::string FitSummary::report() const {
     std::string ci = "[" + num(p.ci95_lo) + ", " + num(p.ci95_hi) + "]";
     if (p.fixed) ci = "(fixed)";
     else if (!p.determined) ci = "not determined";
-    else if (p.interval == "profile") ci += " (profile)";
+    else if (p.interval == "profile" || p.interval == "one-sided") ci += " (" + p.interval + ")";
     std::snprintf(line, sizeof line, "  %-22s %14s %12s %27s %s\n", p.name.c_str(), num(p.value).c_str(),
                   p.fixed ? "" : num(p.std_error, "%.3g").c_str(), ci.c_str(), p.unit.c_str());
     s += line;

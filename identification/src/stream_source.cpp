@@ -53,12 +53,18 @@ PreparedStream::PreparedStream(const std::vector<LogStream>& logs, const ModelIn
         throw InputError(r.where() + " has no normal_force channel, but model " + model.id + " needs it");
       x.fn = true;
       x.channels.push_back("normal_force");
+    } else if (r.has("normal_force")) {  // for the missing-term check (missing_terms.hpp)
+      x.fn = true;
+      x.channels.push_back("normal_force");
     }
     if (o.inertia) {
       if (!r.has("acceleration"))
         throw InputError(r.where() +
                          " has no channel 'acceleration' (a streamed fit does not derive it: use --stream never)");
       x.acc = true;
+      x.channels.push_back("acceleration");
+    } else if (r.has("acceleration") && !r.attributes().count("derived_acceleration")) {
+      x.acc = true;  // for the missing-term check: does m*a explain the residual?
       x.channels.push_back("acceleration");
     }
     exps_.push_back(std::move(x));

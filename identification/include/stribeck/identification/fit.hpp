@@ -157,8 +157,10 @@ struct ParameterEstimate {
   // K_brk = 1): std_error and the interval are then NaN, never finite and tight.
   bool determined = true;
   // How ci95 was obtained: "wald" (linearised covariance), "profile" (profile
-  // likelihood: near a bound or where the cost is strongly nonlinear), or
-  // "none" (fixed or not determined).
+  // likelihood: near a bound or where the cost is strongly nonlinear),
+  // "one-sided" (at or near a bound without a profile: the Wald interval
+  // kept inside the range, one end at the bound), or "none" (fixed or not
+  // determined).
   std::string interval = "none";
 };
 
