@@ -25,8 +25,8 @@ struct PointFile::Impl {
   h5::File file;
   h5::Group group;  // the results group (sweep, ensemble); unused for sweeps of the root layout
   std::vector<std::string> dims, dim_units, metrics, metric_units;
-  std::vector<h5::Dataset> dim_cols, metric_cols;  // sweep: one column per dimension
-  h5::Dataset points, status;                      // ensemble: the points table
+  std::vector<h5::Dataset> dim_cols, metric_cols;  // one column per dimension (not in ensembles of version 1)
+  h5::Dataset points, status;                      // ensemble format_version 1: the points table
   std::uint64_t rows = 0;  // the points every column holds (the checkpointed ones in an unfinished file)
 };
 
@@ -132,19 +132,35 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
       expected = h5::read_uint_attribute(g, "checkpoint_rows", at);
     }
     f.dims = split_names(h5::read_string_attribute(g, "names", at), ',');
-    f.dim_units.assign(f.dims.size(), "");
-    // The coordinates' units are the `coordinate` scale's units_of_each.
-    if (h5::has_child(g, "coordinate")) {
-      const h5::Dataset sc = h5::open_dataset(g, "coordinate", at);
-      if (h5::has_attribute(sc.id(), "units_of_each")) {
-        std::vector<std::string> u = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', at);
-        if (u.size() == f.dims.size()) f.dim_units = std::move(u);
+    const std::int64_t version =
+        h5::has_attribute(g, "format_version") ? h5::read_int_attribute(g, "format_version", at) : 1;
+    if (version > kEnsembleFormatVersion)
+      throw InputError(path + ": ensemble file format_version " + std::to_string(version) +
+                       " is newer than this stribeck (" + std::to_string(kEnsembleFormatVersion) +
+                       "); use a newer stribeck");
+    if (version >= 2) {
+      // One column per coordinate with its units, as a sweep's parameters.
+      for (const auto& d : f.dims) {
+        if (!h5::has_child(g, d)) throw InputError(at + ": no dataset '" + d + "' for coordinate " + d);
+        f.dim_cols.push_back(column(h5::open_dataset(g, d, at), "ensemble/" + d, 0));
+        f.dim_units.push_back(units_of(f.dim_cols.back(), at));
       }
+    } else {
+      // Version 1: the coordinates' units are the `coordinate` scale's units_of_each.
+      f.dim_units.assign(f.dims.size(), "");
+      if (h5::has_child(g, "coordinate")) {
+        const h5::Dataset sc = h5::open_dataset(g, "coordinate", at);
+        if (h5::has_attribute(sc.id(), "units_of_each")) {
+          std::vector<std::string> u = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', at);
+          if (u.size() == f.dims.size()) f.dim_units = std::move(u);
+        }
+      }
+      f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     }
-    f.points = column(h5::open_dataset(g, "points", at), "ensemble/points", f.dims.size());
     for (const auto& c : h5::children(g, at)) {
       h5::check_child(c, at + ": " + c.name);
-      if (c.kind != h5::Kind::kDataset || c.name == "points" || h5::is_dimension_scale(g, c.name, at)) continue;
+      if (c.kind != h5::Kind::kDataset || h5::is_dimension_scale(g, c.name, at)) continue;
+      if (version >= 2 ? std::count(f.dims.begin(), f.dims.end(), c.name) > 0 : c.name == "points") continue;
       f.metrics.push_back(c.name);
       f.metric_cols.push_back(column(h5::open_dataset(g, c.name, at), "ensemble/" + c.name, 0));
       const h5::Dataset ds = h5::open_dataset(g, c.name, at);
@@ -196,8 +212,9 @@ int PointFile::metric_index(const std::string& name) const {
 void PointFile::read_dimension(int d, std::uint64_t first, std::uint64_t n, std::vector<double>& out) const {
   const Impl& f = *impl_;
   out.resize(n);
-  if (f.kind == "sweep") {
-    h5::read_rows(f.dim_cols[d], H5T_NATIVE_DOUBLE, first, n, out.data(), f.path + ": parameter " + f.dims[d]);
+  if (!f.dim_cols.empty()) {
+    h5::read_rows(f.dim_cols[d], H5T_NATIVE_DOUBLE, first, n, out.data(),
+                  f.path + (f.kind == "sweep" ? ": parameter " : ": coordinate ") + f.dims[d]);
     return;
   }
   const size_t w = f.dims.size();

@@ -94,16 +94,20 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
     const h5::File f = h5::open_file(in);
     const h5::Group g = h5::open_group(f.id(), format.group, at);
     for (const StreamColumn& c : sh.columns) {
-      bool ok = h5::has_child(g.id(), c.name);
+      const ColumnSource src = format.source ? format.source(a, c.name) : ColumnSource{};
+      const std::string name = src.table.empty() ? c.name : src.table;
+      bool ok = h5::has_child(g.id(), name);
       if (ok) {
-        const auto info = h5::dataset_info(h5::open_dataset(g.id(), c.name, at), at + ": dataset '" + c.name + "'");
+        const auto info = h5::dataset_info(h5::open_dataset(g.id(), name, at), at + ": dataset '" + name + "'");
         // float64, or (integer fields, since the columns carry their dtype) an integer
         ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() &&
              info.dims[0] == span.count &&
-             (c.width ? info.dims.size() == 2 && info.dims[1] == c.width : info.dims.size() == 1);
+             (!src.table.empty() ? info.dims.size() == 2 && info.dims[1] > src.column
+              : c.width          ? info.dims.size() == 2 && info.dims[1] == c.width
+                                 : info.dims.size() == 1);
       }
       if (!ok)
-        throw InputError(at + ": dataset '" + c.name + "' is missing or does not hold " + std::to_string(span.count) +
+        throw InputError(at + ": dataset '" + name + "' is missing or does not hold " + std::to_string(span.count) +
                          " " + format.words.unit + "s");
     }
     shards.push_back(std::move(sh));
@@ -123,6 +127,7 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
   attributes["shard_index"] = "0";
   attributes["shard_count"] = "1";
   attributes["merged_from"] = std::to_string(shards.size()) + " shards";
+  for (const auto& [k, v] : format.written) attributes[k] = v;
   // The counts by status, summed where every shard has them.
   for (const std::string& k : count_attribute_names()) {
     std::uint64_t sum = 0;
@@ -153,14 +158,31 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
       const ShardSpan& sh = spans[i];
       const h5::File f = h5::open_file(sh.path);
       const h5::Group g = h5::open_group(f.id(), format.group, sh.path);
+      std::vector<ColumnSource> sources(columns.size());
+      if (format.source)
+        for (std::size_t k = 0; k < columns.size(); ++k)
+          sources[k] = format.source(shards[i].attributes, columns[k].name);
       for (std::uint64_t at = 0; at < sh.count; at += block) {
         const std::uint64_t n = std::min(block, sh.count - at);
         std::vector<const double*> data;
+        std::map<std::string, std::vector<double>> tables;  // an older layout's tables, read once a block
         for (std::size_t k = 0; k < columns.size(); ++k) {
+          const ColumnSource& src = sources[k];
+          const std::string name = src.table.empty() ? columns[k].name : src.table;
+          const std::string where = sh.path + ": group '" + format.group + "': dataset '" + name + "'";
+          const h5::Dataset ds = h5::open_dataset(g.id(), name, sh.path);
           cols[k].resize(n * std::max<std::uint64_t>(columns[k].width, 1));
-          const h5::Dataset ds = h5::open_dataset(g.id(), columns[k].name, sh.path);
-          h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(),
-                        sh.path + ": group '" + format.group + "': dataset '" + columns[k].name + "'");
+          if (src.table.empty()) {
+            h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(), where);
+          } else {
+            const std::uint64_t w = h5::dataset_info(ds, where).dims.at(1);
+            auto& t = tables[name];
+            if (t.empty()) {
+              t.resize(n * w);
+              h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, t.data(), where);
+            }
+            for (std::uint64_t r = 0; r < n; ++r) cols[k][r] = t[r * w + src.column];
+          }
           data.push_back(cols[k].data());
         }
         stream->append(n, data);

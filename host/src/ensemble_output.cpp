@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -12,6 +15,7 @@
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
+#include "stribeck/data/point_file.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/host/content_hash.hpp"
 #include "stribeck/host/engine/checkpoint.hpp"
@@ -37,24 +41,47 @@ std::string ensemble_identity(const SimulateConfig& c) {
   return hex64(h);
 }
 
-// The datasets of the group, in the order they are written: `points`
-// (points x dims) and one 1-D column per metric.
-// Units, descriptions and stored types from the metrics' field table
-// (rotational systems: N*m, rad, rad/s; the status as every workload's status
-// column); `points` has the
-// dimensions (point, coordinate), its coordinate scale the names and, as
-// `units_of_each`, their units.
-std::vector<StreamColumn> ensemble_columns(const std::string& names, std::uint64_t dims, bool rotational,
-                                           const std::vector<std::string>& units) {
-  StreamColumn points{"points", dims, "", "coordinates of each point: " + names};
-  points.long_name = "coordinates of each point";
-  points.width_dimension = "coordinate";
-  if (dims > 0) points.width_labels = split_names(names);
-  points.width_units = units;
-  std::vector<StreamColumn> c{points};
+// The datasets of the group (format_version 2), in the order they are
+// written: one float64 column per coordinate, as a sweep stores its
+// parameters (named after the quantity, with `units` and `long_name`), then
+// one column per metric with units, descriptions and stored types from the
+// metrics' field table (rotational systems: N*m, rad, rad/s; the status as
+// every workload's status column). The units and long names follow from the
+// model, the motion and the names alone, so a merge derives them from a
+// shard's attributes, whatever its version.
+std::vector<StreamColumn> ensemble_columns(const std::string& model, bool rotational,
+                                           const std::vector<std::string>& names) {
+  SimulateConfig c;
+  c.model = model;
+  c.rotational = rotational;
+  const auto units = ensemble_coordinate_units(c, names);
+  const ModelInfo* m = find_model(model);
+  std::vector<StreamColumn> cols;
+  for (size_t d = 0; d < names.size(); ++d) {
+    StreamColumn col{names[d], 0, units[d].empty() ? "1" : units[d], ""};
+    col.long_name =
+        m && m->param_index(names[d]) >= 0 ? "parameter " + names[d] + " of " + model : "system quantity " + names[d];
+    cols.push_back(col);
+  }
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
-    c.push_back(engine::field_column(engine::kStickSlipFields[f], rotational));
-  return c;
+    cols.push_back(engine::field_column(engine::kStickSlipFields[f], rotational));
+  // Every name of the group is unique: a coordinate named like a metric
+  // would make one dataset hide the other.
+  std::set<std::string> taken{kPointDimension};
+  for (const auto& col : cols)
+    if (!taken.insert(col.name).second)
+      throw std::logic_error("ensemble file: '" + col.name + "' of model " + model + " names two datasets");
+  return cols;
+}
+
+// The format_version of the ensemble group of `path` (files from before the
+// attribute, whose coordinates were one 2-D `points` table, are 1).
+int ensemble_format_version(const std::string& path) {
+  const h5::File f = h5::open_file(path);
+  const h5::Group g = h5::open_group(f.id(), kGroup, path);
+  return h5::has_attribute(g.id(), "format_version")
+             ? static_cast<int>(h5::read_int_attribute(g.id(), "format_version", path + ": group 'ensemble'"))
+             : 1;
 }
 
 // The metrics of n points as columns (column k: n values of metric k).
@@ -160,7 +187,8 @@ class Hdf5Sink : public EnsembleSink {
  public:
   Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
     const std::string names = join_names(r.names);
-    const std::map<std::string, std::string> attributes{{"names", names},
+    const std::map<std::string, std::string> attributes{{"format_version", std::to_string(kEnsembleFormatVersion)},
+                                                        {"names", names},
                                                         {"model", c.model},
                                                         {"form", c.stiction ? "stiction" : "smooth"},
                                                         {"motion", c.rotational ? "rotational" : "translational"},
@@ -175,8 +203,16 @@ class Hdf5Sink : public EnsembleSink {
     p.command_line = o.command_line;
     p.config = c.text;
     p.device = r.device;
-    const auto columns = ensemble_columns(names, dims_, c.rotational, ensemble_coordinate_units(c, r.names));
+    const auto columns = ensemble_columns(c.model, c.rotational, r.names);
     if (o.resume) {
+      // A partial file of the 2-D `points` layout cannot take the rows of
+      // this one (the stream's own check would call it another run's).
+      const std::string partial = partial_path(o.output);
+      if (std::ifstream(partial).good() && is_ensemble_file(partial))
+        if (const int v = ensemble_format_version(partial); v != kEnsembleFormatVersion)
+          throw InputError(partial + ": written by " + (v < kEnsembleFormatVersion ? "an older" : "a newer") +
+                           " stribeck (ensemble format_version " + std::to_string(v) +
+                           "); it cannot be continued: remove it and run without --resume");
       StreamCheckpoint cp;
       stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
       restore_totals(cp, r.count, r.totals, partial_path(o.output));
@@ -185,8 +221,13 @@ class Hdf5Sink : public EnsembleSink {
     }
   }
   void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
+    // The coordinates arrive as rows (n x dims) and are stored as columns.
+    std::vector<std::vector<double>> coords(dims_, std::vector<double>(n));
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (size_t d = 0; d < dims_; ++d) coords[d][i] = values[i * dims_ + d];
     const auto cols = metric_columns(n, metrics);
-    std::vector<const double*> data{values};
+    std::vector<const double*> data;
+    for (const auto& col : coords) data.push_back(col.data());
     for (const auto& col : cols) data.push_back(col.data());
     if (n) stream_->append(n, data);
   }
@@ -201,32 +242,41 @@ class Hdf5Sink : public EnsembleSink {
   std::unique_ptr<ResultsStream> stream_;
 };
 
-// A shard's columns for the merge: the coordinates' units from its scale
-// (absent in shards from before it: none then).
-std::vector<StreamColumn> shard_columns(const std::string& path, const std::map<std::string, std::string>& a,
-                                        const std::string& at) {
-  const std::string& names = a.at("names");
-  const size_t dims = names.empty() ? 0 : 1 + static_cast<size_t>(std::count(names.begin(), names.end(), ','));
-  std::vector<std::string> units;
-  const h5::File file = h5::open_file(path);
-  const h5::Group g = h5::open_group(file.id(), kGroup, at);
-  if (h5::has_child(g.id(), "coordinate")) {
-    const h5::Dataset sc = h5::open_dataset(g.id(), "coordinate", path);
-    if (h5::has_attribute(sc.id(), "units_of_each"))
-      units = h5::read_string_list_attribute(sc.id(), "units_of_each", ',', path);
-  }
+// A shard's columns for the merge: those of format_version 2, whatever the
+// shard's version (a merge writes the current layout).
+std::vector<StreamColumn> shard_columns(const std::string&, const std::map<std::string, std::string>& a,
+                                        const std::string&) {
   const auto motion = a.find("motion");
-  return ensemble_columns(names, dims, motion != a.end() && motion->second == "rotational", units);
+  return ensemble_columns(a.at("model"), motion != a.end() && motion->second == "rotational",
+                          split_names(a.at("names")));
 }
 
-// The ensemble's shard files for the one merge (engine/merge.hpp).
-const engine::ShardFormat kShards{kGroup,
-                                  "ensemble_identity",
-                                  "an ensemble shard file (stribeck simulate --shard i/N)",
-                                  {"ensemble", "config, precision or measured inputs differ", "point"},
-                                  {"points", "first", "count", "names", "model", "form", "precision"},
-                                  {"ensemble_identity", "points", "names", "model", "form", "precision"},
-                                  shard_columns};
+// Where a shard holds merged column `name`: its own dataset, or in shards of
+// format_version 1 (no attribute), for a coordinate, its column of the 2-D
+// `points` table.
+engine::ColumnSource shard_source(const std::map<std::string, std::string>& a, const std::string& name) {
+  if (a.count("format_version")) return {};
+  const auto names = split_names(a.at("names"));
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) return {};
+  return {"points", static_cast<std::uint64_t>(it - names.begin())};
+}
+
+// The ensemble's shard files for the one merge (engine/merge.hpp); shards of
+// format_version 1 merge into the current layout.
+engine::ShardFormat shard_format() {
+  engine::ShardFormat f{kGroup,
+                        "ensemble_identity",
+                        "an ensemble shard file (stribeck simulate --shard i/N)",
+                        {"ensemble", "config, precision or measured inputs differ", "point"},
+                        {"points", "first", "count", "names", "model", "form", "precision"},
+                        {"ensemble_identity", "points", "names", "model", "form", "precision"},
+                        shard_columns};
+  f.written = {{"format_version", std::to_string(kEnsembleFormatVersion)}};
+  f.source = shard_source;
+  return f;
+}
+const engine::ShardFormat kShards = shard_format();
 
 }  // namespace
 

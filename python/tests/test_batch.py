@@ -211,15 +211,16 @@ def test_ensemble_equals_the_cli_file_bit_for_bit(tmp_path):
     table = stribeck.simulate(str(cfg), frame=False)
     with h5py.File(tmp_path / "ens.h5", "r") as f:
         g = f["ensemble"]
-        coords = g["points"][()]
-        labels = [n.decode() if isinstance(n, bytes) else n for n in g["coordinate"][()]]
+        names = g.attrs["names"]
+        labels = (names.decode() if isinstance(names, bytes) else names).split(",")
         assert sorted(labels) == ["F_s", "drive_velocity", "stiffness"]
         assert list(table)[1:4] == labels  # the file's coordinate order
         assert table["point"].size == 30
         same_bits(table["point"], g["point"][()], "point")
-        for d, n in enumerate(labels):
-            same_bits(table[n], np.ascontiguousarray(coords[:, d]), n)
-        metric_names = [k for k in g if k not in ("points", "point", "coordinate")]
+        for n in labels:  # one column per coordinate, with the table's units
+            same_bits(table[n], g[n][()], n)
+            assert table.attrs["units"][n] == units_of(g[n]), n
+        metric_names = [k for k in g if k not in labels and k != "point"]
         assert set(metric_names) <= set(table)
         for m in metric_names:
             same_bits(table[m], g[m][()], m)

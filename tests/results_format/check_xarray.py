@@ -64,8 +64,7 @@ def open_group(path, group):
 def quantities(ds, where):
     """Every variable carries units and long_name (labels, strings: long_name)."""
     for name, v in ds.variables.items():
-        mixed = name == "points" and "coordinate" in ds and "units_of_each" in ds["coordinate"].attrs
-        check("units" in v.attrs or v.dtype.kind in "SUO" or mixed, f"{where}/{name}: no units")
+        check("units" in v.attrs or v.dtype.kind in "SUO", f"{where}/{name}: no units")
         check("long_name" in v.attrs, f"{where}/{name}: no long_name")
 
 
@@ -195,27 +194,30 @@ def check_columns(ds, path, columns):
 def check_ensemble(path, points):
     ds = open_group(path, "ensemble")
     quantities(ds, path + ":ensemble")
-    check(ds["points"].dims == ("point", "coordinate"), f"{path}: points dims {ds['points'].dims}")
-    # The coordinates in the order of the `names` attribute; their units on
-    # the scale (`units_of_each`): a table of mixed quantities has no one unit.
-    names = [text(x) for x in ds["coordinate"].values]
-    check(names == text(ds.attrs["names"]).split(",") and sorted(names) == ["drive_velocity", "mass"],
-          f"{path}: coordinate names {names}")
-    units = dict(zip(names, [text(x) for x in np.atleast_1d(ds["coordinate"].attrs["units_of_each"])]))
-    check(units == {"mass": "kg", "drive_velocity": "m/s"}, f"{path}: coordinate units {units}")
-    check("units" not in ds["points"].attrs, f"{path}: points of mixed quantities claims one unit")
-    for k in ("points", "first", "count", "shard_index", "shard_count"):
-        check(np.issubdtype(type(ds.attrs[k]), np.integer), f"{path}: attribute {k} is {type(ds.attrs[k])}")
+    # One variable per coordinate along `point` with its units, as a sweep's parameters
+    # (format_version 2; version 1 had a 2-D `points(point, coordinate)` and `units_of_each`).
+    check(int(ds.attrs.get("format_version", 1)) == 2, f"{path}: format_version")
+    check("points" not in ds and "coordinate" not in ds.dims, f"{path}: a 2-D points table {list(ds.variables)}")
+    names = text(ds.attrs["names"]).split(",")
+    check(sorted(names) == ["drive_velocity", "mass"], f"{path}: coordinate names {names}")
+    check_columns(ds, path, {"mass": ("f", "kg"), "drive_velocity": ("f", "m/s")})
+    for n in names:
+        check(n in ds and text(ds[n].attrs.get("long_name", "")) == "system quantity " + n, f"{path}: {n} long_name")
+    for k in ("points", "first", "count", "shard_index", "shard_count", "format_version"):
+        check(np.issubdtype(type(ds.attrs.get(k)), np.integer), f"{path}: attribute {k} is {type(ds.attrs.get(k))}")
     check(np.array_equal(ds["point"].values, np.arange(points)), f"{path}: point scale")
     check_columns(ds, path, ENSEMBLE_COLUMNS)
     check_status(ds, path)
     check(ds["steps"].dtype == np.int64, f"{path}: steps is {ds['steps'].dtype}")
     # mass = -1: invalid (4), not simulated (0 steps); mass = 1: ok, simulated (>= t_end / dt steps)
-    mass = ds["points"].values[:, names.index("mass")]
+    mass = ds["mass"].values
     check(np.all(ds["status"].values[mass < 0] == 4), f"{path}: invalid status {ds['status'].values}")
     check(np.all(ds["status"].values[mass > 0] == 0), f"{path}: ok status {ds['status'].values}")
     check(np.all(ds["steps"].values[mass > 0] >= 500) and np.all(ds["steps"].values[mass < 0] == 0),
           f"{path}: steps {ds['steps'].values}")
+    # Selected by coordinate values, as xarray users do: an index over the coordinates.
+    sel = ds.set_coords(names).set_xindex(names).sel(mass=1.0)
+    check(sel["status"].size == 3 and np.all(sel["status"].values == 0), f"{path}: sel(mass=1) {dict(sel.sizes)}")
     return ds
 
 

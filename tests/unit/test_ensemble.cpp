@@ -165,7 +165,7 @@ stiffness = "linear:2:20:4"
   h5::File f = h5::open_file(out);
   h5::Group g = h5::open_group(f.id(), "ensemble", "test");
   EXPECT_EQ(h5::read_string_attribute(g.id(), "names", "test"), "stiffness");
-  const auto pts = h5::read_doubles(h5::open_dataset(g.id(), "points", "test"), "test");
+  const auto pts = h5::read_doubles(h5::open_dataset(g.id(), "stiffness", "test"), "test");  // a column per coordinate
   const auto period = h5::read_doubles(h5::open_dataset(g.id(), "period", "test"), "test");
   ASSERT_EQ(pts.size(), 4u);
   EXPECT_EQ(pts[3], 20.0);

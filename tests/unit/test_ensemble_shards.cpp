@@ -7,18 +7,27 @@
 #include "stiction_grid.hpp"
 #include "temp_dir.hpp"
 
+#include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <string>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/point_file.hpp"
+#include "stribeck/data/results_stream.hpp"
+#include "stribeck/host/engine/records.hpp"
 #include "stribeck/host/ensemble.hpp"
+#include "stribeck/report/figure.hpp"
 
 namespace stribeck {
 namespace {
@@ -74,7 +83,7 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
 
   const Results a = read_results(one, "ensemble"), b = read_results(merged, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
-  ASSERT_EQ(a.datasets.size(), 15u);  // points + 14 metrics
+  ASSERT_EQ(a.datasets.size(), 17u);  // 3 coordinates + 14 metrics
   int invalid = 0;
   for (size_t k = 0; k < a.datasets.size(); ++k) {
     const ResultDataset &x = a.datasets[k], &y = b.datasets[k];
@@ -310,6 +319,184 @@ TEST(EnsembleMpi, TwoRanksEqualOneRun) {
   EXPECT_NE(btext.find("--mpi splits the space itself; drop --shard"), std::string::npos) << btext;
   EXPECT_FALSE(exists(tmp("mpi_bad.h5")));
 #endif
+}
+
+// What an older stribeck wrote for `current` (an ensemble file of this
+// one): ensemble format_version 1, the coordinates as one 2-D `points`
+// table along the scale `coordinate` (the names, their units in
+// `units_of_each`), no `format_version`; the same metric columns.
+void write_version_1(const std::string& current, const std::string& old) {
+  const Results r = read_results(current, "ensemble");
+  const std::vector<std::string> names = split_names(r.attributes.at("names"));
+  const std::size_t n = std::stoull(r.attributes.at("count")), dims = names.size();
+  StreamColumn points{"points", dims, "", "coordinates of each point: " + r.attributes.at("names")};
+  points.long_name = "coordinates of each point";
+  points.width_dimension = "coordinate";
+  points.width_labels = names;
+  std::vector<double> table(n * dims);
+  std::vector<StreamColumn> columns{points};
+  std::vector<const double*> data{table.data()};
+  for (const ResultDataset& d : r.datasets) {
+    const auto it = std::find(names.begin(), names.end(), d.name);
+    if (it != names.end()) {
+      columns[0].width_units.resize(dims);
+      columns[0].width_units[it - names.begin()] = d.units;
+      for (std::size_t i = 0; i < n; ++i) table[i * dims + (it - names.begin())] = d.values[i];
+      continue;
+    }
+    for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
+      if (d.name == engine::kStickSlipFields[f].name)
+        columns.push_back(engine::field_column(engine::kStickSlipFields[f], false));
+    data.push_back(d.values.data());
+  }
+  std::map<std::string, std::string> attributes = r.attributes;
+  attributes.erase("format_version");
+  std::remove(old.c_str());
+  auto s = ResultsStream::create(old, "ensemble", columns, attributes, r.provenance, n, true,
+                                 std::stoull(r.attributes.at("first")));
+  if (n) s->append(n, data);
+  StreamCheckpoint done;
+  done.rows = done.completed = n;
+  s->checkpoint(done);
+  s->finish();
+}
+
+std::string map_cells(const std::string& file, const std::string& out) {
+  std::string text;
+  EXPECT_EQ(run_cli("map " + file + " --metric stick_slip --x stiffness --y breakaway --reduce mean -o " + out, &text),
+            0)
+      << text;
+  std::ifstream in(out);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Each coordinate is a 1-D float64 column along `point` named after it, with
+// `units` and `long_name`, as a sweep stores its parameters (issue 34: a 2-D
+// `points` table with a byte-string scale could not be selected by name and
+// had no units); the file says format_version 2, and PointFile (map, report)
+// reads the coordinates and their units from those columns.
+TEST(EnsembleFormat, CoordinatesAreColumnsWithUnits) {
+  const std::string cfg = write_config("format.toml"), out = tmp("format.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + out, &text), 0) << text;
+  {
+    const h5::File f = h5::open_file(out);
+    const h5::Group g = h5::open_group(f.id(), "ensemble", out);
+    EXPECT_EQ(h5::read_int_attribute(g.id(), "format_version", out), kEnsembleFormatVersion);
+    EXPECT_FALSE(h5::has_child(g.id(), "points"));
+    EXPECT_FALSE(h5::has_child(g.id(), "coordinate"));
+    const std::map<std::string, std::pair<std::string, std::string>> expected{
+        {"stiffness", {"N/m", "system quantity stiffness"}},
+        {"mass", {"kg", "system quantity mass"}},
+        {"breakaway", {"N", "system quantity breakaway"}}};
+    for (const auto& [name, want] : expected) {
+      ASSERT_TRUE(h5::has_child(g.id(), name)) << name;
+      const h5::Dataset ds = h5::open_dataset(g.id(), name, out);
+      const auto info = h5::dataset_info(ds, out);
+      EXPECT_EQ(info.dims, std::vector<unsigned long long>{12}) << name;
+      EXPECT_EQ(info.type_class, H5T_FLOAT) << name;
+      EXPECT_EQ(h5::read_string_attribute(ds.id(), "units", out), want.first) << name;
+      EXPECT_EQ(h5::read_string_attribute(ds.id(), "long_name", out), want.second) << name;
+    }
+  }
+  const PointFile pf(out);
+  const std::vector<std::string> dims = split_names(read_results(out, "ensemble").attributes.at("names"));
+  EXPECT_EQ(pf.dimensions(), dims);
+  ASSERT_EQ(pf.dimension_units().size(), 3u);
+  EXPECT_EQ(pf.dimension_units()[static_cast<std::size_t>(pf.dimension_index("stiffness"))], "N/m");
+  EXPECT_EQ(pf.dimension_units()[static_cast<std::size_t>(pf.dimension_index("mass"))], "kg");
+  EXPECT_EQ(pf.metrics().size(), 14u);  // the coordinates are not metrics
+  std::vector<double> stiffness;
+  pf.read_dimension(pf.dimension_index("stiffness"), 0, 12, stiffness);
+  EXPECT_EQ(std::set<double>(stiffness.begin(), stiffness.end()), (std::set<double>{5.0, 12.5, 20.0}));
+  // The report's maps (over the first two that vary) label their axes with the coordinates' units.
+  std::set<std::string> labels;
+  for (const auto& section : report::read_document(out).sections)
+    for (const auto& fig : section.figures) labels.insert({fig.x_label, fig.y_label});
+  EXPECT_TRUE(labels.count("breakaway [N]") && labels.count("mass [kg]"))
+      << "report axes: " << join_names({labels.begin(), labels.end()});
+}
+
+// Files of ensemble format_version 1 (a 2-D `points` table) still read:
+// PointFile gives the same coordinates, units and values, map draws the same
+// cells, report reads them, and merge joins such shards, alone or mixed with
+// current ones, into the current layout, equal to one run bit for bit. An
+// unfinished file of version 1 is not resumed, and a file of a newer version
+// is refused by name, each in one line.
+TEST(EnsembleFormat, OlderFilesReadMergeIntoTheCurrentLayoutAndAreNotResumed) {
+  const std::string cfg = write_config("old.toml"), one = tmp("old_one.h5"), old = tmp("old_v1.h5");
+  std::string text;
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + one, &text), 0) << text;
+  write_version_1(one, old);
+  ASSERT_TRUE(h5::has_child(h5::open_file(old).id(), "ensemble/points"));
+  {
+    const PointFile a(one), b(old);
+    EXPECT_EQ(b.dimensions(), a.dimensions());
+    EXPECT_EQ(b.dimension_units(), a.dimension_units());
+    EXPECT_EQ(b.metrics(), a.metrics());
+    ASSERT_EQ(b.rows(), 12u);
+    for (int d = 0; d < 3; ++d) {
+      std::vector<double> x, y;
+      a.read_dimension(d, 0, 12, x);
+      b.read_dimension(d, 0, 12, y);
+      EXPECT_TRUE(same_bits(x, y)) << a.dimensions()[static_cast<std::size_t>(d)];
+    }
+  }
+  EXPECT_EQ(map_cells(old, tmp("old_v1.csv")), map_cells(one, tmp("old_one.csv")));
+  EXPECT_NE(map_cells(one, tmp("old_one.csv")).find('\n'), std::string::npos);
+  ASSERT_EQ(run_cli("report " + old + " -o " + tmp("old_v1.html"), &text), 0) << text;
+
+  // Shards of version 1, alone or beside a current one, merge into the current layout.
+  const auto parts = run_shards(cfg, 3, "old");
+  std::vector<std::string> v1;
+  for (const auto& p : parts) v1.push_back(p + ".v1.h5"), write_version_1(p, v1.back());
+  const Results a = read_results(one, "ensemble");
+  for (const std::string& list : {v1[2] + " " + v1[0] + " " + v1[1], v1[0] + " " + parts[1] + " " + v1[2]}) {
+    const std::string merged = tmp("old_merged.h5");
+    std::remove(merged.c_str());
+    ASSERT_EQ(run_cli("merge " + list + " -o " + merged, &text), 0) << text;
+    const Results b = read_results(merged, "ensemble");
+    ASSERT_EQ(b.datasets.size(), a.datasets.size()) << list;
+    for (size_t k = 0; k < a.datasets.size(); ++k) {
+      EXPECT_EQ(a.datasets[k].name, b.datasets[k].name);
+      EXPECT_EQ(a.datasets[k].units, b.datasets[k].units) << a.datasets[k].name;
+      EXPECT_EQ(a.datasets[k].shape, b.datasets[k].shape) << a.datasets[k].name;
+      EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
+    }
+    auto attrs = b.attributes;
+    attrs.erase("merged_from");
+    EXPECT_EQ(attrs, a.attributes) << list;  // format_version 2 among them
+  }
+
+  // An unfinished run of version 1 is not continued.
+  const std::string out = tmp("old_partial.h5");
+  std::remove(out.c_str());
+  std::remove((out + ".partial").c_str());
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q --chunk 5 --max-chunks 1 -o " + out, &text), 0) << text;
+  {
+    const h5::File f = h5::open_file(out + ".partial", /*write=*/true);
+    ASSERT_GE(H5Adelete_by_name(f.id(), "ensemble", "format_version", H5P_DEFAULT), 0);
+  }
+  EXPECT_EQ(run_cli("simulate " + cfg + " -q --resume -o " + out, &text), 2) << text;
+  EXPECT_EQ(text, "stribeck: error: " + out +
+                      ".partial: written by an older stribeck (ensemble format_version 1); it cannot be continued: "
+                      "remove it and run without --resume\n");
+  EXPECT_TRUE(exists(out + ".partial"));
+  EXPECT_FALSE(exists(out));
+
+  // A newer version is refused by the readers, in one line naming it.
+  const std::string newer = tmp("old_newer.h5");
+  std::remove(newer.c_str());
+  ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + newer, &text), 0) << text;
+  {
+    const h5::File f = h5::open_file(newer, /*write=*/true);
+    const h5::Group g = h5::open_group(f.id(), "ensemble", newer);
+    ASSERT_GE(H5Adelete(g.id(), "format_version"), 0);
+    h5::write_int_attribute(g.id(), "format_version", kEnsembleFormatVersion + 1, newer);
+  }
+  EXPECT_EQ(run_cli("map " + newer + " --list", &text), 2) << text;
+  EXPECT_EQ(text, "stribeck: error: " + newer +
+                      ": ensemble file format_version 3 is newer than this stribeck (2); use a newer stribeck\n");
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ struct Point {
 };
 
 // An ensemble-layout file (group `ensemble`: `points`, metric columns,
-// `status`) holding `pts`, written as `stribeck simulate` writes it.
+// `status`) holding `pts`, in the layout of ensemble format_version 1 (the
+// coordinates as one 2-D table), which the readers still read.
 void write_ensemble(const std::string& path, const std::string& names, int dims, const std::vector<Point>& pts) {
   std::remove(path.c_str());
   Provenance p;

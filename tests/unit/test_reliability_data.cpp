@@ -477,10 +477,10 @@ TEST(ReliabilityData, DamagedChunkOfAShardIsRefusedByMerge) {
   ASSERT_TRUE(damage_first_chunk(dir + "s1.h5", "sweep/energy"));
   ASSERT_EQ(test::run_cli("simulate " + ens + " -q --shard 0/2 -o " + dir + "e0.h5", &text), 0) << text;
   ASSERT_EQ(test::run_cli("simulate " + ens + " -q --shard 1/2 -o " + dir + "e1.h5", &text), 0) << text;
-  ASSERT_TRUE(damage_first_chunk(dir + "e0.h5", "ensemble/points"));
+  ASSERT_TRUE(damage_first_chunk(dir + "e0.h5", "ensemble/stiffness"));
   for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
            {"merge " + dir + "s0.h5 " + dir + "s1.h5 -o " + dir + "all.h5", "energy"},
-           {"merge " + dir + "e0.h5 " + dir + "e1.h5 -o " + dir + "all.h5", "points"}}) {
+           {"merge " + dir + "e0.h5 " + dir + "e1.h5 -o " + dir + "all.h5", "stiffness"}}) {
     const auto before = snapshot(dir);
     const CliRun r = run_limited(words(args), 0, test::temp_dir() + "rel_err.txt");
     EXPECT_EQ(r.status, 2) << r.err;

@@ -1,9 +1,10 @@
 #pragma once
 // The points of a results file read column by column, a block of rows at a
-// time, whatever wrote it: a sweep file (`stribeck sweep`: /parameters/<name>,
-// /metrics/<name>, /status) or an ensemble (`stribeck simulate` with
-// [ensemble]: group `ensemble` with the `points` table and one column per
-// metric, `status` among them). What reads a whole map of a 1e8-point file
+// time, whatever wrote it: a sweep file (`stribeck sweep`: group `sweep`, or
+// the root layout of format_version 1 and 2) or an ensemble (`stribeck
+// simulate` with [ensemble]: group `ensemble` with one column per coordinate,
+// as a sweep's parameters, and one per metric, `status` among them; files of
+// ensemble format_version 1 held the coordinates as one 2-D `points` table). What reads a whole map of a 1e8-point file
 // (`stribeck map`) keeps only a block in memory. Unfinished files
 // (OUT.h5.partial) are read up to their last checkpoint.
 #include <cstdint>
@@ -13,11 +14,16 @@
 
 namespace stribeck {
 
+// The layout of the ensemble group that `stribeck simulate` and `merge`
+// write (attribute `format_version`; docs/data-format.md, "Older files").
+constexpr int kEnsembleFormatVersion = 2;
+
 class PointFile {
  public:
   // Throws InputError naming the file when it is not a regular file, is
-  // neither kind, holds only a top-K table (a sweep with top_k_only), names
-  // a coordinate twice, or has a column whose shape or row count disagrees
+  // neither kind, holds only a top-K table (a sweep with top_k_only), is an
+  // ensemble of a format_version newer than this program's, names a
+  // coordinate twice, or has a column whose shape or row count disagrees
   // with the file's point count (exactly for a finished file, at least the
   // checkpointed rows for an unfinished one).
   explicit PointFile(const std::string& path);

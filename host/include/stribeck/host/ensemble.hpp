@@ -125,8 +125,10 @@ EnsembleResult run_ensemble_mpi(const SimulateConfig& config, EnsembleRunOptions
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims);
 void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physical_bytes, const std::string& where);
 
-// The HDF5 layout of an ensemble (results group "ensemble"): `points`
-// (points x dims, attribute `names`) and one dataset per metric, with the
+// The HDF5 layout of an ensemble (results group "ensemble", format_version
+// 2): one column per coordinate (attribute `names` lists them in order; each
+// with `units` and `long_name`, as a sweep's parameters) and one dataset per
+// metric, with the
 // attributes `stribeck merge` checks, so a merged file equals an unsharded
 // one: `ensemble_identity` (a hash of the config text, the precision and the
 // measured input tables), `points`, `first`, `count`, `shard_index`,
@@ -134,7 +136,8 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
 
 // The unit of each coordinate of the space (EnsembleResult::names): a model
 // parameter's, or a system quantity's (rotational systems: N*m, rad, ...);
-// "" for a name it does not know. What the file's `units_of_each` holds.
+// "" for a name it does not know. The `units` of the file's coordinate columns
+// ("1" for "").
 std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& config, const std::vector<std::string>& names);
 
 // Whether `path` is an HDF5 file with an ensemble results group carrying the

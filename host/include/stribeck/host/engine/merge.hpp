@@ -37,6 +37,14 @@ struct ShardWords {
 std::vector<std::size_t> order_shards(const std::vector<ShardSpan>& shards, const ShardWords& words,
                                       const std::function<bool(std::size_t i, std::size_t i0)>& same_run);
 
+// Where a shard holds a column of the merged file: the dataset of the
+// column's name (`table` empty), or column `column` of the 2-D dataset
+// `table` (an older layout that kept several columns in one table).
+struct ColumnSource {
+  std::string table;
+  std::uint64_t column = 0;
+};
+
 // What tells one workload's ResultsStream shard files apart.
 struct ShardFormat {
   std::string group;        // the results group ("ensemble")
@@ -55,6 +63,12 @@ struct ShardFormat {
   // trajectories): the merged file's tables from the shard files, given in
   // point order. Empty: none.
   std::function<std::vector<StreamTable>(const std::vector<std::string>& shards)> tables;
+  // Attributes of the merged file whatever its shards hold (the current
+  // format_version, for a workload that merges shards of older versions).
+  std::map<std::string, std::string> written;
+  // Where the shard with `attributes` holds merged column `name`. Empty:
+  // every shard holds every column as its own dataset.
+  std::function<ColumnSource(const std::map<std::string, std::string>& attributes, const std::string& name)> source;
 };
 
 // True when `path` is an HDF5 file whose `format.group` has the attribute
