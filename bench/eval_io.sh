@@ -8,6 +8,10 @@
 #   EVAL_ONLY=1 bench/eval_io.sh build 50000000        (Stribeck alone: the RSS at a length the peer cannot hold)
 #   BASELINE=/path/to/old/stribeck bench/eval_io.sh ... (that binary's eval too, in every round: before/after)
 #   NO_IMPORT=1 bench/eval_io.sh ...                   (skip export and import)
+#   COMPRESSIONS="none deflate" bench/eval_io.sh ...    (eval's --compression values run in every round; default both)
+#
+# Each line: wall seconds, CPU seconds (user + system) and peak RSS; each
+# round starts with the load average (the machine may be shared).
 #
 # Inputs are generated in a temporary directory (removed at the end): an HDF5
 # log with time, velocity, pressure_a, pressure_b stored as Stribeck stores
@@ -24,15 +28,16 @@ trap 'rm -rf "$tmp"' EXIT
 params="K_brk=1.5 F_pr=50"
 PY=${PYTHON:-/usr/bin/python3}
 
-# /usr/bin/time -v: wall seconds and peak RSS [MB] of one command.
+# /usr/bin/time -v: wall seconds, CPU seconds and peak RSS [MB] of one command.
 measure() {
   local label=$1
   shift
   /usr/bin/time -v "$@" 2> "$tmp/time.txt" > /dev/null || { cat "$tmp/time.txt"; exit 1; }
-  local wall rss
+  local wall cpu rss
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + a[i]; print s}' "$tmp/time.txt")
+  cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$tmp/time.txt")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$tmp/time.txt")
-  printf '%-34s %9.2f s %8s MB\n' "$label" "$wall" "$rss"
+  printf '%-40s %9.2f s wall %7.2f s CPU %8s MB\n' "$label" "$wall" "$cpu" "$rss"
 }
 
 for n in "${sizes[@]}"; do
@@ -59,8 +64,13 @@ with h5py.File(h5, "w") as f:
 PY
   # ROUNDS=R: R interleaved rounds of the two (the machine is shared: read the best of each).
   for ((round = 1; round <= ${ROUNDS:-1}; ++round)); do
-    rm -f "$tmp/out.h5" "$tmp/peer.h5"
-    measure "stribeck eval h5 -> h5" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/out.h5"
+    echo "  round $round, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    rm -f "$tmp"/out*.h5 "$tmp/peer.h5"
+    for c in ${COMPRESSIONS:-none deflate}; do
+      measure "stribeck eval h5 -> h5 --compression $c" "$cli" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 \
+        --compression "$c" -i "$tmp/in.h5" -o "$tmp/out_$c.h5"
+      ln -sf "out_$c.h5" "$tmp/out.h5"  # the forces checked below: the last compression's
+    done
     if [ -n "${BASELINE:-}" ]; then
       rm -f "$tmp/base.h5"
       measure "baseline eval h5 -> h5" "$BASELINE" eval -m simscape-cylinder -p K_brk=1.5 -p F_pr=50 -i "$tmp/in.h5" -o "$tmp/base.h5"
@@ -74,17 +84,25 @@ assert np.array_equal(a['eval/simscape-cylinder/model_force'][...].view(np.uint6
     rm -f "$tmp"/*.h5
     continue
   fi
-  "$PY" - "$tmp/out.h5" "$tmp/peer.h5" <<'PY'
+  # Every compression's file read by h5py: the same forces (bit for bit) and
+  # channels, and within rounding of the peer's.
+  "$PY" - "$tmp/peer.h5" "$tmp"/out_*.h5 <<'PY'
 import sys
 import h5py
 import numpy as np
-with h5py.File(sys.argv[1]) as a, h5py.File(sys.argv[2]) as b:
-    fa, fb = a["eval/simscape-cylinder/model_force"][...], b["eval/simscape-cylinder/model_force"][...]
-    assert fa.shape == fb.shape
-    d = np.max(np.abs(fa - fb) / np.maximum(1.0, np.abs(fa)))
-    same = all(np.array_equal(a["run"][k][...], b["run"][k][...]) for k in ("time", "velocity", "pressure_a", "pressure_b"))
-    print(f"  forces: max |difference| / max(1, |F|) = {d:.2e}; channels equal: {same}")
-    assert d < 1e-12 and same
+with h5py.File(sys.argv[1]) as b:
+    fb = b["eval/simscape-cylinder/model_force"][...]
+    first = None
+    for path in sys.argv[2:]:
+        with h5py.File(path) as a:
+            fa = a["eval/simscape-cylinder/model_force"][...]
+            assert fa.shape == fb.shape
+            first = fa if first is None else first
+            assert np.array_equal(fa.view(np.uint64), first.view(np.uint64)), path + ": forces differ"
+            d = np.max(np.abs(fa - fb) / np.maximum(1.0, np.abs(fa)))
+            same = all(np.array_equal(a["run"][k][...], b["run"][k][...]) for k in ("time", "velocity", "pressure_a", "pressure_b"))
+            print(f"  {path.rsplit('/', 1)[-1]}: forces: max |difference| / max(1, |F|) = {d:.2e}; channels equal: {same}")
+            assert d < 1e-12 and same
 PY
   if [ -n "${NO_IMPORT:-}" ]; then
     rm -f "$tmp"/*.h5

@@ -482,13 +482,17 @@ h5::PropList stream_access(hsize_t chunk_rows, const std::string& where) {
   return dapl;
 }
 
-h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t chunk_rows, const std::string& where) {
+h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t chunk_rows, int deflate_level,
+                                 const std::string& where) {
   const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
   const hsize_t chunk[1] = {chunk_rows};
   h5::Dataspace space(H5Screate_simple(1, dims, maxdims));
   if (!space.valid()) h5::fail(where, "cannot create dataspace for '" + name + "'");
   h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
-  if (H5Pset_chunk(dcpl.id(), 1, chunk) < 0 || H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), 4) < 0)
+  if (H5Pset_chunk(dcpl.id(), 1, chunk) < 0 ||
+      (deflate_level > 0
+           ? H5Pset_shuffle(dcpl.id()) < 0 || H5Pset_deflate(dcpl.id(), static_cast<unsigned>(deflate_level)) < 0
+           : H5Pset_fletcher32(dcpl.id()) < 0))
     h5::fail(where, "cannot set up compression for '" + name + "'");
   h5::large_attributes(dcpl.id());  // a channel's scaling copied from the input may be megabytes
   const h5::PropList dapl = stream_access(chunk_rows, where);
@@ -497,11 +501,11 @@ h5::Dataset create_stream_column(hid_t loc, const std::string& name, hsize_t chu
   return ds;
 }
 
-// One chunk of float64 as HDF5's shuffle + deflate(4) pipeline stores it:
-// the bytes transposed (all first bytes, then all second bytes, ...), then a
-// zlib stream. Written with H5Dwrite_chunk, it reads back through the
+// One chunk of float64 as HDF5's shuffle + deflate(level) pipeline stores
+// it: the bytes transposed (all first bytes, then all second bytes, ...),
+// then a zlib stream. Written with H5Dwrite_chunk, it reads back through the
 // ordinary filters. Returns false when zlib fails.
-bool encode_chunk(const double* values, hsize_t rows, std::vector<unsigned char>& out,
+bool encode_chunk(const double* values, hsize_t rows, int level, std::vector<unsigned char>& out,
                   std::vector<unsigned char>& tmp) {
   const size_t bytes = rows * sizeof(double);
   tmp.resize(bytes);
@@ -510,7 +514,7 @@ bool encode_chunk(const double* values, hsize_t rows, std::vector<unsigned char>
     for (size_t i = 0; i < rows; ++i) tmp[b * rows + i] = in[i * sizeof(double) + b];
   uLongf size = compressBound(static_cast<uLong>(bytes));
   out.resize(size);
-  if (compress2(out.data(), &size, tmp.data(), static_cast<uLong>(bytes), 4) != Z_OK) return false;
+  if (compress2(out.data(), &size, tmp.data(), static_cast<uLong>(bytes), level) != Z_OK) return false;
   out.resize(size);
   return true;
 }
@@ -537,6 +541,7 @@ struct LogBlockWriter::Impl {
     bool experiment = true;
     std::vector<BlockColumn> cols;
     hsize_t chunk_rows = kChunkRows;  // of the streamed columns
+    int deflate_level = 4;            // of the streamed columns (0: none; set_deflate_level)
     std::vector<h5::Dataset> ds;      // empty while the group is closed (kOpenGroups)
     std::vector<bool> copied;         // column copied whole at creation
     bool aligned = true;              // rows so far fill whole chunks: appends may write chunks directly
@@ -552,6 +557,7 @@ struct LogBlockWriter::Impl {
   std::vector<std::size_t> open;  // groups whose columns are open, least recently used first
   std::set<std::string> names;
   BlockExecutor* executor = nullptr;
+  int deflate_level = 4;  // of the groups added next
   explicit Impl(const std::string& p) : path(p), out(p) {}
 
   // Opens the columns of group g (again, when it was closed) and closes those
@@ -615,6 +621,7 @@ struct LogBlockWriter::Impl {
     g.where = where;
     g.cols = cols;
     g.chunk_rows = stream_chunk_rows(cols.size());
+    g.deflate_level = deflate_level;
     g.group = h5::create_group(file.id(), name, where);
     names.insert(name);
     groups.push_back(std::move(g));
@@ -640,7 +647,7 @@ struct LogBlockWriter::Impl {
       g.copied.push_back(copy);
       if (copy) g.copied_rows = copy_from->length();
       h5::Dataset ds = copy ? h5::open_dataset(g.group.id(), c.name, g.where)
-                            : create_stream_column(g.group.id(), c.name, g.chunk_rows, g.where);
+                            : create_stream_column(g.group.id(), c.name, g.chunk_rows, g.deflate_level, g.where);
       if (g.experiment || !c.units.empty()) h5::write_string_attribute(ds.id(), "units", c.units, g.where);
       if (!c.description.empty()) h5::write_string_attribute(ds.id(), "description", c.description, g.where);
       for (const auto& [k, v] : c.attributes) h5::write_string_attribute(ds.id(), k, v, g.where);
@@ -762,7 +769,9 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
     // of a streamed write's time), and written as stored (H5Dwrite_chunk);
     // a rest shorter than a chunk goes through HDF5's own filters, after which
     // the rows no longer end on a chunk boundary and later appends do too.
-    const std::size_t direct = grp.aligned ? n / chunk_rows * chunk_rows : 0;
+    // Uncompressed columns go through HDF5's filters whole: their checksum
+    // costs little next to deflate.
+    const std::size_t direct = grp.aligned && grp.deflate_level > 0 ? n / chunk_rows * chunk_rows : 0;
     if (direct > 0) {
       std::vector<std::size_t> cols;
       for (std::size_t k = 0; k < grp.cols.size(); ++k)
@@ -771,7 +780,8 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
       std::vector<std::vector<unsigned char>> encoded(jobs);
       auto encode = [&](long j, std::vector<unsigned char>& tmp) {
         const std::size_t k = cols[static_cast<std::size_t>(j) / per_col], c = static_cast<std::size_t>(j) % per_col;
-        return encode_chunk(columns[k] + c * chunk_rows, chunk_rows, encoded[static_cast<std::size_t>(j)], tmp);
+        return encode_chunk(columns[k] + c * chunk_rows, chunk_rows, grp.deflate_level,
+                            encoded[static_cast<std::size_t>(j)], tmp);
       };
       int failed = 0;
       if (m.executor) {
@@ -822,6 +832,11 @@ void LogBlockWriter::append(std::size_t g, const double* const* columns, std::si
 }
 
 void LogBlockWriter::set_executor(BlockExecutor* executor) { impl_->executor = executor; }
+
+void LogBlockWriter::set_deflate_level(int level) {
+  if (level < 0 || level > 9) throw std::logic_error("LogBlockWriter::set_deflate_level: level outside 0-9");
+  impl_->deflate_level = level;
+}
 
 void LogBlockWriter::commit() {
   Impl& m = *impl_;

@@ -10,6 +10,18 @@
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::cli {
+namespace {
+
+// --compression none | deflate | deflate=L (L in 1-9): the deflate level, 0
+// for none; -1 for anything else.
+int deflate_level(const std::string& s) {
+  if (s == "none") return 0;
+  if (s == "deflate") return 4;
+  if (s.size() == 9 && s.compare(0, 8, "deflate=") == 0 && s[8] >= '1' && s[8] <= '9') return s[8] - '0';
+  return -1;
+}
+
+}  // namespace
 
 void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Evaluate a friction model along the samples of an input file");
@@ -44,6 +56,18 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--vector-math", o->vector_math,
                 "Static laws: vector exp/tanh (within 4 ulp of the scalar ones) across samples; faster, "
                 "results may differ from the default in the last bits");
+  cmd->add_option_function<std::string>(
+         "--compression", [o](const std::string& c) { o->deflate_level = deflate_level(c); },
+         "HDF5 output: how model_force (and channels not copied as stored) are written: none (default: "
+         "uncompressed, a checksum per chunk; deflate was most of eval's time) or deflate[=L] (shuffle + "
+         "deflate, level 1-9, default 4: about a third smaller)")
+      ->type_name("{none,deflate[=L]}")
+      ->check(CLI::Validator(
+          [](std::string& c) {
+            return deflate_level(c) >= 0 ? std::string()
+                                         : "must be none, deflate or deflate=L with L in 1-9, not '" + c + "'";
+          },
+          "COMPRESSION"));
   add_verbosity_flags(cmd);
   cmd->callback([o, params_file] {
     o->command_line = cli_provenance().command_line;  // argv as given, --params and -e included

@@ -451,6 +451,7 @@ class H5Sink : public Sink {
          const std::map<std::string, std::string>& attributes, const ChannelAttributes& channel_attributes,
          const ModelInfo& model, const std::string& ptext, const EvalOptions& o, const LogBlockReader* copy_from)
       : writer_(path, provenance(o)) {
+    writer_.set_deflate_level(o.deflate_level);
     std::vector<BlockColumn> chans;
     for (size_t i = 0; i < src.columns().size(); ++i) {
       chans.push_back({src.columns()[i], src.units(i), ""});
@@ -709,6 +710,8 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   if (o.initial_state && !model.dynamic)
     throw InputError("--initial-state: model " + model.id + " is static and has no state");
   if (o.initial_state && !std::isfinite(*o.initial_state)) throw InputError("--initial-state: not a finite number");
+  if (o.deflate_level < 0 || o.deflate_level > 9)
+    throw InputError("--compression: deflate level " + std::to_string(o.deflate_level) + " is not in 1-9");
   const bool h5_out = ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5");
 
   std::unique_ptr<Source> src;

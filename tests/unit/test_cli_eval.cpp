@@ -149,6 +149,28 @@ TEST_F(Cli, UsageErrorsAreOneLineWithNonZeroExit) {
   }
 }
 
+// --compression takes none, deflate or deflate=L (L in 1-9): anything else is
+// a usage error in one line naming the option, before any work.
+TEST_F(Cli, EvalCompressionIsNoneOrADeflateLevel) {
+  write_file(dir_ / "in.csv", "time,velocity\n0,0.1\n0.001,0.2\n");
+  for (const char* c : {"zip", "deflate=0", "deflate=10", "deflate=", "Deflate", ""}) {
+    SCOPED_TRACE(c);
+    const RunResult r =
+        run(std::string("eval -m simscape-translational -i in.csv -o out.h5 --compression '") + c + "'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_EQ(r.err.rfind("stribeck: error: --compression: ", 0), 0u) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.h5"));
+  }
+  for (const char* c : {"none", "deflate", "deflate=1", "deflate=9"}) {
+    SCOPED_TRACE(c);
+    const RunResult r = run(std::string("eval -q -m simscape-translational -i in.csv -o out.h5 --compression ") + c);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir_ / "out.h5"));
+  }
+  EXPECT_NE(run("eval --help").out.find("--compression"), std::string::npos);
+}
+
 // ------------------------------------------------------------------ models
 // Model ids, parameter names and the defaults are public interface.
 TEST_F(Cli, ModelsJsonListsEveryModelWithParameters) {

@@ -268,6 +268,137 @@ TEST(EvalPipeline, AnErrorInAnyBlockLeavesNoOutput) {
   }
 }
 
+// The filters of dataset `name` in an HDF5 file, as "shuffle deflate=4" or
+// "fletcher32" (empty: none).
+std::string filters(const std::string& path, const std::string& name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  const hid_t dcpl = H5Dget_create_plist(ds);
+  std::string text;
+  for (int i = 0; i < H5Pget_nfilters(dcpl); ++i) {
+    unsigned flags = 0, cd[8] = {};
+    size_t ncd = 8;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &ncd, cd, 0, nullptr, nullptr);
+    text += text.empty() ? "" : " ";
+    text += id == H5Z_FILTER_SHUFFLE      ? "shuffle"
+            : id == H5Z_FILTER_DEFLATE    ? "deflate=" + std::to_string(cd[0])
+            : id == H5Z_FILTER_FLETCHER32 ? "fletcher32"
+                                          : "filter " + std::to_string(id);
+  }
+  H5Pclose(dcpl);
+  H5Dclose(ds);
+  H5Fclose(f);
+  return text;
+}
+
+// Flips bytes in the middle of the stored chunk of `dataset` that holds row
+// `row`.
+void damage_chunk(const std::string& path, const std::string& dataset, hsize_t row) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
+  hsize_t offset[1] = {row};
+  haddr_t addr = HADDR_UNDEF;
+  hsize_t size = 0;
+  unsigned mask = 0;
+  const herr_t got = H5Dget_chunk_info_by_coord(ds, offset, &mask, &addr, &size);
+  H5Dclose(ds);
+  H5Fclose(f);
+  ASSERT_GE(got, 0);
+  ASSERT_GT(size, 64u);
+  std::string bytes = slurp_file(path);
+  for (hsize_t i = size / 4; i < size / 2; ++i) bytes[addr + i] = static_cast<char>(bytes[addr + i] ^ 0x5a);
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// --compression (issue 35 item 3): the columns eval writes, uncompressed with
+// a checksum per chunk (level 0, the default) or shuffled and deflated at
+// level 1-9, hold the same bits whichever way they were written (whole chunks
+// encoded on the pool or a rest through libhdf5's filters; overlapped or one
+// block after another) and read back the same through read_log and through
+// eval's own block reader; each dataset carries the filters asked for, and
+// channels copied as stored keep the input's.
+TEST(EvalPipeline, EveryCompressionWritesTheSameBits) {
+  const std::string d = pipe_dir("compression");
+  const size_t n = 70001;  // a whole chunk of 65,536 rows and a rest
+  for (bool si : {true, false}) {
+    SCOPED_TRACE(si ? "SI log (channels copied as stored)" : "mm/s and bar (channels converted, written)");
+    const std::string log = write_log(d + "in.h5", trace(n, si), si, si ? 16384 : 4000);
+    const Experiment e = read_log(log)[0];
+    const std::vector<double> want = cylinder_forces(e);
+    for (int level : {0, 1, 9}) {
+      // One block (its whole chunk encoded on the pool, the rest through
+      // libhdf5), or blocks that never end on a chunk boundary.
+      for (size_t rows : {size_t(0), size_t(7919)}) {
+        for (bool overlap : {true, false}) {
+          SCOPED_TRACE("level " + std::to_string(level) + ", block_rows " + std::to_string(rows) +
+                       (overlap ? ", overlapped" : ", one after another"));
+          EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
+          o.deflate_level = level;
+          o.block_rows = rows;
+          o.overlap = overlap;
+          ASSERT_EQ(evaluate_file(o).samples, static_cast<long>(n));
+          const std::string expect = level ? "shuffle deflate=" + std::to_string(level) : "fletcher32";
+          EXPECT_EQ(filters(o.output, "eval/simscape-cylinder/model_force"), expect);
+          EXPECT_EQ(filters(o.output, "run/velocity"), si ? "shuffle deflate=4" : expect);
+          EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/simscape-cylinder/model_force"), want));
+          const Experiment back = read_log(o.output)[0];
+          for (const char* ch : {"time", "velocity", "pressure_a", "pressure_b"})
+            EXPECT_TRUE(bits_equal(back.channel(ch), e.channel(ch))) << ch;
+          // The output as eval's input: its block reader gives the same channels.
+          EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "again.csv", std::nullopt, ""};
+          again.block_rows = rows;
+          again.overlap = overlap;
+          evaluate_file(again);
+          EXPECT_TRUE(bits_equal(test::csv_column(again.output, "model_force"), want));
+          EXPECT_TRUE(bits_equal(test::csv_column(again.output, "pressure_b"), e.channel("pressure_b")));
+        }
+      }
+    }
+  }
+  EvalOptions bad{"simscape-cylinder", kAssign, d + "in.h5", d + "bad.h5", std::nullopt, ""};
+  bad.deflate_level = 10;
+  EXPECT_THROW(evaluate_file(bad), InputError);
+  EXPECT_TRUE(files_besides(d, {"in.h5", "out.h5", "again.csv"}).empty());
+}
+
+// A damaged chunk of an uncompressed output (no zlib stream to fail): its
+// Fletcher-32 checksum refuses it when the file is read again, by eval
+// (overlapped or not) and by read_log, in one line naming the channel, and
+// eval leaves no output.
+TEST(EvalPipeline, DamagedUncompressedChunkIsRefusedByItsChecksum) {
+  const std::string d = pipe_dir("checksum");
+  const size_t n = 100000;
+  const std::string log = write_log(d + "in.h5", trace(n, false), false, 4000);
+  EvalOptions o{"simscape-cylinder", kAssign, log, d + "plain.h5", std::nullopt, ""};
+  o.deflate_level = 0;
+  evaluate_file(o);
+  ASSERT_EQ(filters(o.output, "run/velocity"), "fletcher32");
+  damage_chunk(o.output, "run/velocity", 70000);  // the second chunk of 65,536 rows
+  for (bool overlap : {true, false}) {
+    SCOPED_TRACE(overlap ? "overlapped" : "one after another");
+    EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "out.h5", std::nullopt, ""};
+    again.block_rows = 16384;
+    again.overlap = overlap;
+    try {
+      evaluate_file(again);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& err) {
+      const std::string msg = err.what();
+      EXPECT_NE(msg.find("plain.h5"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("channel 'velocity'"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+    const auto left = files_besides(d, {"in.h5", "plain.h5"});
+    EXPECT_TRUE(left.empty()) << left.front();
+  }
+  try {
+    read_log(o.output);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("channel 'velocity'"), std::string::npos) << err.what();
+  }
+}
+
 // A full disk while the writer's thread appends (the output's channels are
 // converted, so every block is written as it comes): `stribeck eval` ends
 // with one line, exit 2, and leaves the directory as it was.
@@ -284,7 +415,7 @@ TEST(EvalPipelineCli, FullDiskWhileWritingBlocksIsOneLineAndNoOutput) {
       if (!std::freopen(err_file.c_str(), "w", stderr)) _exit(126);
       signal(SIGXFSZ, SIG_IGN);
       struct rlimit r {};
-      r.rlim_cur = r.rlim_max = 6 << 20;  // the output reaches this in its second or third block
+      r.rlim_cur = r.rlim_max = 16 << 20;  // 10 MiB a block uncompressed: reached in the second block
       setrlimit(RLIMIT_FSIZE, &r);
       const std::string o = d + out;
       execl(STRIBECK_CLI, STRIBECK_CLI, "eval", "-m", "simscape-cylinder", "-i", log.c_str(), "-o", o.c_str(),
