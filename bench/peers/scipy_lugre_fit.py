@@ -15,12 +15,15 @@ written out again here from its comment):
   from z = sign(v0) z_ss(v0) at the first sample.
 
 Parameters are fitted as logarithms (all positive), Jacobian by SciPy's
-2-point finite differences. Reads a CSV with a header naming time, velocity
+2-point finite differences. With --fs-above-fc, F_s is fitted as F_C plus
+the exponential of its coordinate, so F_s >= F_C as Stribeck's LuGre range
+requires (without it a real log's optimum may have F_s < F_C: a steady
+force that dips at low speed). Reads a CSV with a header naming time, velocity
 and force (what `stribeck export` writes), or an HDF5 log through h5py
 (--experiment NAME, default the first).
 
     /usr/bin/python3 bench/peers/scipy_lugre_fit.py LOG [--experiment NAME]
-        [--start sigma0,sigma1,sigma2,F_C,F_s,v_s] [--offset] [--repeat R]
+        [--start sigma0,sigma1,sigma2,F_C,F_s,v_s] [--offset] [--fs-above-fc] [--repeat R]
 
 Prints one line per parameter ("param NAME VALUE"), then "rmse X",
 "cost X", "nfev N" and "seconds S" (the best of R fits, data in memory).
@@ -99,15 +102,25 @@ def main():
     ap.add_argument("--experiment", default="")
     ap.add_argument("--start", default="1e5,300,5,20,30,0.1")
     ap.add_argument("--offset", action="store_true")
+    ap.add_argument("--fs-above-fc", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     t, v, y = read_log(a.log, a.experiment)
-    x0 = np.log(np.array([float(s) for s in a.start.split(",")]))
+    start = np.array([float(s) for s in a.start.split(",")])
+    if a.fs_above_fc:
+        start[4] -= start[3]  # the excess F_s - F_C (> 0)
+    x0 = np.log(start)
     if a.offset:
         x0 = np.append(x0, 0.0)
 
-    def resid(x):
+    def params(x):
         p = np.exp(x[:6])
+        if a.fs_above_fc:
+            p[4] += p[3]
+        return p
+
+    def resid(x):
+        p = params(x)
         f = simulate(p, t, v)
         if a.offset:
             f = f + x[6]
@@ -120,7 +133,7 @@ def main():
         res = least_squares(resid, x0, method="trf", x_scale="jac", ftol=1e-12, xtol=1e-12, gtol=1e-12,
                             max_nfev=2000)
         best = min(best, time.perf_counter() - t0)
-    p = np.exp(res.x[:6])
+    p = params(res.x)
     for n, x in zip(NAMES, p):
         print(f"param {n} {x:.12g}")
     if a.offset:
