@@ -990,7 +990,7 @@ py::object simulate(const py::object& config, const py::object& device, const py
   for (std::size_t d = 0; d < dims; ++d) {
     auto a = new_column<double>(n);
     for (std::uint64_t i = 0; i < n; ++i) a.mutable_data()[i] = r.values[i * dims + d];
-    cols.push_back({r.names[d], a, units[d], "coordinate " + r.names[d]});
+    cols.push_back({r.names[d], a, units[d], ensemble_coordinate_long_name(c.model, r.names[d])});
   }
   std::vector<double> row(engine::kStickSlipFieldCount);
   std::vector<py::array> metric_cols;

@@ -55,12 +55,10 @@ std::vector<StreamColumn> ensemble_columns(const std::string& model, bool rotati
   c.model = model;
   c.rotational = rotational;
   const auto units = ensemble_coordinate_units(c, names);
-  const ModelInfo* m = find_model(model);
   std::vector<StreamColumn> cols;
   for (size_t d = 0; d < names.size(); ++d) {
     StreamColumn col{names[d], 0, units[d].empty() ? "1" : units[d], ""};
-    col.long_name =
-        m && m->param_index(names[d]) >= 0 ? "parameter " + names[d] + " of " + model : "system quantity " + names[d];
+    col.long_name = ensemble_coordinate_long_name(model, names[d]);
     cols.push_back(col);
   }
   for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
@@ -316,6 +314,11 @@ std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& c, cons
     else u.push_back("");
   }
   return u;
+}
+
+std::string ensemble_coordinate_long_name(const std::string& model, const std::string& name) {
+  const ModelInfo* m = find_model(model);
+  return m && m->param_index(name) >= 0 ? "parameter " + name + " of " + model : "system quantity " + name;
 }
 
 std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& c, const EnsembleRunOptions& o,

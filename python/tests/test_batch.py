@@ -217,9 +217,10 @@ def test_ensemble_equals_the_cli_file_bit_for_bit(tmp_path):
         assert list(table)[1:4] == labels  # the file's coordinate order
         assert table["point"].size == 30
         same_bits(table["point"], g["point"][()], "point")
-        for n in labels:  # one column per coordinate, with the table's units
+        for n in labels:  # one column per coordinate, with the table's units and long name
             same_bits(table[n], g[n][()], n)
             assert table.attrs["units"][n] == units_of(g[n]), n
+            assert table.attrs["long_name"][n] == attr_text(g[n], "long_name"), n
         metric_names = [k for k in g if k not in labels and k != "point"]
         assert set(metric_names) <= set(table)
         for m in metric_names:

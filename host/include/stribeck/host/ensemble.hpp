@@ -139,6 +139,9 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
 // "" for a name it does not know. The `units` of the file's coordinate columns
 // ("1" for "").
 std::vector<std::string> ensemble_coordinate_units(const SimulateConfig& config, const std::vector<std::string>& names);
+// What a coordinate is, the `long_name` of its column: "parameter F_s of
+// lugre" (as a sweep's parameters) or "system quantity stiffness".
+std::string ensemble_coordinate_long_name(const std::string& model, const std::string& name);
 
 // Whether `path` is an HDF5 file with an ensemble results group carrying the
 // shard attributes above (false for sweep files, other files, missing files).
