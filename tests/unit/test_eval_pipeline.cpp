@@ -264,7 +264,8 @@ TEST(EvalPipeline, AnErrorInAnyBlockLeavesNoOutput) {
   }
   for (bool overlap : {true, false}) {
     SCOPED_TRACE(overlap ? "damaged chunk, overlapped" : "damaged chunk, one after another");
-    expect_refused(log, "out.h5", overlap, "channel 'velocity'");
+    expect_refused(log, "out.h5", overlap,
+                   "in.h5: experiment 'run': channel 'velocity': chunk 6 (rows 24576..28671) is damaged");
   }
 }
 
