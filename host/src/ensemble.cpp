@@ -214,7 +214,10 @@ void gpu_points(gpu::EnsembleRequest& q, std::uint64_t first, std::uint64_t coun
   q.values = values;
   q.metrics = staging.data();
   gpu::run_ensemble(q);
-  for (std::uint64_t i = 0; i < count; ++i) engine::unpack(&staging[i * gpu::kEnsembleMetrics], metrics[i]);
+  // On every core: a million-trajectory chunk unpacks 130 MB of rows.
+  const std::int64_t n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) engine::unpack(&staging[i * gpu::kEnsembleMetrics], metrics[i]);
 }
 #endif
 
@@ -438,6 +441,9 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     const TypedTables tables32(c, q.spec32.base);
     q.space = s;
     q.n_list = list_values.size();
+    // One workspace for the run's chunks: streams and buffers allocated once.
+    const gpu::WorkspacePtr ws = gpu::make_workspace();
+    q.workspace = ws.get();
     std::vector<double> staging;
     run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
             const std::function<void(std::uint64_t)>&) { gpu_points(q, first, k, values, metrics, staging); });

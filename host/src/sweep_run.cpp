@@ -50,7 +50,7 @@ gpu::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::u
 #endif
 
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out) {
+                        SweepChunk& out, gpu::Workspace* ws) {
 #if STRIBECK_HAVE_CUDA
   out.first = first;
   out.count = count;
@@ -65,15 +65,16 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
   r.metrics = out.metrics.data();
   r.status = out.status.data();
   r.exp_metrics = plan.per_experiment ? out.exp_metrics.data() : nullptr;
+  r.workspace = ws;
   gpu::run_sweep(r);
 #else
-  (void)plan, (void)precision, (void)first, (void)count, (void)out;
+  (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)ws;
   throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
 #endif
 }
 
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite) {
+                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite, gpu::Workspace* ws) {
 #if STRIBECK_HAVE_CUDA
   std::vector<gpu::HostTrace> traces;
   gpu::SweepRequest r = gpu_request(plan, precision, first, count, traces);
@@ -83,6 +84,7 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
   r.top_k = plan.top_k;
   r.objective = plan.objective;
   r.maximize = plan.maximize;
+  r.workspace = ws;
   gpu::run_sweep(r);
   out.first = first;
   out.count = count;
@@ -94,7 +96,7 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
   invalid = top.invalid;
   nonfinite = top.nonfinite;
 #else
-  (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)invalid, (void)nonfinite;
+  (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)invalid, (void)nonfinite, (void)ws;
   throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
 #endif
 }
@@ -118,9 +120,17 @@ class SweepWorkload : public engine::Workload {
         on_chunk_(std::move(on_chunk)) {}
 
   void compute(int slot, std::uint64_t first, std::uint64_t n, const std::function<void(std::uint64_t)>&) override {
-    if (compact_) evaluate_chunk_gpu_top_k(plan_, precision_, first, n, chunk_[slot], invalid_, nonfinite_);
-    else if (gpu_) evaluate_chunk_gpu(plan_, precision_, first, n, chunk_[slot]);
-    else evaluate_chunk_cpu(plan_, precision_, first, n, chunk_[slot]);
+    if (!gpu_) return evaluate_chunk_cpu(plan_, precision_, first, n, chunk_[slot]);
+    gpu::Workspace* ws = nullptr;
+#if STRIBECK_HAVE_CUDA
+    // One workspace for the run (the engine computes one chunk at a time):
+    // streams, device and pinned buffers are allocated and the traces
+    // uploaded once, not per chunk.
+    if (!ws_) ws_ = gpu::make_workspace();
+    ws = ws_.get();
+#endif
+    if (compact_) evaluate_chunk_gpu_top_k(plan_, precision_, first, n, chunk_[slot], invalid_, nonfinite_, ws);
+    else evaluate_chunk_gpu(plan_, precision_, first, n, chunk_[slot], ws);
   }
   void tally(int slot, std::uint64_t first, std::uint64_t n, engine::Totals& t) override {
     const SweepChunk& c = chunk_[slot];
@@ -171,6 +181,9 @@ class SweepWorkload : public engine::Workload {
   std::function<void(const SweepChunk&)> on_chunk_;
   SweepChunk chunk_[2];
   std::uint64_t invalid_ = 0, nonfinite_ = 0;  // compact mode: the last chunk's counts
+#if STRIBECK_HAVE_CUDA
+  gpu::WorkspacePtr ws_;
+#endif
 };
 
 }  // namespace

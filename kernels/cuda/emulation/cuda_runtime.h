@@ -141,6 +141,14 @@ namespace stribeck_emu {
 // every block with the built-in variables set.
 void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<void()> body);
 
+// What the process has asked of the runtime so far: allocations (device,
+// pinned host) and streams created, for tests that a run allocates its
+// workspace once however many chunks it has.
+struct ResourceCounts {
+  long device_allocations = 0, host_allocations = 0, streams_created = 0;
+};
+ResourceCounts resource_counts();
+
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {
   // Arguments by value, as a launch copies them.

@@ -450,8 +450,11 @@ const char* cudaGetErrorString(cudaError_t e) {
 }
 
 namespace {
+stribeck_emu::ResourceCounts g_counts;
+
 cudaError_t allocate(void** p, std::size_t bytes, bool device) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
+  ++(device ? g_counts.device_allocations : g_counts.host_allocations);
   if (device && bytes > device_bytes() - std::min(device_bytes(), g_device_used))
     return fail(cudaErrorMemoryAllocation, "out of memory: " + std::to_string(bytes) + " bytes requested, " +
                                                std::to_string(device_bytes() - g_device_used) + " free");
@@ -477,6 +480,11 @@ cudaError_t release(void* p, bool device) {
   return cudaSuccess;
 }
 }  // namespace
+
+stribeck_emu::ResourceCounts stribeck_emu::resource_counts() {
+  std::lock_guard<std::recursive_mutex> l(g_mutex);
+  return g_counts;
+}
 
 cudaError_t cudaMalloc(void** p, std::size_t bytes) { return allocate(p, bytes, true); }
 cudaError_t cudaFree(void* p) { return release(p, true); }
@@ -512,6 +520,7 @@ cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) { return cudaMem
 cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
+  ++g_counts.streams_created;
   *s = new StribeckEmuStream;
   g_streams.insert(*s);
   return cudaSuccess;

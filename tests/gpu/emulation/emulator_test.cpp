@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "gpu_layer.cuh"
+#include "stribeck/host/params.hpp"
+#include "stribeck/host/sweep_run.hpp"
 
 namespace stribeck::gpu {
 namespace {
@@ -156,6 +158,42 @@ TEST(Emulator, StreamWorkRunsOnlyWhenWaitedFor) {
   EXPECT_EQ(h.get()[3], 0);  // not waited for yet: a GPU may not have run it either
   s.sync("fill");
   EXPECT_EQ(h.get()[3], 7);
+}
+
+// A run holds one workspace across its chunks (sweep_cuda.hpp): however
+// many chunks, its streams are created once and its pinned staging
+// allocated once. Before runs held one, each of the 5 chunks below created
+// two streams and its own buffers.
+TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
+  SweepConfig c;
+  c.model = "coulomb-viscous";
+  for (const char* p : {"F_C=linear:5:40:7", "f_v=linear:0:300:5", "v_eps=list:0.001,0.002"}) apply_param_flag(c, p);
+  TraceSource t;
+  t.kind = TraceSource::kProfile;
+  t.name = "sine";
+  t.profile.amplitude = 0.1;
+  t.profile.frequency = 1.0;
+  t.profile.samples = 500;
+  t.profile.reference = {"F_C=20"};
+  t.profile.noise = 0.3;
+  c.traces.push_back(t);
+  const SweepPlan plan = plan_sweep(c);
+  ASSERT_EQ(plan.count, 70u);
+  for (bool top_k_only : {false, true}) {
+    c.keep_top_k_only = top_k_only;
+    const SweepPlan p = plan_sweep(c);
+    SweepRunOptions o;
+    o.device = "gpu";
+    o.chunk = 14;  // 5 chunks
+    const stribeck_emu::ResourceCounts before = stribeck_emu::resource_counts();
+    const SweepSummary s = run_sweep(p, c, o);
+    const stribeck_emu::ResourceCounts after = stribeck_emu::resource_counts();
+    ASSERT_EQ(s.completed, 70u);
+    EXPECT_EQ(after.streams_created - before.streams_created, 2) << "top-K only: " << top_k_only;
+    // Two pinned staging buffers per stream (rows, status), each allocated
+    // once: the chunks are of equal size.
+    EXPECT_LE(after.host_allocations - before.host_allocations, 4) << "top-K only: " << top_k_only;
+  }
 }
 
 }  // namespace

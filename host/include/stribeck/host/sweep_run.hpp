@@ -10,15 +10,21 @@
 
 namespace stribeck {
 
+namespace gpu {
+struct Workspace;  // kernels/cuda: streams, buffers and uploaded traces kept across calls
+}
+
 // GPU chunk evaluation (same layout as evaluate_chunk_cpu); throws when the
-// build has no CUDA.
+// build has no CUDA. `ws`: the run's workspace (run_sweep holds one across
+// its chunks); null allocates one for this call only.
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out);
+                        SweepChunk& out, gpu::Workspace* ws = nullptr);
 
 // GPU top-K mode: only the best `plan.top_k` rows of each device sub-chunk
 // come back (out.index set, all rows ok); invalid/non-finite counts returned.
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite);
+                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite,
+                              gpu::Workspace* ws = nullptr);
 
 constexpr std::uint64_t kMaxSweepChunk = std::uint64_t(1) << 24;
 
