@@ -26,6 +26,8 @@ struct Args {
   long samples = 4096;
   std::string device = "cpu", precision = "fp64", peer, trace_out;
   int repeat = 1;
+  bool breakdown = false;
+  bool top_k_only = false;
 };
 
 SweepConfig grid_config(const Args& a) {
@@ -53,6 +55,9 @@ SweepConfig grid_config(const Args& a) {
   c.traces.push_back(t);
   c.device = a.device;
   c.precision = a.precision;
+  // Only the best points leave the device (the GPU's top-K mode), as the
+  // jax peer returns only its best RMSE; otherwise every row comes back.
+  c.keep_top_k_only = a.top_k_only;
   return c;
 }
 
@@ -118,10 +123,12 @@ int main(int argc, char** argv) {
     else if (k == "--peer") a.peer = v;
     else if (k == "--trace-out") a.trace_out = v;
     else if (k == "--repeat") a.repeat = std::atoi(v.c_str());
+    else if (k == "--breakdown") a.breakdown = v == "1";
+    else if (k == "--top-k-only") a.top_k_only = v == "1";
     else {
       std::fprintf(stderr,
                    "usage: sweep_grid [--axis N] [--samples N] [--device cpu|gpu] [--precision fp64|fp32] "
-                   "[--peer scalar] [--trace-out CSV] [--repeat N]\n");
+                   "[--peer scalar] [--trace-out CSV] [--repeat N] [--breakdown 1] [--top-k-only 1]\n");
       return 2;
     }
   }
@@ -144,6 +151,24 @@ int main(int argc, char** argv) {
     SweepRunOptions o;
     o.device = a.device;
     o.precision = a.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+    if (a.breakdown && a.device == "gpu") {
+      // Where a run's time goes besides the kernels: the device probe each
+      // run makes, and one chunk evaluated with a workspace of its own
+      // (streams, device and pinned buffers, trace upload) as every chunk
+      // was before runs held one.
+      using clock = std::chrono::steady_clock;
+      auto secs = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+      for (int r = 0; r < 3; ++r) {
+        auto t0 = clock::now();
+        const DeviceChoice d = choose_device("gpu");
+        const double probe = secs(t0);
+        SweepChunk chunk;
+        t0 = clock::now();
+        evaluate_chunk_gpu(plan, o.precision, 0, plan.count, chunk);
+        std::printf("breakdown: probe %.4f s, one chunk with its own workspace %.4f s (%s)\n", probe, secs(t0),
+                    d.name.c_str());
+      }
+    }
     for (int r = 0; r < a.repeat; ++r) {
       const SweepSummary s = run_sweep(plan, c, o);
       std::printf("stribeck %s %s: %.3f s, %.3g evaluations/s, best rmse %.10g\n", s.device.c_str(),
