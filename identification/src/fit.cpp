@@ -326,11 +326,12 @@ double box_coordinate(const BoxAxis& a, double x) {
 // Keeps `want` of the ranked points, skipping those within kMinSeparation
 // (per axis of the box) of one already kept, so the refinements explore
 // different basins rather than one basin many times; fills up with the
-// skipped ones, in rank order, when too few are distinct.
+// skipped ones, in rank order, when too few are distinct (`distinct`: how
+// many were).
 constexpr double kMinSeparation = 0.02;
 std::vector<std::vector<double>> distinct_points(const std::vector<std::vector<double>>& ranked,
                                                  const std::vector<double>& guess, const std::vector<int>& free,
-                                                 const std::vector<BoxAxis>& box, size_t want) {
+                                                 const std::vector<BoxAxis>& box, size_t want, size_t* distinct) {
   auto coords = [&](const std::vector<double>& x) {
     std::vector<double> c(free.size());
     for (size_t f = 0; f < free.size(); ++f) c[f] = box_coordinate(box[f], x[free[f]]);
@@ -349,6 +350,7 @@ std::vector<std::vector<double>> distinct_points(const std::vector<std::vector<d
     if (near) skipped.push_back(x);
     else kept.push_back(x), kept_coords.push_back(c);
   }
+  *distinct = kept.size();
   for (size_t i = 0; kept.size() < want && i < skipped.size(); ++i) kept.push_back(skipped[i]);
   return kept;
 }
@@ -397,10 +399,13 @@ std::vector<std::vector<double>> residual_search(Layout& L, const FitData& D, co
   return best_points(std::move(scored), keep);
 }
 
+// `guess_after` (multistart.hpp): how many candidates are refined before the
+// guess in automatic mode.
 template <class M>
 std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L, const FitData& D,
                                               const std::vector<int>& free, const FitOptions& o, size_t block,
-                                              const SampleLoss& loss, FitSummary& S) {
+                                              const SampleLoss& loss, FitSummary& S, int* guess_after) {
+  *guess_after = 0;
   std::vector<double> guess;
   for (const auto& p : L.params) guess.push_back(p.value);
   std::vector<std::vector<double>> starts = {guess};
@@ -411,33 +416,53 @@ std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L,
   const int points = o.coarse_points > 0 ? o.coarse_points : std::max(1024, 512 * k);
   // A pool larger than needed, so distinct basins can be picked from it.
   const size_t pool = static_cast<size_t>(std::min(points, 4 * wanted));
-  std::vector<std::vector<double>> ranked;
-  bool seeded = false;
-  if (sweep_can_seed(L)) {
-    // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
-    try {
-      ranked = sweep_starts(model, L, D.data, D.train, box, static_cast<int>(pool), points, o.seed, &S.search_device);
-      seeded = true;
-    } catch (const std::exception& err) {  // the search is an aid: fall back, say so
-      S.warnings.push_back(std::string("the sweep engine could not run the coarse search (") + err.what() +
-                           "); it ran on the fit's residuals instead");
-    }
-  }
-  if (!seeded) {
-    ranked = residual_search<M>(L, D, free, box, points, block, loss, o.seed, pool);
-    S.search_device = "cpu (fit residuals, Sobol')";
-  }
   // Shapes ranked with their levels solved come first: each is the best fit
   // its shape allows (projected_search.hpp); the design over every parameter
   // fills the rest.
-  std::vector<std::vector<double>> projected =
-      projected_search<M>(model, L, D.data, D.train, free, box, std::min(points, 1024), o.seed, pool);
-  if (!projected.empty()) {
-    S.search_device += " + levels projected";
-    projected.insert(projected.end(), std::make_move_iterator(ranked.begin()), std::make_move_iterator(ranked.end()));
-    ranked = std::move(projected);
+  std::vector<std::vector<double>> ranked =
+      projected_search<M>(model, L, D.data, D.train, free, box, std::min(points, 1024), o.seed, pool,
+                          o.num_threads > 0 ? o.num_threads : job_threads());
+  size_t distinct = 0;
+  std::vector<std::vector<double>> picked =
+      distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted), &distinct);
+  const bool projected = !ranked.empty();
+  if (projected) S.search_device = "levels projected";
+  // The design is ranked only where the projected points hold too few
+  // distinct ones (distinct_points takes them first, so the picks with it
+  // would be these): on the CPU it costs more than the projection.
+  if (distinct < static_cast<size_t>(wanted)) {
+    std::vector<std::vector<double>> design;
+    std::string device;
+    bool seeded = false;
+    if (sweep_can_seed(L)) {
+      // The sweep engine (GPU when usable) ranks a Sobol' design by RMSE.
+      try {
+        design = sweep_starts(model, L, D.data, D.train, box, static_cast<int>(pool), points, o.seed, &device);
+        seeded = true;
+      } catch (const std::exception& err) {  // the search is an aid: fall back, say so
+        S.warnings.push_back(std::string("the sweep engine could not run the coarse search (") + err.what() +
+                             "); it ran on the fit's residuals instead");
+      }
+    }
+    if (!seeded) {
+      design = residual_search<M>(L, D, free, box, points, block, loss, o.seed, pool);
+      device = "cpu (fit residuals, Sobol')";
+    }
+    S.search_device = projected ? device + " + levels projected" : device;
+    ranked.insert(ranked.end(), std::make_move_iterator(design.begin()), std::make_move_iterator(design.end()));
+    picked = distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted), &distinct);
   }
-  for (auto& x : distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted))) starts.push_back(std::move(x));
+  if (projected) {
+    // The guess is refined after those of the two best projected points
+    // that fit the search's samples better than it does: where they agree,
+    // the search ends without the guess's walk from a worse basin.
+    const SearchSample sub = search_sample(D.data, D.train);
+    const double at_guess = sample_ssr<M>(sub, L, guess);
+    while (*guess_after < std::min(2, static_cast<int>(picked.size())) &&
+           sample_ssr<M>(sub, L, picked[*guess_after]) < at_guess)
+      ++*guess_after;
+  }
+  for (auto& x : picked) starts.push_back(std::move(x));
   return starts;
 }
 
@@ -1386,7 +1411,8 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   const ceres::Solver::Options so = fit_solver_options(o, threads);
 
   phases.begin("start points");
-  const auto candidates = start_points<M>(model, L, D, free, o, block, loss, S);
+  int guess_after = 0;
+  const auto candidates = start_points<M>(model, L, D, free, o, block, loss, S, &guess_after);
 
   phases.begin("multistart");
   SearchResult R;
@@ -1400,11 +1426,11 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     SearchScale scale = D.scale;
     scale.samples = 0;
     for (int e : D.train) scale.samples += static_cast<long>(sub[e].size());
-    R = multistart(*sub_problem, L, candidates, o, so, scale, phases);
+    R = multistart(*sub_problem, L, candidates, o, so, scale, phases, guess_after);
     phases.begin("polish");
     polish(*problem, L, so, phases, R);
   } else {
-    R = multistart(*problem, L, candidates, o, so, D.scale, phases);
+    R = multistart(*problem, L, candidates, o, so, D.scale, phases, guess_after);
   }
   if (!take_search_result(S, L, R)) {
     phases.end();
@@ -1609,21 +1635,22 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   const ceres::Solver::Options so = fit_solver_options(o, threads);
 
   phases.begin("start points");
-  const auto candidates = start_points<M>(model, L, Dsub, free, o, block, loss, S);
+  int guess_after = 0;
+  const auto candidates = start_points<M>(model, L, Dsub, free, o, block, loss, S, &guess_after);
 
   phases.begin("multistart");
   SearchResult R;
   if (!sc.whole) {
     {
       auto sub_problem = build_problem<M>(L, Dsub.data, all, block, loss, threads);
-      R = multistart(*sub_problem, L, candidates, o, so, Dsub.scale, phases);
+      R = multistart(*sub_problem, L, candidates, o, so, Dsub.scale, phases, guess_after);
     }
     Dsub.data.clear();
     Dsub.data.shrink_to_fit();
     phases.begin("polish");
     polish(*problem, L, so, phases, R);
   } else {
-    R = multistart(*problem, L, candidates, o, so, D.scale, phases);
+    R = multistart(*problem, L, candidates, o, so, D.scale, phases, guess_after);
   }
   if (!take_search_result(S, L, R)) {
     phases.end();

@@ -1,15 +1,18 @@
 #pragma once
 // Private to identification/: the multistart stage of a fit. Candidates (full
 // vectors of external values: the data-driven guess first, then the coarse
-// search's best distinct points) are refined by Ceres in rounds until the
-// search has settled, and the best solution is kept.
+// search's best distinct points) are refined by Ceres until the search has
+// settled, and the best solution is kept.
 //
-// Automatic mode (FitOptions::starts == 0) stops after a round when
+// Automatic mode (FitOptions::starts == 0) stops when two starts agree
+// (StartAgreement below, checked after every refinement):
 //   - at least two refinements reached the best cost (to agree_tolerance), and
 //   - the best fit's RMSE is consistent with the noise estimated from the data
 //     (at most kNoiseFactor times it, plus a floor of 1e-6 of the force's RMS),
-//     or three rounds have run (a model that cannot reach the noise floor,
-//     e.g. on real data: more starts will not fix that);
+//     or kRoundsAboveNoise rounds of starts_per_round have run (a model that
+//     cannot reach the noise floor, e.g. on real data: more starts will not
+//     fix that); a fit exact to that floor (a noiseless log) runs one whole
+//     round of starts_per_round;
 // and in any case after max_starts. An explicit N runs exactly N.
 #include <ceres/ceres.h>
 
@@ -47,9 +50,61 @@ struct SearchScale {
   double force_rms = 0.0;  // RMS of the fitted force [N]
 };
 
+// The rule that ends a global search, for any fit that refines starts (the
+// static fits here, the dynamic fits' joint stage): stop when two starts
+// agree. Each refinement's final cost is added as it finishes, in any order
+// (one at a time, or a parallel batch's in start order). The search has
+// settled when at least two refinements reached the BEST cost so far (two
+// agreeing in a basin that a later start beats no longer count once it has)
+// and either the best RMSE is consistent with the noise, or at least
+// `starts_above_noise` refinements ran (a model that cannot reach the noise
+// floor: more starts will not fix that). A fit exact to the noiseless floor
+// settles after `starts_exact` refinements: there any two costs agree, while
+// which exact point a start reaches (0 or 1e-18 at a bound) decides what is
+// reported determined.
+class StartAgreement {
+ public:
+  // tolerance: relative, as FitOptions::agree_tolerance; scale: what RMSE and
+  // the noise floor are measured against (costs are Ceres' 0.5 * SSR over
+  // scale.samples residuals).
+  // starts_exact = 1: a noiseless fit settles as any other at the noise floor.
+  StartAgreement(double tolerance, const SearchScale& scale, int starts_above_noise, int starts_exact = 1);
+
+  // A refinement's final cost; a non-finite one (an unusable solution) counts
+  // as run but never agrees. True when it is the new best.
+  bool add(double cost);
+
+  int runs() const { return static_cast<int>(costs_.size()); }
+  double best_cost() const { return best_; }
+  // Refinements within same_optimum of the best cost (the best included).
+  int at_best() const;
+  // The best RMSE is at most kNoiseFactor times the noise estimate (plus the
+  // noiseless floor).
+  bool noise_floor() const;
+  // The best RMSE is within the noiseless floor (kRelativeFloor of the
+  // force's RMS).
+  bool exact() const;
+  // The stopping rule above.
+  bool settled() const;
+
+ private:
+  double tolerance_;
+  SearchScale scale_;
+  int starts_exact_, starts_above_noise_;
+  double best_rmse() const;
+  std::vector<double> costs_;
+  double best_ = kInf;
+};
+
+// `guess_after`: in automatic mode, how many of the other candidates are
+// refined before the data-driven guess (candidates[0]); where the coarse
+// search solved the levels (projected_search.hpp) its best points start
+// nearer the optimum than the guess, and two of them agreeing ends the search
+// without the guess's longer walk. SearchResult::best_index stays the
+// candidate's index.
 SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vector<double>>& candidates,
                         const FitOptions& o, const ceres::Solver::Options& options, const SearchScale& scale,
-                        const Phases& phases);
+                        const Phases& phases, int guess_after = 0);
 
 // Whether two costs are the same optimum: relative agree_tolerance, plus the
 // share of a noiseless fit (RMSE below kRelativeFloor of the force's RMS).

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -25,18 +26,54 @@
 
 namespace stribeck::ident::detail {
 
+// The samples the projection ranks shapes on: at most ~4000, as the sweep's
+// coarse stage.
+struct SearchSample {
+  std::vector<Sample<double>> s;
+  std::vector<double> y;  // the force the law must explain
+};
+inline SearchSample search_sample(const std::vector<Prepared>& data, const std::vector<int>& train) {
+  long n_all = 0;
+  for (int e : train) n_all += static_cast<long>(data[e].size());
+  const size_t stride = std::max<size_t>(1, static_cast<size_t>(n_all / 4000));
+  SearchSample sub;
+  for (int e : train)
+    for (size_t i = 0; i < data[e].size(); i += stride) {
+      sub.s.push_back(Sample<double>{data[e].v[i], data[e].pa[i], data[e].pb[i], data[e].fn[i]});
+      sub.y.push_back(data[e].y[i]);
+    }
+  return sub;
+}
+
+// The SSR on `sub` of the full external vector `values` of a layout that
+// projected_search takes.
+template <class M>
+double sample_ssr(const SearchSample& sub, const Layout& L, const std::vector<double>& values) {
+  std::vector<double> p;
+  for (int g : L.model_map[0][0]) p.push_back(values[g]);
+  const auto c = M::prepare(p.data());
+  double ssr = 0;
+  for (size_t i = 0; i < sub.s.size(); ++i) {
+    const double r = sub.y[i] - M::force(c, sub.s[i]);
+    ssr += r * r;
+  }
+  return ssr;
+}
+
 // Ranked starts (full external vectors of the layout, best first, at most
 // `keep`) from `points` Sobol' points over the free shape parameters' box
 // axes; empty where the projection does not apply: a layout the sweep cannot
 // seed either (asymmetric, per-experiment parameters), offsets or a mass to
 // fit, no free level or no free shape parameter, or a law that is not linear
-// in its levels after all.
+// in its levels after all. The points run on `threads` threads; the ranking
+// does not depend on how many.
 template <class M>
 std::vector<std::vector<double>> projected_search(const ModelInfo& model, const Layout& L,
                                                   const std::vector<Prepared>& data, const std::vector<int>& train,
                                                   const std::vector<int>& free, const std::vector<BoxAxis>& box,
-                                                  int points, std::uint64_t seed, size_t keep) {
+                                                  int points, std::uint64_t seed, size_t keep, int threads) {
   using Vec = Eigen::VectorXd;
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::vector<double>> none;
   if (!sweep_can_seed(L) || L.mass >= 0) return none;
   for (int e : train)
@@ -53,67 +90,75 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
   }
   if (lin.empty() || shape.empty()) return none;
 
-  // At most ~4000 samples, as the sweep's coarse stage.
-  long n_all = 0;
-  for (int e : train) n_all += static_cast<long>(data[e].size());
-  const size_t stride = std::max<size_t>(1, static_cast<size_t>(n_all / 4000));
-  std::vector<Sample<double>> s;
-  std::vector<double> yv;
-  for (int e : train)
-    for (size_t i = 0; i < data[e].size(); i += stride) {
-      s.push_back(Sample<double>{data[e].v[i], data[e].pa[i], data[e].pb[i], data[e].fn[i]});
-      yv.push_back(data[e].y[i]);
-    }
+  const SearchSample sub = search_sample(data, train);
+  const std::vector<Sample<double>>& s = sub.s;
   const long n = static_cast<long>(s.size());
   if (n < 2 * static_cast<long>(free.size())) return none;
-  const Eigen::Map<const Vec> y(yv.data(), n);
+  const Eigen::Map<const Vec> y(sub.y.data(), n);
 
-  std::vector<double> p(nm);
-  for (int j = 0; j < nm; ++j) p[j] = L.params[map[j]].value;
-  auto force = [&](Vec& out) {
-    out.resize(n);
-    for (long i = 0; i < n; ++i) out(i) = static_force<M, double>(p.data(), s[i]);
-  };
   const int k = static_cast<int>(lin.size());
-  Vec f0, fi;
-  Eigen::MatrixXd C(n, k);
+  // One point's workspace (one per thread).
+  struct Work {
+    std::vector<double> p;  // model parameters
+    Vec f0, fi, x, rhs;
+    Eigen::MatrixXd C;
+    std::vector<int> state;  // per level: -1 free, -2 at lo, -3 at hi, >= 0 tied to that level
+  };
+  auto workspace = [&]() {
+    Work w;
+    for (int j = 0; j < nm; ++j) w.p.push_back(L.params[map[j]].value);
+    w.C.resize(n, k);
+    w.x.resize(k);
+    w.state.resize(k);
+    return w;
+  };
+  // The coefficients once per parameter set, not per sample (prepare may
+  // hold an exp: the cylinder laws' linear-zone slope); the same bits as
+  // static_force.
+  auto force = [&](Work& w, Vec& out) {
+    out.resize(n);
+    const auto c = M::prepare(w.p.data());
+    for (long i = 0; i < n; ++i) out(i) = M::force(c, s[i]);
+  };
   // The force with the levels at 0 and each level's column (its force per
-  // unit) at the shape parameters in p.
-  auto columns = [&]() {
-    for (int j : lin) p[j] = 0.0;
-    force(f0);
+  // unit) at the shape parameters in w.p.
+  auto columns = [&](Work& w) {
+    for (int j : lin) w.p[j] = 0.0;
+    force(w, w.f0);
     for (int a = 0; a < k; ++a) {
-      p[lin[a]] = 1.0;
-      force(fi);
-      C.col(a) = fi - f0;
-      p[lin[a]] = 0.0;
+      w.p[lin[a]] = 1.0;
+      force(w, w.fi);
+      w.C.col(a) = w.fi - w.f0;
+      w.p[lin[a]] = 0.0;
     }
   };
   // Design point i >= 0; i = -1 is the law without a breakaway (each
   // breakaway ratio at its lower bound, 1), which no random point hits
   // exactly and from which a local solve need not slide along c_v -> 0 (a
   // breakaway that never decays, the same law with the levels scaled).
-  auto set_shape = [&](long i) {
+  auto set_shape = [&](Work& w, long i) {
     for (size_t d = 0; d < shape.size(); ++d) {
       const BoxAxis& b = box[shape_axis[d]];
       const double t = sweep::sobol_unit(static_cast<std::uint64_t>(std::max(0L, i)), static_cast<int>(d), seed);
-      p[shape[d]] = b.log ? b.lo * std::pow(b.hi / b.lo, t) : b.lo + (b.hi - b.lo) * t;
+      w.p[shape[d]] = b.log ? b.lo * std::pow(b.hi / b.lo, t) : b.lo + (b.hi - b.lo) * t;
       const FitParam& q = L.params[map[shape[d]]];
-      if (i < 0 && model.params[shape[d]].role == ParamRole::kBreakawayRatio && std::isfinite(q.lo)) p[shape[d]] = q.lo;
+      if (i < 0 && model.params[shape[d]].role == ParamRole::kBreakawayRatio && std::isfinite(q.lo))
+        w.p[shape[d]] = q.lo;
     }
   };
 
   // Linear after all? The force at the guess's levels must be the sum of
   // the columns (to rounding), at the first design point.
-  set_shape(0);
-  columns();
   {
+    Work w = workspace();
+    set_shape(w, 0);
+    columns(w);
     Vec g(k);
     for (int a = 0; a < k; ++a) g(a) = L.params[map[lin[a]]].value;
-    for (int a = 0; a < k; ++a) p[lin[a]] = g(a);
-    force(fi);
-    const Vec predicted = f0 + C * g;
-    if (!((fi - predicted).norm() <= 1e-9 * std::max(fi.norm(), 1e-300))) return none;
+    for (int a = 0; a < k; ++a) w.p[lin[a]] = g(a);
+    force(w, w.fi);
+    const Vec predicted = w.f0 + w.C * g;
+    if (!((w.fi - predicted).norm() <= 1e-9 * std::max(w.fi.norm(), 1e-300))) return none;
   }
 
   // Bounds of each level; a level that exceeds another (F_brk >= F_C) is
@@ -130,17 +175,18 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
     }
   }
 
-  std::vector<std::pair<double, std::vector<double>>> scored;
-  Vec x(k), rhs;
-  std::vector<int> state(k);  // -1 free, -2 at lo, -3 at hi, >= 0 tied to that level
-  // The level whose value a tied one takes (ties may chain).
-  auto root = [&](int a) {
-    while (state[a] >= 0) a = state[a];
-    return a;
-  };
-  for (long i = -1; i < points; ++i) {
-    set_shape(i);
-    columns();
+  // The SSR of design point i (NaN where its levels cannot be solved or its
+  // parameters are invalid), its model parameters left in w.p.
+  auto solve_point = [&](Work& w, long i) {
+    Vec& x = w.x;
+    std::vector<int>& state = w.state;
+    // The level whose value a tied one takes (ties may chain).
+    auto root = [&](int a) {
+      while (state[a] >= 0) a = state[a];
+      return a;
+    };
+    set_shape(w, i);
+    columns(w);
     std::fill(state.begin(), state.end(), -1);
     bool solved = false;
     for (int round = 0; round <= 2 * k && !solved; ++round) {
@@ -149,21 +195,21 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
       std::vector<int> unknown;
       for (int a = 0; a < k; ++a)
         if (state[a] == -1) unknown.push_back(a);
-      rhs = y - f0;
+      w.rhs = y - w.f0;
       for (int a = 0; a < k; ++a) {
         const int r = root(a);
         if (state[r] == -2 || state[r] == -3) {
           x(a) = state[r] == -2 ? lo[r] : hi[r];
-          rhs -= x(a) * C.col(a);
+          w.rhs -= x(a) * w.C.col(a);
         }
       }
       Eigen::MatrixXd A(n, static_cast<long>(unknown.size()));
       for (size_t u = 0; u < unknown.size(); ++u) {
-        A.col(static_cast<long>(u)) = C.col(unknown[u]);
+        A.col(static_cast<long>(u)) = w.C.col(unknown[u]);
         for (int a = 0; a < k; ++a)
-          if (state[a] >= 0 && root(a) == unknown[u]) A.col(static_cast<long>(u)) += C.col(a);
+          if (state[a] >= 0 && root(a) == unknown[u]) A.col(static_cast<long>(u)) += w.C.col(a);
       }
-      const Vec z = unknown.empty() ? Vec() : Vec(A.colPivHouseholderQr().solve(rhs));
+      const Vec z = unknown.empty() ? Vec() : Vec(A.colPivHouseholderQr().solve(w.rhs));
       for (size_t u = 0; u < unknown.size(); ++u) x(unknown[u]) = z(static_cast<long>(u));
       for (int a = 0; a < k; ++a)
         if (state[a] >= 0) x(a) = x(root(a));
@@ -175,16 +221,34 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
         else if (x(a) > hi[a]) state[a] = -3, solved = false;
       }
     }
-    if (!solved || !x.allFinite()) continue;
-    for (int a = 0; a < k; ++a) p[lin[a]] = x(a);
-    if (!validate_params(model, p.data()).empty()) continue;
-    force(fi);
-    const double ssr = (y - fi).squaredNorm();
-    if (!std::isfinite(ssr)) continue;
+    if (!solved || !x.allFinite()) return kNaN;
+    for (int a = 0; a < k; ++a) w.p[lin[a]] = x(a);
+    if (!validate_params(model, w.p.data()).empty()) return kNaN;
+    force(w, w.fi);
+    return (y - w.fi).squaredNorm();
+  };
+
+  // The points are independent: threads take them in turns, each result
+  // kept at its point's index, so the ranking is the same for any count.
+  const long total = static_cast<long>(points) + 1;  // with i = -1
+  std::vector<double> ssr(static_cast<size_t>(total), kNaN);
+  std::vector<std::vector<double>> values(static_cast<size_t>(total));
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    Work w = workspace();
+#pragma omp for schedule(dynamic, 16)
+    for (long t = 0; t < total; ++t) {
+      ssr[t] = solve_point(w, t - 1);
+      if (std::isfinite(ssr[t])) values[t] = w.p;
+    }
+  }
+  std::vector<std::pair<double, std::vector<double>>> scored;
+  for (long t = 0; t < total; ++t) {
+    if (!std::isfinite(ssr[t])) continue;
     std::vector<double> v;
     for (const auto& q : L.params) v.push_back(q.value);
-    for (int j = 0; j < nm; ++j) v[map[j]] = p[j];
-    scored.emplace_back(ssr, std::move(v));
+    for (int j = 0; j < nm; ++j) v[map[j]] = values[t][j];
+    scored.emplace_back(ssr[t], std::move(v));
   }
   return best_points(std::move(scored), keep);
 }

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "covariance.hpp"
+#include "multistart.hpp"
 #include "problem.hpp"
 #include "stribeck/data/generator.hpp"
 #include "stribeck/identification/fit.hpp"
@@ -74,6 +76,92 @@ TEST(IdentificationSearch, DefaultFindsTheGlobalOptimumWhereOneStartDoesNot) {
       EXPECT_TRUE(s.param(n).determined) << n;
     }
   }
+}
+
+// The stopping rule of the automatic search (and of the dynamic fits' joint
+// stage): two starts must agree at the BEST cost, so two starts in a wrong
+// basin do not end the search once a later start is better; and above the
+// noise floor agreement ends it only after starts_above_noise refinements.
+TEST(IdentificationSearch, StartAgreementCountsOnlyStartsAtTheBestCost) {
+  ident::detail::SearchScale scale;
+  scale.samples = 1000;
+  scale.noise = 0.5;
+  scale.force_rms = 10;
+  const double at_noise = 0.5 * 1000 * 0.5 * 0.5;  // RMSE 0.5: the noise
+  const double wrong = 0.5 * 1000 * 2.0 * 2.0;     // RMSE 2: four times the noise
+  ident::detail::StartAgreement a(1e-6, scale, 6, 4);
+  EXPECT_TRUE(a.add(wrong));
+  EXPECT_FALSE(a.add(wrong * (1 + 1e-9)));
+  EXPECT_EQ(a.at_best(), 2);
+  EXPECT_FALSE(a.noise_floor());
+  EXPECT_FALSE(a.settled());  // two agree, but far above the noise after 2 of 6 starts
+  EXPECT_TRUE(a.add(at_noise));
+  EXPECT_EQ(a.at_best(), 1);  // the two in the wrong basin no longer count
+  EXPECT_TRUE(a.noise_floor());
+  EXPECT_FALSE(a.settled());
+  EXPECT_FALSE(a.add(std::numeric_limits<double>::quiet_NaN()));  // an unusable start: run, never agrees
+  EXPECT_EQ(a.runs(), 4);
+  EXPECT_FALSE(a.settled());
+  EXPECT_FALSE(a.add(at_noise * (1 + 1e-8)));
+  EXPECT_EQ(a.at_best(), 2);
+  EXPECT_TRUE(a.settled());
+  EXPECT_DOUBLE_EQ(a.best_cost(), at_noise);
+
+  // Above the noise floor (a model that cannot explain the data): two that
+  // agree end the search once starts_above_noise have run.
+  ident::detail::StartAgreement b(1e-6, scale, 4, 4);
+  for (int i = 0; i < 3; ++i) b.add(wrong);
+  EXPECT_FALSE(b.settled());
+  b.add(2 * wrong);
+  EXPECT_TRUE(b.settled());
+  // Costs that differ by more than the tolerance do not agree.
+  ident::detail::StartAgreement c(1e-6, scale, 1, 1);
+  c.add(at_noise);
+  c.add(at_noise * (1 + 1e-4));
+  EXPECT_EQ(c.at_best(), 1);
+  EXPECT_FALSE(c.settled());
+  // A noiseless log: costs below the floor (RMSE 1e-6 of the force's RMS)
+  // all agree, so the fit runs its whole round (starts_exact) before it stops.
+  ident::detail::StartAgreement d(1e-6, scale, 12, 4);
+  d.add(1e-13);
+  d.add(0.0);
+  EXPECT_EQ(d.at_best(), 2);
+  EXPECT_TRUE(d.exact());
+  EXPECT_FALSE(d.settled());
+  d.add(1e-20);
+  d.add(2e-13);
+  EXPECT_EQ(d.at_best(), 4);
+  EXPECT_TRUE(d.settled());
+}
+
+// The default search on the two-basin log of issue 23 (a data-driven start
+// lands in the wrong one), with noise: the levels' projection ranks shapes
+// well enough that the search needs no design over every parameter, refines
+// its two best before the guess (which fits the search's samples worse), and
+// stops once they agree at the noise floor instead of running a whole round.
+TEST(IdentificationSearch, DefaultSearchStopsWhenTwoStartsAgree) {
+  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.5);
+  FitOptions o;
+  o.fix = {"v_th=1e-4"};
+  o.keep_signals = false;
+  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  SCOPED_TRACE(s.report());
+  EXPECT_EQ(s.search_device, "levels projected");
+  EXPECT_EQ(s.starts, 2);
+  EXPECT_EQ(s.starts_at_best, 2);
+  EXPECT_NE(s.best_start, 0);  // not the guess, which was not refined
+  EXPECT_NEAR(s.rmse, 0.5, 0.02);
+  for (const char* n : {"F_pr", "f_cfr", "K_brk", "f_vfr", "c_v"}) {
+    EXPECT_LE(s.param(n).ci95_lo, truth(g, n)) << n;
+    EXPECT_GE(s.param(n).ci95_hi, truth(g, n)) << n;
+  }
+  // A layout the projection cannot take (a free offset) still ranks the
+  // design over every parameter, and refines the guess first.
+  FitOptions off = o;
+  off.offset = true;
+  const FitSummary so = ident::fit(generate_log(g), g.model, off);
+  EXPECT_EQ(so.search_device.find("levels projected"), std::string::npos) << so.search_device;
+  EXPECT_FALSE(so.search_device.empty());
 }
 
 TEST(IdentificationSearch, BreakawayRatioOneLeavesTheTransitionRateUndetermined) {
