@@ -26,8 +26,9 @@
 // are log-parameterised (positive at every step).
 //
 // Joint stage: every free parameter by simulation error over every sample,
-// from the two-stage result and o.starts - 1 more starts; the summary
-// (estimates, intervals, correlations, warnings, quality) is its.
+// from the two-stage result and starts drawn across the model's ranges,
+// until the best two agree; the summary (estimates, intervals, correlations,
+// warnings, quality) is its. Each stage is a timed phase of the fit.
 #include "dynamic_fit.hpp"
 
 #include <ceres/ceres.h>
@@ -190,6 +191,11 @@ template <class F>
 FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   using M = typename F::Model;
   const auto t0 = std::chrono::steady_clock::now();
+  // The phases of the fit driver (phases.hpp), timed into the summary and
+  // announced as progress as static fits' are.
+  FitSummary timing;
+  Phases phases(timing, o);
+  phases.begin("start");
   const std::string id = model.id;
   if (o.inertia) throw InputError("--inertia is not supported for " + id + " yet (the state needs the velocity)");
   if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for " + id + " yet");
@@ -359,12 +365,15 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
               dyn[i] + "=" +
               fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
       }
+      o1.progress = nullptr;  // this fit's progress is the dynamic fit's "steady-state stage"
+      phases.begin("steady-state stage");
       S = fit_steady_state<F>(model, steady, o1);
       iterations += S.iterations;
       solver_seconds += S.solver_seconds;
       for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
 
       // Stage 2: the dynamic parameters by simulation.
+      phases.begin("dynamic stage");
       traces.assign(data.size(), Trace{});
       for (size_t e = 0; e < data.size(); ++e) {
         traces[e].d = &data[e];
@@ -447,7 +456,9 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   }
 
   // The joint stage: every free parameter by simulation error over every
-  // sample, from the two-stage result (start 0) and o.starts - 1 more.
+  // sample, from the two-stage result (start 0) and starts drawn across
+  // the model's ranges (joint_fit.cpp).
+  phases.begin("start");
   Layout L = make_layout(model, o, data);
   for (auto& p : L.params) {
     if (p.fixed) continue;
@@ -501,7 +512,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
         p.value = p.value == 1.0 ? 1.0 + 1e-6 : std::min(5.0, std::max(0.2, p.value));
   for (auto& p : L.params)
     if (p.transform == Transform::kExcess) p.value = std::max(p.value, L.params[p.excess_base].value);
-  JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L));
+  phases.begin("joint stage");
+  JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L), phases);
   FitSummary& R = J.S;
   R.iterations += iterations;
   R.solver_seconds += solver_seconds;
@@ -519,11 +531,15 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
       " by simulating the state with the static part held), then the joint stage: every parameter by "
       "simulation error over all " +
       std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " + std::to_string(J.at_best) +
-      " reaching the best cost; standard errors, intervals and "
-      "correlations are the joint problem's";
+      " reaching the best cost" +
+      (o.starts == 0 ? " in " + std::to_string(J.rounds) + " round(s)" + (J.settled ? ", the best two agreeing" : "")
+                     : std::string()) +
+      "; standard errors, intervals and correlations are the joint problem's";
   R.warnings.insert(R.warnings.begin(), first);
   if (!o.loss.empty())
     R.warnings.push_back("--loss applies to the static start only; the joint stage is plain least squares");
+  phases.end();
+  R.phase_seconds = timing.phase_seconds;
   R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return R;
 }

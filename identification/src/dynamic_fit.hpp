@@ -40,6 +40,8 @@ struct LuGreFit {
   using Model = LuGre;
   static constexpr const char* kTitle = "LuGre";
   static constexpr int kDyn[2] = {LuGre::sigma0, LuGre::sigma1};
+  // Whether force levels and stiffness are per newton of normal force.
+  static constexpr bool kPerNewton = false;
   template <class T>
   static T steady_force(const LuGre::Coeffs<T>& c, const Sample<T>& s) {
     return LuGre::steady_force(c, s.v);
@@ -63,6 +65,7 @@ struct TwentySimLuGreFit : LuGreFit {
   using Model = TwentySimLuGre;
   static constexpr const char* kTitle = "20-sim LuGre";
   static constexpr int kDyn[2] = {TwentySimLuGre::sigma0, TwentySimLuGre::sigma1};
+  static constexpr bool kPerNewton = true;
   template <class T>
   static T steady_force(const LuGre::Coeffs<T>& c, const Sample<T>& s) {
     return TwentySimLuGre::steady_force(c, s);
@@ -77,6 +80,7 @@ struct DahlFit {
   using Model = Dahl;
   static constexpr const char* kTitle = "Dahl";
   static constexpr int kDyn[2] = {Dahl::sigma0, Dahl::alpha};
+  static constexpr bool kPerNewton = false;
   template <class T>
   static T steady_force(const Dahl::Coeffs<T>& c, const Sample<T>& s) {
     return Dahl::steady_force(c, s.v);

@@ -17,6 +17,8 @@
 #include "covariance.hpp"
 #include "dynamic_fit.hpp"
 #include "fit_helpers.hpp"
+#include "multistart.hpp"
+#include "noise.hpp"
 #include "noise.hpp"
 #include "solver_options.hpp"
 #include "stribeck/data/error.hpp"
@@ -190,11 +192,160 @@ struct StartResult {
   ceres::Solver::Summary summary;
 };
 
+// Runs f(0) ... f(n-1) on up to `threads` threads (inline for one).
+void parallel_for(long n, int threads, const std::function<void(long)>& f) {
+  threads = static_cast<int>(std::max(1L, std::min<long>(threads, n)));
+  if (threads == 1) {
+    for (long i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::atomic<long> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (long i; (i = next++) < n;) f(i);
+    });
+  for (auto& th : pool) th.join();
+}
+
+// Drawn points screened per refinement a round wants.
+constexpr int kScreenPerStart = 32;
+// In the box's unit coordinates (each free unknown's drawn range mapped to
+// [0, 1], the largest difference over the unknowns): screened points closer
+// than kApart to one already picked are refined only when too few lie apart;
+// two refinements whose solutions lie within kAgree are the same optimum.
+constexpr double kApart = 0.1;
+constexpr double kAgree = 0.01;
+
+// The range the joint stage's starts are drawn from: per free unknown an
+// interval of its internal coordinate, drawn uniformly, or of the log of it
+// (`log_draw`: a nonnegative quantity over decades, e.g. sigma1 or the
+// excess F_s - F_C).
+struct Box {
+  std::vector<int> free;  // Layout indices
+  std::vector<double> lo, hi, blo, bhi;
+  std::vector<char> log_draw;
+  double coord(int f, double u) const { return log_draw[f] ? std::log(std::max(u, 1e-300)) : u; }
+  // Drawn point i (Owen-scrambled Sobol'), the fixed unknowns as in u0.
+  std::vector<double> point(const std::vector<double>& u0, long i, std::uint64_t seed) const {
+    std::vector<double> u = u0;
+    for (size_t f = 0; f < free.size(); ++f) {
+      const double w = sweep::sobol_unit(static_cast<std::uint64_t>(i), static_cast<int>(f), seed);
+      const double c = lo[f] + (hi[f] - lo[f]) * w;
+      u[free[f]] = std::min(std::max(log_draw[f] ? std::exp(c) : c, blo[f]), bhi[f]);
+    }
+    return u;
+  }
+  double distance(const std::vector<double>& a, const std::vector<double>& b) const {
+    double d = 0;
+    for (size_t f = 0; f < free.size(); ++f) {
+      const int f_ = static_cast<int>(f);
+      const double w = hi[f] > lo[f] ? hi[f] - lo[f] : 1.0;
+      d = std::max(d, std::abs(coord(f_, a[free[f]]) - coord(f_, b[free[f]])) / w);
+    }
+    return d;
+  }
+};
+
+// q-quantile of xs (xs reordered).
+double quantile(std::vector<double>& xs, double q) {
+  if (xs.empty()) return kNaN;
+  const size_t i = std::min(xs.size() - 1, static_cast<size_t>(q * static_cast<double>(xs.size())));
+  std::nth_element(xs.begin(), xs.begin() + static_cast<long>(i), xs.end());
+  return xs[i];
+}
+
+// The data's scales for the model's documented ranges: force levels from
+// the force's range (half the 1 ... 99 % spread; per newton of the median
+// normal force for 20-sim LuGre), velocities from the moving samples'
+// speeds, stiffness from the presliding slopes (after each velocity
+// reversal, the force change over the distance slid until the force has
+// moved by half a level: between sigma0 and 2 sigma0 for LuGre, whose
+// deflection starts at -z_ss and changes at twice the speed).
+template <class F>
+Box draw_box(const ModelInfo& model, const Layout& L, const std::vector<int>& free, const std::vector<Prepared>& data,
+             const std::vector<std::vector<double>>& times, const std::vector<int>& train) {
+  std::vector<double> f, speeds, fn, slopes;
+  for (int e : train) {
+    const Prepared& d = data[e];
+    f.insert(f.end(), d.force.begin(), d.force.end());
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (d.v[i] != 0) speeds.push_back(std::abs(d.v[i]));
+      if (d.fn[i] != 0) fn.push_back(std::abs(d.fn[i]));
+    }
+  }
+  const double level_force = 0.5 * (quantile(f, 0.99) - quantile(f, 0.01));
+  const double vmax = speeds.empty() ? 1.0 : *std::max_element(speeds.begin(), speeds.end());
+  const double vslow = speeds.empty() ? 1e-3 : quantile(speeds, 0.05);
+  const double per = F::kPerNewton && !fn.empty() ? 1.0 / quantile(fn, 0.5) : 1.0;
+  const double level = std::max(level_force, 1e-12) * per;
+  for (int e : train) {
+    const Prepared& d = data[e];
+    const std::vector<double>& t = times[e];
+    for (size_t k = 1; k + 1 < d.size(); ++k) {
+      if (!(d.v[k - 1] * d.v[k] < 0 || (d.v[k - 1] == 0 && d.v[k] != 0))) continue;
+      double x = 0;
+      for (size_t j = k + 1; j < d.size() && d.v[j] * d.v[k] > 0; ++j) {
+        x += 0.5 * (std::abs(d.v[j]) + std::abs(d.v[j - 1])) * (t[j] - t[j - 1]);
+        if (std::abs(d.y[j] - d.y[k - 1]) >= 0.5 * level_force) {
+          if (x > 0) slopes.push_back(std::abs(d.y[j] - d.y[k - 1]) / x * per);
+          break;
+        }
+      }
+    }
+  }
+  Box B;
+  B.free = free;
+  for (int g : free) {
+    const FitParam& p = L.params[g];
+    double blo, bhi;
+    internal_bounds(p, blo, bhi);
+    double lo = 0, hi = 0;
+    bool log_draw = false;
+    // Internal coordinates: the log of a log-parameterised value, the
+    // excess over its base, the value itself otherwise.
+    auto ext_range = [&](double a, double b) {
+      lo = std::log(a), hi = std::log(b);
+      log_draw = p.transform != Transform::kLog;
+    };
+    const double stiff = slopes.empty() ? std::exp(p.u) : quantile(slopes, 0.5);
+    switch (p.role) {
+      case ParamRole::kCoulomb: ext_range(0.01 * level, level); break;
+      case ParamRole::kBreakaway: ext_range(1e-3 * level, level); break;
+      case ParamRole::kStribeckVelocity: ext_range(0.5 * vslow, 2.0 * vmax); break;
+      case ParamRole::kViscous: lo = 0.0, hi = 2.0 * level / vmax; break;
+      case ParamRole::kBristleStiffness: ext_range(stiff / 100, stiff * 100); break;
+      case ParamRole::kBristleDamping: ext_range(stiff * 1e-5, stiff); break;  // time constants 10 us ... 1 s
+      case ParamRole::kShape: ext_range(0.3, 3.5); break;
+      default:
+        if (p.model_index < 0) {  // an offset: half a level either way
+          lo = p.u - 0.5 * level_force, hi = p.u + 0.5 * level_force;
+        } else if (p.transform == Transform::kLog) {
+          lo = p.u - std::log(10.0), hi = p.u + std::log(10.0);
+        } else {
+          double span = std::abs(p.u);
+          if (!(span > 0)) span = std::abs(model.params[p.model_index].default_value);
+          if (!(span > 0)) span = 1.0;
+          lo = p.u - 2.0 * span, hi = p.u + 2.0 * span;
+        }
+    }
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi >= lo))
+      lo = hi = log_draw ? std::log(std::max(p.u, 1e-300)) : p.u;
+    B.lo.push_back(lo);
+    B.hi.push_back(hi);
+    B.blo.push_back(blo);
+    B.bhi.push_back(bhi);
+    B.log_draw.push_back(log_draw);
+  }
+  return B;
+}
+
 }  // namespace
 
 template <class F>
 JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
-                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L) {
+                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
+                        Phases& phases) {
   JointResult R;
   FitSummary& S = R.S;
   S.model = model.id;
@@ -229,112 +380,123 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     return std::isfinite(c) ? 0.5 * c : kInf;
   };
 
-  // Starts: the two-stage result, then the best of 8 shifted-Halton points
-  // per further start in a box around it (internal coordinates): log
-  // parameters a factor 10 either way, excesses 0 ... 2 x + half their base,
-  // others +- 2 |x| (|default| at 0, the force's spread for offsets),
-  // within the bounds.
+  // The search: rounds of refinements from starts drawn across the whole
+  // range (draw_box), screened by one plain simulation each, until the best
+  // two refinements agree (the shared StartAgreement rule on their costs,
+  // multistart.hpp, and the same parameters within kAgree) or the budget
+  // (--max-starts) is spent. An explicit --starts N refines the two-stage
+  // start and the N - 1 best screened points, once.
   std::vector<double> u0;
   for (const auto& p : L.params) u0.push_back(p.u);
-  std::vector<std::vector<double>> starts = {u0};
-  // Automatic (--starts 0): kAutoStarts starts of this stage; N: exactly N.
-  const int nstarts = o.starts > 0 ? o.starts : kAutoStarts;
-  if (nstarts > 1 && k > 0) {
-    double fmean = 0, fstd = 0;
-    for (int e : train)
-      for (double f : data[e].force) fmean += f;
-    fmean /= static_cast<double>(n);
-    for (int e : train)
-      for (double f : data[e].force) fstd += (f - fmean) * (f - fmean);
-    fstd = std::sqrt(fstd / static_cast<double>(n));
-    std::vector<double> lo(k), hi(k);
-    for (int f = 0; f < k; ++f) {
-      const FitParam& p = L.params[free[f]];
-      double blo, bhi;
-      internal_bounds(p, blo, bhi);
-      switch (p.transform) {
-        case Transform::kLog:
-          lo[f] = p.u - std::log(10.0);
-          hi[f] = p.u + std::log(10.0);
-          break;
-        case Transform::kExcess:
-          lo[f] = 0.0;
-          hi[f] = 2.0 * p.u + 0.5 * std::abs(L.params[p.excess_base].value);
-          break;
-        default: {
-          double span = std::abs(p.u);
-          if (!(span > 0)) span = p.model_index >= 0 ? std::abs(model.params[p.model_index].default_value) : fstd;
-          if (!(span > 0)) span = 1.0;
-          lo[f] = p.u - 2.0 * span;
-          hi[f] = p.u + 2.0 * span;
-        }
-      }
-      lo[f] = std::max(lo[f], blo);
-      hi[f] = std::min(hi[f], bhi);
-      if (!(hi[f] > lo[f])) hi[f] = lo[f];
-    }
-    std::vector<std::pair<double, std::vector<double>>> scored;
-    const long candidates = 8L * (nstarts - 1);
-    for (long i = 0; i < candidates; ++i) {
-      std::vector<double> u = u0;
-      for (int f = 0; f < k; ++f)
-        u[free[f]] = lo[f] + (hi[f] - lo[f]) * sweep::sobol_unit(static_cast<std::uint64_t>(i), f, o.seed);
-      const double c = cost_at(u);
-      if (std::isfinite(c)) scored.emplace_back(c, std::move(u));
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < scored.size() && static_cast<int>(starts.size()) < nstarts; ++i)
-      starts.push_back(std::move(scored[i].second));
-  }
+  const bool automatic = o.starts == 0;
+  const int budget = automatic ? std::max(1, o.max_starts) : o.starts;
+  const int per_round = automatic ? std::max(1, std::min(o.starts_per_round, budget)) : budget;
+  const int threads_max = std::max(1, o.num_threads > 0 ? o.num_threads : job_threads());
+  const Box box = draw_box<F>(model, L, free, data, times, train);
+  double frms = 0;
+  for (int e : train)
+    for (double f : data[e].force) frms += f * f;
+  SearchScale scale;
+  scale.samples = n;
+  scale.noise = noise_estimate(data, train);
+  scale.force_rms = std::sqrt(frms / static_cast<double>(std::max<long>(1, n)));
+  S.noise_estimate = scale.noise;  // the search's noise floor, reported
 
-  // Refine every start, in parallel (each its own problem).
-  const int threads =
-      std::max(1, std::min<int>(o.num_threads > 0 ? o.num_threads : job_threads(), static_cast<int>(starts.size())));
-  std::vector<StartResult> results(starts.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&](int ceres_threads) {
-    ceres::Solver::Options so = solver_options(o, ceres_threads);
-    so.num_threads = ceres_threads;
-    // Correlated parameters (F_C, sigma2, F_s, v_s) make long curved valleys
-    // in which Levenberg-Marquardt steps, and the cost decrease per step, get
-    // small well before the minimum: both tests are tightened 1e4-fold (the
-    // iterations are cheap). The cost is only piecewise smooth in v_s (the
-    // bristle sub-step count depends on it), so minima found from different
-    // starts can still differ in the 7th digit (bench/peers/check_lugre_fit_peer.sh).
-    so.parameter_tolerance = std::min(o.parameter_tolerance, 1e-14);
-    so.function_tolerance = std::min(o.function_tolerance, 1e-14);
-    for (size_t s; (s = next++) < starts.size();) {
-      Layout Ls = L;
-      for (size_t i = 0; i < Ls.params.size(); ++i) Ls.params[i].u = starts[s][i];
-      StartResult& r = results[s];
-      if (k == 0) {
-        r.u = starts[s];
-        r.cost = cost_at(r.u);
-        r.usable = std::isfinite(r.cost);
-        r.summary.termination_type = ceres::CONVERGENCE;
-        continue;
-      }
-      auto P = build_problem<F>(Ls, data, times, train);
-      ceres::Solve(so, P.get(), &r.summary);
-      for (const auto& p : Ls.params) r.u.push_back(p.u);
-      r.usable = r.summary.IsSolutionUsable() && std::isfinite(r.summary.final_cost);
-      r.cost = r.usable ? r.summary.final_cost : kInf;
+  ceres::Solver::Options so = solver_options(o, 1);
+  so.num_threads = 1;
+  // Correlated parameters (F_C, sigma2, F_s, v_s) make long curved valleys
+  // in which Levenberg-Marquardt steps, and the cost decrease per step, get
+  // small well before the minimum: both tests are tightened 1e4-fold (the
+  // iterations are cheap). The cost is only piecewise smooth in v_s (the
+  // bristle sub-step count depends on it), so minima found from different
+  // starts can still differ in the 7th digit (bench/peers/check_lugre_fit_peer.sh).
+  so.parameter_tolerance = std::min(o.parameter_tolerance, 1e-14);
+  so.function_tolerance = std::min(o.function_tolerance, 1e-14);
+  auto refine = [&](const std::vector<double>& start, StartResult& r) {
+    if (k == 0) {
+      r.u = start;
+      r.cost = cost_at(r.u);
+      r.usable = std::isfinite(r.cost);
+      r.summary.termination_type = ceres::CONVERGENCE;
+      return;
     }
+    Layout Ls = L;
+    for (size_t i = 0; i < Ls.params.size(); ++i) Ls.params[i].u = start[i];
+    auto P = build_problem<F>(Ls, data, times, train);
+    ceres::Solve(so, P.get(), &r.summary);
+    for (const auto& p : Ls.params) r.u.push_back(p.u);
+    r.usable = r.summary.IsSolutionUsable() && std::isfinite(r.summary.final_cost);
+    r.cost = r.usable ? r.summary.final_cost : kInf;
   };
-  if (threads == 1) {
-    worker(o.num_threads > 0 ? o.num_threads : job_threads());
-  } else {
-    std::vector<std::thread> pool;
-    for (int i = 0; i < threads; ++i) pool.emplace_back(worker, 1);
-    for (auto& th : pool) th.join();
+
+  std::vector<StartResult> results;
+  std::vector<int> order;  // usable results, lowest cost first
+  StartAgreement agreement(o.agree_tolerance, scale, kRoundsAboveNoise * per_round);
+  bool settled = false;
+  int rounds = 0;
+  long drawn = 0;
+  while (static_cast<int>(results.size()) < budget && !settled) {
+    const int want = std::min(per_round, budget - static_cast<int>(results.size()));
+    std::vector<std::vector<double>> starts;
+    if (results.empty()) starts.push_back(u0);  // the two-stage start first
+    if (static_cast<int>(starts.size()) < want && k > 0) {
+      // Screen kScreenPerStart drawn points per start wanted by their
+      // simulation cost alone, in parallel; refine the best that lie apart.
+      const long m = static_cast<long>(kScreenPerStart) * want;
+      std::vector<std::vector<double>> pts(m);
+      std::vector<double> cost(m, kInf);
+      for (long i = 0; i < m; ++i) pts[i] = box.point(u0, drawn + i, o.seed);
+      drawn += m;
+      parallel_for(m, threads_max, [&](long i) { cost[i] = cost_at(pts[i]); });
+      std::vector<long> idx(m);
+      for (long i = 0; i < m; ++i) idx[i] = i;
+      std::stable_sort(idx.begin(), idx.end(), [&](long x, long y) { return cost[x] < cost[y]; });
+      std::vector<std::vector<double>> picked;
+      for (int pass = 0; pass < 2 && static_cast<int>(starts.size()) < want; ++pass)
+        for (long i : idx) {
+          if (static_cast<int>(starts.size()) >= want || !std::isfinite(cost[i])) break;
+          // First pass: only points apart from those already picked (so a
+          // round does not refine one basin four times); second: the rest.
+          const bool apart = std::none_of(starts.begin(), starts.end(), [&](const std::vector<double>& q) {
+            return box.distance(q, pts[i]) < kApart;
+          });
+          if ((pass == 0) == apart && std::find(starts.begin(), starts.end(), pts[i]) == starts.end())
+            starts.push_back(pts[i]);
+        }
+    }
+    if (starts.empty()) break;  // nothing finite to refine
+    const size_t first = results.size();
+    results.resize(first + starts.size());
+    parallel_for(static_cast<long>(starts.size()), std::min<int>(threads_max, static_cast<int>(starts.size())),
+                 [&](long i) { refine(starts[i], results[first + i]); });
+    ++rounds;
+    order.clear();
+    for (size_t r = 0; r < results.size(); ++r)
+      if (results[r].usable) order.push_back(static_cast<int>(r));
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return results[x].cost < results[y].cost; });
+    for (size_t r = first; r < results.size(); ++r) {
+      FitProgress pr;
+      pr.phase = "joint stage";
+      pr.start = static_cast<int>(r) + 1;
+      pr.starts = static_cast<int>(results.size());
+      pr.iteration = static_cast<int>(results[r].summary.iterations.size());
+      pr.cost = results[r].cost;
+      pr.best_cost = order.empty() ? kInf : results[order[0]].cost;
+      phases.report(pr);
+    }
+    for (size_t r = first; r < results.size(); ++r) agreement.add(results[r].cost);
+    // The shared rule on the costs (multistart.hpp), and the best two at
+    // the same parameters.
+    settled =
+        agreement.settled() && order.size() >= 2 && box.distance(results[order[0]].u, results[order[1]].u) <= kAgree;
+    if (!automatic) break;
   }
-  S.starts = static_cast<int>(starts.size());
-  int best = -1;
-  for (size_t s = 0; s < results.size(); ++s) {
-    S.iterations += static_cast<int>(results[s].summary.iterations.size());
-    S.solver_seconds += results[s].summary.total_time_in_seconds;
-    if (results[s].usable && (best < 0 || results[s].cost < results[best].cost)) best = static_cast<int>(s);
+  S.starts = static_cast<int>(results.size());
+  for (const auto& r : results) {
+    S.iterations += static_cast<int>(r.summary.iterations.size());
+    S.solver_seconds += r.summary.total_time_in_seconds;
   }
+  const int best = order.empty() ? -1 : order[0];
   if (best < 0) {
     S.status = FitStatus::kFailed;
     S.solver_message = "no start gave a usable solution";
@@ -348,8 +510,9 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   }
   const StartResult& B = results[best];
   S.best_start = best;
-  for (const auto& r : results)
-    if (r.usable && r.cost <= B.cost * (1.0 + 1e-6) + 1e-300) ++R.at_best;
+  R.at_best = agreement.at_best();
+  R.settled = settled;
+  R.rounds = rounds;
   S.starts_at_best = R.at_best;  // the header's count, the note's and the JSON's
   for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = B.u[i];
   set_values_from_internal(L);
@@ -359,6 +522,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
              : B.summary.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
                                                                    : FitStatus::kFailed;
 
+  phases.begin("quality");
   // Quality over every training sample; held-out experiments validated.
   double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac = 0, sv = 0;
   long nv = 0;
@@ -404,9 +568,9 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   for (int e : train)
     for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
   set_fit_quality(S, n, k, ssr, sst, maxe, ac);
-  S.noise_estimate = noise_estimate(data, train);
   if (train.size() < data.size()) S.validation_rmse = nv ? std::sqrt(sv / static_cast<double>(nv)) : kNaN;
 
+  phases.begin("covariance");
   // Uncertainty of the joint problem: sigma^2 (J^T J)^-1 at the solution,
   // J the Jacobian of the simulated force over every training sample.
   Covariance C;
@@ -430,6 +594,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     }
   }
 
+  phases.begin("intervals");
   // Parameters, intervals, correlations.
   for (size_t i = 0; i < L.params.size(); ++i) {
     const FitParam& p = L.params[i];
@@ -464,6 +629,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   for (int a = 0; a < k; ++a)
     for (int b = 0; b < k; ++b) S.correlation[a][b] = C.cov_x(a, b) / std::sqrt(C.cov_x(a, a) * C.cov_x(b, b));
 
+  phases.begin("warnings");
   // Warnings of the joint problem. The low-speed hint quotes the slowest
   // moving sample of the samples fitted (all of them).
   double vslow = kInf;
@@ -500,6 +666,31 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     S.warnings.push_back("not converged: the joint stage stopped after " + std::to_string(o.max_iterations) +
                          " iterations; the estimates are not final");
   if (S.status == FitStatus::kFailed) S.warnings.push_back("the solver failed: " + B.summary.message);
+  if (automatic && k > 0 && !settled) {
+    auto rmse = [&](double c) { return fmt(std::sqrt(2.0 * c / static_cast<double>(n))); };
+    std::string why = "no second refinement was usable";
+    if (order.size() >= 2) {
+      const StartResult& B2 = results[order[1]];
+      if (!same_optimum(B.cost, B2.cost, o.agree_tolerance, scale)) {
+        why = "the best two reached different costs (rmse " + rmse(B.cost) + " and " + rmse(B2.cost) + ")";
+      } else if (box.distance(B.u, B2.u) > kAgree) {
+        Layout L2 = L;
+        for (size_t i = 0; i < L2.params.size(); ++i) L2.params[i].u = B2.u[i];
+        set_values_from_internal(L2);
+        std::string where;
+        for (int i : free)
+          where += (where.empty() ? "" : ", ") + L.params[i].name + " " + fmt(L.params[i].value) + " and " +
+                   fmt(L2.params[i].value);
+        why = "the best two reached the same cost at different parameters (" + where + ")";
+      } else {
+        why = "the best rmse " + rmse(B.cost) + " is above " + fmt(kNoiseFactor) + " times the noise estimate " +
+              fmt(scale.noise) + " and fewer than " + std::to_string(kRoundsAboveNoise * per_round) + " starts ran";
+      }
+    }
+    S.warnings.push_back("the search did not settle: " + std::to_string(S.starts) + " joint-stage start(s) in " +
+                         std::to_string(rounds) + " round(s) (budget --max-starts " + std::to_string(o.max_starts) +
+                         "): " + why + "; the optimum may not be global (raise --max-starts)");
+  }
   for (int a = 0; a < k; ++a) {
     const ParameterEstimate& pe = *std::find_if(S.parameters.begin(), S.parameters.end(),
                                                 [&](const ParameterEstimate& q) { return q.name == S.free_names[a]; });
@@ -520,16 +711,18 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     S.warnings.push_back("the residuals are strongly autocorrelated (lag-1 " + fmt(S.autocorrelation_lag1) +
                          "): the model misses a systematic effect and the standard errors are optimistic");
   S.converged = S.status == FitStatus::kConverged;
-  S.search_device = S.starts > 1 ? "cpu (joint simulation cost, shifted Halton)" : "";
+  S.search_device = S.starts > 1 ? "cpu (joint simulation cost, Sobol' over the data's ranges)" : "";
   return R;
 }
 
 template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout);
+                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                           Phases&);
 template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                     const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                    Layout);
+                                                    Layout, Phases&);
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                          const std::vector<std::vector<double>>&, const std::vector<int>&, Layout);
+                                          const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                          Phases&);
 
 }  // namespace stribeck::ident::detail

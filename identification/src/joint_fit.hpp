@@ -4,11 +4,14 @@
 // parameter of the model (and the offsets) at once, by simulation error over
 // every sample: one residual block per experiment runs the kernels' trace
 // step M::step (the exact bristle update `eval` integrates) on ceres::Jet in
-// time order, so the derivatives are those of the simulated force. Multistart
-// from the two-stage result plus shifted-Halton points in a box around it;
-// standard errors, intervals, correlations and warnings of the joint problem.
+// time order, so the derivatives are those of the simulated force. Rounds of
+// starts (the two-stage result, then points drawn across the model's ranges
+// scaled by the data and screened by one simulation each) until the best two
+// agree; standard errors, intervals, correlations and warnings of the joint
+// problem, each timed as a phase of the fit.
 #include <vector>
 
+#include "phases.hpp"
 #include "problem.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -16,8 +19,10 @@
 namespace stribeck::ident::detail {
 
 struct JointResult {
-  FitSummary S;     // parameters, correlation, quality, experiments, status, warnings, starts, best_start
-  int at_best = 0;  // starts whose final cost is within 1e-6 (relative) of the best
+  FitSummary S;          // parameters, correlation, quality, experiments, status, warnings, starts, best_start
+  int at_best = 0;       // starts whose final cost is the best's (same_optimum)
+  bool settled = false;  // the best two refinements agree (automatic search)
+  int rounds = 0;        // rounds of refinements run
 };
 
 // L: the fit's unknowns (make_layout) with values at the start (the
@@ -25,6 +30,7 @@ struct JointResult {
 // increasing). train: the experiments fitted (the others are validated).
 template <class F>
 JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
-                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L);
+                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
+                        Phases& phases);
 
 }  // namespace stribeck::ident::detail

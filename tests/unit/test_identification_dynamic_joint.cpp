@@ -320,9 +320,11 @@ TEST(DynamicJointFit, StartsRunAndAreCounted) {
   EXPECT_NE(s6.warnings.front().find("6 start(s), "), std::string::npos) << s6.warnings.front();
   EXPECT_NE(s6.report().find("6 start(s)"), std::string::npos);
   EXPECT_NE(s6.warnings.front().find("reaching the best cost"), std::string::npos) << s6.warnings.front();
-  // The default (--starts 0, automatic) runs four starts of the joint stage.
+  // The default (--starts 0, automatic) runs rounds of four starts of the
+  // joint stage until the best two agree.
   const ident::FitSummary sa = ident::fit({c.log}, "lugre", oauto);
-  EXPECT_EQ(sa.starts, 4) << sa.report();
+  EXPECT_EQ(sa.starts % 4, 0) << sa.report();
+  EXPECT_GE(sa.starts_at_best, 2) << sa.report();
   EXPECT_LE(sa.cost, s1.cost * (1 + 1e-9));
   // Fewer than zero starts is bad input, as for static models.
   ident::FitOptions oneg;
@@ -398,6 +400,90 @@ TEST(DynamicJointFit, DISABLED_CoverageOverSeeds) {
   }
   std::printf("%d fits: %d with RMSE within 5 %% of the noise; truth inside the 95 %% interval %d of %d (%.1f %%)\n",
               fits, at_floor, inside, checked, 100.0 * inside / checked);
+}
+
+}  // namespace
+}  // namespace stribeck
+
+namespace stribeck {
+namespace {
+
+// A robot joint in the style of issue 31's real log: a torque sensor with
+// an offset of -0.22, a wide Stribeck curve (v_s 0.4, F_s 0.3 against F_C
+// 0.14) over speeds up to 0.4, a soft bristle (z_ss = F_s/sigma0 = 3 cm:
+// long presliding hysteresis at each reversal) and slow sines of varying
+// amplitude, jittered time stamps. Few samples settle, and the
+// steady-state stage on every moving sample takes the hysteresis for the
+// Stribeck drop: the two-stage start lands in the basin of a local optimum
+// of the simulation error (v_s far below the log's speeds, F_C about twice
+// the truth), about 18 % above the noise.
+Case lugre_joint(unsigned seed, int samples) {
+  std::vector<double> p(LuGre::kNumParams);
+  p[LuGre::sigma0] = 10;
+  p[LuGre::sigma1] = 1.0;
+  p[LuGre::sigma2] = 0.05;
+  p[LuGre::F_C] = 0.14;
+  p[LuGre::F_s] = 0.3;
+  p[LuGre::v_s] = 0.4;
+  Profile pr;
+  pr.t = jittered_times(samples, 24.0 / samples, 0.3, seed);
+  // Sines of period 3 s whose amplitude swings 0.045 ... 0.4 over 7.3 s.
+  pr.v = [](double t) { return 0.3 * (0.75 + 0.6 * std::sin(2 * kPi * t / 7.3)) * std::sin(2 * kPi * t / 3.0); };
+  Case c{"lugre, robot joint with offset and presliding hysteresis", "lugre", p, {}, 0.03, {}};
+  c.log = make_log<LuGre>(c.truth, pr, c.noise, seed, "joint", &c.noise_rms);
+  for (double& f : c.log.channels["force"]) f -= 0.22;
+  return c;
+}
+
+// Issue 31: the default fit reaches the true optimum (the noise floor of the
+// generated log: no fit of the true model can do better than its noise, to
+// the few parameters' share) from a two-stage start in another basin; the
+// search ran until its best two refinements agreed; the fit's phases are
+// timed as the static fits' are.
+TEST(DynamicJointFit, JointLogOptimumFarFromTheTwoStageStart) {
+  const Case c = lugre_joint(111, 6000);
+  ident::FitOptions o1;
+  o1.offset = true;
+  o1.starts = 1;  // the two-stage start alone
+  const ident::FitSummary s1 = ident::fit({c.log}, "lugre", o1);
+  ASSERT_GT(s1.rmse, 1.1 * c.noise_rms) << "the case must start in another basin\n" << s1.report();
+
+  ident::FitOptions o;
+  o.offset = true;
+  const ident::FitSummary s = ident::fit({c.log}, "lugre", o);
+  EXPECT_LE(s.rmse, 1.02 * c.noise_rms) << s.report();
+  for (const char* name : {"F_C", "F_s", "v_s", "sigma0"}) {
+    const auto& pe = s.param(name);
+    const double t = c.truth[find_model("lugre")->param_index(name)];
+    EXPECT_LT(std::abs(pe.value - t), 4 * pe.std_error) << name << "\n" << s.report();
+  }
+  EXPECT_NEAR(s.param("offset").value, -0.22, 0.01) << s.report();
+  EXPECT_GE(s.starts_at_best, 2) << s.report();
+  EXPECT_NE(s.warnings.front().find(", the best two agreeing"), std::string::npos) << s.warnings.front();
+  for (const auto& w : s.warnings) EXPECT_EQ(w.find("did not settle"), std::string::npos) << w;
+  std::vector<std::string> phases;
+  for (const auto& [name, secs] : s.phase_seconds) phases.push_back(name);
+  for (const char* name :
+       {"start", "steady-state stage", "dynamic stage", "joint stage", "quality", "covariance", "intervals"})
+    EXPECT_NE(std::find(phases.begin(), phases.end(), name), phases.end()) << name;
+  EXPECT_TRUE(std::isfinite(s.noise_estimate) && s.noise_estimate > 0) << s.report();
+}
+
+// A budget too small for two refinements to agree: the fit says the search
+// did not settle, in the text and the JSON.
+TEST(DynamicJointFit, JointSearchOnTooSmallABudgetDidNotSettle) {
+  const Case c = lugre_joint(112, 3000);
+  ident::FitOptions o;
+  o.offset = true;
+  o.max_starts = 1;
+  const ident::FitSummary s = ident::fit({c.log}, "lugre", o);
+  EXPECT_EQ(s.starts, 1);
+  bool said = false;
+  for (const auto& w : s.warnings)
+    said |= w.rfind("the search did not settle: 1 joint-stage start(s) in 1 round(s)", 0) == 0;
+  EXPECT_TRUE(said) << s.report();
+  EXPECT_NE(ident::to_json(s).find("the search did not settle"), std::string::npos);
+  EXPECT_NE(s.report().find("the search did not settle"), std::string::npos);
 }
 
 }  // namespace
