@@ -268,7 +268,7 @@ herr_t close_input_file(hid_t id) {
 }
 }  // namespace
 
-File open_file(const std::string& path, bool write) {
+File open_file(const std::string& path, bool write, hid_t fapl) {
   silence_errors();
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open: " + std::strerror(errno));
@@ -280,7 +280,7 @@ File open_file(const std::string& path, bool write) {
   File file(
       [&] {
         const Watched watch(path, "opening the file");
-        return H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+        return H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
       }(),
       &close_input_file);
   if (file.valid()) {
@@ -321,11 +321,11 @@ File open_file(const std::string& path, bool write) {
 // stay inline, and readers open them by name either way.
 void large_attributes(hid_t ocpl) { H5Pset_attr_creation_order(ocpl, H5P_CRT_ORDER_TRACKED); }
 
-File create_file(const std::string& path) {
+File create_file(const std::string& path, hid_t fapl) {
   silence_errors();
   PropList fcpl(H5Pcreate(H5P_FILE_CREATE));
   large_attributes(fcpl.id());
-  File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), H5P_DEFAULT));
+  File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id(), fapl));
   if (!file.valid()) fail(path, "cannot create HDF5 file");
   return file;
 }

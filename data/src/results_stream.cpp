@@ -1,6 +1,7 @@
 // Results groups streamed block by block with checkpoints (results_stream.hpp).
 #include "stribeck/data/results_stream.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "group_attributes.hpp"
+#include "journal_driver.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
@@ -292,17 +294,22 @@ struct ResultsStream::Impl {
   bool finished = false;
   bool resumable = true;
   // While the partial file holds no work (or cannot be resumed: a merge's),
-  // a signal that ends the process removes it (register_temporary).
+  // a signal that ends the process removes it (register_temporary), and
+  // its journal files (journal_driver.hpp) with it.
   int signal_slot = -1;
-  ~Impl() {
+  std::vector<int> journal_slots;
+  ~Impl() { unregister_signal_slots(); }
+  void unregister_signal_slots() {
     if (signal_slot >= 0) unregister_temporary(signal_slot);
+    signal_slot = -1;
+    for (int slot : journal_slots)
+      if (slot >= 0) unregister_temporary(slot);
+    journal_slots.clear();
   }
-  StreamCheckpoint last;             // the last checkpoint, restored if the final rename fails
   std::map<std::string, int> slots;  // the current slot of each checkpoint table
   void keep_on_signal() {
     if (signal_slot < 0) return;
-    unregister_temporary(signal_slot);
-    signal_slot = -1;
+    unregister_signal_slots();
     set_interrupt_note(path + " keeps the completed points; continue with --resume");
   }
   // A partial file without rows holds no work: removed when the stream ends
@@ -319,8 +326,7 @@ struct ResultsStream::Impl {
     h5::guard_write(final_path, std::forward<F>(f), "", &write_failed);
   }
   void discard_if_empty() {
-    if (signal_slot >= 0) unregister_temporary(signal_slot);
-    signal_slot = -1;
+    unregister_signal_slots();
     set_interrupt_note("");
     if (finished || (holds_rows && !write_failed) || path.empty()) return;
     datasets.clear();
@@ -328,6 +334,14 @@ struct ResultsStream::Impl {
     group.reset();
     file.reset();
     std::remove(path.c_str());
+    h5::journal_remove(path);
+  }
+  // The partial file through the journaling driver: every flush (each step
+  // of a checkpoint) reaches the disk whole or not at all.
+  h5::PropList access() const {
+    h5::PropList fapl(h5::journaled_access());
+    if (!fapl.valid()) h5::fail(path, "cannot set up the journaling file driver");
+    return fapl;
   }
 };
 
@@ -351,8 +365,10 @@ std::unique_ptr<ResultsStream> ResultsStream::create(const std::string& path, co
   w->owner = PartialOwner(w->path, resumable);
   refuse_unfinished(w->path, resumable);
   w->resumable = resumable;
+  h5::journal_remove(w->path);  // of a run whose partial file is gone: not this file's
   w->signal_slot = register_temporary(w->path);
-  w->file = h5::create_file(w->path);
+  for (const std::string& name : h5::journal_files(w->path)) w->journal_slots.push_back(register_temporary(name));
+  w->file = h5::create_file(w->path, w->access().id());
   // From here on an error removes the new file (see discard_if_empty).
   std::unique_ptr<ResultsStream> s(new ResultsStream(std::move(w)));
   s->impl_->guarded([&] { s->start(group, provenance, attributes, rows_hint); });
@@ -408,7 +424,20 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   w->columns = columns;
   w->index_base = index_base;
   w->owner = PartialOwner(partial, /*resumable=*/true);
-  w->file = h5::open_file(partial, /*write=*/true);
+  // A writer killed while it committed a checkpoint left its journal (the
+  // commit is completed), one killed in finish before the rename its undo
+  // (finish is taken back): the file is then its last checkpoint's.
+  h5::journal_replay(partial);
+  struct stat st {};
+  if (::stat(partial.c_str(), &st) == 0 && st.st_size == 0) {
+    // Killed before its first checkpoint reached the disk (the driver holds
+    // a new file's writes until then): it holds no work; the run starts again.
+    w->owner = PartialOwner();
+    std::remove(partial.c_str());
+    checkpoint = StreamCheckpoint{};
+    return create(path, group, columns, attributes, provenance, 0, /*resumable=*/true, index_base);
+  }
+  w->file = h5::open_file(partial, /*write=*/true, w->access().id());
   if (!h5::has_child(w->file.id(), group)) throw InputError(w->where + ": does not exist; remove " + partial);
   w->group = h5::open_group(w->file.id(), group, w->where);
   if (!h5::has_attribute(w->group.id(), kRowsAttribute))
@@ -427,7 +456,6 @@ std::unique_ptr<ResultsStream> ResultsStream::resume(const std::string& path, co
   set_interrupt_note(partial + " keeps the completed points; continue with --resume");
   checkpoint.state = decode(h5::read_string_attribute(w->group.id(), kStateAttribute, w->where));
   w->slots = read_slots(w->group.id(), w->where);
-  w->last = checkpoint;
   for (const auto& c : columns) {
     const std::string at = w->where + ": dataset '" + c.name + "'";
     if (!h5::has_child(w->group.id(), c.name))
@@ -521,10 +549,10 @@ void ResultsStream::write_checkpoint(const StreamCheckpoint& cp) {
   h5::write_string_attribute(w.group.id(), kTablesAttribute, encode(named), w.where);
   h5::write_string_attribute(w.group.id(), kStateAttribute, encode(cp.state), w.where);
   h5::write_uint_attribute(w.group.id(), kRowsAttribute, cp.rows, w.where);
+  h5::journal_release(w.file.id());  // from the first checkpoint on, the file on disk holds one
   if (H5Fflush(w.file.id(), H5F_SCOPE_GLOBAL) < 0) h5::fail(w.path, "cannot flush a checkpoint");
   w.slots = std::move(slots);
   w.holds_rows = w.holds_rows || cp.rows > 0 || cp.completed > 0;
-  w.last = cp;
   if (w.holds_rows && w.resumable) w.keep_on_signal();
 }
 
@@ -548,6 +576,9 @@ void ResultsStream::finish(const std::map<std::string, std::string>& attributes)
                      (w.resumable ? ": free the name and run again with --resume" : ""));
   }
   w.guarded([&] {
+    // Until the rename, a kill leaves a file without its checkpoint: the
+    // driver keeps what this changes, and --resume takes it back.
+    h5::journal_keep_undo(w.file.id());
     // Each checkpoint table under its own name; the other slot removed.
     for (const auto& [name, slot] : w.slots) {
       const std::string next = slot_name(name, 1), at = w.where + ": table '" + name + "'";
@@ -579,23 +610,17 @@ void ResultsStream::finish(const std::map<std::string, std::string>& attributes)
   w.finished = true;
   if (durable_rename(w.path, w.final_path) != 0) {
     const std::string why = std::strerror(errno);
-    // Put the checkpoint back, so that --resume completes the file (to the
-    // same content) once the target can take it.
-    if (w.resumable) {
-      try {
-        w.file = h5::open_file(w.path, /*write=*/true);
-        w.group = h5::open_group(w.file.id(), w.group_name, w.where);
-        h5::write_string_attribute(w.group.id(), kStateAttribute, encode(w.last.state), w.where);
-        h5::write_uint_attribute(w.group.id(), kRowsAttribute, w.last.rows, w.where);
-        w.group.reset();
-        h5::close_file(w.file, w.path);
-      } catch (const std::exception&) {}
-    }
+    // The checkpoint back, so that --resume completes the file (to the same
+    // content) once the target can take it.
+    try {
+      if (w.resumable) h5::journal_replay(w.path);
+      else h5::journal_remove(w.path);
+    } catch (const std::exception&) {}
     throw InputError(w.final_path + ": cannot move the finished results into place (" + why + "); they are in " +
                      w.path + (w.resumable ? ": run again with --resume once the target can be written" : ""));
   }
-  if (w.signal_slot >= 0) unregister_temporary(w.signal_slot);
-  w.signal_slot = -1;
+  h5::journal_remove(w.path);  // the finished file's undo
+  w.unregister_signal_slots();
   set_interrupt_note("");
 }
 

@@ -4,6 +4,7 @@
 // one stops wherever the signal lands, in a computation or in an HDF5 write.)
 #include <gtest/gtest.h>
 
+#include "child_cli.hpp"
 #include "temp_dir.hpp"
 
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/results_stream.hpp"
 #include "stribeck/data/sweep_file.hpp"
 
 namespace stribeck {
@@ -138,6 +140,90 @@ TEST(KillResume, KilledSweepResumesToTheSameFile) {
   EXPECT_TRUE(same_bits(a.rows.metrics, b.rows.metrics));
   ASSERT_EQ(a.progress.top.size(), b.progress.top.size());
   for (size_t r = 0; r < a.progress.top.size(); ++r) EXPECT_EQ(a.progress.top[r].index, b.progress.top[r].index);
+}
+
+// Everything of results group `group` that a run computes: its datasets,
+// attributes (but the command line and date), top-K table and force traces.
+void expect_same_results(const std::string& a, const std::string& b, const std::string& group,
+                         const std::string& what) {
+  const Results ra = read_results(a, group), rb = read_results(b, group);
+  ASSERT_EQ(ra.datasets.size(), rb.datasets.size()) << what;
+  for (size_t k = 0; k < ra.datasets.size(); ++k) {
+    EXPECT_EQ(ra.datasets[k].name, rb.datasets[k].name) << what;
+    EXPECT_TRUE(same_bits(ra.datasets[k].values, rb.datasets[k].values)) << what << ": " << ra.datasets[k].name;
+  }
+  auto computed = [](std::map<std::string, std::string> m) {
+    m.erase("command_line");
+    m.erase("date");
+    return m;
+  };
+  EXPECT_EQ(computed(ra.attributes), computed(rb.attributes)) << what;
+  EXPECT_EQ(ra.numbers, rb.numbers) << what;
+  std::vector<std::string> tables{"top_k"};
+  for (const std::string& t : stream_subgroups(a, group, "trajectories"))
+    for (const std::string& e : stream_subgroups(a, group, "trajectories/" + t))
+      tables.push_back("trajectories/" + t + "/" + e);
+  EXPECT_EQ(stream_subgroups(a, group, "trajectories"), stream_subgroups(b, group, "trajectories")) << what;
+  for (const std::string& t : tables) {
+    const StreamTable ta = read_stream_table(a, group, t), tb = read_stream_table(b, group, t);
+    ASSERT_EQ(ta.data.size(), tb.data.size()) << what << ": table " << t;
+    for (size_t c = 0; c < ta.data.size(); ++c)
+      EXPECT_TRUE(same_bits(ta.data[c], tb.data[c])) << what << ": table " << t << " column " << ta.columns[c].name;
+  }
+}
+
+// A kill -9 at every step of the first checkpoints and at every 17th write
+// after them (writes of the file, of its journal, and the journal's rename
+// and removal: the driver's STRIBECK_TEST_KILL_AT_WRITE counts them), also
+// killing the resumed run part way: --resume always succeeds and ends with
+// the file of an uninterrupted run. Deterministic: where the kill lands is
+// a count of writes, not a time. (Before the journal, about one kill in
+// three left a file that did not resume: "wrong B-tree signature", "bad
+// local heap signature", a table that could not be replaced.)
+TEST(KillResume, KillAtAnyWriteOfACheckpointedSweepResumesToTheSameFile) {
+  const std::string cfg = tmp("every.toml"), one = tmp("every_one.h5"), out = tmp("every.h5");
+  std::ofstream(cfg) << "model = \"simscape-cylinder\"\n[design]\ntype = \"sobol\"\npoints = 1000\n[params]\n"
+                        "F_pr = { uniform = [0.0, 60.0] }\nc_v = { log = [1.0, 100.0] }\n[metrics]\ntop_k = 5\n"
+                        "[[trace]]\nprofile = \"sine\"\nsamples = 64\np_a = 5e6\np_b = 1e6\n"
+                        "reference = { F_pr = 30 }\n[output]\ntrajectories = [5, 900]\n[run]\ndevice = \"cpu\"\n";
+  const std::vector<std::string> args{"sweep", cfg, "-q", "--chunk", "128", "-o", out};
+  ASSERT_EQ(run({"sweep", cfg, "-q", "--chunk", "128", "-o", one}, tmp("every_one.log")), 0)
+      << slurp(tmp("every_one.log"));
+  auto cli = [&](std::vector<std::string> a, long kill_at) {
+    test::ChildSpec spec;
+    spec.err = tmp("every.err");
+    if (kill_at > 0) spec.env["STRIBECK_TEST_KILL_AT_WRITE"] = std::to_string(kill_at);
+    return test::run_child(a, spec, {120});
+  };
+  std::vector<std::string> resume = args;
+  resume.insert(resume.begin() + 2, "--resume");
+  int killed = 0;
+  for (long k = 1;; k += k < 24 ? 1 : 17) {
+    const std::string what = "killed at write " + std::to_string(k);
+    for (const auto& f : {out, out + ".partial", out + ".partial.journal", out + ".partial.journal.new"})
+      std::remove(f.c_str());
+    const test::ChildRun first = cli(args, k);
+    if (first.exited) {  // past the run's last write: it finished
+      ASSERT_EQ(first.code, 0) << what << ": " << first.err;
+      break;
+    }
+    ASSERT_EQ(first.signal, SIGKILL) << what;
+    ++killed;
+    ASSERT_TRUE(exists(out + ".partial")) << what;
+    EXPECT_FALSE(exists(out)) << what;
+    // The resumed run killed in turn (where depends on k), then resumed.
+    test::ChildRun r = cli(resume, 1 + (k * 7) % 61);
+    if (!r.exited) {
+      ASSERT_EQ(r.signal, SIGKILL) << what;
+      r = cli(resume, 0);
+    }
+    ASSERT_EQ(r.code, 0) << what << ": " << r.err;
+    expect_same_results(one, out, "sweep", what);
+    for (const auto& f : {out + ".partial", out + ".partial.journal", out + ".partial.journal.new"})
+      EXPECT_FALSE(exists(f)) << what << ": " << f << " left";
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(killed, 40);  // the schedule reached past the first checkpoints
 }
 
 }  // namespace

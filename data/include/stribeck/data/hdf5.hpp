@@ -136,8 +136,9 @@ bool is_hdf5(const std::string& path);
 // While the file is open, the CLI's crash handler knows it as an input being
 // read (register_input, atomic_file.hpp): libhdf5 1.10 can crash on damaged
 // files where it does not check, and such a crash then ends the command with
-// one line naming the file instead of a core dump.
-File open_file(const std::string& path, bool write = false);
+// one line naming the file instead of a core dump. `fapl`: the file access
+// property list (a checkpointed file's driver, results_stream.cpp).
+File open_file(const std::string& path, bool write = false, hid_t fapl = H5P_DEFAULT);
 
 // A libhdf5 call that reads only metadata (opening an object, listing a
 // group, reading an attribute) of a registered input, watched while this
@@ -163,8 +164,8 @@ class Watched {
 };
 // The path of an object in its file ("/experiments/p40"), "?" if unknown.
 std::string object_name(hid_t obj);
-// Creates (truncates) a file.
-File create_file(const std::string& path);
+// Creates (truncates) a file (`fapl` as open_file's).
+File create_file(const std::string& path, hid_t fapl = H5P_DEFAULT);
 // Sets up an object creation property list (file, group, dataset) so that
 // the object's attributes may be larger than 64 KiB (hdf5.cpp says how).
 void large_attributes(hid_t ocpl);
