@@ -24,8 +24,9 @@ def main():
     with h5py.File(fits, "r") as f:
         g = f["batch_fit"]
         order = np.argsort(g["experiment"][...])
-        ours = np.column_stack([g[n][...][order] for n in NAMES])
-        status = g["status"][...][order]
+        # param_NAME since batch-fit format_version 2, NAME before
+        ours = np.column_stack([g["param_" + n if "param_" + n in g else n][...][order] for n in NAMES])
+        status = g["fit_status" if "fit_status" in g else "status"][...][order]
     p = np.load(peer)
     theirs = p["x"]
     print(f"{len(groups)} experiments; {label} status: " +

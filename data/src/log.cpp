@@ -454,6 +454,7 @@ Results read_results(const std::string& path, const std::string& group, bool wit
     ResultDataset d;
     d.name = k.name;
     const auto info = h5::dataset_info(ds, at);
+    if (info.type_class == H5T_STRING) continue;  // labels (a batch fit's experiment names), not values
     d.shape.assign(info.dims.begin(), info.dims.end());
     if (info.type_class == H5T_INTEGER && info.type_size <= 8) {  // results hold integer columns too
       d.values = h5::allocate_for<double>(ds, h5::element_count(ds, at), at);

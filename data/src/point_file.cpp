@@ -1,6 +1,7 @@
 #include "stribeck/data/point_file.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -28,6 +29,7 @@ struct PointFile::Impl {
   std::vector<h5::Dataset> dim_cols, metric_cols;  // one column per dimension (not in ensembles of version 1)
   h5::Dataset points, status;                      // ensemble format_version 1: the points table
   std::uint64_t rows = 0;  // the points every column holds (the checkpointed ones in an unfinished file)
+  h5::Dataset fit_status;  // batch fit: a point is ok when its fit converged too
 };
 
 PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -170,9 +172,60 @@ PointFile::PointFile(const std::string& path) : impl_(std::make_unique<Impl>()) 
     if (std::find(f.metrics.begin(), f.metrics.end(), "status") == f.metrics.end())
       throw InputError(at + ": no 'status' column (not a stribeck ensemble)");
     f.status = h5::open_dataset(g, "status", at);
+  } else if (h5::has_child(root, "batch_fit")) {
+    // identify --batch: a fit per experiment; its coordinates are the
+    // experiments' operating points (attribute `coordinate_names`), those that
+    // some fit has (a log without pressures has none).
+    f.kind = "batch-fit";
+    f.group = h5::open_group(root, "batch_fit", path);
+    const hid_t g = f.group.id();
+    const std::string at = path + ": batch_fit";
+    if (!h5::has_attribute(g, "count")) throw InputError(at + ": no attribute 'count' (not a stribeck batch fit)");
+    complete = !h5::has_attribute(g, "checkpoint_rows");
+    expected = h5::read_uint_attribute(g, complete ? "count" : "checkpoint_rows", at);
+    if (!h5::has_attribute(g, "coordinate_names"))
+      throw InputError(path +
+                       ": a batch fit of an older stribeck (no operating points stored); fit it again to map it");
+    const std::vector<std::string> coords = split_names(h5::read_string_attribute(g, "coordinate_names", at), ',');
+    std::vector<double> v;
+    for (const auto& d : coords) {
+      if (!h5::has_child(g, d)) throw InputError(at + ": no dataset '" + d + "' for coordinate " + d);
+      h5::Dataset ds = column(h5::open_dataset(g, d, at), "batch_fit/" + d, 0);
+      bool finite = false;
+      for (std::uint64_t first = 0, block = 1 << 20; first < expected && !finite; first += block) {
+        v.resize(std::min(block, expected - first));
+        h5::read_rows(ds, H5T_NATIVE_DOUBLE, first, v.size(), v.data(), at + ": " + d);
+        finite = std::any_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+      }
+      if (!finite) continue;
+      f.dims.push_back(d);
+      f.dim_units.push_back(units_of(ds, at));
+      f.dim_cols.push_back(std::move(ds));
+    }
+    if (f.dims.empty())
+      throw InputError(path +
+                       ": a batch fit whose experiments have no pressure_a, pressure_b or normal_force channel: a map "
+                       "needs fits that differ in two of them (stribeck report draws each parameter over the fits)");
+    for (const auto& c : h5::children(g, at)) {
+      h5::check_child(c, at + ": " + c.name);
+      if (c.kind != h5::Kind::kDataset || h5::is_dimension_scale(g, c.name, at) ||
+          std::count(coords.begin(), coords.end(), c.name) > 0)
+        continue;
+      h5::Dataset ds = h5::open_dataset(g, c.name, at);
+      if (h5::dataset_info(ds, at + ": " + c.name).type_class == H5T_STRING) continue;  // the experiment names
+      f.metrics.push_back(c.name);
+      f.metric_units.push_back(units_of(ds, at));
+      f.metric_cols.push_back(column(std::move(ds), "batch_fit/" + c.name, 0));
+    }
+    for (const char* c : {"status", "fit_status"})
+      if (std::find(f.metrics.begin(), f.metrics.end(), c) == f.metrics.end())
+        throw InputError(at + ": no '" + c + "' column (not a stribeck batch fit)");
+    f.status = h5::open_dataset(g, "status", at);
+    f.fit_status = h5::open_dataset(g, "fit_status", at);
   } else {
     throw InputError(path +
-                     ": neither a sweep file (stribeck sweep) nor an ensemble (stribeck simulate with [ensemble])");
+                     ": neither a sweep file (stribeck sweep), an ensemble (stribeck simulate with [ensemble]) "
+                     "nor a batch fit (stribeck identify --batch)");
   }
   if (f.dims.empty()) throw InputError(path + ": no quantity varies across its points");
   for (size_t i = 0; i < f.dims.size(); ++i)
@@ -233,6 +286,9 @@ void PointFile::read_ok(std::uint64_t first, std::uint64_t n, std::vector<std::u
   h5::read_rows(impl_->status, H5T_NATIVE_DOUBLE, first, n, s.data(), impl_->path + ": status");
   out.resize(n);
   for (std::uint64_t i = 0; i < n; ++i) out[i] = s[i] == 0;
+  if (!impl_->fit_status.valid()) return;
+  h5::read_rows(impl_->fit_status, H5T_NATIVE_DOUBLE, first, n, s.data(), impl_->path + ": fit_status");
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = out[i] && s[i] == 0;
 }
 
 }  // namespace stribeck

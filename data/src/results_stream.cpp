@@ -125,6 +125,15 @@ void write_typed(hid_t g, const std::string& name, ColumnType t, const std::vect
   h5::write_array(g, name, H5T_NATIVE_DOUBLE, x.data(), n, where);
 }
 
+// Variable-length UTF-8 strings: what netCDF-4 calls `string`, read by
+// xarray and pandas as str (fixed-length ones read as bytes).
+h5::Datatype text_type() {
+  h5::Datatype t(H5Tcopy(H5T_C_S1));
+  H5Tset_size(t.id(), H5T_VARIABLE);
+  H5Tset_cset(t.id(), H5T_CSET_UTF8);
+  return t;
+}
+
 // Writes `t` as subgroup t.name of `group`, replacing one of that name.
 void write_table(hid_t group, const StreamTable& t, const std::string& where) {
   const std::string at = where + ": table '" + t.name + "'";
@@ -245,6 +254,26 @@ StreamTable read_stream_table(const std::string& path, const std::string& group,
   if (!h5::has_child(f.id(), group)) throw InputError(where + ": does not exist");
   const h5::Group g = h5::open_group(f.id(), group, where);
   return read_table_of(g.id(), name, attribute_names, where);
+}
+
+std::vector<std::string> read_text_column(const std::string& path, const std::string& group, const std::string& name) {
+  const h5::File f = h5::open_file(path);
+  const std::string where = path + ": results group '" + group + "'", at = where + ": dataset '" + name + "'";
+  if (!h5::has_child(f.id(), group + "/" + name)) throw InputError(at + ": does not exist");
+  const h5::Dataset ds = h5::open_dataset(f.id(), group + "/" + name, at);
+  const auto info = h5::dataset_info(ds, at);
+  const h5::Datatype stored(H5Dget_type(ds.id()));
+  if (info.dims.size() != 1 || info.type_class != H5T_STRING || H5Tis_variable_str(stored.id()) <= 0)
+    throw InputError(at + ": is not a column of text");
+  std::vector<char*> p(info.dims[0], nullptr);
+  const h5::Datatype type = text_type();
+  if (!p.empty() && H5Dread(ds.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()) < 0)
+    h5::fail(at, "cannot read");
+  std::vector<std::string> out;
+  for (char* c : p) out.emplace_back(c ? c : "");
+  const h5::Dataspace space(H5Dget_space(ds.id()));
+  if (!p.empty()) H5Dvlen_reclaim(type.id(), space.id(), H5P_DEFAULT, p.data());
+  return out;
 }
 
 bool read_stream_checkpoint(const std::string& path, const std::string& group, StreamCheckpoint& cp) {
@@ -558,6 +587,24 @@ void ResultsStream::write_checkpoint(const StreamCheckpoint& cp) {
 
 void ResultsStream::add_table(const StreamTable& table) {
   impl_->guarded([&] { write_table(impl_->group.id(), table, impl_->where); });
+}
+
+void ResultsStream::write_text(const StreamColumn& column, const std::vector<std::string>& values) {
+  Impl& w = *impl_;
+  w.guarded([&] {
+    const std::string at = w.where + ": dataset '" + column.name + "'";
+    std::vector<const char*> p;
+    for (const auto& v : values) p.push_back(v.c_str());
+    const hsize_t n = p.size();
+    const h5::Dataspace space(H5Screate_simple(1, &n, nullptr));
+    const h5::Datatype type = text_type();
+    const h5::Dataset ds(
+        H5Dcreate2(w.group.id(), column.name.c_str(), type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (!ds.valid() || (n > 0 && H5Dwrite(ds.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()) < 0))
+      h5::fail(at, "cannot write");
+    describe(ds, column, w.where);
+    if (w.point.valid()) h5::attach_scale(ds, w.point, kPointDimension, w.where, 0);
+  });
 }
 
 StreamTable ResultsStream::read_table(const std::string& name) const {

@@ -1,5 +1,5 @@
 // `stribeck map RESULTS.h5 --metric NAME -o MAP.svg`: a heat map of one metric
-// of a sweep or an ensemble over two varying quantities, to look at.
+// of a sweep, an ensemble or a batch fit over two varying quantities, to look at.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -89,9 +89,12 @@ void run(const MapArgs& a) {
 
 void add_map_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "map", "Draw one metric of a sweep or an ensemble over two varying quantities (SVG heat map, or CSV cells)");
+      "map",
+      "Draw one metric of a sweep, an ensemble or a batch fit over two varying quantities (SVG heat map, or "
+      "CSV cells)");
   auto a = std::make_shared<MapArgs>();
-  cmd->add_option("results", a->input, "Sweep file (stribeck sweep) or ensemble (stribeck simulate), HDF5")
+  cmd->add_option("results", a->input,
+                  "Sweep file (stribeck sweep), ensemble (stribeck simulate) or batch fit (identify --batch), HDF5")
       ->type_name("FILE")
       ->required();
   cmd->add_option("--output,-o", a->output, "Map to write: .svg, or .csv for the cells (x, y, value, points)")

@@ -73,14 +73,16 @@ void run_plot(const ReportArgs& a) {
 }
 
 void add_common(CLI::App* cmd, ReportArgs& a) {
-  cmd->add_option("result", a.input, "Result file: identify -o, sweep, simulate (one run or an ensemble), HDF5")
+  cmd->add_option("result", a.input,
+                  "Result file: identify -o, identify --batch -o, sweep, simulate (one run or an ensemble), HDF5")
       ->type_name("FILE")
       ->required();
   cmd->add_option("--log", a.log, "The measured log of an identify result written to another file (velocity, time)")
       ->type_name("FILE");
-  cmd->add_option("--x", a.x, "Sweeps and ensembles: quantity along the map's x (default: the first that varies)")
+  cmd->add_option("--x", a.x,
+                  "Sweeps, ensembles, batch fits: quantity along the map's x (default: the first that varies)")
       ->type_name("NAME");
-  cmd->add_option("--y", a.y, "Sweeps and ensembles: quantity along the map's y (default: the next one)")
+  cmd->add_option("--y", a.y, "Sweeps, ensembles, batch fits: quantity along the map's y (default: the next one)")
       ->type_name("NAME");
   add_verbosity_flags(cmd);
 }

@@ -151,6 +151,18 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
   const std::vector<StreamColumn>& columns = s0.columns;
   auto stream = ResultsStream::create(output, format.group, columns, attributes, p, points, /*resumable=*/false);
   try {
+    for (const StreamColumn& c : format.text ? format.text(s0.attributes) : std::vector<StreamColumn>{}) {
+      std::vector<std::string> values;
+      for (std::size_t i : order) {
+        std::vector<std::string> v = read_text_column(spans[i].path, format.group, c.name);
+        if (v.size() != spans[i].count)
+          throw InputError(spans[i].path + ": group '" + format.group + "': dataset '" + c.name + "' holds " +
+                           std::to_string(v.size()) + " values for " + std::to_string(spans[i].count) + " " +
+                           format.words.unit + "s");
+        values.insert(values.end(), v.begin(), v.end());
+      }
+      stream->write_text(c, values);
+    }
     const std::uint64_t block = 1 << 16;
     std::vector<std::vector<double>> cols(columns.size());
     std::uint64_t rows = 0;

@@ -37,6 +37,12 @@ namespace stribeck::ident {
 namespace {
 
 constexpr const char* kGroup = "batch_fit";
+// 2: parameter columns named param_NAME with their 95 % intervals, the
+// operating-point coordinates and the experiment names; files without the
+// attribute (1) name them NAME and hold neither (merged as they are).
+constexpr int kFormatVersion = 2;
+// The experiment names: a text column along the rows (ResultsStream::write_text).
+const StreamColumn kNameColumn{"experiment_name", 0, "", "name of the experiment in its log"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // --- Sources ----------------------------------------------------------------
@@ -124,9 +130,38 @@ const Scalar kScalars[] = {
 };
 constexpr std::size_t kScalarCount = sizeof(kScalars) / sizeof(kScalars[0]);
 
+// The coordinates of each fit (format 2): the mean of an operating-point
+// channel of its experiment, in the order of BatchFitRow::operating.
+struct Coordinate {
+  const char* name;
+  const char* channel;
+  const char* units;
+};
+const Coordinate kCoordinates[] = {{"mean_pressure_a", "pressure_a", "Pa"},
+                                   {"mean_pressure_b", "pressure_b", "Pa"},
+                                   {"mean_normal_force", "normal_force", "N"}};
+constexpr std::size_t kCoordinateCount = sizeof(kCoordinates) / sizeof(kCoordinates[0]);
+std::string coordinate_names() {
+  std::vector<std::string> n;
+  for (const Coordinate& k : kCoordinates) n.push_back(k.name);
+  return join_names(n);
+}
+// Columns per parameter: value and standard error (format 1), and the 95 % interval (2).
+std::size_t per_parameter(int version) { return version >= 2 ? 4 : 2; }
+
+void operating_point(const Experiment& e, BatchFitRow& r) {
+  for (std::size_t k = 0; k < kCoordinateCount; ++k) {
+    if (!e.has(kCoordinates[k].channel)) continue;
+    const auto& x = e.channel(kCoordinates[k].channel);
+    double sum = 0;
+    for (double v : x) sum += v;
+    r.operating[k] = x.empty() ? kNaN : sum / double(x.size());
+  }
+}
+
 // `force_unit`: the logs' (N*m for a rotational batch), of rmse and cost.
 std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units,
-                                        const std::string& force_unit) {
+                                        const std::string& force_unit, int version = kFormatVersion) {
   std::vector<StreamColumn> c{engine::status_column()};
   for (const Scalar& s : kScalars) {
     StreamColumn col{s.name, 0, s.units, s.long_name};
@@ -138,10 +173,21 @@ std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, c
         col.flags.emplace_back(k, flag_word(batch_fit_status_name(static_cast<BatchFitStatus>(k))));
     c.push_back(col);
   }
+  // As identify's results groups name them (param_NAME, _std_error, _ci95_lo, _ci95_hi).
+  const std::string prefix = version >= 2 ? "param_" : "";
   for (std::size_t k = 0; k < names.size(); ++k) {
-    c.push_back(StreamColumn{names[k], 0, units[k], "fitted " + names[k]});
-    c.push_back(StreamColumn{names[k] + "_std_error", 0, units[k], "standard error of " + names[k]});
+    const std::string n = prefix + names[k];
+    c.push_back(StreamColumn{n, 0, units[k], "fitted " + names[k]});
+    c.push_back(StreamColumn{n + "_std_error", 0, units[k], "standard error of " + names[k]});
+    if (version < 2) continue;
+    c.push_back(StreamColumn{n + "_ci95_lo", 0, units[k], "95 % interval of " + names[k] + ", lower end"});
+    c.push_back(StreamColumn{n + "_ci95_hi", 0, units[k], "95 % interval of " + names[k] + ", upper end"});
   }
+  if (version >= 2)
+    for (const Coordinate& k : kCoordinates)
+      c.push_back(
+          StreamColumn{k.name, 0, k.units,
+                       std::string("mean ") + k.channel + " of the experiment (NaN: it has no " + k.channel + ")"});
   return c;
 }
 
@@ -194,6 +240,8 @@ BatchFitRow bad_row(const std::string& why, std::size_t nparams) {
   r.cost = r.rmse = r.r_squared = kNaN;
   r.value.assign(nparams, kNaN);
   r.std_error.assign(nparams, kNaN);
+  r.ci95_lo.assign(nparams, kNaN);
+  r.ci95_hi.assign(nparams, kNaN);
   return r;
 }
 
@@ -210,12 +258,16 @@ BatchFitRow fit_row(const FitSummary& s, const std::vector<std::string>& names) 
   r.seconds = s.seconds;
   r.value.assign(names.size(), kNaN);
   r.std_error.assign(names.size(), kNaN);
+  r.ci95_lo.assign(names.size(), kNaN);
+  r.ci95_hi.assign(names.size(), kNaN);
   for (const ParameterEstimate& p : s.parameters) {
     const std::string base = p.name.substr(0, p.name.find('@'));  // offset@EXPERIMENT: the one experiment's
     const auto it = std::find(names.begin(), names.end(), base);
     if (it == names.end()) continue;
     r.value[it - names.begin()] = p.value;
     r.std_error[it - names.begin()] = p.std_error;
+    r.ci95_lo[it - names.begin()] = p.ci95_lo;
+    r.ci95_hi[it - names.begin()] = p.ci95_hi;
   }
   return r;
 }
@@ -238,12 +290,13 @@ void restore_totals(const StreamCheckpoint& cp, BatchFitResult& r, const std::st
   r.with_warnings = engine::state_count(cp, "with_warnings", where);
 }
 
-// Rows as the file's columns (status, kScalars, then value and standard
-// error of each parameter), n values each.
+// Rows as the file's columns (status, kScalars, then value, standard error
+// and interval of each parameter, then the coordinates), n values each.
 std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& rows, std::uint64_t first,
                                              const ExperimentSource& src, std::size_t nparams) {
   const std::size_t n = rows.size();
-  std::vector<std::vector<double>> c(1 + kScalarCount + 2 * nparams, std::vector<double>(n));
+  const std::size_t per = per_parameter(kFormatVersion), coords = 1 + kScalarCount + per * nparams;
+  std::vector<std::vector<double>> c(coords + kCoordinateCount, std::vector<double>(n));
   for (std::size_t i = 0; i < n; ++i) {
     const BatchFitRow& r = rows[i];
     c[0][i] = static_cast<double>(point_status(r));
@@ -261,9 +314,13 @@ std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& row
     static_assert(sizeof(fixed) / sizeof(fixed[0]) == kScalarCount, "a value per fixed column");
     for (std::size_t k = 0; k < kScalarCount; ++k) c[1 + k][i] = fixed[k];
     for (std::size_t p = 0; p < nparams; ++p) {
-      c[1 + kScalarCount + 2 * p][i] = r.value[p];
-      c[1 + kScalarCount + 2 * p + 1][i] = r.std_error[p];
+      const std::size_t at = 1 + kScalarCount + per * p;
+      c[at][i] = r.value[p];
+      c[at + 1][i] = r.std_error[p];
+      c[at + 2][i] = r.ci95_lo[p];
+      c[at + 3][i] = r.ci95_hi[p];
     }
+    for (std::size_t k = 0; k < kCoordinateCount; ++k) c[coords + k][i] = r.operating[k];
   }
   return c;
 }
@@ -320,6 +377,7 @@ class BatchFitWorkload : public engine::Workload {
       } catch (...) {
         failures[i] = std::current_exception();
       }
+      if (bad[i].empty()) operating_point(ex[i], rows[i]);
       ex[i] = Experiment{};
       const std::uint64_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (omp_get_thread_num() == 0 && n < k) progress(n);
@@ -365,25 +423,39 @@ class BatchFitWorkload : public engine::Workload {
   std::mutex h5_;
 };
 
+// The format version of a batch-fit group's attributes (1 without one).
+int format_version(const std::map<std::string, std::string>& a) {
+  const auto v = a.find("format_version");
+  return v == a.end() ? 1 : std::atoi(v->second.c_str());
+}
+
 // The batch fit's shard files for the one merge (engine/merge.hpp).
-const engine::ShardFormat kShards{
-    kGroup,
-    "batch_identity",
-    "a batch-fit shard file (stribeck identify --batch --shard)",
-    {"batch", "model, fit options or experiments differ", "fit"},
-    {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"},
-    {"batch_identity", "points", "model", "parameters"},
-    [](const std::string& path, const std::map<std::string, std::string>& a, const std::string& at) {
-      const h5::File f = h5::open_file(path);
-      if (!h5::has_child(f.id(), std::string(kGroup) + "/fit_status"))
-        throw InputError(at +
-                         ": written by an older stribeck (its 'status' column is the fit status); merge its "
-                         "shards with that version, or fit them again");
-      const auto names = split_names(a.at("parameters")), units = split_names(a.at("parameter_units"));
-      if (names.size() != units.size()) throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
-      const auto unit = a.find("force_unit");  // absent in files of older versions: N
-      return batch_columns(names, units, unit == a.end() ? "N" : unit->second);
-    }};
+engine::ShardFormat shard_format() {
+  engine::ShardFormat f{
+      kGroup,
+      "batch_identity",
+      "a batch-fit shard file (stribeck identify --batch --shard)",
+      {"batch", "model, fit options or experiments differ", "fit"},
+      {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"},
+      {"batch_identity", "points", "model", "parameters"},
+      [](const std::string& path, const std::map<std::string, std::string>& a, const std::string& at) {
+        const h5::File f = h5::open_file(path);
+        if (!h5::has_child(f.id(), std::string(kGroup) + "/fit_status"))
+          throw InputError(at +
+                           ": written by an older stribeck (its 'status' column is the fit status); merge its "
+                           "shards with that version, or fit them again");
+        const auto names = split_names(a.at("parameters")), units = split_names(a.at("parameter_units"));
+        if (names.size() != units.size())
+          throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
+        const auto unit = a.find("force_unit");  // absent in files of older versions: N
+        return batch_columns(names, units, unit == a.end() ? "N" : unit->second, format_version(a));
+      }};
+  f.text = [](const std::map<std::string, std::string>& a) {
+    return format_version(a) >= 2 ? std::vector<StreamColumn>{kNameColumn} : std::vector<StreamColumn>{};
+  };
+  return f;
+}
+const engine::ShardFormat kShards = shard_format();
 
 }  // namespace
 
@@ -479,6 +551,8 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
                                                         {"parameters", join_names(r.parameters)},
                                                         {"parameter_units", join_names(r.units)},
                                                         {"force_unit", r.rotational ? "N*m" : "N"},
+                                                        {"format_version", std::to_string(kFormatVersion)},
+                                                        {"coordinate_names", coordinate_names()},
                                                         {"fit_options", options},
                                                         {"logs", join_names(src.logs(), '\n')},
                                                         {"batch_identity", batch_identity(m.id, options, src)},
@@ -496,6 +570,12 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
       restore_totals(cp, r, partial_path(o.output));
     } else {
       stream = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
+      // The names are the batch's identity, known before any fit: written
+      // whole now (a resumed file has them from its first run).
+      std::vector<std::string> names;
+      for (std::uint64_t i = r.first; i < r.first + r.count; ++i)
+        names.push_back(src.name(i).substr(src.logs()[static_cast<std::size_t>(src.log_index(i))].size() + 1));
+      stream->write_text(kNameColumn, names);
     }
   }
   engine::RunOptions ro;

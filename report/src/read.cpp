@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -19,6 +20,7 @@
 #include "stribeck/host/engine/point_status.hpp"
 #include "stribeck/host/eval.hpp"
 #include "stribeck/host/heat_map.hpp"
+#include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/report/figure.hpp"
@@ -750,6 +752,172 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
   doc.sections.push_back(std::move(dist));
 }
 
+// ---------------------------------------------------------------- batch fits
+
+// identify --batch -o: a table of the fits (name, status, RMSE, each
+// parameter with its 95 % interval), each parameter and the RMSE over the
+// fits (the interval as a band), and the maps of stribeck map over the
+// experiments' operating points where two of them vary.
+void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o) {
+  IdMaker id;
+  doc.kind = "batch-fit";
+  const Results r = read_results(path, "batch_fit");
+  add_provenance(doc, r.provenance);
+  const std::string at = path + ": results group 'batch_fit'";
+  auto attribute = [&](const char* k) {
+    const auto it = r.attributes.find(k);
+    if (it == r.attributes.end()) throw InputError(at + ": no attribute '" + k + "'");
+    return it->second;
+  };
+  if (r.attributes.count("checkpoint_rows"))
+    throw InputError(at + ": the batch is not finished (continue it with identify --batch --resume)");
+  const std::vector<std::string> params = split_names(attribute("parameters"));
+  std::vector<std::string> units = split_names(attribute("parameter_units"));
+  units.resize(params.size());
+  const std::string model = attribute("model");
+  const std::string force_unit = r.attributes.count("force_unit") ? r.attributes.at("force_unit") : "N";
+  // Format 1 named the parameter columns NAME (data-format.md, "Batch-fit results").
+  const std::string prefix = r.attributes.count("format_version") ? "param_" : "";
+  auto column = [&](const std::string& name) -> const std::vector<double>* {
+    for (const auto& d : r.datasets)
+      if (d.name == name) return &d.values;
+    return nullptr;
+  };
+  const std::vector<double>& status = *dataset(r, "status", path);
+  const std::vector<double>& fit_status = *dataset(r, "fit_status", path);
+  const std::vector<double>& rmse = *dataset(r, "rmse", path);
+  const std::size_t n = status.size();
+  if (n == 0) throw InputError(at + ": holds no fits");
+  for (const auto* c : {&fit_status, &rmse})
+    if (c->size() != n) throw InputError(at + ": its columns differ in length");
+  std::vector<std::string> names;
+  try {
+    names = read_text_column(path, "batch_fit", "experiment_name");
+  } catch (const InputError&) {  // files of format 1: the experiment's index in its log
+    const std::vector<double>* e = column("experiment");
+    const std::vector<double>* l = column("log");
+    for (std::size_t i = 0; i < n; ++i)
+      names.push_back(e && l ? "log " + fmt((*l)[i], "%.0f") + ", experiment " + fmt((*e)[i], "%.0f") : fmt(double(i)));
+  }
+  names.resize(n);
+  doc.title = "Batch fit: " + model + ", " + std::to_string(n) + (n == 1 ? " experiment" : " experiments");
+
+  Section fits{"Fits", {}};
+  std::uint64_t counts[ident::kBatchFitStatusCount] = {};
+  for (double s : fit_status)
+    if (s >= 0 && s < ident::kBatchFitStatusCount) ++counts[static_cast<int>(s)];
+  Figure st = make(id, "fit-status", FigureKind::kTable, "Fits by status", "", "");
+  st.table.header = {"fit status", "fits"};
+  for (int k = 0; k < ident::kBatchFitStatusCount; ++k)
+    if (counts[k] || k == 0)
+      st.table.rows.push_back(
+          {ident::batch_fit_status_name(static_cast<ident::BatchFitStatus>(k)), std::to_string(counts[k])});
+  fits.figures.push_back(std::move(st));
+  // The table: every fit up to kRows (the file holds them all).
+  constexpr std::size_t kRows = 2000;
+  Figure t = make(id, "fits", FigureKind::kTable, "Fits (value and 95 % interval of each parameter)", "", "");
+  t.table.header = {"fit", "experiment", "status", "RMSE [" + force_unit + "]"};
+  struct Param {
+    const std::vector<double>*value, *lo, *hi;
+  };
+  std::vector<Param> ps;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const std::string c = prefix + params[k];
+    ps.push_back({column(c), column(c + "_ci95_lo"), column(c + "_ci95_hi")});
+    if (!ps.back().value || ps.back().value->size() != n)
+      throw InputError(at + ": no column '" + c + "' of " + std::to_string(n) + " fits for parameter " + params[k]);
+    Param& p = ps.back();
+    if (p.lo && p.lo->size() != n) p.lo = nullptr;
+    if (p.hi && p.hi->size() != n) p.hi = nullptr;
+    t.table.header.push_back(label(params[k], units[k]));
+  }
+  for (std::size_t i = 0; i < n && i < kRows; ++i) {
+    const int fs = static_cast<int>(fit_status[i]);
+    std::vector<std::string> row{std::to_string(i), names[i],
+                                 fs >= 0 && fs < ident::kBatchFitStatusCount
+                                     ? ident::batch_fit_status_name(static_cast<ident::BatchFitStatus>(fs))
+                                     : "?",
+                                 fmt(rmse[i])};
+    for (const Param& p : ps) {
+      std::string cell = fmt((*p.value)[i]);
+      if (p.lo && p.hi && std::isfinite((*p.lo)[i]) && std::isfinite((*p.hi)[i]))
+        cell += " [" + fmt((*p.lo)[i]) + ", " + fmt((*p.hi)[i]) + "]";
+      row.push_back(cell);
+    }
+    t.table.rows.push_back(std::move(row));
+  }
+  if (n > kRows)
+    doc.notes.push_back("the table shows the first " + std::to_string(kRows) + " of " + std::to_string(n) +
+                        " fits; the figures and the file hold them all");
+  fits.figures.push_back(std::move(t));
+  doc.sections.push_back(std::move(fits));
+
+  // Each parameter (and the RMSE) over the fits that were fitted, in batch
+  // order, with its 95 % interval as a band where the fits have one.
+  Section over{"Parameters over the fits", {}};
+  const std::string x_label = label("fit", "1");
+  auto figure = [&](const std::string& name, const std::string& unit, const std::vector<double>& v,
+                    const std::vector<double>* lo, const std::vector<double>* hi, const std::string& what) {
+    Figure f = make(id, "over-" + name, FigureKind::kScatter, name + " of each fit", x_label, label(name, unit), what);
+    Series s{name, {}, {}}, l{"95 % interval, lower end", {}, {}, true}, h{"95 % interval, upper end", {}, {}, true};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (status[i] != 0 || !std::isfinite(v[i])) continue;
+      s.x.push_back(double(i)), s.y.push_back(v[i]);
+      if (lo && hi && std::isfinite((*lo)[i]) && std::isfinite((*hi)[i]))
+        l.x.push_back(double(i)), l.y.push_back((*lo)[i]), h.x.push_back(double(i)), h.y.push_back((*hi)[i]);
+    }
+    if (s.x.empty()) return;  // a parameter no fit determined: no empty figure
+    f.series.push_back(decimate_minmax(s, o.columns));
+    if (!l.x.empty()) {
+      f.series.push_back(decimate_minmax(l, o.columns));
+      f.series.push_back(decimate_minmax(h, o.columns));
+    }
+    over.figures.push_back(std::move(f));
+  };
+  for (std::size_t k = 0; k < params.size(); ++k)
+    figure(params[k], units[k], *ps[k].value, ps[k].lo, ps[k].hi, over.figures.empty() ? "profile" : "");
+  figure("rmse", force_unit, rmse, nullptr, nullptr, "");
+  if (!over.figures.empty()) doc.sections.push_back(std::move(over));
+
+  // The maps of stribeck map: RMSE and each parameter over two operating
+  // points that vary (mean over the converged fits of a cell).
+  std::unique_ptr<PointFile> pf;
+  std::string why;
+  auto reason = [&](const InputError& e) {  // without the path the page names already
+    const std::string m = e.what();
+    return m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
+  };
+  try {
+    pf = std::make_unique<PointFile>(path);
+  } catch (const InputError& e) {
+    why = reason(e);
+  }
+  Section maps{"Maps over the operating points", {}};
+  if (pf) {
+    std::vector<std::string> metrics{"rmse"};
+    for (const auto& p : params) metrics.push_back(prefix + p);
+    for (const auto& m : metrics) {
+      HeatMapOptions ho;
+      ho.metric = m;
+      ho.x = o.x;
+      ho.y = o.y;
+      ho.reduce = "mean";
+      try {
+        HeatMap hm = build_heat_map(*pf, ho);
+        Figure mf = make(id, "map-" + m, FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label,
+                         maps.figures.empty() ? "map" : "");
+        mf.heat = to_heatmap(hm);
+        maps.figures.push_back(std::move(mf));
+      } catch (const InputError& e) {
+        why = reason(e);
+        break;
+      }
+    }
+  }
+  if (!maps.figures.empty()) doc.sections.push_back(std::move(maps));
+  else doc.notes.push_back("no maps: " + why);
+}
+
 // ---------------------------------------------------------------- one simulation
 
 void read_simulation(Document& doc, const std::string& path, const ReadOptions& o) {
@@ -882,11 +1050,16 @@ Document read_document(const std::string& path, const ReadOptions& o) {
     read_sweep(doc, path, o);
     return doc;
   }
+  if (ident::is_batch_fit_file(path)) {
+    read_batch_fit(doc, path, o);
+    return doc;
+  }
   std::vector<std::string> groups;
   try {
     groups = list_results(path);
   } catch (const InputError& e) {
-    throw InputError(path + ": not a result file of stribeck (identify -o, sweep, simulate): " + cause(e, path));
+    throw InputError(path + ": not a result file of stribeck (identify -o, identify --batch -o, sweep, simulate): " +
+                     cause(e, path));
   }
   std::vector<std::string> ident;
   std::string prefix = o.group;

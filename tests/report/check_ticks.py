@@ -44,7 +44,7 @@ def data_values(fig, key):
 
 
 COUNTS = ("samples", "points", "lag [samples]")
-for kind in ("ident", "sweep", "sim", "ens"):
+for kind in ("ident", "sweep", "sim", "ens", "batch"):
     figs, attrs = page(kind)
     for fid, fig in figs.items():
         a = attrs[fid]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes one small result file of each kind into DIR (used by the report
 # and plot CTests): ident.h5 (identify -o on a copy of the bundled log),
-# sweep.h5, sim.h5 (one stick-slip run), ens.h5 (a 6 x 5 ensemble map).
+# sweep.h5, sim.h5 (one stick-slip run), ens.h5 (a 6 x 5 ensemble map),
+# batch.h5 (identify --batch: six fits over a 3 x 2 grid of pressures).
 #   make_results.sh STRIBECK SOURCE_DIR DIR
 set -euo pipefail
 exe=$1 src=$2 dir=$3
@@ -79,3 +80,8 @@ stiffness = "log:1:100:6"
 drive_velocity = "linear:0.005:0.3:5"
 TOML
 "$exe" simulate "$dir/ens.toml" -o "$dir/ens.h5" -q >/dev/null
+for b in 0 10; do
+  "$exe" generate -m simscape-translational --profile triangle --duration 2 --rate 500 --noise force=0.1 \
+    --pressure-levels 20bar,40bar,60bar --pressure-b ${b}bar --seed $((b + 1)) -o "$dir/batch$b.h5" -q >/dev/null
+done
+"$exe" identify "$dir/batch0.h5" "$dir/batch10.h5" --batch -m simscape-translational -o "$dir/batch.h5" -q >/dev/null

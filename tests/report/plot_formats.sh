@@ -24,7 +24,8 @@ fail() { echo "plot_formats: $*" >&2; exit 1; }
 # kind:what:a label the figure must carry
 for spec in "ident:fit:force [N]" "ident:force-velocity:velocity [m/s]" "ident:residuals:residual [N]" \
             "sweep:map:F_pr" "sweep:profile:rmse [N]" "sim:timeseries:time [s]" \
-            "sim:force-velocity:friction_force [N]" "ens:map:stiffness [N/m]" "ident:stribeck:fitted law"; do
+            "sim:force-velocity:friction_force [N]" "ens:map:stiffness [N/m]" "ident:stribeck:fitted law" \
+            "batch:profile:F_brk [N]" "batch:map:mean_pressure_a [Pa]"; do
   IFS=: read -r k what label <<<"$spec"
   for ext in svg png pdf; do
     out="$dir/$k-$what.$ext"

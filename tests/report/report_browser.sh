@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CTest Report.EveryKindDrawsInHeadlessChromium (label browser): writes a
 # report of each kind of result (identification, sweep, simulation,
-# ensemble), loads each in Debian's chromium (headless) and fails on any
+# ensemble, batch fit), loads each in Debian's chromium (headless) and fails on any
 # error the page recorded (window.onerror, console.error: the <html>
 # attribute data-errors) or any chart that did not mark itself drawn
 # (data-chart without data-drawn="1"); a screenshot of each must not be
@@ -53,8 +53,9 @@ PY
 # kind:minimum charts:a chart to photograph (identification: 3 experiments
 # x 3 + force-velocity, zoom, Stribeck curve, histogram; sweep: 3 profiles, the map,
 # distributions; simulation: 5 time series and the loop; ensemble: maps and
-# distributions).
-for spec in ident:13:fig-stribeck-curve sweep:5:fig-map sim:5:fig-friction-velocity ens:4:fig-map-stick-slip; do
+# distributions; batch fit: 4 parameters and the RMSE over the fits, 5 maps).
+for spec in ident:13:fig-stribeck-curve sweep:5:fig-map sim:5:fig-friction-velocity ens:4:fig-map-stick-slip \
+  batch:10:fig-over-F-C; do
   IFS=: read -r k n chart <<<"$spec"
   "$exe" report "$dir/$k.h5" -o "$dir/$k.html" -q
   [ -s "$dir/$k.html" ] || fail "$k.html not written"

@@ -226,9 +226,10 @@ BATCH_COLUMNS = {  # name: (dtype kind, units)
     "status": ("u", "1"), "fit_status": ("u", "1"), "warnings": ("i", "1"), "log": ("i", "1"), "experiment": ("i", "1"),
     "samples": ("i", "1"), "iterations": ("i", "1"), "starts": ("i", "1"), "cost": ("f", "N^2"),
     "rmse": ("f", "N"), "r_squared": ("f", "1"), "seconds": ("f", "s")}
-for _n, _u in PARAM_UNITS.items():
-    BATCH_COLUMNS[_n] = ("f", _u)
-    BATCH_COLUMNS[_n + "_std_error"] = ("f", _u)
+for _n, _u in PARAM_UNITS.items():  # named as identify's results groups name them
+    for _k in ("", "_std_error", "_ci95_lo", "_ci95_hi"):
+        BATCH_COLUMNS["param_" + _n + _k] = ("f", _u)
+BATCH_COLUMNS.update({"mean_pressure_a": ("f", "Pa"), "mean_pressure_b": ("f", "Pa"), "mean_normal_force": ("f", "N")})
 
 
 def check_batch_fit(path, fits):
@@ -244,8 +245,17 @@ def check_batch_fit(path, fits):
           f"{path}: parameters {ds.attrs['parameters']}")
     # the generator's defaults (docs/models.md: F_C 20 N, F_brk 25 N) recovered, every fit converged
     check(np.all(ds["status"].values == 0) and np.all(ds["fit_status"].values == 0), f"{path}: status")
-    check(np.allclose(ds["F_C"].values, 20.0, rtol=0.05), f"{path}: F_C {ds['F_C'].values}")
-    check(np.allclose(ds["F_brk"].values, 25.0, rtol=0.05), f"{path}: F_brk {ds['F_brk'].values}")
+    check(np.allclose(ds["param_F_C"].values, 20.0, rtol=0.05), f"{path}: F_C {ds['param_F_C'].values}")
+    check(np.allclose(ds["param_F_brk"].values, 25.0, rtol=0.05), f"{path}: F_brk {ds['param_F_brk'].values}")
+    check(np.all(ds["param_F_C_ci95_lo"].values < ds["param_F_C"].values) and
+          np.all(ds["param_F_C"].values < ds["param_F_C_ci95_hi"].values), f"{path}: F_C intervals")
+    # each fit's experiment, as str (not bytes) for xarray and pandas, and where it was run
+    names = ["p1bar", "p2bar", "p3bar", "p4bar"][:fits]
+    check(ds["experiment_name"].dims == ("point",) and list(ds["experiment_name"].values) == names and
+          all(isinstance(x, str) for x in ds["experiment_name"].values), f"{path}: names {ds['experiment_name'].values}")
+    check(ds.to_dataframe()["experiment_name"].tolist() == names, f"{path}: names in pandas")
+    check(np.allclose(ds["mean_pressure_a"].values, [1e5, 2e5, 3e5, 4e5][:fits]),
+          f"{path}: mean_pressure_a {ds['mean_pressure_a'].values}")
     check(np.array_equal(ds["experiment"].values, np.arange(fits)), f"{path}: experiment {ds['experiment'].values}")
     return ds
 

@@ -22,8 +22,10 @@
 #include "cli_runner.hpp"
 #include "stribeck/data/generator.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/results_stream.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
+#include "stribeck/report/figure.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -237,13 +239,13 @@ TEST_F(BatchFitCli, OneRowPerFitWithStatusAndUnits) {
             (std::vector<double>{0, 0, 0, 0, 0, static_cast<double>(ident::BatchFitStatus::kBadData),
                                  static_cast<double>(ident::BatchFitStatus::kBadData)}));
   EXPECT_EQ(d.at("experiment").values, (std::vector<double>{0, 1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(d.at("F_C").units, "N");
-  EXPECT_EQ(d.at("f_v_std_error").units, "N/(m/s)");
+  EXPECT_EQ(d.at("param_F_C").units, "N");
+  EXPECT_EQ(d.at("param_f_v_std_error").units, "N/(m/s)");
   EXPECT_EQ(d.at("rmse").units, "N");
   EXPECT_EQ(d.at("seconds").units, "s");
-  EXPECT_NEAR(d.at("F_C").values[2], truth(2).at("F_C"), 0.03 * truth(2).at("F_C"));
-  EXPECT_NEAR(d.at("F_C").values[4], truth(0).at("F_C"), 0.03 * truth(0).at("F_C"));  // unit4 is truth 0
-  EXPECT_TRUE(std::isnan(d.at("F_C").values[5]));
+  EXPECT_NEAR(d.at("param_F_C").values[2], truth(2).at("F_C"), 0.03 * truth(2).at("F_C"));
+  EXPECT_NEAR(d.at("param_F_C").values[4], truth(0).at("F_C"), 0.03 * truth(0).at("F_C"));  // unit4 is truth 0
+  EXPECT_TRUE(std::isnan(d.at("param_F_C").values[5]));
   EXPECT_EQ(r.attributes.at("model"), "simscape-translational");
   EXPECT_EQ(r.attributes.at("parameters"), "F_brk,v_brk,F_C,f_v");
 }
@@ -256,6 +258,8 @@ TEST_F(BatchFitCli, ShardsMergedEqualOneRunBitForBit) {
   EXPECT_NE(out.find("batch-fit shards"), std::string::npos) << out;
   EXPECT_EQ(columns(*dir_ + "s0.h5").at("status").size(), 3u);
   EXPECT_TRUE(same_bits(columns(*dir_ + "merged.h5"), columns(*dir_ + "one.h5")));
+  EXPECT_EQ(read_text_column(*dir_ + "merged.h5", "batch_fit", "experiment_name"),
+            read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
   // A missing shard, or a shard of another batch, is refused.
   EXPECT_EQ(test::run_cli("merge " + *dir_ + "s1.h5 -o " + *dir_ + "m1.h5", &out), 2) << out;
   EXPECT_NE(out.find("a shard is missing"), std::string::npos) << out;
@@ -382,6 +386,136 @@ TEST_F(BatchFitCli, TableWithoutOutputFileListsBadData) {
   EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 8) << t;
   EXPECT_NE(t.find(":unit5,simscape-translational,bad-data,false,0,"), std::string::npos) << t;
   EXPECT_NE(t.find(":unit0,simscape-translational,converged,true,2001,"), std::string::npos) << t;
+}
+
+// Each fit names its experiment (a text column along `point`), carries its
+// 95 % intervals beside value and standard error (as identify's results
+// groups: param_NAME, _std_error, _ci95_lo, _ci95_hi) and where it was run
+// (the mean of each operating-point channel its experiment has).
+TEST_F(BatchFitCli, NamesIntervalsAndOperatingPointsStored) {
+  const std::string path = *dir_ + "one.h5";
+  EXPECT_EQ(read_text_column(path, "batch_fit", "experiment_name"),
+            (std::vector<std::string>{"unit0", "unit1", "unit2", "unit3", "unit4", "unit5", "unit6"}));
+  const auto c = columns(path);
+  const auto &v = c.at("param_F_C"), &lo = c.at("param_F_C_ci95_lo"), &hi = c.at("param_F_C_ci95_hi");
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_LT(lo[i], v[i]) << i;
+    EXPECT_GT(hi[i], v[i]) << i;
+  }
+  for (std::size_t i = 5; i < 7; ++i) EXPECT_TRUE(std::isnan(lo[i]) && std::isnan(hi[i])) << i;  // bad data
+  for (const char* ch : {"pressure_a", "pressure_b", "normal_force"}) {
+    const auto& m = c.at(std::string("mean_") + ch);
+    for (std::size_t i = 0; i < 5; ++i) {
+      const Experiment e = synthetic(static_cast<int>(i % 4), 60 + i);  // as line_log made it
+      if (!e.has(ch)) {
+        EXPECT_TRUE(std::isnan(m[i])) << ch << " " << i;
+        continue;
+      }
+      double sum = 0;
+      for (double x : e.channel(ch)) sum += x;
+      EXPECT_DOUBLE_EQ(m[i], sum / double(e.size())) << ch << " " << i;
+    }
+  }
+  const Results r = read_results(path, "batch_fit", false);
+  EXPECT_EQ(r.attributes.at("format_version"), "2");
+  EXPECT_EQ(r.attributes.at("coordinate_names"), "mean_pressure_a,mean_pressure_b,mean_normal_force");
+}
+
+// `report` and `map` of a batch fit (they refused it as "not a result
+// file"): the page's table names every fit with its status, RMSE and
+// intervals, each parameter is drawn over the fits with its interval, and
+// map draws a fitted parameter over the operating points that vary.
+TEST_F(BatchFitCli, ReportAndMapOfABatchOverItsOperatingPoints) {
+  const std::string d = *dir_;
+  std::string out;
+  for (const char* b : {"0", "10"})
+    ASSERT_EQ(
+        test::run_cli("generate -m simscape-translational --profile triangle --duration 2 --rate 500 "
+                      "--pressure-levels 20bar,40bar,60bar --noise force=0.1 -q --pressure-b " +
+                          std::string(b) + "bar --seed " + (b[0] == '0' ? "1" : "2") + " -o " + d + "grid" + b + ".h5",
+                      &out),
+        0)
+        << out;
+  const std::string fits = d + "grid_fits.h5";
+  ASSERT_EQ(test::run_cli(
+                "identify " + d + "grid0.h5 " + d + "grid10.h5 --batch -m simscape-translational -q -o " + fits, &out),
+            0)
+      << out;
+
+  ASSERT_EQ(test::run_cli("report " + fits + " -o " + d + "grid.html", &out), 0) << out;
+  const std::string page = slurp(d + "grid.html");
+  EXPECT_NE(page.find("Batch fit: simscape-translational, 6 experiments"), std::string::npos);
+  EXPECT_NE(page.find("p40bar"), std::string::npos);
+  const report::Document doc = report::read_document(fits);
+  EXPECT_EQ(doc.kind, "batch-fit");
+  auto figure = [&](const std::string& id) -> const report::Figure* {
+    for (const auto& s : doc.sections)
+      for (const auto& f : s.figures)
+        if (f.id == id) return &f;
+    return nullptr;
+  };
+  const report::Figure* table = figure("fig-fits");
+  ASSERT_TRUE(table);
+  ASSERT_EQ(table->table.rows.size(), 6u);
+  const auto& h = table->table.header;
+  const std::size_t fc = std::find(h.begin(), h.end(), "F_C [N]") - h.begin();
+  ASSERT_LT(fc, h.size());
+  const char* names[] = {"p20bar", "p40bar", "p60bar", "p20bar", "p40bar", "p60bar"};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const auto& row = table->table.rows[i];
+    EXPECT_EQ(row[1], names[i]);
+    EXPECT_EQ(row[2], "converged");
+    EXPECT_NEAR(std::stod(row[fc]), 20.0, 0.5) << row[fc];        // the generator's F_C
+    EXPECT_NE(row[fc].find(" ["), std::string::npos) << row[fc];  // and its interval
+  }
+  const report::Figure* over = figure("fig-over-F-C");
+  ASSERT_TRUE(over);
+  EXPECT_EQ(over->x_label, "fit [1]");
+  EXPECT_EQ(over->y_label, "F_C [N]");
+  ASSERT_EQ(over->series.size(), 3u);  // the values and both ends of their intervals
+  ASSERT_EQ(over->series[0].y.size(), 6u);
+  ASSERT_EQ(over->series[1].y.size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(over->series[0].y[i], 20.0, 0.5);
+    EXPECT_LT(over->series[1].y[i], over->series[0].y[i]);
+    EXPECT_GT(over->series[2].y[i], over->series[0].y[i]);
+  }
+  const report::Figure* map = nullptr;
+  for (const auto& s : doc.sections)
+    for (const auto& f : s.figures)
+      if (f.what == "map") map = &f;
+  ASSERT_TRUE(map);
+  EXPECT_EQ(map->x_label, "mean_pressure_a [Pa]");
+  EXPECT_EQ(map->y_label, "mean_pressure_b [Pa]");
+  EXPECT_EQ(map->heat.x, (std::vector<double>{2e6, 4e6, 6e6}));
+  EXPECT_EQ(map->heat.y, (std::vector<double>{0, 1e6}));
+  EXPECT_EQ(std::count_if(map->heat.z.begin(), map->heat.z.end(), [](double z) { return std::isfinite(z); }), 6);
+
+  ASSERT_EQ(test::run_cli("map " + fits + " -m param_F_C -o " + d + "grid_map.csv", &out), 0) << out;
+  std::ifstream csv(d + "grid_map.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "mean_pressure_a [Pa],mean_pressure_b [Pa],param_F_C [N],points");
+  int cells = 0;
+  while (std::getline(csv, line)) {
+    double pa = 0, pb = 0, fc_value = 0;
+    int points = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%d", &pa, &pb, &fc_value, &points), 4) << line;
+    EXPECT_TRUE(pa == 2e6 || pa == 4e6 || pa == 6e6) << line;
+    EXPECT_TRUE(pb == 0 || pb == 1e6) << line;
+    EXPECT_NEAR(fc_value, 20.0, 0.5) << line;
+    EXPECT_EQ(points, 1) << line;
+    ++cells;
+  }
+  EXPECT_EQ(cells, 6);
+
+  // Fits without operating points (the line's logs have no pressures):
+  // one line saying what a map needs, and no map.
+  EXPECT_EQ(test::run_cli("map " + d + "one.h5 -m rmse -o " + d + "none.svg", &out), 2) << out;
+  EXPECT_EQ(out.rfind("stribeck: error: ", 0), 0u) << out;
+  EXPECT_NE(out.find("a map needs fits that differ in two of them"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_FALSE(std::ifstream(d + "none.svg"));
 }
 
 }  // namespace

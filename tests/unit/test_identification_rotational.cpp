@@ -157,9 +157,9 @@ TEST(RotationalCli, BatchColumnsInTorqueUnits) {
   const Results r = read_results(res, "batch_fit");
   std::map<std::string, std::string> units;
   for (const auto& d : r.datasets) units[d.name] = d.units;
-  EXPECT_EQ(units["F_C"], "N*m");
-  EXPECT_EQ(units["f_v"], "N*m/(rad/s)");
-  EXPECT_EQ(units["offset"], "N*m");
+  EXPECT_EQ(units["param_F_C"], "N*m");
+  EXPECT_EQ(units["param_f_v"], "N*m/(rad/s)");
+  EXPECT_EQ(units["param_offset"], "N*m");
   EXPECT_EQ(units["rmse"], "N*m");
   EXPECT_EQ(units["cost"], "(N*m)^2");
 

@@ -4,8 +4,11 @@
 // the root layout of format_version 1 and 2) or an ensemble (`stribeck
 // simulate` with [ensemble]: group `ensemble` with one column per coordinate,
 // as a sweep's parameters, and one per metric, `status` among them; files of
-// ensemble format_version 1 held the coordinates as one 2-D `points` table). What reads a whole map of a 1e8-point file
-// (`stribeck map`) keeps only a block in memory. Unfinished files
+// ensemble format_version 1 held the coordinates as one 2-D `points` table)
+// or a batch fit (`identify --batch`: group `batch_fit`, its coordinates the
+// experiments' operating points, a point ok when its fit converged). What
+// reads a whole map of a 1e8-point file (`stribeck map`) keeps only a block
+// in memory. Unfinished files
 // (OUT.h5.partial) are read up to their last checkpoint.
 #include <cstdint>
 #include <memory>
@@ -32,7 +35,7 @@ class PointFile {
   PointFile& operator=(const PointFile&) = delete;
 
   const std::string& path() const;
-  const std::string& kind() const;  // "sweep" or "ensemble"
+  const std::string& kind() const;  // "sweep", "ensemble" or "batch-fit"
   // The varying quantities, in the order of the file, and their units ("" where the file has none).
   const std::vector<std::string>& dimensions() const;
   const std::vector<std::string>& dimension_units() const;

@@ -143,6 +143,12 @@ class ResultsStream {
   // Writes a table that is not a checkpoint's (a point's force trace),
   // replacing one of the same name; made durable by the next checkpoint.
   void add_table(const StreamTable& table);
+  // Writes a column of text along the rows, whole, beside the streamed
+  // ones (a batch fit's experiment names, known before any row is
+  // computed): `values` as variable-length UTF-8 strings (xarray reads them
+  // as str) on the `point` dimension, with the column's long_name. A resumed
+  // stream has the one its first run wrote.
+  void write_text(const StreamColumn& column, const std::vector<std::string>& values);
   // A table of the partial file (a resumed run's last top-K); an empty
   // table when there is none.
   StreamTable read_table(const std::string& name) const;
@@ -167,6 +173,8 @@ class ResultsStream {
 // required); an empty table when there is none.
 StreamTable read_stream_table(const std::string& path, const std::string& group, const std::string& name,
                               const std::vector<std::string>& attribute_names = {});
+// Text column `name` of results group `group` (ResultsStream::write_text).
+std::vector<std::string> read_text_column(const std::string& path, const std::string& group, const std::string& name);
 // The last checkpoint of an unfinished results group (rows and state; its
 // tables are read with read_stream_table): false for a finished group.
 bool read_stream_checkpoint(const std::string& path, const std::string& group, StreamCheckpoint& checkpoint);

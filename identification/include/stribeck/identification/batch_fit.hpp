@@ -5,8 +5,9 @@
 // (--shard i/N), chunks with checkpoints and --resume, progress, MPI ranks
 // and merge, exactly as sweeps and ensembles have them. One row per fit with
 // its status (the Gpufit pattern: converged, not converged, singular, failed,
-// bad data) and a warning count, the fitted parameters with standard errors,
-// RMSE, cost, iterations and seconds, in the engine's results format
+// bad data) and a warning count, the experiment's name and operating point,
+// the fitted parameters with standard errors and 95 % intervals, RMSE, cost,
+// iterations and seconds, in the engine's results format
 // (docs/data-format.md, "Batch-fit results").
 //
 //   auto src = log_experiments({"line.h5"}, {}, {});
@@ -16,6 +17,7 @@
 //   BatchFitResult r = run_batch_fit(*src, o);
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,8 +80,14 @@ struct BatchFitRow {
   long samples = 0;
   double cost = 0, rmse = 0, r_squared = 0, seconds = 0;
   std::vector<double> value, std_error;  // by BatchFitResult::parameters (NaN: not fitted / not determined)
-  std::string reason;                    // bad data: why
-  FitSummary summary;                    // runs without an output file only (the CLI's table and JSON)
+  std::vector<double> ci95_lo, ci95_hi;  // the fit's 95 % intervals, likewise
+  // Where the experiment was run: the mean of its pressure_a, pressure_b and
+  // normal_force (NaN where it has no such channel), the coordinates of the
+  // batch's maps.
+  double operating[3] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(),
+                         std::numeric_limits<double>::quiet_NaN()};
+  std::string reason;  // bad data: why
+  FitSummary summary;  // runs without an output file only (the CLI's table and JSON)
 };
 
 struct BatchFitOptions {

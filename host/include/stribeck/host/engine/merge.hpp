@@ -63,6 +63,10 @@ struct ShardFormat {
   // trajectories): the merged file's tables from the shard files, given in
   // point order. Empty: none.
   std::function<std::vector<StreamTable>(const std::vector<std::string>& shards)> tables;
+  // Its text columns (ResultsStream::write_text: a batch fit's experiment
+  // names), from the first shard's attributes; the merged file holds each
+  // shard's values in point order. Empty: none.
+  std::function<std::vector<StreamColumn>(const std::map<std::string, std::string>& attributes)> text;
   // Attributes of the merged file whatever its shards hold (the current
   // format_version, for a workload that merges shards of older versions).
   std::map<std::string, std::string> written;
