@@ -1126,7 +1126,18 @@ void check_fixed_parameters(FitSummary& S, ceres::Problem& P, Layout& L, const F
   }
 }
 
-FitSummary failed_fit(FitSummary S, const Layout& L) {
+FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o) {
+  // No start could be evaluated, and the user chose values: theirs are what
+  // the model cannot take (--init F_pr=1e308 overflows the force at every
+  // sample), not the data; a summary of a fit that never started ("failed,
+  // 0 samples") would hide it.
+  std::string given;
+  for (const auto& [flag, list] : {std::make_pair("--init ", &o.initial), std::make_pair("--fix ", &o.fix)})
+    for (const std::string& a : *list)
+      if (a.find('=') != std::string::npos) given += (given.empty() ? "" : ", ") + (flag + a);
+  if (!given.empty())
+    throw InputError(given + ": the model's force is not finite at the start this gives (no start of the fit " +
+                     "could be evaluated); give values on the scale of the data");
   S.status = FitStatus::kFailed;
   S.solver_message = "no start gave a usable solution";
   S.rmse = S.r_squared = S.max_abs_error = S.aic = S.bic = kNaN;
@@ -1434,7 +1445,7 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
   }
   if (!take_search_result(S, L, R)) {
     phases.end();
-    FitSummary F = failed_fit(std::move(S), L);
+    FitSummary F = failed_fit(std::move(S), L, o);
     F.seconds = phases.total();
     return F;
   }
@@ -1654,7 +1665,7 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   }
   if (!take_search_result(S, L, R)) {
     phases.end();
-    FitSummary F = failed_fit(std::move(S), L);
+    FitSummary F = failed_fit(std::move(S), L, o);
     F.seconds = phases.total();
     return F;
   }

@@ -318,6 +318,12 @@ TEST(ReliabilityCli, SubnormalAndNonFiniteParametersAreRefusedWithTheRange) {
        "--fix v_th: parameter v_th = 1e-310 is subnormal"},
       {{"identify", log, "-m", "simscape-cylinder", "--init", "v_th=1e-310", "--json", d + "o.json"},
        "--init v_th: parameter v_th = 1e-310 is subnormal"},
+      // In range, but the force overflows at every sample: refused, where the
+      // fit ended "failed, 0 samples, 0 free parameters" (exit 0).
+      {{"identify", log, "-m", "simscape-cylinder", "--init", "F_pr=1e308", "--starts", "1", "--json", d + "o.json"},
+       "--init F_pr=1e308: the model's force is not finite at the start this gives"},
+      {{"identify", log, "-m", "simscape-cylinder", "--fix", "F_pr=1e308", "--json", d + "o.json"},
+       "--fix F_pr=1e308: the model's force is not finite"},
   };
   for (const auto& c : cases)
     expect_one_line(run(c.args, d), 2, c.expect, c.args[0] + " " + c.args[1] + " " + c.args[2]);
