@@ -6,6 +6,7 @@
 //   stribeck.fit(model, velocity=..., force=... | log=...) -> report dict, fitted force, residuals
 //   stribeck.read_log(path) / stribeck.write_log(path, experiments)
 //   stribeck.sweep(config) / stribeck.simulate(config) -> columns (dict or pandas DataFrame)
+//   stribeck.export_params(fit, to=...)       -> the file export-params writes, and its conversions
 //
 // Bad values raise ValueError with the message the CLI prints after
 // "stribeck: error: " (its option names as keyword arguments), wrong types
@@ -47,6 +48,7 @@
 #include "stribeck/host/sweep_config.hpp"
 #include "stribeck/host/sweep_output.hpp"
 #include "stribeck/host/sweep_run.hpp"
+#include "stribeck/identification/export_params.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -663,6 +665,75 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
   return out;
 }
 
+// ---- parameter exports -------------------------------------------------------
+
+// `stribeck export-params`: identification's export_params, its text and
+// each conversion as values.
+py::dict export_params(const py::object& fit, const std::string& to, const py::object& data,
+                       const py::object& velocity_range, const py::object& pressure, const py::object& normal_force,
+                       int fit_index) {
+  ident::ExportOptions o;
+  if (!ident::parse_export_target(to, &o.to))
+    throw InputError("--to '" + to + "' must be simscape, modelica, 20sim or json");
+  o.fit = input_path(fit, "fit");
+  if (!data.is_none()) o.data = input_path(data, "data");
+  if (py::isinstance<py::str>(velocity_range)) {
+    o.velocity_range = velocity_range.cast<std::string>();
+  } else if (!velocity_range.is_none()) {
+    // (lo, hi): written as the option's LO:HI text in digits that read back exactly.
+    const auto lh = velocity_range.cast<std::pair<double, double>>();
+    char buf[80];
+    std::snprintf(buf, sizeof buf, "%.17g:%.17g", lh.first, lh.second);
+    o.velocity_range = buf;
+  }
+  if (!pressure.is_none()) o.pressure = pressure.cast<double>();
+  if (!normal_force.is_none()) o.normal_force = normal_force.cast<double>();
+  o.fit_index = fit_index;
+  ident::ExportResult r;
+  {
+    py::gil_scoped_release release;
+    r = ident::export_params(o);
+  }
+  py::list conversions, summary;
+  for (std::size_t i = 0; i < r.conversions.size(); ++i) {
+    const ident::ExportConversion& c = r.conversions[i];
+    py::dict d;
+    d["operating_point"] = c.at.label;
+    d["pressure"] = c.at.pressure;
+    d["normal_force"] = c.at.normal_force;
+    d["law"] = c.law.empty() ? py::object(py::none()) : py::object(py::str(c.law));
+    py::dict params;
+    if (!c.law.empty()) {
+      const ModelInfo& m = require_model(c.law);
+      for (std::size_t k = 0; k < m.params.size(); ++k) params[py::str(m.params[k].name)] = c.params[k];
+    }
+    d["parameters"] = params;
+    if (c.law.empty()) {
+      d["table_velocity"] = py::array_t<double>(static_cast<py::ssize_t>(c.table_v.size()), c.table_v.data());
+      d["table_force"] = py::array_t<double>(static_cast<py::ssize_t>(c.table_f.size()), c.table_f.data());
+      d["peak"] = c.peak;
+    }
+    d["exact"] = c.exact;
+    d["how"] = c.how;
+    d["max_error"] = c.max_error;
+    d["max_force"] = c.max_force;
+    d["velocity_range"] = py::make_tuple(c.v_lo, c.v_hi);
+    d["breakaway_fit"] = c.breakaway_fit;
+    d["breakaway_export"] = c.breakaway_export;
+    conversions.append(d);
+    summary.append(ident::export_summary(r, o, i, ""));
+    const std::string w = ident::export_warning(r, i);
+    if (!w.empty()) warn(w);
+  }
+  py::dict out;
+  out["text"] = r.text;
+  out["model"] = r.source.model;
+  out["not_exported"] = r.source.ignored;
+  out["conversions"] = conversions;
+  out["summary"] = summary;
+  return out;
+}
+
 // ---- logs ------------------------------------------------------------------
 
 py::list read_log(const py::object& path_obj) {
@@ -1194,6 +1265,19 @@ class Columns(dict):
       "as StribeckWarning.",
       nullptr, py::arg("config"), py::kw_only(), py::arg("device") = py::none(), py::arg("precision") = py::none(),
       py::arg("chunk") = 0, py::arg("frame") = py::none());
+  def(m, "export_params", &export_params,
+      "A fit's parameters for a reference tool, as `stribeck export-params` writes them: fit is a fit\n"
+      "report (identify --json) or a parameter set (export-params --to json); to is 'simscape' (a\n"
+      "set_param script), 'modelica' (MSL records), '20sim' (a parameters section) or 'json'. data: the\n"
+      "rig log the fit came from (velocity range, operating points); velocity_range: 'LO:HI' or (lo, hi)\n"
+      "in m/s (rad/s); pressure: p_A + p_B [Pa]; normal_force: F_n [N]; fit_index: which fit of a\n"
+      "report of several (1 = first, as --fit). Returns {'text': the file, 'model', 'not_exported',\n"
+      "'conversions': [one dict per operating point: law, parameters, exact, how, max_error,\n"
+      "velocity_range, breakaway_fit, breakaway_export, ...], 'summary': [the CLI's summary lines]};\n"
+      "a breakaway the export does not keep is issued as StribeckWarning.",
+      nullptr, py::arg("fit"), py::kw_only(), py::arg("to"), py::arg("data") = py::none(),
+      py::arg("velocity_range") = py::none(), py::arg("pressure") = py::none(), py::arg("normal_force") = py::none(),
+      py::arg("fit_index") = 1);
   def(m, "read_log", &read_log,
       "Experiments of a log (HDF5, MATLAB or delimited text; path: str or os.PathLike):\n"
       "[{'name', 'channels': {name: array}, 'units', 'attributes'}].",

@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "stribeck/data/log.hpp"
+#include "stribeck/identification/export_params.hpp"
 
 namespace stribeck::cli {
 
@@ -30,21 +31,10 @@ void check_report_output(const std::string& report, const std::vector<std::strin
 void write_report(const std::string& result, const std::string& html, const std::string& group = "",
                   const std::string& log = "");
 
-// A parameter set read from a file: a fit report (`identify --json`; with
-// several fits, entry `fit_index`, 0-based) or `export-params --to json`.
-// Force-balance terms (mass, offset) are skipped and named in `ignored`.
-// Throws InputError (one line naming the file) for malformed JSON, an
-// unknown model, a missing, unknown, asymmetric or per-experiment parameter,
-// or values that break the model's rules.
-struct ParamFile {
-  std::string model;
-  std::vector<double> values;  // every parameter of the model, in its order
-  std::vector<std::string> ignored;
-  // Fitted to a rotational log (the fit report's force_unit is N*m): the
-  // law's numbers are torques and angular velocities.
-  bool rotational = false;
-};
-ParamFile read_param_file(const std::string& path, int fit_index = 0);
+// A parameter set read from a file (a fit report or `export-params --to
+// json`), shared by export-params and `eval --params`: identification's.
+using ident::ParamFile;
+using ident::read_param_file;
 
 // An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
 bool is_hdf5_log(const std::string& path);

@@ -220,3 +220,27 @@ def test_a_long_fit_can_be_interrupted():
         signal.signal(signal.SIGALRM, old)
     # The module still works afterwards.
     assert stribeck.eval("coulomb-viscous", velocity=np.array([1.0]))[0] == pytest.approx(120.0)
+
+
+def test_export_params_is_the_clis_file(tmp_path):
+    """export_params is export-params' library: the same file, and the conversion as values."""
+    fit = tmp_path / "fit.json"
+    params = dict(F_brk=30.0, v_brk=0.02, F_C=20.0, f_v=120.0)
+    fit.write_text(json.dumps({"model": "simscape-translational", "parameters": params}))
+    r = subprocess.run([CLI, "export-params", str(fit), "--to", "modelica", "--velocity-range", "0.001:0.3"],
+                       capture_output=True, text=True, check=True)
+    with pytest.warns(stribeck.StribeckWarning, match="break away at"):
+        got = stribeck.export_params(fit, to="modelica", velocity_range=(0.001, 0.3))
+    assert got["text"] == r.stdout
+    (c,) = got["conversions"]
+    assert c["law"] == "simscape-cylinder" and not c["exact"]
+    assert c["velocity_range"] == (0.001, 0.3)
+    cylinder = next(m for m in stribeck.models() if m["id"] == "simscape-cylinder")
+    assert list(c["parameters"]) == [p["name"] for p in cylinder["parameters"]]
+    assert got["summary"][0] in r.stderr
+    exact = stribeck.export_params(str(fit), to="simscape")
+    assert exact["conversions"][0]["exact"] and exact["conversions"][0]["parameters"] == params
+    with pytest.raises(ValueError, match="must be simscape, modelica, 20sim or json"):
+        stribeck.export_params(fit, to="adams")
+    with pytest.raises(ValueError, match="pressure"):
+        stribeck.export_params(fit, to="modelica", pressure=float("nan"))

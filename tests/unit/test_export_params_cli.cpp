@@ -29,6 +29,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -41,6 +42,7 @@
 #include "model_specs.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/host/simulate.hpp"
+#include "stribeck/identification/export_params.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"
 
@@ -920,6 +922,87 @@ TEST(ExportParamsCli, StickSlipCheckStatesWhatTheSimulationGives) {
       << approx;
   EXPECT_NEAR(std::stod(m[4]), 100.0 * (std::stod(m[1]) - r.amp_spring_force) / r.amp_spring_force, 1.0) << approx;
   EXPECT_NEAR(std::stod(m[3]), 100.0 * (std::stod(m[2]) - r.breakaway_force) / r.breakaway_force, 1.0) << approx;
+}
+
+// The library behind the command (identification's export_params, which
+// Python's stribeck.export_params calls too): typed options, checked before
+// any input is read, that name the wrong option as the CLI spells it.
+TEST(ExportParamsLibrary, OptionsCheckNamesTheWrongOption) {
+  ident::ExportOptions o;
+  std::string why;
+  EXPECT_FALSE(o.IsValid(&why));
+  EXPECT_NE(why.find("fit"), std::string::npos) << why;
+  o.fit = temp_dir() + "not_there.json";
+  EXPECT_TRUE(o.IsValid(&why)) << why;
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(o.to, ident::ExportTarget::kJson);  // the documented default
+  const std::vector<std::pair<std::function<void(ident::ExportOptions&)>, std::string>> cases = {
+      {[](ident::ExportOptions& x) { x.fit_index = 0; }, "--fit "},
+      {[](ident::ExportOptions& x) { x.pressure = NAN; }, "--pressure must be finite"},
+      {[](ident::ExportOptions& x) { x.pressure = INFINITY; }, "--pressure must be finite"},
+      {[](ident::ExportOptions& x) { x.normal_force = NAN; }, "--normal-force must be finite"},
+  };
+  for (const auto& [wrong, what] : cases) {
+    ident::ExportOptions bad = o;
+    wrong(bad);
+    EXPECT_FALSE(bad.IsValid(&why)) << what;
+    EXPECT_NE(why.find(what), std::string::npos) << why;
+    // export_params checks before it reads: the message is the option's, not the missing file's.
+    try {
+      ident::export_params(bad);
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+  for (const char* name : {"simscape", "modelica", "20sim", "json"}) {
+    ident::ExportTarget t = ident::ExportTarget::kJson;
+    EXPECT_TRUE(ident::parse_export_target(name, &t)) << name;
+    EXPECT_STREQ(ident::export_target_name(t), name);
+  }
+  ident::ExportTarget t;
+  EXPECT_FALSE(ident::parse_export_target("adams", &t));
+}
+
+// The command binds flags and prints: its file and its summary are the
+// library's result for the same options, an approximate conversion (the MSL
+// law fitted to Simscape's) included.
+TEST(ExportParamsLibrary, TheCommandsFileAndSummaryAreTheLibrarys) {
+  const std::string dir = temp_dir();
+  const std::string fit = fit_file("lib_st.json", "simscape-translational", {30.0, 0.02, 20.0, 120.0});
+  std::string log;
+  ASSERT_EQ(export_params(fit + " --to modelica --velocity-range 0.001:0.3 -o " + dir + "lib.mo", &log), 0) << log;
+  ident::ExportOptions o;
+  o.fit = fit;
+  o.to = ident::ExportTarget::kModelica;
+  o.velocity_range = "0.001:0.3";
+  const ident::ExportResult r = ident::export_params(o);
+  EXPECT_EQ(r.text, slurp(dir + "lib.mo"));
+  EXPECT_EQ(r.source.model, "simscape-translational");
+  EXPECT_EQ(r.source.ignored, std::vector<std::string>{"offset"});
+  ASSERT_EQ(r.conversions.size(), 1u);
+  const ident::ExportConversion& c = r.conversions.front();
+  EXPECT_EQ(c.law, "simscape-cylinder");
+  EXPECT_FALSE(c.exact);
+  EXPECT_EQ(c.v_lo, 0.001);
+  EXPECT_EQ(c.v_hi, 0.3);
+  EXPECT_EQ(short3(c.max_error), short3(stated_error(log)));
+  const std::string summary = ident::export_summary(r, o, 0, dir + "lib.mo");
+  EXPECT_NE(log.find(summary), std::string::npos) << summary << "\n---\n" << log;
+  const std::string warning = ident::export_warning(r, 0);
+  ASSERT_FALSE(warning.empty());  // the MSL law keeps (almost) no stiction here
+  EXPECT_NE(log.find("stribeck: warning: " + warning), std::string::npos) << log;
+}
+
+// A normal force that is not a number is refused, as a pressure is (it was
+// taken as not given, so the export silently used each experiment's or 1 N).
+TEST(ExportParamsCli, NonFiniteNormalForceIsRefused) {
+  const std::string fit = fit_file("nf_cv.json", "20sim-cv", {0.12, 0.02, 800.0});
+  for (const char* value : {"nan", "inf"}) {
+    std::string log;
+    EXPECT_EQ(export_params(fit + " --to json --normal-force " + value, &log), 2) << log;
+    EXPECT_EQ(log, "stribeck: error: --normal-force must be finite\n");
+  }
 }
 
 }  // namespace
