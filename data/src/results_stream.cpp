@@ -593,6 +593,7 @@ void ResultsStream::write_text(const StreamColumn& column, const std::vector<std
   Impl& w = *impl_;
   w.guarded([&] {
     const std::string at = w.where + ": dataset '" + column.name + "'";
+    if (h5::has_child(w.group.id(), column.name)) return;  // written by the run that started the file
     std::vector<const char*> p;
     for (const auto& v : values) p.push_back(v.c_str());
     const hsize_t n = p.size();

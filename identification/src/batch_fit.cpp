@@ -570,13 +570,13 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
       restore_totals(cp, r, partial_path(o.output));
     } else {
       stream = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
-      // The names are the batch's identity, known before any fit: written
-      // whole now (a resumed file has them from its first run).
-      std::vector<std::string> names;
-      for (std::uint64_t i = r.first; i < r.first + r.count; ++i)
-        names.push_back(src.name(i).substr(src.logs()[static_cast<std::size_t>(src.log_index(i))].size() + 1));
-      stream->write_text(kNameColumn, names);
     }
+    // The names are part of the batch's identity, known before any fit:
+    // written whole now (kept if a resumed file has them).
+    std::vector<std::string> names;
+    for (std::uint64_t i = r.first; i < r.first + r.count; ++i)
+      names.push_back(src.name(i).substr(src.logs()[static_cast<std::size_t>(src.log_index(i))].size() + 1));
+    stream->write_text(kNameColumn, names);
   }
   engine::RunOptions ro;
   ro.chunk = o.chunk ? o.chunk : 16 * static_cast<std::uint64_t>(r.threads);

@@ -421,6 +421,21 @@ TEST_F(BatchFitCli, NamesIntervalsAndOperatingPointsStored) {
   EXPECT_EQ(r.attributes.at("coordinate_names"), "mean_pressure_a,mean_pressure_b,mean_normal_force");
 }
 
+// A run killed before a checkpoint made its names durable leaves a partial
+// file without them (here: removed by hand); the resumed run writes them.
+TEST_F(BatchFitCli, AResumedFileHasEveryName) {
+  std::string out;
+  ASSERT_EQ(test::run_cli(fit("n.h5", "--max-chunks 1"), &out), 0) << out;
+  const std::string partial = *dir_ + "n.h5.partial";
+  const hid_t f = H5Fopen(partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  EXPECT_GE(H5Ldelete(f, "batch_fit/experiment_name", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  ASSERT_EQ(test::run_cli(fit("n.h5", "--resume"), &out), 0) << out;
+  EXPECT_EQ(read_text_column(*dir_ + "n.h5", "batch_fit", "experiment_name"),
+            read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
+}
+
 // `report` and `map` of a batch fit (they refused it as "not a result
 // file"): the page's table names every fit with its status, RMSE and
 // intervals, each parameter is drawn over the fits with its interval, and

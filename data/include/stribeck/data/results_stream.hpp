@@ -146,8 +146,9 @@ class ResultsStream {
   // Writes a column of text along the rows, whole, beside the streamed
   // ones (a batch fit's experiment names, known before any row is
   // computed): `values` as variable-length UTF-8 strings (xarray reads them
-  // as str) on the `point` dimension, with the column's long_name. A resumed
-  // stream has the one its first run wrote.
+  // as str) on the `point` dimension, with the column's long_name. A column
+  // the file has already is kept: a resumed run writes it again in case its
+  // first run was killed before a checkpoint made the column durable.
   void write_text(const StreamColumn& column, const std::vector<std::string>& values);
   // A table of the partial file (a resumed run's last top-K); an empty
   // table when there is none.
