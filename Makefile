@@ -2,7 +2,13 @@
 # missing Debian packages first (scripts/install-deps.sh), then build.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_PYTHON=ON
+# Shared libraries: the package test builds a consumer against them without
+# CUDA or MPI (tests/package/), and an edited library relinks alone.
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DSTRIBECK_PYTHON=ON -DBUILD_SHARED_LIBS=ON
+# Ninja (installed by the deps) when a build directory is first configured:
+# it starts every object whose inputs are ready, so the CUDA and the GPU
+# emulation objects compile beside the rest (bench/RESULTS.md, issue 35).
+GENERATOR = $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 STRIBECK := $(BUILD)/bin/stribeck
 # The CUDA kernels: AUTO builds them wherever nvcc is found (`make test` does,
 # so the PTX/SASS checks run). `make demo` builds them only where nvidia-smi
@@ -24,7 +30,7 @@ build-deps:
 	@bash scripts/install-deps.sh --build-only
 
 $(BUILD)/CMakeCache.txt: | build-deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DSTRIBECK_CUDA=$(CUDA_CHOICE)
+	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS) -DSTRIBECK_CUDA=$(CUDA_CHOICE)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DSTRIBECK_CUDA=$(CUDA_CHOICE) >/dev/null

@@ -1,5 +1,5 @@
 # `cmake --install`: the stribeck binary, the public headers of the four
-# layers, their libraries, and the CMake package stribeckConfig.cmake (with
+# layers, their libraries (static, or shared with BUILD_SHARED_LIBS), and the CMake package stribeckConfig.cmake (with
 # its version file) that exports stribeck::kernels, stribeck::data,
 # stribeck::host and stribeck::identification to find_package(stribeck); the
 # pkg-config file stribeck.pc; docs/ and the Slurm job scripts.
@@ -11,12 +11,19 @@ set(STRIBECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/stribeck CACHE STRIN
 install(TARGETS stribeck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 set(_stribeck_libs stribeck_kernels stribeck_data stribeck_host stribeck_identification)
-if(TARGET stribeck_kernels_cuda)
+# A shared libstribeck_host holds the CUDA launch code itself.
+if(TARGET stribeck_kernels_cuda AND NOT BUILD_SHARED_LIBS)
   list(APPEND _stribeck_libs stribeck_kernels_cuda)
 endif()
 install(TARGETS ${_stribeck_libs} EXPORT stribeckTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The Python module installed alone (`--component python`) loads the shared
+# libraries it links: they come with it (python/CMakeLists.txt sets its RPATH).
+if(BUILD_SHARED_LIBS AND TARGET stribeck_python)
+  install(TARGETS stribeck_data stribeck_host stribeck_identification LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT python NAMELINK_SKIP)
+endif()
 foreach(layer kernels data host identification)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
@@ -30,10 +37,10 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/submit-array.sh ${PROJECT_S
         DESTINATION ${CMAKE_INSTALL_DATADIR}/stribeck/slurm)
 
 find_package(ZLIB REQUIRED)  # data/ links ZLIB::ZLIB, a target of that directory alone
-# stribeck.pc for builds without CMake. The libraries are static: Libs is
-# the link closure of the installed libraries (private dependencies, and
-# theirs: Debian's Ceres is static too), imported libraries as the files
-# CMake found (Debian's HDF5 is not on the default search path). Every
+# stribeck.pc for builds without CMake. Libs is the link closure of the
+# installed libraries: static ones bring their private dependencies (and
+# theirs: Debian's Ceres is static too), shared ones only what their headers
+# expose (HDF5); imported libraries as the files CMake found (Debian's HDF5 is not on the default search path). Every
 # library is listed after each one that needs it: a walk that lists a target
 # and then its dependencies, every time it meets them, keeps each library's
 # last place.
@@ -89,8 +96,19 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/stribeck.pc DESTINATION ${CMAKE_INSTAL
 install(EXPORT stribeckTargets NAMESPACE stribeck:: FILE stribeckTargets.cmake
         DESTINATION ${STRIBECK_INSTALL_CMAKEDIR})
 
-# What the config file must find again: the libraries are static, so their
-# private dependencies are link dependencies of every consumer.
+# What the config file must find again: static libraries' private
+# dependencies are link dependencies of every consumer; shared libraries
+# need only HDF5, given as this build found it (no FindHDF5: it probes the C
+# compiler, which a C++ consumer need not enable).
+set(STRIBECK_CONFIG_SHARED OFF)
+if(BUILD_SHARED_LIBS)
+  set(STRIBECK_CONFIG_SHARED ON)
+  get_target_property(STRIBECK_CONFIG_HDF5_INCLUDE_DIRS hdf5::hdf5 INTERFACE_INCLUDE_DIRECTORIES)
+  get_target_property(STRIBECK_CONFIG_HDF5_LIBRARY hdf5::hdf5 IMPORTED_LOCATION)
+  if(NOT STRIBECK_CONFIG_HDF5_INCLUDE_DIRS OR NOT STRIBECK_CONFIG_HDF5_LIBRARY)
+    message(FATAL_ERROR "stribeckConfig.cmake: hdf5::hdf5 has no include directories or library file")
+  endif()
+endif()
 set(STRIBECK_CONFIG_MATIO OFF)
 if(TARGET PkgConfig::MATIO)
   set(STRIBECK_CONFIG_MATIO ON)

@@ -15,6 +15,7 @@ set -euo pipefail
 # man page) and running the CLI need.
 packages=(
   cmake make g++ pkg-config
+  ninja-build ccache                # the Makefile's generator; compiles cached across clones (CMakeLists.txt)
   libceres-dev libeigen3-dev        # identification (Ceres 2.1, Eigen 3.4)
   libhdf5-dev                       # HDF5 1.10 (C API and high-level library)
   libmatio-dev                      # MATLAB v5/v7 .mat import (v7.3 is read as HDF5)
