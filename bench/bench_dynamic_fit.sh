@@ -8,7 +8,14 @@
 # both stages, the joint stage, covariance, report), best of REPEAT. Peer:
 # the fit alone (data in memory), best of PEER_REPEAT. Both print RMSE.
 #
-#   bash bench/bench_dynamic_fit.sh [STRIBECK] [REPEAT] [PEER_REPEAT] [RATE:SECONDS ...]
+# A case joint:N is instead the robot-joint-like log of issue 31
+# (bench/peers/make_joint_log.py, N samples; the two-stage start lies in
+# another basin): `identify --model lugre --offset` by default (the joint
+# stage's automatic search), and the peer as a multistart of as many starts
+# as Stribeck's joint stage ran (--starts, its extra starts drawn from the
+# same data-scaled ranges). Both with wall and CPU time (the machine is shared).
+#
+#   bash bench/bench_dynamic_fit.sh [STRIBECK] [REPEAT] [PEER_REPEAT] [RATE:SECONDS | joint:N ...]
 set -euo pipefail
 CLI=${1:-build/bin/stribeck}
 REPEAT=${2:-5}
@@ -23,8 +30,28 @@ trap 'rm -rf "$DIR"' EXIT
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%F)"
 echo "python $($PY -c 'import sys; print(sys.version.split()[0])'), scipy $($PY -c 'import scipy; print(scipy.__version__)'), numpy $($PY -c 'import numpy; print(numpy.__version__)')"
 echo "load before: $(cat /proc/loadavg)"
+cpu_of() { sed -n 's/^cpu //p' "$1"; }
 for c in "${CASES[@]}"; do
   rate=${c%%:*}; secs=${c##*:}
+  if [ "$rate" = joint ]; then
+    $PY "$HERE/peers/make_joint_log.py" "$secs" "$DIR/joint.csv"
+    best=1e9; bcpu=1e9
+    for _ in $(seq "$REPEAT"); do
+      /usr/bin/time -f 'wall %e\ncpu %U %S' -o "$DIR/t.txt" \
+        "$CLI" identify "$DIR/joint.csv" --model lugre --offset --json "$DIR/fit.json" > /dev/null
+      w=$(sed -n 's/^wall //p' "$DIR/t.txt"); u=$(cpu_of "$DIR/t.txt")
+      best=$($PY -c "print(min($best, $w))"); bcpu=$($PY -c "print(min($bcpu, sum(map(float, '$u'.split()))))")
+    done
+    read -r srmse starts joint_s <<< "$($PY -c "import json; j = json.load(open('$DIR/fit.json')); print(j['rmse'], j['starts'], j['phase_seconds']['joint stage'])")"
+    /usr/bin/time -f 'wall %e\ncpu %U %S' -o "$DIR/pt.txt" $PY "$HERE/peers/scipy_lugre_fit.py" "$DIR/joint.csv" \
+      --start 30,1,0.05,0.25,0.3,0.05 --offset --fs-above-fc --starts "$starts" --repeat "$PEER_REPEAT" > "$DIR/peer.txt"
+    prmse=$(sed -n 's/^rmse //p' "$DIR/peer.txt"); psec=$(sed -n 's/^seconds //p' "$DIR/peer.txt")
+    pcpu=$($PY -c "print(sum(map(float, '$(cpu_of "$DIR/pt.txt")'.split())))")
+    printf 'joint log, %d samples: stribeck %.3f s wall, %.3f s CPU (whole command; joint stage %.3f s, %d starts) rmse %.9g | scipy %d starts %.3f s wall (fits), %.3f s CPU (process) rmse %.9g | %.1fx wall, %.1fx CPU\n' \
+      "$secs" "$best" "$bcpu" "$joint_s" "$starts" "$srmse" "$starts" "$psec" "$pcpu" "$prmse" \
+      "$($PY -c "print($psec / $best)")" "$($PY -c "print($pcpu / $bcpu)")"
+    continue
+  fi
   "$CLI" generate --model lugre --param sigma0=1e5 --param sigma1=300 --param sigma2=5 --param F_C=20 \
     --param F_s=30 --param v_s=0.2 --profile sine-sweep --vmax 1.5 --rate "$rate" --duration "$secs" \
     --noise force=0.1 --seed 3 -o "$DIR/log.h5" > /dev/null 2>&1

@@ -24,6 +24,16 @@ and force (what `stribeck export` writes), or an HDF5 log through h5py
 
     /usr/bin/python3 bench/peers/scipy_lugre_fit.py LOG [--experiment NAME]
         [--start sigma0,sigma1,sigma2,F_C,F_s,v_s] [--offset] [--fs-above-fc] [--repeat R]
+        [--starts N [--seed S]]
+
+--starts N: a multistart of N fits, from --start and N-1 points drawn
+log-uniformly (numpy seed S) from the ranges Stribeck's joint stage draws
+from (docs/identification.md, "Dynamic models"), scaled by the data the same
+way: force level L = half the 1-99 % spread of the force, F_C 0.01 ... 1 L,
+F_s - F_C 1e-3 ... 1 L, v_s 0.5 x the 5 % quantile of the speeds ... 2 x the
+largest, sigma2 1e-4 ... 2 L / largest speed, sigma0 given by --start / 100
+... x 100, sigma1 1e-5 ... 1 x sigma0, the offset the mean force +- L/2; the
+best is printed, "seconds" is the whole multistart.
 
 Prints one line per parameter ("param NAME VALUE"), then "rmse X",
 "cost X", "nfev N" and "seconds S" (the best of R fits, data in memory).
@@ -104,6 +114,8 @@ def main():
     ap.add_argument("--offset", action="store_true")
     ap.add_argument("--fs-above-fc", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--starts", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     t, v, y = read_log(a.log, a.experiment)
     start = np.array([float(s) for s in a.start.split(",")])
@@ -127,11 +139,36 @@ def main():
         r = y - f
         return r if np.all(np.isfinite(r)) else np.full_like(r, 1e150)
 
+    starts = [x0]
+    if a.starts > 1:
+        rng = np.random.default_rng(a.seed)
+        lvl = 0.5 * (np.quantile(y, 0.99) - np.quantile(y, 0.01))
+        sp = np.abs(v[v != 0])
+        vmax, vslow = sp.max(), np.quantile(sp, 0.05)
+        s0 = start[0]
+
+        def logu(lo, hi):
+            return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+        for _ in range(a.starts - 1):
+            sig0 = logu(s0 / 100, s0 * 100)
+            fc, ex = logu(0.01 * lvl, lvl), logu(1e-3 * lvl, lvl)
+            p = [sig0, logu(1e-5 * sig0, sig0), logu(1e-4 * lvl / vmax, 2 * lvl / vmax), fc,
+                 ex if a.fs_above_fc else fc + ex, logu(0.5 * vslow, 2 * vmax)]
+            x = np.log(np.array(p))
+            if a.offset:
+                x = np.append(x, float(np.mean(y)) + rng.uniform(-0.5, 0.5) * lvl)
+            starts.append(x)
+
     best, res = math.inf, None
     for _ in range(a.repeat):
         t0 = time.perf_counter()
-        res = least_squares(resid, x0, method="trf", x_scale="jac", ftol=1e-12, xtol=1e-12, gtol=1e-12,
-                            max_nfev=2000)
+        res = None
+        for x in starts:
+            r = least_squares(resid, x, method="trf", x_scale="jac", ftol=1e-12, xtol=1e-12, gtol=1e-12,
+                              max_nfev=2000)
+            if res is None or r.cost < res.cost:
+                res = r
         best = min(best, time.perf_counter() - t0)
     p = params(res.x)
     for n, x in zip(NAMES, p):

@@ -49,7 +49,8 @@ namespace stribeck::ident::detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kMaxPasses = 4;  // of both stages (see the settle rule)
+constexpr int kMaxPasses = 4;         // of both stages (see the settle rule)
+constexpr long kStartSamples = 4096;  // most samples stage 1 fits (thinned evenly)
 
 std::string fmt(double x) {
   char buf[32];
@@ -244,6 +245,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   long n_steady = 0, n_settled = 0, n_slow_settled = 0;
   double fallback_travel = 0.0;
   bool all_samples = false;
+  long stride = 1;  // stage 1 fits every stride-th of its samples
   int iterations = 0;
   double solver_seconds = 0.0;
   const double settle0 = settle;
@@ -322,6 +324,12 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
           for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
       }
       if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+      // Stage 1 only starts the joint stage, and the static fit's cost
+      // (its profile intervals above all) grows with the samples: every
+      // stride-th of the chosen samples, at most about kStartSamples.
+      long chosen = 0;
+      for (const auto& keep : keeps) chosen += std::count(keep.begin(), keep.end(), 1);
+      stride = std::max(1L, (chosen + kStartSamples - 1) / kStartSamples);
       std::vector<Experiment> steady;
       n_steady = 0;
       for (size_t e = 0; e < data.size(); ++e) {
@@ -331,7 +339,10 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
         s.units = experiments[e].units;
         s.attributes = experiments[e].attributes;
         const size_t n = experiments[e].size();
-        const std::vector<char>& keep = keeps[e];
+        std::vector<char> keep = keeps[e];
+        long seen = 0;
+        for (char& c : keep)
+          if (c) c = seen++ % stride == 0;
         const long m = std::count(keep.begin(), keep.end(), 1);
         if (m == 0) continue;
         for (const auto& [name, ch] : experiments[e].channels) {
@@ -344,7 +355,8 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
         if (!experiments[e].has("velocity"))
           for (size_t k = 0; k < n; ++k)
             if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
-        if (!std::count(o.validate.begin(), o.validate.end(), s.name)) n_steady += m;
+        if (!std::count(o.validate.begin(), o.validate.end(), s.name))
+          n_steady += std::count(keeps[e].begin(), keeps[e].end(), 1);
         steady.push_back(std::move(s));
       }
       FitOptions o1 = o;
@@ -443,7 +455,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
     double statics1[M::kNumParams];
     std::copy(statics, statics + M::kNumParams, statics1);
     const double u1[2] = {u[0], u[1]};
-    const long n_steady1 = n_steady;
+    const long n_steady1 = n_steady, stride1 = stride;
     const double cost2 = run_stages(2);
     if (!(cost2 < cost1)) {
       S = S1;
@@ -451,6 +463,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
       u[0] = u1[0];
       u[1] = u1[1];
       n_steady = n_steady1;
+      stride = stride1;
       fallback_travel = 0.0;
     }
   }
@@ -527,7 +540,7 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
                  ", since only " + std::to_string(n_settled) + " had settled (slid >= " + fmt(settle) +
                  " m since the last reversal), " + std::to_string(n_slow_settled) + " of them in the slowest quarter"
            : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) + " m since the last reversal") +
-      "; " + pair +
+      (stride > 1 ? ", every " + std::to_string(stride) + "th of them fitted" : std::string()) + "; " + pair +
       " by simulating the state with the static part held), then the joint stage: every parameter by "
       "simulation error over all " +
       std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " + std::to_string(J.at_best) +
