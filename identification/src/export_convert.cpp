@@ -182,24 +182,23 @@ std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::
   return out;
 }
 
-ExportConversion convert(const ParamFile& src, ExportTarget target, const ExportOptions& o,
-                         const std::vector<Experiment>& data, const OperatingPoint& at) {
+namespace {
+
+// Which law the target holds (c.law, empty for MSL's BearingFriction table)
+// and, where its values follow from the fitted ones, those (exact_params,
+// c.how): true then. Throws InputError where the target has no such law.
+bool choose_law(const ParamFile& src, ExportTarget target, const OperatingPoint& at, ExportConversion& c,
+                std::vector<double>& exact_params) {
   const ModelInfo& m = require_model(src.model);
   const std::string& id = src.model;
   const Law law = law_of(id);
   const bool rotational = law == Law::kSimscapeRotational || src.rotational;
-  const std::string vunit = rotational ? "rad/s" : "m/s";
-  const bool twentysim_src = is_twentysim(law);
   const bool pressure_src = is_pressure_law(law);
   const double fn = at.normal_force;
   auto p = [&](const char* n) { return src.values[static_cast<size_t>(m.param_index(n))]; };
-  ExportConversion c;
-  c.at = at;
   auto unsupported = [&](const std::string& why) {
     return InputError("model " + id + " has no " + export_target_name(target) + " export: " + why);
   };
-  // Which law the target holds, and whether it is the fitted one.
-  std::vector<double> exact_params;
   bool exact = false;
   if (target == ExportTarget::kSimscape) {
     if (m.dynamic)
@@ -245,7 +244,7 @@ ExportConversion convert(const ParamFile& src, ExportTarget target, const Export
     if (rotational) throw unsupported("the 20-sim friction submodels are translational; use --to simscape");
     if (law == Law::kLugre || law == Law::kDahl)
       throw unsupported("its bristle parameters have no 20-sim counterpart in this export; use --to json");
-    if (twentysim_src) {
+    if (is_twentysim(law)) {
       c.law = id, exact_params = src.values, exact = true;
       c.how = "the submodel's law is the fitted law: values carried over";
     } else {
@@ -255,6 +254,112 @@ ExportConversion convert(const ParamFile& src, ExportTarget target, const Export
     c.law = id, exact_params = src.values, exact = true;
     c.how = "the fitted parameters as they are";
   }
+  return exact;
+}
+
+// MSL BearingFriction's tau_pos table: w = 0 holding the value at the
+// range's lower end, then 16 geometric and 15 linear nodes, linear
+// interpolation in between. Returns the table on the check grid `v`.
+std::vector<double> sample_table(ExportConversion& c, const std::vector<double>& v, double lo, double hi,
+                                 const ParamFile& src) {
+  const std::string& id = src.model;
+  std::vector<double> nodes;
+  const double g0 = v.front();
+  for (int i = 0; i < 16; ++i) nodes.push_back(g0 * std::pow(hi / g0, i / 15.0));
+  for (int i = 1; i < 16; ++i) nodes.push_back(lo + (hi - lo) * i / 16.0);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](double x) { return x < g0; }), nodes.end());
+  const std::vector<double> fn_nodes = eval_law(id, src.values, nodes, 0.0, 0.0);
+  c.table_v = {0.0};
+  c.table_f = {fn_nodes.front()};
+  c.table_v.insert(c.table_v.end(), nodes.begin(), nodes.end());
+  c.table_f.insert(c.table_f.end(), fn_nodes.begin(), fn_nodes.end());
+  std::vector<double> interp(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const size_t k = std::upper_bound(c.table_v.begin(), c.table_v.end(), v[i]) - c.table_v.begin();
+    const size_t a = std::min(std::max<size_t>(k, 1), c.table_v.size() - 1) - 1;
+    const double t = (v[i] - c.table_v[a]) / (c.table_v[a + 1] - c.table_v[a]);
+    interp[i] = c.table_f[a] + t * (c.table_f[a + 1] - c.table_f[a]);
+  }
+  return interp;
+}
+
+// The target's law fitted to the fitted curve `f` on the grid, globally: the
+// multistart spreads its starts over each parameter's plausible range
+// (forces up to twice the curve's peak, velocity scales over the range) and
+// stops when two starts agree on the best cost. Sets c.params and c.how.
+void fit_target_law(ExportConversion& c, const std::vector<double>& v, const std::vector<double>& f, double hi,
+                    double fn, double tgt_pressure, double tgt_fn) {
+  const ModelInfo& tm = require_model(c.law);
+  const Law target_law = law_of(c.law);
+  const Features ft = features(v, f);
+  const double vmin = std::max(v.front(), 1e-4 * hi);
+  ident::CurveFitProblem pr;
+  pr.model = c.law;
+  pr.v = v;
+  pr.p_a.assign(v.size(), tgt_pressure);
+  pr.p_b.assign(v.size(), 0.0);
+  pr.f_n.assign(v.size(), tgt_fn);
+  pr.target = f;
+  const double peak = std::max({ft.peak, ft.f_c, 1e-300});
+  const double slope_max = 2.0 * c.max_force / hi;
+  if (target_law == Law::kSimscapeTranslational || target_law == Law::kSimscapeRotational) {
+    pr.start = {peak, std::max(ft.v_peak, v.front()), ft.f_c, ft.f_v};
+    pr.free = {true, true, true, true};
+    pr.range_lo = {1e-3 * peak, vmin, 1e-3 * peak, 0.0};
+    pr.range_hi = {2.0 * peak, hi, 2.0 * peak, slope_max};
+    c.how = "the Translational Friction law fitted to the fitted law";
+  } else if (target_law == Law::kSimscapeCylinder) {
+    pr.start = {ft.f_c,         0.0, std::max(1.0, peak / ft.f_c), ft.f_v, 1.0 / std::max(ft.v_peak, v.front()),
+                0.5 * v.front()};
+    pr.free = {true, false, true, true, true, false};
+    // MSL's F_Stribeck may be negative (a rising sliding law) as long as
+    // the breakaway F_Coulomb + F_Stribeck is not: K_brk >= 0 here.
+    const double nan = std::nan("");
+    pr.lower = {nan, nan, 0.0, nan, nan, nan};
+    pr.range_lo = {1e-3 * peak, 0.0, 0.01, 0.0, 0.3 / hi, 0.0};
+    pr.range_hi = {2.0 * peak, 0.0, 10.0, slope_max, 30.0 / vmin, 0.0};
+    c.how =
+        "MassWithStopAndFriction's sliding law F_Coulomb + F_Stribeck exp(-fexp v) + F_prop v fitted to the "
+        "fitted law";
+  } else {  // 20sim-scvs
+    pr.start = {peak / fn, ft.f_c / fn, ft.f_v / fn, 3.0 / std::max(v.front(), 1e-3 * ft.v_peak),
+                2.0 * std::max(ft.v_peak, v.front())};
+    pr.free = {true, true, true, true, true};
+    pr.range_lo = {1e-3 * peak / fn, 1e-3 * peak / fn, 0.0, 0.3 / hi, vmin};
+    pr.range_hi = {2.0 * peak / fn, 2.0 * peak / fn, slope_max / fn, 30.0 / vmin, hi};
+    c.how = "the SCVS law fitted to the fitted law at F_n = " + short_num(fn) + " N";
+  }
+  const ident::CurveFitResult r = ident::fit_curve(pr);
+  c.params = r.params;
+  c.how += " (least squares over the range, Ceres; best of " + std::to_string(r.starts) + " starts spread over " +
+           "the parameters' ranges, " + std::to_string(r.at_best) + " reaching it: " +
+           (r.settled ? "the best this law allows there" : "no two starts agreed, a better fit may exist") +
+           "; RMS difference " + short_num(r.rms_error) + (target_law == Law::kSimscapeRotational ? " N*m" : " N") +
+           ")";
+  if (target_law != Law::kSimscapeCylinder) {
+    const auto errs = validate_params(tm, c.params.data());
+    if (!errs.empty()) throw InputError("the conversion's fit gave invalid parameters: " + errs.front());
+  }
+}
+
+}  // namespace
+
+ExportConversion convert(const ParamFile& src, ExportTarget target, const ExportOptions& o,
+                         const std::vector<Experiment>& data, const OperatingPoint& at) {
+  const ModelInfo& m = require_model(src.model);
+  const std::string& id = src.model;
+  const Law law = law_of(id);
+  const bool rotational = law == Law::kSimscapeRotational || src.rotational;
+  const std::string vunit = rotational ? "rad/s" : "m/s";
+  const bool twentysim_src = is_twentysim(law);
+  const bool pressure_src = is_pressure_law(law);
+  const double fn = at.normal_force;
+  ExportConversion c;
+  c.at = at;
+  std::vector<double> exact_params;
+  const bool exact = choose_law(src, target, at, c, exact_params);
   if (m.dynamic) {
     // Carried over unchanged (json, 20sim-lugre): nothing to compare, and a
     // law with memory has no force curve without a motion.
@@ -288,30 +393,9 @@ ExportConversion convert(const ParamFile& src, ExportTarget target, const Export
   };
 
   if (c.law.empty()) {
-    // MSL BearingFriction's tau_pos table: w = 0 holding the value at the
-    // range's lower end, then 16 geometric and 15 linear nodes, linear
-    // interpolation in between; `peak` makes the element break away at the
-    // fitted law's breakaway torque (MSL: at peak * tau_pos(0), peak >= 1).
-    std::vector<double> nodes;
-    const double g0 = v.front();
-    for (int i = 0; i < 16; ++i) nodes.push_back(g0 * std::pow(hi / g0, i / 15.0));
-    for (int i = 1; i < 16; ++i) nodes.push_back(lo + (hi - lo) * i / 16.0);
-    std::sort(nodes.begin(), nodes.end());
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](double x) { return x < g0; }), nodes.end());
-    const std::vector<double> fn_nodes = eval_law(id, src.values, nodes, 0.0, 0.0);
-    c.table_v = {0.0};
-    c.table_f = {fn_nodes.front()};
-    c.table_v.insert(c.table_v.end(), nodes.begin(), nodes.end());
-    c.table_f.insert(c.table_f.end(), fn_nodes.begin(), fn_nodes.end());
-    std::vector<double> interp(v.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-      const size_t k = std::upper_bound(c.table_v.begin(), c.table_v.end(), v[i]) - c.table_v.begin();
-      const size_t a = std::min(std::max<size_t>(k, 1), c.table_v.size() - 1) - 1;
-      const double t = (v[i] - c.table_v[a]) / (c.table_v[a + 1] - c.table_v[a]);
-      interp[i] = c.table_f[a] + t * (c.table_f[a + 1] - c.table_f[a]);
-    }
-    c.max_error = largest_difference(interp);
+    // `peak` makes the element break away at the fitted law's breakaway
+    // torque (MSL: at peak * tau_pos(0), peak >= 1).
+    c.max_error = largest_difference(sample_table(c, v, lo, hi, src));
     c.peak = c.table_f.front() > 0.0 ? std::max(1.0, c.breakaway_fit / c.table_f.front()) : 1.0;
     c.breakaway_export = c.peak * c.table_f.front();
     c.exact = false;
@@ -321,67 +405,10 @@ ExportConversion convert(const ParamFile& src, ExportTarget target, const Export
     return c;
   }
 
-  const ModelInfo& tm = require_model(c.law);
-  const Law target_law = law_of(c.law);
-  const double tgt_fn = is_twentysim(target_law) ? fn : 0.0;
+  const double tgt_fn = is_twentysim(law_of(c.law)) ? fn : 0.0;
   const double tgt_pressure = pressure_src && c.law == id ? at.pressure : 0.0;
-  if (exact) {
-    c.params = exact_params;
-  } else {
-    // The target's law fitted to the fitted curve on the grid, globally: the
-    // multistart spreads its starts over each parameter's plausible range
-    // (forces up to twice the curve's peak, velocity scales over the range)
-    // and stops when two starts agree on the best cost.
-    const Features ft = features(v, f);
-    const double vmin = std::max(v.front(), 1e-4 * hi);
-    ident::CurveFitProblem pr;
-    pr.model = c.law;
-    pr.v = v;
-    pr.p_a.assign(v.size(), tgt_pressure);
-    pr.p_b.assign(v.size(), 0.0);
-    pr.f_n.assign(v.size(), tgt_fn);
-    pr.target = f;
-    const double peak = std::max({ft.peak, ft.f_c, 1e-300});
-    const double slope_max = 2.0 * c.max_force / hi;
-    if (target_law == Law::kSimscapeTranslational || target_law == Law::kSimscapeRotational) {
-      pr.start = {peak, std::max(ft.v_peak, v.front()), ft.f_c, ft.f_v};
-      pr.free = {true, true, true, true};
-      pr.range_lo = {1e-3 * peak, vmin, 1e-3 * peak, 0.0};
-      pr.range_hi = {2.0 * peak, hi, 2.0 * peak, slope_max};
-      c.how = "the Translational Friction law fitted to the fitted law";
-    } else if (target_law == Law::kSimscapeCylinder) {
-      pr.start = {ft.f_c,         0.0, std::max(1.0, peak / ft.f_c), ft.f_v, 1.0 / std::max(ft.v_peak, v.front()),
-                  0.5 * v.front()};
-      pr.free = {true, false, true, true, true, false};
-      // MSL's F_Stribeck may be negative (a rising sliding law) as long as
-      // the breakaway F_Coulomb + F_Stribeck is not: K_brk >= 0 here.
-      const double nan = std::nan("");
-      pr.lower = {nan, nan, 0.0, nan, nan, nan};
-      pr.range_lo = {1e-3 * peak, 0.0, 0.01, 0.0, 0.3 / hi, 0.0};
-      pr.range_hi = {2.0 * peak, 0.0, 10.0, slope_max, 30.0 / vmin, 0.0};
-      c.how =
-          "MassWithStopAndFriction's sliding law F_Coulomb + F_Stribeck exp(-fexp v) + F_prop v fitted to the "
-          "fitted law";
-    } else {  // 20sim-scvs
-      pr.start = {peak / fn, ft.f_c / fn, ft.f_v / fn, 3.0 / std::max(v.front(), 1e-3 * ft.v_peak),
-                  2.0 * std::max(ft.v_peak, v.front())};
-      pr.free = {true, true, true, true, true};
-      pr.range_lo = {1e-3 * peak / fn, 1e-3 * peak / fn, 0.0, 0.3 / hi, vmin};
-      pr.range_hi = {2.0 * peak / fn, 2.0 * peak / fn, slope_max / fn, 30.0 / vmin, hi};
-      c.how = "the SCVS law fitted to the fitted law at F_n = " + short_num(fn) + " N";
-    }
-    const ident::CurveFitResult r = ident::fit_curve(pr);
-    c.params = r.params;
-    c.how += " (least squares over the range, Ceres; best of " + std::to_string(r.starts) + " starts spread over " +
-             "the parameters' ranges, " + std::to_string(r.at_best) + " reaching it: " +
-             (r.settled ? "the best this law allows there" : "no two starts agreed, a better fit may exist") +
-             "; RMS difference " + short_num(r.rms_error) + (target_law == Law::kSimscapeRotational ? " N*m" : " N") +
-             ")";
-    if (target_law != Law::kSimscapeCylinder) {
-      const auto errs = validate_params(tm, c.params.data());
-      if (!errs.empty()) throw InputError("the conversion's fit gave invalid parameters: " + errs.front());
-    }
-  }
+  if (exact) c.params = exact_params;
+  else fit_target_law(c, v, f, hi, fn, tgt_pressure, tgt_fn);
   // The stated error: both laws through the kernels on the same velocities.
   c.max_error = largest_difference(eval_law(c.law, c.params, v, tgt_pressure, tgt_fn));
   if (!std::isfinite(c.max_error)) throw InputError("the conversion gave a non-finite force; check the fit report");
