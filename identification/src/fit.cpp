@@ -1437,11 +1437,15 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
     SearchScale scale = D.scale;
     scale.samples = 0;
     for (int e : D.train) scale.samples += static_cast<long>(sub[e].size());
-    R = multistart(*sub_problem, L, candidates, o, so, scale, phases, guess_after);
+    // Refinements on threads of their own each solve a problem of their own
+    // (one thread inside: the refinements are the parallel work).
+    const ProblemFactory more = [&](Layout& Lw) { return build_problem<M>(Lw, sub, D.train, block, loss, 1); };
+    R = multistart(*sub_problem, L, candidates, o, so, scale, phases, guess_after, more, threads);
     phases.begin("polish");
     polish(*problem, L, so, phases, R);
   } else {
-    R = multistart(*problem, L, candidates, o, so, D.scale, phases, guess_after);
+    const ProblemFactory more = [&](Layout& Lw) { return build_problem<M>(Lw, D.data, D.train, block, loss, 1); };
+    R = multistart(*problem, L, candidates, o, so, D.scale, phases, guess_after, more, threads);
   }
   if (!take_search_result(S, L, R)) {
     phases.end();
@@ -1654,7 +1658,8 @@ FitSummary run_streamed(const ModelInfo& model, const PreparedStream& st, const 
   if (!sc.whole) {
     {
       auto sub_problem = build_problem<M>(L, Dsub.data, all, block, loss, threads);
-      R = multistart(*sub_problem, L, candidates, o, so, Dsub.scale, phases, guess_after);
+      const ProblemFactory more = [&](Layout& Lw) { return build_problem<M>(Lw, Dsub.data, all, block, loss, 1); };
+      R = multistart(*sub_problem, L, candidates, o, so, Dsub.scale, phases, guess_after, more, threads);
     }
     Dsub.data.clear();
     Dsub.data.shrink_to_fit();

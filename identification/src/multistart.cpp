@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "compressed_cost.hpp"
 
@@ -56,7 +57,7 @@ bool StartAgreement::settled() const {
 
 SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vector<double>>& candidates,
                         const FitOptions& o, const ceres::Solver::Options& options, const SearchScale& scale,
-                        const Phases& phases, int guess_after) {
+                        const Phases& phases, int guess_after, const ProblemFactory& make_problem, int threads) {
   SearchResult R;
   const bool automatic = o.starts == 0;
   const int available = static_cast<int>(candidates.size());
@@ -68,39 +69,70 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
   order.insert(order.begin() + (automatic ? std::clamp(guess_after, 0, available - 1) : 0), 0);
   const int round = std::max(1, o.starts_per_round);
   StartAgreement agreement(o.agree_tolerance, scale, kRoundsAboveNoise * round, round);
-  for (; R.runs < planned_max; ++R.runs) {
-    const int c = order[R.runs];
-    for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = candidates[c][i];
-    set_internal_from_values(L);
+  // Refinements at once: worker 0 solves P, worker w > 0 its own problem
+  // over layouts[w - 1] (built when first needed).
+  const int width = make_problem ? std::clamp(threads, 1, std::max(1, planned_max)) : 1;
+  std::vector<Layout> layouts;
+  layouts.reserve(static_cast<size_t>(width));  // the problems hold addresses into them
+  std::vector<std::unique_ptr<ceres::Problem>> problems;
+  struct Outcome {
+    ceres::Solver::Summary sum;
+    std::vector<double> u;
+  };
+  std::vector<Outcome> out(static_cast<size_t>(width));
+  auto refine = [&](int w, int run) {
+    Layout& Lw = w == 0 ? L : layouts[w - 1];
+    ceres::Problem& Pw = w == 0 ? P : *problems[w - 1];
+    const int c = order[run];
+    for (size_t i = 0; i < Lw.params.size(); ++i) Lw.params[i].value = candidates[c][i];
+    set_internal_from_values(Lw);
     FitProgress p;
     p.phase = phases.current();
-    p.start = R.runs + 1;
-    p.starts = automatic ? std::max(R.runs + 1, std::min(planned_max, 2)) : planned_max;
+    p.start = run + 1;
+    p.starts = automatic ? std::max(run + 1, std::min(planned_max, 2)) : planned_max;
     p.best_cost = agreement.best_cost();
     ProgressCallback cb(phases, p);
     ceres::Solver::Options so = options;
-    if (o.progress) so.callbacks.push_back(&cb);
-    ceres::Solver::Summary sum;
-    ceres::Solve(so, &P, &sum);
-    R.iterations += static_cast<int>(sum.iterations.size());
-    R.solver_seconds += sum.total_time_in_seconds;
-    const bool usable = sum.IsSolutionUsable() && std::isfinite(sum.final_cost);
-    // Equal costs: the lower candidate index is kept, whatever the order.
-    const bool tie = usable && sum.final_cost == agreement.best_cost() && c < R.best_index;
-    if (agreement.add(usable ? sum.final_cost : kInf) || tie) {
-      // Its last Jacobian (at its solution) serves the covariance later,
-      // whatever the later starts evaluate.
-      std::vector<double*> blocks;
-      if (const CompressedCost* cost = compressed_cost(P, &blocks)) cost->keep_last_jacobian();
-      R.best = sum;
-      R.best_u.clear();
-      for (const auto& q : L.params) R.best_u.push_back(q.u);
-      R.best_index = c;
-      R.usable = true;
+    if (o.progress && w == 0) so.callbacks.push_back(&cb);  // one thread reports
+    out[w].sum = ceres::Solver::Summary();
+    ceres::Solve(so, &Pw, &out[w].sum);
+    out[w].u.clear();
+    for (const auto& q : Lw.params) out[w].u.push_back(q.u);
+  };
+  bool settled = false;
+  while (R.runs < planned_max && !settled) {
+    const int batch = std::min(width, planned_max - R.runs);
+    while (static_cast<int>(problems.size()) < batch - 1) {
+      layouts.push_back(L);
+      problems.push_back(make_problem(layouts.back()));
     }
-    if (automatic && agreement.settled()) {
-      ++R.runs;
-      break;
+    {
+      std::vector<std::thread> team;
+      for (int w = 1; w < batch; ++w) team.emplace_back(refine, w, R.runs + w);
+      refine(0, R.runs);
+      for (auto& t : team) t.join();
+    }
+    for (int w = 0; w < batch && !settled; ++w, ++R.runs) {
+      const ceres::Solver::Summary& sum = out[w].sum;
+      const int c = order[R.runs];
+      R.iterations += static_cast<int>(sum.iterations.size());
+      R.solver_seconds += sum.total_time_in_seconds;
+      const bool usable = sum.IsSolutionUsable() && std::isfinite(sum.final_cost);
+      // Equal costs: the lower candidate index is kept, whatever the order.
+      const bool tie = usable && sum.final_cost == agreement.best_cost() && c < R.best_index;
+      if (agreement.add(usable ? sum.final_cost : kInf) || tie) {
+        // P's last Jacobian (at its solution) serves the covariance later,
+        // whatever the later starts evaluate; another problem's solution
+        // gets a new one there.
+        std::vector<double*> blocks;
+        if (w == 0)
+          if (const CompressedCost* cost = compressed_cost(P, &blocks)) cost->keep_last_jacobian();
+        R.best = sum;
+        R.best_u = out[w].u;
+        R.best_index = c;
+        R.usable = true;
+      }
+      settled = automatic && agreement.settled();
     }
   }
   R.at_best = agreement.at_best();

@@ -16,6 +16,8 @@
 // and in any case after max_starts. An explicit N runs exactly N.
 #include <ceres/ceres.h>
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "phases.hpp"
@@ -96,15 +98,24 @@ class StartAgreement {
   double best_ = kInf;
 };
 
+// Builds a problem like P over the parameters of a copy of the layout (a
+// refinement on a thread of its own solves that one).
+using ProblemFactory = std::function<std::unique_ptr<ceres::Problem>(Layout&)>;
+
 // `guess_after`: in automatic mode, how many of the other candidates are
 // refined before the data-driven guess (candidates[0]); where the coarse
 // search solved the levels (projected_search.hpp) its best points start
 // nearer the optimum than the guess, and two of them agreeing ends the search
 // without the guess's longer walk. SearchResult::best_index stays the
 // candidate's index.
+// `make_problem` and `threads` > 1: refinements run `threads` at a time, the
+// first on P, the others on problems of their own; their outcomes are taken
+// in refinement order and those after the one that settles the search are
+// dropped, so the result is the one refinements one at a time give.
 SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vector<double>>& candidates,
                         const FitOptions& o, const ceres::Solver::Options& options, const SearchScale& scale,
-                        const Phases& phases, int guess_after = 0);
+                        const Phases& phases, int guess_after = 0, const ProblemFactory& make_problem = nullptr,
+                        int threads = 1);
 
 // Whether two costs are the same optimum: relative agree_tolerance, plus the
 // share of a noiseless fit (RMSE below kRelativeFloor of the force's RMS).

@@ -164,6 +164,31 @@ TEST(IdentificationSearch, DefaultSearchStopsWhenTwoStartsAgree) {
   EXPECT_FALSE(so.search_device.empty());
 }
 
+// Refinements run as many at a time as the fit has threads, each on a
+// problem of its own, and are taken in order: the answer is that of one at a
+// time, on a noisy log (the search settles in the first pair) and a
+// noiseless one (a whole round: two pairs).
+TEST(IdentificationSearch, ParallelRefinementsGiveTheAnswerOfOneAtATime) {
+  for (double noise : {0.5, 0.0}) {
+    const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, noise);
+    const auto log = generate_log(g);
+    FitOptions o;
+    o.fix = {"v_th=1e-4"};
+    o.keep_signals = false;
+    o.num_threads = 1;
+    const FitSummary one = ident::fit(log, g.model, o);
+    o.num_threads = 2;
+    const FitSummary two = ident::fit(log, g.model, o);
+    SCOPED_TRACE(one.report() + two.report());
+    EXPECT_EQ(two.starts, one.starts);
+    EXPECT_EQ(two.starts_at_best, one.starts_at_best);
+    EXPECT_EQ(two.best_start, one.best_start);
+    EXPECT_GE(one.starts, noise > 0 ? 2 : 4);
+    for (const char* n : {"F_pr", "f_cfr", "K_brk", "f_vfr", "c_v"})
+      EXPECT_NEAR(two.param(n).value, one.param(n).value, 1e-9 * std::abs(one.param(n).value)) << n;
+  }
+}
+
 TEST(IdentificationSearch, BreakawayRatioOneLeavesTheTransitionRateUndetermined) {
   // K_brk = 1: no breakaway peak, so c_v has no effect on the force at all.
   const GeneratorOptions g = cylinder_plateaus(1000.0, 1.0, 0.0);
