@@ -110,7 +110,7 @@ class ResultsStream {
   // (refuse_unfinished, `resumable` choosing its advice): it is an
   // interrupted run's work. `rows_hint`: the rows the stream will hold when
   // known (0: not known), so that a small run is not stored in chunks of
-  // 64 Ki rows. A stream destroyed unfinished before any checkpoint counted
+  // 8 Ki rows. A stream destroyed unfinished before any checkpoint counted
   // rows removes its file: it holds no work, and would block the next run.
   static std::unique_ptr<ResultsStream> create(const std::string& path, const std::string& group,
                                                const std::vector<StreamColumn>& columns,
