@@ -59,6 +59,9 @@ are silenced."
 storage in other files (refused by default)."
     env_var STRIBECK_HDF5_METADATA_TIMEOUT "Seconds one HDF5 library call on a damaged file may take
 before the run stops naming the file (default 20; 0 turns the limit off)."
+    env_var STRIBECK_TEST_KILL_AT_WRITE "For the project's own tests only: N kills the process before
+the Nth write to a checkpointed result file, as a crash at that instant
+would (docs/reliability.md)."
     env_var TMPDIR "Directory of plot's temporary files (default /tmp)."
     # Commands of README.md's first hour (tests/cli_docs_check.sh checks
     # that each is there, and tests/readme_first_hour.sh runs those).
