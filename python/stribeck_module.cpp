@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <glog/logging.h>
 #include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +32,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -1183,6 +1186,15 @@ PYBIND11_MODULE(stribeck, m) {
       // The Python exception (KeyboardInterrupt) is already set.
     }
   });
+  // Ceres logs through glog (a start whose residuals fail, with its whole
+  // Jacobian); fit and export_params report such starts themselves, so glog
+  // is silenced below FATAL as the CLI does (STRIBECK_GLOG=1 keeps it).
+  const char* keep_glog = std::getenv("STRIBECK_GLOG");
+  if (!keep_glog || std::strcmp(keep_glog, "1") != 0) {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    FLAGS_stderrthreshold = google::GLOG_FATAL;
+    FLAGS_logtostderr = false;
+  }
   // Signatures come from the docstrings def() writes (see signature_part).
   py::options options;
   options.disable_function_signatures();

@@ -9,6 +9,7 @@ import math
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -244,3 +245,20 @@ def test_export_params_is_the_clis_file(tmp_path):
         stribeck.export_params(fit, to="adams")
     with pytest.raises(ValueError, match="pressure"):
         stribeck.export_params(fit, to="modelica", pressure=float("nan"))
+
+
+def test_ceres_logging_stays_off_stderr(tmp_path):
+    """A conversion whose fit has a failing start (Ceres logs it through glog with its whole Jacobian)
+    prints nothing, as the CLI does; STRIBECK_GLOG=1 keeps glog's own settings."""
+    fit = tmp_path / "fit.json"
+    fit.write_text(json.dumps({"model": "simscape-translational",
+                               "parameters": dict(F_brk=30.0, v_brk=0.02, F_C=20.0, f_v=120.0)}))
+    code = ("import stribeck; stribeck.export_params(%r, to='20sim', velocity_range='0.001:0.3', normal_force=50)"
+            % str(fit))
+    env = dict(os.environ)
+    env.pop("STRIBECK_GLOG", None)
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert quiet.stderr == ""
+    env["STRIBECK_GLOG"] = "1"
+    loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert "Terminating" in loud.stderr  # the case does log: the quiet run proves the silencing
