@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -188,6 +189,16 @@ bool decode_chunk(const RawChunks& rc, const std::vector<unsigned char>& stored,
 }
 
 }  // namespace
+
+bool is_hdf5_log(const std::string& path) {
+  if (!h5::is_hdf5(path)) return false;
+  char head[20] = {0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const std::string h(head, std::fread(head, 1, sizeof head, f));
+  std::fclose(f);
+  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
+}
 
 std::vector<std::string> list_log_experiments(const std::string& path) {
   h5::File f = h5::open_file(path);

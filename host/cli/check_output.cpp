@@ -11,7 +11,6 @@
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/hdf5.hpp"
 
 namespace stribeck::cli {
 
@@ -38,16 +37,6 @@ void check_output(const std::string& output, const std::vector<std::string>& inp
     if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
       throw InputError(output + ": is the input " + in + " of this run; write the output to another file");
   }
-}
-
-bool is_hdf5_log(const std::string& path) {
-  if (!h5::is_hdf5(path)) return false;
-  char head[20] = {0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  const std::string h(head, std::fread(head, 1, sizeof head, f));
-  std::fclose(f);
-  return h.rfind("MATLAB 7.3 MAT-file", 0) != 0;
 }
 
 }  // namespace stribeck::cli

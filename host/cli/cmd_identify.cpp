@@ -1,34 +1,22 @@
 // `stribeck identify`: fit friction-model parameters to rig logs.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <fstream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <omp.h>
-#include <set>
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "progress.hpp"
-#include "stribeck/data/text_export.hpp"
-#include "stribeck/data/text_table.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/csv_reader.hpp"  // parse_double
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/data/log_blocks.hpp"
 #include "stribeck/host/engine/mpi.hpp"
-#include "stribeck/host/threads.hpp"
-#include "stribeck/host/version.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/identification/fit_inputs.hpp"
+#include "stribeck/identification/fit_outputs.hpp"
 #include "stribeck/identification/results_io.hpp"
-#include "stribeck/identification/stream_fit.hpp"
 
 namespace stribeck::cli {
 namespace {
@@ -47,43 +35,6 @@ struct IdentifyArgs {
   ident::FitOptions fit;
 };
 
-// The progress of a fit on stderr: on a terminal one line that updates itself
-// (at most 5 times a second) and is cleared at the end; otherwise a plain line
-// every 10 s once a fit has run that long (logs of batch jobs), so short fits
-// print nothing.
-std::function<void(const ident::FitProgress&)> fit_progress(const std::string& model) {
-  const bool tty = isatty(fileno(stderr));
-  struct State {
-    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), last = t0;
-  };
-  auto st = std::make_shared<State>();
-  return [tty, st, model](const ident::FitProgress& p) {
-    const auto now = std::chrono::steady_clock::now();
-    const double since = std::chrono::duration<double>(now - st->last).count();
-    if (since < (tty ? 0.2 : 10.0)) return;
-    st->last = now;
-    std::string line = "identify " + model + ": " + p.phase;
-    char buf[160];
-    if (p.start > 0) {
-      std::snprintf(buf, sizeof buf, ", start %d of %d, iteration %d, cost %.6g", p.start, p.starts, p.iteration,
-                    p.cost);
-      line += buf;
-      if (std::isfinite(p.best_cost)) std::snprintf(buf, sizeof buf, " (best %.6g)", p.best_cost), line += buf;
-    } else if (std::isfinite(p.cost)) {  // the polish of a long log on every sample
-      std::snprintf(buf, sizeof buf, ", iteration %d, cost %.6g", p.iteration, p.cost);
-      line += buf;
-    }
-    std::snprintf(buf, sizeof buf, ", %.0f s", std::chrono::duration<double>(now - st->t0).count());
-    line += buf;
-    std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
-  };
-}
-
-// Clears a terminal progress line before the report is printed.
-void end_progress() {
-  if (isatty(fileno(stderr))) std::fputs("\r\033[K", stderr);
-}
-
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   size_t a = 0;
@@ -93,6 +44,14 @@ std::vector<std::string> split(const std::string& s) {
     a = b + 1;
   }
   return out;
+}
+
+// --columns and --gain, for text and MATLAB logs.
+ReadOptions read_options(const IdentifyArgs& a) {
+  ReadOptions ro;
+  if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
+  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));
+  return ro;
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -108,133 +67,6 @@ void write_fit_json(const std::string& path, const std::string& text) {
   else write_text(path, text);
 }
 
-// Experiments of every log, filtered by --experiment; names made unique
-// across logs by prefixing the file stem where they clash.
-std::vector<std::vector<Experiment>> load(const IdentifyArgs& a) {
-  ReadOptions ro;
-  if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
-  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));
-  std::vector<std::vector<Experiment>> per_log;
-  std::set<std::string> found;
-  for (const auto& path : a.logs) {
-    std::vector<Experiment> all = read_any_log(path, ro), kept;
-    for (auto& e : all)
-      if (a.experiments.empty() ||
-          std::find(a.experiments.begin(), a.experiments.end(), e.name) != a.experiments.end()) {
-        found.insert(e.name);
-        kept.push_back(std::move(e));
-      }
-    per_log.push_back(std::move(kept));
-  }
-  for (const auto& n : a.experiments)
-    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
-  std::map<std::string, int> count;
-  for (const auto& l : per_log)
-    for (const auto& e : l) ++count[e.name];
-  for (size_t i = 0; i < per_log.size(); ++i)
-    for (auto& e : per_log[i])
-      if (count[e.name] > 1) {
-        std::string stem = a.logs[i].substr(a.logs[i].find_last_of('/') + 1);
-        stem = stem.substr(0, stem.find_last_of('.'));
-        e.name = stem + ":" + e.name;
-      }
-  return per_log;
-}
-
-// Logs over this many samples in all are fitted streamed (--stream auto).
-constexpr long kStreamSamples = 1000000;
-
-std::string clean_name(std::string s) {
-  for (char& c : s)
-    if (c == '/' || c == '.') c = '_';
-  return s;
-}
-
-// The experiments to fit streamed, or none (with the reason in `why`) when
-// this run cannot stream: --batch, a log that is not HDF5, --columns/--gain,
-// a dynamic model, --validate, a channel that would have to be derived. With
-// --stream auto, also none for logs of at most kStreamSamples samples.
-std::vector<ident::LogStream> stream_plan(const IdentifyArgs& a, const ident::FitOptions& o, std::string& why) {
-  why.clear();
-  if (a.batch) return why = "--batch fits each experiment in memory", std::vector<ident::LogStream>{};
-  if (!a.columns.empty() || !a.gains.empty())
-    return why = "--columns/--gain apply to text and MATLAB logs", std::vector<ident::LogStream>{};
-  for (const auto& m : a.model.empty() ? split(a.compare) : std::vector<std::string>{a.model})
-    if (why = ident::streaming_unsupported(m, o); !why.empty()) return {};
-  std::vector<ident::LogStream> out;
-  std::set<std::string> found;
-  std::map<std::string, int> count;
-  std::vector<std::string> stems;
-  long total = 0;
-  for (const auto& path : a.logs) {
-    if (!is_hdf5_log(path)) return why = path + " is not an HDF5 log", std::vector<ident::LogStream>{};
-    for (const auto& e : list_log_experiments(path)) {
-      if (!a.experiments.empty() && std::find(a.experiments.begin(), a.experiments.end(), e) == a.experiments.end())
-        continue;
-      found.insert(e);
-      LogBlockReader r(path, e);
-      if (!r.has("velocity"))
-        return why = r.where() + " has no velocity channel (it is derived in memory)", std::vector<ident::LogStream>{};
-      for (const char* ch : {"velocity", "acceleration"})
-        if (r.attributes().count(std::string("derived_") + ch) && (ch[0] == 'v' || o.inertia))
-          return why = r.where() + ": its " + ch + " was derived (it is derived again in memory)",
-                 std::vector<ident::LogStream>{};
-      if (o.inertia && !r.has("acceleration"))
-        return why = r.where() + " has no acceleration channel (it is derived in memory)",
-               std::vector<ident::LogStream>{};
-      total += static_cast<long>(r.length());
-      out.push_back({path, e, e});
-      std::string stem = path.substr(path.find_last_of('/') + 1);
-      stems.push_back(stem.substr(0, stem.find_last_of('.')));
-      ++count[e];
-    }
-  }
-  for (const auto& n : a.experiments)
-    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
-  for (size_t i = 0; i < out.size(); ++i)
-    if (count[out[i].name] > 1) out[i].name = stems[i] + ":" + out[i].name;
-  if (a.stream == "auto" && total <= kStreamSamples) return why = "the logs are short", std::vector<ident::LogStream>{};
-  return out;
-}
-
-std::string table_csv(const std::vector<std::pair<std::string, ident::FitSummary>>& fits,
-                      const std::vector<std::string>& bad = {}) {
-  std::vector<std::string> pnames;
-  for (const auto& [label, s] : fits)
-    for (const auto& p : s.parameters)
-      if (std::find(pnames.begin(), pnames.end(), p.name) == pnames.end()) pnames.push_back(p.name);
-  std::string out = "fit,model,status,converged,samples,rmse,r_squared";
-  for (const auto& n : pnames) {
-    out += ',';
-    append_csv_field(out, n);
-    out += ',';
-    append_csv_field(out, n + "_std_error");
-  }
-  out += ",warnings\n";
-  for (size_t i = 0; i < fits.size(); ++i) {
-    const auto& [label, s] = fits[i];
-    char buf[128];
-    const bool no_fit = i < bad.size() && !bad[i].empty();  // bad data: not fitted
-    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", no_fit ? "bad-data" : ident::status_name(s.status),
-                  s.converged ? "true" : "false", s.samples, no_fit ? NAN : s.rmse, no_fit ? NAN : s.r_squared);
-    append_csv_field(out, label);
-    out += ',';
-    append_csv_field(out, s.model);
-    out += buf;
-    for (const auto& n : pnames) {
-      const auto it = std::find_if(s.parameters.begin(), s.parameters.end(),
-                                   [&](const ident::ParameterEstimate& p) { return p.name == n; });
-      if (it == s.parameters.end()) out += ",,";
-      else {
-        std::snprintf(buf, sizeof buf, ",%.10g,%.4g", it->value, it->std_error);
-        out += buf;
-      }
-    }
-    out += "," + std::to_string(s.warnings.size()) + "\n";
-  }
-  return out;
-}
-
 void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits);
 
 // The measured log of the report: none when -o is a log (the results sit
@@ -243,19 +75,6 @@ std::string report_log(const IdentifyArgs& a) {
   for (const auto& l : a.logs)
     if (l == a.output) return "";
   return a.logs.size() == 1 ? a.logs[0] : "";
-}
-
-// The CSV table of a batch without an output file: one row per fit, bad
-// data included (status bad-data, no parameters).
-std::string batch_table_csv(const ident::BatchFitResult& r, const ident::ExperimentSource& src) {
-  std::vector<std::pair<std::string, ident::FitSummary>> fits;
-  std::vector<std::string> bad;
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    fits.push_back({src.name(r.first + i), r.rows[i].summary});
-    if (fits.back().second.model.empty()) fits.back().second.model = r.model;
-    bad.push_back(r.rows[i].status == ident::BatchFitStatus::kBadData ? r.rows[i].reason : std::string());
-  }
-  return table_csv(fits, bad);
 }
 
 // `identify --batch`: one independent fit per experiment of every log, as a
@@ -274,10 +93,7 @@ void run_batch(const IdentifyArgs& a, const ident::FitOptions& fo, const Provena
                                                   : "--mpi") +
                      " with --batch needs an HDF5 results file (-o OUT.h5)");
   }
-  ReadOptions ro;
-  if (!a.columns.empty()) ro.columns = parse_column_specs(a.columns);
-  for (const auto& g : a.gains) ro.gains.push_back(parse_channel_gain(g));
-  const auto src = ident::log_experiments(a.logs, a.experiments, ro);
+  const auto src = ident::log_experiments(a.logs, a.experiments, read_options(a));
   ident::BatchFitOptions o;
   o.model = a.model;
   o.fit = fo;
@@ -290,22 +106,8 @@ void run_batch(const IdentifyArgs& a, const ident::FitOptions& fo, const Provena
   o.provenance = prov;
   if (!quiet()) o.progress = progress_printer("fits");
   ident::BatchFitResult r;
-  if (a.mpi) {
-    int rank = 0;
-    mpi_init(nullptr, nullptr);
-    try {
-      r = ident::run_batch_fit_mpi(*src, o, &rank);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
-      mpi_abort(2);
-    }
-    mpi_finalize();
-    if (rank != 0) return;  // rank 0 reports the whole batch
-  } else {
-    r = ident::run_batch_fit(*src, o);
-  }
-  const auto& n = r.status_counts;
-  const std::string part = r.shard_count > 1 ? ", shard " + a.shard + " of " + std::to_string(r.points) : std::string();
+  if (!a.mpi) r = ident::run_batch_fit(*src, o);
+  else if (!run_mpi_command([&](int* rank) { r = ident::run_batch_fit_mpi(*src, o, rank); })) return;  // rank 0 reports
   const std::string where = a.output.empty() ? std::string(a.table.empty() ? "stdout" : a.table)
                             : r.finished     ? a.output
                                              : partial_path(a.output);
@@ -314,120 +116,47 @@ void run_batch(const IdentifyArgs& a, const ident::FitOptions& fo, const Provena
     if (table_on_stdout) note("%s", line.substr(line.rfind("stribeck ", 0) == 0 ? 9 : 0).c_str());
     else summary("%s", line.c_str());
   };
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "stribeck identify: %llu fits on %d thread%s\n"
-                "  %s%s: %llu fitted in %.3g s (%.3g fits/s) -> %s\n"
-                "  converged %llu, max-iterations %llu, singular %llu, failed %llu, bad-data %llu; with warnings %llu",
-                static_cast<unsigned long long>(r.count), r.threads, r.threads == 1 ? "" : "s", r.model.c_str(),
-                part.c_str(), static_cast<unsigned long long>(r.evaluated), r.seconds,
-                r.seconds > 0 ? r.evaluated / r.seconds : 0.0, where.c_str(), static_cast<unsigned long long>(n[0]),
-                static_cast<unsigned long long>(n[1]), static_cast<unsigned long long>(n[2]),
-                static_cast<unsigned long long>(n[3]), static_cast<unsigned long long>(n[4]),
-                static_cast<unsigned long long>(r.with_warnings));
   if (a.output.empty()) {
-    const std::string csv = batch_table_csv(r, *src);
+    const std::string csv = ident::batch_table_csv(r, *src);
     if (!a.table.empty()) write_text(a.table, csv);
     else if (!stdout_is_json()) result(csv);
   }
-  say(buf);
+  say(ident::batch_fit_report(r, a.shard, where));
   for (const auto& e : r.totals.invalid_examples) say("  bad data: " + one_line(e));
   if (!r.finished)
     say("  stopped after " + std::to_string(r.totals.completed) + " of " + std::to_string(r.count) +
         " fits; continue with --resume");
   if (a.json.empty()) return;
-  if (a.output.empty()) {
-    std::string j = "{\"fits\": [";
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      std::string one =
-          r.rows[i].status == ident::BatchFitStatus::kBadData
-              ? nlohmann::json{{"fit", src->name(r.first + i)}, {"status", "bad-data"}, {"reason", r.rows[i].reason}}
-                    .dump()
-              : ident::to_json(r.rows[i].summary, -1);
-      j += (i ? ", " : "") + one;
-    }
-    write_fit_json(a.json, j + "]}\n");
-    return;
-  }
-  write_json(
-      a.json,
-      {{"kind", "batch_fit"},
-       {"model", r.model},
-       {"fits", r.points},
-       {"first", r.first},
-       {"count", r.count},
-       {"shard", a.shard.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.shard)},
-       {"completed", r.totals.completed},
-       {"finished", r.finished},
-       {"threads", r.threads},
-       {"evaluated", r.evaluated},
-       {"seconds", r.seconds},
-       {"status",
-        {{"converged", n[0]}, {"max_iterations", n[1]}, {"singular", n[2]}, {"failed", n[3]}, {"bad_data", n[4]}}},
-       {"with_warnings", r.with_warnings},
-       {"bad_data_examples", r.totals.invalid_examples},
-       {"output", where}});
+  if (a.output.empty()) write_fit_json(a.json, ident::batch_rows_json(r, *src));
+  else write_json(a.json, nlohmann::json::parse(ident::batch_summary_json(r, a.shard, where)));
 }
 
 // The fit of long HDF5 logs, streamed (docs/identification.md): nothing is
 // held whole; -o writes its fitted force and residual block by block.
 void run_streamed(const IdentifyArgs& a, ident::FitOptions o, const std::vector<ident::LogStream>& logs,
                   const Provenance& prov) {
-  if (!a.output.empty()) {
-    if (!a.compare.empty())
-      throw InputError("--output with --compare: a streamed fit writes the signals of one --model");
-    if (std::FILE* f = std::fopen(a.output.c_str(), "rb")) {
-      std::fclose(f);
-      throw InputError(a.output +
-                       ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
-                       "that does not exist, or use --stream never to append to this one)");
-    }
-  }
+  if (!a.output.empty() && !a.compare.empty())
+    throw InputError("--output with --compare: a streamed fit writes the signals of one --model");
+  std::unique_ptr<ident::StreamedFitResults> out;
+  if (!a.output.empty()) out = std::make_unique<ident::StreamedFitResults>(a.output, logs, a.model, prov);
   o.num_threads = a.threads;
   if (!quiet()) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
-  std::unique_ptr<LogBlockWriter> out;
-  std::vector<size_t> groups;
-  const std::string prefix = "identify_" + clean_name(a.model);
   ident::StreamOptions so;
-  if (!a.output.empty()) {
-    out = std::make_unique<LogBlockWriter>(a.output, prov);
-    for (const auto& l : logs) {
-      // In the log's force unit (N*m for a rotational log).
-      const LogBlockReader r(l.path, l.experiment);
-      const std::string unit = r.has("force") ? r.units("force") : "N";
-      groups.push_back(out->add_results(prefix + "/" + clean_name(l.name),
-                                        {{"fitted_force", unit, "model force with force-balance terms"},
-                                         {"residual", unit, "measured force - fitted force"}},
-                                        {}, prov));
-    }
-    so.signals = [&](int e, size_t, const double* fitted, const double* residual, size_t n) {
-      const double* cols[] = {fitted, residual};
-      out->append(groups[e], cols, n);
-    };
-  } else {
-    o.keep_signals = false;
-  }
+  if (out) out->connect(so);
+  else o.keep_signals = false;
   std::vector<ident::FitSummary> fits;
-  if (!a.compare.empty()) {
-    for (const auto& m : split(a.compare)) fits.push_back(ident::fit_streamed(logs, m, o, so));
-    std::stable_sort(fits.begin(), fits.end(),
-                     [](const ident::FitSummary& x, const ident::FitSummary& y) { return x.aic < y.aic; });
-  } else {
-    fits.push_back(ident::fit_streamed(logs, a.model, o, so));
-  }
+  for (const auto& m : a.compare.empty() ? std::vector<std::string>{a.model} : split(a.compare))
+    fits.push_back(ident::fit_streamed(logs, m, o, so));
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const ident::FitSummary& x, const ident::FitSummary& y) { return x.aic < y.aic; });
   if (!quiet()) end_progress();
   const bool results = out && !fits[0].experiments.empty();
-  if (results) {
-    const ident::FitSummary& s = fits[0];
-    const std::string json = ident::to_json(s, -1);
-    for (size_t e = 0; e < logs.size(); ++e)
-      out->set_summary(groups[e], ident::fit_group_summary(s, s.experiments[e], json));
-    out->commit();  // before the report: a fit whose -o cannot be written prints nothing
-  }
+  if (results) out->commit(fits[0]);  // before the report: a fit whose -o cannot be written prints nothing
   write_outputs(a, fits);
   if (results) {
-    summary("stribeck identify: fitted force and residuals -> %s:/%s (streamed)", a.output.c_str(), prefix.c_str());
-    if (!a.report.empty()) write_report(a.output, a.report, prefix, report_log(a));
+    summary("stribeck identify: fitted force and residuals -> %s:/%s (streamed)", a.output.c_str(),
+            out->prefix().c_str());
+    if (!a.report.empty()) write_report(a.output, a.report, out->prefix(), report_log(a));
   }
 }
 
@@ -477,17 +206,20 @@ void run(const IdentifyArgs& a) {
   if (a.stream != "auto" && a.stream != "always" && a.stream != "never")
     throw InputError("--stream '" + a.stream + "': expected auto, always or never");
   const Provenance prov = cli_provenance();
-  if (a.stream != "never") {
-    std::string why;
-    const auto logs = stream_plan(a, o, why);
-    if (!logs.empty()) return run_streamed(a, o, logs, prov);
-    if (a.stream == "always") throw InputError("--stream always: cannot stream: " + why);
-  }
+  ident::StreamRequest q;
+  q.logs = a.logs;
+  q.experiments = a.experiments;
+  q.models = a.model.empty() ? split(a.compare) : std::vector<std::string>{a.model};
+  q.mode = a.stream == "always"  ? ident::StreamMode::kAlways
+           : a.stream == "never" ? ident::StreamMode::kNever
+                                 : ident::StreamMode::kAuto;
+  q.batch = a.batch;
+  q.converted = !a.columns.empty() || !a.gains.empty();
+  const ident::StreamPlan plan = ident::plan_stream(q, o);
+  if (!plan.logs.empty()) return run_streamed(a, o, plan.logs, prov);
+  if (a.stream == "always") throw InputError("--stream always: cannot stream: " + plan.why_not);
   if (a.batch) return run_batch(a, o, prov);
-  const auto per_log = load(a);
-
-  std::vector<Experiment> all;
-  for (const auto& l : per_log) all.insert(all.end(), l.begin(), l.end());
+  const std::vector<Experiment> all = ident::load_fit_experiments(a.logs, a.experiments, read_options(a));
   o.num_threads = a.threads;
   if (!quiet()) o.progress = fit_progress(a.model.empty() ? a.compare : a.model);
   std::vector<ident::FitSummary> fits;
@@ -506,18 +238,11 @@ void run(const IdentifyArgs& a) {
 // --json, --table and the report on stdout, in that order: a file that
 // cannot be written fails the run before anything of the fit is printed.
 void write_outputs(const IdentifyArgs& a, const std::vector<ident::FitSummary>& fits) {
-  if (!a.json.empty()) {
-    if (fits.size() == 1) write_fit_json(a.json, ident::to_json(fits[0]) + "\n");
-    else {
-      std::string j = "{\"ranking\": [";
-      for (size_t i = 0; i < fits.size(); ++i) j += (i ? ", " : "") + ident::to_json(fits[i], -1);
-      write_fit_json(a.json, j + "]}\n");
-    }
-  }
+  if (!a.json.empty()) write_fit_json(a.json, ident::fits_json(fits));
   if (!a.table.empty()) {
     std::vector<std::pair<std::string, ident::FitSummary>> rows;
     for (const auto& f : fits) rows.push_back({"joint", f});
-    write_text(a.table, table_csv(rows));
+    write_text(a.table, ident::fits_table_csv(rows));
   }
   for (size_t i = 0; i < fits.size(); ++i)
     result((fits.size() > 1 ? "#" + std::to_string(i + 1) + " by AIC: " : std::string()) + fits[i].report());

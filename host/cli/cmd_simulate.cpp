@@ -127,37 +127,9 @@ void add_simulate_command(CLI::App& app) {
       o.max_chunks = *max_chunks;
       o.command_line = command_line;
       EnsembleResult r;
-      if (*mpi) {
-        int rank = 0;
-        mpi_init(nullptr, nullptr);
-        try {
-          r = run_ensemble_mpi(c, o, &rank);
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
-          mpi_abort(2);
-        }
-        mpi_finalize();
-        if (rank != 0) return;  // rank 0 reports the whole space
-      } else {
-        r = run_ensemble(c, o);
-      }
-      const std::string part =
-          r.shard_count > 1 ? ", shard " + *shard + " of " + std::to_string(r.points) : std::string();
-      summary(
-          "stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
-          "steps/s -> %s\n"
-          "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
-          "invalid-parameters %llu",
-          static_cast<unsigned long long>(r.count), part.c_str(), c.fp32 ? "fp32" : "fp64", r.device.c_str(),
-          static_cast<unsigned long long>(r.evaluated), r.seconds,
-          r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
-          r.finished ? output->c_str() : partial_path(*output).c_str(),
-          static_cast<unsigned long long>(r.totals.stick_slip),
-          static_cast<unsigned long long>(r.totals.status_counts[0]),
-          static_cast<unsigned long long>(r.totals.status_counts[1]),
-          static_cast<unsigned long long>(r.totals.status_counts[2]),
-          static_cast<unsigned long long>(r.totals.status_counts[3]),
-          static_cast<unsigned long long>(r.totals.status_counts[4]));
+      if (!*mpi) r = run_ensemble(c, o);
+      else if (!run_mpi_command([&](int* rank) { r = run_ensemble_mpi(c, o, rank); })) return;  // rank 0 reports
+      summary("%s", ensemble_report(r, *shard, c.fp32, r.finished ? *output : partial_path(*output)).c_str());
       for (const auto& e : r.totals.invalid_examples) summary("  invalid: %s", one_line(e).c_str());
       if (!r.finished)
         summary("  stopped after %llu of %llu points; continue with --resume",
@@ -197,15 +169,7 @@ void add_simulate_command(CLI::App& app) {
         c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status), r.stick_slip ? "yes" : "no",
         r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity, r.peak_velocity, r.breakaway_force,
         r.dissipated);
-    if (*point >= 0) {  // which cell of the map this is (the line ensemble_point_config appended)
-      const std::string mark = "# stribeck simulate --point ";
-      const size_t at = c.text.rfind(mark);
-      if (at != std::string::npos) {
-        std::string line = c.text.substr(at + mark.size());
-        while (!line.empty() && line.back() == '\n') line.pop_back();
-        summary("  point %s", line.c_str());
-      }
-    }
+    if (*point >= 0) summary("  point %s", ensemble_point_label(c).c_str());  // which cell of the map
     if (r.status != kSimOk)
       warn(std::string("the simulation stopped early (") + sim_status_name(r.status) + "); the output ends there");
     write_json(*json, {{"kind", "simulation"},

@@ -113,21 +113,9 @@ void run(const SweepFlags& f) {
   o.command_line = cli_provenance().command_line;
   if (!quiet()) o.progress = progress_printer("points");
   o.note = [](const std::string& text) { note("%s", text.c_str()); };
-  int rank = 0;
   SweepSummary s;
-  if (f.mpi) {
-    mpi_init(nullptr, nullptr);
-    try {
-      s = run_sweep_mpi(c, o, &rank);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
-      mpi_abort(2);
-    }
-    mpi_finalize();
-    if (rank != 0) return;
-  } else {
-    s = run_sweep(plan, c, o);
-  }
+  if (!f.mpi) s = run_sweep(plan, c, o);
+  else if (!run_mpi_command([&](int* rank) { s = run_sweep_mpi(c, o, rank); })) return;
   result("stribeck sweep: " + plan.model->id + ", " + design_name(c.design) + " design" +
          (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
   write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));

@@ -36,9 +36,6 @@ void write_report(const std::string& result, const std::string& html, const std:
 using ident::ParamFile;
 using ident::read_param_file;
 
-// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
-bool is_hdf5_log(const std::string& path);
-
 // Whole-number flags: digits only (no sign, no space: "-1" is not read as
 // 2^64 - 1) and at most 18 of them, so a value is never clamped to what the
 // type holds. `kind` names what the flag takes in the message.

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -46,6 +48,38 @@ std::function<void(std::uint64_t, std::uint64_t, double)> progress_printer(const
                  total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate, unit,
                  duration(eta).c_str(), tty && !end ? "" : "\n");
   };
+}
+
+std::function<void(const ident::FitProgress&)> fit_progress(const std::string& model) {
+  const bool tty = isatty(fileno(stderr));
+  struct State {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), last = t0;
+  };
+  auto st = std::make_shared<State>();
+  return [tty, st, model](const ident::FitProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - st->last).count();
+    if (since < (tty ? 0.2 : 10.0)) return;
+    st->last = now;
+    std::string line = "identify " + model + ": " + p.phase;
+    char buf[160];
+    if (p.start > 0) {
+      std::snprintf(buf, sizeof buf, ", start %d of %d, iteration %d, cost %.6g", p.start, p.starts, p.iteration,
+                    p.cost);
+      line += buf;
+      if (std::isfinite(p.best_cost)) std::snprintf(buf, sizeof buf, " (best %.6g)", p.best_cost), line += buf;
+    } else if (std::isfinite(p.cost)) {  // the polish of a long log on every sample
+      std::snprintf(buf, sizeof buf, ", iteration %d, cost %.6g", p.iteration, p.cost);
+      line += buf;
+    }
+    std::snprintf(buf, sizeof buf, ", %.0f s", std::chrono::duration<double>(now - st->t0).count());
+    line += buf;
+    std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+  };
+}
+
+void end_progress() {
+  if (isatty(fileno(stderr))) std::fputs("\r\033[K", stderr);
 }
 
 }  // namespace stribeck::cli

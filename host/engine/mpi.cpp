@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/host/engine/runner.hpp"
@@ -133,5 +134,18 @@ MpiResult run_mpi(const MpiJob&, int*) {
 }  // namespace engine
 
 #endif
+
+bool run_mpi_command(const std::function<void(int* rank)>& body) {
+  int rank = 0;
+  mpi_init(nullptr, nullptr);
+  try {
+    body(&rank);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stribeck: error (MPI rank %d): %s\n", rank, e.what());
+    mpi_abort(2);
+  }
+  mpi_finalize();
+  return rank == 0;
+}
 
 }  // namespace stribeck

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <type_traits>
 
@@ -324,6 +325,9 @@ std::uint64_t physical_memory_bytes() {
 
 }  // namespace
 
+// The comment line ensemble_point_config appends to the config text.
+constexpr const char* kPointMark = "\n# stribeck simulate --point ";
+
 SimulateConfig ensemble_point_config(const SimulateConfig& c, std::uint64_t index) {
   const ModelInfo& m = require_model(c.model);
   std::vector<double> list_values;
@@ -345,8 +349,36 @@ SimulateConfig ensemble_point_config(const SimulateConfig& c, std::uint64_t inde
   one.warnings = param_warnings(m, one.params.data());
   std::string coords;
   for (int d = 0; d < s.dims; ++d) coords += (d ? ", " : "") + names[d] + " = " + format_number(x[d]);
-  one.text += "\n# stribeck simulate --point " + std::to_string(index) + ": " + coords + "\n";
+  one.text += kPointMark + std::to_string(index) + ": " + coords + "\n";
   return one;
+}
+
+std::string ensemble_point_label(const SimulateConfig& c) {
+  const size_t at = c.text.rfind(kPointMark);
+  if (at == std::string::npos) return "";
+  std::string line = c.text.substr(at + std::strlen(kPointMark));
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
+std::string ensemble_report(const EnsembleResult& r, const std::string& shard, bool fp32, const std::string& where) {
+  const std::string part = r.shard_count > 1 ? ", shard " + shard + " of " + std::to_string(r.points) : std::string();
+  const auto& n = r.totals.status_counts;
+  // Room for the fixed text and the numbers, and for every string whole.
+  std::string buf(1024 + part.size() + r.device.size() + where.size(), '\0');
+  const int len = std::snprintf(
+      buf.data(), buf.size(),
+      "stribeck simulate: ensemble of %llu points%s (%s, %s): %llu simulated in %.3g s, %.3g RK4 "
+      "steps/s -> %s\n"
+      "  stick-slip in %llu; status ok %llu, non-finite %llu, step-limit %llu, event-limit %llu, "
+      "invalid-parameters %llu",
+      static_cast<unsigned long long>(r.count), part.c_str(), fp32 ? "fp32" : "fp64", r.device.c_str(),
+      static_cast<unsigned long long>(r.evaluated), r.seconds, r.seconds > 0 ? double(r.rk4_steps) / r.seconds : 0.0,
+      where.c_str(), static_cast<unsigned long long>(r.totals.stick_slip), static_cast<unsigned long long>(n[0]),
+      static_cast<unsigned long long>(n[1]), static_cast<unsigned long long>(n[2]),
+      static_cast<unsigned long long>(n[3]), static_cast<unsigned long long>(n[4]));
+  buf.resize(static_cast<size_t>(len));
+  return buf;
 }
 
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {

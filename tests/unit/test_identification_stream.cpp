@@ -2,8 +2,8 @@
 // fit as in memory (chunk boundaries through plateaus and reversals), the
 // polish of a long log on every sample, the subsample of the search (slow
 // samples and every load level kept), the blocked noise estimate, the CLI's
-// --stream with -o written block by block, and peak memory that does not grow
-// with the log.
+// --stream with -o written block by block, peak memory that does not grow
+// with the log, and the library's decision which fits can stream (plan_stream).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,7 +19,9 @@
 #include "stream_source.hpp"
 #include "stribeck/data/generator.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/data/error.hpp"
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/identification/fit_inputs.hpp"
 #include "stribeck/identification/stream_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"
@@ -323,6 +325,74 @@ long peak_rss_kb(const std::string& args) {
   wait4(pid, &status, 0, &ru);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
   return ru.ru_maxrss;
+}
+
+TEST(IdentificationStream, PlanStreamSaysWhichFitsStreamAndWhyNot) {
+  // The decision identify --stream and Python share (fit_inputs.hpp): what
+  // streams, under which names, and why a fit is held in memory instead.
+  const auto log = generate_log(cylinder(1000, 4, 0.5));
+  const std::string a = write_h5("plan_a.h5", log), b = write_h5("plan_b.h5", log);
+  auto omit = cylinder(1000, 4, 0.5);
+  omit.omit = {"velocity"};
+  const std::string no_v = write_h5("plan_no_v.h5", generate_log(omit));
+  omit.omit = {"acceleration"};
+  const std::string no_a = write_h5("plan_no_a.h5", generate_log(omit));
+  const std::string csv = test::temp_dir() + "plan.csv";
+  ASSERT_EQ(test::run_cli("export " + a + " -e " + log[0].name + " -o " + csv + " -q"), 0);
+  ident::StreamRequest q;
+  q.logs = {a};
+  q.models = {"simscape-cylinder"};
+  const FitOptions o;
+  auto why = [&](const ident::StreamRequest& r, const FitOptions& fo = FitOptions{}) {
+    const ident::StreamPlan p = ident::plan_stream(r, fo);
+    EXPECT_TRUE(p.logs.empty());
+    return p.why_not;
+  };
+  EXPECT_EQ(why(q), "the logs are short");  // auto: 2 x 4001 samples
+  q.mode = ident::StreamMode::kAlways;
+  const ident::StreamPlan all = ident::plan_stream(q, o);
+  ASSERT_EQ(all.logs.size(), log.size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(all.logs[i].path, a);
+    EXPECT_EQ(all.logs[i].experiment, log[i].name);
+    EXPECT_EQ(all.logs[i].name, log[i].name);
+  }
+  {
+    auto two = q;  // an experiment in two logs is named after each file
+    two.logs = {a, b};
+    two.experiments = {log[1].name};
+    const ident::StreamPlan p = ident::plan_stream(two, o);
+    ASSERT_EQ(p.logs.size(), 2u);
+    EXPECT_EQ(p.logs[0].name, "plan_a:" + log[1].name);
+    EXPECT_EQ(p.logs[1].name, "plan_b:" + log[1].name);
+    // The same names as the experiments loaded into memory.
+    const auto mem = ident::load_fit_experiments(two.logs, two.experiments, {});
+    ASSERT_EQ(mem.size(), 2u);
+    EXPECT_EQ(mem[0].name, p.logs[0].name);
+    EXPECT_EQ(mem[1].name, p.logs[1].name);
+    two.experiments = {"nope"};
+    EXPECT_THROW(ident::plan_stream(two, o), InputError);
+    EXPECT_THROW(ident::load_fit_experiments(two.logs, two.experiments, {}), InputError);
+  }
+  auto r = q;
+  r.mode = ident::StreamMode::kNever;
+  EXPECT_EQ(why(r), "--stream never");
+  r = q, r.batch = true;
+  EXPECT_EQ(why(r), "--batch fits each experiment in memory");
+  r = q, r.converted = true;
+  EXPECT_EQ(why(r), "--columns/--gain apply to text and MATLAB logs");
+  r = q, r.models = {"simscape-cylinder", "lugre"};
+  EXPECT_EQ(why(r), ident::streaming_unsupported("lugre", o));
+  EXPECT_FALSE(why(r).empty());
+  r = q, r.logs = {a, csv};
+  EXPECT_EQ(why(r), csv + " is not an HDF5 log");
+  r = q, r.logs = {no_v};
+  EXPECT_NE(why(r).find("has no velocity channel (it is derived in memory)"), std::string::npos) << why(r);
+  FitOptions inertia;
+  inertia.inertia = true;
+  r = q, r.logs = {no_a};
+  EXPECT_EQ(ident::plan_stream(r, o).logs.size(), log.size());  // needed only with inertia
+  EXPECT_NE(why(r, inertia).find("has no acceleration channel"), std::string::npos) << why(r, inertia);
 }
 
 TEST(IdentifyStreamCli, PeakMemoryDoesNotGrowWithTheLog) {

@@ -37,6 +37,9 @@ namespace stribeck {
 // skipped).
 std::vector<std::string> list_log_experiments(const std::string& path);
 
+// An HDF5 log (not a MATLAB v7.3 file, which is HDF5 too).
+bool is_hdf5_log(const std::string& path);
+
 // Runs body(0), ..., body(n - 1) on a pool of threads (the calling thread
 // among them) and returns when every call has returned; an exception thrown
 // by a call is rethrown here. Several threads may call run() at once. Reader

@@ -105,6 +105,14 @@ EnsembleResult run_ensemble(const SimulateConfig& config, const EnsembleRunOptio
 // the space and for a point the ensemble does not simulate (naming the rule
 // it breaks).
 SimulateConfig ensemble_point_config(const SimulateConfig& config, std::uint64_t index);
+// The point a config of ensemble_point_config is ("K: NAME = VALUE, ..."),
+// "" for any other config.
+std::string ensemble_point_label(const SimulateConfig& point);
+
+// The lines reporting an ensemble run (`simulate`'s summary): points, shard,
+// precision, device, time, RK4 steps/s, `where` the results went, and the
+// stick-slip and status counts.
+std::string ensemble_report(const EnsembleResult& r, const std::string& shard, bool fp32, const std::string& where);
 
 // `stribeck simulate --mpi` (builds with MPI; MPI initialised): every rank
 // of MPI_COMM_WORLD runs shard rank/size of the space on its own device

@@ -30,6 +30,13 @@ void mpi_init(int* argc, char*** argv);
 void mpi_finalize();
 [[noreturn]] void mpi_abort(int code);
 
+// The --mpi run of a command (sweep, simulate, identify --batch): MPI
+// initialised, `body` run (it sets *rank as soon as the rank is known), MPI
+// finalised. An exception on any rank prints "stribeck: error (MPI rank R):
+// ..." on stderr and aborts every rank with exit code 2, so no rank waits for
+// one that failed. Returns true on rank 0, which reports the whole run.
+bool run_mpi_command(const std::function<void(int* rank)>& body);
+
 }  // namespace stribeck
 
 namespace stribeck::engine {
