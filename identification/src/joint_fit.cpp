@@ -668,7 +668,8 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   if (S.status == FitStatus::kFailed) S.warnings.push_back("the solver failed: " + B.summary.message);
   if (automatic && k > 0 && !settled) {
     auto rmse = [&](double c) { return fmt(std::sqrt(2.0 * c / static_cast<double>(n))); };
-    std::string why = "no second refinement was usable";
+    std::string why =
+        results.size() < 2 ? "one refinement cannot agree with another" : "no second refinement was usable";
     if (order.size() >= 2) {
       const StartResult& B2 = results[order[1]];
       if (!same_optimum(B.cost, B2.cost, o.agree_tolerance, scale)) {
