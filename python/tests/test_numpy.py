@@ -213,7 +213,7 @@ def test_version_is_the_cli_version():
 def test_every_function_has_a_signature_and_a_docstring():
     functions = {name: f for name, f in vars(stribeck).items() if callable(f) and not name.startswith("_")
                  and not isinstance(f, type)}
-    assert set(functions) == {"models", "eval", "fit", "read_log", "write_log", "sweep", "simulate"}
+    assert set(functions) == {"models", "eval", "fit", "read_log", "write_log", "sweep", "simulate", "export_params"}
     for name, f in functions.items():
         sig = inspect.signature(f)
         assert f.__doc__ and not f.__doc__.startswith(name + "("), name  # the signature is not in the text
@@ -229,6 +229,9 @@ def test_every_function_has_a_signature_and_a_docstring():
     assert sig.parameters["vector_math"].default is True and sig.parameters["out"].default is None
     assert str(inspect.signature(stribeck.fit)).endswith("**options)")
     assert list(inspect.signature(stribeck.read_log).parameters) == ["path"]
+    export = inspect.signature(stribeck.export_params).parameters
+    assert list(export) == ["fit", "to", "data", "velocity_range", "pressure", "normal_force", "fit_index"]
+    assert export["to"].kind is inspect.Parameter.KEYWORD_ONLY and export["to"].default is inspect.Parameter.empty
     # The signature binds what the function accepts, by those names.
     args = sig.bind("coulomb-viscous", {"F_C": 10.0}, velocity=[1.0], out=np.empty(1))
     assert stribeck.eval(*args.args, **args.kwargs)[0] == pytest.approx(10.0 + 100.0)
