@@ -53,6 +53,7 @@
 #include "stribeck/host/sweep_run.hpp"
 #include "stribeck/identification/export_params.hpp"
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/identification/fit_inputs.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/registry.hpp"
 
@@ -737,6 +738,47 @@ py::dict export_params(const py::object& fit, const std::string& to, const py::o
   return out;
 }
 
+// identify's --stream decision (ident::plan_stream): which experiments of
+// the logs a fit of `model` (an id, or a list of ids as --compare) streams,
+// or why it is held in memory.
+py::dict stream_plan(const py::object& model, const py::object& log, const py::object& experiment,
+                     const std::string& stream, bool batch, const py::kwargs& kw) {
+  ident::StreamRequest q;
+  if (py::isinstance<py::str>(log) || py::isinstance<py::bytes>(log) ||
+      py::isinstance(log, py::module_::import("os").attr("PathLike")))
+    q.logs.push_back(input_path(log, "log"));
+  else
+    for (auto x : log) q.logs.push_back(input_path(py::reinterpret_borrow<py::object>(x), "log"));
+  if (!experiment.is_none()) q.experiments = string_list(experiment, "experiment");
+  q.models = py::isinstance<py::str>(model) ? std::vector<std::string>{model.cast<std::string>()}
+                                            : string_list(model, "model");
+  if (stream != "auto" && stream != "always" && stream != "never")
+    throw InputError("stream '" + stream + "': expected auto, always or never");
+  q.mode = stream == "always"  ? ident::StreamMode::kAlways
+           : stream == "never" ? ident::StreamMode::kNever
+                               : ident::StreamMode::kAuto;
+  q.batch = batch;
+  const ident::FitOptions o = fit_options(kw);
+  ident::StreamPlan plan;
+  {
+    py::gil_scoped_release release;
+    plan = ident::plan_stream(q, o);
+  }
+  py::list logs;
+  for (const auto& l : plan.logs) {
+    py::dict d;
+    d["path"] = l.path;
+    d["experiment"] = l.experiment;
+    d["name"] = l.name;
+    logs.append(d);
+  }
+  py::dict out;
+  out["streamed"] = !plan.logs.empty();
+  out["logs"] = logs;
+  out["why_not"] = plan.why_not;
+  return out;
+}
+
 // ---- logs ------------------------------------------------------------------
 
 py::list read_log(const py::object& path_obj) {
@@ -1263,6 +1305,12 @@ class Columns(dict):
       py::arg("time") = py::none(), py::arg("position") = py::none(), py::arg("velocity") = py::none(),
       py::arg("acceleration") = py::none(), py::arg("force") = py::none(), py::arg("pressure_a") = py::none(),
       py::arg("pressure_b") = py::none(), py::arg("normal_force") = py::none());
+  def(m, "stream_plan", &stream_plan,
+      "Whether identify would fit `model` (an id, or a list of ids as --compare) to log=... (a path or a list\n"
+      "of paths; experiment= names some) streamed (stream='auto', 'always' or 'never'; batch=True as --batch)\n"
+      "with identify's options: {'streamed': bool, 'logs': [{'path', 'experiment', 'name'}], 'why_not': str}.",
+      "options", py::arg("model"), py::kw_only(), py::arg("log"), py::arg("experiment") = py::none(),
+      py::arg("stream") = "auto", py::arg("batch") = false);
   def(m, "sweep", &sweep,
       "Runs a sweep config (a TOML path: str or os.PathLike; or TOML text: a str with a newline) as\n"
       "`stribeck sweep` does, in memory: one row per point with the results file's columns (point,\n"

@@ -213,7 +213,8 @@ def test_version_is_the_cli_version():
 def test_every_function_has_a_signature_and_a_docstring():
     functions = {name: f for name, f in vars(stribeck).items() if callable(f) and not name.startswith("_")
                  and not isinstance(f, type)}
-    assert set(functions) == {"models", "eval", "fit", "read_log", "write_log", "sweep", "simulate", "export_params"}
+    assert set(functions) == {"models", "eval", "fit", "read_log", "write_log", "sweep", "simulate", "export_params",
+                              "stream_plan"}
     for name, f in functions.items():
         sig = inspect.signature(f)
         assert f.__doc__ and not f.__doc__.startswith(name + "("), name  # the signature is not in the text

@@ -262,3 +262,22 @@ def test_ceres_logging_stays_off_stderr(tmp_path):
     env["STRIBECK_GLOG"] = "1"
     loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert "Terminating" in loud.stderr  # the case does log: the quiet run proves the silencing
+
+
+def test_stream_plan_is_identifys_decision(tmp_path):
+    # The library's plan_stream, as identify --stream decides it.
+    log = tmp_path / "rig.h5"
+    subprocess.run([CLI, "generate", "-m", "simscape-translational", "--pressure-levels", "1bar,3bar",
+                    "--duration", "2", "-o", str(log)], check=True, capture_output=True)
+    auto = stribeck.stream_plan("simscape-translational", log=log)
+    assert auto == {"streamed": False, "logs": [], "why_not": "the logs are short"}
+    p = stribeck.stream_plan(["simscape-translational"], log=[log, str(log)], experiment="p3bar", stream="always")
+    assert p["streamed"] and p["why_not"] == ""
+    assert [(l["experiment"], l["name"]) for l in p["logs"]] == [("p3bar", "rig:p3bar")] * 2
+    assert stribeck.stream_plan("lugre", log=log, stream="always")["why_not"] != ""
+    assert stribeck.stream_plan("simscape-translational", log=log, stream="always", batch=True)["why_not"] == \
+        "--batch fits each experiment in memory"
+    with pytest.raises(ValueError, match="no experiment named 'nope'"):
+        stribeck.stream_plan("simscape-translational", log=log, experiment="nope", stream="always")
+    with pytest.raises(ValueError, match="unknown fit option"):
+        stribeck.stream_plan("simscape-translational", log=log, bogus=1)
