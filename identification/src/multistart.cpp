@@ -1,7 +1,9 @@
 #include "multistart.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <thread>
 
 #include "compressed_cost.hpp"
@@ -55,6 +57,20 @@ bool StartAgreement::settled() const {
   return noise_floor() || runs() >= starts_above_noise_;
 }
 
+namespace {
+// Ends a refinement at its next iteration once another one has failed.
+class StopCallback : public ceres::IterationCallback {
+ public:
+  explicit StopCallback(const std::atomic<bool>& stop) : stop_(stop) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    return stop_ ? ceres::SOLVER_ABORT : ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  const std::atomic<bool>& stop_;
+};
+}  // namespace
+
 SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vector<double>>& candidates,
                         const FitOptions& o, const ceres::Solver::Options& options, const SearchScale& scale,
                         const Phases& phases, int guess_after, const ProblemFactory& make_problem, int threads) {
@@ -80,6 +96,11 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
     std::vector<double> u;
   };
   std::vector<Outcome> out(static_cast<size_t>(width));
+  // An exception in one refinement (the progress callback's interruption,
+  // Ctrl-C in Python, runs on worker 0) stops the others at their next
+  // iteration; it leaves the search once every worker has been joined.
+  std::atomic<bool> stop{false};
+  StopCallback stop_cb(stop);
   auto refine = [&](int w, int run) {
     Layout& Lw = w == 0 ? L : layouts[w - 1];
     ceres::Problem& Pw = w == 0 ? P : *problems[w - 1];
@@ -94,6 +115,7 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
     ProgressCallback cb(phases, p);
     ceres::Solver::Options so = options;
     if (o.progress && w == 0) so.callbacks.push_back(&cb);  // one thread reports
+    so.callbacks.push_back(&stop_cb);
     out[w].sum = ceres::Solver::Summary();
     ceres::Solve(so, &Pw, &out[w].sum);
     out[w].u.clear();
@@ -107,10 +129,21 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
       problems.push_back(make_problem(layouts.back()));
     }
     {
+      std::vector<std::exception_ptr> errors(static_cast<size_t>(batch));
+      auto guarded = [&](int w, int run) {
+        try {
+          refine(w, run);
+        } catch (...) {
+          errors[w] = std::current_exception();
+          stop = true;
+        }
+      };
       std::vector<std::thread> team;
-      for (int w = 1; w < batch; ++w) team.emplace_back(refine, w, R.runs + w);
-      refine(0, R.runs);
+      for (int w = 1; w < batch; ++w) team.emplace_back(guarded, w, R.runs + w);
+      guarded(0, R.runs);
       for (auto& t : team) t.join();
+      for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
     }
     for (int w = 0; w < batch && !settled; ++w, ++R.runs) {
       const ceres::Solver::Summary& sum = out[w].sum;
