@@ -582,8 +582,11 @@ std::string temporary_stem(const std::string& target) {
 }
 
 std::string partial_path(const std::string& output) {
-  const std::string partial = ".partial", lock = ".lock";  // OUT.partial.lock must fit too
-  return name_with_room(output, partial.size() + lock.size()) + partial;
+  // Its companions must fit too: OUT.partial.lock, and the journaling
+  // driver's OUT.partial.journal(.new) and OUT.partial.undo(.new)
+  // (journal_driver.cpp), the longest of them ".journal.new".
+  const std::string partial = ".partial", longest = ".journal.new";
+  return name_with_room(output, partial.size() + longest.size()) + partial;
 }
 
 OutputLock::OutputLock(const std::string& target, Mode mode) {

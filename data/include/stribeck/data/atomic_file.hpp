@@ -220,9 +220,11 @@ std::string temporary_stem(const std::string& target);
 
 // The checkpointed partial file of a streamed output (a sweep's, an
 // ensemble's, a batch fit's, a merge's): OUT.partial, its lock
-// OUT.partial.lock (PartialOwner). For a NAME so long (over 242 bytes) that
-// NAME.partial.lock would pass NAME_MAX, NAME cut with a hash of the whole
-// (as temporary_stem), the same in every run, so --resume finds it.
+// OUT.partial.lock (PartialOwner) and its journal files
+// OUT.partial.journal.new etc. (journal_driver.cpp). For a NAME so long
+// (over 235 bytes) that NAME.partial.journal.new would pass NAME_MAX, NAME
+// cut with a hash of the whole (as temporary_stem), the same in every run,
+// so --resume finds it.
 std::string partial_path(const std::string& output);
 
 // The lock of an output, held by every writer of it for as long as it
