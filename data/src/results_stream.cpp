@@ -307,6 +307,8 @@ std::vector<std::string> stream_subgroups(const std::string& path, const std::st
   return names;
 }
 
+void settle_partial(const std::string& partial) { h5::journal_replay(partial); }
+
 void refuse_unfinished(const std::string& partial, bool resumable) {
   if (::access(partial.c_str(), F_OK) == 0)
     throw InputError(partial + (resumable ? ": the checkpointed results of an unfinished run; continue it with "

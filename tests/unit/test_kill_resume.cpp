@@ -128,6 +128,9 @@ TEST(KillResume, KilledSweepResumesToTheSameFile) {
   ASSERT_TRUE(run_and_kill({"sweep", cfg, "-q", "--chunk", "4096", "-o", out}, seconds / 2))
       << "the run finished before the kill";
   ASSERT_TRUE(exists(out + ".partial"));
+  // Killed at any instant, possibly while it committed a checkpoint: the
+  // file is its last checkpoint once the journal is completed.
+  settle_partial(out + ".partial");
   const SweepFile partial = read_sweep_file(out + ".partial");
   EXPECT_GT(partial.progress.completed, 0u);
   EXPECT_LT(partial.progress.completed, 400000u);

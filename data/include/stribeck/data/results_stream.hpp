@@ -101,6 +101,12 @@ struct StreamCheckpoint {
 // sweep file.
 void refuse_unfinished(const std::string& partial, bool resumable = true);
 
+// Brings the OUT.partial of a writer that is gone to its last checkpoint:
+// a writer killed while it committed one left the commit in its journal
+// (journal_driver.hpp), which this completes, as --resume does first. For
+// readers of a dead run's partial file; never while its writer runs.
+void settle_partial(const std::string& partial);
+
 class ResultsStream {
  public:
   // Starts PATH.partial holding group `group` with
