@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "joint_fit.hpp"
+#include "missing_terms.hpp"
 #include "problem.hpp"
 #include "solver_options.hpp"
 #include "stribeck/data/csv_reader.hpp"
@@ -551,6 +552,21 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   R.warnings.insert(R.warnings.begin(), first);
   if (!o.loss.empty())
     R.warnings.push_back("--loss applies to the static start only; the joint stage is plain least squares");
+  // The missing-term check on the joint stage's residuals over every
+  // training sample (the caller asks for the signals). No inertia term is
+  // offered: a dynamic fit does not take --inertia yet.
+  if (o.keep_signals) {
+    MissingTermGram gram;
+    double ysq = 0.0;
+    long n = 0;
+    for (size_t e = 0; e < data.size() && e < R.experiments.size(); ++e) {
+      if (R.experiments[e].held_out || R.experiments[e].residual.size() != data[e].size()) continue;
+      gram.add(data[e], {}, R.experiments[e].residual);
+      for (double y : data[e].y) ysq += y * y, ++n;
+    }
+    gram.advise(R, o, model.needs(kChannelNormalForce), n ? std::sqrt(ysq / static_cast<double>(n)) : 0.0,
+                R.noise_estimate);
+  }
   phases.end();
   R.phase_seconds = timing.phase_seconds;
   R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1737,24 +1737,12 @@ const char* status_name(FitStatus s) {
 
 namespace {
 
-// A dynamic fit, then the missing-term check on the joint stage's residuals
-// over every training sample. No inertia term is offered: a dynamic fit does
-// not take --inertia yet.
+// A dynamic fit, with the signals its missing-term check reads (two_stage
+// runs it on the data it prepared), kept only when asked for.
 FitSummary fit_dynamic(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   FitOptions with_signals = o;
   with_signals.keep_signals = true;
   FitSummary S = fit_two_stage(experiments, model, with_signals);
-  const std::vector<Prepared> data = prepare_data(experiments, model, o);
-  MissingTermGram gram;
-  double ysq = 0.0;
-  long n = 0;
-  for (size_t e = 0; e < data.size() && e < S.experiments.size(); ++e) {
-    if (S.experiments[e].held_out || S.experiments[e].residual.size() != data[e].size()) continue;
-    gram.add(data[e], {}, S.experiments[e].residual);
-    for (double y : data[e].y) ysq += y * y, ++n;
-  }
-  gram.advise(S, o, model.needs(kChannelNormalForce), n ? std::sqrt(ysq / static_cast<double>(n)) : 0.0,
-              S.noise_estimate);
   if (!o.keep_signals)
     for (auto& e : S.experiments) e.fitted.clear(), e.residual.clear();
   return S;
