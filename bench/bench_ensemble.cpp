@@ -20,7 +20,7 @@
 #include <fstream>
 #include <string>
 
-#include "stribeck/host/ensemble.hpp"
+#include "stribeck/workloads/ensemble.hpp"
 
 int main(int argc, char** argv) {
   const long side = argc > 1 ? std::atol(argv[1]) : 64;

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/host/eval.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/eval.hpp"
+#include "stribeck/workloads/params.hpp"
 
 namespace fs = std::filesystem;
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/host/threads.hpp"
+#include "stribeck/workloads/threads.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/registry.hpp"

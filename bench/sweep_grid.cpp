@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/host/sweep_run.hpp"
+#include "stribeck/workloads/sweep_run.hpp"
 
 using namespace stribeck;
 

@@ -18,7 +18,7 @@ function(stribeck_add_benchmark name)
     return()
   endif()
   add_executable(${name} ${PROJECT_SOURCE_DIR}/bench/${name}.cpp)
-  target_link_libraries(${name} PRIVATE stribeck::host stribeck::identification OpenMP::OpenMP_CXX)
+  target_link_libraries(${name} PRIVATE stribeck::workloads stribeck::identification OpenMP::OpenMP_CXX)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   # Benchmarks that drive the CLI or a peer script find them through these.
   target_compile_definitions(${name} PRIVATE STRIBECK_CLI="$<TARGET_FILE:stribeck>"

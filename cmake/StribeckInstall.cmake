@@ -1,7 +1,7 @@
 # `cmake --install`: the stribeck binary, the public headers of the four
 # layers, their libraries (static, or shared with BUILD_SHARED_LIBS), and the CMake package stribeckConfig.cmake (with
 # its version file) that exports stribeck::kernels, stribeck::data,
-# stribeck::host and stribeck::identification to find_package(stribeck); the
+# stribeck::engine, stribeck::workloads and stribeck::identification to find_package(stribeck); the
 # pkg-config file stribeck.pc; docs/ and the Slurm job scripts.
 include(CMakePackageConfigHelpers)
 
@@ -10,8 +10,8 @@ set(STRIBECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/stribeck CACHE STRIN
 
 install(TARGETS stribeck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-set(_stribeck_libs stribeck_kernels stribeck_data stribeck_host stribeck_identification)
-# A shared libstribeck_host holds the CUDA launch code itself.
+set(_stribeck_libs stribeck_kernels stribeck_data stribeck_engine stribeck_workloads stribeck_identification)
+# Shared libstribeck_engine and libstribeck_workloads hold the CUDA launch code itself.
 if(TARGET stribeck_kernels_cuda AND NOT BUILD_SHARED_LIBS)
   list(APPEND _stribeck_libs stribeck_kernels_cuda)
 endif()
@@ -21,10 +21,10 @@ install(TARGETS ${_stribeck_libs} EXPORT stribeckTargets
 # The Python module installed alone (`--component python`) loads the shared
 # libraries it links: they come with it (python/CMakeLists.txt sets its RPATH).
 if(BUILD_SHARED_LIBS AND TARGET stribeck_python)
-  install(TARGETS stribeck_data stribeck_host stribeck_identification LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  install(TARGETS stribeck_data stribeck_engine stribeck_workloads stribeck_identification LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           COMPONENT python NAMELINK_SKIP)
 endif()
-foreach(layer kernels data host identification)
+foreach(layer kernels data engine workloads identification)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE ${PROJECT_SOURCE_DIR}/README.md

@@ -21,7 +21,7 @@ fi
 cd "$src"
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(
-  find kernels data host identification report tests bench -type f \
+  find kernels data engine workloads app identification report python tests bench -type f \
     \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
     -not -path 'tests/fuzz/corpus/*' -print0 | sort -z)
 if [ "$fix" = 1 ]; then

@@ -92,7 +92,7 @@ would (docs/reliability.md)."
   mv "$out.tmp" "$out"
   ;;
 completion)
-  # What follows an option comes from its value label in the help (host/cli/
+  # What follows an option comes from its value label in the help (app/cli/
   # main.cpp): {a,b} its choices, MODEL the model ids, a label naming FILE or
   # DIR file names; any other value (a number, NAME=VALUE) nothing, so bash
   # offers no file names there. Positionals are files.

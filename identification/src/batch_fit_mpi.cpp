@@ -3,7 +3,7 @@
 // calls merge_batch_fit_files.
 #include <algorithm>
 
-#include "stribeck/host/engine/mpi.hpp"
+#include "stribeck/engine/mpi.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 
 namespace stribeck::ident {

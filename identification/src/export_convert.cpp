@@ -10,8 +10,8 @@
 
 #include "export_internal.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/eval.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/eval.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/identification/curve_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 

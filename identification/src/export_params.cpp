@@ -9,7 +9,7 @@
 #include "export_internal.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident {
 

@@ -6,7 +6,7 @@
 
 #include "export_internal.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/simulate.hpp"
 
 namespace stribeck::ident::exporter {
 

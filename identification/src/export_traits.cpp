@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "export_internal.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident::exporter {
 

@@ -6,7 +6,7 @@
 
 #include "export_internal.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident::exporter {
 namespace {

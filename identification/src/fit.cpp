@@ -33,8 +33,8 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/signals.hpp"
-#include "stribeck/host/params.hpp"
-#include "stribeck/host/threads.hpp"
+#include "stribeck/workloads/params.hpp"
+#include "stribeck/workloads/threads.hpp"
 
 namespace stribeck::ident {
 using namespace detail;

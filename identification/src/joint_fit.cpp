@@ -22,7 +22,7 @@
 #include "noise.hpp"
 #include "solver_options.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/threads.hpp"
+#include "stribeck/workloads/threads.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 
 namespace stribeck::ident::detail {

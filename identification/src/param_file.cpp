@@ -7,7 +7,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/identification/export_params.hpp"
 #include "stribeck/kernels/registry.hpp"
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "stribeck/host/sweep.hpp"
-#include "stribeck/host/sweep_config.hpp"
-#include "stribeck/host/sweep_run.hpp"
+#include "stribeck/workloads/sweep.hpp"
+#include "stribeck/workloads/sweep_config.hpp"
+#include "stribeck/workloads/sweep_run.hpp"
 
 namespace stribeck::ident::detail {
 

@@ -1,7 +1,7 @@
 // Result files -> Figures: what the file holds, nothing computed again
 // beyond summaries of its own columns (histograms, the best value per bin,
 // an autocorrelation of the stored residual). Every file is read through
-// data/ (read_results, read_log, read_sweep_file, PointFile) and host/
+// data/ (read_results, read_log, read_sweep_file, PointFile) and workloads/
 // (build_heat_map); no HDF5 code of its own.
 #include <algorithm>
 #include <cmath>
@@ -17,9 +17,9 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/sweep_file.hpp"
-#include "stribeck/host/engine/point_status.hpp"
-#include "stribeck/host/eval.hpp"
-#include "stribeck/host/heat_map.hpp"
+#include "stribeck/engine/point_status.hpp"
+#include "stribeck/workloads/eval.hpp"
+#include "stribeck/workloads/heat_map.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"

@@ -7,8 +7,8 @@
 
 #include "fuzz_common.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/simulate.hpp"
-#include "stribeck/host/sweep_config.hpp"
+#include "stribeck/workloads/simulate.hpp"
+#include "stribeck/workloads/sweep_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

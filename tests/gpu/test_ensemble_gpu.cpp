@@ -10,8 +10,8 @@
 #include "../unit/temp_dir.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/sweep_run.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/sweep_run.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
 namespace stribeck {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/params.hpp"
-#include "stribeck/host/sweep_run.hpp"
+#include "stribeck/workloads/params.hpp"
+#include "stribeck/workloads/sweep_run.hpp"
 
 namespace stribeck {
 namespace {

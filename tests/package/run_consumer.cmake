@@ -27,7 +27,7 @@ run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
 
 # What the install must hold.
 foreach(f bin/stribeck include/stribeck/kernels/registry.hpp include/stribeck/data/units.hpp
-          include/stribeck/host/version.hpp include/stribeck/identification/fit.hpp
+          include/stribeck/workloads/version.hpp include/stribeck/engine/runner.hpp include/stribeck/identification/fit.hpp
           share/doc/stribeck/LICENSE share/doc/stribeck/NOTICE share/doc/stribeck/cli.md
           share/doc/stribeck/architecture.md share/doc/stribeck/sweep.md share/stribeck/slurm/submit-array.sh
           share/stribeck/slurm/shard.sbatch share/stribeck/slurm/merge.sbatch share/stribeck/slurm/mpi.sbatch)
@@ -52,9 +52,9 @@ endif()
 set(hidden)  # `cmake -E env` arguments of the consumer's configure and build
 set(no_packages)
 if(SHARED)
-  file(GLOB_RECURSE sonames ${prefix}/*/libstribeck_host.so.*.*)
+  file(GLOB_RECURSE sonames ${prefix}/*/libstribeck_workloads.so.*.*)
   if(NOT sonames)
-    message(FATAL_ERROR "SHARED, but no versioned libstribeck_host.so.X.Y under ${prefix}")
+    message(FATAL_ERROR "SHARED, but no versioned libstribeck_workloads.so.X.Y under ${prefix}")
   endif()
   # PATH without any directory holding nvcc; the CUDA locations unset.
   string(REPLACE ":" ";" path_dirs "$ENV{PATH}")
@@ -81,8 +81,8 @@ if(SHARED)
   endif()
   # The link line as the build ran it (--verbose): the stribeck libraries and
   # HDF5, nothing of CUDA, MPI, Ceres or OpenMP.
-  if(NOT run_out MATCHES "libstribeck_host\\.so")
-    message(FATAL_ERROR "the consumer was not linked against libstribeck_host.so:\n${run_out}")
+  if(NOT run_out MATCHES "libstribeck_workloads\\.so")
+    message(FATAL_ERROR "the consumer was not linked against libstribeck_workloads.so:\n${run_out}")
   endif()
   if(run_out MATCHES "(cudart|libmpi|-lmpi|ceres|glog|gomp|-fopenmp)[^\n]*")
     message(FATAL_ERROR "the consumer's build names '${CMAKE_MATCH_0}':\n${run_out}")

@@ -11,7 +11,7 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/experiment.hpp"
 #include "stribeck/data/hdf5.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/stepping.hpp"
 

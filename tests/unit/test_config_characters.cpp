@@ -7,7 +7,7 @@
 #include <string>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/sweep.hpp"
+#include "stribeck/workloads/sweep.hpp"
 
 namespace stribeck {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/kernels/stepping.hpp"
 
 namespace stribeck {

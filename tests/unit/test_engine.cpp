@@ -1,4 +1,4 @@
-// The one batch engine (host/engine): the runner's chunk loop, shards,
+// The one batch engine (engine/): the runner's chunk loop, shards,
 // resume, totals and double buffering on a toy workload whose results are
 // known in closed form; the one PointStatus; records defined once.
 #include <gtest/gtest.h>
@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/engine/checkpoint.hpp"
-#include "stribeck/host/engine/merge.hpp"
-#include "stribeck/host/engine/model_rules.hpp"
-#include "stribeck/host/engine/point_status.hpp"
-#include "stribeck/host/engine/records.hpp"
-#include "stribeck/host/engine/runner.hpp"
-#include "stribeck/host/sweep.hpp"
+#include "stribeck/engine/checkpoint.hpp"
+#include "stribeck/engine/merge.hpp"
+#include "stribeck/engine/model_rules.hpp"
+#include "stribeck/engine/point_status.hpp"
+#include "stribeck/engine/records.hpp"
+#include "stribeck/engine/runner.hpp"
+#include "stribeck/workloads/sweep.hpp"
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
 

@@ -10,8 +10,8 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/sweep.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/sweep.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/registry.hpp"
 

@@ -25,8 +25,8 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/results_stream.hpp"
-#include "stribeck/host/engine/records.hpp"
-#include "stribeck/host/ensemble.hpp"
+#include "stribeck/engine/records.hpp"
+#include "stribeck/workloads/ensemble.hpp"
 #include "stribeck/report/figure.hpp"
 
 namespace stribeck {

@@ -11,7 +11,7 @@
 
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/eval.hpp"
+#include "stribeck/workloads/eval.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
 
 namespace stribeck {

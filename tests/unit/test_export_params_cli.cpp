@@ -41,7 +41,7 @@
 #include "cli_runner.hpp"
 #include "model_specs.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/simulate.hpp"
 #include "stribeck/identification/export_params.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"

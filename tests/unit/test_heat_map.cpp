@@ -22,7 +22,7 @@
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/data/svg_heat_map.hpp"
-#include "stribeck/host/heat_map.hpp"
+#include "stribeck/workloads/heat_map.hpp"
 
 namespace stribeck {
 namespace {

@@ -24,8 +24,8 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/simulate.hpp"
 
 namespace stribeck {
 namespace {

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 
 namespace stribeck {
 namespace {

@@ -37,8 +37,8 @@
 #include "stribeck/data/sweep_file.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/simulate.hpp"
 
 namespace stribeck {
 namespace {

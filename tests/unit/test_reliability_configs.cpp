@@ -18,7 +18,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/simulate.hpp"
 
 namespace stribeck {
 namespace {

@@ -10,7 +10,7 @@
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/simulate.hpp"
 
 namespace stribeck {
 namespace {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/host/ensemble.hpp"
-#include "stribeck/host/simulate.hpp"
+#include "stribeck/workloads/ensemble.hpp"
+#include "stribeck/workloads/simulate.hpp"
 #include "stribeck/kernels/models/coulomb_viscous.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/models/simscape_translational.hpp"

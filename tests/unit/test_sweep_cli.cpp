@@ -14,7 +14,7 @@
 #include <string>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/sweep_output.hpp"
+#include "stribeck/workloads/sweep_output.hpp"
 
 namespace stribeck {
 namespace {

@@ -15,7 +15,7 @@
 #include "cli_runner.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/sweep_file.hpp"
-#include "stribeck/host/heat_map.hpp"
+#include "stribeck/workloads/heat_map.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"
 

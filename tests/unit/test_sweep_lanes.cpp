@@ -1,4 +1,4 @@
-// The CPU sweep's SIMD lanes (kernels/sweep/lanes.hpp, host/src/lanes/)
+// The CPU sweep's SIMD lanes (kernels/sweep/lanes.hpp, workloads/src/lanes/)
 // against the one-point-at-a-time path (STRIBECK_CPU_ISA=scalar, the code a
 // GPU thread runs, itself checked against long-double references in
 // test_sweep_metrics.cpp): every memoryless model, every vector level this
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/host/sweep.hpp"
+#include "stribeck/workloads/sweep.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/sweep.hpp"
+#include "stribeck/workloads/sweep.hpp"
 
 namespace stribeck {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "stribeck/host/params.hpp"
+#include "stribeck/workloads/params.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 #include "stribeck/kernels/systems/smooth_friction.hpp"
 #include "stribeck/kernels/systems/stiction.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gpu_layer.cuh"
-#include "stribeck/host/params.hpp"
-#include "stribeck/host/sweep_run.hpp"
+#include "stribeck/workloads/params.hpp"
+#include "stribeck/workloads/sweep_run.hpp"
 
 namespace stribeck::gpu {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "stribeck/data/experiment.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/host/version.hpp"
+#include "stribeck/workloads/version.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/models/coulomb_viscous.hpp"
 #include "stribeck/kernels/registry.hpp"

@@ -45,7 +45,7 @@ bool is_hdf5_log(const std::string& path);
 // by a call is rethrown here. Several threads may call run() at once. Reader
 // and writer hand it their chunk jobs (inflate, deflate) instead of opening
 // OpenMP regions: a pool whose idle threads sleep, not spin (eval's pipeline,
-// host/src/eval.cpp).
+// workloads/src/eval.cpp).
 class BlockExecutor {
  public:
   virtual ~BlockExecutor() = default;

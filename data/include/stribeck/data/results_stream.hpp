@@ -10,7 +10,7 @@
 //   s->checkpoint({rows_so_far, {{"ok", "12"}}});
 //   s->finish();                             // map.h5.partial -> map.h5
 //
-// Plain types only: the engine (host/) decides what the columns and the
+// Plain types only: the engine (engine/, workloads/) decides what the columns and the
 // checkpoint's state mean; this layer knows the file.
 #include <cstdint>
 #include <map>

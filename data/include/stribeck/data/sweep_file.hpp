@@ -7,7 +7,7 @@
 // top-K table (replaced at every checkpoint) and the force trajectories of
 // chosen points, as tables of the group.
 //
-// This header is what the writer (host/src/sweep_output.cpp) and the readers
+// This header is what the writer (workloads/src/sweep_output.cpp) and the readers
 // (merge, map, report, tests) share: the plain records the sweep engine
 // fills, the layout (columns, attributes, tables from the metadata), and
 // read_sweep_file, which also reads the root layout of format_version 1 and

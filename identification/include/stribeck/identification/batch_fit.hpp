@@ -1,7 +1,7 @@
 #pragma once
 // Batch fits: one independent fit per experiment of many (a production
 // line's end-of-line seal tests), as a workload of the one batch engine
-// (host/engine/runner.hpp): an index range over the experiments, shards
+// (engine/runner.hpp): an index range over the experiments, shards
 // (--shard i/N), chunks with checkpoints and --resume, progress, MPI ranks
 // and merge, exactly as sweeps and ensembles have them. One row per fit with
 // its status (the Gpufit pattern: converged, not converged, singular, failed,
@@ -24,7 +24,7 @@
 
 #include "stribeck/data/experiment.hpp"
 #include "stribeck/data/log.hpp"
-#include "stribeck/host/engine/runner.hpp"
+#include "stribeck/engine/runner.hpp"
 #include "stribeck/identification/fit.hpp"
 
 namespace stribeck::ident {

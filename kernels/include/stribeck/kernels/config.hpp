@@ -8,7 +8,7 @@
 #define STRIBECK_HD_INLINE __host__ __device__ __forceinline__
 #elif defined(STRIBECK_HOST_ALWAYS_INLINE)
 // Translation units built for one instruction set (the CPU sweep's SIMD lanes,
-// host/src/lanes/) inline everything: an out-of-line copy of a shared inline
+// workloads/src/lanes/) inline everything: an out-of-line copy of a shared inline
 // function would be merged by the linker with the other builds' copies, and
 // AVX-512 code could end up called on a processor without it.
 #define STRIBECK_HD

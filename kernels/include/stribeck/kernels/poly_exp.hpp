@@ -1,7 +1,7 @@
 #pragma once
 // exp(x) in double as straight-line arithmetic the compiler inlines and
 // vectorises: the CPU SIMD lanes' exp on AVX-512 (math::exp selects it where
-// the build defines STRIBECK_POLY_EXP: host/CMakeLists.txt, the x86_64_v4
+// the build defines STRIBECK_POLY_EXP: workloads/CMakeLists.txt, the x86_64_v4
 // lanes level only).
 //
 // Why not the C library's vector exp there: libmvec's _ZGVeN8v_exp is faster

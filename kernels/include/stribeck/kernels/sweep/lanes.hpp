@@ -12,7 +12,7 @@
 // inlined poly_exp (within 1 ulp; poly_exp.hpp says why). A lane's result depends on its own
 // point alone, so how points are grouped into batches never changes results.
 //
-// Host only; built once per instruction set by host/src/lanes/.
+// Host only; built once per instruction set by workloads/src/lanes/.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>

@@ -23,7 +23,7 @@
 namespace stribeck::sweep {
 
 // The one channel table of a trace: X(member, units, meaning). TraceView
-// (here), the host's SweepTrace and its point_view (host/sweep.hpp) are
+// (here), the host's SweepTrace and its point_view (workloads/sweep.hpp) are
 // generated from it; the GPU's HostTrace carries the same member names.
 #define STRIBECK_TRACE_CHANNELS(X)                                               \
   X(v, "m/s", "velocity")                                                        \

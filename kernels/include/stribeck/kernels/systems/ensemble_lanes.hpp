@@ -28,7 +28,7 @@
 //
 // Inputs must be affine in time (body_inputs_affine(b).on): the lanes hold
 // the affine coefficients. Host only; built once per instruction set by
-// host/src/lanes/, where everything is inlined.
+// workloads/src/lanes/, where everything is inlined.
 #include <cstdint>
 #include <utility>
 

@@ -40,7 +40,7 @@ struct MetricsOptions {
 // units (translational; rotational systems: N -> N*m, m -> rad, m/s ->
 // rad/s), long name). The struct, its column names and units, packing to and
 // from a row of doubles and conversion between scalars are all derived from
-// it (host/engine/records.hpp), in this order. `type` is `int`, `long` or `T`
+// it (engine/records.hpp), in this order. `type` is `int`, `long` or `T`
 // (the working scalar); integer fields are stored as integers.
 #define STRIBECK_STICK_SLIP_FIELDS(X)                                                                            \
   X(stick_slip, int, "stick_slip", "1", "stick-slip present in the steady state (0 or 1)")                       \

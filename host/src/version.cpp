@@ -1,5 +1,0 @@
-#include "stribeck/host/version.hpp"
-
-namespace stribeck {
-const char* version() { return STRIBECK_VERSION; }
-}  // namespace stribeck

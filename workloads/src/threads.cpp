@@ -1,0 +1,11 @@
+#include "stribeck/workloads/threads.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace stribeck {
+
+int job_threads() { return std::max(1, omp_get_max_threads()); }
+
+}  // namespace stribeck
