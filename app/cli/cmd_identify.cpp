@@ -8,7 +8,6 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"  // parse_double
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/engine/mpi.hpp"
@@ -17,6 +16,7 @@
 #include "stribeck/identification/fit_inputs.hpp"
 #include "stribeck/identification/fit_outputs.hpp"
 #include "stribeck/identification/results_io.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/signals.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::cli {
 namespace {

@@ -1,8 +1,6 @@
 #include "stribeck/data/csv_reader.hpp"
 
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -11,20 +9,6 @@
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {
-
-bool parse_double(std::string_view text, double& out) {
-  if (text.empty()) return false;
-  if (text.front() == '+') text.remove_prefix(1);  // from_chars rejects a leading '+'
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end && std::isfinite(out);
-}
-
-void append_double(std::string& out, double x) {
-  char buf[32];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  out.append(buf, ptr);
-}
 
 CsvReader::CsvReader(const std::string& path) : table_(path) {
   if (!table_.dialect().header)

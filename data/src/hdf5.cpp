@@ -19,7 +19,7 @@
 
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::h5 {
 namespace {

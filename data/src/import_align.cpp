@@ -6,7 +6,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

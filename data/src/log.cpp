@@ -10,14 +10,13 @@
 #include <set>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
 #include "group_attributes.hpp"
 #include "log_detail.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

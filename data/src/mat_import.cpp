@@ -21,7 +21,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

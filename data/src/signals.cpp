@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

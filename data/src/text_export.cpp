@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/log_blocks.hpp"
 #include "stribeck/data/text_table.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

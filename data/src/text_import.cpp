@@ -16,7 +16,7 @@
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/units.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 

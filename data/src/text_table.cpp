@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/units.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

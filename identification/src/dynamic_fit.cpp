@@ -43,8 +43,8 @@
 #include "missing_terms.hpp"
 #include "problem.hpp"
 #include "solver_options.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::ident::detail {
 namespace {

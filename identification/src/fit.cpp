@@ -30,11 +30,11 @@
 #include "stream_source.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/signals.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/threads.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::ident {
 using namespace detail;

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "problem.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/signals.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::ident::detail {
 namespace {

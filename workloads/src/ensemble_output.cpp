@@ -10,7 +10,6 @@
 #include <stdexcept>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
@@ -23,6 +22,7 @@
 #include "stribeck/engine/records.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

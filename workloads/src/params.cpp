@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "stribeck/data/atomic_file.hpp"
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
@@ -18,6 +17,7 @@
 #include "stribeck/engine/records.hpp"
 #include "stribeck/kernels/systems/smooth_friction.hpp"
 #include "stribeck/kernels/systems/stiction.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 namespace {

@@ -9,10 +9,9 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/kernels/registry.hpp"
+#include "stribeck/kernels/text_number.hpp"
 #include "toml_text.hpp"
 
 namespace stribeck {

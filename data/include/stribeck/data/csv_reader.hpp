@@ -44,11 +44,4 @@ class CsvReader {
   std::unordered_map<std::string, int> index_;  // column name -> index
 };
 
-// Parses a whole cell as a finite double (no trailing characters); false if it
-// is not one.
-bool parse_double(std::string_view text, double& out);
-// Appends the shortest text that reads back to exactly `x` (format_number in
-// kernels/registry.hpp gives it as a string) to `out` without allocating.
-void append_double(std::string& out, double x);
-
 }  // namespace stribeck

@@ -5,13 +5,13 @@
 // constexpr tables in each model header, so there is one source of truth.
 #include <cfloat>
 #include <cmath>
-#include <charconv>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "stribeck/kernels/model_list.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck {
 
@@ -99,13 +99,6 @@ inline std::string model_ids() {
   std::string s;
   for (const auto& m : all_models()) s += (s.empty() ? "" : ", ") + m.id;
   return s;
-}
-
-// Shortest text that reads back to exactly x (e.g. "20", "1e-06", "0.1").
-inline std::string format_number(double x) {
-  char buf[32];
-  auto res = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, res.ptr);
 }
 
 // A parameter's valid range as `stribeck models` prints it: "(0, inf)", "[1, 10]".
