@@ -19,21 +19,6 @@
 
 namespace stribeck::gpu {
 
-// Blocks of 128 threads. Blocks per SM the register allocation must allow:
-// FP32 models with memory (the LuGre family, Dahl: the stick-slip ensembles)
-// fit in 128 registers without spilling when asked (ptxas -v: LuGre 130 ->
-// 128, no spill), which lets 4 blocks share an SM instead of 3. With affine
-// inputs only (kAffine: no general profile evaluation compiled in) they need
-// far fewer, and more warps per SM hide more of the latency of each RK4
-// stage's dependent chain: LuGre fits 80 registers (6 blocks, 24 warps),
-// 20sim-lugre and Dahl 102 (5 blocks; at 80 they spill 10 and 68 bytes).
-// ptxas -v, no spill at these bounds. The others keep the compiler's choice:
-// capped, the static laws' stiction path spills ~100 bytes in FP32, and FP64
-// spills heavily.
-template <class M, class T, bool kAffine>
-using EnsemblePolicy =
-    Policy<128, (sizeof(T) == 4 && M::kDynamic) ? (kAffine ? (std::is_same_v<M, LuGre> ? 6 : 5) : 4) : 1>;
-
 // Points per launch at most: 2^18 is 2.6 waves of an H200 for the FP32
 // LuGre kernel (6 blocks of 128 per SM) and keeps the pinned staging near
 // 40 MB per stream (18 doubles a row); a million-point chunk pipelines four
@@ -45,7 +30,8 @@ template <class M, class T>
 constexpr bool kHasAffineKernel = sizeof(T) == 4 && M::kDynamic;
 
 template <class M, class T, bool kAffine>
-__global__ void __launch_bounds__(EnsemblePolicy<M, T, kAffine>::kBlock, EnsemblePolicy<M, T, kAffine>::kMinBlocks)
+__global__ void __launch_bounds__(DevicePolicy::Ensemble<M, T, kAffine>::kBlock,
+                                  DevicePolicy::Ensemble<M, T, kAffine>::kMinBlocks)
     ensemble_kernel(const EnsembleSpec<T> spec, const sweep::SpaceView space, std::uint64_t first, std::uint64_t count,
                     double* values, double* metrics) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
@@ -97,7 +83,8 @@ void launch_ensemble(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r)
   }
   // One row: coordinates then metrics, in one device buffer per stream.
   const std::size_t row = static_cast<std::size_t>(dims) + kEnsembleMetrics;
-  const std::uint64_t sub = sub_chunk_points(row * sizeof(double), r.count, 128, kEnsembleChunk);
+  const int block = with_policy(ws.arch, [](auto p) { return decltype(p)::template Ensemble<M, T, false>::kBlock; });
+  const std::uint64_t sub = sub_chunk_points(row * sizeof(double), r.count, block, kEnsembleChunk);
   double *d_rows[2], *h_rows[2];
   for (int b = 0; b < 2; ++b) {
     d_rows[b] = ws.rows[b].ensure(sub * row, "cudaMalloc(ensemble rows)");
@@ -109,14 +96,19 @@ void launch_ensemble(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r)
         cudaStream_t st = ws.streams[b].get();
         double* d_values = d_rows[b];
         double* d_metrics = d_rows[b] + sub * dims;
-        if (affine) {
-          if constexpr (kHasAffineKernel<M, T>)
-            launch<EnsemblePolicy<M, T, true>>(&ensemble_kernel<M, T, true>, n, st, "ensemble_kernel launch", spec,
-                                               space, r.first + off, n, d_values, d_metrics);
-        } else {
-          launch<EnsemblePolicy<M, T, false>>(&ensemble_kernel<M, T, false>, n, st, "ensemble_kernel launch", spec,
-                                              space, r.first + off, n, d_values, d_metrics);
-        }
+        with_policy(ws.arch, [&](auto p) {
+          using P = decltype(p);
+          if (affine) {
+            if constexpr (kHasAffineKernel<M, T>)
+              launch<typename P::template Ensemble<M, T, true>>(&ensemble_kernel<M, T, true>, n, st,
+                                                                "ensemble_kernel launch", spec, space, r.first + off, n,
+                                                                d_values, d_metrics);
+          } else {
+            launch<typename P::template Ensemble<M, T, false>>(&ensemble_kernel<M, T, false>, n, st,
+                                                               "ensemble_kernel launch", spec, space, r.first + off, n,
+                                                               d_values, d_metrics);
+          }
+        });
         check(cudaMemcpyAsync(h_rows[b], d_values, n * dims * sizeof(double), cudaMemcpyDeviceToHost, st),
               "cudaMemcpy(values)");
         check(cudaMemcpyAsync(h_rows[b] + sub * dims, d_metrics, n * kEnsembleMetrics * sizeof(double),

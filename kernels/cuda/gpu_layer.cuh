@@ -1,7 +1,7 @@
 #pragma once
-// The CUDA layer every launch file uses (CUB-style): one error macro, RAII
-// device and pinned buffers, streams and events owned by whoever creates them,
-// per-kernel launch policies, one sub-chunk sizing rule and one
+// The CUDA layer every launch file uses (CUB-style): one error macro, one RAII
+// buffer template for device and pinned memory, streams and events owned by whoever creates them,
+// launches by policy (policies.cuh), one sub-chunk sizing rule and one
 // double-buffered sub-chunk loop. Nothing here is static: the caller's
 // gpu::Workspace (sweep_cuda.hpp) owns the streams and buffers, and frees them
 // when it goes.
@@ -18,6 +18,8 @@
 #include <string>
 #include <utility>
 
+#include "policies.cuh"
+
 namespace stribeck::gpu {
 
 // Throws std::runtime_error("CUDA error in WHAT: reason").
@@ -25,16 +27,6 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 #define STRIBECK_CUDA_CHECK(call, what) ::stribeck::gpu::check((call), (what))
-
-// Launch policy of one kernel: threads per block and the blocks per SM the
-// register allocation must allow (__launch_bounds__). The reasons for each
-// choice sit beside the policy, not in the kernel.
-template <int kBlockThreads, int kMinBlocksPerSm = 1>
-struct Policy {
-  static constexpr int kBlock = kBlockThreads;
-  static constexpr int kMinBlocks = kMinBlocksPerSm;
-  static unsigned blocks(std::uint64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
-};
 
 // Launches `kernel` over n threads (ceil(n / kBlock) blocks of P::kBlock) on
 // `stream`; launch errors are checked here, execution errors at the next
@@ -50,26 +42,37 @@ void launch(void (*kernel)(Params...), std::uint64_t n, cudaStream_t stream, con
   check(cudaGetLastError(), what);
 }
 
-// A device allocation of n T; grows on ensure(), never shrinks; freed on
-// destruction.
-template <class T>
-class DeviceBuffer {
+// Where a Buffer's memory lives: the runtime calls that allocate and free it.
+struct DeviceMemory {
+  static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+  static cudaError_t release(void* p) { return cudaFree(p); }
+};
+// Page-locked host memory: copies from and to it are truly asynchronous.
+struct PinnedMemory {
+  static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+  static cudaError_t release(void* p) { return cudaFreeHost(p); }
+};
+
+// An allocation of n T in `Memory` (DeviceMemory or PinnedMemory); grows on
+// ensure(), never shrinks; freed on destruction.
+template <class T, class Memory>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { reset(); }
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { reset(); }
   T* ensure(std::size_t n, const char* what) {
     if (n <= n_) return p_;
     reset();
     void* p = nullptr;
-    check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), what);
+    check(Memory::allocate(&p, std::max<std::size_t>(n, 1) * sizeof(T)), what);
     p_ = static_cast<T*>(p);
     n_ = n;
     return p_;
   }
   void reset() {
-    if (p_) cudaFree(p_);
+    if (p_) Memory::release(p_);
     p_ = nullptr;
     n_ = 0;
   }
@@ -80,35 +83,10 @@ class DeviceBuffer {
   T* p_ = nullptr;
   std::size_t n_ = 0;
 };
-
-// Page-locked host memory (copies from and to it are truly asynchronous).
 template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { reset(); }
-  T* ensure(std::size_t n, const char* what) {
-    if (n <= n_) return p_;
-    reset();
-    void* p = nullptr;
-    check(cudaMallocHost(&p, std::max<std::size_t>(n, 1) * sizeof(T)), what);
-    p_ = static_cast<T*>(p);
-    n_ = n;
-    return p_;
-  }
-  void reset() {
-    if (p_) cudaFreeHost(p_);
-    p_ = nullptr;
-    n_ = 0;
-  }
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
+using DeviceBuffer = Buffer<T, DeviceMemory>;
+template <class T>
+using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 // A non-blocking stream (it does not wait for the legacy default stream).
 class Stream {

@@ -19,9 +19,6 @@
 
 namespace stribeck::gpu {
 
-// 128 threads: a tile of kTraceTile samples is loaded in two passes; the
-// compiler keeps its own register choice (no minimum of blocks per SM).
-using SweepPolicy = Policy<128>;
 constexpr int kMaxExperiments = 32;
 
 // The experiments of a sweep in device memory (working scalar), by value.
@@ -79,7 +76,7 @@ STRIBECK_HD_INLINE sweep::TraceSample<T> trace_sample(const PackedTile<T>& t, st
 }
 
 template <class M, class T>
-__global__ void __launch_bounds__(SweepPolicy::kBlock, SweepPolicy::kMinBlocks)
+__global__ void __launch_bounds__(DevicePolicy::Sweep::kBlock, DevicePolicy::Sweep::kMinBlocks)
     sweep_kernel(sweep::SpaceView space, sweep::ParamRules rules, DeviceTraces<T> traces, std::uint64_t first,
                  std::uint64_t count, double* __restrict__ params_out, double* __restrict__ metrics_out,
                  std::uint8_t* __restrict__ status_out, double* __restrict__ exp_metrics_out) {

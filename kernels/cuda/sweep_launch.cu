@@ -17,8 +17,26 @@
 
 namespace stribeck::gpu {
 
+// Launched once by probe_device: a device whose architecture this build holds
+// no code for (CMAKE_CUDA_ARCHITECTURES) fails here, not in the first sweep.
+// Its attributes say which code the device runs (code_arch).
+__global__ void probe_kernel() {}
+
+// The architecture of the code the current device runs, as __CUDA_ARCH__
+// (900 for sm_90 code or compute_90 PTX): the PTX version of a kernel of
+// this build, as CUB reads it to pick its policies.
+int code_arch() {
+  cudaFuncAttributes a;
+  check(cudaFuncGetAttributes(&a, probe_kernel), "cudaFuncGetAttributes");
+  return a.ptxVersion * 10;
+}
+
 void WorkspaceDeleter::operator()(Workspace* w) const { delete w; }
-WorkspacePtr make_workspace() { return WorkspacePtr(new Workspace); }
+WorkspacePtr make_workspace() {
+  WorkspacePtr w(new Workspace);
+  w->arch = code_arch();
+  return w;
+}
 
 std::uint64_t trace_key(const SweepRequest& r) {
   std::uint64_t h = sweep::mix64(r.fp32 ? 1 : 2) ^ static_cast<std::uint64_t>(r.n_exp);
@@ -45,9 +63,12 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
   unsigned long long* keys = ws.keys.ensure(n, "cudaMalloc(top-K keys)");
   unsigned long long* counts = ws.counts.ensure(2, "cudaMalloc(top-K counts)");
   unsigned* hist = ws.histogram.ensure(256, "cudaMalloc(top-K histogram)");
+  // Every pass over the n points with the TopK policy of the device's code.
+  auto launch_top_k = [&](auto kernel, const char* what, const auto&... args) {
+    with_policy(ws.arch, [&](auto p) { launch<typename decltype(p)::TopK>(kernel, n, st, what, args...); });
+  };
   check(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), st), "top-K counts");
-  launch<TopKPolicy>(&top_k_keys, n, st, "top-K keys", d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0, n,
-                     keys, counts);
+  launch_top_k(&top_k_keys, "top-K keys", d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0, n, keys, counts);
   unsigned long long h_counts[2] = {0, 0};
   check(cudaMemcpyAsync(h_counts, counts, sizeof h_counts, cudaMemcpyDeviceToHost, st), "copy top-K counts");
   check(cudaStreamSynchronize(st), "top-K keys");
@@ -62,7 +83,7 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
   std::uint64_t want = k;
   for (int pass = 0; k < n && pass < 12; ++pass) {
     check(cudaMemsetAsync(hist, 0, 256 * sizeof(unsigned), st), "top-K histogram");
-    launch<TopKPolicy>(&top_k_histogram, n, st, "top-K histogram", keys, n, phi, plo, pass, hist);
+    launch_top_k(&top_k_histogram, "top-K histogram", keys, n, phi, plo, pass, hist);
     unsigned h[256];
     check(cudaMemcpyAsync(h, hist, sizeof h, cudaMemcpyDeviceToHost, st), "copy top-K histogram");
     check(cudaStreamSynchronize(st), "top-K histogram");
@@ -79,8 +100,8 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
   unsigned long long* picked_keys = ws.picked_keys.ensure(k, "cudaMalloc(top-K)");
   double* picked_rows = ws.picked_rows.ensure(k * width, "cudaMalloc(top-K)");
   check(cudaMemsetAsync(picked_n, 0, sizeof(unsigned), st), "top-K gather");
-  launch<TopKPolicy>(&top_k_gather, n, st, "top-K gather", keys, n, phi, plo, bits, d_params, d_metrics, r.space.dims,
-                     static_cast<unsigned>(k), picked_n, picked_index, picked_keys, picked_rows);
+  launch_top_k(&top_k_gather, "top-K gather", keys, n, phi, plo, bits, d_params, d_metrics, r.space.dims,
+               static_cast<unsigned>(k), picked_n, picked_index, picked_keys, picked_rows);
   unsigned m = 0;
   check(cudaMemcpyAsync(&m, picked_n, sizeof m, cudaMemcpyDeviceToHost, st), "copy top-K");
   check(cudaStreamSynchronize(st), "top-K gather");
@@ -107,10 +128,6 @@ void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::ui
     out.metrics.insert(out.metrics.end(), row + dims, row + width);
   }
 }
-
-// Launched once by probe_device: a device whose architecture this build holds
-// no code for (CMAKE_CUDA_ARCHITECTURES) fails here, not in the first sweep.
-__global__ void probe_kernel() {}
 
 bool probe_device(std::string& name, std::string& reason) {
   int n = 0;

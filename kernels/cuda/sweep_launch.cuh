@@ -94,8 +94,8 @@ void run_sweep_typed(const SweepRequest& r) {
   const int dims = space.dims;
   const std::size_t exp_row = r.per_experiment ? static_cast<std::size_t>(r.n_exp) * sweep::kNumMetrics : 0;
   const std::size_t row_doubles = static_cast<std::size_t>(dims) + sweep::kNumMetrics + exp_row;
-  const std::uint64_t sub =
-      sub_chunk_points(row_doubles * sizeof(double) + 1, r.count, SweepPolicy::kBlock, kSweepSubChunk);
+  const int block = with_policy(ws.arch, [](auto p) { return decltype(p)::Sweep::kBlock; });
+  const std::uint64_t sub = sub_chunk_points(row_doubles * sizeof(double) + 1, r.count, block, kSweepSubChunk);
   double *d_rows[2], *h_rows[2];
   std::uint8_t *d_status[2], *h_status[2];
   for (int b = 0; b < 2; ++b) {
@@ -111,8 +111,10 @@ void run_sweep_typed(const SweepRequest& r) {
         double* d_metrics = d_rows[b] + sub * dims;
         double* d_exp = r.per_experiment ? d_rows[b] + sub * (dims + sweep::kNumMetrics) : nullptr;
         cudaStream_t st = ws.streams[b].get();
-        launch<SweepPolicy>(&sweep_kernel<M, T>, n, st, "sweep kernel launch", space, r.rules, dt, r.first + off, n,
-                            d_params, d_metrics, d_status[b], d_exp);
+        with_policy(ws.arch, [&](auto p) {
+          launch<typename decltype(p)::Sweep>(&sweep_kernel<M, T>, n, st, "sweep kernel launch", space, r.rules, dt,
+                                              r.first + off, n, d_params, d_metrics, d_status[b], d_exp);
+        });
         if (r.top) {
           select_top_k(ws, r, st, r.first + off, n, d_params, d_metrics, d_status[b]);
           return false;

@@ -16,7 +16,6 @@
 
 namespace stribeck::gpu {
 
-using TopKPolicy = Policy<256>;
 constexpr unsigned long long kInvalidKey = ~0ull;
 
 // Order-preserving bits of a double key (-0 and +0 equal, as the comparison is).
@@ -45,7 +44,7 @@ STRIBECK_HD_INLINE unsigned digit(unsigned long long hi, unsigned lo, int pass) 
 }
 
 // Keys of the n points; counts[0] += invalid points, counts[1] += non-finite.
-__global__ void __launch_bounds__(TopKPolicy::kBlock)
+__global__ void __launch_bounds__(DevicePolicy::TopK::kBlock)
     top_k_keys(const double* metrics, const std::uint8_t* status, int objective, double sign, std::uint64_t n,
                unsigned long long* keys, unsigned long long* counts) {
   const std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -64,7 +63,7 @@ __global__ void __launch_bounds__(TopKPolicy::kBlock)
 }
 
 // Histogram of digit `pass` over the keys whose top 8 * pass bits equal the prefix's.
-__global__ void __launch_bounds__(TopKPolicy::kBlock)
+__global__ void __launch_bounds__(DevicePolicy::TopK::kBlock)
     top_k_histogram(const unsigned long long* keys, std::uint64_t n, unsigned long long phi, unsigned plo, int pass,
                     unsigned* histogram) {
   __shared__ unsigned h[256];
@@ -80,7 +79,7 @@ __global__ void __launch_bounds__(TopKPolicy::kBlock)
 
 // The valid points whose key's top `bits` bits are at most the prefix's: their
 // index, key and row (params, then metrics) in arrival order.
-__global__ void __launch_bounds__(TopKPolicy::kBlock)
+__global__ void __launch_bounds__(DevicePolicy::TopK::kBlock)
     top_k_gather(const unsigned long long* keys, std::uint64_t n, unsigned long long phi, unsigned plo, int bits,
                  const double* params, const double* metrics, int dims, unsigned capacity, unsigned* picked_n,
                  unsigned* picked_index, unsigned long long* picked_keys, double* picked_rows) {

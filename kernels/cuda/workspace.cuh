@@ -9,6 +9,9 @@
 namespace stribeck::gpu {
 
 struct Workspace {
+  // The architecture of the code the device runs: which PolicyNNN the
+  // launches use (policies.cuh).
+  int arch = 0;
   Stream streams[2];
   // Sub-chunk results, one set per stream: device rows and status, pinned staging.
   DeviceBuffer<double> rows[2];

@@ -76,6 +76,10 @@ struct cudaDeviceProp {
   int major, minor, multiProcessorCount, maxThreadsPerBlock, warpSize;
   std::size_t totalGlobalMem, sharedMemPerBlock;
 };
+struct cudaFuncAttributes {
+  int binaryVersion, ptxVersion, maxThreadsPerBlock, numRegs;
+  std::size_t sharedSizeBytes;
+};
 
 // ---- runtime calls ---------------------------------------------------------
 cudaError_t cudaGetDeviceCount(int* n);
@@ -112,6 +116,15 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventQuery(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+// Every kernel runs as sm_90 code (the device is compute capability 9.0), so
+// the launch code picks Policy900 as on an H100 or H200.
+template <class... Params>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, void (*)(Params...)) {
+  *a = cudaFuncAttributes{};
+  a->binaryVersion = a->ptxVersion = 90;
+  a->maxThreadsPerBlock = 1024;
+  return cudaSuccess;
+}
 
 // ---- device functions ------------------------------------------------------
 // The call site (file, line) names the barrier in a report.
@@ -141,13 +154,19 @@ namespace stribeck_emu {
 // every block with the built-in variables set.
 void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<void()> body);
 
-// What the process has asked of the runtime so far: allocations (device,
-// pinned host) and streams created, for tests that a run allocates its
-// workspace once however many chunks it has.
-struct ResourceCounts {
-  long device_allocations = 0, host_allocations = 0, streams_created = 0;
+// What the process has asked of the runtime so far, for tests that a run
+// allocates its workspace once however many chunks it has and waits for the
+// device a bounded number of times: allocations (device, pinned host),
+// streams created, kernel launches, and host synchronisations: every call
+// that blocks the host until device work is done (stream, event and device
+// synchronisation, cudaEventQuery, a cudaMemcpy to the host, and a
+// cudaMemcpyAsync to pageable host memory, which returns only once the copy
+// is done). cudaFree's implicit synchronisation is not counted: a run frees
+// only what it allocated, so the allocation counts bound it.
+struct RuntimeCounts {
+  long device_allocations = 0, host_allocations = 0, streams_created = 0, launches = 0, host_syncs = 0;
 };
-ResourceCounts resource_counts();
+RuntimeCounts runtime_counts();
 
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {

@@ -44,6 +44,7 @@ struct Allocation {
 std::map<const char*, Allocation> g_allocations;
 std::size_t g_device_used = 0;
 std::set<cudaStream_t> g_streams;
+RuntimeCounts g_counts;
 
 std::size_t parse_bytes(const char* s, std::size_t fallback) {
   if (!s || !*s) return fallback;
@@ -87,6 +88,13 @@ const Allocation* find(const void* p, std::size_t bytes, std::string& message) {
     message = std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " of a " +
               std::to_string(it->second.bytes) + "-byte " + (it->second.device ? "device" : "pinned") + " allocation";
   return &it->second;
+}
+
+// Whether [p, p + bytes) lies in a pinned host allocation.
+bool pinned(const void* p, std::size_t bytes) {
+  std::string overrun;
+  const Allocation* a = find(p, bytes, overrun);
+  return a && !a->device && overrun.empty();
 }
 
 // Checks a copy's or memset's ranges; empty when they are right.
@@ -383,6 +391,7 @@ void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<vo
                                             std::to_string(threads) + " threads)");
     return;
   }
+  ++g_counts.launches;
   enqueue(stream, [grid, block, body = std::move(body)] {
     const std::string error = run_launch(grid, block, body);
     if (!error.empty()) g_async = fail(cudaErrorLaunchFailure, "kernel failed: " + error);
@@ -431,6 +440,7 @@ cudaError_t cudaGetDevice(int* device) {
 }
 cudaError_t cudaDeviceSynchronize() {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
+  ++g_counts.host_syncs;
   for (cudaStream_t s : g_streams) run_stream(s);
   return synchronised();
 }
@@ -450,8 +460,6 @@ const char* cudaGetErrorString(cudaError_t e) {
 }
 
 namespace {
-stribeck_emu::ResourceCounts g_counts;
-
 cudaError_t allocate(void** p, std::size_t bytes, bool device) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
   ++(device ? g_counts.device_allocations : g_counts.host_allocations);
@@ -481,7 +489,7 @@ cudaError_t release(void* p, bool device) {
 }
 }  // namespace
 
-stribeck_emu::ResourceCounts stribeck_emu::resource_counts() {
+stribeck_emu::RuntimeCounts stribeck_emu::runtime_counts() {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
   return g_counts;
 }
@@ -501,11 +509,17 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
   if (bytes == 0) return cudaSuccess;
   const std::string error = check_range("cudaMemcpy", dst, src, bytes, kind);
   if (!error.empty()) return fail(cudaErrorInvalidValue, error);
+  // To pageable memory the call returns once the copy is done: it waits.
+  if (kind == cudaMemcpyDeviceToHost && !pinned(dst, bytes)) ++g_counts.host_syncs;
   enqueue(s, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
+  std::lock_guard<std::recursive_mutex> l(g_mutex);
+  const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
+  // Blocking into pinned memory too (cudaMemcpyAsync counted pageable memory).
+  if (e == cudaSuccess && bytes && kind == cudaMemcpyDeviceToHost && pinned(dst, bytes)) ++g_counts.host_syncs;
+  return e;
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t s) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
@@ -535,6 +549,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
+  ++g_counts.host_syncs;
   if (s && !g_streams.count(s)) return fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: not a live stream");
   if (s) run_stream(s);
   return synchronised();
@@ -556,6 +571,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   std::lock_guard<std::recursive_mutex> l(g_mutex);
+  ++g_counts.host_syncs;
   if (e->stream) run_stream(e->stream, e->position);
   return synchronised();
 }

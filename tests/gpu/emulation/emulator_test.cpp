@@ -160,11 +160,45 @@ TEST(Emulator, StreamWorkRunsOnlyWhenWaitedFor) {
   EXPECT_EQ(h.get()[3], 7);
 }
 
-// A run holds one workspace across its chunks (sweep_cuda.hpp): however
-// many chunks, its streams are created once and its pinned staging
-// allocated once. Before runs held one, each of the 5 chunks below created
-// two streams and its own buffers.
-TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
+TEST(Emulator, HostSynchronisationsAreCounted) {
+  DeviceBuffer<double> d;
+  d.ensure(4, "d");
+  PinnedBuffer<double> pinned;
+  pinned.ensure(4, "pinned");
+  std::vector<double> pageable(4);
+  Stream s;
+  auto syncs = [] { return stribeck_emu::runtime_counts().host_syncs; };
+  const long start = syncs();
+  // Queued copies into pinned memory and kernels do not wait...
+  ASSERT_EQ(cudaMemcpyAsync(pinned.get(), d.get(), 4 * sizeof(double), cudaMemcpyDeviceToHost, s.get()), cudaSuccess);
+  launch<Policy<8>>(&fill, 8, s.get(), "fill", reinterpret_cast<int*>(d.get()), 1);
+  EXPECT_EQ(syncs(), start);
+  // ...a copy into pageable memory does (it returns once the copy is done),
+  ASSERT_EQ(cudaMemcpyAsync(pageable.data(), d.get(), 4 * sizeof(double), cudaMemcpyDeviceToHost, s.get()),
+            cudaSuccess);
+  EXPECT_EQ(syncs(), start + 1);
+  // as do a blocking copy to the host, into pinned memory or not, and every wait.
+  ASSERT_EQ(cudaMemcpy(pinned.get(), d.get(), 4 * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(pageable.data(), d.get(), 4 * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(syncs(), start + 3);
+  s.sync("wait");
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaEvent_t e;
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(e, s.get()), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+  ASSERT_EQ(cudaEventDestroy(e), cudaSuccess);
+  EXPECT_EQ(syncs(), start + 6);
+  // Uploads do not wait for the device.
+  ASSERT_EQ(cudaMemcpyAsync(d.get(), pageable.data(), 4 * sizeof(double), cudaMemcpyHostToDevice, s.get()),
+            cudaSuccess);
+  EXPECT_EQ(syncs(), start + 6);
+  s.sync("upload");
+}
+
+// The sweep of ASweepRun... below: 70 points of coulomb-viscous over a
+// 500-sample trace (a list axis among them).
+SweepConfig small_sweep() {
   SweepConfig c;
   c.model = "coulomb-viscous";
   for (const char* p : {"F_C=linear:5:40:7", "f_v=linear:0:300:5", "v_eps=list:0.001,0.002"}) apply_param_flag(c, p);
@@ -177,6 +211,41 @@ TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
   t.profile.reference = {"F_C=20"};
   t.profile.noise = 0.3;
   c.traces.push_back(t);
+  return c;
+}
+
+// A run waits for the device a bounded number of times per chunk: once per
+// device sub-chunk (its rows are drained to the host once its stream is
+// done) and once for the list axis's upload; besides, per run, once for the
+// device probe (an empty kernel launched and waited for), once for the trace
+// upload (the traces stay on the device across chunks) and once per stream
+// when the workspace goes. Nothing else blocks the host: results are copied
+// into pinned staging.
+TEST(Emulator, ASweepRunWaitsForTheDeviceOncePerSubChunk) {
+  SweepConfig c = small_sweep();
+  const SweepPlan p = plan_sweep(c);
+  ASSERT_EQ(p.count, 70u);
+  SweepRunOptions o;
+  o.device = "gpu";
+  o.chunk = 14;  // 5 chunks
+  const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
+  const SweepSummary s = run_sweep(p, c, o);
+  const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
+  ASSERT_EQ(s.completed, 70u);
+  // Rows mode launches one kernel per sub-chunk besides the probe; 14 points
+  // are one sub-chunk (sub-chunks are whole blocks of 128 points).
+  const long sub_chunks = after.launches - before.launches - 1;
+  EXPECT_EQ(sub_chunks, 5);
+  const long chunks = 5;
+  EXPECT_LE(after.host_syncs - before.host_syncs, sub_chunks + chunks + 1 + 1 + 2);
+}
+
+// A run holds one workspace across its chunks (sweep_cuda.hpp): however
+// many chunks, its streams are created once and its pinned staging
+// allocated once. Before runs held one, each of the 5 chunks below created
+// two streams and its own buffers.
+TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
+  SweepConfig c = small_sweep();
   const SweepPlan plan = plan_sweep(c);
   ASSERT_EQ(plan.count, 70u);
   for (bool top_k_only : {false, true}) {
@@ -185,9 +254,9 @@ TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
     SweepRunOptions o;
     o.device = "gpu";
     o.chunk = 14;  // 5 chunks
-    const stribeck_emu::ResourceCounts before = stribeck_emu::resource_counts();
+    const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
     const SweepSummary s = run_sweep(p, c, o);
-    const stribeck_emu::ResourceCounts after = stribeck_emu::resource_counts();
+    const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
     ASSERT_EQ(s.completed, 70u);
     EXPECT_EQ(after.streams_created - before.streams_created, 2) << "top-K only: " << top_k_only;
     // Two pinned staging buffers per stream (rows, status), each allocated
