@@ -1,5 +1,5 @@
 // The CUDA sweep's entry points: device discovery, the caller's workspace,
-// the top-K selection and the dispatch by model id to run_sweep_typed
+// the top-K selection (top_k.cuh) and the dispatch by model id to run_sweep_typed
 // (sweep_launch.cuh, instantiated in sweep_fp32.cu and sweep_fp64.cu).
 #include <algorithm>
 #include <cstring>
@@ -57,75 +57,74 @@ std::uint64_t trace_key(const SweepRequest& r) {
   return sweep::mix64(h);
 }
 
-void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::uint64_t first, std::uint64_t n,
-                  const double* d_params, const double* d_metrics, const std::uint8_t* d_status) {
-  TopKOutput& out = *r.top;
-  unsigned long long* keys = ws.keys.ensure(n, "cudaMalloc(top-K keys)");
-  unsigned long long* counts = ws.counts.ensure(2, "cudaMalloc(top-K counts)");
-  unsigned* hist = ws.histogram.ensure(256, "cudaMalloc(top-K histogram)");
-  // Every pass over the n points with the TopK policy of the device's code.
-  auto launch_top_k = [&](auto kernel, const char* what, const auto&... args) {
-    with_policy(ws.arch, [&](auto p) { launch<typename decltype(p)::TopK>(kernel, n, st, what, args...); });
-  };
-  check(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), st), "top-K counts");
-  launch_top_k(&top_k_keys, "top-K keys", d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0, n, keys, counts);
-  unsigned long long h_counts[2] = {0, 0};
-  check(cudaMemcpyAsync(h_counts, counts, sizeof h_counts, cudaMemcpyDeviceToHost, st), "copy top-K counts");
-  check(cudaStreamSynchronize(st), "top-K keys");
-  out.invalid += h_counts[0];
-  out.nonfinite += h_counts[1];
-  if (r.top_k <= 0) return;
-  const std::uint64_t k = std::min<std::uint64_t>(static_cast<std::uint64_t>(r.top_k), n);
-  // The K-th smallest key, 8 bits a pass, unless every point is kept.
-  unsigned long long phi = 0;
-  unsigned plo = 0;
-  int bits = 0;
-  std::uint64_t want = k;
-  for (int pass = 0; k < n && pass < 12; ++pass) {
-    check(cudaMemsetAsync(hist, 0, 256 * sizeof(unsigned), st), "top-K histogram");
-    launch_top_k(&top_k_histogram, "top-K histogram", keys, n, phi, plo, pass, hist);
-    unsigned h[256];
-    check(cudaMemcpyAsync(h, hist, sizeof h, cudaMemcpyDeviceToHost, st), "copy top-K histogram");
-    check(cudaStreamSynchronize(st), "top-K histogram");
-    unsigned d = 0;
-    while (d < 255 && want > h[d]) want -= h[d++];
-    if (pass < 8) phi |= static_cast<unsigned long long>(d) << (56 - 8 * pass);
-    else plo |= d << (24 - 8 * (pass - 8));
-    bits = 8 * (pass + 1);
-    if (want == h[d]) break;  // the whole bucket is kept: the prefix decides
-  }
+std::size_t top_k_bytes_per_point() { return kTopKBytesPerPoint; }
+
+// The picked rows of a sub-chunk: k = min(top_k, sub-chunk size) at most.
+static std::uint64_t top_k_rows(const SweepRequest& r, std::uint64_t n) {
+  return std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(r.top_k, 0)), n);
+}
+
+void prepare_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t sub) {
+  const std::uint64_t k = top_k_rows(r, sub);
   const std::size_t width = static_cast<std::size_t>(r.space.dims) + sweep::kNumMetrics;
-  unsigned* picked_n = ws.picked_n.ensure(1, "cudaMalloc(top-K)");
-  unsigned* picked_index = ws.picked_index.ensure(k, "cudaMalloc(top-K)");
-  unsigned long long* picked_keys = ws.picked_keys.ensure(k, "cudaMalloc(top-K)");
-  double* picked_rows = ws.picked_rows.ensure(k * width, "cudaMalloc(top-K)");
-  check(cudaMemsetAsync(picked_n, 0, sizeof(unsigned), st), "top-K gather");
-  launch_top_k(&top_k_gather, "top-K gather", keys, n, phi, plo, bits, d_params, d_metrics, r.space.dims,
-               static_cast<unsigned>(k), picked_n, picked_index, picked_keys, picked_rows);
-  unsigned m = 0;
-  check(cudaMemcpyAsync(&m, picked_n, sizeof m, cudaMemcpyDeviceToHost, st), "copy top-K");
-  check(cudaStreamSynchronize(st), "top-K gather");
-  if (m > k) throw std::runtime_error("top-K gather: " + std::to_string(m) + " points for " + std::to_string(k));
-  std::vector<unsigned> index(m);
-  std::vector<unsigned long long> key(m);
-  std::vector<double> rows(m * width);
-  check(cudaMemcpyAsync(index.data(), picked_index, m * sizeof(unsigned), cudaMemcpyDeviceToHost, st), "copy top-K");
-  check(cudaMemcpyAsync(key.data(), picked_keys, m * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
+  ws.top_keys[b].ensure(2 * sub, "cudaMalloc(top-K keys)");
+  ws.top_index[b].ensure(2 * sub, "cudaMalloc(top-K indices)");
+  ws.top_out[b].ensure(kTopKHead + k, "cudaMalloc(top-K)");
+  ws.h_top_out[b].ensure(kTopKHead + k, "cudaMallocHost(top-K)");
+  if (k == 0) return;
+  std::size_t temp = 0;
+  check(cub::DeviceRadixSort::SortPairs(
+            nullptr, temp, static_cast<const unsigned long long*>(nullptr), static_cast<unsigned long long*>(nullptr),
+            static_cast<const unsigned*>(nullptr), static_cast<unsigned*>(nullptr), static_cast<int>(sub)),
+        "cub::DeviceRadixSort::SortPairs (temporary storage)");
+  ws.top_temp[b].ensure(temp, "cudaMalloc(top-K sort)");
+  ws.top_rows[b].ensure(k * width, "cudaMalloc(top-K rows)");
+  ws.h_top_rows[b].ensure(k * width, "cudaMallocHost(top-K rows)");
+}
+
+void enqueue_top_k(Workspace& ws, int b, const SweepRequest& r, cudaStream_t st, std::uint64_t n,
+                   const double* d_params, const double* d_metrics, const std::uint8_t* d_status) {
+  const std::uint64_t k = top_k_rows(r, n);
+  const std::size_t width = static_cast<std::size_t>(r.space.dims) + sweep::kNumMetrics;
+  unsigned long long* keys = ws.top_keys[b].get();
+  unsigned* index = ws.top_index[b].get();
+  unsigned long long* out = ws.top_out[b].get();
+  // Each pass over `threads` points with the TopK policy of the device's code.
+  auto launch_top_k = [&](std::uint64_t threads, auto kernel, const char* what, const auto&... args) {
+    with_policy(ws.arch, [&](auto p) { launch<typename decltype(p)::TopK>(kernel, threads, st, what, args...); });
+  };
+  check(cudaMemsetAsync(out, 0, kTopKHead * sizeof(unsigned long long), st), "top-K counts");
+  launch_top_k(n, &top_k_keys, "top-K keys", d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0, n, keys, index,
+               out);
+  if (k > 0) {
+    // Sorted pairs in the second half of the key and index buffers.
+    std::size_t temp = ws.top_temp[b].size();
+    check(cub::DeviceRadixSort::SortPairs(ws.top_temp[b].get(), temp, keys, keys + n, index, index + n,
+                                          static_cast<int>(n), 0, 64, st),
+          "top-K sort");
+    launch_top_k(k, &top_k_gather, "top-K gather", keys + n, index + n, k, d_params, d_metrics, r.space.dims, out,
+                 ws.top_rows[b].get());
+    check(cudaMemcpyAsync(ws.h_top_rows[b].get(), ws.top_rows[b].get(), k * width * sizeof(double),
+                          cudaMemcpyDeviceToHost, st),
+          "copy top-K rows");
+  }
+  check(cudaMemcpyAsync(ws.h_top_out[b].get(), out, (kTopKHead + k) * sizeof(unsigned long long),
+                        cudaMemcpyDeviceToHost, st),
         "copy top-K");
-  check(cudaMemcpyAsync(rows.data(), picked_rows, m * width * sizeof(double), cudaMemcpyDeviceToHost, st),
-        "copy top-K");
-  check(cudaStreamSynchronize(st), "top-K copy");
-  // The few picked rows in the stable sort's order: key, then index.
-  std::vector<unsigned> order(m);
-  for (unsigned t = 0; t < m; ++t) order[t] = t;
-  std::sort(order.begin(), order.end(),
-            [&](unsigned a, unsigned b) { return key[a] != key[b] ? key[a] < key[b] : index[a] < index[b]; });
+}
+
+void drain_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t first) {
+  TopKOutput& top = *r.top;
+  const unsigned long long* h = ws.h_top_out[b].get();
+  top.invalid += h[kTopKInvalid];
+  top.nonfinite += h[kTopKNonFinite];
   const int dims = r.space.dims;
-  for (unsigned t : order) {
-    out.index.push_back(first + index[t]);
-    const double* row = &rows[t * width];
-    out.params.insert(out.params.end(), row, row + dims);
-    out.metrics.insert(out.metrics.end(), row + dims, row + width);
+  const std::size_t width = static_cast<std::size_t>(dims) + sweep::kNumMetrics;
+  for (std::uint64_t t = 0; t < h[kTopKPicked]; ++t) {
+    top.index.push_back(first + h[kTopKHead + t]);
+    const double* row = ws.h_top_rows[b].get() + t * width;
+    top.params.insert(top.params.end(), row, row + dims);
+    top.metrics.insert(top.metrics.end(), row + dims, row + width);
   }
 }
 

@@ -16,11 +16,17 @@
 
 namespace stribeck::gpu {
 
-// sweep_launch.cu: the content hash of the request's traces (and precision),
-// and the top-K selection of one sub-chunk (synchronous on `st`).
+// sweep_launch.cu: the content hash of the request's traces (and precision);
+// the top-K selection: buffer set b for sub-chunks of `sub` points, the
+// selection of a sub-chunk of n points queued on `st` (no host wait), and
+// its rows appended to r.top once `st` is done.
 std::uint64_t trace_key(const SweepRequest& r);
-void select_top_k(Workspace& ws, const SweepRequest& r, cudaStream_t st, std::uint64_t first, std::uint64_t n,
-                  const double* d_params, const double* d_metrics, const std::uint8_t* d_status);
+void prepare_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t sub);
+void enqueue_top_k(Workspace& ws, int b, const SweepRequest& r, cudaStream_t st, std::uint64_t n,
+                   const double* d_params, const double* d_metrics, const std::uint8_t* d_status);
+void drain_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t first);
+// Device bytes per point of the top-K selection's scratch (top_k.cuh).
+std::size_t top_k_bytes_per_point();
 
 // Rows per sub-chunk at most: 2^18 is still several waves of an H200 at
 // this kernel's occupancy (4 blocks of 128 per SM: 67,584 threads a wave),
@@ -95,12 +101,19 @@ void run_sweep_typed(const SweepRequest& r) {
   const std::size_t exp_row = r.per_experiment ? static_cast<std::size_t>(r.n_exp) * sweep::kNumMetrics : 0;
   const std::size_t row_doubles = static_cast<std::size_t>(dims) + sweep::kNumMetrics + exp_row;
   const int block = with_policy(ws.arch, [](auto p) { return decltype(p)::Sweep::kBlock; });
-  const std::uint64_t sub = sub_chunk_points(row_doubles * sizeof(double) + 1, r.count, block, kSweepSubChunk);
-  double *d_rows[2], *h_rows[2];
-  std::uint8_t *d_status[2], *h_status[2];
+  const std::size_t scratch = r.top ? top_k_bytes_per_point() : 0;
+  const std::uint64_t sub =
+      sub_chunk_points(row_doubles * sizeof(double) + 1 + scratch, r.count, block, kSweepSubChunk);
+  double *d_rows[2], *h_rows[2] = {nullptr, nullptr};
+  std::uint8_t *d_status[2], *h_status[2] = {nullptr, nullptr};
   for (int b = 0; b < 2; ++b) {
     d_rows[b] = ws.rows[b].ensure(sub * row_doubles, "cudaMalloc(sweep rows)");
     d_status[b] = ws.status[b].ensure(sub, "cudaMalloc(sweep status)");
+    // Top-K mode stages only the picked rows.
+    if (r.top) {
+      prepare_top_k(ws, b, r, sub);
+      continue;
+    }
     h_rows[b] = ws.h_rows[b].ensure(sub * row_doubles, "cudaMallocHost(sweep rows)");
     h_status[b] = ws.h_status[b].ensure(sub, "cudaMallocHost(sweep status)");
   }
@@ -116,8 +129,8 @@ void run_sweep_typed(const SweepRequest& r) {
                                               r.first + off, n, d_params, d_metrics, d_status[b], d_exp);
         });
         if (r.top) {
-          select_top_k(ws, r, st, r.first + off, n, d_params, d_metrics, d_status[b]);
-          return false;
+          enqueue_top_k(ws, b, r, st, n, d_params, d_metrics, d_status[b]);
+          return true;
         }
         // Only the n rows written are copied, from each section of the buffer.
         double* h = h_rows[b];
@@ -133,6 +146,10 @@ void run_sweep_typed(const SweepRequest& r) {
         return true;
       },
       [&](int b, std::uint64_t off, std::uint64_t n) {
+        if (r.top) {
+          drain_top_k(ws, b, r, r.first + off);
+          return;
+        }
         const double* rows = h_rows[b];
         std::memcpy(r.params + off * dims, rows, n * dims * sizeof(double));
         std::memcpy(r.metrics + off * sweep::kNumMetrics, rows + sub * dims, n * sweep::kNumMetrics * sizeof(double));

@@ -24,12 +24,15 @@ struct Workspace {
   DeviceBuffer<double> lists;
   DeviceBuffer<unsigned char> tables[4];
   std::uint64_t trace_key = 0;
-  // Top-K selection: orderable keys, the radix histogram, the status counts,
-  // the picked rows.
-  DeviceBuffer<unsigned long long> keys, counts;
-  DeviceBuffer<unsigned int> histogram, picked_n, picked_index;
-  DeviceBuffer<unsigned long long> picked_keys;
-  DeviceBuffer<double> picked_rows;
+  // Top-K selection (top_k.cuh), one set per stream: keys and indices (in,
+  // then sorted), CUB's temporary storage, the output (counts, then the
+  // picked indices) and the picked rows, with their pinned staging.
+  DeviceBuffer<unsigned long long> top_keys[2], top_out[2];
+  DeviceBuffer<unsigned> top_index[2];
+  DeviceBuffer<unsigned char> top_temp[2];
+  DeviceBuffer<double> top_rows[2];
+  PinnedBuffer<unsigned long long> h_top_out[2];
+  PinnedBuffer<double> h_top_rows[2];
 };
 
 // The request's workspace, or `local` created for this call.

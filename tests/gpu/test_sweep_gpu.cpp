@@ -4,8 +4,10 @@
 // sweep into several sub-chunks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/workloads/params.hpp"
@@ -236,6 +238,49 @@ TEST(SweepGpuRun, TopKTiesKeepTheCpuOrder) {
       }
     }
     EXPECT_GT(ties, 0) << "the case holds no tie";
+  }
+}
+
+// The device's top-K (top-K only mode: selected on the device in each
+// sub-chunk, merged across chunks) is exactly the K best rows of the same
+// device's full run, picked here by a plain sort (objective, ties by the
+// smaller index), in FP64 and FP32, minimising and maximising; invalid
+// points (F_brk < F_C) are never picked.
+TEST(SweepGpuRun, DeviceTopKIsTheBestRowsOfTheFullRun) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  SweepConfig c = config_for("simscape-translational",
+                             {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
+  c.keep_top_k_only = true;
+  c.top_k = 25;
+  for (Precision precision : {Precision::kFp64, Precision::kFp32}) {
+    for (bool maximize : {false, true}) {
+      c.maximize = maximize;
+      const SweepPlan plan = plan_sweep(c);
+      SweepChunk rows;
+      evaluate_chunk_gpu(plan, precision, 0, plan.count, rows);
+      auto objective = [&](std::uint64_t j) { return rows.metrics[j * sweep::kNumMetrics + plan.objective]; };
+      const double sign = maximize ? -1.0 : 1.0;
+      std::vector<std::uint64_t> best;
+      for (std::uint64_t j = 0; j < plan.count; ++j)
+        if (rows.status[j] == kSimOk && !std::isnan(objective(j))) best.push_back(j);
+      ASSERT_LT(best.size(), plan.count);
+      std::sort(best.begin(), best.end(), [&](std::uint64_t a, std::uint64_t b) {
+        return sign * objective(a) != sign * objective(b) ? sign * objective(a) < sign * objective(b) : a < b;
+      });
+      best.resize(25);
+      SweepRunOptions o;
+      o.device = "gpu";
+      o.precision = precision;
+      o.chunk = 1500;  // several host chunks
+      const SweepSummary s = run_sweep(plan, c, o);
+      const std::string what =
+          std::string(precision == Precision::kFp32 ? "fp32" : "fp64") + (maximize ? " maximize" : " minimize");
+      ASSERT_EQ(s.top.size(), best.size()) << what;
+      for (size_t r = 0; r < best.size(); ++r) {
+        EXPECT_EQ(s.top[r].index, best[r]) << what << " " << r;
+        EXPECT_EQ(s.top[r].objective, objective(best[r])) << what << " " << r;
+      }
+    }
   }
 }
 

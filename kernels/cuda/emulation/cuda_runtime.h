@@ -154,6 +154,14 @@ namespace stribeck_emu {
 // every block with the built-in variables set.
 void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<void()> body);
 
+// For the emulated libraries (emulation/cub/): queues `work` on `stream` as
+// device work (run when the host waits, as a launch); checks that
+// [p, p + bytes) is device memory, failing with cudaErrorInvalidValue and a
+// message naming `call` otherwise; fails a call with cudaErrorInvalidValue.
+void enqueue_device_work(cudaStream_t stream, std::function<void()> work);
+cudaError_t check_device_range(const char* call, const void* p, std::size_t bytes);
+cudaError_t invalid_value(const char* message);
+
 // What the process has asked of the runtime so far, for tests that a run
 // allocates its workspace once however many chunks it has and waits for the
 // device a bounded number of times: allocations (device, pinned host),

@@ -398,6 +398,26 @@ void enqueue_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<vo
   });
 }
 
+void enqueue_device_work(cudaStream_t stream, std::function<void()> work) {
+  std::lock_guard<std::recursive_mutex> l(g_mutex);
+  enqueue(stream, std::move(work));
+}
+
+cudaError_t check_device_range(const char* call, const void* p, std::size_t bytes) {
+  std::lock_guard<std::recursive_mutex> l(g_mutex);
+  std::string overrun;
+  const Allocation* a = find(p, bytes, overrun);
+  if (!overrun.empty())
+    return fail(cudaErrorInvalidValue, std::string(call) + ": the range overruns its allocation (" + overrun + ")");
+  if (!a || !a->device) return fail(cudaErrorInvalidValue, std::string(call) + ": not device memory");
+  return cudaSuccess;
+}
+
+cudaError_t invalid_value(const char* message) {
+  std::lock_guard<std::recursive_mutex> l(g_mutex);
+  return fail(cudaErrorInvalidValue, message);
+}
+
 }  // namespace stribeck_emu
 
 using namespace stribeck_emu;

@@ -223,21 +223,25 @@ SweepConfig small_sweep() {
 // into pinned staging.
 TEST(Emulator, ASweepRunWaitsForTheDeviceOncePerSubChunk) {
   SweepConfig c = small_sweep();
-  const SweepPlan p = plan_sweep(c);
-  ASSERT_EQ(p.count, 70u);
-  SweepRunOptions o;
-  o.device = "gpu";
-  o.chunk = 14;  // 5 chunks
-  const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
-  const SweepSummary s = run_sweep(p, c, o);
-  const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
-  ASSERT_EQ(s.completed, 70u);
-  // Rows mode launches one kernel per sub-chunk besides the probe; 14 points
-  // are one sub-chunk (sub-chunks are whole blocks of 128 points).
-  const long sub_chunks = after.launches - before.launches - 1;
-  EXPECT_EQ(sub_chunks, 5);
-  const long chunks = 5;
-  EXPECT_LE(after.host_syncs - before.host_syncs, sub_chunks + chunks + 1 + 1 + 2);
+  for (bool top_k_only : {false, true}) {
+    c.keep_top_k_only = top_k_only;
+    const SweepPlan p = plan_sweep(c);
+    ASSERT_EQ(p.count, 70u);
+    SweepRunOptions o;
+    o.device = "gpu";
+    o.chunk = 14;  // 5 chunks
+    const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
+    const SweepSummary s = run_sweep(p, c, o);
+    const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
+    ASSERT_EQ(s.completed, 70u);
+    // 14 points are one sub-chunk (sub-chunks are whole blocks of 128
+    // points): rows mode launches one kernel per sub-chunk besides the probe.
+    const long chunks = 5, sub_chunks = 5;
+    if (!top_k_only) EXPECT_EQ(after.launches - before.launches - 1, sub_chunks);
+    // The top-K selection adds no wait: it is queued on the sub-chunk's
+    // stream and its rows come back with the sub-chunk's.
+    EXPECT_LE(after.host_syncs - before.host_syncs, sub_chunks + chunks + 1 + 1 + 2) << "top-K only: " << top_k_only;
+  }
 }
 
 // A run holds one workspace across its chunks (sweep_cuda.hpp): however
