@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "stribeck/data/error.hpp"
 #include "stribeck/workloads/sweep.hpp"
-#include "stribeck/workloads/sweep_config.hpp"
 #include "stribeck/workloads/sweep_run.hpp"
 
 namespace stribeck::ident::detail {
@@ -19,15 +19,15 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
                                               const std::vector<Prepared>& data, const std::vector<int>& train,
                                               const std::vector<BoxAxis>& box, int k, int points, std::uint64_t seed,
                                               std::string* device) {
-  SweepConfig c;
+  SweepSpec c;
   c.model = model.id;
   c.design = sweep::Design::kSobol;
   c.points = static_cast<std::uint64_t>(std::max(1, points));
   c.seed = seed;
   c.top_k = std::max(1, k);
-  c.objective = "rmse";
-  c.metrics = {"rmse"};
-  c.device = "auto";
+  c.objective = sweep::kRmse;
+  c.metrics = {sweep::kRmse};
+  c.where = "identify";
   for (size_t j = 0; j < model.params.size(); ++j) {
     const FitParam& p = L.params[L.model_map[0][0][j]];
     ParamSpec s;
@@ -44,19 +44,9 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
     }
     c.params.push_back(s);
   }
-  // plan_sweep wants a trace source; the fit's own traces replace it below.
-  TraceSource placeholder;
-  placeholder.kind = TraceSource::kProfile;
-  placeholder.name = "placeholder";
-  placeholder.profile.samples = 16;
-  placeholder.profile.reference = {std::string(model.params[0].name) + "=" +
-                                   format_number(model.params[0].default_value)};  // gives it a force
-  placeholder.where = "identify";
-  c.traces.push_back(placeholder);
-  SweepPlan plan = plan_sweep(c);
-  plan.traces.clear();
   // The force the model must explain: measured minus known terms minus the
   // initial offset (at most ~4000 samples: the coarse stage ranks, Ceres refines).
+  std::vector<SweepTrace> traces;
   long n = 0;
   for (int e : train) n += static_cast<long>(data[e].size());
   const size_t stride = std::max<size_t>(1, n / 4000);
@@ -77,13 +67,16 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
       x.channels["normal_force"].push_back(d.fn[i]);
       x.channels["force"].push_back(d.y[i] - offset - (mass != 0.0 ? mass * d.acc[i] : 0.0));
     }
-    if (x.size() >= 2) plan.traces.push_back(make_sweep_trace(model, x));
+    if (x.size() >= 2) traces.push_back(make_sweep_trace(model, x));
   }
+  // (The caller falls back to its residual search, with a warning.)
+  if (traces.empty()) throw InputError("no experiment has two samples to rank a design on");
+  const SweepPlan plan = plan_sweep(c, std::move(traces));
   SweepRunOptions ro;
   // Decided here so the sweep does not print its fallback note: the fit
   // reports the device in its summary instead.
   ro.device = choose_device("auto").gpu ? "gpu" : "cpu";
-  const SweepSummary s = run_sweep(plan, c, ro);
+  const SweepSummary s = run_sweep(plan, ro);
   if (device) *device = s.device;
   std::vector<std::vector<double>> starts;
   for (const TopEntry& t : s.top) {

@@ -289,8 +289,12 @@ ShardRange shard_range(const std::string& shard, std::uint64_t points) {
   return r;
 }
 
-SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
-  const std::string cfg = c.path.empty() ? std::string("sweep") : c.path;
+namespace {
+
+// The space of a sweep: the model, one axis per parameter, the number of
+// points, and the rules every point is checked against.
+SweepPlan plan_space(const SweepSpec& c) {
+  const std::string& cfg = c.where;
   if (c.model.empty()) throw InputError(cfg + ": no model given (model = \"...\" or --model)");
   SweepPlan plan;
   plan.model = &require_model(c.model);
@@ -345,34 +349,73 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   s.points = design_points(c.design, grid_points, c.points, cfg, "design.points (--points)");
 
   plan.rules = engine::model_rules(m);  // the ranges and relations every point is checked against
+  return plan;
+}
 
-  if (c.traces.empty())
-    throw InputError(cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
-  for (const Experiment& e : load_sweep_experiments(c, m)) plan.traces.push_back(make_sweep_trace(m, e));
+std::string no_trace(const std::string& cfg) {
+  return cfg + ": no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"";
+}
 
-  for (const auto& name : c.metrics) plan.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));
+// What the plan keeps and ranks, once its traces are in, and this run's
+// part of the space.
+void plan_ranking(SweepPlan& plan, const SweepSpec& c, const std::string& shard) {
+  plan.metrics = c.metrics;
   if (plan.metrics.empty())
     for (int k = 0; k < sweep::kNumMetrics; ++k) plan.metrics.push_back(k);
-  const std::string objective = c.objective.empty() ? (plan.has_force() ? "rmse" : "energy") : c.objective;
-  plan.objective = metric_id(objective, cfg + ": metrics.objective");
+  plan.objective = c.objective >= 0 ? c.objective : plan.has_force() ? sweep::kRmse : sweep::kEnergy;
   if (sweep::kMetricInfo[plan.objective].needs_force && !plan.has_force())
-    throw InputError(cfg + ": objective " + objective + " needs a measured force, and no trace has a force channel");
+    throw InputError(c.where + ": objective " + sweep::kMetricInfo[plan.objective].name +
+                     " needs a measured force, and no trace has a force channel");
   plan.maximize = c.maximize;
   plan.top_k = c.top_k;
   plan.per_experiment = c.per_experiment;
 
-  const ShardRange part = shard_range(shard, s.points);
+  const ShardRange part = shard_range(shard, plan.space.points);
   plan.first = part.first;
   plan.count = part.count;
   plan.shard_index = part.index;
   plan.shard_count = part.shards;
+}
+
+}  // namespace
+
+SweepPlan plan_sweep(const SweepSpec& spec, std::vector<SweepTrace> traces, const std::string& shard) {
+  SweepPlan plan = plan_space(spec);
+  if (traces.empty()) throw InputError(no_trace(spec.where));
+  plan.traces = std::move(traces);
+  plan_ranking(plan, spec, shard);
+  return plan;
+}
+
+// A config's spec; its metrics and objective, given by name, are looked up
+// once the traces are loaded (the default objective depends on them).
+SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
+  SweepSpec spec;
+  spec.model = c.model;
+  spec.design = c.design;
+  spec.points = c.points;
+  spec.seed = c.seed;
+  spec.scramble = c.scramble;
+  spec.params = c.params;
+  spec.maximize = c.maximize;
+  spec.top_k = c.top_k;
+  spec.per_experiment = c.per_experiment;
+  spec.where = c.path.empty() ? std::string("sweep") : c.path;
+  const std::string& cfg = spec.where;
+  SweepPlan plan = plan_space(spec);
+  if (c.traces.empty()) throw InputError(no_trace(cfg));
+  for (const Experiment& e : load_sweep_experiments(c, *plan.model))
+    plan.traces.push_back(make_sweep_trace(*plan.model, e));
+  for (const auto& name : c.metrics) spec.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));
+  if (!c.objective.empty()) spec.objective = metric_id(c.objective, cfg + ": metrics.objective");
+  plan_ranking(plan, spec, shard);
   if (!c.trajectories.empty() && c.output.empty())
     throw InputError(cfg +
                      ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
   for (auto idx : c.trajectories)
-    if (idx >= s.points)
+    if (idx >= plan.space.points)
       throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +
-                       std::to_string(s.points) + " points)");
+                       std::to_string(plan.space.points) + " points)");
   return plan;
 }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "stribeck/data/error.hpp"
 #include "stribeck/engine/runner.hpp"
@@ -303,6 +304,13 @@ std::string SweepSummary::report(const SweepPlan& plan) const {
   if (!finished) os << "  stopped early; continue with --resume\n";
   else if (!output.empty()) os << "  written to " << output << "\n";
   return os.str();
+}
+
+SweepSummary run_sweep(const SweepPlan& plan, const SweepRunOptions& options) {
+  // The config only describes the output file (its metadata, trajectories,
+  // top-K-only columns).
+  if (!options.output.empty()) throw std::invalid_argument("run_sweep: an output file needs the sweep's config");
+  return run_sweep(plan, SweepConfig(), options);
 }
 
 }  // namespace stribeck

@@ -83,6 +83,28 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
 std::uint64_t design_points(sweep::Design design, long double grid_points, std::uint64_t points,
                             const std::string& where, const std::string& points_key);
 SweepPlan plan_sweep(const SweepConfig& config, const std::string& shard = "");
+
+// A sweep as typed values, for a caller that holds its data already (the
+// coarse search of a fit): the model, the design, one axis per parameter
+// (a parameter without one stays at its default), the ranking. A config
+// becomes one of these in plan_sweep(SweepConfig), through the same checks.
+struct SweepSpec {
+  std::string model;  // model id
+  sweep::Design design = sweep::Design::kGrid;
+  std::uint64_t points = 0;  // non-grid designs
+  std::uint64_t seed = 1;
+  bool scramble = true;  // Sobol'
+  std::vector<ParamSpec> params;
+  std::vector<int> metrics;  // kept metric ids (sweep::kRmse, ...); empty: all
+  int objective = -1;        // ranks the top-K; -1: rmse when a trace has a measured force, else energy
+  bool maximize = false;
+  int top_k = 10;
+  bool per_experiment = false;
+  std::string where = "sweep";  // names the sweep in messages
+};
+// Plans `spec` over `traces` (make_sweep_trace), checked as a config is:
+// InputError naming what is wrong (no trace among them).
+SweepPlan plan_sweep(const SweepSpec& spec, std::vector<SweepTrace> traces, const std::string& shard = "");
 // The index range of shard "i/N" (0-based i) of a space of `points`:
 // [floor(points*i/N), floor(points*(i+1)/N)), the same split for sweeps and
 // ensembles so `stribeck merge` can check coverage. "" is the whole space.

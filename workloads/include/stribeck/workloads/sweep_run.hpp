@@ -68,5 +68,8 @@ struct SweepSummary {
 };
 
 SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepRunOptions& options);
+// A run that writes no file (options.output empty; std::invalid_argument
+// otherwise), of a plan made from a SweepSpec: the summary and top-K only.
+SweepSummary run_sweep(const SweepPlan& plan, const SweepRunOptions& options);
 
 }  // namespace stribeck
