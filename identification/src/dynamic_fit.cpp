@@ -576,12 +576,13 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
 }  // namespace
 
 bool has_two_stage_fit(const std::string& id) {
-  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId;
+  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId || id == ElastoPlastic::kId;
 }
 
 FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   if (model.id == Dahl::kId) return two_stage<DahlFit>(experiments, model, o);
   if (model.id == TwentySimLuGre::kId) return two_stage<TwentySimLuGreFit>(experiments, model, o);
+  if (model.id == ElastoPlastic::kId) return two_stage<ElastoPlasticFit>(experiments, model, o);
   return two_stage<LuGreFit>(experiments, model, o);
 }
 

@@ -16,6 +16,7 @@
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_traits.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
+#include "stribeck/kernels/models/elastoplastic.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/twentysim_lugre.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -76,6 +77,29 @@ struct TwentySimLuGreFit : LuGreFit {
   }
 };
 
+// The elasto-plastic model slides to LuGre's steady state (the same g(v), so
+// the same stage 1); stage 2 fits sigma0 and sigma1 with r_ba held at its
+// value (default 0.5), and the joint stage frees r_ba with the rest. Its
+// state starts settled like LuGre's; it has settled after LuGre's travel
+// (the elastic zone and the band end at |z_ss| <= F_s/sigma0).
+struct ElastoPlasticFit : LuGreFit {
+  using Model = ElastoPlastic;
+  static constexpr const char* kTitle = "elasto-plastic";
+  static constexpr int kDyn[2] = {ElastoPlastic::sigma0, ElastoPlastic::sigma1};
+  template <class T>
+  static T steady_force(const ElastoPlastic::Coeffs<T>& c, const Sample<T>& s) {
+    return ElastoPlastic::steady_force(c, s.v);
+  }
+  static double level(const double* p) { return p[ElastoPlastic::F_s]; }
+  static double settle_travel(const double* p) {
+    return kSettleLengths * p[ElastoPlastic::F_s] / p[ElastoPlastic::sigma0];
+  }
+  template <class T>
+  static T start_state(const ElastoPlastic::Coeffs<T>& c, const T& v0) {
+    return math::sign(v0) * ElastoPlastic::z_ss(c, v0);
+  }
+};
+
 struct DahlFit {
   using Model = Dahl;
   static constexpr const char* kTitle = "Dahl";
@@ -126,11 +150,11 @@ struct SteadyState : StaticLaw {
 };
 
 // Stage 1 on the settled samples (run_fit<SteadyState<F>>, compiled in
-// fit.cpp for the three traits above).
+// fit.cpp for the four traits above).
 template <class F>
 FitSummary fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady, const FitOptions& o);
 
-// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre).
+// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic).
 bool has_two_stage_fit(const std::string& model_id);
 // Both stages, then the joint stage; the summary is the joint stage's.
 FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);

@@ -242,7 +242,8 @@ bool choose_law(const ParamFile& src, ExportTarget target, const OperatingPoint&
     }
   } else if (target == ExportTarget::kTwentySim) {
     if (rotational) throw unsupported("the 20-sim friction submodels are translational; use --to simscape");
-    if (law == Law::kLugre || law == Law::kDahl)
+    // Of the laws with memory only 20sim-lugre is a 20-sim submodel.
+    if (m.dynamic && !is_twentysim(law))
       throw unsupported("its bristle parameters have no 20-sim counterpart in this export; use --to json");
     if (is_twentysim(law)) {
       c.law = id, exact_params = src.values, exact = true;

@@ -65,6 +65,14 @@ double breakaway_of(const std::string& id, const std::vector<double>& p, double 
     case Law::kTwentySimC:
     case Law::kTwentySimCv: return f_n * at("mu_c");
     case Law::kCoulombViscous: return at("F_C");
+    case Law::kOther: {  // a law no target has (stribeck-delta, ...): its largest static level, else Coulomb level
+      double brk = 0.0, coulomb = 0.0;
+      for (size_t i = 0; i < m.params.size(); ++i) {
+        if (m.params[i].role == ParamRole::kBreakaway) brk = std::max(brk, p[i]);
+        if (m.params[i].role == ParamRole::kCoulomb) coulomb = std::max(coulomb, p[i]);
+      }
+      return brk > 0.0 ? brk : coulomb;
+    }
     default: return 0.0;  // 20sim-v: no Coulomb or static level
   }
 }

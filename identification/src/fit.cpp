@@ -145,6 +145,8 @@ template FitSummary detail::fit_steady_state<LuGreFit>(const ModelInfo&, const s
                                                        const FitOptions&);
 template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&, const std::vector<Experiment>&,
                                                                 const FitOptions&);
+template FitSummary detail::fit_steady_state<ElastoPlasticFit>(const ModelInfo&, const std::vector<Experiment>&,
+                                                               const FitOptions&);
 template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<Experiment>&,
                                                       const FitOptions&);
 

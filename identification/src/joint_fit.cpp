@@ -722,6 +722,9 @@ template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, 
 template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                     const std::vector<std::vector<double>>&, const std::vector<int>&,
                                                     Layout, Phases&);
+template JointResult joint_stage<ElastoPlasticFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
+                                                   const std::vector<std::vector<double>>&, const std::vector<int>&,
+                                                   Layout, Phases&);
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
                                           Phases&);

@@ -188,9 +188,16 @@ std::vector<double> canonical_truth(const ModelInfo& m, std::vector<double> p) {
 
 }  // namespace
 
+// The nine reference-tool laws issue 23's goal was set on. Laws added since
+// (stribeck-delta, stribeck-asymmetric) are not cycled in: a tenth model would
+// renumber every case, and the replays above and in bench/RESULTS.md name cases
+// by index. They fit their own generated logs in test_new_laws.cpp.
+using BatteryModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL,
+                                TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous>;
+
 std::vector<std::string> static_model_ids() {
   std::vector<std::string> ids;
-  for_each_model(StaticModels{}, [&](auto tag) { ids.push_back(decltype(tag)::type::kId); });
+  for_each_model(BatteryModels{}, [&](auto tag) { ids.push_back(decltype(tag)::type::kId); });
   return ids;
 }
 

@@ -57,7 +57,8 @@ struct Case {
   std::string replay() const;    // arguments of bench/identify_battery that rerun this case
 };
 
-// The names of every static model, in the kernels' list order.
+// The names of the static models the battery cycles through (the nine
+// reference-tool laws; identification_battery.cpp says why not the newer ones).
 std::vector<std::string> static_model_ids();
 
 // Case `index` of kind noiseless/noisy for `seed`. The model cycles through

@@ -312,4 +312,79 @@ struct Spec<CoulombViscous> {
   }
 };
 
+// ------------------------------------------------- free-exponent Stribeck
+// F = (F_C + (F_s-F_C) exp(-(|v|/v_s)^delta)) dir(v) + f_v v, dir = sign or tanh(v/v_eps)
+inline LD dir_gold(LD v_eps, LD v) {
+  if (v_eps > 0) return tanhl(v / v_eps);
+  return v > 0 ? 1.0L : (v < 0 ? -1.0L : 0.0L);
+}
+inline Gold stribeck_delta_gold(LD f_c, LD f_s, LD v_s, LD delta, LD f_v, LD v_eps, LD v) {
+  const LD x = fabsl(v) / v_s;
+  const LD e = x == 0 ? 1.0L : expl(-powl(x, delta));
+  const LD dir = dir_gold(v_eps, v);
+  const LD f = (f_c + (f_s - f_c) * e) * dir + f_v * v;
+  // exp(-x^delta) amplifies the relative error of x by delta x^delta (and of
+  // delta by x^delta |ln x|).
+  const LD xd = x == 0 ? 0.0L : powl(x, delta);
+  const LD cond = 1 + xd * (delta + fabsl(logl(x == 0 ? 1.0L : x)) * delta);
+  return {f, (f_c + (f_s + f_c) * e * cond) * fabsl(dir) + fabsl(f_v * v)};
+}
+inline double stribeck_exponent(Rng& r) {
+  if (chance(r, 0.2)) return chance(r, 0.5) ? 1.0 : 2.0;
+  return loguniform(r, 0.2, 20.0);
+}
+
+template <>
+struct Spec<StribeckDelta> {
+  using M = StribeckDelta;
+  static std::vector<double> params(Rng& r) {
+    std::vector<double> p(M::kNumParams);
+    p[M::F_C] = nonneg(r, 1e-2, 1e4);
+    p[M::F_s] = at_or_above(r, p[M::F_C] > 0 ? p[M::F_C] : loguniform(r, 1e-2, 1e4));
+    p[M::v_s] = loguniform(r, 1e-6, 1.0);
+    p[M::delta] = stribeck_exponent(r);
+    p[M::f_v] = nonneg(r, 1e-3, 1e5);
+    p[M::v_eps] = nonneg(r, 1e-7, 1e-2, 0.5);
+    return p;
+  }
+  static std::vector<double> thresholds(const std::vector<double>& p) {
+    std::vector<double> t{p[M::v_s]};
+    if (p[M::v_eps] > 0) t.push_back(p[M::v_eps]);
+    return t;
+  }
+  static Sample<double> inputs(Rng&, double v) { return {v, 0, 0, 0}; }
+  static Gold gold(const std::vector<double>& p, const Sample<double>& s) {
+    return stribeck_delta_gold(p[M::F_C], p[M::F_s], p[M::v_s], p[M::delta], p[M::f_v], p[M::v_eps], s.v);
+  }
+};
+
+template <>
+struct Spec<StribeckAsymmetric> {
+  using M = StribeckAsymmetric;
+  static std::vector<double> params(Rng& r) {
+    std::vector<double> p(M::kNumParams);
+    for (int side : {0, 4}) {  // F_C, F_s, v_s, f_v of each direction
+      p[M::F_C_pos + side] = nonneg(r, 1e-2, 1e4);
+      p[M::F_s_pos + side] = at_or_above(r, p[M::F_C_pos + side] > 0 ? p[M::F_C_pos + side] : loguniform(r, 1e-2, 1e4));
+      p[M::v_s_pos + side] = loguniform(r, 1e-6, 1.0);
+      p[M::f_v_pos + side] = nonneg(r, 1e-3, 1e5);
+    }
+    p[M::delta] = stribeck_exponent(r);
+    p[M::v_eps] = nonneg(r, 1e-7, 1e-2, 0.5);
+    return p;
+  }
+  static std::vector<double> thresholds(const std::vector<double>& p) {
+    std::vector<double> t{p[M::v_s_pos], p[M::v_s_neg]};
+    if (p[M::v_eps] > 0) t.push_back(p[M::v_eps]);
+    return t;
+  }
+  static Sample<double> inputs(Rng&, double v) { return {v, 0, 0, 0}; }
+  // v >= 0 takes the _pos set, v < 0 the _neg set.
+  static Gold gold(const std::vector<double>& p, const Sample<double>& s) {
+    const int side = s.v >= 0 ? 0 : 4;
+    return stribeck_delta_gold(p[M::F_C_pos + side], p[M::F_s_pos + side], p[M::v_s_pos + side], p[M::delta],
+                               p[M::f_v_pos + side], p[M::v_eps], s.v);
+  }
+};
+
 }  // namespace stribeck::test

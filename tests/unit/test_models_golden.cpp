@@ -74,6 +74,8 @@ TEST(ModelsGolden, TwentySimV) { check_against_golden<TwentySimV>(106); }
 TEST(ModelsGolden, TwentySimCV) { check_against_golden<TwentySimCV>(107); }
 TEST(ModelsGolden, TwentySimSCVS) { check_against_golden<TwentySimSCVS>(108); }
 TEST(ModelsGolden, CoulombViscous) { check_against_golden<CoulombViscous>(109); }
+TEST(ModelsGolden, StribeckDelta) { check_against_golden<StribeckDelta>(110); }
+TEST(ModelsGolden, StribeckAsymmetric) { check_against_golden<StribeckAsymmetric>(111); }
 
 // Every model of the library has a Spec<> (a missing one does not compile) and
 // a golden test above (the count changes when a model is added).
@@ -84,7 +86,7 @@ TEST(ModelsGolden, CoversEveryModel) {
     (void)&Spec<M>::gold;
     ++n;
   });
-  EXPECT_EQ(n, 9u) << "a model was added or removed: give it a Spec<> and a golden test";
+  EXPECT_EQ(n, 11u) << "a model was added or removed: give it a Spec<> and a golden test";
 }
 
 // A few hand-computed values at the default parameters, as a check on

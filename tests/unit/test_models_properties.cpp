@@ -14,8 +14,10 @@
 namespace stribeck::test {
 namespace {
 
+// Every odd static law (stribeck-asymmetric is odd only with equal sets:
+// test_new_laws.cpp).
 using AllStatic = ::testing::Types<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL,
-                                   TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous>;
+                                   TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous, StribeckDelta>;
 struct ModelName {
   template <class M>
   static std::string GetName(int) {

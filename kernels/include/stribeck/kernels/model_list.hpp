@@ -7,11 +7,14 @@
 
 #include "stribeck/kernels/models/coulomb_viscous.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
+#include "stribeck/kernels/models/elastoplastic.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/models/simscape_cylinder_il.hpp"
 #include "stribeck/kernels/models/simscape_rotational.hpp"
 #include "stribeck/kernels/models/simscape_translational.hpp"
+#include "stribeck/kernels/models/stribeck_asymmetric.hpp"
+#include "stribeck/kernels/models/stribeck_delta.hpp"
 #include "stribeck/kernels/models/twentysim.hpp"
 #include "stribeck/kernels/models/twentysim_lugre.hpp"
 
@@ -25,11 +28,12 @@ struct ModelTag {
   using type = M;
 };
 
-using StaticModels = ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL,
-                               TwentySimC, TwentySimV, TwentySimCV, TwentySimSCVS, CoulombViscous>;
+using StaticModels =
+    ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL, TwentySimC, TwentySimV,
+              TwentySimCV, TwentySimSCVS, CoulombViscous, StribeckDelta, StribeckAsymmetric>;
 // Models with memory: they implement the ODE form (dzdt, output, relax_rate, ode_ok,
 // stiffness, damping) and the trace form step(c, sample, state, dt).
-using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl>;
+using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl, ElastoPlastic>;
 
 template <class A, class B>
 struct ConcatModels;
