@@ -118,6 +118,7 @@ void continue_from(FitSummary& S, Layout& L, SearchResult& R, const ceres::Solve
   S.experiments.clear();
   S.parameters.clear();
   S.free_names.clear();
+  S.free_transforms.clear();
   S.correlation.clear();
 }
 

@@ -624,7 +624,10 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     }
     S.parameters.push_back(pe);
   }
-  for (int i : free) S.free_names.push_back(L.params[i].name);
+  for (int i : free) {
+    S.free_names.push_back(L.params[i].name);
+    S.free_transforms.push_back(transform_text(L, i));
+  }
   S.correlation.assign(k, std::vector<double>(k, kNaN));
   for (int a = 0; a < k; ++a)
     for (int b = 0; b < k; ++b) S.correlation[a][b] = C.cov_x(a, b) / std::sqrt(C.cov_x(a, a) * C.cov_x(b, b));

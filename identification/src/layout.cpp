@@ -204,24 +204,6 @@ double guess(const ParamInfo& p, const Features& f, double pressure_mid) {
   }
 }
 
-void parse_bounds(const std::string& spec, double& lo, double& hi) {
-  const size_t eq = spec.find('='), colon = spec.find(':', eq == std::string::npos ? 0 : eq);
-  if (eq == std::string::npos || colon == std::string::npos)
-    throw InputError("--bounds '" + spec + "': expected NAME=LO:HI");
-  const std::string a = spec.substr(eq + 1, colon - eq - 1), b = spec.substr(colon + 1);
-  auto num = [&](const std::string& t, double dflt) {
-    if (t.empty()) return dflt;
-    if (t == "inf" || t == "+inf") return kInf;
-    if (t == "-inf") return -kInf;
-    double x;
-    if (!parse_double(t, x)) throw InputError("--bounds '" + spec + "': '" + t + "' is not a number");
-    return x;
-  };
-  lo = num(a, -kInf);
-  hi = num(b, kInf);
-  if (!(lo < hi)) throw InputError("--bounds '" + spec + "': LO must be below HI");
-}
-
 }  // namespace
 
 double external(const Layout& L, int i) {
@@ -230,6 +212,15 @@ double external(const Layout& L, int i) {
     case Transform::kLog: return std::exp(p.u);
     case Transform::kExcess: return external(L, p.excess_base) + p.u;
     default: return p.u;
+  }
+}
+
+std::string transform_text(const Layout& L, int i) {
+  const FitParam& p = L.params[i];
+  switch (p.transform) {
+    case Transform::kLog: return "log";
+    case Transform::kExcess: return "excess:" + L.params[p.excess_base].name;
+    default: return "identity";
   }
 }
 
@@ -253,10 +244,6 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
   const bool needs_p = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
   const bool pressure_force = o.area_a != 0.0 || o.area_b != 0.0;
   const bool known_mass = o.inertia && std::isfinite(o.mass);
-  if (o.inertia && std::isfinite(o.mass) && o.mass < 0) throw InputError("--mass must be >= 0");
-  if (!(o.cutoff_hz >= 0) || !std::isfinite(o.cutoff_hz))
-    throw InputError("--cutoff must be a frequency > 0 [Hz] (0: sample rate / 20)");
-  if (o.decimation < 0) throw InputError("--decimate must be >= 0 (0: automatic, 1: every sample)");
   std::vector<Prepared> out;
   for (const auto& given : experiments) {
     const std::unique_ptr<Experiment> rederive = without_derived(given, model, o);
@@ -353,68 +340,38 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
   return out;
 }
 
-UserOptions parse_user_options(const ModelInfo& model, const FitOptions& o) {
-  // Known names for the option checks.
-  std::set<std::string> names = {"mass", "offset"};
-  std::string list;
-  for (const auto& p : model.params) {
-    names.insert(p.name);
-    list += (list.empty() ? "" : ", ") + std::string(p.name);
-  }
-  auto check_name = [&](const std::string& opt, const std::string& n) {
-    if (!names.count(n))
-      throw InputError(opt + ": model " + model.id + " has no parameter '" + n + "' (parameters: " + list +
-                       ", and mass, offset for the force balance)");
-  };
-  UserOptions u;
-  std::set<std::string>& free = u.free;
-  free.insert(o.free.begin(), o.free.end());
-  for (const auto& n : free) check_name("--free", n);
-  std::set<std::string>& per_exp = u.per_experiment;
-  per_exp.insert(o.per_experiment.begin(), o.per_experiment.end());
-  for (const auto& n : per_exp) check_name("--per-experiment", n);
-  std::map<std::string, double>& fixed = u.fixed;
-  for (const auto& a : o.fix) {
-    const size_t eq = a.find('=');
-    if (eq == std::string::npos) throw InputError("--fix '" + a + "': expected NAME=VALUE");
-    const std::string n = a.substr(0, eq);
-    check_name("--fix", n);
-    double x;
-    if (!parse_double(a.substr(eq + 1), x)) throw InputError("--fix '" + a + "': value is not a finite number");
-    // A fixed model parameter must be one the model takes (fits used to
-    // run with R_brk = 0.5 held, below its range [1, inf)).
-    for (const auto& p : model.params)
-      if (n == p.name) {
-        const std::string why = check_param(p, x);
-        if (!why.empty()) throw InputError("--fix " + n + ": " + why);
-      }
-    if (!fixed.emplace(n, x).second) throw InputError("--fix: parameter " + n + " given twice");
-    if (free.count(n)) throw InputError("--fix and --free both name " + n + ": hold it fixed or fit it, not both");
-  }
-  std::map<std::string, double>& initial = u.initial;
-  for (const auto& a : o.initial) {
-    const size_t eq = a.find('=');
-    double x;
-    if (eq == std::string::npos || !parse_double(a.substr(eq + 1), x))
-      throw InputError("--init '" + a + "': expected NAME=VALUE with a finite VALUE");
-    check_name("--init", a.substr(0, eq));
-    // A start value must be a normal number (1e-310 would divide to inf).
-    for (const auto& p : model.params)
-      if (a.substr(0, eq) == p.name && x != 0 && std::abs(x) < DBL_MIN)
-        throw InputError("--init " + a.substr(0, eq) + ": " + check_param(p, x));
-    initial[a.substr(0, eq)] = x;
-  }
-  std::map<std::string, std::pair<double, double>>& bounds = u.bounds;
-  for (const auto& b : o.bounds) {
-    double lo, hi;
-    parse_bounds(b, lo, hi);
-    const std::string n = b.substr(0, b.find('='));
-    check_name("--bounds", n);
-    bounds[n] = {lo, hi};
-  }
+namespace {
 
-  return u;
+// Transforms: relations a >= b by excess, strict positivity by log.
+void add_transforms(Layout& L, const ModelInfo& model, int ne) {
+  for (auto& p : L.params)
+    if (p.model_index >= 0 && !p.fixed) {
+      const ParamInfo& info = model.params[p.model_index];
+      if (info.lo_open && info.lo == 0.0) p.transform = Transform::kLog;
+    }
+  for (const auto& r : model.relations) {
+    for (int e = 0; e < ne; ++e)
+      for (int s = 0; s < 2; ++s) {
+        const int a = L.model_map[e][s][r.a], b = L.model_map[e][s][r.b];
+        FitParam& pa = L.params[a];
+        FitParam& pb = L.params[b];
+        if (pa.fixed && pb.fixed) continue;  // held values that break the rule: refused by FitOptions::IsValid
+        if (pa.fixed) {                      // b free below a fixed a: an upper bound suffices
+          pb.hi = std::min(pb.hi, pa.value);
+          pb.value = std::min(pb.value, pa.value);
+          continue;
+        }
+        if (pa.transform == Transform::kExcess && pa.excess_base != b)
+          throw InputError(pa.base + " and " + pb.base + " must both be per-experiment or both shared (rule: " + r.why +
+                           ")");
+        pa.transform = Transform::kExcess;
+        pa.excess_base = b;
+        pa.value = std::max(pa.value, pb.value);
+      }
+  }
 }
+
+}  // namespace
 
 Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data) {
   Layout L;
@@ -466,7 +423,6 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
     if (bounds.count(p.base)) {
       p.lo = std::max(p.lo, bounds[p.base].first);
       p.hi = std::min(p.hi, bounds[p.base].second);
-      if (!(p.lo <= p.hi)) throw InputError("--bounds for " + p.base + " do not overlap the model's range of it");
     }
   };
 
@@ -522,36 +478,7 @@ Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vecto
       for (int e = 0; e < ne; ++e) L.model_map[e][1][j] = L.model_map[e][0][j];
   }
 
-  // Transforms: relations a >= b by excess, strict positivity by log.
-  for (auto& p : L.params)
-    if (p.model_index >= 0 && !p.fixed) {
-      const ParamInfo& info = model.params[p.model_index];
-      if (info.lo_open && info.lo == 0.0) p.transform = Transform::kLog;
-    }
-  for (const auto& r : model.relations) {
-    for (int e = 0; e < ne; ++e)
-      for (int s = 0; s < 2; ++s) {
-        const int a = L.model_map[e][s][r.a], b = L.model_map[e][s][r.b];
-        FitParam& pa = L.params[a];
-        FitParam& pb = L.params[b];
-        if (pa.fixed && pb.fixed) {
-          if (!(pa.value >= pb.value))
-            throw InputError("--fix: " + pa.name + " must be >= " + pb.name + " (" + r.why + ")");
-          continue;
-        }
-        if (pa.fixed) {  // b free below a fixed a: an upper bound suffices
-          pb.hi = std::min(pb.hi, pa.value);
-          pb.value = std::min(pb.value, pa.value);
-          continue;
-        }
-        if (pa.transform == Transform::kExcess && pa.excess_base != b)
-          throw InputError(pa.base + " and " + pb.base + " must both be per-experiment or both shared (rule: " + r.why +
-                           ")");
-        pa.transform = Transform::kExcess;
-        pa.excess_base = b;
-        pa.value = std::max(pa.value, pb.value);
-      }
-  }
+  add_transforms(L, model, ne);
 
   // Force balance unknowns.
   L.offset.assign(ne, -1);

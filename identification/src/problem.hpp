@@ -92,20 +92,28 @@ struct Layout {
 
 // External value of parameter i from the current internal coordinates.
 double external(const Layout& L, int i);
+// Parameter i's internal coordinate as the fit JSON names it: "identity",
+// "log" or "excess:BASE" (its value is BASE's plus the coordinate).
+std::string transform_text(const Layout& L, int i);
 // Sets every internal coordinate from the external values.
 void set_internal_from_values(Layout& L);
 // Sets every external value from the internal coordinates.
 void set_values_from_internal(Layout& L);
 
 // The user's names and values (--free, --per-experiment, --fix, --init,
-// --bounds) checked against the model, before any data is seen. Throws
-// InputError naming the option.
+// --bounds), read by the rules of FitOptions::IsValid (fit_options.cpp);
+// options it refuses throw InputError naming the option.
 struct UserOptions {
   std::set<std::string> free, per_experiment;
   std::map<std::string, double> fixed, initial;
   std::map<std::string, std::pair<double, double>> bounds;
 };
 UserOptions parse_user_options(const ModelInfo& model, const FitOptions& o);
+
+// FitOptions::loss: `kind` "" (least squares), "huber" or "cauchy" and its
+// scale D [N]; false (with the message in *error when given) for a loss
+// IsValid refuses.
+bool parse_loss_spec(const std::string& spec, std::string* kind, double* scale, std::string* error);
 
 // Builds the unknowns: which are free, fixed, bounded, reparameterised, with
 // data-driven initial values. Throws InputError for bad option syntax/names.

@@ -92,7 +92,8 @@ std::string to_json(const FitSummary& s, int indent) {
                       {"interval", p.interval},
                       {"unit", p.unit}};
   j["parameters"] = params;
-  j["correlation"] = {{"parameters", s.free_names}, {"matrix", nlohmann::json::array()}};
+  j["correlation"] = {
+      {"parameters", s.free_names}, {"transforms", s.free_transforms}, {"matrix", nlohmann::json::array()}};
   for (const auto& row : s.correlation) {
     nlohmann::json r = nlohmann::json::array();
     for (double x : row) r.push_back(jnum(x));

@@ -287,7 +287,10 @@ void parameter_estimates(FitSummary& S, ceres::Problem& P, Layout& L, const std:
     S.parameters.push_back(pe);
   }
   lower_cost_warning(S, D, o, lower_names, least_seen, ssr_min, !lower.empty());
-  for (int i : free) S.free_names.push_back(L.params[i].name);
+  for (int i : free) {
+    S.free_names.push_back(L.params[i].name);
+    S.free_transforms.push_back(transform_text(L, i));
+  }
   const int k = static_cast<int>(free.size());
   S.correlation.assign(k, std::vector<double>(k, kNaN));
   for (int a = 0; a < k; ++a)

@@ -33,6 +33,37 @@
 namespace stribeck {
 namespace {
 
+// The fit's free parameters (from_fit) as the joint-normal axes after the
+// config's own: their mean and Cholesky factor go to list_values.
+void add_prior_axes(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values, int* target,
+                    std::vector<std::string>& names, sweep::SpaceView& s) {
+  const FitPrior& p = c.prior;
+  if (p.file.empty()) return;
+  const int k = static_cast<int>(p.names.size());
+  if (s.dims + k > sweep::kMaxParams)
+    throw InputError(c.source + ": [ensemble]: at most 16 varying quantities (the fit draws " + std::to_string(k) +
+                     ")");
+  for (const auto& spec : c.axes)
+    for (const auto& n : p.names)
+      if (spec.name == n)
+        throw InputError(spec.where + ": " + n + " is drawn from the fit (from_fit); remove it from [ensemble.params]");
+  const int first = s.dims;
+  s.joint = k;
+  s.joint_offset = list_values.size();
+  list_values.insert(list_values.end(), p.mean.begin(), p.mean.end());
+  list_values.insert(list_values.end(), p.chol.begin(), p.chol.end());
+  for (int j = 0; j < k; ++j) {
+    sweep::Axis& ax = s.axis[first + j];
+    ax.kind = sweep::AxisKind::kJointNormal;
+    ax.count = static_cast<std::uint64_t>(j);
+    ax.a = p.transform[j];
+    ax.b = p.base[j] >= 0 ? first + p.base[j] : 0;
+    target[first + j] = m.param_index(p.names[j]);
+    names.push_back(p.names[j]);
+  }
+  s.dims += k;
+}
+
 // Space axes from the parsed specs, with the sweep's own axis and point-count
 // rules (fill_axis, design_points); the axes may also name system quantities.
 sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values, int* target,
@@ -68,6 +99,7 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
     fill_axis(spec, grid, at, list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
   }
+  add_prior_axes(c, m, list_values, target, names, s);
   s.points = design_points(c.design, grid_points, c.points, c.source + ": [ensemble]", "points");
   return s;
 }
@@ -379,6 +411,15 @@ std::string ensemble_report(const EnsembleResult& r, const std::string& shard, b
       static_cast<unsigned long long>(n[3]), static_cast<unsigned long long>(n[4]));
   buf.resize(static_cast<size_t>(len));
   return buf;
+}
+
+Probability stick_slip_probability(const EnsembleTotals& t) {
+  Probability p;
+  p.draws = t.status_counts[0] + t.status_counts[4];
+  if (p.draws == 0) return p;
+  p.value = static_cast<double>(t.stick_slip) / static_cast<double>(p.draws);
+  p.std_error = std::sqrt(p.value * (1.0 - p.value) / static_cast<double>(p.draws));
+  return p;
 }
 
 std::uint64_t ensemble_result_bytes(std::uint64_t points, int dims) {

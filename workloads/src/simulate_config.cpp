@@ -8,7 +8,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/workloads/params.hpp"
@@ -148,12 +148,28 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     }
   }();
   std::vector<std::string> assignments;
+  // [ensemble] from_fit: the fit's values are the base parameters, and its
+  // free parameters are drawn from its covariance ([ensemble] below).
+  const toml::table* ensemble_table = root.get_as<toml::table>("ensemble");
+  if (const toml::node* ff = ensemble_table ? ensemble_table->get("from_fit") : nullptr) {
+    const auto file = ff->value<std::string>();
+    if (!file || file->empty()) throw InputError(where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
+    std::filesystem::path fp(*file);
+    if (fp.is_relative()) fp = std::filesystem::path(path).parent_path() / fp;  // relative to the config, as inputs are
+    c.prior = read_fit_prior(fp.string(), m, where(path, *ff) + ": from_fit");
+    for (const auto& [i, v] : c.prior.values)
+      assignments.push_back(std::string(m.params[i].name) + "=" + format_number(v));
+  }
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
       auto d = detail::toml_number(v);
       if (!d) throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
       if (!std::isfinite(*d))
         throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
+      for (const auto& drawn : c.prior.names)
+        if (drawn == k.str())
+          throw InputError(where(path, v) + ": parameter '" + drawn +
+                           "' is drawn from the fit (from_fit); remove it here");
       assignments.push_back(std::string(k.str()) + "=" + format_number(*d));
     }
   }
@@ -315,7 +331,8 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   }
   // [ensemble]
   if (const toml::table* et = subtable(path, root, "ensemble")) {
-    check_keys(path, *et, "[ensemble]", {"design", "points", "seed", "scramble", "precision", "device", "params"});
+    check_keys(path, *et, "[ensemble]",
+               {"design", "points", "seed", "scramble", "precision", "device", "params", "from_fit"});
     c.ensemble = true;
     const std::string design = text(path, *et, "design", "grid");
     c.design = parse_design(design, et->get("design") ? where(path, *et->get("design")) : path);
@@ -341,13 +358,17 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     c.device = text(path, *et, "device", "auto");
     require(c.device == "auto" || c.device == "cpu" || c.device == "gpu", path, *et, "device",
             "must be \"auto\", \"cpu\" or \"gpu\"");
+    if (!c.prior.file.empty() && c.design == sweep::Design::kGrid)
+      throw InputError(where(path, *et->get("from_fit")) +
+                       ": draws from a fit need design = \"random\", \"sobol\" or \"lhs\" (and points = N)");
     const toml::table* pt = subtable(path, *et, "params");
-    if (!pt || pt->empty())
+    if ((!pt || pt->empty()) && c.prior.file.empty())
       throw InputError(path + ": [ensemble] needs [ensemble.params] with at least one varying quantity");
     // Values use the sweep's flag syntax: a number, "list:a,b", "linear:lo:hi:n",
     // "log:lo:hi:n", "uniform:lo:hi", "loguniform:lo:hi", "normal:mean:sd[:lo:hi]".
     SweepConfig sc;
-    for (const auto& [k, v] : *pt) {
+    static const toml::table kNone;
+    for (const auto& [k, v] : pt ? *pt : kNone) {
       std::string spec;
       if (auto d = detail::toml_number(v)) spec = format_number(*d);
       else if (auto s = v.value<std::string>()) spec = *s;

@@ -141,6 +141,16 @@ struct FitOptions {
   // --- Warnings -------------------------------------------------------------
   double max_relative_std_error = 0.5;  // warn when std_error / |value| exceeds this
   double max_abs_correlation = 0.99;    // warn when |correlation| of two parameters exceeds this
+
+  // Whether these options can fit `model_id`, as Ceres'
+  // Solver::Options::IsValid: every rule on the values above and their
+  // combinations (ranges, --fix/--init/--bounds names and values against
+  // the model, mass, cut-off, loss, what a dynamic model cannot do), without
+  // any data. False puts a one-line message in *error, naming the option as
+  // `stribeck identify` spells it (Python's messages rename the flags).
+  // The model is an argument, not a member: one FitOptions serves several
+  // models (compare, --compare) and fit() takes the model beside it.
+  bool IsValid(const std::string& model_id, std::string* error) const;
 };
 
 struct ParameterEstimate {
@@ -209,6 +219,10 @@ struct FitSummary {
   std::vector<ParameterEstimate> parameters;
   std::vector<std::string> free_names;           // order of `correlation`
   std::vector<std::vector<double>> correlation;  // of the free parameters
+  // Per free parameter, the internal coordinate its covariance is normal in
+  // (the fit's J^T J is of these): "identity", "log" or "excess:BASE".
+  // `simulate` draws ensembles from a fit in them (docs/dynamics.md).
+  std::vector<std::string> free_transforms;
 
   long samples = 0;  // used by the fit
   int free_parameters = 0;
@@ -255,11 +269,10 @@ struct FitSummary {
 // everything the data merely does not support is a warning in the summary.
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model, const FitOptions& options);
 
-// The checks fit() makes on the model and the options before it looks at
-// any data (unknown model, parameter names of --free/--fix/--init/--bounds,
-// malformed values, loss, solver settings): InputError naming the option.
-// A batch makes them once, so that what fit() then throws for one
-// experiment is about that experiment's data.
+// FitOptions::IsValid as an InputError with its message: fit() and
+// fit_streamed() make this check before they look at any data. A batch
+// makes it once, so that what fit() then throws for one experiment is
+// about that experiment's data.
 void check_fit_options(const std::string& model_id, const FitOptions& options);
 
 // Fits each model with the same options; returns the summaries best first

@@ -109,6 +109,19 @@ SimulateConfig ensemble_point_config(const SimulateConfig& config, std::uint64_t
 // "" for any other config.
 std::string ensemble_point_label(const SimulateConfig& point);
 
+// The probability that a point sticks and slips, with its Monte Carlo
+// standard error sqrt(p (1 - p) / n): what an ensemble drawn from a fit
+// (from_fit) estimates. n counts the points that ran to the end (status ok)
+// and those outside the model's ranges (invalid-parameters): a draw of the
+// fit's normal approximation past an ordering (F_S < F_C: no stiction
+// excess) does not stick; points stopped by a step or event limit or a
+// non-finite state are left out.
+struct Probability {
+  double value = 0.0, std_error = 0.0;
+  std::uint64_t draws = 0;  // n: the points it is estimated over
+};
+Probability stick_slip_probability(const EnsembleTotals& totals);
+
 // The lines reporting an ensemble run (`simulate`'s summary): points, shard,
 // precision, device, time, RK4 steps/s, `where` the results went, and the
 // stick-slip and status counts.

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "stribeck/workloads/fit_prior.hpp"
 #include "stribeck/workloads/sweep_config.hpp"
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
@@ -55,6 +56,7 @@ struct SimulateConfig {
   bool fp32 = false;
   std::string device = "auto";  // auto (GPU when usable, else CPU) | cpu | gpu
   std::vector<ParamSpec> axes;  // parsed with the sweep's NAME=SPEC syntax
+  FitPrior prior;               // from_fit: the fit's free parameters, drawn jointly (prior.file "" otherwise)
 };
 
 // Parses and validates a config; every problem is an InputError naming the

@@ -32,6 +32,18 @@ enum class AxisKind : int {
   kUniform,     // distribution on [a, b] (random designs only)
   kLogUniform,  // distribution with log x uniform on [a, b] (random designs only)
   kNormal,      // normal(mean a, sd b) truncated to [lo, hi] (random designs only)
+  // Component `count` of the space's multivariate normal (SpaceView::joint),
+  // drawn in internal coordinates and mapped by `a` (a JointTransform code);
+  // an excess is added to the value of axis `b` (random designs only).
+  kJointNormal,
+};
+
+// How a joint-normal component maps to the parameter: identification's
+// internal coordinates, in which a fit's covariance is normal.
+enum JointTransform : int {
+  kJointIdentity = 0,  // value = y
+  kJointLog = 1,       // value = exp(y): a positive parameter
+  kJointExcess = 2,    // value = value of axis b + y: an ordering (F_S >= F_C)
 };
 
 enum class Design : int {
@@ -59,6 +71,11 @@ struct SpaceView {
   bool scramble = true;  // Sobol' only
   Axis axis[kMaxParams];
   const double* list_values = nullptr;
+  // A multivariate normal over the kJointNormal axes (none when joint == 0):
+  // list_values[joint_offset ..] holds its mean (joint values) and then the
+  // lower Cholesky factor of its covariance, row by row (joint x joint).
+  int joint = 0;
+  std::uint64_t joint_offset = 0;
 };
 
 // a + u (b - a) rounded step by step on every compiler: nvcc would otherwise
@@ -109,6 +126,7 @@ STRIBECK_HD_INLINE double axis_value_at(const Axis& ax, const double* list, doub
       if (x > ax.hi) x = ax.hi;
       return x;
     }
+    case AxisKind::kJointNormal: break;  // drawn jointly (joint_values), never one at a time
   }
   return ax.a;
 }
@@ -139,6 +157,27 @@ STRIBECK_HD_INLINE double sobol_unit(std::uint64_t i, int coord, std::uint64_t s
   return static_cast<double>(bits) * 0x1.0p-32;
 }
 
+// The joint-normal axes' values from their standard normal draws z:
+// y = mean + L z, then each component's transform; excesses last, so that
+// their base (any axis) has its value.
+STRIBECK_HD_INLINE void joint_values(const SpaceView& s, const double* z, double* out) {
+  const double* mean = s.list_values + s.joint_offset;
+  const double* chol = mean + s.joint;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int d = 0; d < s.dims; ++d) {
+      const Axis& ax = s.axis[d];
+      if (ax.kind != AxisKind::kJointNormal || (pass == 1) != (static_cast<int>(ax.a) == kJointExcess)) continue;
+      const int j = static_cast<int>(ax.count);
+      double y = mean[j];
+      for (int m = 0; m <= j; ++m) y += chol[j * s.joint + m] * z[m];
+      switch (static_cast<int>(ax.a)) {
+        case kJointLog: out[d] = std::exp(y); break;
+        case kJointExcess: out[d] = out[static_cast<int>(ax.b)] + y; break;
+        default: out[d] = y;
+      }
+    }
+}
+
 STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double* out) {
   if (s.design == Design::kGrid) {
     // Mixed radix, last parameter fastest (C order, like numpy.meshgrid(indexing="ij").ravel()).
@@ -151,7 +190,8 @@ STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double*
     }
     return;
   }
-  int coord = 0;  // index among varying axes
+  int coord = 0;              // index among varying axes
+  double z[kMaxParams] = {};  // standard normal draws of the joint components
   for (int d = 0; d < s.dims; ++d) {
     const Axis& ax = s.axis[d];
     if (!axis_varies(ax)) {
@@ -172,9 +212,12 @@ STRIBECK_HD_INLINE void space_point(const SpaceView& s, std::uint64_t i, double*
       default: break;
     }
     if (u >= 1.0) u = 0x1.fffffffffffffp-1;
-    out[d] = axis_value_at(ax, s.list_values, u);
+    if (ax.kind == AxisKind::kJointNormal)
+      z[ax.count] = normal_quantile(u > 0x1.0p-60 ? u : 0x1.0p-60);  // an unscrambled Sobol' point 0 is u = 0
+    else out[d] = axis_value_at(ax, s.list_values, u);
     ++coord;
   }
+  if (s.joint > 0) joint_values(s, z, out);
 }
 
 }  // namespace stribeck::sweep
