@@ -28,6 +28,13 @@ std::string param_long_name(const SweepMeta& m, std::size_t d) {
 }
 std::string unit_or_one(const std::string& u) { return u.empty() ? "1" : u; }
 
+// The metrics' columns a caller gives: one per sweep::Metric.
+void check_metric_columns(const std::vector<StreamColumn>& metrics) {
+  if (metrics.size() != static_cast<std::size_t>(sweep::kNumMetrics))
+    throw std::logic_error("sweep file: " + std::to_string(metrics.size()) + " metric columns given, " +
+                           std::to_string(sweep::kNumMetrics) + " metrics");
+}
+
 }  // namespace
 
 std::map<std::string, std::string> sweep_attributes(const SweepMeta& m) {
@@ -54,7 +61,9 @@ std::map<std::string, std::string> sweep_attributes(const SweepMeta& m) {
           {"top_k_only", std::to_string(m.top_k_only ? 1 : 0)}};
 }
 
-std::vector<StreamColumn> sweep_columns(const SweepMeta& m, const StreamColumn& status) {
+std::vector<StreamColumn> sweep_columns(const SweepMeta& m, const StreamColumn& status,
+                                        const std::vector<StreamColumn>& metrics) {
+  check_metric_columns(metrics);
   // Every name of the group and of the top-K table is unique: a parameter
   // named like a metric would make one dataset hide the other.
   std::set<std::string> names{kPointDimension, "experiment", kTopK, "trajectories", "rank", "index", "objective"};
@@ -63,9 +72,9 @@ std::vector<StreamColumn> sweep_columns(const SweepMeta& m, const StreamColumn& 
       throw std::logic_error("sweep file: '" + n + "' of model " + m.model + " names two datasets");
   };
   for (const auto& n : m.param_names) claim(n);
-  for (int k = 0; k < sweep::kNumMetrics; ++k) {
-    claim(sweep::kMetricInfo[k].name);
-    claim(std::string(sweep::kMetricInfo[k].name) + "_by_experiment");
+  for (const StreamColumn& metric : metrics) {
+    claim(metric.name);
+    claim(metric.name + "_by_experiment");
   }
   claim(status.name);
   std::vector<StreamColumn> c;
@@ -75,16 +84,14 @@ std::vector<StreamColumn> sweep_columns(const SweepMeta& m, const StreamColumn& 
     col.long_name = param_long_name(m, d);
     c.push_back(col);
   }
-  for (int k : m.metrics) {
-    const sweep::MetricInfo& mi = sweep::kMetricInfo[k];
-    c.push_back(StreamColumn{mi.name, 0, mi.unit, mi.description});
-  }
+  for (int k : m.metrics) c.push_back(metrics[k]);
   c.push_back(status);
   if (m.per_experiment)
     for (int k : m.metrics) {
-      const sweep::MetricInfo& mi = sweep::kMetricInfo[k];
-      StreamColumn col{std::string(mi.name) + "_by_experiment", m.experiments.size(), mi.unit,
-                       std::string(mi.description) + ", per experiment"};
+      StreamColumn col = metrics[k];
+      col.name += "_by_experiment";
+      col.width = m.experiments.size();
+      col.description += ", per experiment";
       col.width_dimension = "experiment";
       col.width_labels = m.experiments;
       c.push_back(col);
@@ -115,7 +122,9 @@ std::vector<std::vector<double>> sweep_chunk_columns(const SweepMeta& m, const S
   return c;
 }
 
-StreamTable top_k_table(const SweepMeta& m, const std::vector<TopEntry>& top) {
+StreamTable top_k_table(const SweepMeta& m, const std::vector<TopEntry>& top,
+                        const std::vector<StreamColumn>& metrics) {
+  check_metric_columns(metrics);
   StreamTable t;
   t.name = kTopK;
   t.dimension = "rank";
@@ -140,8 +149,7 @@ StreamTable top_k_table(const SweepMeta& m, const std::vector<TopEntry>& top) {
     for (const TopEntry& e : top) t.data.back().push_back(e.params[d]);
   }
   for (int k = 0; k < sweep::kNumMetrics; ++k) {  // all metrics: the table is small
-    const sweep::MetricInfo& mi = sweep::kMetricInfo[k];
-    t.columns.push_back(StreamColumn{mi.name, 0, mi.unit, mi.description});
+    t.columns.push_back(metrics[k]);
     t.data.emplace_back();
     for (const TopEntry& e : top) t.data.back().push_back(e.metrics[k]);
   }

@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/engine/records.hpp"
 
 namespace stribeck::engine {
 namespace {
@@ -79,15 +78,6 @@ StreamColumn status_column() {
   c.long_name = "point status";
   c.type = ColumnType::kUInt8;
   for (int s = 0; s < kPointStatusCount; ++s) c.flags.emplace_back(s, status_word(s));
-  return c;
-}
-
-StreamColumn field_column(const FieldInfo& k, bool rotational) {
-  if (k.storage == FieldStorage::kStatus) return status_column();
-  StreamColumn c{k.name, 0, rotational ? rotational_units(k.units) : k.units, k.long_name};
-  c.type = k.storage == FieldStorage::kInt64   ? ColumnType::kInt64
-           : k.storage == FieldStorage::kInt32 ? ColumnType::kInt32
-                                               : ColumnType::kFloat64;
   return c;
 }
 

@@ -28,6 +28,7 @@
 #include "stribeck/workloads/content_hash.hpp"
 #include "stribeck/engine/checkpoint.hpp"
 #include "stribeck/engine/merge.hpp"
+#include "stribeck/engine/records.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/threads.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -105,45 +106,47 @@ void parameter_columns(const ModelInfo& m, const FitOptions& o, std::vector<std:
   if ((o.inertia || std::isfinite(o.mass)) && !std::isfinite(o.mass)) names.push_back("mass"), units.push_back("kg");
 }
 
-struct Scalar {
-  const char* name;
-  const char* units;
-  const char* long_name;
-  ColumnType type;
-};
-// The fixed columns, in file order (then each parameter and its standard error).
-// (`status` comes first: the engine's PointStatus, every workload's column.)
-const Scalar kScalars[] = {
+// The row's fixed fields, its field table (engine/records.hpp), in file
+// order; then each parameter's value, standard error and interval, then the
+// coordinates. `status` comes first: the engine's PointStatus, every
+// workload's column; fit_status's flags are the fit statuses' names
+// (batch_columns). Units are translational (rotational batches: N*m).
+constexpr engine::FieldInfo kRowFields[] = {
+    {"status", "1", "point status", true, engine::FieldStorage::kStatus},
     {"fit_status", "1",
-     "fit status: 0 converged, 1 max-iterations (not converged), 2 singular, 3 failed, 4 bad-data (not fitted)",
-     ColumnType::kUInt8},
-    {"warnings", "1", "number of warnings of the fit", ColumnType::kInt32},
-    {"log", "1", "index of the input log (attribute logs)", ColumnType::kInt32},
-    {"experiment", "1", "index of the experiment within its log", ColumnType::kInt64},
-    {"samples", "1", "samples used by the fit", ColumnType::kInt64},
-    {"iterations", "1", "solver iterations", ColumnType::kInt32},
-    {"starts", "1", "Ceres refinements run", ColumnType::kInt32},
-    {"cost", "N^2", "0.5 x sum of squared residuals", ColumnType::kFloat64},
-    {"rmse", "N", "root-mean-square residual", ColumnType::kFloat64},
-    {"r_squared", "1", "coefficient of determination", ColumnType::kFloat64},
-    {"seconds", "s", "wall-clock time of the fit", ColumnType::kFloat64},
+     "fit status: 0 converged, 1 max-iterations (not converged), 2 singular, 3 failed, 4 bad-data (not fitted)", true,
+     engine::FieldStorage::kUInt8},
+    {"warnings", "1", "number of warnings of the fit", true, engine::FieldStorage::kInt32},
+    {"log", "1", "index of the input log (attribute logs)", true, engine::FieldStorage::kInt32},
+    {"experiment", "1", "index of the experiment within its log", true, engine::FieldStorage::kInt64},
+    {"samples", "1", "samples used by the fit", true, engine::FieldStorage::kInt64},
+    {"iterations", "1", "solver iterations", true, engine::FieldStorage::kInt32},
+    {"starts", "1", "Ceres refinements run", true, engine::FieldStorage::kInt32},
+    {"cost", "N^2", "0.5 x sum of squared residuals", false, engine::FieldStorage::kFloat64},
+    {"rmse", "N", "root-mean-square residual", false, engine::FieldStorage::kFloat64},
+    {"r_squared", "1", "coefficient of determination", false, engine::FieldStorage::kFloat64},
+    {"seconds", "s", "wall-clock time of the fit", false, engine::FieldStorage::kFloat64},
 };
-constexpr std::size_t kScalarCount = sizeof(kScalars) / sizeof(kScalars[0]);
+constexpr engine::RecordTable kRow{kRowFields, std::size(kRowFields)};
 
 // The coordinates of each fit (format 2): the mean of an operating-point
-// channel of its experiment, in the order of BatchFitRow::operating.
-struct Coordinate {
-  const char* name;
-  const char* channel;
-  const char* units;
-};
-const Coordinate kCoordinates[] = {{"mean_pressure_a", "pressure_a", "Pa"},
-                                   {"mean_pressure_b", "pressure_b", "Pa"},
-                                   {"mean_normal_force", "normal_force", "N"}};
-constexpr std::size_t kCoordinateCount = sizeof(kCoordinates) / sizeof(kCoordinates[0]);
+// channel of its experiment (kCoordinateChannels), in the order of
+// BatchFitRow::operating; their field table (units as measured, also in a
+// rotational batch).
+constexpr engine::FieldInfo kCoordinateFields[] = {
+    {"mean_pressure_a", "Pa", "mean pressure_a of the experiment (NaN: it has no pressure_a)", false,
+     engine::FieldStorage::kFloat64},
+    {"mean_pressure_b", "Pa", "mean pressure_b of the experiment (NaN: it has no pressure_b)", false,
+     engine::FieldStorage::kFloat64},
+    {"mean_normal_force", "N", "mean normal_force of the experiment (NaN: it has no normal_force)", false,
+     engine::FieldStorage::kFloat64}};
+constexpr engine::RecordTable kCoordinates{kCoordinateFields, std::size(kCoordinateFields)};
+constexpr const char* kCoordinateChannels[] = {"pressure_a", "pressure_b", "normal_force"};
+constexpr std::size_t kCoordinateCount = std::size(kCoordinateFields);
+static_assert(std::size(kCoordinateChannels) == kCoordinateCount, "a channel per coordinate");
 std::string coordinate_names() {
   std::vector<std::string> n;
-  for (const Coordinate& k : kCoordinates) n.push_back(k.name);
+  for (const engine::FieldInfo& k : kCoordinates) n.push_back(k.name);
   return join_names(n);
 }
 // Columns per parameter: value and standard error (format 1), and the 95 % interval (2).
@@ -151,8 +154,8 @@ std::size_t per_parameter(int version) { return version >= 2 ? 4 : 2; }
 
 void operating_point(const Experiment& e, BatchFitRow& r) {
   for (std::size_t k = 0; k < kCoordinateCount; ++k) {
-    if (!e.has(kCoordinates[k].channel)) continue;
-    const auto& x = e.channel(kCoordinates[k].channel);
+    if (!e.has(kCoordinateChannels[k])) continue;
+    const auto& x = e.channel(kCoordinateChannels[k]);
     double sum = 0;
     for (double v : x) sum += v;
     r.operating[k] = x.empty() ? kNaN : sum / double(x.size());
@@ -162,17 +165,11 @@ void operating_point(const Experiment& e, BatchFitRow& r) {
 // `force_unit`: the logs' (N*m for a rotational batch), of rmse and cost.
 std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units,
                                         const std::string& force_unit, int version = kFormatVersion) {
-  std::vector<StreamColumn> c{engine::status_column()};
-  for (const Scalar& s : kScalars) {
-    StreamColumn col{s.name, 0, s.units, s.long_name};
-    if (col.name == "rmse") col.units = force_unit;
-    if (col.name == "cost" && force_unit != "N") col.units = "(" + force_unit + ")^2";
-    col.type = s.type;
+  std::vector<StreamColumn> c = engine::record_columns(kRow, /*rotational=*/force_unit == "N*m");
+  for (StreamColumn& col : c)
     if (col.name == "fit_status")
       for (int k = 0; k < kBatchFitStatusCount; ++k)
         col.flags.emplace_back(k, flag_word(batch_fit_status_name(static_cast<BatchFitStatus>(k))));
-    c.push_back(col);
-  }
   // As identify's results groups name them (param_NAME, _std_error, _ci95_lo, _ci95_hi).
   const std::string prefix = version >= 2 ? "param_" : "";
   for (std::size_t k = 0; k < names.size(); ++k) {
@@ -184,10 +181,7 @@ std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, c
     c.push_back(StreamColumn{n + "_ci95_hi", 0, units[k], "95 % interval of " + names[k] + ", upper end"});
   }
   if (version >= 2)
-    for (const Coordinate& k : kCoordinates)
-      c.push_back(
-          StreamColumn{k.name, 0, k.units,
-                       std::string("mean ") + k.channel + " of the experiment (NaN: it has no " + k.channel + ")"});
+    for (StreamColumn& col : engine::record_columns(kCoordinates, /*rotational=*/false)) c.push_back(std::move(col));
   return c;
 }
 
@@ -290,17 +284,17 @@ void restore_totals(const StreamCheckpoint& cp, BatchFitResult& r, const std::st
   r.with_warnings = engine::state_count(cp, "with_warnings", where);
 }
 
-// Rows as the file's columns (status, kScalars, then value, standard error
-// and interval of each parameter, then the coordinates), n values each.
+// Rows as the file's columns (kRow's fields, then value, standard error and
+// interval of each parameter, then the coordinates), n values each.
 std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& rows, std::uint64_t first,
                                              const ExperimentSource& src, std::size_t nparams) {
   const std::size_t n = rows.size();
-  const std::size_t per = per_parameter(kFormatVersion), coords = 1 + kScalarCount + per * nparams;
+  const std::size_t per = per_parameter(kFormatVersion), coords = kRow.size + per * nparams;
   std::vector<std::vector<double>> c(coords + kCoordinateCount, std::vector<double>(n));
   for (std::size_t i = 0; i < n; ++i) {
     const BatchFitRow& r = rows[i];
-    c[0][i] = static_cast<double>(point_status(r));
-    const double fixed[] = {static_cast<double>(r.status),
+    const double fixed[] = {static_cast<double>(point_status(r)),
+                            static_cast<double>(r.status),
                             static_cast<double>(r.warnings),
                             static_cast<double>(src.log_index(first + i)),
                             static_cast<double>(src.index_in_log(first + i)),
@@ -311,10 +305,10 @@ std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& row
                             r.rmse,
                             r.r_squared,
                             r.seconds};
-    static_assert(sizeof(fixed) / sizeof(fixed[0]) == kScalarCount, "a value per fixed column");
-    for (std::size_t k = 0; k < kScalarCount; ++k) c[1 + k][i] = fixed[k];
+    static_assert(sizeof(fixed) / sizeof(fixed[0]) == std::size(kRowFields), "a value per field of the row");
+    for (std::size_t k = 0; k < kRow.size; ++k) c[k][i] = fixed[k];
     for (std::size_t p = 0; p < nparams; ++p) {
-      const std::size_t at = 1 + kScalarCount + per * p;
+      const std::size_t at = kRow.size + per * p;
       c[at][i] = r.value[p];
       c[at + 1][i] = r.std_error[p];
       c[at + 2][i] = r.ci95_lo[p];
@@ -596,6 +590,9 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
+
+engine::RecordTable batch_fit_row_fields() { return kRow; }
+engine::RecordTable batch_fit_coordinate_fields() { return kCoordinates; }
 
 bool is_batch_fit_file(const std::string& path) { return engine::is_shard_file(path, kShards); }
 

@@ -15,6 +15,7 @@
 #include "cli_runner.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/sweep_file.hpp"
+#include "stribeck/engine/records.hpp"
 #include "stribeck/workloads/heat_map.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"
@@ -30,6 +31,7 @@ std::string tmp(const std::string& name) { return test::temp_dir() + name; }
 // behind another); the columns follow the documented order.
 TEST(SweepFile, EveryModelsColumnsHaveDistinctNames) {
   StreamColumn status{"status", 0, "1", ""};
+  const std::vector<StreamColumn> metrics = engine::record_columns(engine::kSweepMetricRecord, false);
   for (const ModelInfo& mi : all_models()) {
     SweepMeta m;
     m.model = mi.id;
@@ -38,7 +40,7 @@ TEST(SweepFile, EveryModelsColumnsHaveDistinctNames) {
     m.experiments = {"a", "b"};
     m.per_experiment = true;
     std::vector<StreamColumn> c;
-    ASSERT_NO_THROW(c = sweep_columns(m, status)) << mi.id;
+    ASSERT_NO_THROW(c = sweep_columns(m, status, metrics)) << mi.id;
     ASSERT_EQ(c.size(), mi.params.size() + 2 * sweep::kNumMetrics + 1) << mi.id;
     EXPECT_EQ(c[mi.params.size() + sweep::kNumMetrics].name, "status");
     EXPECT_EQ(c.back().width, 2u);
@@ -48,7 +50,7 @@ TEST(SweepFile, EveryModelsColumnsHaveDistinctNames) {
   clash.model = "test";
   clash.param_names = {"rmse"};
   clash.param_units = {"N"};
-  EXPECT_THROW(sweep_columns(clash, status), std::logic_error);
+  EXPECT_THROW(sweep_columns(clash, status, metrics), std::logic_error);
 }
 
 TEST(SweepFile, Version1IsReadWithItsStatusCodesTranslated) {

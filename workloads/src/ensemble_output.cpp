@@ -61,8 +61,7 @@ std::vector<StreamColumn> ensemble_columns(const std::string& model, bool rotati
     col.long_name = ensemble_coordinate_long_name(model, names[d]);
     cols.push_back(col);
   }
-  for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f)
-    cols.push_back(engine::field_column(engine::kStickSlipFields[f], rotational));
+  for (StreamColumn& col : engine::record_columns(engine::kStickSlipRecord, rotational)) cols.push_back(std::move(col));
   // Every name of the group is unique: a coordinate named like a metric
   // would make one dataset hide the other.
   std::set<std::string> taken{kPointDimension};
@@ -120,10 +119,8 @@ class CsvSink : public EnsembleSink {
     std::vector<CsvColumn> columns{{"index", ""}};
     const auto units = ensemble_coordinate_units(c, r.names);
     for (size_t d = 0; d < r.names.size(); ++d) columns.push_back({r.names[d], d < units.size() ? units[d] : ""});
-    for (std::size_t f = 0; f < engine::kStickSlipFieldCount; ++f) {
-      const std::string u = engine::kStickSlipFields[f].units;
-      columns.push_back({engine::kStickSlipFields[f].name, c.rotational ? engine::rotational_units(u) : u});
-    }
+    for (CsvColumn& col : engine::record_csv_columns(engine::kStickSlipRecord, c.rotational))
+      columns.push_back(std::move(col));
     sidecar_.write(csv_sidecar_json("ensemble", columns,
                                     {{"source", c.source},
                                      {"model", c.model},

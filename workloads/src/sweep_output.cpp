@@ -11,6 +11,7 @@
 #include "stribeck/workloads/content_hash.hpp"
 #include "stribeck/engine/checkpoint.hpp"
 #include "stribeck/engine/merge.hpp"
+#include "stribeck/engine/records.hpp"
 #include "stribeck/workloads/version.hpp"
 
 namespace stribeck {
@@ -24,6 +25,14 @@ const char* design_name(sweep::Design d) {
     case sweep::Design::kSobol: return "sobol";
   }
   return "?";
+}
+
+// The metrics' columns, from their field table (engine/records.hpp).
+std::vector<StreamColumn> metric_columns() { return engine::record_columns(engine::kSweepMetricRecord, false); }
+
+// The group's columns: the engine's status column and the metrics' columns.
+std::vector<StreamColumn> columns(const SweepMeta& meta) {
+  return sweep_columns(meta, engine::status_column(), metric_columns());
 }
 
 }  // namespace
@@ -96,9 +105,9 @@ SweepOutput::SweepOutput(const SweepMeta& meta, std::unique_ptr<ResultsStream> s
     : meta_(meta), stream_(std::move(stream)) {}
 
 std::unique_ptr<SweepOutput> SweepOutput::create(const std::string& path, const SweepMeta& meta) {
-  auto stream = ResultsStream::create(path, kSweepGroup, sweep_columns(meta, engine::status_column()),
-                                      sweep_attributes(meta), meta.provenance, meta.count,
-                                      /*resumable=*/true, meta.first);
+  auto stream =
+      ResultsStream::create(path, kSweepGroup, columns(meta), sweep_attributes(meta), meta.provenance, meta.count,
+                            /*resumable=*/true, meta.first);
   return std::unique_ptr<SweepOutput>(new SweepOutput(meta, std::move(stream)));
 }
 
@@ -121,8 +130,8 @@ std::unique_ptr<SweepOutput> SweepOutput::resume(const std::string& path, const 
     }
   }
   StreamCheckpoint cp;
-  auto stream = ResultsStream::resume(path, kSweepGroup, sweep_columns(meta, engine::status_column()),
-                                      sweep_attributes(meta), meta.provenance, cp, meta.first);
+  auto stream =
+      ResultsStream::resume(path, kSweepGroup, columns(meta), sweep_attributes(meta), meta.provenance, cp, meta.first);
   engine::restore_totals(cp, meta.count, totals, partial);
   top = top_k_entries(meta, stream->read_table("top_k"), partial);
   return std::unique_ptr<SweepOutput>(new SweepOutput(meta, std::move(stream)));
@@ -137,8 +146,8 @@ void SweepOutput::append(const SweepChunk& chunk) {
 }
 
 void SweepOutput::checkpoint(const engine::Totals& totals, const std::vector<TopEntry>& top) {
-  stream_->checkpoint(
-      engine::make_checkpoint(meta_.top_k_only ? 0 : totals.completed, totals, {}, {top_k_table(meta_, top)}));
+  stream_->checkpoint(engine::make_checkpoint(meta_.top_k_only ? 0 : totals.completed, totals, {},
+                                              {top_k_table(meta_, top, metric_columns())}));
 }
 
 void SweepOutput::add_trajectory(std::uint64_t index, const std::vector<double>& params,
@@ -189,7 +198,7 @@ std::vector<StreamTable> merged_tables(const std::vector<std::string>& shards) {
       }
     }
   }
-  if (top) tables.insert(tables.begin(), top_k_table(m0, top->entries()));
+  if (top) tables.insert(tables.begin(), top_k_table(m0, top->entries(), metric_columns()));
   return tables;
 }
 
@@ -203,7 +212,7 @@ const engine::ShardFormat kShards{
     {"points", "first", "count", "sweep_identity", "model", "parameters", "metrics", "experiments", "top_k_only"},
     {"sweep_identity", "points", "model", "parameters", "metrics", "experiments", "per_experiment", "top_k_only"},
     [](const std::string&, const std::map<std::string, std::string>& a, const std::string& at) {
-      return sweep_columns(sweep_meta(a, Provenance{}, at), engine::status_column());
+      return columns(sweep_meta(a, Provenance{}, at));
     },
     merged_tables};
 

@@ -74,14 +74,19 @@ std::map<std::string, std::string> sweep_attributes(const SweepMeta& meta);
 // The group's columns (none with top_k_only), in the order of
 // sweep_chunk_columns: each parameter, each kept metric, `status` (given:
 // the engine's one status column), `<metric>_by_experiment` with
-// per_experiment. Throws std::logic_error when two would share a name (a
-// model parameter named like a metric).
-std::vector<StreamColumn> sweep_columns(const SweepMeta& meta, const StreamColumn& status);
+// per_experiment. `metrics` (given: the engine's columns of the metrics'
+// field table, engine::record_columns(kSweepMetricRecord)) holds the column
+// of every metric in the order of sweep::Metric. Throws std::logic_error
+// when two would share a name (a model parameter named like a metric).
+std::vector<StreamColumn> sweep_columns(const SweepMeta& meta, const StreamColumn& status,
+                                        const std::vector<StreamColumn>& metrics);
 // A chunk's rows as those columns' values (one vector per column).
 std::vector<std::vector<double>> sweep_chunk_columns(const SweepMeta& meta, const SweepChunk& chunk);
 // The top-K table `top_k` (dimension `rank`, 0 best): index, objective, the
-// parameters, every metric; and its entries read back (`where` names it).
-StreamTable top_k_table(const SweepMeta& meta, const std::vector<TopEntry>& top);
+// parameters, every metric (`metrics` as for sweep_columns); and its entries
+// read back (`where` names it).
+StreamTable top_k_table(const SweepMeta& meta, const std::vector<TopEntry>& top,
+                        const std::vector<StreamColumn>& metrics);
 std::vector<TopEntry> top_k_entries(const SweepMeta& meta, const StreamTable& table, const std::string& where);
 // The force of point `index` along experiment `experiment`'s trace: table
 // `trajectories/<index>/<experiment>` (dimension `sample`), the point's

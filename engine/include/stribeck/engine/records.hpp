@@ -1,11 +1,19 @@
 #pragma once
-// Records defined once: what the engine derives from a record's field table
-// (the X-macro list next to the record, e.g. STRIBECK_STICK_SLIP_FIELDS in
-// kernels/systems/metrics.hpp): column names, units, long names and stored
-// types, packing to a row of doubles (the GPU's staging layout) and back,
-// and conversion between working scalars. Nothing here names a field but
-// the one convention every record keeps: its field `status` is the point's
-// PointStatus, written as every workload's status column.
+// Records defined once: every per-point record (a simulation's stick-slip
+// metrics, a sweep point's metrics, a batch fit's row) is a table of
+// FieldInfo, and what the results files and the staging rows hold is derived
+// here from that table: HDF5 column names, units, long names and stored
+// types (field_column, record_columns), CSV headers with their units
+// (record_csv_columns), and for a record that is a struct, packing to a row
+// of doubles (the GPU's staging layout) and back and conversion between
+// working scalars. The tables of device records are X-macro lists next to
+// the record in kernels/ (STRIBECK_STICK_SLIP_FIELDS in
+// kernels/systems/metrics.hpp, STRIBECK_SWEEP_METRIC_FIELDS in
+// kernels/sweep/metrics.hpp), so kernels/ keeps no host types; host records
+// (the batch-fit row, identification/) write theirs as FieldInfo directly.
+// Nothing here names a field but the one convention every record keeps: its
+// field `status` is the point's PointStatus, written as every workload's
+// status column.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -15,22 +23,33 @@
 #include <vector>
 
 #include "stribeck/data/results_stream.hpp"
+#include "stribeck/data/text_export.hpp"
+#include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 
 namespace stribeck::engine {
 
 // How a field is stored: float64 (the working scalar T), int32 (int
-// members), int64 (long members), or the status column (status_column:
-// uint8 with its flags).
-enum class FieldStorage { kFloat64, kInt32, kInt64, kStatus };
+// members), int64 (long members), uint8 (a code whose flags the record's
+// owner names), or the status column (status_column: uint8 with its flags).
+enum class FieldStorage { kFloat64, kInt32, kInt64, kUInt8, kStatus };
 
 // One column of a record as the results files and the summaries see it.
 struct FieldInfo {
-  const char* name;       // column name
+  const char* name;       // column name, and its CSV header
   const char* units;      // CF/UDUNITS spelling, translational ("1": dimensionless)
-  const char* long_name;  // what it is
+  const char* long_name;  // what it is (the column's `description` attribute)
   bool integer;           // stored as an integer column
   FieldStorage storage;
+};
+
+// A record's field table: its fields in row order.
+struct RecordTable {
+  const FieldInfo* fields;
+  std::size_t size;
+  constexpr const FieldInfo* begin() const { return fields; }
+  constexpr const FieldInfo* end() const { return fields + size; }
+  constexpr const FieldInfo& operator[](std::size_t k) const { return fields[k]; }
 };
 
 namespace detail {
@@ -52,16 +71,30 @@ struct StickSlipTable {
   static constexpr FieldInfo fields[] = {STRIBECK_STICK_SLIP_FIELDS(STRIBECK_FIELD_INFO)};
 #undef STRIBECK_FIELD_INFO
 };
+struct SweepMetricTable {
+#define STRIBECK_METRIC_FIELD_INFO(id, name, unit, description, needs_force) \
+  FieldInfo{name, unit, description, false, FieldStorage::kFloat64},
+  static constexpr FieldInfo fields[] = {STRIBECK_SWEEP_METRIC_FIELDS(STRIBECK_METRIC_FIELD_INFO)};
+#undef STRIBECK_METRIC_FIELD_INFO
+};
 }  // namespace detail
 
 // StickSlipMetrics, field by field in the table's order.
 inline constexpr const FieldInfo* kStickSlipFields = detail::StickSlipTable::fields;
 constexpr std::size_t kStickSlipFieldCount = std::size(detail::StickSlipTable::fields);
+inline constexpr RecordTable kStickSlipRecord{kStickSlipFields, kStickSlipFieldCount};
+
+// A sweep point's metrics, in the order of sweep::Metric (the row of
+// kNumMetrics doubles the CPU and GPU stage per point).
+inline constexpr RecordTable kSweepMetricRecord{detail::SweepMetricTable::fields,
+                                                std::size(detail::SweepMetricTable::fields)};
+static_assert(std::size(detail::SweepMetricTable::fields) == sweep::kNumMetrics, "a field per sweep metric");
 
 // The unit of a translational quantity in a rotational system (N -> N*m,
-// m -> rad, m/s -> rad/s); others unchanged.
+// N^2 -> (N*m)^2, m -> rad, m/s -> rad/s); others unchanged.
 inline std::string rotational_units(const std::string& u) {
   if (u == "N") return "N*m";
+  if (u == "N^2") return "(N*m)^2";
   if (u == "m") return "rad";
   if (u == "m/s") return "rad/s";
   return u;
@@ -69,6 +102,10 @@ inline std::string rotational_units(const std::string& u) {
 
 // The results column of a field (units made rotational where asked).
 StreamColumn field_column(const FieldInfo& field, bool rotational);
+// The results columns of a record, in table order.
+std::vector<StreamColumn> record_columns(const RecordTable& record, bool rotational);
+// The CSV columns of a record (header cell and units), in table order.
+std::vector<CsvColumn> record_csv_columns(const RecordTable& record, bool rotational);
 
 // A record as a row of doubles (kStickSlipFieldCount values, table order).
 template <class T>

@@ -24,6 +24,7 @@
 
 #include "stribeck/data/experiment.hpp"
 #include "stribeck/data/log.hpp"
+#include "stribeck/engine/records.hpp"
 #include "stribeck/engine/runner.hpp"
 #include "stribeck/identification/fit.hpp"
 
@@ -41,6 +42,13 @@ enum class BatchFitStatus : std::uint8_t {
 constexpr int kBatchFitStatusCount = 5;
 // "converged", "max-iterations", "singular", "failed", "bad-data".
 const char* batch_fit_status_name(BatchFitStatus s);
+
+// The batch-fit row's field tables (engine/records.hpp), from which its
+// results columns come: the fixed fields (status, fit_status, ..., seconds)
+// before the parameters' columns (param_NAME, _std_error, _ci95_lo,
+// _ci95_hi, from the model), and the operating-point coordinates after them.
+engine::RecordTable batch_fit_row_fields();
+engine::RecordTable batch_fit_coordinate_fields();
 
 // The experiments of a batch by index (the engine's point).
 class ExperimentSource {

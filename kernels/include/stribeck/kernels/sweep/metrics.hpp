@@ -27,16 +27,34 @@ namespace stribeck::sweep {
 
 constexpr int kTraceTile = 256;
 
+// The one field table of a sweep point's metrics: X(id, column name, units,
+// description, needs a measured force). The Metric ids, kMetricInfo and the
+// engine's field table (engine/records.hpp: columns, units, CSV headers) are
+// all derived from it, in this order, which is also the layout of a point's
+// row of kNumMetrics doubles that the CPU and GPU stage (finalize_metrics).
+//   sse             sum (F - F_meas)^2                        [N^2]
+//   rmse            sqrt(SSE / samples)                       [N]
+//   max_abs_error   max |F - F_meas|                          [N]
+//   peak_force      max |F|                                   [N]
+//   mean_force_pos  mean F over samples with v > 0            [N]
+//   mean_force_neg  mean F over samples with v < 0            [N]
+//   energy          dissipated energy, integral of F v dt     [J]
+//   loop_area       hysteresis loop area, integral of F dx    [J]
+#define STRIBECK_SWEEP_METRIC_FIELDS(X)                                                            \
+  X(kSse, "sse", "N^2", "sum of squared errors against the measured force", true)                  \
+  X(kRmse, "rmse", "N", "root mean square error against the measured force", true)                 \
+  X(kMaxAbsError, "max_abs_error", "N", "largest absolute error against the measured force", true) \
+  X(kPeakForce, "peak_force", "N", "largest |F|", false)                                           \
+  X(kMeanForcePos, "mean_force_pos", "N", "mean F over samples with v > 0", false)                 \
+  X(kMeanForceNeg, "mean_force_neg", "N", "mean F over samples with v < 0", false)                 \
+  X(kEnergy, "energy", "J", "dissipated energy, trapezoid integral of F v dt", false)              \
+  X(kLoopArea, "loop_area", "J", "hysteresis loop area, trapezoid integral of F dx", false)
+
 enum Metric : int {
-  kSse,           // sum (F - F_meas)^2                        [N^2]
-  kRmse,          // sqrt(SSE / samples)                        [N]
-  kMaxAbsError,   // max |F - F_meas|                           [N]
-  kPeakForce,     // max |F|                                    [N]
-  kMeanForcePos,  // mean F over samples with v > 0             [N]
-  kMeanForceNeg,  // mean F over samples with v < 0             [N]
-  kEnergy,        // dissipated energy, integral of F v dt      [J]
-  kLoopArea,      // hysteresis loop area, integral of F dx     [J]
-  kNumMetrics
+#define STRIBECK_SWEEP_METRIC_ID(id, name, unit, description, needs_force) id,
+  STRIBECK_SWEEP_METRIC_FIELDS(STRIBECK_SWEEP_METRIC_ID)
+#undef STRIBECK_SWEEP_METRIC_ID
+      kNumMetrics
 };
 
 struct MetricInfo {
@@ -47,14 +65,9 @@ struct MetricInfo {
 };
 
 constexpr MetricInfo kMetricInfo[kNumMetrics] = {
-    {"sse", "N^2", "sum of squared errors against the measured force", true},
-    {"rmse", "N", "root mean square error against the measured force", true},
-    {"max_abs_error", "N", "largest absolute error against the measured force", true},
-    {"peak_force", "N", "largest |F|", false},
-    {"mean_force_pos", "N", "mean F over samples with v > 0", false},
-    {"mean_force_neg", "N", "mean F over samples with v < 0", false},
-    {"energy", "J", "dissipated energy, trapezoid integral of F v dt", false},
-    {"loop_area", "J", "hysteresis loop area, trapezoid integral of F dx", false},
+#define STRIBECK_SWEEP_METRIC_INFO(id, name, unit, description, needs_force) {name, unit, description, needs_force},
+    STRIBECK_SWEEP_METRIC_FIELDS(STRIBECK_SWEEP_METRIC_INFO)
+#undef STRIBECK_SWEEP_METRIC_INFO
 };
 
 // A point's outcome is the kernels' one per-point code, SimStatus
