@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/workloads/device.hpp"

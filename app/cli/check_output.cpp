@@ -9,7 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck::cli {

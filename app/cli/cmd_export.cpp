@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "fit_flags.hpp"
 #include "progress.hpp"
+#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/engine/mpi.hpp"

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/report/figure.hpp"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/workloads/version.hpp"
 

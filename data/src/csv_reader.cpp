@@ -5,7 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {

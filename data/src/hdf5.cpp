@@ -17,7 +17,8 @@
 #include <map>
 #include <mutex>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/hdf5_watchdog.hpp"
+#include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 

@@ -10,6 +10,9 @@
 #include <set>
 
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
+#include "stribeck/data/output_lock.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"

@@ -14,6 +14,7 @@
 #include "group_attributes.hpp"
 #include "log_detail.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/import.hpp"

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/sweep_file.hpp"

@@ -14,6 +14,9 @@
 #include "group_attributes.hpp"
 #include "journal_driver.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/interrupt.hpp"
+#include "stribeck/data/output_lock.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/log_blocks.hpp"

@@ -11,7 +11,6 @@
 #include <set>
 
 #include "stribeck/data/csv_reader.hpp"
-#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/text_table.hpp"

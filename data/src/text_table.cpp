@@ -5,7 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/units.hpp"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/engine/checkpoint.hpp"

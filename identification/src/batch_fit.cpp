@@ -20,7 +20,7 @@
 
 #include "rotational.hpp"
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log_blocks.hpp"

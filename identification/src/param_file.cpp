@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/identification/export_params.hpp"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/output_lock.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 

@@ -21,6 +21,7 @@
 #include "stiction_grid.hpp"
 #include "temp_dir.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"

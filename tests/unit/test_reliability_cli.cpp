@@ -30,7 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "child_cli.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/hdf5_watchdog.hpp"
+#include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/svg_heat_map.hpp"

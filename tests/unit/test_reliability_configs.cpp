@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "child_cli.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/sweep_file.hpp"

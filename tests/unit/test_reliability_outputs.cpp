@@ -28,6 +28,7 @@
 #include "child_cli.hpp"
 #include "cli_runner.hpp"
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "temp_dir.hpp"

@@ -32,7 +32,7 @@
 
 #include "child_cli.hpp"
 #include "cli_runner.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/log_blocks.hpp"
 #include "temp_dir.hpp"
 

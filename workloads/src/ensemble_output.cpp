@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/data/error.hpp"

@@ -37,6 +37,7 @@
 #include <thread>
 
 #include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/kernels/text_number.hpp"
 #include "stribeck/data/error.hpp"

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "stribeck/data/atomic_file.hpp"
 #include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 
 namespace stribeck {

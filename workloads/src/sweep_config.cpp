@@ -9,7 +9,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/config_file.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 #include "toml_text.hpp"

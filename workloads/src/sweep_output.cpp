@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/workloads/content_hash.hpp"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/atomic_file.hpp"
+#include "stribeck/data/hdf5_watchdog.hpp"
 
 namespace stribeck::h5 {
 
@@ -134,7 +134,7 @@ bool is_hdf5(const std::string& path);
 // Opens an existing file read-only (write=false) or read-write. Errors name
 // the path: missing file, not HDF5, truncated/corrupt superblock.
 // While the file is open, the CLI's crash handler knows it as an input being
-// read (register_input, atomic_file.hpp): libhdf5 1.10 can crash on damaged
+// read (register_input, interrupt.hpp): libhdf5 1.10 can crash on damaged
 // files where it does not check, and such a crash then ends the command with
 // one line naming the file instead of a core dump. `fapl`: the file access
 // property list (a checkpointed file's driver, results_stream.cpp).
@@ -144,7 +144,7 @@ File open_file(const std::string& path, bool write = false, hid_t fapl = H5P_DEF
 // group, reading an attribute) of a registered input, watched while this
 // object lives: the CLI ends a call that does not return in time (libhdf5
 // 1.10 loops for ever on some damaged files) with one line, exit 2
-// (watch_library_call, atomic_file.hpp). `loc`: any object of the file;
+// (watch_library_call, hdf5_watchdog.hpp). `loc`: any object of the file;
 // `what` (a callable returning the description, "opening group 'x'") is
 // called only when calls are watched. Never around reads of raw data.
 class Watched {

@@ -1,0 +1,24 @@
+#pragma once
+// What the signal handlers (interrupt.cpp) share with the HDF5 watchdog
+// (hdf5_watchdog.cpp) and the output locks (output_lock.cpp): a process that
+// ends on a signal, a crash or an overdue library call removes the same
+// files and prints its line the same way. The first three are
+// async-signal-safe (unlink, fcntl, write).
+namespace stribeck::detail {
+
+// Unlinks every registered temporary (register_temporary) and lets go of
+// this process's output locks (drop_output_locks).
+void remove_registered_files();
+// Removes the lock files of the OutputLocks this process holds where no
+// other process holds them too (output_lock.cpp).
+void drop_output_locks();
+// Writes `s` to stderr with write(2) only.
+void put_stderr(const char* s);
+
+// True once install_cli_signal_handlers ran.
+bool cli_handlers_installed();
+// True when `file` is a registered input (register_input). Takes a mutex:
+// never from a handler.
+bool is_registered_input(const char* file);
+
+}  // namespace stribeck::detail
