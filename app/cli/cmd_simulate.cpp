@@ -135,18 +135,7 @@ void add_simulate_command(CLI::App& app) {
         summary("  stopped after %llu of %llu points; continue with --resume",
                 static_cast<unsigned long long>(r.totals.completed), static_cast<unsigned long long>(r.count));
       const auto& n = r.totals.status_counts;
-      nlohmann::json drawn = nullptr;
-      if (!c.prior.file.empty()) {
-        const Probability p = stick_slip_probability(r.totals);
-        summary(
-            "  drawn from the fit %s: P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error, %llu draws "
-            "of which %llu outside the model's ranges count as not sticking)",
-            c.prior.file.c_str(), p.value, p.std_error, static_cast<unsigned long long>(p.draws),
-            static_cast<unsigned long long>(n[4]));
-        drawn = {{"fit", c.prior.file},
-                 {"drawn", c.prior.names},
-                 {"stick_slip_probability", {{"value", p.value}, {"std_error", p.std_error}, {"draws", p.draws}}}};
-      }
+      const nlohmann::json drawn = report_fit_draws(c, r, r.finished ? *output : std::string());
       write_json(*json, {{"kind", "ensemble"},
                          {"points", r.points},
                          {"first", r.first},

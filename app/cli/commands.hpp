@@ -7,6 +7,11 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/identification/export_params.hpp"
 
+namespace stribeck {
+struct SimulateConfig;
+struct EnsembleResult;
+}  // namespace stribeck
+
 namespace stribeck::cli {
 
 void add_models_command(CLI::App& app);
@@ -140,5 +145,10 @@ void warn(const std::string& text);
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.
 Provenance cli_provenance();
+
+// simulate from_fit: prints the probability of stick-slip and the quantiles
+// of the draws (fit_draws_output.cpp) and returns them for --json (null
+// when the ensemble is not drawn from a fit).
+nlohmann::json report_fit_draws(const SimulateConfig& c, const EnsembleResult& r, const std::string& output);
 
 }  // namespace stribeck::cli

@@ -16,6 +16,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
+#include "stribeck/workloads/fit_draws.hpp"
 #include "stribeck/workloads/fit_prior.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "temp_dir.hpp"
@@ -203,6 +204,43 @@ TEST(FitPropagation, IdentifyJsonIsAFitToDrawFrom) {
   const FitPrior p = read_fit_prior(js, require_model("simscape-cylinder"), "test");
   EXPECT_EQ(p.names.size(), names.size());
   EXPECT_EQ(p.values.size(), j["parameters"].size());
+}
+
+TEST(FitDraws, QuantilesAndTheirIntervalsFromTheOrderStatistics) {
+  // Draws k / n (k = 0 .. n-1) of a uniform: the p-quantile is p to 1/n, and
+  // its 95 % interval spans ranks n p -/+ 1.96 sqrt(n p (1 - p)); points that
+  // did not run (status != 0) are left out.
+  EnsembleResult r;
+  const int n = 20000;
+  for (int k = 0; k < n; ++k) {
+    StickSlipMetrics<double> m;
+    m.breakaway_force = double(k) / n;
+    m.period = 2.0;
+    r.metrics.push_back(m);
+  }
+  StickSlipMetrics<double> stopped;
+  stopped.status = 2;
+  stopped.breakaway_force = 99;
+  r.metrics.push_back(stopped);
+  r.totals.status_counts[0] = n;
+  r.totals.stick_slip = n / 4;
+  const FitDrawsSummary s = summarize_fit_draws(r, "");
+  EXPECT_DOUBLE_EQ(s.stick_slip.value, 0.25);
+  EXPECT_DOUBLE_EQ(s.stick_slip.std_error, std::sqrt(0.25 * 0.75 / n));
+  ASSERT_EQ(s.quantiles.size(), 4u);
+  const MetricQuantiles& b = s.quantiles[0];
+  EXPECT_EQ(b.metric, "breakaway_force");
+  EXPECT_EQ(b.draws, std::uint64_t(n));
+  for (int i = 0; i < 3; ++i) {
+    const double p = MetricQuantiles::kProbabilities[i], half = 1.96 * std::sqrt(p * (1 - p) / n);
+    EXPECT_NEAR(b.value[i], p, 1.0 / n);
+    EXPECT_NEAR(b.lo[i], p - half, 1.5 / n);
+    EXPECT_NEAR(b.hi[i], p + half, 1.5 / n);
+  }
+  EXPECT_EQ(s.quantiles[3].metric, "period");
+  EXPECT_EQ(s.quantiles[3].value[1], 2.0);
+  EXPECT_NE(fit_draws_report(s, "fit.json").find("breakaway_force: 5 % 0.05 [0.04"), std::string::npos)
+      << fit_draws_report(s, "fit.json");
 }
 
 TEST(FitPropagation, ConfigMistakesAreOneLineErrors) {
