@@ -7,7 +7,7 @@
 #include <string>
 #include <sys/resource.h>
 
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/text_export.hpp"
 #include "stribeck/kernels/registry.hpp"

@@ -3,7 +3,7 @@
 
 #include "commands.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/units.hpp"
 #include "stribeck/workloads/params.hpp"

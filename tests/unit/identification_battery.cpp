@@ -11,7 +11,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/stepping.hpp"

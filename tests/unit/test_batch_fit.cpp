@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/identification/batch_fit.hpp"

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/kernels/registry.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "identification_battery.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::battery {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_list.hpp"

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/signals.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/registry.hpp"

@@ -17,7 +17,7 @@
 #include "covariance.hpp"
 #include "plateau_profile.hpp"
 #include "stribeck/data/error.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/stream_fit.hpp"

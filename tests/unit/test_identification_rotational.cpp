@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "temp_dir.hpp"

@@ -13,7 +13,7 @@
 #include "covariance.hpp"
 #include "multistart.hpp"
 #include "problem.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/registry.hpp"
 

@@ -17,7 +17,7 @@
 #include "cli_runner.hpp"
 #include "noise.hpp"
 #include "stream_source.hpp"
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/identification/fit.hpp"

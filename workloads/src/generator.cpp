@@ -1,4 +1,4 @@
-#include "stribeck/data/generator.hpp"
+#include "stribeck/workloads/generator.hpp"
 
 #include <algorithm>
 #include <cmath>
