@@ -54,7 +54,8 @@ void run_batch(const IdentifyArgs& a) {
   if (!quiet()) o.progress = progress_printer("fits");
   ident::BatchFitResult b;
   if (!r.mpi) b = ident::run_batch_fit(*src, o);
-  else if (!run_mpi_command([&](int* rank) { b = ident::run_batch_fit_mpi(*src, o, rank); })) return;  // rank 0 reports
+  else if (!engine::run_mpi_command([&](int* rank) { b = ident::run_batch_fit_mpi(*src, o, rank); }))
+    return;  // rank 0 reports
   const std::string where = r.output.empty() ? std::string(r.table.empty() ? "stdout" : r.table)
                             : b.finished     ? r.output
                                              : partial_path(r.output);

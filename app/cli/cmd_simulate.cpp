@@ -128,7 +128,8 @@ void add_simulate_command(CLI::App& app) {
       o.command_line = command_line;
       EnsembleResult r;
       if (!*mpi) r = run_ensemble(c, o);
-      else if (!run_mpi_command([&](int* rank) { r = run_ensemble_mpi(c, o, rank); })) return;  // rank 0 reports
+      else if (!engine::run_mpi_command([&](int* rank) { r = run_ensemble_mpi(c, o, rank); }))
+        return;  // rank 0 reports
       summary("%s", ensemble_report(r, *shard, c.fp32, r.finished ? *output : partial_path(*output)).c_str());
       for (const auto& e : r.totals.invalid_examples) summary("  invalid: %s", one_line(e).c_str());
       if (!r.finished)

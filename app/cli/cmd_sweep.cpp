@@ -115,7 +115,7 @@ void run(const SweepFlags& f) {
   o.note = [](const std::string& text) { note("%s", text.c_str()); };
   SweepSummary s;
   if (!f.mpi) s = run_sweep(plan, c, o);
-  else if (!run_mpi_command([&](int* rank) { s = run_sweep_mpi(c, o, rank); })) return;
+  else if (!engine::run_mpi_command([&](int* rank) { s = run_sweep_mpi(c, o, rank); })) return;
   result("stribeck sweep: " + plan.model->id + ", " + design_name(c.design) + " design" +
          (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
   write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));

@@ -14,7 +14,7 @@
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #endif
 
-namespace stribeck {
+namespace stribeck::engine {
 
 #if STRIBECK_HAVE_MPI
 
@@ -42,11 +42,6 @@ MpiPlace mpi_place() {
   MPI_Comm_free(&node);
   return p;
 }
-
-}  // namespace
-
-namespace engine {
-namespace {
 
 // Rank 0 receives every other rank's examples (joined by '\n') in rank
 // order, which is point order, and keeps the first kInvalidExamples; the
@@ -116,8 +111,6 @@ MpiResult run_mpi(const MpiJob& job, int* rank_out) {
   return res;
 }
 
-}  // namespace engine
-
 #else
 
 bool mpi_built() { return false; }
@@ -125,13 +118,9 @@ void mpi_init(int*, char***) {}
 void mpi_finalize() {}
 void mpi_abort(int code) { std::exit(code); }
 
-namespace engine {
-
 MpiResult run_mpi(const MpiJob&, int*) {
   throw InputError("--mpi: this build has no MPI support (rebuild with -DSTRIBECK_MPI=ON)");
 }
-
-}  // namespace engine
 
 #endif
 
@@ -148,4 +137,4 @@ bool run_mpi_command(const std::function<void(int* rank)>& body) {
   return rank == 0;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::engine

@@ -12,7 +12,7 @@ BatchFitResult run_batch_fit_mpi(const ExperimentSource& src, BatchFitOptions o,
   BatchFitResult r;
   engine::MpiJob job;
   job.options = {o.output, false, o.shard, o.resume, o.max_chunks, /*gpu_per_rank=*/false};  // fits: CPU only
-  job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
+  job.run = [&](const engine::MpiPlace& place, const std::string& shard, const std::string& output) {
     BatchFitOptions ro = o;
     ro.shard = shard;
     ro.output = output;

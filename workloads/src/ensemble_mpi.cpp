@@ -13,7 +13,7 @@ EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, i
   EnsembleResult r;
   engine::MpiJob job;
   job.options = {o.output, is_csv_output(o.output), o.shard, o.resume, o.max_chunks, /*gpu_per_rank=*/true};
-  job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
+  job.run = [&](const engine::MpiPlace& place, const std::string& shard, const std::string& output) {
     EnsembleRunOptions ro = o;
     ro.shard = shard;
     ro.output = output;

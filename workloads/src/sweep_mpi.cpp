@@ -11,7 +11,7 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
   SweepSummary s;
   engine::MpiJob job;
   job.options = {o.output, false, "", o.resume, o.max_chunks, /*gpu_per_rank=*/true};
-  job.run = [&](const MpiPlace& place, const std::string& shard, const std::string& output) {
+  job.run = [&](const engine::MpiPlace& place, const std::string& shard, const std::string& output) {
     const SweepPlan plan = plan_sweep(config, shard);
     SweepRunOptions ro = o;
     ro.output = output;

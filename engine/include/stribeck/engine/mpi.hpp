@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace stribeck {
+namespace stribeck::engine {
 
 // True when this build has MPI support.
 bool mpi_built();
@@ -36,10 +36,6 @@ void mpi_finalize();
 // ..." on stderr and aborts every rank with exit code 2, so no rank waits for
 // one that failed. Returns true on rank 0, which reports the whole run.
 bool run_mpi_command(const std::function<void(int* rank)>& body);
-
-}  // namespace stribeck
-
-namespace stribeck::engine {
 
 // What one rank's run hands the driver. `sums` and `maxes` have the same
 // length on every rank.
