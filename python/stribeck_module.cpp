@@ -596,6 +596,9 @@ void in_model_order(const py::handle node, const ModelInfo& m) {
 
 py::dict fit(const std::string& model, const py::object& log, const py::object& experiment, const py::dict& arrays,
              const py::dict& kw) {
+  // The options first, as the CLI checks them: before any log is read.
+  ident::FitOptions o = fit_options(kw);
+  ident::check_fit_options(model, o);
   std::vector<Experiment> exps;
   if (!log.is_none()) {
     if (arrays.size() != 0) throw InputError("give either log=... or channel arrays, not both");
@@ -646,7 +649,6 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
     if (e.channels.empty()) throw InputError("give log=PATH or channel arrays (velocity=..., force=..., ...)");
     exps.push_back(std::move(e));
   }
-  ident::FitOptions o = fit_options(kw);
   o.progress = [](const ident::FitProgress&) { check_signals(); };
   ident::FitSummary s;
   {
@@ -744,21 +746,22 @@ py::dict export_params(const py::object& fit, const std::string& to, const py::o
 py::dict stream_plan(const py::object& model, const py::object& log, const py::object& experiment,
                      const std::string& stream, bool batch, const py::kwargs& kw) {
   ident::StreamRequest q;
+  q.models = py::isinstance<py::str>(model) ? std::vector<std::string>{model.cast<std::string>()}
+                                            : string_list(model, "model");
+  const ident::FitOptions o = fit_options(kw);
+  for (const auto& m : q.models) ident::check_fit_options(m, o);  // before the logs are opened
   if (py::isinstance<py::str>(log) || py::isinstance<py::bytes>(log) ||
       py::isinstance(log, py::module_::import("os").attr("PathLike")))
     q.logs.push_back(input_path(log, "log"));
   else
     for (auto x : log) q.logs.push_back(input_path(py::reinterpret_borrow<py::object>(x), "log"));
   if (!experiment.is_none()) q.experiments = string_list(experiment, "experiment");
-  q.models = py::isinstance<py::str>(model) ? std::vector<std::string>{model.cast<std::string>()}
-                                            : string_list(model, "model");
   if (stream != "auto" && stream != "always" && stream != "never")
     throw InputError("stream '" + stream + "': expected auto, always or never");
   q.mode = stream == "always"  ? ident::StreamMode::kAlways
            : stream == "never" ? ident::StreamMode::kNever
                                : ident::StreamMode::kAuto;
   q.batch = batch;
-  const ident::FitOptions o = fit_options(kw);
   ident::StreamPlan plan;
   {
     py::gil_scoped_release release;

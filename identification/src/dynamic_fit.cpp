@@ -164,17 +164,13 @@ double median_zero_crossing_travel(const std::vector<Prepared>& data, const std:
   return d[d.size() / 2];
 }
 
-// Any value in the parameter's range (sigma1 = 0 included: LuGre without
-// bristle damping).
+// The value NAME=VALUE in `specs` gives the parameter: any value in its
+// range (sigma1 = 0 included: LuGre without bristle damping), which
+// FitOptions::IsValid has checked for --fix and --init.
 bool named_value(const std::vector<std::string>& specs, const ParamInfo& info, double& value) {
   for (const auto& s : specs) {
     const size_t eq = s.find('=');
-    if (eq != std::string::npos && s.substr(0, eq) == info.name) {
-      if (!parse_double(s.substr(eq + 1), value)) throw InputError("'" + s + "': value is not a finite number");
-      const std::string why = check_param(info, value);
-      if (!why.empty()) throw InputError("'" + s + "': " + why);
-      return true;
-    }
+    if (eq != std::string::npos && s.substr(0, eq) == info.name) return parse_double(s.substr(eq + 1), value);
   }
   return false;
 }
@@ -199,10 +195,6 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   Phases phases(timing, o);
   phases.begin("start");
   const std::string id = model.id;
-  if (o.inertia) throw InputError("--inertia is not supported for " + id + " yet (the state needs the velocity)");
-  if (!o.per_experiment.empty()) throw InputError("--per-experiment is not supported for " + id + " yet");
-  if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
-  if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {

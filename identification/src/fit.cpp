@@ -29,40 +29,21 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/threads.hpp"
-#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::ident {
 using namespace detail;
 
 namespace {
 
+// FitOptions::loss as Ceres' loss (a spec IsValid refuses never gets here).
 SampleLoss parse_loss(const std::string& spec) {
   SampleLoss l;
-  if (spec.empty() || spec == "none" || spec == "l2") return l;
-  const size_t c = spec.find(':');
-  const std::string kind = spec.substr(0, c);
+  std::string kind;
   double d = kNaN;
-  if (c == std::string::npos || !parse_double(spec.substr(c + 1), d) || !(d > 0))
-    throw InputError("--loss '" + spec + "': expected huber:D or cauchy:D with D > 0 (in N)");
+  parse_loss_spec(spec, &kind, &d, nullptr);
   if (kind == "huber") l.rho = std::make_shared<ceres::HuberLoss>(d);
   else if (kind == "cauchy") l.rho = std::make_shared<ceres::CauchyLoss>(d);
-  else throw InputError("--loss '" + spec + "': unknown loss '" + kind + "' (huber or cauchy)");
   return l;
-}
-
-// ---------------------------------------------------------------------------
-// Phase: validate options. Everything wrong with the options themselves is
-// found here, before any data is touched (Ceres' Options::IsValid).
-void validate_options(const FitOptions& o) {
-  if (o.starts < 0) throw InputError("--starts must be >= 0 (0 = automatic)");
-  if (o.starts_per_round < 1) throw InputError("FitOptions::starts_per_round must be >= 1");
-  if (o.max_starts < 1) throw InputError("FitOptions::max_starts must be >= 1");
-  if (o.max_profile_restarts < 0) throw InputError("FitOptions::max_profile_restarts must be >= 0");
-  if (!(o.agree_tolerance >= 0) || !std::isfinite(o.agree_tolerance))
-    throw InputError("FitOptions::agree_tolerance must be a finite number >= 0");
-  if (o.coarse_points < 0) throw InputError("--coarse-points must be >= 0 (0 = automatic)");
-  if (o.max_iterations < 1) throw InputError("--max-iterations must be >= 1");
-  if (!std::isfinite(o.area_a) || !std::isfinite(o.area_b)) throw InputError("--area-a/--area-b must be finite");
 }
 
 // Options only a streamed fit refuses.
@@ -80,8 +61,10 @@ FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) 
   S.model = model.id;
   Phases phases(S, o);
 
+  // Everything wrong with the options themselves, before any data is
+  // touched (FitOptions::IsValid, fit_options.cpp).
   phases.begin("validate options");
-  validate_options(o);
+  check_fit_options(model.id, o);
   if (const StreamOptions* sopt = src.stream_options()) validate_stream_options(o, *sopt);
 
   phases.begin("check data");
@@ -176,8 +159,6 @@ FitSummary fit_dynamic(const std::vector<Experiment>& experiments, const ModelIn
 FitSummary fit_model(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   const ModelInfo& model = require_model(model_id);
   if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_dynamic(experiments, model, o);
-  if (model.dynamic)
-    throw InputError("model " + model_id + " is dynamic; with --asymmetric identification fits the static models only");
   FitSummary S;
   visit_model(model_id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
@@ -194,17 +175,11 @@ FitSummary fit_model(const std::vector<Experiment>& experiments, const std::stri
 }  // namespace
 
 FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
+  check_fit_options(model_id, o);
   const bool rotational = rotational_log(experiments, require_model(model_id));
   FitSummary S = fit_model(experiments, model_id, o);
   if (rotational) rotational_summary(S, require_model(model_id));
   return S;
-}
-
-void check_fit_options(const std::string& model_id, const FitOptions& o) {
-  const ModelInfo& model = require_model(model_id);
-  validate_options(o);
-  parse_loss(o.loss);
-  detail::parse_user_options(model, o);
 }
 
 std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,
@@ -224,6 +199,7 @@ std::string streaming_unsupported(const std::string& model_id, const FitOptions&
 
 FitSummary fit_streamed(const std::vector<LogStream>& logs, const std::string& model_id, const FitOptions& o,
                         const StreamOptions& stream) {
+  check_fit_options(model_id, o);
   const ModelInfo& model = require_model(model_id);
   if (const std::string why = streaming_unsupported(model_id, o); !why.empty())
     throw InputError("a streamed fit is not available: " + why + "; fit in memory (--stream never)");

@@ -228,4 +228,9 @@ bool FitOptions::IsValid(const std::string& model_id, std::string* error) const 
   return false;
 }
 
+void check_fit_options(const std::string& model_id, const FitOptions& o) {
+  std::string error;
+  if (!o.IsValid(model_id, &error)) throw InputError(error);
+}
+
 }  // namespace stribeck::ident

@@ -75,6 +75,7 @@ void check_identify_request(const IdentifyRequest& r) {
         "a single fit)");
   if (!r.report.empty() && r.output.empty())
     throw InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
+  for (const auto& m : r.models()) check_fit_options(m, r.fit);  // FitOptions::IsValid, before any file is touched
   if (!r.batch) return;
   if (!r.output.empty() && !r.table.empty())
     throw InputError("--table with --batch -o: the fits are rows of " + r.output + " (write one or the other)");

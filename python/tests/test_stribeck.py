@@ -7,6 +7,7 @@ the CLI (STRIBECK_CLI) is the reference for messages and the dynamic path.
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -149,6 +150,42 @@ def synthetic(n=4000, seed=3):
     truth = dict(F_brk=31.5, v_brk=0.02, F_C=20.25, f_v=150.0)
     force = simscape_law(v, **truth) + rng.normal(0, 0.2, n)
     return t, v, force, truth
+
+
+def test_fit_options_are_checked_before_the_log_as_the_cli_checks_them(tmp_path):
+    """FitOptions::IsValid: the CLI's line with Python's keyword names, raised before the log
+    (which does not exist) is opened; nothing is written."""
+    missing = str(tmp_path / "no_such_log.h5")
+    cases = [  # (identify flags, Python keywords, the keywords' names in the CLI's message)
+        (["--fix", "F_C=-1"], {"fix": {"F_C": -1.0}}, {"--fix": "fix"}),
+        (["--init", "nope=1"], {"initial": {"nope": 1.0}}, {"--init": "initial"}),
+        (["--fix", "F_C=1", "--free", "F_C"], {"fix": {"F_C": 1.0}, "free": ["F_C"]},
+         {"--fix": "fix", "--free": "free"}),
+        (["--bounds", "F_C=-2:-1"], {"bounds": {"F_C": (-2.0, -1.0)}}, {"--bounds": "bounds"}),
+        (["--loss", "tukey:2"], {"loss": "tukey:2"}, {"--loss": "loss"}),
+        (["--inertia", "--bounds", "mass=-2:-1"], {"inertia": True, "bounds": {"mass": (-2.0, -1.0)}},
+         {"--bounds": "bounds"}),
+    ]
+    for flags, keywords, names in cases:
+        want = cli_error(["identify", missing, "-m", "simscape-translational", *flags, "-o", "out.h5"], tmp_path)
+        for flag, keyword in names.items():
+            want = want.replace(flag, keyword)
+        with pytest.raises(ValueError) as e:
+            stribeck.fit("simscape-translational", log=missing, **keywords)
+        assert str(e.value) == want
+        with pytest.raises(ValueError) as e:
+            stribeck.stream_plan("simscape-translational", log=missing, **keywords)
+        assert str(e.value) == want
+    # The checks the CLI makes on --mass and --cutoff as it parses them, Python makes on the values.
+    for keywords, message in [({"mass": -1.0}, "mass must be >= 0"),
+                              ({"inertia": True, "mass": math.inf}, "mass must be a finite mass >= 0 [kg]"),
+                              ({"cutoff": -5.0}, "cutoff must be a frequency > 0 [Hz]"),
+                              ({"cutoff": math.nan}, "cutoff must be a frequency > 0 [Hz]")]:
+        with pytest.raises(ValueError, match=r"^" + re.escape(message)):
+            stribeck.fit("simscape-translational", log=missing, **keywords)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(FileNotFoundError):  # valid options: then the log
+        stribeck.fit("simscape-translational", log=missing, fix={"F_C": 1.0})
 
 
 def test_fit_on_arrays_recovers_the_parameters():

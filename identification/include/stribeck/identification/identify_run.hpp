@@ -43,7 +43,9 @@ struct IdentifyRequest {
 // InputError naming the first pair of options that do not go together:
 // --model and --compare, --batch with --compare or --report, the engine's
 // options without --batch (or with --batch but no -o), --table with
-// --batch -o, --report without -o, a --compare without a model id.
+// --batch -o, --report without -o, a --compare without a model id; and
+// the fit's options for each model (FitOptions::IsValid, check_fit_options).
+// Nothing is read: the CLI calls it before it opens a log or checks an output.
 void check_identify_request(const IdentifyRequest& request);
 
 // The logs' reader options (--columns and --gain parsed).
