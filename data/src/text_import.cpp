@@ -10,7 +10,6 @@
 #include <map>
 #include <set>
 
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/import.hpp"
 #include "stribeck/data/text_table.hpp"

@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "stribeck/data/csv_reader.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
