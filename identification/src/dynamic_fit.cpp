@@ -185,6 +185,333 @@ double log_coordinate(double value, const ParamInfo& info) {
 }
 
 // Both stages for model F::Model.
+// The first two stages of a dynamic fit (two_stage): stage 1, the static law
+// on the steady-state samples; stage 2, the two dynamic parameters by
+// simulation with the static part held. The members are two_stage's
+// variables (references), which the stages read and leave their results in.
+template <class F>
+struct StartStages {
+  using M = typename F::Model;
+  const std::vector<Experiment>& experiments;
+  const ModelInfo& model;
+  const FitOptions& o;
+  const std::vector<Prepared>& data;
+  const std::vector<std::vector<double>>& times;
+  const std::vector<std::vector<double>>& x;
+  const std::vector<int>& train;
+  const std::string (&dyn)[2];
+  const bool (&dyn_fixed)[2];
+  double (&dyn_value)[2];
+  const double d_zero, settle0;
+  Phases& phases;
+  double& settle;
+  FitSummary& S;
+  double (&u)[2];
+  ceres::Solver::Summary& sum2;
+  std::vector<Trace>& traces;
+  std::vector<std::unique_ptr<TraceCost<F>>>& costs;  // for evaluation; the problem owns its own
+  double (&statics)[M::kNumParams];
+  long &n_steady, &n_settled, &n_slow_settled;
+  double& fallback_travel;
+  bool& all_samples;
+  long& stride;  // stage 1 fits every stride-th of its samples
+  int& iterations;
+  double& solver_seconds;
+
+  // Both stages; `fallback` picks stage 1's samples when too few settle
+  // (1: every moving sample, 2: those that slid at least the median travel
+  // since their reversal). Returns the training cost of the simulated force
+  // at the stage-2 solution.
+  double run(int fallback) {
+    settle = settle0;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      // Stage 1 on the settled samples, or (`fallback`) on moving samples when
+      // few settle (short strokes, fast sines: the joint stage below does not
+      // need settled samples, only a start).
+      stage1(stage1_samples(fallback));
+      stage2(pass);
+
+      // Run again while the settled-sample rule was too loose for the found
+      // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
+      // settle travel grows steeply with alpha, until alpha settles too).
+      double found[M::kNumParams];
+      std::copy(statics, statics + M::kNumParams, found);
+      found[F::kDyn[0]] = std::exp(u[0]);
+      found[F::kDyn[1]] = std::exp(u[1]);
+      const double need = F::settle_travel(found);
+      if (!all_samples && pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
+      else break;
+    }
+    double c = 0;
+    for (int e : train)
+      for (double r : costs[e]->force(std::exp(u[0]), std::exp(u[1]))) c += r * r;
+    return std::isfinite(c) ? c : kInf;
+  }
+
+  // Stage 1's samples: the settled ones, or (`fallback`) moving ones.
+  std::vector<std::vector<char>> stage1_samples(int fallback) {
+    std::vector<std::vector<char>> keeps(data.size());
+    n_settled = 0;
+    long n_moving = 0;
+    for (size_t e = 0; e < data.size(); ++e) {
+      const size_t n = experiments[e].size();
+      std::vector<char>& keep = keeps[e];
+      keep.assign(n, 0);
+      // Settled: slid >= settle since the reversal, and |v| within 2 % over the
+      // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
+      // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
+      // The velocity one relaxation length back is interpolated between the
+      // samples around it: when a sample interval slides many relaxation
+      // lengths (fast motion), the state follows z_ss(v) within the interval
+      // and the sample is settled however much v changed since the last one.
+      const double relax = settle / kSettleLengths;
+      size_t j = 0;
+      for (size_t k = 0; k < n; ++k) {
+        if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
+        while (j + 1 < k && x[e][k] - x[e][j + 1] >= relax) ++j;
+        const double v = data[e].v[k];
+        double v_back = data[e].v[j];
+        if (j + 1 <= k && x[e][j + 1] > x[e][j])
+          v_back +=
+              (data[e].v[j + 1] - data[e].v[j]) * std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
+        keep[k] =
+            v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax && std::abs(v_back - v) <= 0.02 * std::abs(v);
+      }
+      if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
+        n_settled += std::count(keep.begin(), keep.end(), 1);
+        n_moving += std::count_if(data[e].v.begin(), data[e].v.end(), [](double v) { return v != 0.0; });
+      }
+    }
+    // Too few settled samples, or none in the slow quarter of the log's
+    // speeds (where the Stribeck curve bends): every moving sample instead.
+    std::vector<double> speeds;
+    for (int e : train)
+      for (double v : data[e].v)
+        if (v != 0.0) speeds.push_back(std::abs(v));
+    double q25 = 0.0;
+    if (!speeds.empty()) {
+      std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 4, speeds.end());
+      q25 = speeds[speeds.size() / 4];
+    }
+    n_slow_settled = 0;
+    for (int e : train)
+      for (size_t k = 0; k < keeps[e].size(); ++k) n_slow_settled += keeps[e][k] && std::abs(data[e].v[k]) <= q25;
+    all_samples = n_settled < std::max<long>(50, n_moving / 5) || n_slow_settled < std::max<long>(10, n_settled / 20);
+    fallback_travel = 0.0;
+    if (all_samples && fallback == 2) {
+      // The moving samples that slid at least the median travel since their
+      // reversal: the most settled half, at every speed (the ends of strokes
+      // decelerate through the Stribeck region).
+      std::vector<double> travels;
+      for (int e : train)
+        for (size_t k = 0; k < x[e].size(); ++k)
+          if (data[e].v[k] != 0.0) travels.push_back(x[e][k]);
+      std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
+      fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
+      for (size_t e = 0; e < data.size(); ++e)
+        for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
+    } else if (all_samples) {
+      for (size_t e = 0; e < data.size(); ++e)
+        for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
+    }
+    if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+    return keeps;
+  }
+
+  // Stage 1: the static law fitted to the chosen samples.
+  void stage1(const std::vector<std::vector<char>>& keeps) {
+    // Stage 1 only starts the joint stage, and the static fit's cost
+    // (its profile intervals above all) grows with the samples: every
+    // stride-th of the chosen samples, at most about kStartSamples.
+    long chosen = 0;
+    for (const auto& keep : keeps) chosen += std::count(keep.begin(), keep.end(), 1);
+    stride = std::max(1L, (chosen + kStartSamples - 1) / kStartSamples);
+    std::vector<Experiment> steady;
+    n_steady = 0;
+    for (size_t e = 0; e < data.size(); ++e) {
+      Experiment s;
+      s.name = experiments[e].name;
+      s.source = experiments[e].source;
+      s.units = experiments[e].units;
+      s.attributes = experiments[e].attributes;
+      const size_t n = experiments[e].size();
+      std::vector<char> keep = keeps[e];
+      long seen = 0;
+      for (char& c : keep)
+        if (c) c = seen++ % stride == 0;
+      const long m = std::count(keep.begin(), keep.end(), 1);
+      if (m == 0) continue;
+      for (const auto& [name, ch] : experiments[e].channels) {
+        if (ch.size() != n) continue;
+        auto& out = s.channels[name];
+        for (size_t k = 0; k < n; ++k)
+          if (keep[k]) out.push_back(ch[k]);
+      }
+      if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
+      if (!experiments[e].has("velocity"))
+        for (size_t k = 0; k < n; ++k)
+          if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
+      if (!std::count(o.validate.begin(), o.validate.end(), s.name))
+        n_steady += std::count(keeps[e].begin(), keeps[e].end(), 1);
+      steady.push_back(std::move(s));
+    }
+    FitOptions o1 = o;
+    o1.starts = 1;
+    // The static law fitted to dynamic data is a start for the joint stage,
+    // not a model of the data: a lower cost a profile finds there (the
+    // static law bending to the bristle dynamics) is no better a start.
+    o1.max_profile_restarts = 0;
+    o1.keep_signals = false;
+    o1.validate.clear();
+    for (const auto& v : o.validate)
+      if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
+        o1.validate.push_back(v);
+    for (int i = 0; i < 2; ++i) {
+      o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
+      if (!named_value(o.fix, model.params[F::kDyn[i]], dyn_value[i]))  // any value: F_ss does not depend on them
+        o1.fix.push_back(
+            dyn[i] + "=" +
+            fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
+    }
+    o1.progress = nullptr;  // this fit's progress is the dynamic fit's "steady-state stage"
+    phases.begin("steady-state stage");
+    S = fit_steady_state<F>(model, steady, o1);
+    iterations += S.iterations;
+    solver_seconds += S.solver_seconds;
+    for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
+  }
+
+  // Stage 2: the dynamic parameters by simulation.
+  void stage2(int pass) {
+    phases.begin("dynamic stage");
+    traces.assign(data.size(), Trace{});
+    for (size_t e = 0; e < data.size(); ++e) {
+      traces[e].d = &data[e];
+      traces[e].t = times[e];
+      for (const auto& p : S.parameters)
+        if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
+    }
+    costs.clear();
+    for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
+    auto train_cost = [&](double s0, double s1) {
+      double c = 0;
+      for (int e : train)
+        for (double r : costs[e]->force(s0, s1)) c += r * r;
+      return std::isfinite(c) ? c : kInf;
+    };
+    // Start: the best of a coarse grid around the data's stiffness
+    // (level ln2 / zero-crossing travel) and the model's grid of the second
+    // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
+    // 1 s; Dahl: alpha from 0.5 to 3).
+    const double s0g = std::isfinite(dyn_value[0])           ? dyn_value[0]
+                       : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
+                                                             : model.params[F::kDyn[0]].default_value;
+    double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
+    if (pass == 0 || !std::isfinite(u[0])) {
+      for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+        if (dyn_fixed[0] && f0 != 1.0) continue;
+        const double s0 = s0g * f0;
+        for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
+          const double c = train_cost(s0, s1);
+          if (c < best) best = c, b0 = s0, b1 = s1;
+        }
+      }
+      u[0] = log_coordinate(b0, model.params[F::kDyn[0]]);
+      u[1] = log_coordinate(b1, model.params[F::kDyn[1]]);
+    }
+    ceres::Problem P;
+    for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
+    for (int i = 0; i < 2; ++i)
+      if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
+    const ceres::Solver::Options so = solver_options(o, 1);
+    if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
+    else sum2.termination_type = ceres::CONVERGENCE;
+    iterations += static_cast<int>(sum2.iterations.size());
+    solver_seconds += sum2.total_time_in_seconds;
+  }
+
+  // The joint stage's start: the layout at the two-stage result.
+  Layout joint_start() const {
+    Layout L = make_layout(model, o, data);
+    for (auto& p : L.params) {
+      if (p.fixed) continue;
+      if (p.model_index >= 0) {
+        p.value = p.model_index == F::kDyn[0]   ? std::exp(u[0])
+                  : p.model_index == F::kDyn[1] ? std::exp(u[1])
+                                                : statics[p.model_index];
+      } else if (p.base == "offset") {
+        for (const auto& q : S.parameters)
+          if (q.name == p.name) p.value = q.value;
+      }
+      const double lo = p.transform == Transform::kLog && !(p.lo > 0) ? 0.0 : p.lo;
+      p.value = std::min(std::max(p.value, lo), p.hi);
+      if (p.transform == Transform::kLog && !(p.value > 0)) p.value = model.params[p.model_index].default_value;
+    }
+    // A start in a degenerate Stribeck corner traps the joint stage: with
+    // F_s = F_C, v_s has no effect, and with v_s outside the log's speeds,
+    // F_s - F_C has none (stage 1 ends there when its samples barely reach the
+    // Stribeck region). Then the breakaway/Stribeck parameters start from the
+    // data-driven guesses instead (make_layout's; F_s at least 1.1 F_C).
+    {
+      std::vector<double> speeds;
+      for (int e : train)
+        for (double v : data[e].v)
+          if (v != 0.0) speeds.push_back(std::abs(v));
+      std::sort(speeds.begin(), speeds.end());
+      const double q05 = speeds[speeds.size() / 20], q95 = speeds[speeds.size() - 1 - speeds.size() / 20];
+      bool degenerate = false;
+      for (const auto& p : L.params) {
+        if (p.fixed || !p.low_speed) continue;
+        if (p.transform == Transform::kExcess &&
+            p.value - L.params[p.excess_base].value <= 1e-3 * std::abs(L.params[p.excess_base].value))
+          degenerate = true;
+        if (p.transform == Transform::kLog && p.unit == "m/s" && !(p.value >= q05 && p.value <= q95)) degenerate = true;
+      }
+      if (degenerate) {
+        const Layout G = make_layout(model, o, data);  // the data-driven guesses
+        for (size_t i = 0; i < L.params.size(); ++i)
+          if (!L.params[i].fixed && L.params[i].low_speed) L.params[i].value = G.params[i].value;
+        for (auto& p : L.params)
+          if (!p.fixed && p.low_speed && p.transform == Transform::kExcess)
+            p.value = std::max(p.value, 1.1 * L.params[p.excess_base].value);
+      }
+    }
+    // Dahl's alpha: exactly 1 selects Dahl::travel's exponential form, which
+    // carries no derivative in alpha; a start far outside 0.2 ... 5 comes from
+    // a stage 2 on a poor static part.
+    if constexpr (std::is_same<F, DahlFit>::value)
+      for (auto& p : L.params)
+        if (!p.fixed && p.model_index == Dahl::alpha)
+          p.value = p.value == 1.0 ? 1.0 + 1e-6 : std::min(5.0, std::max(0.2, p.value));
+    for (auto& p : L.params)
+      if (p.transform == Transform::kExcess) p.value = std::max(p.value, L.params[p.excess_base].value);
+    return L;
+  }
+
+  // The note that says how the start was found and what the joint stage did.
+  std::string note(const FitSummary& R, const JointResult& J) const {
+    const std::string pair = dyn[0] + " and " + dyn[1];
+    const std::string first =
+        std::string("two-stage ") + F::kTitle + " fit as the start (the static part from the steady-state curve on " +
+        (all_samples
+             ? (fallback_travel > 0 ? "the " + std::to_string(n_steady) + " moving samples that slid >= " +
+                                          fmt(fallback_travel) + " m (the median) since the last reversal"
+                                    : "all " + std::to_string(n_steady) + " moving samples") +
+                   ", since only " + std::to_string(n_settled) + " had settled (slid >= " + fmt(settle) +
+                   " m since the last reversal), " + std::to_string(n_slow_settled) + " of them in the slowest quarter"
+             : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) + " m since the last reversal") +
+        (stride > 1 ? ", every " + std::to_string(stride) + "th of them fitted" : std::string()) + "; " + pair +
+        " by simulating the state with the static part held), then the joint stage: every parameter by "
+        "simulation error over all " +
+        std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " +
+        std::to_string(J.at_best) + " reaching the best cost" +
+        (o.starts == 0 ? " in " + std::to_string(J.rounds) + " round(s)" + (J.settled ? ", the best two agreeing" : "")
+                       : std::string()) +
+        "; standard errors, intervals and correlations are the joint problem's";
+    return first;
+  }
+};
+
 template <class F>
 FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   using M = typename F::Model;
@@ -242,214 +569,44 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   int iterations = 0;
   double solver_seconds = 0.0;
   const double settle0 = settle;
-  // Both stages; `fallback` picks stage 1's samples when too few settle
-  // (1: every moving sample, 2: those that slid at least the median travel
-  // since their reversal). Returns the training cost of the simulated force
-  // at the stage-2 solution.
-  auto run_stages = [&](int fallback) {
-    settle = settle0;
-    for (int pass = 0; pass < kMaxPasses; ++pass) {
-      // Stage 1 on the settled samples, or (`fallback`) on moving samples when
-      // few settle (short strokes, fast sines: the joint stage below does not
-      // need settled samples, only a start).
-      std::vector<std::vector<char>> keeps(data.size());
-      n_settled = 0;
-      long n_moving = 0;
-      for (size_t e = 0; e < data.size(); ++e) {
-        const size_t n = experiments[e].size();
-        std::vector<char>& keep = keeps[e];
-        keep.assign(n, 0);
-        // Settled: slid >= settle since the reversal, and |v| within 2 % over the
-        // last relaxation length (settle / kSettleLengths), so the bristle does not lag a
-        // changing z_ss(v) (bias below ~0.01 (F_s-F_C) in the Stribeck range).
-        // The velocity one relaxation length back is interpolated between the
-        // samples around it: when a sample interval slides many relaxation
-        // lengths (fast motion), the state follows z_ss(v) within the interval
-        // and the sample is settled however much v changed since the last one.
-        const double relax = settle / kSettleLengths;
-        size_t j = 0;
-        for (size_t k = 0; k < n; ++k) {
-          if (x[e][k] == 0.0 || x[e][k] < x[e][j]) j = k;
-          while (j + 1 < k && x[e][k] - x[e][j + 1] >= relax) ++j;
-          const double v = data[e].v[k];
-          double v_back = data[e].v[j];
-          if (j + 1 <= k && x[e][j + 1] > x[e][j])
-            v_back += (data[e].v[j + 1] - data[e].v[j]) *
-                      std::min(1.0, (x[e][k] - relax - x[e][j]) / (x[e][j + 1] - x[e][j]));
-          keep[k] =
-              v != 0.0 && x[e][k] >= settle && x[e][k] - x[e][j] >= relax && std::abs(v_back - v) <= 0.02 * std::abs(v);
-        }
-        if (!std::count(o.validate.begin(), o.validate.end(), data[e].name)) {
-          n_settled += std::count(keep.begin(), keep.end(), 1);
-          n_moving += std::count_if(data[e].v.begin(), data[e].v.end(), [](double v) { return v != 0.0; });
-        }
-      }
-      // Too few settled samples, or none in the slow quarter of the log's
-      // speeds (where the Stribeck curve bends): every moving sample instead.
-      std::vector<double> speeds;
-      for (int e : train)
-        for (double v : data[e].v)
-          if (v != 0.0) speeds.push_back(std::abs(v));
-      double q25 = 0.0;
-      if (!speeds.empty()) {
-        std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 4, speeds.end());
-        q25 = speeds[speeds.size() / 4];
-      }
-      n_slow_settled = 0;
-      for (int e : train)
-        for (size_t k = 0; k < keeps[e].size(); ++k) n_slow_settled += keeps[e][k] && std::abs(data[e].v[k]) <= q25;
-      all_samples = n_settled < std::max<long>(50, n_moving / 5) || n_slow_settled < std::max<long>(10, n_settled / 20);
-      fallback_travel = 0.0;
-      if (all_samples && fallback == 2) {
-        // The moving samples that slid at least the median travel since their
-        // reversal: the most settled half, at every speed (the ends of strokes
-        // decelerate through the Stribeck region).
-        std::vector<double> travels;
-        for (int e : train)
-          for (size_t k = 0; k < x[e].size(); ++k)
-            if (data[e].v[k] != 0.0) travels.push_back(x[e][k]);
-        std::nth_element(travels.begin(), travels.begin() + travels.size() / 2, travels.end());
-        fallback_travel = travels.empty() ? 0.0 : travels[travels.size() / 2];
-        for (size_t e = 0; e < data.size(); ++e)
-          for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0 && x[e][k] >= fallback_travel;
-      } else if (all_samples) {
-        for (size_t e = 0; e < data.size(); ++e)
-          for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
-      }
-      if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
-      // Stage 1 only starts the joint stage, and the static fit's cost
-      // (its profile intervals above all) grows with the samples: every
-      // stride-th of the chosen samples, at most about kStartSamples.
-      long chosen = 0;
-      for (const auto& keep : keeps) chosen += std::count(keep.begin(), keep.end(), 1);
-      stride = std::max(1L, (chosen + kStartSamples - 1) / kStartSamples);
-      std::vector<Experiment> steady;
-      n_steady = 0;
-      for (size_t e = 0; e < data.size(); ++e) {
-        Experiment s;
-        s.name = experiments[e].name;
-        s.source = experiments[e].source;
-        s.units = experiments[e].units;
-        s.attributes = experiments[e].attributes;
-        const size_t n = experiments[e].size();
-        std::vector<char> keep = keeps[e];
-        long seen = 0;
-        for (char& c : keep)
-          if (c) c = seen++ % stride == 0;
-        const long m = std::count(keep.begin(), keep.end(), 1);
-        if (m == 0) continue;
-        for (const auto& [name, ch] : experiments[e].channels) {
-          if (ch.size() != n) continue;
-          auto& out = s.channels[name];
-          for (size_t k = 0; k < n; ++k)
-            if (keep[k]) out.push_back(ch[k]);
-        }
-        if (!experiments[e].has("velocity")) s.channels["velocity"] = {};
-        if (!experiments[e].has("velocity"))
-          for (size_t k = 0; k < n; ++k)
-            if (keep[k]) s.channels["velocity"].push_back(data[e].v[k]);
-        if (!std::count(o.validate.begin(), o.validate.end(), s.name))
-          n_steady += std::count(keeps[e].begin(), keeps[e].end(), 1);
-        steady.push_back(std::move(s));
-      }
-      FitOptions o1 = o;
-      o1.starts = 1;
-      // The static law fitted to dynamic data is a start for the joint stage,
-      // not a model of the data: a lower cost a profile finds there (the
-      // static law bending to the bristle dynamics) is no better a start.
-      o1.max_profile_restarts = 0;
-      o1.keep_signals = false;
-      o1.validate.clear();
-      for (const auto& v : o.validate)
-        if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
-          o1.validate.push_back(v);
-      for (int i = 0; i < 2; ++i) {
-        o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
-        if (!named_value(o.fix, model.params[F::kDyn[i]], dyn_value[i]))  // any value: F_ss does not depend on them
-          o1.fix.push_back(
-              dyn[i] + "=" +
-              fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
-      }
-      o1.progress = nullptr;  // this fit's progress is the dynamic fit's "steady-state stage"
-      phases.begin("steady-state stage");
-      S = fit_steady_state<F>(model, steady, o1);
-      iterations += S.iterations;
-      solver_seconds += S.solver_seconds;
-      for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;
-
-      // Stage 2: the dynamic parameters by simulation.
-      phases.begin("dynamic stage");
-      traces.assign(data.size(), Trace{});
-      for (size_t e = 0; e < data.size(); ++e) {
-        traces[e].d = &data[e];
-        traces[e].t = times[e];
-        for (const auto& p : S.parameters)
-          if (p.name == "offset" || p.name == "offset@" + data[e].name) traces[e].offset = p.value;
-      }
-      costs.clear();
-      for (size_t e = 0; e < data.size(); ++e) costs.emplace_back(new TraceCost<F>(&traces[e], statics));
-      auto train_cost = [&](double s0, double s1) {
-        double c = 0;
-        for (int e : train)
-          for (double r : costs[e]->force(s0, s1)) c += r * r;
-        return std::isfinite(c) ? c : kInf;
-      };
-      // Start: the best of a coarse grid around the data's stiffness
-      // (level ln2 / zero-crossing travel) and the model's grid of the second
-      // parameter (LuGre: bristle time constants sigma1/sigma0 from 1 us to
-      // 1 s; Dahl: alpha from 0.5 to 3).
-      const double s0g = std::isfinite(dyn_value[0])           ? dyn_value[0]
-                         : std::isfinite(d_zero) && d_zero > 0 ? F::level(statics) * std::log(2.0) / d_zero
-                                                               : model.params[F::kDyn[0]].default_value;
-      double best = kInf, b0 = s0g, b1 = std::isfinite(dyn_value[1]) ? dyn_value[1] : F::second_default(s0g);
-      if (pass == 0 || !std::isfinite(u[0])) {
-        for (double f0 : {0.25, 0.5, 1.0, 2.0, 4.0}) {
-          if (dyn_fixed[0] && f0 != 1.0) continue;
-          const double s0 = s0g * f0;
-          for (double s1 : dyn_fixed[1] ? std::vector<double>{dyn_value[1]} : F::second_starts(s0)) {
-            const double c = train_cost(s0, s1);
-            if (c < best) best = c, b0 = s0, b1 = s1;
-          }
-        }
-        u[0] = log_coordinate(b0, model.params[F::kDyn[0]]);
-        u[1] = log_coordinate(b1, model.params[F::kDyn[1]]);
-      }
-      ceres::Problem P;
-      for (int e : train) P.AddResidualBlock(new TraceCost<F>(&traces[e], statics), nullptr, &u[0], &u[1]);
-      for (int i = 0; i < 2; ++i)
-        if (dyn_fixed[i]) P.SetParameterBlockConstant(&u[i]);
-      const ceres::Solver::Options so = solver_options(o, 1);
-      if (!dyn_fixed[0] || !dyn_fixed[1]) ceres::Solve(so, &P, &sum2);
-      else sum2.termination_type = ceres::CONVERGENCE;
-      iterations += static_cast<int>(sum2.iterations.size());
-      solver_seconds += sum2.total_time_in_seconds;
-
-      // Run again while the settled-sample rule was too loose for the found
-      // dynamic parameters (LuGre: once at most; Dahl with alpha > 1, whose
-      // settle travel grows steeply with alpha, until alpha settles too).
-      double found[M::kNumParams];
-      std::copy(statics, statics + M::kNumParams, found);
-      found[F::kDyn[0]] = std::exp(u[0]);
-      found[F::kDyn[1]] = std::exp(u[1]);
-      const double need = F::settle_travel(found);
-      if (!all_samples && pass + 1 < kMaxPasses && need > 1.05 * settle) settle = need;
-      else break;
-    }
-    double c = 0;
-    for (int e : train)
-      for (double r : costs[e]->force(std::exp(u[0]), std::exp(u[1]))) c += r * r;
-    return std::isfinite(c) ? c : kInf;
-  };
+  StartStages<F> stages{experiments,
+                        model,
+                        o,
+                        data,
+                        times,
+                        x,
+                        train,
+                        dyn,
+                        dyn_fixed,
+                        dyn_value,
+                        d_zero,
+                        settle0,
+                        phases,
+                        settle,
+                        S,
+                        u,
+                        sum2,
+                        traces,
+                        costs,
+                        statics,
+                        n_steady,
+                        n_settled,
+                        n_slow_settled,
+                        fallback_travel,
+                        all_samples,
+                        stride,
+                        iterations,
+                        solver_seconds};
   // When few samples settle, the start is the better (lower simulation
   // cost) of the two fallbacks.
-  const double cost1 = run_stages(1);
+  const double cost1 = stages.run(1);
   if (all_samples) {
     const FitSummary S1 = S;
     double statics1[M::kNumParams];
     std::copy(statics, statics + M::kNumParams, statics1);
     const double u1[2] = {u[0], u[1]};
     const long n_steady1 = n_steady, stride1 = stride;
-    const double cost2 = run_stages(2);
+    const double cost2 = stages.run(2);
     if (!(cost2 < cost1)) {
       S = S1;
       std::copy(statics1, statics1 + M::kNumParams, statics);
@@ -465,83 +622,13 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   // sample, from the two-stage result (start 0) and starts drawn across
   // the model's ranges (joint_fit.cpp).
   phases.begin("start");
-  Layout L = make_layout(model, o, data);
-  for (auto& p : L.params) {
-    if (p.fixed) continue;
-    if (p.model_index >= 0) {
-      p.value = p.model_index == F::kDyn[0]   ? std::exp(u[0])
-                : p.model_index == F::kDyn[1] ? std::exp(u[1])
-                                              : statics[p.model_index];
-    } else if (p.base == "offset") {
-      for (const auto& q : S.parameters)
-        if (q.name == p.name) p.value = q.value;
-    }
-    const double lo = p.transform == Transform::kLog && !(p.lo > 0) ? 0.0 : p.lo;
-    p.value = std::min(std::max(p.value, lo), p.hi);
-    if (p.transform == Transform::kLog && !(p.value > 0)) p.value = model.params[p.model_index].default_value;
-  }
-  // A start in a degenerate Stribeck corner traps the joint stage: with
-  // F_s = F_C, v_s has no effect, and with v_s outside the log's speeds,
-  // F_s - F_C has none (stage 1 ends there when its samples barely reach the
-  // Stribeck region). Then the breakaway/Stribeck parameters start from the
-  // data-driven guesses instead (make_layout's; F_s at least 1.1 F_C).
-  {
-    std::vector<double> speeds;
-    for (int e : train)
-      for (double v : data[e].v)
-        if (v != 0.0) speeds.push_back(std::abs(v));
-    std::sort(speeds.begin(), speeds.end());
-    const double q05 = speeds[speeds.size() / 20], q95 = speeds[speeds.size() - 1 - speeds.size() / 20];
-    bool degenerate = false;
-    for (const auto& p : L.params) {
-      if (p.fixed || !p.low_speed) continue;
-      if (p.transform == Transform::kExcess &&
-          p.value - L.params[p.excess_base].value <= 1e-3 * std::abs(L.params[p.excess_base].value))
-        degenerate = true;
-      if (p.transform == Transform::kLog && p.unit == "m/s" && !(p.value >= q05 && p.value <= q95)) degenerate = true;
-    }
-    if (degenerate) {
-      const Layout G = make_layout(model, o, data);  // the data-driven guesses
-      for (size_t i = 0; i < L.params.size(); ++i)
-        if (!L.params[i].fixed && L.params[i].low_speed) L.params[i].value = G.params[i].value;
-      for (auto& p : L.params)
-        if (!p.fixed && p.low_speed && p.transform == Transform::kExcess)
-          p.value = std::max(p.value, 1.1 * L.params[p.excess_base].value);
-    }
-  }
-  // Dahl's alpha: exactly 1 selects Dahl::travel's exponential form, which
-  // carries no derivative in alpha; a start far outside 0.2 ... 5 comes from
-  // a stage 2 on a poor static part.
-  if constexpr (std::is_same<F, DahlFit>::value)
-    for (auto& p : L.params)
-      if (!p.fixed && p.model_index == Dahl::alpha)
-        p.value = p.value == 1.0 ? 1.0 + 1e-6 : std::min(5.0, std::max(0.2, p.value));
-  for (auto& p : L.params)
-    if (p.transform == Transform::kExcess) p.value = std::max(p.value, L.params[p.excess_base].value);
+  Layout L = stages.joint_start();
   phases.begin("joint stage");
   JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L), phases);
   FitSummary& R = J.S;
   R.iterations += iterations;
   R.solver_seconds += solver_seconds;
-  const std::string pair = dyn[0] + " and " + dyn[1];
-  const std::string first =
-      std::string("two-stage ") + F::kTitle + " fit as the start (the static part from the steady-state curve on " +
-      (all_samples
-           ? (fallback_travel > 0 ? "the " + std::to_string(n_steady) + " moving samples that slid >= " +
-                                        fmt(fallback_travel) + " m (the median) since the last reversal"
-                                  : "all " + std::to_string(n_steady) + " moving samples") +
-                 ", since only " + std::to_string(n_settled) + " had settled (slid >= " + fmt(settle) +
-                 " m since the last reversal), " + std::to_string(n_slow_settled) + " of them in the slowest quarter"
-           : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) + " m since the last reversal") +
-      (stride > 1 ? ", every " + std::to_string(stride) + "th of them fitted" : std::string()) + "; " + pair +
-      " by simulating the state with the static part held), then the joint stage: every parameter by "
-      "simulation error over all " +
-      std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " + std::to_string(J.at_best) +
-      " reaching the best cost" +
-      (o.starts == 0 ? " in " + std::to_string(J.rounds) + " round(s)" + (J.settled ? ", the best two agreeing" : "")
-                     : std::string()) +
-      "; standard errors, intervals and correlations are the joint problem's";
-  R.warnings.insert(R.warnings.begin(), first);
+  R.warnings.insert(R.warnings.begin(), stages.note(R, J));
   if (!o.loss.empty())
     R.warnings.push_back("--loss applies to the static start only; the joint stage is plain least squares");
   // The missing-term check on the joint stage's residuals over every

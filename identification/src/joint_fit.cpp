@@ -340,17 +340,37 @@ Box draw_box(const ModelInfo& model, const Layout& L, const std::vector<int>& fr
   return B;
 }
 
-}  // namespace
-
+// Cost of the training experiments at internal coordinates u (one per
+// Layout parameter), by plain simulation.
 template <class F>
-JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
-                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
-                        Phases& phases) {
-  JointResult R;
-  FitSummary& S = R.S;
-  S.model = model.id;
-  const int ne = static_cast<int>(data.size());
-  set_internal_from_values(L);
+class SimulationCost {
+ public:
+  SimulationCost(const Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+                 const std::vector<int>& train) {
+    for (int e : train) costs_.emplace_back(new JointCost<F>(&data[e], &times[e], wire(L, e, F::Model::kNumParams)));
+  }
+  double operator()(const std::vector<double>& u) const {
+    double c = 0;
+    for (const auto& cf : costs_) {
+      std::vector<const double*> ptr;
+      for (int g : cf->wiring().blocks) ptr.push_back(&u[g]);
+      std::vector<double> r(static_cast<size_t>(cf->num_residuals()));
+      if (!cf->Evaluate(ptr.data(), r.data(), nullptr)) return kInf;
+      for (double x : r) c += x * x;
+    }
+    return std::isfinite(c) ? 0.5 * c : kInf;
+  }
+
+ private:
+  std::vector<std::unique_ptr<JointCost<F>>> costs_;
+};
+
+// The free parameters that have a block in the joint problem (held-out
+// experiments cannot determine their own offsets), with the training
+// samples in *n; refuses no more samples than free parameters.
+template <class F>
+std::vector<int> joint_free(Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+                            const std::vector<int>& train, long* n_out) {
   std::vector<int> free;
   {
     auto probe = build_problem<F>(L, data, times, train);
@@ -363,22 +383,296 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   if (n <= k)
     throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(k) +
                      " free parameters");
+  *n_out = n;
+  return free;
+}
 
-  // Cost of the training experiments at internal coordinates u (one per
-  // Layout parameter), by plain simulation.
-  std::vector<std::unique_ptr<JointCost<F>>> costs;
-  for (int e : train) costs.emplace_back(new JointCost<F>(&data[e], &times[e], wire(L, e, F::Model::kNumParams)));
-  auto cost_at = [&](const std::vector<double>& u) {
-    double c = 0;
-    for (const auto& cf : costs) {
-      std::vector<const double*> ptr;
-      for (int g : cf->wiring().blocks) ptr.push_back(&u[g]);
-      std::vector<double> r(static_cast<size_t>(cf->num_residuals()));
-      if (!cf->Evaluate(ptr.data(), r.data(), nullptr)) return kInf;
-      for (double x : r) c += x * x;
+// The scale of the search's agreement rule (multistart.hpp): the training
+// samples, their noise and force RMS.
+SearchScale joint_scale(const std::vector<Prepared>& data, const std::vector<int>& train, long n) {
+  double frms = 0;
+  for (int e : train)
+    for (double f : data[e].force) frms += f * f;
+  SearchScale scale;
+  scale.samples = n;
+  scale.noise = noise_estimate(data, train);
+  scale.force_rms = std::sqrt(frms / static_cast<double>(std::max<long>(1, n)));
+  return scale;
+}
+
+// The options of each refinement of the joint stage.
+ceres::Solver::Options joint_solver_options(const FitOptions& o) {
+  ceres::Solver::Options so = solver_options(o, 1);
+  so.num_threads = 1;
+  // Correlated parameters (F_C, sigma2, F_s, v_s) make long curved valleys
+  // in which Levenberg-Marquardt steps, and the cost decrease per step, get
+  // small well before the minimum: both tests are tightened 1e4-fold (the
+  // iterations are cheap). The cost is only piecewise smooth in v_s (the
+  // bristle sub-step count depends on it), so minima found from different
+  // starts can still differ in the 7th digit (bench/peers/check_lugre_fit_peer.sh).
+  so.parameter_tolerance = std::min(o.parameter_tolerance, 1e-14);
+  so.function_tolerance = std::min(o.function_tolerance, 1e-14);
+  return so;
+}
+
+// A joint stage no start could simulate: every parameter at its start.
+void joint_failed(FitSummary& S, Layout& L) {
+  S.status = FitStatus::kFailed;
+  S.solver_message = "no start gave a usable solution";
+  S.warnings.push_back("the joint stage failed: the model could not be simulated from any start (non-finite force)");
+  set_values_from_internal(L);
+  for (const auto& p : L.params) {
+    ParameterEstimate pe = estimate_of(p);
+    S.parameters.push_back(pe);
+  }
+}
+
+// The best refinement's parameters into the layout, its cost and status
+// into the summary.
+void take_best(FitSummary& S, Layout& L, const StartResult& B) {
+  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = B.u[i];
+  set_values_from_internal(L);
+  S.cost = B.cost;
+  S.solver_message = B.summary.message;
+  S.status = B.summary.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
+             : B.summary.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
+                                                                   : FitStatus::kFailed;
+}
+
+// Phase "quality": over every training sample; held-out experiments
+// validated. Returns the SSR of the training samples.
+template <class F>
+double joint_quality(FitSummary& S, const Layout& L, const std::vector<Prepared>& data,
+                     const std::vector<std::vector<double>>& times, const std::vector<int>& train, const FitOptions& o,
+                     long n, int k) {
+  const int ne = static_cast<int>(data.size());
+  double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac = 0, sv = 0;
+  long nv = 0;
+  for (int e = 0; e < ne; ++e) {
+    const bool held = std::find(train.begin(), train.end(), e) == train.end();
+    ExperimentFit ef;
+    ef.name = data[e].name;
+    ef.samples = static_cast<long>(data[e].size());
+    ef.held_out = held;
+    bool determinable = true;
+    if (held && L.offset[e] >= 0 && !L.params[L.offset[e]].fixed &&
+        std::none_of(train.begin(), train.end(), [&](int t) { return L.offset[t] == L.offset[e]; }))
+      determinable = false;
+    std::vector<double> r;
+    if (determinable) r = residuals<F>(L, data[e], times[e], e);
+    else {
+      S.warnings.push_back("held-out experiment '" + data[e].name +
+                           "' has its own offset, which the fit cannot estimate; it is not validated");
+      r.assign(data[e].size(), kNaN);
     }
-    return std::isfinite(c) ? 0.5 * c : kInf;
+    double se = 0;
+    for (double x : r) se += x * x;
+    ef.rmse = std::sqrt(se / static_cast<double>(r.size()));
+    if (!held) {
+      ssr += se;
+      for (size_t i = 0; i < r.size(); ++i) {
+        fsum += data[e].force[i];
+        maxe = std::max(maxe, std::abs(r[i]));
+        if (i) ac += r[i] * r[i - 1];
+      }
+    } else if (determinable) {
+      sv += se;
+      nv += static_cast<long>(r.size());
+    }
+    if (o.keep_signals) {
+      ef.fitted.resize(r.size());
+      for (size_t i = 0; i < r.size(); ++i) ef.fitted[i] = data[e].force[i] - r[i];
+      ef.residual = std::move(r);
+    }
+    S.experiments.push_back(std::move(ef));
+  }
+  const double fmean = fsum / static_cast<double>(n);
+  for (int e : train)
+    for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
+  set_fit_quality(S, n, k, ssr, sst, maxe, ac);
+  if (train.size() < data.size()) S.validation_rmse = nv ? std::sqrt(sv / static_cast<double>(nv)) : kNaN;
+  return ssr;
+}
+
+// Phase "covariance": Uncertainty of the joint problem: sigma^2 (J^T J)^-1 at the solution,
+// J the Jacobian of the simulated force over every training sample.
+template <class F>
+Covariance joint_covariance(Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+                            const std::vector<int>& train, const std::vector<int>& free, const FitOptions& o,
+                            double ssr, long n) {
+  const int k = static_cast<int>(free.size());
+  Covariance C;
+  C.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
+  C.var_u.assign(k, kNaN);
+  if (k > 0) {
+    auto P = build_problem<F>(L, data, times, train);
+    ceres::Problem::EvaluateOptions eo;
+    for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
+    eo.num_threads = o.num_threads > 0 ? o.num_threads : job_threads();
+    ceres::CRSMatrix J;
+    double c = 0;
+    Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
+    if (P->Evaluate(eo, &c, nullptr, nullptr, &J)) {
+      for (int r = 0; r < J.num_rows; ++r)
+        for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
+          for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+      C = covariance_from_jtj(L, free, JtJ, ssr / static_cast<double>(std::max<long>(1, n - k)));
+    } else {
+      C.singular = true;
+    }
+  }
+  return C;
+}
+
+// Phase "intervals": parameters, intervals, correlations.
+void joint_estimates(FitSummary& S, const Layout& L, const std::vector<int>& free, const Covariance& C) {
+  const int k = static_cast<int>(free.size());
+  for (size_t i = 0; i < L.params.size(); ++i) {
+    const FitParam& p = L.params[i];
+    ParameterEstimate pe = estimate_of(p);
+    const auto it = std::find(free.begin(), free.end(), static_cast<int>(i));
+    if (!p.fixed && it != free.end()) {
+      const int f = static_cast<int>(it - free.begin());
+      const double var = C.cov_x(f, f);
+      // No Jacobian (the simulation failed there): nothing is known to be determined.
+      pe.determined = !C.determined.empty() && C.determined[f];
+      if (pe.determined && std::isfinite(var) && var >= 0) {
+        pe.std_error = std::sqrt(var);
+        pe.interval = "wald";
+        if (p.transform == Transform::kLog) {  // interval of exp(u): stays positive
+          const double su = std::sqrt(std::max(0.0, C.var_u[f]));
+          pe.ci95_lo = p.value * std::exp(-kZ975 * su);
+          pe.ci95_hi = p.value * std::exp(kZ975 * su);
+        } else {
+          pe.ci95_lo = p.value - kZ975 * pe.std_error;
+          pe.ci95_hi = p.value + kZ975 * pe.std_error;
+        }
+      }
+      const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
+      pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
+                    (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
+      interval_in_range(pe, p, L);
+    }
+    S.parameters.push_back(pe);
+  }
+  for (int i : free) {
+    S.free_names.push_back(L.params[i].name);
+    S.free_transforms.push_back(transform_text(L, i));
+  }
+  S.correlation.assign(k, std::vector<double>(k, kNaN));
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) S.correlation[a][b] = C.cov_x(a, b) / std::sqrt(C.cov_x(a, a) * C.cov_x(b, b));
+}
+
+// Why the automatic search did not settle, as its warning.
+std::string unsettled_warning(const FitSummary& S, const Layout& L, const std::vector<int>& free,
+                              const std::vector<StartResult>& results, const std::vector<int>& order,
+                              const StartResult& B, const Box& box, const SearchScale& scale, const FitOptions& o,
+                              long n, int rounds, int per_round) {
+  auto rmse = [&](double c) { return fmt(std::sqrt(2.0 * c / static_cast<double>(n))); };
+  std::string why = results.size() < 2 ? "one refinement cannot agree with another" : "no second refinement was usable";
+  if (order.size() >= 2) {
+    const StartResult& B2 = results[order[1]];
+    if (!same_optimum(B.cost, B2.cost, o.agree_tolerance, scale)) {
+      why = "the best two reached different costs (rmse " + rmse(B.cost) + " and " + rmse(B2.cost) + ")";
+    } else if (box.distance(B.u, B2.u) > kAgree) {
+      Layout L2 = L;
+      for (size_t i = 0; i < L2.params.size(); ++i) L2.params[i].u = B2.u[i];
+      set_values_from_internal(L2);
+      std::string where;
+      for (int i : free)
+        where += (where.empty() ? "" : ", ") + L.params[i].name + " " + fmt(L.params[i].value) + " and " +
+                 fmt(L2.params[i].value);
+      why = "the best two reached the same cost at different parameters (" + where + ")";
+    } else {
+      why = "the best rmse " + rmse(B.cost) + " is above " + fmt(kNoiseFactor) + " times the noise estimate " +
+            fmt(scale.noise) + " and fewer than " + std::to_string(kRoundsAboveNoise * per_round) + " starts ran";
+    }
+  }
+  return "the search did not settle: " + std::to_string(S.starts) + " joint-stage start(s) in " +
+         std::to_string(rounds) + " round(s) (budget --max-starts " + std::to_string(o.max_starts) + "): " + why +
+         "; the optimum may not be global (raise --max-starts)";
+}
+
+// Phase "warnings" of the joint problem; `unsettled` (empty when it did)
+// after the solver's own.
+void joint_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free, const Covariance& C,
+                    const std::vector<Prepared>& data, const std::vector<int>& train, const FitOptions& o, long n,
+                    const std::string& solver_message, const std::string& unsettled) {
+  const int k = static_cast<int>(free.size());
+  // Warnings of the joint problem. The low-speed hint quotes the slowest
+  // moving sample of the samples fitted (all of them).
+  double vslow = kInf;
+  std::vector<double> speeds;
+  for (int e : train)
+    for (double v : data[e].v)
+      if (v != 0) {
+        speeds.push_back(std::abs(v));
+        vslow = std::min(vslow, std::abs(v));
+      }
+  bool lacks_slow = false;
+  if (!speeds.empty()) {
+    std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+    lacks_slow = vslow > 0.1 * speeds[speeds.size() / 2];
+  }
+  auto low_speed_hint = [&](bool low) {
+    return low && lacks_slow
+               ? "; none of the " + std::to_string(n) + " samples fitted moves slower than |v| = " + fmt(vslow) +
+                     " m/s, and Stribeck parameters only act at lower speeds"
+               : std::string();
   };
+  if (C.singular) {
+    if (S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
+    for (const auto& u : C.undetermined) {
+      bool low = false;
+      for (int i : free)
+        if (L.params[i].low_speed && u.find(L.params[i].name) != std::string::npos) low = true;
+      S.warnings.push_back("the data cannot determine " + u +
+                           " (singular joint problem: changing them together does not change the simulated force)" +
+                           low_speed_hint(low) + "; fix some with --fix or add data");
+    }
+  }
+  if (S.status == FitStatus::kMaxIterations)
+    S.warnings.push_back("not converged: the joint stage stopped after " + std::to_string(o.max_iterations) +
+                         " iterations; the estimates are not final");
+  if (S.status == FitStatus::kFailed) S.warnings.push_back("the solver failed: " + solver_message);
+  if (!unsettled.empty()) S.warnings.push_back(unsettled);
+  for (int a = 0; a < k; ++a) {
+    const ParameterEstimate& pe = *std::find_if(S.parameters.begin(), S.parameters.end(),
+                                                [&](const ParameterEstimate& q) { return q.name == S.free_names[a]; });
+    if (pe.at_bound && pe.determined)
+      S.warnings.push_back(pe.name + " = " + fmt(pe.value) +
+                           " is at its bound; its interval is one-sided, from the bound");
+    else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
+      S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) + " (" +
+                           fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" +
+                           low_speed_hint(L.params[free[a]].low_speed));
+    for (int b = a + 1; b < k; ++b)
+      if (std::abs(S.correlation[a][b]) > o.max_abs_correlation)
+        S.warnings.push_back(S.free_names[a] + " and " + S.free_names[b] + " cannot be separated (correlation " +
+                             fmt(S.correlation[a][b]) + ")" +
+                             low_speed_hint(L.params[free[a]].low_speed || L.params[free[b]].low_speed));
+  }
+  if (std::abs(S.autocorrelation_lag1) > 0.9 && S.status == FitStatus::kConverged)
+    S.warnings.push_back("the residuals are strongly autocorrelated (lag-1 " + fmt(S.autocorrelation_lag1) +
+                         "): the model misses a systematic effect and the standard errors are optimistic");
+}
+
+}  // namespace
+
+template <class F>
+JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
+                        const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
+                        Phases& phases) {
+  JointResult R;
+  FitSummary& S = R.S;
+  S.model = model.id;
+  set_internal_from_values(L);
+  long n = 0;
+  const std::vector<int> free = joint_free<F>(L, data, times, train, &n);
+  const int k = static_cast<int>(free.size());
+
+  const SimulationCost<F> cost_at(L, data, times, train);
 
   // The search: rounds of refinements from starts drawn across the whole
   // range (draw_box), screened by one plain simulation each, until the best
@@ -393,25 +687,10 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   const int per_round = automatic ? std::max(1, std::min(o.starts_per_round, budget)) : budget;
   const int threads_max = std::max(1, o.num_threads > 0 ? o.num_threads : job_threads());
   const Box box = draw_box<F>(model, L, free, data, times, train);
-  double frms = 0;
-  for (int e : train)
-    for (double f : data[e].force) frms += f * f;
-  SearchScale scale;
-  scale.samples = n;
-  scale.noise = noise_estimate(data, train);
-  scale.force_rms = std::sqrt(frms / static_cast<double>(std::max<long>(1, n)));
+  const SearchScale scale = joint_scale(data, train, n);
   S.noise_estimate = scale.noise;  // the search's noise floor, reported
 
-  ceres::Solver::Options so = solver_options(o, 1);
-  so.num_threads = 1;
-  // Correlated parameters (F_C, sigma2, F_s, v_s) make long curved valleys
-  // in which Levenberg-Marquardt steps, and the cost decrease per step, get
-  // small well before the minimum: both tests are tightened 1e4-fold (the
-  // iterations are cheap). The cost is only piecewise smooth in v_s (the
-  // bristle sub-step count depends on it), so minima found from different
-  // starts can still differ in the 7th digit (bench/peers/check_lugre_fit_peer.sh).
-  so.parameter_tolerance = std::min(o.parameter_tolerance, 1e-14);
-  so.function_tolerance = std::min(o.function_tolerance, 1e-14);
+  const ceres::Solver::Options so = joint_solver_options(o);
   auto refine = [&](const std::vector<double>& start, StartResult& r) {
     if (k == 0) {
       r.u = start;
@@ -498,14 +777,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   }
   const int best = order.empty() ? -1 : order[0];
   if (best < 0) {
-    S.status = FitStatus::kFailed;
-    S.solver_message = "no start gave a usable solution";
-    S.warnings.push_back("the joint stage failed: the model could not be simulated from any start (non-finite force)");
-    set_values_from_internal(L);
-    for (const auto& p : L.params) {
-      ParameterEstimate pe = estimate_of(p);
-      S.parameters.push_back(pe);
-    }
+    joint_failed(S, L);
     return R;
   }
   const StartResult& B = results[best];
@@ -514,206 +786,22 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   R.settled = settled;
   R.rounds = rounds;
   S.starts_at_best = R.at_best;  // the header's count, the note's and the JSON's
-  for (size_t i = 0; i < L.params.size(); ++i) L.params[i].u = B.u[i];
-  set_values_from_internal(L);
-  S.cost = B.cost;
-  S.solver_message = B.summary.message;
-  S.status = B.summary.termination_type == ceres::CONVERGENCE      ? FitStatus::kConverged
-             : B.summary.termination_type == ceres::NO_CONVERGENCE ? FitStatus::kMaxIterations
-                                                                   : FitStatus::kFailed;
+  take_best(S, L, B);
 
   phases.begin("quality");
-  // Quality over every training sample; held-out experiments validated.
-  double ssr = 0, sst = 0, fsum = 0, maxe = 0, ac = 0, sv = 0;
-  long nv = 0;
-  for (int e = 0; e < ne; ++e) {
-    const bool held = std::find(train.begin(), train.end(), e) == train.end();
-    ExperimentFit ef;
-    ef.name = data[e].name;
-    ef.samples = static_cast<long>(data[e].size());
-    ef.held_out = held;
-    bool determinable = true;
-    if (held && L.offset[e] >= 0 && !L.params[L.offset[e]].fixed &&
-        std::none_of(train.begin(), train.end(), [&](int t) { return L.offset[t] == L.offset[e]; }))
-      determinable = false;
-    std::vector<double> r;
-    if (determinable) r = residuals<F>(L, data[e], times[e], e);
-    else {
-      S.warnings.push_back("held-out experiment '" + data[e].name +
-                           "' has its own offset, which the fit cannot estimate; it is not validated");
-      r.assign(data[e].size(), kNaN);
-    }
-    double se = 0;
-    for (double x : r) se += x * x;
-    ef.rmse = std::sqrt(se / static_cast<double>(r.size()));
-    if (!held) {
-      ssr += se;
-      for (size_t i = 0; i < r.size(); ++i) {
-        fsum += data[e].force[i];
-        maxe = std::max(maxe, std::abs(r[i]));
-        if (i) ac += r[i] * r[i - 1];
-      }
-    } else if (determinable) {
-      sv += se;
-      nv += static_cast<long>(r.size());
-    }
-    if (o.keep_signals) {
-      ef.fitted.resize(r.size());
-      for (size_t i = 0; i < r.size(); ++i) ef.fitted[i] = data[e].force[i] - r[i];
-      ef.residual = std::move(r);
-    }
-    S.experiments.push_back(std::move(ef));
-  }
-  const double fmean = fsum / static_cast<double>(n);
-  for (int e : train)
-    for (double f : data[e].force) sst += (f - fmean) * (f - fmean);
-  set_fit_quality(S, n, k, ssr, sst, maxe, ac);
-  if (train.size() < data.size()) S.validation_rmse = nv ? std::sqrt(sv / static_cast<double>(nv)) : kNaN;
+  const double ssr = joint_quality<F>(S, L, data, times, train, o, n, k);
 
   phases.begin("covariance");
-  // Uncertainty of the joint problem: sigma^2 (J^T J)^-1 at the solution,
-  // J the Jacobian of the simulated force over every training sample.
-  Covariance C;
-  C.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
-  C.var_u.assign(k, kNaN);
-  if (k > 0) {
-    auto P = build_problem<F>(L, data, times, train);
-    ceres::Problem::EvaluateOptions eo;
-    for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
-    eo.num_threads = o.num_threads > 0 ? o.num_threads : job_threads();
-    ceres::CRSMatrix J;
-    double c = 0;
-    Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-    if (P->Evaluate(eo, &c, nullptr, nullptr, &J)) {
-      for (int r = 0; r < J.num_rows; ++r)
-        for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-          for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
-      C = covariance_from_jtj(L, free, JtJ, ssr / static_cast<double>(std::max<long>(1, n - k)));
-    } else {
-      C.singular = true;
-    }
-  }
+  const Covariance C = joint_covariance<F>(L, data, times, train, free, o, ssr, n);
 
   phases.begin("intervals");
-  // Parameters, intervals, correlations.
-  for (size_t i = 0; i < L.params.size(); ++i) {
-    const FitParam& p = L.params[i];
-    ParameterEstimate pe = estimate_of(p);
-    const auto it = std::find(free.begin(), free.end(), static_cast<int>(i));
-    if (!p.fixed && it != free.end()) {
-      const int f = static_cast<int>(it - free.begin());
-      const double var = C.cov_x(f, f);
-      // No Jacobian (the simulation failed there): nothing is known to be determined.
-      pe.determined = !C.determined.empty() && C.determined[f];
-      if (pe.determined && std::isfinite(var) && var >= 0) {
-        pe.std_error = std::sqrt(var);
-        pe.interval = "wald";
-        if (p.transform == Transform::kLog) {  // interval of exp(u): stays positive
-          const double su = std::sqrt(std::max(0.0, C.var_u[f]));
-          pe.ci95_lo = p.value * std::exp(-kZ975 * su);
-          pe.ci95_hi = p.value * std::exp(kZ975 * su);
-        } else {
-          pe.ci95_lo = p.value - kZ975 * pe.std_error;
-          pe.ci95_hi = p.value + kZ975 * pe.std_error;
-        }
-      }
-      const double tol = 1e-9 * std::max(1.0, std::abs(p.value));
-      pe.at_bound = (std::isfinite(p.lo) && p.value - p.lo <= tol) || (std::isfinite(p.hi) && p.hi - p.value <= tol) ||
-                    (p.transform == Transform::kExcess && p.value - L.params[p.excess_base].value <= tol);
-      interval_in_range(pe, p, L);
-    }
-    S.parameters.push_back(pe);
-  }
-  for (int i : free) {
-    S.free_names.push_back(L.params[i].name);
-    S.free_transforms.push_back(transform_text(L, i));
-  }
-  S.correlation.assign(k, std::vector<double>(k, kNaN));
-  for (int a = 0; a < k; ++a)
-    for (int b = 0; b < k; ++b) S.correlation[a][b] = C.cov_x(a, b) / std::sqrt(C.cov_x(a, a) * C.cov_x(b, b));
+  joint_estimates(S, L, free, C);
 
   phases.begin("warnings");
-  // Warnings of the joint problem. The low-speed hint quotes the slowest
-  // moving sample of the samples fitted (all of them).
-  double vslow = kInf;
-  std::vector<double> speeds;
-  for (int e : train)
-    for (double v : data[e].v)
-      if (v != 0) {
-        speeds.push_back(std::abs(v));
-        vslow = std::min(vslow, std::abs(v));
-      }
-  bool lacks_slow = false;
-  if (!speeds.empty()) {
-    std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-    lacks_slow = vslow > 0.1 * speeds[speeds.size() / 2];
-  }
-  auto low_speed_hint = [&](bool low) {
-    return low && lacks_slow
-               ? "; none of the " + std::to_string(n) + " samples fitted moves slower than |v| = " + fmt(vslow) +
-                     " m/s, and Stribeck parameters only act at lower speeds"
-               : std::string();
-  };
-  if (C.singular) {
-    if (S.status == FitStatus::kConverged) S.status = FitStatus::kSingular;
-    for (const auto& u : C.undetermined) {
-      bool low = false;
-      for (int i : free)
-        if (L.params[i].low_speed && u.find(L.params[i].name) != std::string::npos) low = true;
-      S.warnings.push_back("the data cannot determine " + u +
-                           " (singular joint problem: changing them together does not change the simulated force)" +
-                           low_speed_hint(low) + "; fix some with --fix or add data");
-    }
-  }
-  if (S.status == FitStatus::kMaxIterations)
-    S.warnings.push_back("not converged: the joint stage stopped after " + std::to_string(o.max_iterations) +
-                         " iterations; the estimates are not final");
-  if (S.status == FitStatus::kFailed) S.warnings.push_back("the solver failed: " + B.summary.message);
-  if (automatic && k > 0 && !settled) {
-    auto rmse = [&](double c) { return fmt(std::sqrt(2.0 * c / static_cast<double>(n))); };
-    std::string why =
-        results.size() < 2 ? "one refinement cannot agree with another" : "no second refinement was usable";
-    if (order.size() >= 2) {
-      const StartResult& B2 = results[order[1]];
-      if (!same_optimum(B.cost, B2.cost, o.agree_tolerance, scale)) {
-        why = "the best two reached different costs (rmse " + rmse(B.cost) + " and " + rmse(B2.cost) + ")";
-      } else if (box.distance(B.u, B2.u) > kAgree) {
-        Layout L2 = L;
-        for (size_t i = 0; i < L2.params.size(); ++i) L2.params[i].u = B2.u[i];
-        set_values_from_internal(L2);
-        std::string where;
-        for (int i : free)
-          where += (where.empty() ? "" : ", ") + L.params[i].name + " " + fmt(L.params[i].value) + " and " +
-                   fmt(L2.params[i].value);
-        why = "the best two reached the same cost at different parameters (" + where + ")";
-      } else {
-        why = "the best rmse " + rmse(B.cost) + " is above " + fmt(kNoiseFactor) + " times the noise estimate " +
-              fmt(scale.noise) + " and fewer than " + std::to_string(kRoundsAboveNoise * per_round) + " starts ran";
-      }
-    }
-    S.warnings.push_back("the search did not settle: " + std::to_string(S.starts) + " joint-stage start(s) in " +
-                         std::to_string(rounds) + " round(s) (budget --max-starts " + std::to_string(o.max_starts) +
-                         "): " + why + "; the optimum may not be global (raise --max-starts)");
-  }
-  for (int a = 0; a < k; ++a) {
-    const ParameterEstimate& pe = *std::find_if(S.parameters.begin(), S.parameters.end(),
-                                                [&](const ParameterEstimate& q) { return q.name == S.free_names[a]; });
-    if (pe.at_bound && pe.determined)
-      S.warnings.push_back(pe.name + " = " + fmt(pe.value) +
-                           " is at its bound; its interval is one-sided, from the bound");
-    else if (std::isfinite(pe.std_error) && pe.std_error > o.max_relative_std_error * std::abs(pe.value))
-      S.warnings.push_back(pe.name + " is poorly determined: " + fmt(pe.value) + " +/- " + fmt(pe.std_error) + " (" +
-                           fmt(100.0 * pe.std_error / std::abs(pe.value)) + " %)" +
-                           low_speed_hint(L.params[free[a]].low_speed));
-    for (int b = a + 1; b < k; ++b)
-      if (std::abs(S.correlation[a][b]) > o.max_abs_correlation)
-        S.warnings.push_back(S.free_names[a] + " and " + S.free_names[b] + " cannot be separated (correlation " +
-                             fmt(S.correlation[a][b]) + ")" +
-                             low_speed_hint(L.params[free[a]].low_speed || L.params[free[b]].low_speed));
-  }
-  if (std::abs(S.autocorrelation_lag1) > 0.9 && S.status == FitStatus::kConverged)
-    S.warnings.push_back("the residuals are strongly autocorrelated (lag-1 " + fmt(S.autocorrelation_lag1) +
-                         "): the model misses a systematic effect and the standard errors are optimistic");
+  const std::string unsettled = automatic && k > 0 && !settled ? unsettled_warning(S, L, free, results, order, B, box,
+                                                                                   scale, o, n, rounds, per_round)
+                                                               : std::string();
+  joint_warnings(S, L, free, C, data, train, o, n, B.summary.message, unsettled);
   S.converged = S.status == FitStatus::kConverged;
   S.search_device = S.starts > 1 ? "cpu (joint simulation cost, Sobol' over the data's ranges)" : "";
   return R;
