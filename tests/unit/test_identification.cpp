@@ -115,6 +115,20 @@ const std::vector<Truth>& truths() {
       {"20sim-cv", {{"mu_c", 0.12}, {"mu_v", 0.05}}, 1e-2, 1, 1.0},
       {"20sim-scvs", {{"mu_s", 0.2}, {"mu_c", 0.1}, {"mu_v", 0.05}, {"v_st", 0.02}}, 1e-3, 1, 1.0},
       {"coulomb-viscous", {{"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5},
+      {"stribeck-delta", {{"F_C", 20}, {"F_s", 28}, {"v_s", 0.01}, {"delta", 1.4}, {"f_v", 100}}, 1e-3, 1, 0.5},
+      {"stribeck-asymmetric",
+       {{"F_C_pos", 20},
+        {"F_s_pos", 28},
+        {"v_s_pos", 0.01},
+        {"f_v_pos", 100},
+        {"F_C_neg", 15},
+        {"F_s_neg", 19},
+        {"v_s_neg", 0.02},
+        {"f_v_neg", 80},
+        {"delta", 1.4}},
+       1e-3,
+       1,
+       0.5},
   };
   return t;
 }

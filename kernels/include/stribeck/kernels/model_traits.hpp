@@ -28,6 +28,7 @@ enum class ParamRole : unsigned char {
   kBristleStiffness,     // dynamic models: stiffness of the bristle / rest stiffness
   kBristleDamping,       // dynamic models: damping of the bristle
   kShape,                // dynamic models: shape exponent of the approach to steady state
+  kElasticFraction,      // dynamic models: purely elastic part of the steady deflection, in [0, 1)
 };
 
 // Range of one parameter. `lo_open`/`hi_open` make the bound strict.

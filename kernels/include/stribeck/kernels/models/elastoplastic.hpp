@@ -60,7 +60,8 @@ struct ElastoPlastic {
       positive("F_s", "N", 1.5, "static (stiction) friction force", ParamRole::kBreakaway),
       positive("v_s", "m/s", 0.001, "Stribeck velocity", ParamRole::kStribeckVelocity),
       ParamInfo{"r_ba", "1", 0.5, 0.0, 1.0, false, true,
-                "breakaway deflection z_ba over F_C/sigma0: below z_ba the bristle is purely elastic"},
+                "breakaway deflection z_ba over F_C/sigma0: below z_ba the bristle is purely elastic",
+                ParamRole::kElasticFraction},
   }};
   static constexpr std::array<ParamRelation, 1> kRelations{{
       {F_s, F_C, "static friction must not be below Coulomb friction"},
