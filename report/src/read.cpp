@@ -19,6 +19,7 @@
 #include "stribeck/data/sweep_file.hpp"
 #include "stribeck/engine/point_status.hpp"
 #include "stribeck/workloads/eval.hpp"
+#include "stribeck/workloads/fit_draws.hpp"
 #include "stribeck/workloads/heat_map.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -639,6 +640,98 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
 
 // ---------------------------------------------------------------- ensembles
 
+// Histograms of two groups of values over the same bins (one figure's bars).
+std::vector<Series> histograms(const std::vector<double>& a, const std::string& name_a, const std::vector<double>& b,
+                               const std::string& name_b, int bins) {
+  std::vector<double> both(a);
+  both.insert(both.end(), b.begin(), b.end());
+  const Series all = histogram(both, bins, "");
+  std::vector<Series> out{{name_a, all.x, std::vector<double>(all.x.size(), 0.0)},
+                          {name_b, all.x, std::vector<double>(all.x.size(), 0.0)}};
+  if (all.x.size() < 2) {
+    if (!all.x.empty()) out[0].y[0] = static_cast<double>(a.size()), out[1].y[0] = static_cast<double>(b.size());
+    return out;
+  }
+  const double width = all.x[1] - all.x[0], lo = all.x[0] - width / 2;
+  for (int k = 0; k < 2; ++k)
+    for (double x : k == 0 ? a : b) out[k].y[std::clamp(static_cast<int>((x - lo) / width), 0, bins - 1)] += 1;
+  return out;
+}
+
+// An ensemble drawn from a fit (simulate [ensemble] from_fit; the group's
+// from_fit and drawn attributes): the probability of stick-slip with its
+// Monte Carlo error and the quantiles as simulate's summary gives them
+// (summarize_fit_draws over the same file), and the distributions of the
+// breakaway force and the stick-slip amplitude, draws that stick and slip
+// apart from the others. Nothing for other ensembles.
+void add_fit_draws(Document& doc, IdMaker& id, const PointFile& pf, const std::string& path) {
+  std::string fit, drawn;
+  {
+    const h5::File f = h5::open_file(path);
+    const h5::Group g = h5::open_group(f.id(), "ensemble", path);
+    if (!h5::has_attribute(g.id(), "from_fit")) return;
+    const std::string where = path + ": group 'ensemble'";
+    fit = h5::read_string_attribute(g.id(), "from_fit", where);
+    if (h5::has_attribute(g.id(), "drawn")) drawn = h5::read_string_attribute(g.id(), "drawn", where);
+  }
+  // The totals simulate counted, from the status and stick_slip columns.
+  EnsembleResult r;
+  std::vector<double> force[2], amp[2];  // [0] stick-slip, [1] not (ok points, finite values)
+  const int ks = pf.metric_index("status"), kss = pf.metric_index("stick_slip");
+  const int kb = pf.metric_index("breakaway_force"), ka = pf.metric_index("amp_spring_force");
+  const std::uint64_t rows = pf.rows(), block = std::uint64_t(1) << 20;
+  std::vector<double> st, ss, b, a;
+  for (std::uint64_t first = 0; first < rows; first += block) {
+    const std::uint64_t nb = std::min(block, rows - first);
+    pf.read_metric(ks, first, nb, st);
+    pf.read_metric(kss, first, nb, ss);
+    pf.read_metric(kb, first, nb, b);
+    pf.read_metric(ka, first, nb, a);
+    for (std::uint64_t i = 0; i < nb; ++i) {
+      ++r.totals.status_counts[static_cast<int>(engine::from_sim_status(static_cast<int>(st[i])))];
+      if (st[i] != kSimOk) continue;
+      const int group = ss[i] != 0 ? 0 : 1;
+      r.totals.stick_slip += group == 0;
+      if (std::isfinite(b[i])) force[group].push_back(b[i]);
+      if (std::isfinite(a[i])) amp[group].push_back(a[i]);
+    }
+  }
+  const FitDrawsSummary s = summarize_fit_draws(r, path);
+  Section sec{"Drawn from the fit", {}};
+  Figure t = make(id, "fit-draws", FigureKind::kText, "Probability of stick-slip", "", "");
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%llu draws of %s from the fit %s: P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error; %llu "
+                "draws outside the model's ranges count as not sticking).",
+                static_cast<unsigned long long>(s.stick_slip.draws),
+                drawn.empty() ? "its free parameters" : drawn.c_str(), fit.c_str(), s.stick_slip.value,
+                s.stick_slip.std_error, static_cast<unsigned long long>(s.outside));
+  t.text.push_back(buf);
+  sec.figures.push_back(std::move(t));
+  Figure q = make(id, "fit-draws-quantiles", FigureKind::kTable, "Quantiles over the draws (95 % intervals)", "", "");
+  q.table.header = {"metric", "5 %", "median", "95 %"};
+  for (const MetricQuantiles& m : s.quantiles) {
+    std::vector<std::string> row{m.unit.empty() ? m.metric : m.metric + " [" + m.unit + "]"};
+    for (int i = 0; i < 3; ++i) {
+      std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", m.value[i], m.lo[i], m.hi[i]);
+      row.push_back(buf);
+    }
+    q.table.rows.push_back(std::move(row));
+  }
+  sec.figures.push_back(std::move(q));
+  for (const char* name : {"breakaway_force", "amp_spring_force"}) {
+    const bool is_force = std::string(name) == "breakaway_force";
+    Figure h =
+        make(id, std::string("fit-draws-") + name, FigureKind::kHistogram,
+             std::string(is_force ? "Breakaway force" : "Stick-slip amplitude (spring force)") + " over the draws",
+             label(name, pf.metric_unit(name)), "draws");
+    const auto& v = is_force ? force : amp;
+    h.series = histograms(v[0], "stick-slip", v[1], "no stick-slip", 40);
+    sec.figures.push_back(std::move(h));
+  }
+  doc.sections.push_back(std::move(sec));
+}
+
 void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o) {
   IdMaker id;
   doc.kind = "ensemble";
@@ -748,6 +841,7 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
       st.table.rows.push_back(
           {engine::point_status_name(static_cast<engine::PointStatus>(s)), std::to_string(counts[s])});
   maps.figures.push_back(std::move(st));
+  add_fit_draws(doc, id, pf, path);
   doc.sections.push_back(std::move(maps));
   doc.sections.push_back(std::move(dist));
 }

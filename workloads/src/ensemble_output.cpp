@@ -183,18 +183,24 @@ class Hdf5Sink : public EnsembleSink {
  public:
   Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
     const std::string names = join_names(r.names);
-    const std::map<std::string, std::string> attributes{{"format_version", std::to_string(kEnsembleFormatVersion)},
-                                                        {"names", names},
-                                                        {"model", c.model},
-                                                        {"form", c.stiction ? "stiction" : "smooth"},
-                                                        {"motion", c.rotational ? "rotational" : "translational"},
-                                                        {"precision", c.fp32 ? "fp32" : "fp64"},
-                                                        {"ensemble_identity", ensemble_identity(c)},
-                                                        {"points", std::to_string(r.points)},
-                                                        {"first", std::to_string(r.first)},
-                                                        {"count", std::to_string(r.count)},
-                                                        {"shard_index", std::to_string(r.shard_index)},
-                                                        {"shard_count", std::to_string(r.shard_count)}};
+    std::map<std::string, std::string> attributes{{"format_version", std::to_string(kEnsembleFormatVersion)},
+                                                  {"names", names},
+                                                  {"model", c.model},
+                                                  {"form", c.stiction ? "stiction" : "smooth"},
+                                                  {"motion", c.rotational ? "rotational" : "translational"},
+                                                  {"precision", c.fp32 ? "fp32" : "fp64"},
+                                                  {"ensemble_identity", ensemble_identity(c)},
+                                                  {"points", std::to_string(r.points)},
+                                                  {"first", std::to_string(r.first)},
+                                                  {"count", std::to_string(r.count)},
+                                                  {"shard_index", std::to_string(r.shard_index)},
+                                                  {"shard_count", std::to_string(r.shard_count)}};
+    // Drawn from a fit: the report reads these to show the probability of
+    // stick-slip and the distributions (files of other ensembles unchanged).
+    if (!c.prior.file.empty()) {
+      attributes["from_fit"] = c.prior.file;
+      attributes["drawn"] = join_names(c.prior.names);
+    }
     Provenance p;
     p.command_line = o.command_line;
     p.config = c.text;
