@@ -134,6 +134,23 @@ TEST(ReportFitDraws, ShowsTheProbabilityAndTheDistributionsOfTheDraws) {
     EXPECT_NE(ss.str().find(piece), std::string::npos) << piece;
 }
 
+TEST(ReportFitDraws, MergedShardsKeepTheFit) {
+  // Shards of one drawn ensemble merge into a file the report reads as drawn from the fit.
+  const std::string cfg = coulomb_config("rfd_shards", true), merged = temp_dir() + "rfd_merged.h5";
+  std::string log, list;
+  for (int i = 0; i < 2; ++i) {
+    const std::string part = temp_dir() + "rfd_shard" + std::to_string(i) + ".h5";
+    ASSERT_EQ(run_cli("simulate " + cfg + " -q --shard " + std::to_string(i) + "/2 -o " + part, &log), 0) << log;
+    list += " " + part;
+  }
+  ASSERT_EQ(run_cli("merge" + list + " -o " + merged, &log), 0) << log;
+  const auto attrs = ensemble_attributes(merged);
+  ASSERT_EQ(attrs.count("from_fit"), 1u);
+  EXPECT_NE(attrs.at("from_fit").find("rfd_shards_fit.json"), std::string::npos);
+  EXPECT_EQ(attrs.at("drawn"), "F_C");
+  EXPECT_NE(find_section(report::read_document(merged), "Drawn from the fit"), nullptr);
+}
+
 TEST(ReportFitDraws, OtherEnsemblesHaveNeitherTheAttributesNorTheSection) {
   const std::string cfg = coulomb_config("rfd_grid", false), out = temp_dir() + "rfd_grid.h5";
   std::string log;
