@@ -8,7 +8,7 @@
 //   identify_battery [--seed S] [--noiseless N] [--noisy N] [--samples MIN:MAX] [--list K]
 //   identify_battery [--seed S] [--noisy] --case I      # replay one case: truth, oracle, fit report
 //
-// The cases, the oracle and the verdicts are tests/unit/identification_battery.cpp,
+// The cases, the oracle and the verdicts are tests/unit/identification/identification_battery.cpp,
 // the same code the CTest Identification.Battery* runs on a smaller subset.
 #include <algorithm>
 #include <cmath>

@@ -21,7 +21,7 @@
 // that subnormal results are rounded once and 2^1024 is never formed. x is
 // clamped to [-746, 709.8] first: below, e^x rounds to 0; above, it
 // overflows to +inf. NaN is returned as is. Error: within 1 ulp of the
-// exactly rounded value over the whole range (tests/unit/test_poly_exp.cpp
+// exactly rounded value over the whole range (tests/unit/kernels/test_poly_exp.cpp
 // checks 2e7 arguments against long double and the special values).
 #include <cstdint>
 

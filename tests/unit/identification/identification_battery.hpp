@@ -14,7 +14,7 @@
 // parameter stops acting makes that one undetermined too. See analyse() and
 // docs/identification.md, "Battery".
 //
-// Used by tests/unit/test_identification_battery.cpp (the CTest subset) and
+// Used by tests/unit/identification/test_identification_battery.cpp (the CTest subset) and
 // bench/identify_battery.cpp (the large run). Everything is a function of
 // (seed, kind, index): any case is replayed by those three numbers.
 #include <cstdint>

@@ -141,7 +141,7 @@ void draw_model(Draws& d, Case& c, const ModelInfo& m) {
     set("v_eps", d.chance(0.5) ? 0.0 : vm * d.log_uniform(1e-4, 1e-2));
   } else {
     throw std::logic_error("battery: no parameter ranges for static model " + id +
-                           " (add them to tests/unit/identification_battery.cpp)");
+                           " (add them to tests/unit/identification/identification_battery.cpp)");
   }
   const auto errors = validate_params(m, p.data());
   if (!errors.empty()) throw std::logic_error("battery: drew an invalid truth: " + errors.front());
