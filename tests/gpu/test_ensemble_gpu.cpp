@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "../unit/temp_dir.hpp"
+#include "../unit/common/temp_dir.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/workloads/ensemble.hpp"

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../unit/temp_dir.hpp"
+#include "../unit/common/temp_dir.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/workloads/ensemble.hpp"
