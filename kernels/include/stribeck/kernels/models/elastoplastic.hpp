@@ -30,6 +30,7 @@
 // band gave 1.1e-2 F_s, all of it in sigma1 dz/dt near the band's top).
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "stribeck/kernels/model_traits.hpp"
 #include "stribeck/kernels/models/bristle.hpp"
@@ -99,16 +100,36 @@ struct ElastoPlastic {
     return c.sigma0 * math::sign(v) * z_ss(c, v) + c.sigma2 * v;
   }
 
+  // sin and cos of the band's phase, which lies in [-pi/2, pi/2]. In FP32 on
+  // the GPU the intrinsics (error below 4e-7 there): sinf and cosf carry a
+  // Payne-Hanek reduction in double for arguments this law never makes, and
+  // FP32 per-sample code holds no double arithmetic (Fp32Purity).
+  template <class T>
+  STRIBECK_HD_INLINE static T band_sin(const T& x) {
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, float>) return __sinf(x);
+#endif
+    using std::sin;
+    return sin(x);
+  }
+  template <class T>
+  STRIBECK_HD_INLINE static T band_cos(const T& x) {
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, float>) return __cosf(x);
+#endif
+    using std::cos;
+    return cos(x);
+  }
+
   // alpha for the deflection along the motion u = z sign(v) (u <= 0: the
   // bristle is loaded against its deflection, alpha = 0), with zss = |z_ss(v)|.
   template <class T>
   STRIBECK_HD_INLINE static T alpha(const Coeffs<T>& c, const T& u, const T& zss) {
-    using std::sin;
     if (!(u > T(0))) return T(0);
     if (!(u < zss)) return T(1);
     if (!(u > c.z_ba)) return T(0);
     const T w = zss - c.z_ba;
-    return T(0.5) + T(0.5) * sin(T(kPi) * (u - T(0.5) * (zss + c.z_ba)) / w);
+    return T(0.5) + T(0.5) * band_sin(T(kPi) * (u - T(0.5) * (zss + c.z_ba)) / w);
   }
 
   template <class T>
@@ -147,8 +168,6 @@ struct ElastoPlastic {
   static constexpr int kMaxBandSteps = 128;
   template <class T>
   STRIBECK_HD_INLINE static T slide(const Coeffs<T>& c, T u, T d, const T& zss) {
-    using std::cos;
-    using std::sin;
     const T z_lo = c.z_ba < zss ? c.z_ba : zss;  // end of the elastic zone
     if (u < z_lo) {
       const T room = z_lo - u;
@@ -159,8 +178,8 @@ struct ElastoPlastic {
     const T w = zss - z_lo;
     for (int i = 0; i < kMaxBandSteps && d > T(0) && zss - u > T(1e-4) * w; ++i) {
       const T m = T(0.5) * (zss + z_lo), k = T(kPi) / w;
-      const T a = T(0.5) + T(0.5) * sin(k * (u - m));
-      const T da = T(0.5) * k * cos(k * (u - m));
+      const T a = T(0.5) + T(0.5) * band_sin(k * (u - m));
+      const T da = T(0.5) * k * band_cos(k * (u - m));
       const T f = T(1) - a * u / zss;     // du/dx, in (0, 1]
       const T jac = -(da * u + a) / zss;  // d f / du <= 0
       const T h_max = T(0.03125) * w / f;
