@@ -10,8 +10,16 @@
 namespace stribeck {
 namespace {
 
-// The breakaway force and the stick-slip cycle: what a designer reads.
-constexpr const char* kQuantileMetrics[] = {"breakaway_force", "amp_spring_force", "amp_velocity", "period"};
+// The breakaway force and the stick-slip cycle: what a designer reads (the
+// file's column name, and the member of an in-memory result).
+struct QuantileMetric {
+  const char* name;
+  double StickSlipMetrics<double>::*member;
+};
+constexpr QuantileMetric kQuantileMetrics[] = {{"breakaway_force", &StickSlipMetrics<double>::breakaway_force},
+                                               {"amp_spring_force", &StickSlipMetrics<double>::amp_spring_force},
+                                               {"amp_velocity", &StickSlipMetrics<double>::amp_velocity},
+                                               {"period", &StickSlipMetrics<double>::period}};
 
 void fill_quantiles(std::vector<double>& v, MetricQuantiles& q) {
   const std::uint64_t n = v.size();
@@ -43,12 +51,12 @@ FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& 
     const std::uint64_t n = std::min<std::uint64_t>(f.rows(), kMaxQuantileDraws);
     std::vector<std::uint8_t> ok;
     f.read_ok(0, n, ok);
-    for (const char* name : kQuantileMetrics) {
+    for (const QuantileMetric& qm : kQuantileMetrics) {
       MetricQuantiles q;
-      q.metric = name;
-      q.unit = f.metric_unit(name);
+      q.metric = qm.name;
+      q.unit = f.metric_unit(qm.name);
       std::vector<double> col;
-      f.read_metric(f.metric_index(name), 0, n, col);
+      f.read_metric(f.metric_index(qm.name), 0, n, col);
       v.clear();
       for (std::uint64_t i = 0; i < n; ++i)
         if (ok[i]) v.push_back(col[i]);
@@ -57,19 +65,12 @@ FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& 
     }
   } else if (!r.metrics.empty()) {
     const std::uint64_t n = std::min<std::uint64_t>(r.metrics.size(), kMaxQuantileDraws);
-    for (const char* name : kQuantileMetrics) {
+    for (const QuantileMetric& qm : kQuantileMetrics) {
       MetricQuantiles q;
-      q.metric = name;
+      q.metric = qm.name;
       v.clear();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const StickSlipMetrics<double>& m = r.metrics[i];
-        if (m.status != 0) continue;
-        const std::string k = name;
-        v.push_back(k == "breakaway_force"    ? m.breakaway_force
-                    : k == "amp_spring_force" ? m.amp_spring_force
-                    : k == "amp_velocity"     ? m.amp_velocity
-                                              : m.period);
-      }
+      for (std::uint64_t i = 0; i < n; ++i)
+        if (r.metrics[i].status == 0) v.push_back(r.metrics[i].*qm.member);
       fill_quantiles(v, q);
       s.quantiles.push_back(q);
     }
