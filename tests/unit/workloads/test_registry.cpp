@@ -17,7 +17,7 @@ TEST(Registry, EveryModelHasUniqueIdAndValidDefaults) {
     EXPECT_TRUE(validate_params(m, d.data()).empty()) << m.id;
     EXPECT_TRUE(m.needs(kChannelVelocity)) << m.id;
   }
-  EXPECT_EQ(ids.size(), 15u);
+  EXPECT_EQ(ids.size(), 19u);
 }
 
 TEST(Registry, RelationViolationNamesBothParameters) {

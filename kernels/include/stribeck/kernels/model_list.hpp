@@ -8,6 +8,7 @@
 #include "stribeck/kernels/models/coulomb_viscous.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
 #include "stribeck/kernels/models/elastoplastic.hpp"
+#include "stribeck/kernels/models/gms.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/kernels/models/simscape_cylinder_il.hpp"
@@ -32,8 +33,9 @@ using StaticModels =
     ModelList<SimscapeTranslational, SimscapeRotational, SimscapeCylinder, SimscapeCylinderIL, TwentySimC, TwentySimV,
               TwentySimCV, TwentySimSCVS, CoulombViscous, StribeckDelta, StribeckAsymmetric>;
 // Models with memory: they implement the ODE form (dzdt, output, relax_rate, ode_ok,
-// stiffness, damping) and the trace form step(c, sample, state, dt).
-using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl, ElastoPlastic>;
+// stiffness, damping; GMS rates() for its several states) and the trace form
+// step(c, sample, state, dt).
+using DynamicModels = ModelList<LuGre, TwentySimLuGre, Dahl, ElastoPlastic, Gms1, Gms2, Gms3, Gms4>;
 
 template <class A, class B>
 struct ConcatModels;

@@ -29,6 +29,8 @@ enum class ParamRole : unsigned char {
   kBristleDamping,       // dynamic models: damping of the bristle
   kShape,                // dynamic models: shape exponent of the approach to steady state
   kElasticFraction,      // dynamic models: purely elastic part of the steady deflection, in [0, 1)
+  kAttraction,           // dynamic models: velocity at which a slipping element returns to its maximum (GMS C)
+  kElementFraction,      // dynamic models: an element's share of what the elements before it left, in (0, 1)
 };
 
 // Range of one parameter. `lo_open`/`hi_open` make the bound strict.

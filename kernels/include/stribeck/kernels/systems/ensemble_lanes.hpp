@@ -40,7 +40,10 @@ namespace stribeck {
 
 template <class M, class T, int W>
 struct SmoothLanes {
-  static constexpr int N = kBodyNDissipation;
+  // The body's dissipative states, then the model's extra friction states
+  // (SmoothBody::kStates: GMS elements 2..N).
+  static constexpr int NB = kBodyNDissipation;
+  static constexpr int N = NB + friction_extra_states<M>();
   using Coeffs = typename M::template Coeffs<T>;
   sweep::LaneArray<Coeffs, T, W> fc;
   // The affine inputs (AffineInputs) and the mechanics of each lane.
@@ -94,8 +97,8 @@ struct SmoothLanes {
     const BodyInputs<T> in = inputs(l, t);
     const T v_rel = kOnDrive ? y[kBodyV] - in.v_d : y[kBodyV];  // body_v_rel
     T dz;
-    const T f = friction_eval<M>(fc.get(l), friction_sample(in, v_rel), y[kBodyZ], dz);
-    body_rhs_lane<N>(stiffness[l], damping[l], inv_mass[l], kOnDrive, in, y, f, dz, dy);
+    const T f = friction_eval_states<M, NB>(fc.get(l), friction_sample(in, v_rel), y, dz, dy);
+    body_rhs_lane<NB>(stiffness[l], damping[l], inv_mass[l], kOnDrive, in, y, f, dz, dy);
   }
   // Lane l's right-hand side as rk4_step_k1 calls it (a named functor: a
   // lambda's call operator could be emitted out of line and shared between
@@ -123,8 +126,8 @@ struct SmoothLanes {
       const BodyInputs<T> in = inputs(l, t);
       const T v_rel = kOnDrive ? y[kBodyV] - in.v_d : y[kBodyV];
       T dz;
-      const T f = friction_eval<M>(c, friction_sample(in, v_rel), y[kBodyZ], dz);
-      body_rhs_lane<N>(stiffness[l], damping[l], inv_mass[l], kOnDrive, in, y, f, dz, dy);
+      const T f = friction_eval_states<M, NB>(c, friction_sample(in, v_rel), y, dz, dy);
+      body_rhs_lane<NB>(stiffness[l], damping[l], inv_mass[l], kOnDrive, in, y, f, dz, dy);
       for (int i = 0; i < N; ++i) dx[i][l] = dy[i];
       o.f_fric[l] = f;
       o.f_spring[l] = body_spring_force_lane(stiffness[l], damping[l], in, y);
@@ -137,7 +140,7 @@ struct SmoothLanes {
   STRIBECK_HD_INLINE BodySnapshot<T> snapshot(int l, const T& t, const T (&x)[N][W], const Snapshots& o) const {
     BodySnapshot<T> s;
     s.t = t;
-    for (int i = 0; i < kBodyN; ++i) s.x[i] = i < N ? x[i][l] : T(0);
+    for (int i = 0; i < kBodyN; ++i) s.x[i] = i < NB ? x[i][l] : T(0);
     s.f_fric = o.f_fric[l];
     s.f_spring = o.f_spring[l];
     s.v_rel = o.v_rel[l];

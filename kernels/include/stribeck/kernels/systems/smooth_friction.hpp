@@ -11,6 +11,12 @@
 // v = 0: the trajectory then ends with kSimStepLimit; use the stiction form.
 // A dynamic model whose ODE is not Lipschitz for the parameter set (Dahl with
 // alpha < 1; M::ode_ok) is refused up front with kSimInvalid.
+// A model with several states (the generalized Maxwell-slip elements, whose
+// kElements states are z_1..z_N) gives their force and rates through
+// M::rates(c, v, z, dz); z_1 is the body's kBodyZ and z_2..z_N are integrated
+// after the body's N states (SmoothBody::kStates).
+#include <type_traits>
+
 #include "stribeck/kernels/integrators/rk4.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/sample.hpp"
@@ -18,6 +24,18 @@
 #include "stribeck/kernels/systems/sim_options.hpp"
 
 namespace stribeck {
+
+// Whether M's friction state is a vector (M::kElements states and M::rates).
+template <class M, class = void>
+struct VectorFrictionState : std::false_type {};
+template <class M>
+struct VectorFrictionState<M, std::void_t<decltype(M::kElements)>> : std::true_type {};
+// Friction states integrated beyond the body's kBodyZ.
+template <class M>
+constexpr int friction_extra_states() {
+  if constexpr (VectorFrictionState<M>::value) return M::kElements - 1;
+  else return 0;
+}
 
 template <class T>
 STRIBECK_HD_INLINE Sample<T> friction_sample(const BodyInputs<T>& in, const T& v_rel) {
@@ -48,6 +66,26 @@ STRIBECK_HD_INLINE T friction_eval(const typename M::template Coeffs<T>& fc, con
   }
 }
 
+// Friction force of model M on the state vector x whose body part has NB
+// states: kBodyZ's rate in dz and, for a vector state, the rates of
+// z_2..z_N in dx[NB..NB + N - 1) (their states x[NB..]).
+template <class M, int NB, class T>
+STRIBECK_HD_INLINE T friction_eval_states(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T* x,
+                                          T& dz, T* dx) {
+  if constexpr (VectorFrictionState<M>::value) {
+    T z[M::kElements], r[M::kElements];
+    z[0] = x[kBodyZ];
+    for (int j = 1; j < M::kElements; ++j) z[j] = x[NB + j - 1];
+    const T f = M::rates(fc, s.v, z, r);
+    dz = r[0];
+    for (int j = 1; j < M::kElements; ++j) dx[NB + j - 1] = r[j];
+    return f;
+  } else {
+    (void)dx;
+    return friction_eval<M>(fc, s, x[kBodyZ], dz);
+  }
+}
+
 template <class M, class T>
 STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
                                    const T& mass) {
@@ -62,35 +100,40 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
 }
 
 // The body with smooth friction model M, integrating its first N states
-// (body_rhs); kAffine: every input is affine (body_inputs<true>).
+// (body_rhs) and the model's extra states after them (kStates in all);
+// kAffine: every input is affine (body_inputs<true>).
 template <class M, class T, int N = kBodyN, bool kAffine = false>
 struct SmoothBody {
+  static constexpr int kExtra = friction_extra_states<M>();
+  static constexpr int kStates = N + kExtra;
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
   const AffineInputs<T> affine = body_inputs_affine(b);
   const T mech_rate = body_rate(b);  // the mechanical part of the stability rate: per trajectory
 
-  STRIBECK_HD_HOT T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz) const {
+  // The friction force, kBodyZ's rate in dz and the extra states' rates in
+  // dx[N..kStates).
+  STRIBECK_HD_HOT T friction(const T& t, const T* x, BodyInputs<T>& in, T& v_rel, T& dz, T* dx) const {
     in = body_inputs<kAffine>(b, t, affine);
     v_rel = body_v_rel(b, in, x[kBodyV]);
-    return friction_eval<M>(fc, friction_sample(in, v_rel), x[kBodyZ], dz);
+    return friction_eval_states<M, N>(fc, friction_sample(in, v_rel), x, dz, dx);
   }
   STRIBECK_HD_HOT void operator()(const T& t, const T* x, T* dx) const {
     BodyInputs<T> in;
     T v_rel, dz;
-    const T f = friction(t, x, in, v_rel, dz);
+    const T f = friction(t, x, in, v_rel, dz, dx);
     body_rhs<N>(b, in, x, f, dz, dx);
   }
   // Everything the driver needs at one instant, from one friction
   // evaluation: the output snapshot, the derivative dx (the first RK4 stage
   // of the step that starts here) and the stability rate for that step.
-  STRIBECK_HD_HOT BodySnapshot<T> at(const T& t, const T (&x)[N], T (&dx)[N], T& rate) const {
+  STRIBECK_HD_HOT BodySnapshot<T> at(const T& t, const T (&x)[kStates], T (&dx)[kStates], T& rate) const {
     BodySnapshot<T> o;
     o.t = t;
     for (int i = 0; i < kBodyN; ++i) o.x[i] = i < N ? x[i] : T(0);
     BodyInputs<T> in;
     T dz;
-    o.f_fric = friction(t, x, in, o.v_rel, dz);
+    o.f_fric = friction(t, x, in, o.v_rel, dz, dx);
     body_rhs<N>(b, in, x, o.f_fric, dz, dx);
     o.f_spring = body_spring_force(b, in, x);
     o.v_drive = in.v_d;
@@ -122,8 +165,10 @@ template <class M, int N = kBodyN, bool kAffine = false, class T, class Observer
 STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
                                 const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
                                 BodySnapshot<T>* last = nullptr) {
-  const SmoothBody<M, T, N, kAffine> sys{b, fc};
-  T x[N], k1[N], rate;
+  using Sys = SmoothBody<M, T, N, kAffine>;
+  constexpr int kX = Sys::kStates;
+  const Sys sys{b, fc};
+  T x[kX], k1[kX], rate;
   body_initial_state(b, x);
   if constexpr (M::kDynamic) {
     if (!M::ode_ok(fc)) return kSimInvalid;
@@ -145,7 +190,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
   for (int i = 0; i < n; ++i) {
     const T t1 = T(i + 1) * o.dt;
     if (rate <= rate_one) {
-      rk4_step_k1<N>(sys, t0, x, o.dt, k1);
+      rk4_step_k1<kX>(sys, t0, x, o.dt, k1);
     } else {
       const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
       if (sub > o.max_substeps) {
@@ -156,7 +201,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
       const T h = o.dt / T(sub);
       for (int j = 0; j < sub; ++j) {
         if (j > 0) sys(t0 + T(j) * h, x, k1);
-        rk4_step_k1<N>(sys, t0 + T(j) * h, x, h, k1);
+        rk4_step_k1<kX>(sys, t0 + T(j) * h, x, h, k1);
       }
       extra += sub - 1;
     }
@@ -173,7 +218,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
   // rather than remembered from every step, which costs copies in the GPU
   // loop.
   if (last) {
-    T dx[N], r;
+    T dx[kX], r;
     *last = sys.at(t0, x, dx, r);
   }
   return status;
