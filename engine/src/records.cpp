@@ -1,17 +1,28 @@
 // A record's columns from its field table (records.hpp).
 #include "stribeck/engine/records.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "stribeck/data/text_table.hpp"
 #include "stribeck/engine/checkpoint.hpp"
+#include "stribeck/kernels/text_number.hpp"
 
 namespace stribeck::engine {
 
 StreamColumn field_column(const FieldInfo& k, bool rotational) {
   if (k.storage == FieldStorage::kStatus) return status_column();
+  if (k.storage == FieldStorage::kText) throw std::logic_error(std::string(k.name) + ": a text field has no column");
   StreamColumn c{k.name, 0, rotational ? rotational_units(k.units) : k.units, k.long_name};
   c.type = k.storage == FieldStorage::kInt64   ? ColumnType::kInt64
            : k.storage == FieldStorage::kInt32 ? ColumnType::kInt32
            : k.storage == FieldStorage::kUInt8 ? ColumnType::kUInt8
+           : k.storage == FieldStorage::kWord  ? ColumnType::kUInt8
                                                : ColumnType::kFloat64;
+  if (k.storage == FieldStorage::kWord)
+    for (std::size_t code = 0; code < k.word_count; ++code)
+      c.flags.emplace_back(static_cast<int>(code), flag_word(k.words[code]));
   return c;
 }
 
@@ -27,6 +38,34 @@ std::vector<CsvColumn> record_csv_columns(const RecordTable& record, bool rotati
   c.reserve(record.size);
   for (const FieldInfo& f : record) c.push_back({f.name, rotational ? rotational_units(f.units) : f.units});
   return c;
+}
+
+std::string record_csv_header(const RecordTable& record) {
+  std::string h;
+  for (const FieldInfo& f : record) {
+    if (&f != record.begin()) h += ',';
+    append_csv_field(h, f.name);
+  }
+  return h;
+}
+
+std::string field_text(const FieldInfo& field, double value) {
+  switch (field.storage) {
+    case FieldStorage::kText: throw std::logic_error(std::string(field.name) + ": a text field's cell is its text");
+    case FieldStorage::kWord: {
+      // A code is a whole number below word_count; anything else has no word.
+      if (!(value >= 0 && value < static_cast<double>(field.word_count) && value == std::floor(value)))
+        throw std::logic_error(std::string(field.name) + ": code " + format_number(value) + " has no word");
+      return field.words[static_cast<std::size_t>(value)];
+    }
+    case FieldStorage::kFloat64: {
+      if (field.digits <= 0) return format_number(value);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*g", field.digits, value);
+      return buf;
+    }
+    default: return std::to_string(static_cast<long long>(value));
+  }
 }
 
 }  // namespace stribeck::engine

@@ -2,8 +2,10 @@
 #include "stribeck/identification/fit_outputs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "stribeck/data/error.hpp"
@@ -23,7 +25,52 @@ std::string clean_name(std::string s) {
 // Strings taken from files may not be UTF-8: replaced, never an exception.
 std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
+// The status of a row of identify --table by BatchFitStatus's codes: a fit's
+// by FitStatus's names, a row that was not fitted by a batch's word for it.
+const char* const kStatusWords[] = {status_name(FitStatus::kConverged), status_name(FitStatus::kMaxIterations),
+                                    status_name(FitStatus::kSingular), status_name(FitStatus::kFailed),
+                                    batch_fit_status_name(BatchFitStatus::kBadData)};
+static_assert(std::size(kStatusWords) == kBatchFitStatusCount, "a word per batch fit status");
+const char* const kBoolWords[] = {"false", "true"};
+
+// identify --table's record: the fields before the parameters, a value and
+// a standard error per parameter (the parameter's name + the field's name,
+// in the parameter's units), the fields after them.
+constexpr engine::FieldInfo kLeadFields[] = {
+    {"fit", "1", "what was fitted: joint (every experiment), or LOG:EXPERIMENT of a batch", false,
+     engine::FieldStorage::kText},
+    {"model", "1", "model id", false, engine::FieldStorage::kText},
+    {"status", "1", "fit status: converged, max_iterations, singular, failed, bad-data (not fitted)", true,
+     engine::FieldStorage::kWord, 0, kStatusWords, std::size(kStatusWords)},
+    {"converged", "1", "whether the fit converged", true, engine::FieldStorage::kWord, 0, kBoolWords,
+     std::size(kBoolWords)},
+    {"samples", "1", "samples used by the fit", true, engine::FieldStorage::kInt64},
+    {"rmse", "N", "root-mean-square residual (NaN: not fitted)", false, engine::FieldStorage::kFloat64, 6},
+    {"r_squared", "1", "coefficient of determination (NaN: not fitted)", false, engine::FieldStorage::kFloat64, 6}};
+constexpr engine::FieldInfo kParameterFields[] = {
+    {"", "", "fitted value", false, engine::FieldStorage::kFloat64, 10},
+    {"_std_error", "", "standard error (NaN: fixed or not determined)", false, engine::FieldStorage::kFloat64, 4}};
+constexpr engine::FieldInfo kTailFields[] = {
+    {"warnings", "1", "number of warnings of the fit", true, engine::FieldStorage::kInt32}};
+constexpr engine::RecordTable kLead{kLeadFields, std::size(kLeadFields)};
+
+// A row's cells of the lead fields, in their order.
+std::array<std::string, std::size(kLeadFields)> lead_cells(const std::string& label, const FitSummary& s, bool no_fit) {
+  const double status = no_fit ? double(BatchFitStatus::kBadData) : double(s.status);
+  return {label,
+          s.model,
+          engine::field_text(kLead[2], status),
+          engine::field_text(kLead[3], s.converged ? 1 : 0),
+          engine::field_text(kLead[4], double(s.samples)),
+          engine::field_text(kLead[5], no_fit ? NAN : s.rmse),
+          engine::field_text(kLead[6], no_fit ? NAN : s.r_squared)};
+}
+
 }  // namespace
+
+FitsTableRecord fits_table_record() {
+  return {kLead, {kParameterFields, std::size(kParameterFields)}, {kTailFields, std::size(kTailFields)}};
+}
 
 std::string fits_table_csv(const std::vector<std::pair<std::string, FitSummary>>& fits,
                            const std::vector<std::string>& bad) {
@@ -31,34 +78,32 @@ std::string fits_table_csv(const std::vector<std::pair<std::string, FitSummary>>
   for (const auto& [label, s] : fits)
     for (const auto& p : s.parameters)
       if (std::find(pnames.begin(), pnames.end(), p.name) == pnames.end()) pnames.push_back(p.name);
-  std::string out = "fit,model,status,converged,samples,rmse,r_squared";
-  for (const auto& n : pnames) {
-    out += ',';
-    append_csv_field(out, n);
-    out += ',';
-    append_csv_field(out, n + "_std_error");
-  }
-  out += ",warnings\n";
+  const FitsTableRecord t = fits_table_record();
+  std::string out = engine::record_csv_header(t.lead);
+  for (const auto& n : pnames)
+    for (const engine::FieldInfo& f : t.parameter) {
+      out += ',';
+      append_csv_field(out, n + f.name);
+    }
+  out += ',' + engine::record_csv_header(t.tail) + '\n';
   for (size_t i = 0; i < fits.size(); ++i) {
     const auto& [label, s] = fits[i];
-    char buf[128];
     const bool no_fit = i < bad.size() && !bad[i].empty();  // bad data: not fitted
-    std::snprintf(buf, sizeof buf, ",%s,%s,%ld,%.6g,%.6g", no_fit ? "bad-data" : status_name(s.status),
-                  s.converged ? "true" : "false", s.samples, no_fit ? NAN : s.rmse, no_fit ? NAN : s.r_squared);
-    append_csv_field(out, label);
-    out += ',';
-    append_csv_field(out, s.model);
-    out += buf;
+    std::vector<std::string> cells;
+    for (const std::string& cell : lead_cells(label, s, no_fit)) cells.push_back(cell);
     for (const auto& n : pnames) {
       const auto it = std::find_if(s.parameters.begin(), s.parameters.end(),
                                    [&](const ParameterEstimate& p) { return p.name == n; });
-      if (it == s.parameters.end()) out += ",,";
-      else {
-        std::snprintf(buf, sizeof buf, ",%.10g,%.4g", it->value, it->std_error);
-        out += buf;
-      }
+      const double values[] = {it == s.parameters.end() ? 0 : it->value, it == s.parameters.end() ? 0 : it->std_error};
+      for (std::size_t k = 0; k < t.parameter.size; ++k)  // a parameter this fit has not: empty cells
+        cells.push_back(it == s.parameters.end() ? std::string() : engine::field_text(t.parameter[k], values[k]));
     }
-    out += "," + std::to_string(s.warnings.size()) + "\n";
+    cells.push_back(engine::field_text(t.tail[0], double(s.warnings.size())));
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      if (k) out += ',';
+      append_csv_field(out, cells[k]);
+    }
+    out += '\n';
   }
   return out;
 }

@@ -1,13 +1,11 @@
-// One record mechanism (engine/records.hpp): the three per-point records, a
-// simulation's stick-slip metrics, a sweep point's metrics and a batch fit's
-// row, are field tables, and what the files hold is what the tables yield:
-// every column's name, units, description and stored type in a sweep file,
-// an ensemble file and a batch-fit file, the ensemble CSV's header and its
-// sidecar's units, and the order of a sweep point's staged metric row. The
-// names and units the tables must hold are written out here from the docs
-// (sweep.md "Metrics", dynamics.md, identification.md "HDF5"), not taken
-// from the code under test. (RecordsTableCli: the suites that run the
-// program, labelled cli.)
+// One record mechanism (engine/records.hpp) in the files: what a sweep file,
+// an ensemble file and a batch-fit file hold is what the record tables yield
+// (every column's name, units, description and stored type), and so are the
+// ensemble CSV's header and its sidecar's units. The names and units the
+// tables must hold are written out here from the docs (sweep.md "Metrics",
+// dynamics.md, identification.md "HDF5"), not taken from the code under
+// test. (The tables themselves: tests/unit/workloads/test_record_tables.cpp
+// and tests/unit/identification/test_fits_table.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,12 +16,12 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "record_fields.hpp"
 #include "stiction_grid.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/engine/records.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/kernels/registry.hpp"
-#include "stribeck/kernels/sweep/metrics.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -31,6 +29,8 @@ namespace {
 
 using engine::FieldStorage;
 using engine::RecordTable;
+using test::names_of;
+using test::units_of;
 
 std::string tmp(const std::string& name) { return test::temp_dir() + name; }
 
@@ -64,7 +64,9 @@ std::string type_of(FieldStorage s) {
     case FieldStorage::kInt32: return "int32";
     case FieldStorage::kInt64: return "int64";
     case FieldStorage::kUInt8:
+    case FieldStorage::kWord:
     case FieldStorage::kStatus: return "int8";
+    case FieldStorage::kText: break;  // no column
   }
   return "?";
 }
@@ -86,47 +88,11 @@ void expect_written(const std::map<std::string, Written>& written, const RecordT
   }
 }
 
-std::vector<std::string> names_of(const RecordTable& record) {
-  std::vector<std::string> n;
-  for (const engine::FieldInfo& f : record) n.push_back(f.name);
-  return n;
-}
-std::vector<std::string> units_of(const RecordTable& record, bool rotational) {
-  std::vector<std::string> u;
-  for (const auto& c : engine::record_columns(record, rotational)) u.push_back(c.units);
-  return u;
-}
-
 std::string first_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
   return line;
-}
-
-TEST(RecordsTable, SweepMetricsAreOneTableInTheStagedRowsOrder) {
-  const RecordTable& r = engine::kSweepMetricRecord;
-  EXPECT_EQ(names_of(r), (std::vector<std::string>{"sse", "rmse", "max_abs_error", "peak_force", "mean_force_pos",
-                                                   "mean_force_neg", "energy", "loop_area"}));
-  EXPECT_EQ(units_of(r, false), (std::vector<std::string>{"N^2", "N", "N", "N", "N", "N", "J", "J"}));
-  ASSERT_EQ(r.size, static_cast<std::size_t>(sweep::kNumMetrics));
-  for (std::size_t k = 0; k < r.size; ++k) {
-    EXPECT_STREQ(sweep::kMetricInfo[k].name, r[k].name);
-    EXPECT_STREQ(sweep::kMetricInfo[k].unit, r[k].units);
-    EXPECT_STREQ(sweep::kMetricInfo[k].description, r[k].long_name);
-    EXPECT_EQ(r[k].storage, FieldStorage::kFloat64) << r[k].name;
-  }
-  // The row a CPU lane or a GPU thread stages for a point is in table order:
-  // raw sums whose metrics all differ land under the table's names.
-  sweep::RawMetrics raw;
-  raw.sse = 8, raw.max_abs_error = 3, raw.peak = 5, raw.sum_pos = 14, raw.sum_neg = -9, raw.energy = 11, raw.loop = 13,
-  raw.samples = 2, raw.n_pos = 7, raw.n_neg = 3;
-  double row[sweep::kNumMetrics];
-  sweep::finalize_metrics(raw, true, row);
-  const std::map<std::string, double> expected{{"sse", 8},        {"rmse", 2},           {"max_abs_error", 3},
-                                               {"peak_force", 5}, {"mean_force_pos", 2}, {"mean_force_neg", -3},
-                                               {"energy", 11},    {"loop_area", 13}};
-  for (std::size_t k = 0; k < r.size; ++k) EXPECT_EQ(row[k], expected.at(r[k].name)) << r[k].name;
 }
 
 TEST(RecordsTableCli, SweepFileColumnsComeFromTheMetricsTable) {

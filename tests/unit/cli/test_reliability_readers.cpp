@@ -34,6 +34,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 #include "child_cli.hpp"
+#include "damaged_mat5.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -41,8 +42,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test::flip;
+using test::kChannels;
+using test::signal;
 using test::slurp;
 using test::spit;
+#ifdef STRIBECK_HAVE_MATIO
+using test::element_bytes;
+using test::kMatDamages;
+using test::recompressed_short;
+using test::write_mat5_compressed;
+#endif
 using CliRun = test::ChildRun;
 
 std::string case_dir(const std::string& name) { return test::case_dir("readers_", name); }
@@ -68,19 +78,6 @@ void python(const std::string& script, const std::string& arg) {
   spit(py, script);
   ASSERT_EQ(std::system(("/usr/bin/python3 " + py + " '" + arg + "'").c_str()), 0) << script;
 }
-
-// The signals every input holds: a Stribeck-like curve over a sine of
-// velocity, 400 samples at 1 kHz.
-constexpr size_t kSamples = 400;
-std::vector<double> signal(const std::string& name) {
-  std::vector<double> v(kSamples);
-  for (size_t i = 0; i < kSamples; ++i) {
-    const double t = static_cast<double>(i) * 1e-3, vel = 0.05 * std::sin(2 * M_PI * 5 * t);
-    v[i] = name == "time" ? t : name == "velocity" ? vel : 100 * std::tanh(vel / 1e-3) + 200 * vel;
-  }
-  return v;
-}
-const std::vector<std::string> kChannels = {"time", "velocity", "force"};
 
 // An HDF5 log of one experiment `run1`; with chunk_rows > 0 every channel is
 // chunked, shuffled and deflated (as Stribeck and h5py write logs).
@@ -137,14 +134,6 @@ std::pair<std::uint64_t, std::uint64_t> chunk_place(const std::string& path, con
   return {addr, size};
 }
 
-// Flips `n` bytes of `path` from `offset` on.
-void flip(const std::string& path, std::uint64_t offset, size_t n = 4) {
-  std::string b = slurp(path);
-  ASSERT_LE(offset + n, b.size());
-  for (size_t i = 0; i < n; ++i) b[offset + i] = static_cast<char>(b[offset + i] ^ 0xA5);
-  spit(path, b);
-}
-
 // The contract of a refused input: exit 2, one line on stderr naming the
 // input and `expect`, no output file and no temporary in `dir` beyond the
 // inputs listed.
@@ -189,133 +178,6 @@ void expect_right_data(const Command& c, const std::string& what) {
   const auto exps = read_any_log(c.output);  // the CSV export
   ASSERT_EQ(exps.size(), 1u) << what;
   for (const auto& ch : kChannels) EXPECT_EQ(exps[0].channel(ch), signal(ch)) << what << ": " << ch;
-}
-
-#ifdef STRIBECK_HAVE_MATIO
-// A compressed v7 file (MATLAB's default) of the three signals as column
-// vectors, written by libmatio; returns where each variable's element starts.
-std::vector<std::uint64_t> write_mat5_compressed(const std::string& path) {
-  mat_t* mat = Mat_CreateVer(path.c_str(), nullptr, MAT_FT_MAT5);
-  for (const auto& ch : kChannels) {
-    std::vector<double> v = signal(ch);
-    size_t dims[2] = {v.size(), 1};
-    matvar_t* var = Mat_VarCreate(ch.c_str(), MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, v.data(), 0);
-    Mat_VarWrite(mat, var, MAT_COMPRESSION_ZLIB);
-    Mat_VarFree(var);
-  }
-  Mat_Close(mat);
-  const std::string b = slurp(path);
-  std::vector<std::uint64_t> starts;
-  for (std::uint64_t off = 128; off + 8 <= b.size();) {
-    std::uint32_t type = 0, nbytes = 0;
-    std::memcpy(&type, b.data() + off, 4);
-    std::memcpy(&nbytes, b.data() + off + 4, 4);
-    EXPECT_EQ(type, 15u) << "not a compressed element at " << off;
-    starts.push_back(off);
-    off += 8 + nbytes;
-  }
-  EXPECT_EQ(starts.size(), kChannels.size());
-  return starts;
-}
-
-std::uint32_t element_bytes(const std::string& path, std::uint64_t start) {
-  const std::string b = slurp(path);
-  std::uint32_t nbytes = 0;
-  std::memcpy(&nbytes, b.data() + start + 4, 4);
-  return nbytes;
-}
-
-// `good` with the last variable's content cut by `cut` bytes before it is
-// compressed again: an intact zlib stream of fewer bytes than the
-// variable's tag claims (a writer that stopped early).
-std::string recompressed_short(const std::string& good, std::uint64_t start, size_t cut) {
-  const std::string b = slurp(good);
-  const std::uint32_t nbytes = element_bytes(good, start);
-  std::vector<unsigned char> raw(1 << 16);
-  uLongf got = static_cast<uLongf>(raw.size());
-  EXPECT_EQ(uncompress(raw.data(), &got, reinterpret_cast<const Bytef*>(b.data() + start + 8), nbytes), Z_OK);
-  EXPECT_GT(got, cut);
-  std::vector<unsigned char> packed(compressBound(got));
-  uLongf size = static_cast<uLongf>(packed.size());
-  EXPECT_EQ(compress2(packed.data(), &size, raw.data(), got - cut, 6), Z_OK);
-  const std::uint32_t tag[2] = {15, static_cast<std::uint32_t>(size)};
-  return b.substr(0, start) + std::string(reinterpret_cast<const char*>(tag), 8) +
-         std::string(reinterpret_cast<const char*>(packed.data()), size) + b.substr(start + 8 + nbytes);
-}
-
-// Where in a compressed element the damage goes: the zlib header, the
-// start of the deflate data (the variable's name), its middle, the Adler-32
-// check at its end (the deflate data intact: only the check finds it).
-struct Damage {
-  const char* name;
-  std::function<std::uint64_t(std::uint32_t nbytes)> at;  // offset in the zlib stream
-  bool names_variable;                                    // the name inflates before the damage
-};
-const std::vector<Damage> kMatDamages = {
-    {"zlib header", [](std::uint32_t) { return 0; }, false},
-    {"stream start", [](std::uint32_t) { return 2; }, false},
-    {"stream middle", [](std::uint32_t n) { return n / 2; }, true},
-    {"adler-32", [](std::uint32_t n) { return n - 4; }, true},
-};
-#endif
-
-TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
-#ifndef STRIBECK_HAVE_MATIO
-  GTEST_SKIP() << "built without libmatio";
-#else
-  const std::string dir = case_dir("mat5_lib");
-  const std::string good = dir + "good.mat";
-  const auto starts = write_mat5_compressed(good);
-  ASSERT_EQ(starts.size(), 3u);
-  const auto exps = read_any_log(good);
-  ASSERT_EQ(exps.size(), 1u);
-  for (const auto& ch : kChannels) EXPECT_EQ(exps[0].channel(ch), signal(ch)) << ch;
-  for (size_t v = 0; v < kChannels.size(); ++v)
-    for (const auto& d : kMatDamages) {
-      const std::string what = kChannels[v] + ", " + d.name;
-      const std::string bad = dir + "bad.mat";
-      fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
-      flip(bad, starts[v] + 8 + d.at(element_bytes(good, starts[v])));
-      std::string msg;
-      try {
-        read_any_log(bad);
-      } catch (const InputError& e) {
-        msg = e.what();
-      }
-      EXPECT_NE(msg.find(bad + ": variable " + (d.names_variable ? "'" + kChannels[v] + "'" : std::to_string(v + 1)) +
-                         ": its compressed data is damaged"),
-                std::string::npos)
-          << what << ": " << msg;
-      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-    }
-  // Only the check differs: deflate decodes, zlib's Adler-32 refuses.
-  const std::string bad = dir + "adler.mat";
-  fs::copy_file(good, bad, fs::copy_options::overwrite_existing);
-  flip(bad, starts[2] + 8 + element_bytes(good, starts[2]) - 1, 1);
-  std::string msg;
-  try {
-    read_any_log(bad);
-  } catch (const InputError& e) {
-    msg = e.what();
-  }
-  EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (zlib: incorrect data check)"),
-            std::string::npos)
-      << msg;
-  // An intact stream, 800 bytes (100 values) short of what the tag claims:
-  // libmatio filled the last 100 values of `force` from its buffer.
-  const std::string short_stream = dir + "short.mat";
-  spit(short_stream, recompressed_short(good, starts[2], 800));
-  msg.clear();
-  try {
-    read_any_log(short_stream);
-  } catch (const InputError& e) {
-    msg = e.what();
-  }
-  EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (it inflates to 2464 bytes, its tag claims "
-                     "3264)"),
-            std::string::npos)
-      << msg;
-#endif
 }
 
 TEST(ReadersCli, Mat5DamagedZlibStreamEndsEveryCommandWithOneLine) {

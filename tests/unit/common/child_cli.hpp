@@ -4,8 +4,9 @@
 // with RLIMIT_FSIZE (SIGXFSZ ignored, so write() fails with EFBIG as a full
 // disk fails with ENOSPC: no root, no tmpfs needed), CPU and address-space
 // limits, a signal sent mid-run, a run killed and reported as hung past a
-// time limit; and the file helpers their cases share (a directory per case,
-// its contents before and after, temporaries left behind, a generated log).
+// time limit; and the file helpers their cases share (a directory per case
+// and a file's bytes in scratch_files.hpp, a directory's contents before and
+// after, temporaries left behind, a generated log).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -26,18 +27,10 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "scratch_files.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck::test {
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-inline void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 inline bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
@@ -58,14 +51,6 @@ inline std::vector<std::string> words(const std::string& s) {
 
 inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-// A fresh directory per case (temp_dir() + prefix + name), so "no temporary
-// left" means "nothing but the files the case made".
-inline std::string case_dir(const std::string& prefix, const std::string& name) {
-  const std::string d = temp_dir() + prefix + name + "/";
-  std::filesystem::create_directories(d);
-  return d;
 }
 
 // The regular files in `dir`, name to bytes.

@@ -13,7 +13,10 @@
 // (the batch-fit row, identification/) write theirs as FieldInfo directly.
 // Nothing here names a field but the one convention every record keeps: its
 // field `status` is the point's PointStatus, written as every workload's
-// status column.
+// status column. A record written as a text table (identify --table, in
+// identification/src/fit_outputs.cpp) takes its header from the table and
+// each cell from field_text, so its codes are words and its floats keep the
+// digits the field asks for.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -31,8 +34,11 @@ namespace stribeck::engine {
 
 // How a field is stored: float64 (the working scalar T), int32 (int
 // members), int64 (long members), uint8 (a code whose flags the record's
-// owner names), or the status column (status_column: uint8 with its flags).
-enum class FieldStorage { kFloat64, kInt32, kInt64, kUInt8, kStatus };
+// owner names), the status column (status_column: uint8 with its flags), a
+// word (an enum: its code as uint8 whose flags are the field's words in a
+// results file, the code's word in a text table), or text (a name: a text
+// table's cell only, no results column).
+enum class FieldStorage { kFloat64, kInt32, kInt64, kUInt8, kStatus, kWord, kText };
 
 // One column of a record as the results files and the summaries see it.
 struct FieldInfo {
@@ -41,6 +47,9 @@ struct FieldInfo {
   const char* long_name;  // what it is (the column's `description` attribute)
   bool integer;           // stored as an integer column
   FieldStorage storage;
+  int digits = 0;                      // a float as text: significant digits (0: the shortest that reads back)
+  const char* const* words = nullptr;  // kWord: the word of each code 0 .. word_count - 1
+  std::size_t word_count = 0;
 };
 
 // A record's field table: its fields in row order.
@@ -100,12 +109,21 @@ inline std::string rotational_units(const std::string& u) {
   return u;
 }
 
-// The results column of a field (units made rotational where asked).
+// The results column of a field (units made rotational where asked; a kWord
+// field's words as its flags). A kText field has none: std::logic_error.
 StreamColumn field_column(const FieldInfo& field, bool rotational);
 // The results columns of a record, in table order.
 std::vector<StreamColumn> record_columns(const RecordTable& record, bool rotational);
 // The CSV columns of a record (header cell and units), in table order.
 std::vector<CsvColumn> record_csv_columns(const RecordTable& record, bool rotational);
+// A record's CSV header line without its newline: the field names, each an
+// RFC 4180 field, comma-separated.
+std::string record_csv_header(const RecordTable& record);
+// A value of a field as a text table's cell: an integer field's in full, a
+// float as %.<digits>g ("nan" for NaN) or, without digits, the shortest text
+// that reads back, a kWord field's code as its word (std::logic_error for a
+// code without one). A kText field's cell is its own text: std::logic_error.
+std::string field_text(const FieldInfo& field, double value);
 
 // A record as a row of doubles (kStickSlipFieldCount values, table order).
 template <class T>

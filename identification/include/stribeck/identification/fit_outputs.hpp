@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stribeck/data/log.hpp"
+#include "stribeck/engine/records.hpp"
 #include "stribeck/identification/batch_fit.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/stream_fit.hpp"
@@ -19,6 +20,16 @@ class LogBlockWriter;
 }
 
 namespace stribeck::ident {
+
+// identify --table's record (engine/records.hpp): the fields before the
+// parameters (fit, model, status as its word, converged, samples, rmse,
+// r_squared), the fields of each parameter of any fit (its value and
+// standard error, named NAME and NAME_std_error), the fields after them
+// (warnings). fits_table_csv's header and cells come from it.
+struct FitsTableRecord {
+  engine::RecordTable lead, parameter, tail;
+};
+FitsTableRecord fits_table_record();
 
 // One CSV row per (label, fit): status, samples, rmse, R^2, every parameter
 // of any fit with its standard error, the number of warnings. A non-empty
