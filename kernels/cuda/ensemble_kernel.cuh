@@ -25,6 +25,14 @@ namespace stribeck::gpu {
 // launches instead of two.
 constexpr std::uint64_t kEnsembleChunk = 1u << 18;
 
+// ensemble_launch.cu: the counts of a sub-chunk (EnsembleCounts) by CUB,
+// one buffer set per stream: set b sized for sub-chunks of `sub` points; the
+// counts of the n rows at d_metrics queued on `st` (no host wait); added to
+// `c` once `st` is done.
+void prepare_ensemble_counts(Workspace& ws, int b, std::uint64_t sub);
+void enqueue_ensemble_counts(Workspace& ws, int b, cudaStream_t st, const double* d_metrics, std::uint64_t n);
+void drain_ensemble_counts(Workspace& ws, int b, EnsembleCounts& c);
+
 // The affine-only kernel is compiled where it pays: FP32 models with memory.
 template <class M, class T>
 constexpr bool kHasAffineKernel = sizeof(T) == 4 && M::kDynamic;
@@ -89,6 +97,7 @@ void launch_ensemble(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r)
   for (int b = 0; b < 2; ++b) {
     d_rows[b] = ws.rows[b].ensure(sub * row, "cudaMalloc(ensemble rows)");
     h_rows[b] = ws.h_rows[b].ensure(sub * row, "cudaMallocHost(ensemble rows)");
+    if (r.counts) prepare_ensemble_counts(ws, b, sub);
   }
   double_buffered(
       ws.streams, r.count, sub,
@@ -114,11 +123,13 @@ void launch_ensemble(const EnsembleSpec<T>& host_spec, const EnsembleRequest& r)
         check(cudaMemcpyAsync(h_rows[b] + sub * dims, d_metrics, n * kEnsembleMetrics * sizeof(double),
                               cudaMemcpyDeviceToHost, st),
               "cudaMemcpy(metrics)");
+        if (r.counts) enqueue_ensemble_counts(ws, b, st, d_metrics, n);
         return true;
       },
       [&](int b, std::uint64_t off, std::uint64_t n) {
         std::memcpy(r.values + off * dims, h_rows[b], n * dims * sizeof(double));
         std::memcpy(r.metrics + off * kEnsembleMetrics, h_rows[b] + sub * dims, n * kEnsembleMetrics * sizeof(double));
+        if (r.counts) drain_ensemble_counts(ws, b, *r.counts);
       });
 }
 

@@ -1,5 +1,5 @@
 // The CUDA sweep's entry points: device discovery, the caller's workspace,
-// the top-K selection (top_k.cuh) and the dispatch by model id to run_sweep_typed
+// the top-K selection (top_k.cuh: CUB's histogram and radix sort) and the dispatch by model id to run_sweep_typed
 // (sweep_launch.cuh, instantiated in sweep_fp32.cu and sweep_fp64.cu).
 #include <algorithm>
 #include <cstring>
@@ -69,15 +69,23 @@ void prepare_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t su
   const std::size_t width = static_cast<std::size_t>(r.space.dims) + sweep::kNumMetrics;
   ws.top_keys[b].ensure(2 * sub, "cudaMalloc(top-K keys)");
   ws.top_index[b].ensure(2 * sub, "cudaMalloc(top-K indices)");
+  ws.top_class[b].ensure(sub, "cudaMalloc(top-K classes)");
   ws.top_out[b].ensure(kTopKHead + k, "cudaMalloc(top-K)");
   ws.h_top_out[b].ensure(kTopKHead + k, "cudaMallocHost(top-K)");
+  // One temporary storage for the stream's two CUB calls (they run one
+  // after the other on it): the larger of their needs.
+  std::size_t hist = 0, sort = 0;
+  check(cub::DeviceHistogram::HistogramEven(nullptr, hist, static_cast<const std::uint8_t*>(nullptr),
+                                            static_cast<unsigned long long*>(nullptr), kTopKClasses + 1, 0,
+                                            kTopKClasses, static_cast<int>(sub)),
+        "cub::DeviceHistogram::HistogramEven (temporary storage)");
+  if (k > 0)
+    check(cub::DeviceRadixSort::SortPairs(
+              nullptr, sort, static_cast<const unsigned long long*>(nullptr), static_cast<unsigned long long*>(nullptr),
+              static_cast<const unsigned*>(nullptr), static_cast<unsigned*>(nullptr), static_cast<int>(sub)),
+          "cub::DeviceRadixSort::SortPairs (temporary storage)");
+  ws.cub_temp[b].ensure(std::max(hist, sort), "cudaMalloc(top-K CUB storage)");
   if (k == 0) return;
-  std::size_t temp = 0;
-  check(cub::DeviceRadixSort::SortPairs(
-            nullptr, temp, static_cast<const unsigned long long*>(nullptr), static_cast<unsigned long long*>(nullptr),
-            static_cast<const unsigned*>(nullptr), static_cast<unsigned*>(nullptr), static_cast<int>(sub)),
-        "cub::DeviceRadixSort::SortPairs (temporary storage)");
-  ws.top_temp[b].ensure(temp, "cudaMalloc(top-K sort)");
   ws.top_rows[b].ensure(k * width, "cudaMalloc(top-K rows)");
   ws.h_top_rows[b].ensure(k * width, "cudaMallocHost(top-K rows)");
 }
@@ -88,18 +96,23 @@ void enqueue_top_k(Workspace& ws, int b, const SweepRequest& r, cudaStream_t st,
   const std::size_t width = static_cast<std::size_t>(r.space.dims) + sweep::kNumMetrics;
   unsigned long long* keys = ws.top_keys[b].get();
   unsigned* index = ws.top_index[b].get();
+  std::uint8_t* point_class = ws.top_class[b].get();
   unsigned long long* out = ws.top_out[b].get();
   // Each pass over `threads` points with the TopK policy of the device's code.
   auto launch_top_k = [&](std::uint64_t threads, auto kernel, const char* what, const auto&... args) {
     with_policy(ws.arch, [&](auto p) { launch<typename decltype(p)::TopK>(kernel, threads, st, what, args...); });
   };
-  check(cudaMemsetAsync(out, 0, kTopKHead * sizeof(unsigned long long), st), "top-K counts");
   launch_top_k(n, &top_k_keys, "top-K keys", d_metrics, d_status, r.objective, r.maximize ? -1.0 : 1.0, n, keys, index,
-               out);
+               point_class);
+  // The points of each class, written over the head of `out` (CUB zeroes the bins).
+  std::size_t temp = ws.cub_temp[b].size();
+  check(cub::DeviceHistogram::HistogramEven(ws.cub_temp[b].get(), temp, static_cast<const std::uint8_t*>(point_class),
+                                            out, kTopKClasses + 1, 0, kTopKClasses, static_cast<int>(n), st),
+        "top-K counts");
   if (k > 0) {
     // Sorted pairs in the second half of the key and index buffers.
-    std::size_t temp = ws.top_temp[b].size();
-    check(cub::DeviceRadixSort::SortPairs(ws.top_temp[b].get(), temp, keys, keys + n, index, index + n,
+    temp = ws.cub_temp[b].size();
+    check(cub::DeviceRadixSort::SortPairs(ws.cub_temp[b].get(), temp, keys, keys + n, index, index + n,
                                           static_cast<int>(n), 0, 64, st),
           "top-K sort");
     launch_top_k(k, &top_k_gather, "top-K gather", keys + n, index + n, k, d_params, d_metrics, r.space.dims, out,
@@ -116,11 +129,14 @@ void enqueue_top_k(Workspace& ws, int b, const SweepRequest& r, cudaStream_t st,
 void drain_top_k(Workspace& ws, int b, const SweepRequest& r, std::uint64_t first) {
   TopKOutput& top = *r.top;
   const unsigned long long* h = ws.h_top_out[b].get();
-  top.invalid += h[kTopKInvalid];
-  top.nonfinite += h[kTopKNonFinite];
+  top.invalid += h[kSimInvalid];
+  top.nonfinite += h[kSimNonFinite];
+  // The ranked points form a prefix of the sorted ones: the gather picked
+  // the first min(K, ranked).
+  const std::uint64_t picked = std::min<std::uint64_t>(h[kSimOk], static_cast<std::uint64_t>(std::max(r.top_k, 0)));
   const int dims = r.space.dims;
   const std::size_t width = static_cast<std::size_t>(dims) + sweep::kNumMetrics;
-  for (std::uint64_t t = 0; t < h[kTopKPicked]; ++t) {
+  for (std::uint64_t t = 0; t < picked; ++t) {
     top.index.push_back(first + h[kTopKHead + t]);
     const double* row = ws.h_top_rows[b].get() + t * width;
     top.params.insert(top.params.end(), row, row + dims);

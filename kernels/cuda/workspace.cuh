@@ -24,15 +24,24 @@ struct Workspace {
   DeviceBuffer<double> lists;
   DeviceBuffer<unsigned char> tables[4];
   std::uint64_t trace_key = 0;
+  // The temporary storage of the CUB calls queued on each stream (top-K's
+  // histogram and sort, an ensemble's counts): sized once for a run's
+  // sub-chunks, like the rows.
+  DeviceBuffer<unsigned char> cub_temp[2];
   // Top-K selection (top_k.cuh), one set per stream: keys and indices (in,
-  // then sorted), CUB's temporary storage, the output (counts, then the
-  // picked indices) and the picked rows, with their pinned staging.
+  // then sorted), the class byte of each point, the output (counts by
+  // class, then the picked indices) and the picked rows, with their pinned
+  // staging.
   DeviceBuffer<unsigned long long> top_keys[2], top_out[2];
   DeviceBuffer<unsigned> top_index[2];
-  DeviceBuffer<unsigned char> top_temp[2];
+  DeviceBuffer<std::uint8_t> top_class[2];
   DeviceBuffer<double> top_rows[2];
   PinnedBuffer<unsigned long long> h_top_out[2];
   PinnedBuffer<double> h_top_rows[2];
+  // An ensemble's counts of each sub-chunk (ensemble_launch.cu), one set per
+  // stream, with their pinned staging.
+  DeviceBuffer<unsigned long long> counts[2];
+  PinnedBuffer<unsigned long long> h_counts[2];
 };
 
 // The request's workspace, or `local` created for this call.

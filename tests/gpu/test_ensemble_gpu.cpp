@@ -202,6 +202,53 @@ void measured_inputs_agree(const char* model, const char* precision, double rel)
 TEST(Ensemble, GpuEqualsCpuWithMeasuredInputs) { measured_inputs_agree("simscape-cylinder", "fp64", 1e-9); }
 TEST(Ensemble, GpuFp32GeneralKernelFollowsCpuWithMeasuredInputs) { measured_inputs_agree("lugre", "fp32", 1e-3); }
 
+// The counts a run reports, reduced on the device by CUB (points of each
+// status, with stick-slip; RK4 steps), equal the CPU's tally over a space
+// where a quarter of the points break the law's rule F_brk >= F_C (F_brk =
+// 10 < F_C = 15: 80 of the 320, explained in point order as on the CPU), in
+// host chunks of 100 (device sub-chunks on the emulator's small device).
+TEST(Ensemble, GpuCountsEqualCpuWithInvalidPoints) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  auto config = [](const char* device) {
+    return read_simulate_config(write_temp_file(std::string("ens_counts_") + device + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "simscape-translational"
+form = "stiction"
+[friction.params]
+F_C = 15.0
+v_brk = 0.01
+f_v = 1.0
+[simulation]
+t_end = 0.25
+dt = 2.5e-4
+[ensemble]
+device = ")" + std::string(device) + R"("
+[ensemble.params]
+F_brk = "linear:10:40:4"
+stiffness = "log:2e3:2e4:4"
+drive_velocity = "linear:0.05:0.2:20"
+)"));
+  };
+  EnsembleRunOptions chunked;
+  chunked.chunk = 100;
+  const EnsembleResult gpu = run_ensemble(config("gpu"), chunked), cpu = run_ensemble(config("cpu"));
+  ASSERT_EQ(gpu.totals.completed, 320u);
+  EXPECT_EQ(cpu.totals.count(engine::PointStatus::kInvalid), 80u);
+  for (int st = 0; st < engine::kPointStatusCount; ++st)
+    EXPECT_EQ(gpu.totals.status_counts[st], cpu.totals.status_counts[st]) << st;
+  EXPECT_EQ(gpu.totals.stick_slip, cpu.totals.stick_slip);
+  EXPECT_GT(cpu.totals.stick_slip, 0u);
+  EXPECT_EQ(gpu.totals.invalid_examples, cpu.totals.invalid_examples);
+  // The device's sum of the steps column equals the host's sum of the same
+  // rows (on a GPU, FMA may move an event and so a point's step count).
+  long long steps = 0;
+  for (const auto& m : gpu.metrics) steps += m.steps;
+  EXPECT_EQ(gpu.rk4_steps, steps);
+  EXPECT_GT(steps, 0);
+}
+
 // Chunks on the GPU (launches at offsets first != 0) and results streamed to
 // HDF5 through a stop and a resume give the one-launch run's numbers, bit for
 // bit: each point is one thread, whatever launch it is in.

@@ -199,6 +199,34 @@ TEST(SweepGpuRun, TopKOnlyModeEqualsCpuTopKAndCounts) {
   }
 }
 
+// A K above the points ranked: the device picks every ranked point of each
+// sub-chunk (min(K, ranked), the ranked count from CUB's histogram of the
+// point classes), so the top-K holds every valid point, as on the CPU, and
+// the invalid ones (F_brk < F_C) are counted, never picked.
+TEST(SweepGpuRun, TopKAboveTheRankedPointsKeepsThemAll) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  // 6 x 8 x 6 = 288 points: three blocks, the last one partial.
+  SweepConfig c =
+      config_for("simscape-translational", {"F_brk=linear:10:60:6", "F_C=linear:5:40:8", "v_brk=log:1e-3:1e-1:6"},
+                 false, 0, sweep::Design::kGrid);
+  c.keep_top_k_only = true;
+  c.top_k = 1000;
+  const SweepPlan plan = plan_sweep(c);
+  ASSERT_EQ(plan.count, 288u);
+  SweepRunOptions gpu, cpu;
+  gpu.device = "gpu";
+  gpu.chunk = 100;  // several host chunks
+  cpu.device = "cpu";
+  const SweepSummary g = run_sweep(plan, c, gpu), h = run_sweep(plan, c, cpu);
+  EXPECT_GT(h.invalid, 0u);
+  EXPECT_EQ(g.invalid, h.invalid);
+  EXPECT_EQ(g.nonfinite, h.nonfinite);
+  EXPECT_EQ(g.ok, h.ok);
+  ASSERT_EQ(g.top.size(), h.top.size());
+  EXPECT_EQ(h.top.size(), h.ok);
+  for (size_t r = 0; r < g.top.size(); ++r) EXPECT_EQ(g.top[r].index, h.top[r].index) << r;
+}
+
 // Exact ties of the objective (repeated list values give identical points):
 // the device's partial selection keeps the CPU's order, ties by the smaller
 // index, across host chunks and device sub-chunks.

@@ -233,20 +233,37 @@ lanes::EnsembleKernels ensemble_lane_kernels(const std::string& model) {
   return {};
 }
 
+// A chunk's counts where the device reduced them (the GPU path): the points
+// of each status, those with stick-slip, and their RK4 steps.
+struct DeviceCounts {
+  bool filled = false;
+  std::uint64_t status[engine::kPointStatusCount] = {};
+  std::uint64_t stick_slip = 0, steps = 0;
+};
+
 #if STRIBECK_HAVE_CUDA
 // A chunk on the GPU: one launch of gpu::run_ensemble, metrics unpacked
 // (ensemble_metric_values packs them in the field table's order; the test
-// Records.StickSlipPackingMatchesTheGpuStaging checks it).
+// Records.StickSlipPackingMatchesTheGpuStaging checks it), counts reduced on
+// the device.
 static_assert(gpu::kEnsembleMetrics == static_cast<int>(engine::kStickSlipFieldCount),
               "the GPU's metric row and the StickSlipMetrics field table disagree");
+static_assert(gpu::kEnsembleStatuses == engine::kPointStatusCount, "the device counts other statuses");
 void gpu_points(gpu::EnsembleRequest& q, std::uint64_t first, std::uint64_t count, double* values,
-                StickSlipMetrics<double>* metrics, std::vector<double>& staging) {
+                StickSlipMetrics<double>* metrics, std::vector<double>& staging, DeviceCounts& counts) {
   staging.resize(count * gpu::kEnsembleMetrics);
   q.first = first;
   q.count = count;
   q.values = values;
   q.metrics = staging.data();
+  gpu::EnsembleCounts c;
+  q.counts = &c;
   gpu::run_ensemble(q);
+  q.counts = nullptr;
+  counts.filled = true;
+  std::copy(c.status, c.status + gpu::kEnsembleStatuses, counts.status);
+  counts.stick_slip = c.stick_slip;
+  counts.steps = c.steps;
   // On every core: a million-trajectory chunk unpacks 130 MB of rows.
   const std::int64_t n = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(static)
@@ -304,8 +321,8 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
 
 // The ensemble as a workload of the engine: a chunk's coordinates and
 // metrics in two buffer slots, simulated by `simulate` (CPU or GPU), tallied
-// (status, stick-slip, RK4 steps, why a point is invalid) and handed to the
-// sink with its checkpoint.
+// (status, stick-slip, RK4 steps: on the GPU path as the device reduced
+// them; why a point is invalid) and handed to the sink with its checkpoint.
 template <class Simulate>
 class EnsembleWorkload : public engine::Workload {
  public:
@@ -317,15 +334,35 @@ class EnsembleWorkload : public engine::Workload {
                const std::function<void(std::uint64_t)>& progress) override {
     values_[slot].assign(k * dims_, 0.0);
     metrics_[slot].assign(k, StickSlipMetrics<double>{});
-    simulate_(first, k, values_[slot].data(), metrics_[slot].data(), progress);
+    counts_[slot] = DeviceCounts{};
+    simulate_(first, k, values_[slot].data(), metrics_[slot].data(), progress, counts_[slot]);
   }
   void tally(int slot, std::uint64_t first, std::uint64_t k, engine::Totals& t) override {
-    for (std::uint64_t i = 0; i < k; ++i) {
+    const DeviceCounts& d = counts_[slot];
+    std::uint64_t invalid = 0;
+    if (d.filled) {
+      std::uint64_t counted = 0;
+      for (int s = 0; s < engine::kPointStatusCount; ++s) {
+        t.add(engine::from_sim_status(s), d.status[s]);
+        counted += d.status[s];
+      }
+      // A code outside the statuses falls in no bin of the device's
+      // histogram; from_sim_status counts it as invalid.
+      t.add(engine::PointStatus::kInvalid, k - counted);
+      invalid = d.status[kSimInvalid] + k - counted;
+      r_.totals.stick_slip += d.stick_slip;  // t is r_.totals
+      r_.rk4_steps += static_cast<long long>(d.steps);
+    }
+    // The CPU path's points are counted here; on either path the first
+    // invalid points are explained, in point order.
+    for (std::uint64_t i = 0; i < k && (!d.filled || (invalid && t.wants_example())); ++i) {
       const StickSlipMetrics<double>& x = metrics_[slot][i];
       const engine::PointStatus st = engine::from_sim_status(x.status);
-      t.add(st);
-      r_.totals.stick_slip += x.stick_slip != 0;  // t is r_.totals
-      r_.rk4_steps += x.steps;
+      if (!d.filled) {
+        t.add(st);
+        r_.totals.stick_slip += x.stick_slip != 0;
+        r_.rk4_steps += x.steps;
+      }
       if (st == engine::PointStatus::kInvalid && t.wants_example())
         t.add_example(first + i, invalid_reason(c_, m_, target_, &values_[slot][i * dims_], dims_));
     }
@@ -347,6 +384,7 @@ class EnsembleWorkload : public engine::Workload {
   Simulate& simulate_;
   std::vector<double> values_[2];
   std::vector<StickSlipMetrics<double>> metrics_[2];
+  DeviceCounts counts_[2];
 };
 
 // This machine's physical memory (0 when it cannot be read: no check then).
@@ -519,7 +557,8 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
     q.workspace = ws.get();
     std::vector<double> staging;
     run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
-            const std::function<void(std::uint64_t)>&) { gpu_points(q, first, k, values, metrics, staging); });
+            const std::function<void(std::uint64_t)>&,
+            DeviceCounts& counts) { gpu_points(q, first, k, values, metrics, staging, counts); });
 #endif
   } else {
     const lanes::EnsembleKernels lk = ensemble_lane_kernels(c.model);
@@ -528,7 +567,7 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
       auto with_spec = [&](auto spec, auto group, int width) {
         const TypedTables tables(c, spec.base);
         run([&](std::uint64_t first, std::uint64_t k, double* values, StickSlipMetrics<double>* metrics,
-                const std::function<void(std::uint64_t)>& progress) {
+                const std::function<void(std::uint64_t)>& progress, DeviceCounts&) {
           if (group) run_points_lanes<M>(spec, s, group, width, first, k, values, metrics, progress);
           else run_points<M>(spec, s, first, k, values, metrics, progress);
         });

@@ -1,13 +1,19 @@
 // The GPU block emulator itself (stribeck_gpu_emu_tests only): shared tiles
 // and block votes behave as on a GPU, a skipped barrier is reported with its
 // block and thread, copies out of range and work never waited for show.
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "../../unit/common/temp_dir.hpp"
+#include "column.cuh"
 #include "gpu_layer.cuh"
+#include "stribeck/workloads/ensemble.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/sweep_run.hpp"
 
@@ -196,6 +202,57 @@ TEST(Emulator, HostSynchronisationsAreCounted) {
   s.sync("upload");
 }
 
+// The emulated CUB calls the launch code makes (emulation/cub/) keep CUB's
+// contract: a first call without storage says how much they need, too little
+// is refused, and the work is queued on the stream: a histogram of one
+// column of a row table (a value outside the levels falls in no bin) and an
+// integer sum of another, read in place through gpu::Column, against counts
+// and a sum computed here from the formula that filled the rows.
+TEST(Emulator, CubHistogramAndSumOfAColumnRunOnTheStream) {
+  const int n = 300, width = 3;
+  std::vector<double> rows(n * width);
+  for (int i = 0; i < n; ++i) {
+    rows[i * width + 1] = i % 6;  // 5 is above the levels
+    rows[i * width + 2] = 3.0 * i;
+  }
+  DeviceBuffer<double> d_rows;
+  d_rows.ensure(rows.size(), "rows");
+  ASSERT_EQ(cudaMemcpy(d_rows.get(), rows.data(), rows.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  DeviceBuffer<unsigned long long> d_out;
+  d_out.ensure(6, "out");
+  PinnedBuffer<unsigned long long> h_out;
+  h_out.ensure(6, "h_out");
+  for (int b = 0; b < 6; ++b) h_out.get()[b] = 0;
+  const Column<int> bins = column<int>(d_rows.get(), width, 1);
+  const Column<unsigned long long> values = column<unsigned long long>(d_rows.get(), width, 2);
+  std::size_t hist_bytes = 0, sum_bytes = 0;
+  ASSERT_EQ(cub::DeviceHistogram::HistogramEven(nullptr, hist_bytes, bins, d_out.get(), 6, 0, 5, n), cudaSuccess);
+  ASSERT_EQ(cub::DeviceReduce::Sum(nullptr, sum_bytes, values, d_out.get() + 5, n), cudaSuccess);
+  ASSERT_GT(hist_bytes, 0u);
+  ASSERT_GT(sum_bytes, 0u);
+  DeviceBuffer<unsigned char> temp;
+  temp.ensure(std::max(hist_bytes, sum_bytes), "temp");
+  std::size_t too_little = hist_bytes - 1;
+  EXPECT_EQ(cub::DeviceHistogram::HistogramEven(temp.get(), too_little, bins, d_out.get(), 6, 0, 5, n),
+            cudaErrorInvalidValue);
+  // The emulator keeps the refusal as the last error (as its runtime calls
+  // do): cleared here, or the next launch check would report it.
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  Stream s;
+  std::size_t bytes = temp.size();
+  ASSERT_EQ(cub::DeviceHistogram::HistogramEven(temp.get(), bytes, bins, d_out.get(), 6, 0, 5, n, s.get()),
+            cudaSuccess);
+  bytes = temp.size();
+  ASSERT_EQ(cub::DeviceReduce::Sum(temp.get(), bytes, values, d_out.get() + 5, n, s.get()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h_out.get(), d_out.get(), 6 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s.get()),
+            cudaSuccess);
+  EXPECT_EQ(h_out.get()[5], 0u);  // not waited for yet
+  s.sync("counts");
+  // 300 = 6 x 50: 50 points of each value 0..5, the 50 fives in no bin.
+  for (int b = 0; b < 5; ++b) EXPECT_EQ(h_out.get()[b], 50u) << b;
+  EXPECT_EQ(h_out.get()[5], 3ull * n * (n - 1) / 2);
+}
+
 // The sweep of ASweepRun... below: 70 points of coulomb-viscous over a
 // 500-sample trace (a list axis among them).
 SweepConfig small_sweep() {
@@ -267,6 +324,44 @@ TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
     // once: the chunks are of equal size.
     EXPECT_LE(after.host_allocations - before.host_allocations, 4) << "top-K only: " << top_k_only;
   }
+}
+
+// An ensemble run holds one workspace across its chunks as a sweep does:
+// two streams, and per stream one pinned staging of rows and one of the
+// counts the device reduces (CUB), each allocated once. Its counts equal
+// the CPU's tally.
+TEST(Emulator, AnEnsembleRunAllocatesOneWorkspaceForAllItsChunks) {
+  const std::string path = stribeck::test::write_temp_file("emu_ensemble_workspace.toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "coulomb-viscous"
+[friction.params]
+F_C = 15.0
+f_v = 1.0
+v_eps = 0.001
+[simulation]
+t_end = 0.5
+dt = 1e-3
+[ensemble]
+device = "gpu"
+[ensemble.params]
+stiffness = "log:2e3:2e4:5"
+drive_velocity = "linear:0.05:0.2:14"
+)");
+  const SimulateConfig c = read_simulate_config(path);
+  EnsembleRunOptions o;
+  o.chunk = 14;  // 5 chunks of the 70 points
+  const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
+  const EnsembleResult r = run_ensemble(c, o);
+  const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
+  ASSERT_EQ(r.totals.completed, 70u);
+  EXPECT_EQ(after.streams_created - before.streams_created, 2);
+  EXPECT_LE(after.host_allocations - before.host_allocations, 4);
+  long long steps = 0;
+  for (const auto& m : r.metrics) steps += m.steps;
+  EXPECT_EQ(r.rk4_steps, steps);
+  EXPECT_EQ(r.totals.count(engine::PointStatus::kOk), 70u);
 }
 
 }  // namespace

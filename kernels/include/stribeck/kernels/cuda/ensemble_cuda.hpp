@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
+#include "stribeck/kernels/integrators/status.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 
@@ -16,9 +17,14 @@ namespace stribeck::gpu {
 // order of ensemble_metric_values().
 constexpr int kEnsembleMetrics = 14;
 
+// The columns of that row the device reduces (EnsembleCounts).
+constexpr int kEnsembleStickSlipColumn = 0, kEnsembleStatusColumn = 12, kEnsembleStepsColumn = 13;
+// Statuses a point can end with: the SimStatus codes 0 to kSimInvalid.
+constexpr int kEnsembleStatuses = kSimInvalid + 1;
+
 template <class T>
 STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, double* out) {
-  out[0] = m.stick_slip;
+  out[kEnsembleStickSlipColumn] = m.stick_slip;
   out[1] = double(m.stick_fraction);
   out[2] = double(m.amp_spring_force);
   out[3] = double(m.amp_velocity);
@@ -30,9 +36,19 @@ STRIBECK_HD_INLINE void ensemble_metric_values(const StickSlipMetrics<T>& m, dou
   out[9] = double(m.final_v);
   out[10] = double(m.final_z);
   out[11] = m.final_mode;
-  out[12] = m.status;
-  out[13] = double(m.steps);
+  out[kEnsembleStatusColumn] = m.status;
+  out[kEnsembleStepsColumn] = double(m.steps);
 }
+
+// What a request's points add up to, reduced on the device by CUB
+// (cub::DeviceHistogram over the status column, cub::DeviceReduce::Sum over
+// the stick-slip and steps columns) for each sub-chunk: the points of each
+// status (SimStatus codes), the points with stick-slip and their RK4 steps.
+// All integers, so the sums equal the CPU's in whatever order CUB adds them.
+struct EnsembleCounts {
+  std::uint64_t status[kEnsembleStatuses] = {};
+  std::uint64_t stick_slip = 0, steps = 0;
+};
 
 struct EnsembleRequest {
   const char* model_id = nullptr;
@@ -47,6 +63,8 @@ struct EnsembleRequest {
   // Host outputs, count rows each: coordinates (space.dims) and metrics (kEnsembleMetrics).
   double* values = nullptr;
   double* metrics = nullptr;
+  // Added to, when not null: the request's counts, reduced on the device.
+  EnsembleCounts* counts = nullptr;
   // The caller's streams and buffers (null: a workspace for this call only).
   Workspace* workspace = nullptr;
 };
