@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/workloads/design_file.hpp"
 #include "stribeck/workloads/generator.hpp"
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/units.hpp"
@@ -12,12 +13,13 @@ namespace stribeck::cli {
 namespace {
 
 struct GenerateArgs {
-  std::string model, profile = "plateaus", output, pressure_levels, noise, offset, quantisation;
+  std::string model, design, profile = "plateaus", output, pressure_levels, noise, offset, quantisation;
   std::vector<std::string> params;
   std::string vmax = "0.1", rate = "1000", duration, pressure_b = "0", normal_force = "0", mass = "0", area_a = "0",
               area_b = "0", band, omit;
   int tones = 8;
   std::uint64_t seed = 1;
+  std::vector<std::string> trajectory_flags;  // given flags that --design sets instead
 };
 
 double quantity(const std::string& text, const std::string& what, std::initializer_list<Dimension> dims) {
@@ -56,11 +58,29 @@ std::map<std::string, double> channel_values(const std::string& text, const std:
   return out;
 }
 
+// --design: the model and parameters of the design (--param overrides).
+std::vector<double> design_params(const GenerateArgs& a, const DesignFile& d) {
+  if (!a.trajectory_flags.empty())
+    throw InputError("generate: " + a.trajectory_flags.front() + " with --design: the design sets the trajectory");
+  if (!a.model.empty() && a.model != d.model)
+    throw InputError("generate: --model " + a.model + " but the design " + a.design + " is for " + d.model);
+  std::vector<std::string> assignments;
+  for (const auto& [name, value] : d.params) {
+    bool overridden = false;
+    for (const auto& p : a.params) overridden |= p.rfind(name + "=", 0) == 0;
+    if (!overridden) assignments.push_back(name + "=" + format_number(value));
+  }
+  assignments.insert(assignments.end(), a.params.begin(), a.params.end());
+  return resolve_params(require_model(d.model), assignments);
+}
+
 void run(const GenerateArgs& a) {
-  const ModelInfo& model = require_model(a.model);
+  const DesignFile design = a.design.empty() ? DesignFile{} : read_design_file(a.design);
+  if (a.design.empty() && a.model.empty()) throw InputError("generate: --model is required (or --design)");
+  const ModelInfo& model = require_model(a.design.empty() ? a.model : design.model);
   GeneratorOptions o;
   o.model = model.id;
-  o.params = resolve_params(model, a.params);
+  o.params = a.design.empty() ? resolve_params(model, a.params) : design_params(a, design);
   o.profile = a.profile;
   const bool rotational = model.output_unit == "N*m";
   o.v_max = quantity(a.vmax, "--vmax", {rotational ? Dimension::kAngularVelocity : Dimension::kVelocity});
@@ -99,11 +119,12 @@ void run(const GenerateArgs& a) {
     if (end > p) o.omit.push_back(a.omit.substr(p, end - p));
     p = end + 1;
   }
-  check_output(a.output, {});
-  const auto exps = generate_log(o);
+  check_output(a.output, {a.design});
+  const auto exps = a.design.empty() ? generate_log(o) : generate_design(design, o.params, o);
   write_log(a.output, exps, cli_provenance());
   summary("stribeck generate: %s, %s profile, %zu experiment%s of %zu samples -> %s", o.model.c_str(),
-          o.profile.c_str(), exps.size(), exps.size() == 1 ? "" : "s", exps.front().size(), a.output.c_str());
+          a.design.empty() ? o.profile.c_str() : "designed", exps.size(), exps.size() == 1 ? "" : "s",
+          exps.front().size(), a.output.c_str());
 }
 
 }  // namespace
@@ -112,7 +133,10 @@ void add_generate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "generate", "Write a synthetic rig log: a velocity profile through a friction model, with sensor effects");
   auto a = std::make_shared<GenerateArgs>();
-  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`)")->type_name("MODEL")->required();
+  cmd->add_option("--model,-m", a->model, "Model id (see `stribeck models`); required unless --design")
+      ->type_name("MODEL");
+  cmd->add_option("--design", a->design, "The trajectories of `stribeck design` (one experiment each)")
+      ->type_name("DESIGN.toml");
   cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)")
       ->type_name("NAME=VALUE");
   cmd->add_option("--profile", a->profile, "Velocity profile (default plateaus)")
@@ -151,7 +175,11 @@ void add_generate_command(CLI::App& app) {
       ->check(kWhole);
   cmd->add_option("--output,-o", a->output, "HDF5 log to write")->type_name("FILE")->required();
   add_verbosity_flags(cmd);
-  cmd->callback([a] { run(*a); });
+  cmd->callback([a, cmd] {
+    for (const char* f : {"--profile", "--vmax", "--rate", "--duration", "--pressure-levels", "--band", "--tones"})
+      if (!a->design.empty() && cmd->count(f) > 0) a->trajectory_flags.push_back(f);
+    run(*a);
+  });
 }
 
 }  // namespace stribeck::cli

@@ -24,6 +24,7 @@ void add_map_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
+void add_design_command(CLI::App& app);
 void add_export_params_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_plot_command(CLI::App& app);

@@ -249,6 +249,7 @@ int run_command(int argc, char** argv) {
   stribeck::cli::add_import_command(app);
   stribeck::cli::add_export_command(app);
   stribeck::cli::add_generate_command(app);
+  stribeck::cli::add_design_command(app);
   stribeck::cli::add_export_params_command(app);
   stribeck::cli::add_report_command(app);
   stribeck::cli::add_plot_command(app);

@@ -206,7 +206,7 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
     if (o.tones < 1 || o.tones > 1000) throw InputError("generate: --tones must be 1..1000");
     // Phases from their own stream, so the sensor noise stream is the same
     // for every profile.
-    Rng phases(o.seed ^ 0x6D756C746973696Eull);
+    Rng phases((o.phase_seed != 0 ? o.phase_seed : o.seed) ^ 0x6D756C746973696Eull);
     std::vector<double> w(static_cast<size_t>(o.tones)), phi(w.size());
     for (size_t k = 0; k < w.size(); ++k) {
       const double f =

@@ -40,6 +40,9 @@ struct GeneratorOptions {
   // motion of a closed-loop positioning drive, with exact v and a.
   double band_lo_hz = 0.2, band_hi_hz = 2.0;
   int tones = 8;
+  // multisine: seed of the phases; 0 = `seed` (a designed test keeps its
+  // phases whatever the noise seed: `generate --design`).
+  std::uint64_t phase_seed = 0;
   // Channels left out of the log (e.g. velocity, acceleration: a rig that
   // records position only). Default: none.
   std::vector<std::string> omit;

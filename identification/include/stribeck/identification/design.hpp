@@ -1,0 +1,106 @@
+#pragma once
+// Experiment design (`stribeck design`, docs/identification.md "Experiment
+// design"): the rig test, within the rig's limits, whose static fit by
+// `identify` determines the parameters best.
+//
+// The information of a test is that of identify's own least-squares problem
+// (the same layout, free parameters and internal coordinates, the same
+// residual) on the test's NOISELESS generated log at the prior:
+//   F = J_u^T J_u / sigma^2,  cov_x = sigma^2 G (J_u^T J_u)^-1 G^T,
+// J_u the Jacobian of the residuals in the internal coordinates, G = dx/du,
+// sigma the rig's force noise. For a static law this is exact to first
+// order: the standard errors identify would report at the truth. The
+// information of several experiments adds.
+//
+// Criteria (each to be minimised) are of the covariance of the RELATIVE
+// parameters x_i / s_i (s_i = |prior value|, 1 where it is 0), so they do not
+// depend on units: D = log det, A = trace, E = largest eigenvalue (the
+// smallest eigenvalue of the information), worst-rse = the largest relative
+// standard error. A force offset is a nuisance: reported, not in a criterion.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "stribeck/data/experiment.hpp"
+#include "stribeck/identification/fit.hpp"
+#include "stribeck/workloads/design_file.hpp"
+
+namespace stribeck::ident {
+
+enum class DesignCriterion { kD, kA, kE, kWorstRse };
+// "d", "a", "e", "worst-rse"; false for anything else.
+bool parse_design_criterion(const std::string& text, DesignCriterion* out);
+const char* criterion_name(DesignCriterion c);
+
+struct PredictedParameter {
+  std::string name, unit;
+  double value = 0;
+  double std_error = std::numeric_limits<double>::quiet_NaN();  // NaN: the test does not determine it
+  double relative = std::numeric_limits<double>::quiet_NaN();   // std_error / |value|; NaN for offset or value 0
+};
+
+// The predicted uncertainty of a fit of `logs`.
+struct Prediction {
+  std::vector<PredictedParameter> parameters;                  // the free ones, in identify's order
+  std::vector<double> cov;                                     // k x k covariance of the external values, row-major
+  bool determined = true;                                      // every free parameter determined
+  double criterion = std::numeric_limits<double>::infinity();  // inf when not determined
+  double worst_rse = std::numeric_limits<double>::infinity();
+};
+
+struct DesignRequest {
+  std::string model;
+  std::vector<double> prior;  // every model parameter (defaults, guesses or a fit)
+  // The fit identify will run: `fix` (NAME=VALUE) and `offset` are used;
+  // every other parameter is free as identify frees it.
+  FitOptions fit;
+  RigLimits rig;
+  std::vector<std::string> profiles;  // candidate families (generator profiles)
+  DesignCriterion criterion = DesignCriterion::kWorstRse;
+  int experiments = 1;
+  int candidates = 256;
+  std::uint64_t seed = 1;
+};
+
+// The information of the fit of `logs` (noiseless) at the prior, with
+// force noise `sigma`. Throws InputError for logs identify would refuse.
+Prediction predict(const DesignRequest& r, const std::vector<Experiment>& logs, double sigma);
+
+struct DesignEvaluation {
+  std::vector<DesignedExperiment> experiments;
+  bool feasible = false;
+  std::string infeasible;  // why not, when not
+  Prediction prediction;
+};
+
+// The trajectories of `experiments` (checked against the rig's stroke,
+// acceleration and speed; stroke_used and a_peak filled in) and their
+// prediction.
+DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<DesignedExperiment> experiments);
+
+// The reference test: the generator's `plateaus` profile (12 log-spaced
+// levels from v/1000 to v, each in both directions), one experiment per
+// rig pressure (the levels, or pressure_min and pressure_max of a range; one
+// at pressure 0 for a model without pressure), the total duration split
+// equally, v the largest speed <= v_max whose trajectories meet the stroke
+// and acceleration limits.
+DesignEvaluation reference_design(const DesignRequest& r);
+
+struct DesignResult {
+  DesignEvaluation design, reference;
+  int evaluated = 0;  // candidate designs evaluated (search and refinement)
+  int feasible = 0;   // of those, within the limits
+  int threads = 1;
+};
+
+// Random candidates over the profile families' free settings, the best few
+// refined by coordinate search; candidates evaluated on a thread pool
+// (OpenMP, job_threads()). Throws InputError for a bad request or when no
+// candidate satisfies the limits.
+DesignResult design_experiment(const DesignRequest& r);
+
+// JSON of the result (docs/identification.md).
+std::string design_json(const DesignRequest& r, const DesignResult& d);
+
+}  // namespace stribeck::ident

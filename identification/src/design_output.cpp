@@ -1,0 +1,60 @@
+// The JSON of `stribeck design --json` (design.hpp, docs/identification.md).
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "stribeck/identification/design.hpp"
+
+namespace stribeck::ident {
+namespace {
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+nlohmann::json evaluation_json(const DesignEvaluation& e) {
+  nlohmann::json j;
+  j["criterion_value"] = number(e.prediction.criterion);
+  j["worst_relative_std_error"] = number(e.prediction.worst_rse);
+  j["experiments"] = nlohmann::json::array();
+  for (const auto& x : e.experiments) {
+    nlohmann::json o = {{"name", x.name},    {"profile", x.profile}, {"duration", x.duration},
+                        {"rate", x.rate_hz}, {"v_max", x.v_max},     {"stroke_used", x.stroke_used},
+                        {"a_peak", x.a_peak}};
+    if (x.has_pressure) o["pressure_a"] = x.pressure_a, o["pressure_b"] = x.pressure_b;
+    if (x.profile == "multisine")
+      o["band_lo_hz"] = x.band_lo_hz, o["band_hi_hz"] = x.band_hi_hz, o["tones"] = x.tones,
+      o["phase_seed"] = x.phase_seed;
+    j["experiments"].push_back(o);
+  }
+  j["parameters"] = nlohmann::json::array();
+  for (const auto& p : e.prediction.parameters)
+    j["parameters"].push_back({{"name", p.name},
+                               {"unit", p.unit},
+                               {"value", p.value},
+                               {"std_error", number(p.std_error)},
+                               {"relative_std_error", number(p.relative)}});
+  return j;
+}
+
+}  // namespace
+
+std::string design_json(const DesignRequest& r, const DesignResult& d) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["criterion"] = criterion_name(r.criterion);
+  j["force_noise"] = r.rig.force_noise;
+  j["candidates_evaluated"] = d.evaluated;
+  j["candidates_feasible"] = d.feasible;
+  j["design"] = evaluation_json(d.design);
+  j["reference"] = evaluation_json(d.reference);
+  j["reference"]["description"] =
+      "plateaus profile (12 log-spaced levels v/1000..v, both directions), same experiment count, total duration "
+      "and pressures spread over the rig's, v the fastest within the limits";
+  j["ratio"] = nlohmann::json::array();
+  const auto& a = d.design.prediction.parameters;
+  const auto& b = d.reference.prediction.parameters;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    j["ratio"].push_back({{"name", a[i].name}, {"value", number(b[i].std_error / a[i].std_error)}});
+  j["worst_rse_ratio"] = number(d.reference.prediction.worst_rse / d.design.prediction.worst_rse);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace stribeck::ident

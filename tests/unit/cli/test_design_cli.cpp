@@ -1,0 +1,126 @@
+// `stribeck design` and `stribeck generate --design` through the program
+// (docs/identification.md, "Experiment design"): the design file and JSON
+// it writes, the log generate makes of it (the designed trajectories), and
+// the one-line refusals that leave no output.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "stribeck/data/log.hpp"
+#include "stribeck/workloads/design_file.hpp"
+#include "stribeck/workloads/generator.hpp"
+#include "temp_dir.hpp"
+
+namespace stribeck {
+namespace {
+
+bool exists(const std::string& p) { return std::ifstream(p).good(); }
+
+class DesignCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    d_ = test::temp_dir() + "design_cli/";
+    std::system(("mkdir -p " + d_).c_str());
+  }
+  std::string file(const std::string& name, const std::string& text) {
+    std::ofstream(d_ + name) << text;
+    return d_ + name;
+  }
+  std::string d_;
+};
+
+const char* kRig =
+    "stroke = \"300 mm\"\nv_max = \"200 mm/s\"\na_max = 10\nduration = 16\nrate = 500\nforce_noise = \"0.5 N\"\n"
+    "max_experiments = 2\n";
+
+TEST_F(DesignCli, WritesADesignThatGenerateReproduces) {
+  const std::string rig = file("rig.toml", kRig);
+  std::string out;
+  const int rc = test::run_cli("design -m simscape-translational --guess F_brk=30,v_brk=0.005 --rig " + rig +
+                                   " --profiles plateaus,triangle,steps --candidates 12 -o " + d_ + "d.toml --json " +
+                                   d_ + "d.json",
+                               &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("reference"), std::string::npos) << out;
+  std::ifstream jin(d_ + "d.json");
+  const nlohmann::json j = nlohmann::json::parse(jin);
+  EXPECT_EQ(j["model"], "simscape-translational");
+  EXPECT_EQ(j["criterion"], "worst-rse");
+  ASSERT_EQ(j["design"]["parameters"].size(), 4u);
+  ASSERT_EQ(j["reference"]["parameters"].size(), 4u);
+  EXPECT_EQ(j["design"]["parameters"][1]["name"], "v_brk");
+  EXPECT_GT(j["design"]["parameters"][1]["std_error"].get<double>(), 0);
+  // The design is never worse than the reference by its own criterion.
+  EXPECT_LE(j["design"]["criterion_value"].get<double>(), j["reference"]["criterion_value"].get<double>());
+  const DesignFile d = read_design_file(d_ + "d.toml");
+  ASSERT_EQ(d.experiments.size(), 2u);
+  double total = 0;
+  for (const auto& e : d.experiments) total += e.duration;
+  EXPECT_NEAR(total, 16, 1e-9);
+
+  ASSERT_EQ(test::run_cli("generate --design " + d_ + "d.toml --noise force=0.5 -o " + d_ + "log.h5", &out), 0) << out;
+  const auto logs = read_log(d_ + "log.h5");
+  ASSERT_EQ(logs.size(), 2u);
+  std::vector<double> prior;
+  for (const auto& [n, v] : d.params) prior.push_back(v);
+  EXPECT_EQ(prior[0], 30);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(logs[k].name, d.experiments[k].name);
+    // The trajectory is the one plain `generate` makes of the same settings.
+    GeneratorOptions o;
+    o.model = d.model;
+    o.params = prior;
+    o.profile = d.experiments[k].profile;
+    o.duration = d.experiments[k].duration;
+    o.rate_hz = d.experiments[k].rate_hz;
+    o.v_max = d.experiments[k].v_max;
+    const auto direct = generate_log(o);
+    EXPECT_EQ(logs[k].channels.at("velocity"), direct.front().channels.at("velocity"));
+    EXPECT_EQ(logs[k].channels.at("position"), direct.front().channels.at("position"));
+  }
+  // Trajectory flags contradict a design.
+  EXPECT_EQ(test::run_cli("generate --design " + d_ + "d.toml --vmax 1 -o " + d_ + "log2.h5", &out), 2);
+  EXPECT_NE(out.find("--vmax with --design"), std::string::npos) << out;
+  EXPECT_FALSE(exists(d_ + "log2.h5"));
+}
+
+TEST_F(DesignCli, BadInputIsOneLineAndWritesNothing) {
+  const std::string rig = file("rig.toml", kRig);
+  const std::string no_noise =
+      file("rig_nonoise.toml", "stroke = 0.3\nv_max = 0.2\na_max = 10\nduration = 16\nrate = 500\n");
+  const std::string fit = file("fit.json", R"({"model": "coulomb-viscous", "parameters": {"F_C": {"value": 20}}})");
+  struct Case {
+    std::string args, says;
+  } cases[] = {
+      {"-m nosuch --rig " + rig, "nosuch"},
+      {"-m lugre --rig " + rig, "memory"},
+      {"-m simscape-translational --rig " + no_noise, "force_noise"},
+      {"-m simscape-translational --rig " + rig + " --profiles zigzag", "zigzag"},
+      {"-m simscape-translational --rig " + rig + " --criterion g", "--criterion"},
+      {"-m simscape-translational --rig " + rig + " --prior " + fit, "coulomb-viscous"},
+      {"-m simscape-cylinder --rig " + rig, "pressure"},
+      {"-m simscape-translational --rig " + rig + " --experiments 3", "max_experiments"},
+  };
+  for (const auto& c : cases) {
+    std::string out;
+    EXPECT_EQ(
+        test::run_cli("design " + c.args + " --candidates 4 -o " + d_ + "bad.toml --json " + d_ + "bad.json", &out), 2)
+        << c.args << "\n"
+        << out;
+    EXPECT_NE(out.find("stribeck: error: "), std::string::npos) << out;
+    EXPECT_NE(out.find(c.says), std::string::npos) << c.args << ": " << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_FALSE(exists(d_ + "bad.toml"));
+    EXPECT_FALSE(exists(d_ + "bad.json"));
+  }
+}
+
+}  // namespace
+}  // namespace stribeck
