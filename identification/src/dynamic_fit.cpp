@@ -108,7 +108,7 @@ class TraceCost : public ceres::CostFunction {
     const auto c = M::prepare(p);
     const Prepared& d = *tr_->d;
     const T v0(d.v[0]);
-    typename M::template State<T> st{F::start_state(c, v0), v0};
+    typename M::template State<T> st = start_of<F>(c, v0);
     for (size_t k = 0; k < d.size(); ++k) {
       const Sample<T> s{T(d.v[k]), T(d.pa[k]), T(d.pb[k]), T(d.fn[k])};
       const T f = M::step(c, s, st, T(k ? tr_->t[k] - tr_->t[k - 1] : 0.0));
@@ -655,13 +655,18 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
 }  // namespace
 
 bool has_two_stage_fit(const std::string& id) {
-  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId || id == ElastoPlastic::kId;
+  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId || id == ElastoPlastic::kId ||
+         id == Gms1::kId || id == Gms2::kId || id == Gms3::kId || id == Gms4::kId;
 }
 
 FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   if (model.id == Dahl::kId) return two_stage<DahlFit>(experiments, model, o);
   if (model.id == TwentySimLuGre::kId) return two_stage<TwentySimLuGreFit>(experiments, model, o);
   if (model.id == ElastoPlastic::kId) return two_stage<ElastoPlasticFit>(experiments, model, o);
+  if (model.id == Gms1::kId) return two_stage<GmsFit<1>>(experiments, model, o);
+  if (model.id == Gms2::kId) return two_stage<GmsFit<2>>(experiments, model, o);
+  if (model.id == Gms3::kId) return two_stage<GmsFit<3>>(experiments, model, o);
+  if (model.id == Gms4::kId) return two_stage<GmsFit<4>>(experiments, model, o);
   return two_stage<LuGreFit>(experiments, model, o);
 }
 

@@ -9,14 +9,17 @@
 // with the static part held, simulating the state along each experiment
 // inside the residual. Both only start the joint stage (joint_fit.hpp),
 // which fits every parameter by simulation error over every sample.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/model_traits.hpp"
 #include "stribeck/kernels/models/dahl.hpp"
 #include "stribeck/kernels/models/elastoplastic.hpp"
+#include "stribeck/kernels/models/gms.hpp"
 #include "stribeck/kernels/models/lugre.hpp"
 #include "stribeck/kernels/models/twentysim_lugre.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -100,6 +103,51 @@ struct ElastoPlasticFit : LuGreFit {
   }
 };
 
+// The generalized Maxwell-slip model with N elements slides to the Stribeck
+// curve s(v) sign(v) + sigma2 v (stage 1, with its exponent delta); stage 2
+// fits the total stiffness sigma0 and the damping sigma1 as LuGre's with the
+// attraction C and the element fractions held (at their defaults, or
+// --init), and the joint stage frees them with the rest. The state starts
+// settled (every element at its maximum m_i(v0)); after a reversal it has
+// settled once the most compliant element has crossed from -m_i to m_i and
+// through its taper (2 + 8/16 of m_i) and a slipping element has relaxed
+// (8 time constants m_i/C at the Stribeck velocity: 8 m_i v_s/C of travel).
+template <int N>
+struct GmsFit : LuGreFit {
+  using Model = Gms<N>;
+  static constexpr const char* kTitle = "GMS";
+  static constexpr int kDyn[2] = {Model::sigma0, Model::sigma1};
+  template <class T>
+  static T steady_force(const typename Model::template Coeffs<T>& c, const Sample<T>& s) {
+    return Model::steady_force(c, s.v);
+  }
+  static double level(const double* p) { return p[Model::F_s]; }
+  static double settle_travel(const double* p) {
+    const auto c = Model::prepare(p);
+    double w = 0;
+    for (int i = 0; i < N; ++i) w = std::max(w, c.w[i]);
+    const double m = w * std::max(p[Model::F_s], p[Model::F_C]);
+    return m * (2.0 + kSettleLengths * Model::kTaper + kSettleLengths * p[Model::v_s] / p[Model::C]);
+  }
+  template <class T>
+  static typename Model::template State<T> start_state(const typename Model::template Coeffs<T>& c, const T& v0) {
+    typename Model::template State<T> st{};
+    const T sv = Model::curve(c, v0), sg = math::sign(v0);
+    for (int i = 0; i < N; ++i) Model::element(st, i) = sg * c.w[i] * sv;
+    st.v_prev = v0;
+    return st;
+  }
+};
+
+// The state at the first sample: F::start_state's, which is the whole state
+// (GMS) or the one state z (the others) with v_prev = v0.
+template <class F, class C, class T>
+typename F::Model::template State<T> start_of(const C& c, const T& v0) {
+  using S = typename F::Model::template State<T>;
+  if constexpr (std::is_same_v<decltype(F::start_state(c, v0)), S>) return F::start_state(c, v0);
+  else return S{F::start_state(c, v0), v0};
+}
+
 struct DahlFit {
   using Model = Dahl;
   static constexpr const char* kTitle = "Dahl";
@@ -150,11 +198,11 @@ struct SteadyState : StaticLaw {
 };
 
 // Stage 1 on the settled samples (run_fit<SteadyState<F>>, compiled in
-// fit.cpp for the four traits above).
+// fit.cpp for the traits above).
 template <class F>
 FitSummary fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady, const FitOptions& o);
 
-// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic).
+// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic, gms1..gms4).
 bool has_two_stage_fit(const std::string& model_id);
 // Both stages, then the joint stage; the summary is the joint stage's.
 FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);

@@ -130,6 +130,14 @@ template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&
                                                                 const FitOptions&);
 template FitSummary detail::fit_steady_state<ElastoPlasticFit>(const ModelInfo&, const std::vector<Experiment>&,
                                                                const FitOptions&);
+template FitSummary detail::fit_steady_state<GmsFit<1>>(const ModelInfo&, const std::vector<Experiment>&,
+                                                        const FitOptions&);
+template FitSummary detail::fit_steady_state<GmsFit<2>>(const ModelInfo&, const std::vector<Experiment>&,
+                                                        const FitOptions&);
+template FitSummary detail::fit_steady_state<GmsFit<3>>(const ModelInfo&, const std::vector<Experiment>&,
+                                                        const FitOptions&);
+template FitSummary detail::fit_steady_state<GmsFit<4>>(const ModelInfo&, const std::vector<Experiment>&,
+                                                        const FitOptions&);
 template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<Experiment>&,
                                                       const FitOptions&);
 

@@ -32,7 +32,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Starts of the joint stage when --starts is 0 (automatic): the two-stage
 // result and three more.
 constexpr int kAutoStarts = 4;
-constexpr int kMaxLanes = 8;  // free unknowns one experiment depends on (6 model parameters + offset)
+// Free unknowns one experiment depends on: gms4's 14 model parameters + the
+// offset (LuGre's 6 + offset take the 8-lane Jets, fewer the 4-lane ones).
+constexpr int kMaxLanes = 16;
 
 std::string fmt(double x) {
   char buf[32];
@@ -102,6 +104,7 @@ class JointCost final : public ceres::CostFunction {
     for (size_t b = 0; jac && b < w_.blocks.size(); ++b) any |= jac[b] != nullptr;
     if (!any) return run<double>(u, r, nullptr);
     if (w_.blocks.size() <= 4) return run<ceres::Jet<double, 4>>(u, r, jac);
+    if (w_.blocks.size() <= 8) return run<ceres::Jet<double, 8>>(u, r, jac);
     return run<ceres::Jet<double, kMaxLanes>>(u, r, jac);
   }
   const Wiring& wiring() const { return w_; }
@@ -132,7 +135,7 @@ class JointCost final : public ceres::CostFunction {
     const Prepared& d = *d_;
     const std::vector<double>& t = *t_;
     const T v0(d.v[0]);
-    typename M::template State<T> st{F::start_state(c, v0), v0};
+    typename M::template State<T> st = start_of<F>(c, v0);
     for (size_t k = 0; k < d.size(); ++k) {
       const Sample<T> s{T(d.v[k]), T(d.pa[k]), T(d.pb[k]), T(d.fn[k])};
       const T f = M::step(c, s, st, T(k ? t[k] - t[k - 1] : 0.0)) + off;
@@ -816,6 +819,18 @@ template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitO
 template JointResult joint_stage<ElastoPlasticFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                    const std::vector<std::vector<double>>&, const std::vector<int>&,
                                                    Layout, Phases&);
+template JointResult joint_stage<GmsFit<1>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
+                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                            Phases&);
+template JointResult joint_stage<GmsFit<2>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
+                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                            Phases&);
+template JointResult joint_stage<GmsFit<3>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
+                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                            Phases&);
+template JointResult joint_stage<GmsFit<4>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
+                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
+                                            Phases&);
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
                                           Phases&);

@@ -135,7 +135,8 @@ INSTANTIATE_TEST_SUITE_P(
                       LawCase{"coulomb-viscous", "F_C = 15.0\nf_v = 1.0\nv_eps = 0.001"},
                       LawCase{"lugre", "F_C = 15.0\nF_s = 30.0\nv_s = 0.01\nsigma2 = 1.0"},
                       LawCase{"20sim-lugre", "mu_c = 0.15\nmu_s = 0.3\nv_st = 0.01\nmu_v = 0.01\nsigma0 = 1e3"},
-                      LawCase{"dahl", "F_C = 15.0"}),
+                      LawCase{"dahl", "F_C = 15.0"},
+                      LawCase{"gms2", "F_C = 15.0\nF_s = 30.0\nv_s = 0.01\nsigma2 = 1.0\nkf_1 = 0.7"}),
     [](const ::testing::TestParamInfo<LawCase>& i) {
       std::string n = std::string(i.param.model) + "_" + i.param.form;
       for (auto& ch : n)

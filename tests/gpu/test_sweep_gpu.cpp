@@ -130,6 +130,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Models with memory: the state carried across tiles and experiments.
         Case{"lugre", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "F_s=uniform:1:3"}, 1500, 1e-3},
         Case{"dahl", {"sigma0=loguniform:1e4:1e6", "F_C=uniform:0.5:2", "alpha=uniform:0.5:2"}, 1500, 1e-3},
+        // GMS: N element states, the fractions and the attraction varied.
+        Case{"gms3",
+             {"sigma0=loguniform:1e4:1e6", "C=loguniform:1e-3:1e-1", "kf_1=uniform:0.2:0.8", "af_2=uniform:0.2:0.8"},
+             600,
+             1e-3},
         // Every other model, and every design: a grid over list, linear and
         // log axes (9 x 3 x 7 x 5 = 945 points, the last block partial),
         // independent random draws with a truncated normal, a Latin hypercube.
