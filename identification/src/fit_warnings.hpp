@@ -71,6 +71,9 @@ void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experime
 // out, scored against the residual of every training sample.
 template <class M>
 void missing_terms(FitSummary& S, const Layout& L, const FitData& D, const FitOptions& o, const ModelInfo& model) {
+  // A good fit is not scored: no pass over the samples (their acceleration
+  // derived and filtered) for advice that would not be given.
+  if (!MissingTermGram::wanted(S, D.scale.force_rms, D.scale.noise)) return;
   MissingTermGram gram;
   for (int e : D.train) {
     const std::vector<double>& kept = S.experiments[e].residual;

@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
 
+#include "block_cost.hpp"
 #include "problem.hpp"
 #include "sweep_starts.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -69,9 +71,9 @@ class LevelProjection {
   using Vec = Eigen::VectorXd;
   // One point's workspace (one per thread).
   struct Work {
-    std::vector<double> p;  // model parameters
-    Vec f0, fi, x, rhs;
-    Eigen::MatrixXd C;
+    std::vector<double> p;   // model parameters
+    Vec f0, fi, r, x, b;     // force at zero levels; scratch; y - f0; levels; C^T r
+    Eigen::MatrixXd C, G;    // the columns; C^T C
     std::vector<int> state;  // per level: -1 free, -2 at lo, -3 at hi, >= 0 tied to that level
   };
 
@@ -105,17 +107,28 @@ class LevelProjection {
   }
 
   // Linear after all? The force at the guess's levels must be the sum of
-  // the columns (to rounding), at the first design point.
-  bool linear() const {
+  // the columns (to rounding), at the first design point. The columns then
+  // come from one pass of the law's analytic gradient (M::force_grad) where
+  // it gives those of the force there, instead of 1 + levels passes of
+  // M::force.
+  bool linear() {
     Work w = workspace();
     set_shape(w, 0);
-    columns(w);
+    columns_of_force(w);
     Vec g(k_);
     for (int a = 0; a < k_; ++a) g(a) = L_.params[map_[lin_[a]]].value;
     for (int a = 0; a < k_; ++a) w.p[lin_[a]] = g(a);
     force(w, w.fi);
     const Vec predicted = w.f0 + w.C * g;
-    return (w.fi - predicted).norm() <= 1e-9 * std::max(w.fi.norm(), 1e-300);
+    if (!close(w.fi, predicted)) return false;
+    if constexpr (HasForceGrad<M>::value) {
+      Work d = workspace();
+      set_shape(d, 0);
+      columns_of_gradient(d);
+      by_gradient_ = close(d.f0, w.f0);
+      for (int a = 0; a < k_; ++a) by_gradient_ = by_gradient_ && close(d.C.col(a), w.C.col(a));
+    }
+    return true;
   }
 
   // The SSR of design point i (NaN where its levels cannot be solved or its
@@ -130,7 +143,15 @@ class LevelProjection {
       return a;
     };
     set_shape(w, i);
-    columns(w);
+    if constexpr (HasForceGrad<M>::value) {
+      if (by_gradient_) columns_of_gradient(w);
+      else columns_of_force(w);
+    } else {
+      columns_of_force(w);
+    }
+    // Every round solves the normal equations of the columns (G, b), reduced
+    // to the unknown levels: one pass over the samples per point, not per round.
+    normal_equations(w);
     std::fill(state.begin(), state.end(), -1);
     bool solved = false;
     for (int round = 0; round <= 2 * k_ && !solved; ++round) {
@@ -139,22 +160,28 @@ class LevelProjection {
       std::vector<int> unknown;
       for (int a = 0; a < k_; ++a)
         if (state[a] == -1) unknown.push_back(a);
-      w.rhs = y_ - w.f0;
+      const long u = static_cast<long>(unknown.size());
+      Eigen::MatrixXd T = Eigen::MatrixXd::Zero(k_, u);  // level <- unknown
+      Vec known = Vec::Zero(k_);
       for (int a = 0; a < k_; ++a) {
         const int r = root(a);
         if (state[r] == -2 || state[r] == -3) {
-          x(a) = state[r] == -2 ? lo_[r] : hi_[r];
-          w.rhs -= x(a) * w.C.col(a);
+          x(a) = known(a) = state[r] == -2 ? lo_[r] : hi_[r];
+        } else {
+          T(a, std::find(unknown.begin(), unknown.end(), r) - unknown.begin()) = 1.0;
         }
       }
-      Eigen::MatrixXd A(n_, static_cast<long>(unknown.size()));
-      for (size_t u = 0; u < unknown.size(); ++u) {
-        A.col(static_cast<long>(u)) = w.C.col(unknown[u]);
-        for (int a = 0; a < k_; ++a)
-          if (state[a] >= 0 && root(a) == unknown[u]) A.col(static_cast<long>(u)) += w.C.col(a);
+      if (u > 0) {
+        const Eigen::MatrixXd H = T.transpose() * w.G * T;
+        const Vec g = T.transpose() * (w.b - w.G * known);
+        // Scaled to a unit diagonal: the levels' units differ by orders
+        // (N, N/Pa, N s/m).
+        Vec sc(u);
+        for (long j = 0; j < u; ++j) sc(j) = H(j, j) > 0 ? 1.0 / std::sqrt(H(j, j)) : 1.0;
+        const Eigen::MatrixXd Hs = sc.asDiagonal() * H * sc.asDiagonal();
+        const Vec z = sc.asDiagonal() * Vec(Hs.colPivHouseholderQr().solve(Vec(sc.asDiagonal() * g)));
+        for (long j = 0; j < u; ++j) x(unknown[j]) = z(j);
       }
-      const Vec z = unknown.empty() ? Vec() : Vec(A.colPivHouseholderQr().solve(w.rhs));
-      for (size_t u = 0; u < unknown.size(); ++u) x(unknown[u]) = z(static_cast<long>(u));
       for (int a = 0; a < k_; ++a)
         if (state[a] >= 0) x(a) = x(root(a));
       solved = true;
@@ -168,11 +195,17 @@ class LevelProjection {
     if (!solved || !x.allFinite()) return kNaN;
     for (int a = 0; a < k_; ++a) w.p[lin_[a]] = x(a);
     if (!validate_params(model_, w.p.data()).empty()) return kNaN;
-    force(w, w.fi);
-    return (y_ - w.fi).squaredNorm();
+    // The law is linear in the levels (linear()): its force is f0 + C x.
+    w.fi.noalias() = w.C * x;
+    return (w.r - w.fi).squaredNorm();
   }
 
  private:
+  // Equal to rounding (1e-9 of the norm).
+  template <class A, class B>
+  static bool close(const A& a, const B& b) {
+    return (a - b).norm() <= 1e-9 * std::max(b.norm(), 1e-300);
+  }
   // Bounds of each level; a level that exceeds another (F_brk >= F_C) is
   // tied to it where the solution breaks that rule.
   void level_bounds() {
@@ -197,7 +230,7 @@ class LevelProjection {
   }
   // The force with the levels at 0 and each level's column (its force per
   // unit) at the shape parameters in w.p.
-  void columns(Work& w) const {
+  void columns_of_force(Work& w) const {
     for (int j : lin_) w.p[j] = 0.0;
     force(w, w.f0);
     for (int a = 0; a < k_; ++a) {
@@ -205,6 +238,62 @@ class LevelProjection {
       force(w, w.fi);
       w.C.col(a) = w.fi - w.f0;
       w.p[lin_[a]] = 0.0;
+    }
+  }
+  // The residual at zero levels r = y - f0 and the normal equations of the
+  // columns: G = C^T C, b = C^T r.
+  void normal_equations(Work& w) const {
+    w.r = y_ - w.f0;
+    w.G.resize(k_, k_);
+    w.b.resize(k_);
+    for (int a = 0; a < k_; ++a) {
+      w.b(a) = w.C.col(a).dot(w.r);
+      for (int c = 0; c <= a; ++c) w.G(a, c) = w.G(c, a) = w.C.col(a).dot(w.C.col(c));
+    }
+  }
+  // The columns in one pass: with the levels at
+  // 0, the force and its derivatives by the coefficients per sample
+  // (M::force_grad), chained with the coefficients' derivatives by the levels
+  // (M::prepare on Jets, once). A law linear in its levels has these
+  // derivatives for columns.
+  void columns_of_gradient(Work& w) const {
+    using J = ceres::Jet<double, M::kNumParams>;
+    using CoeffsD = typename M::template Coeffs<double>;
+    using CoeffsJ = typename M::template Coeffs<J>;
+    constexpr int kCoeffs = static_cast<int>(sizeof(CoeffsD) / sizeof(double));
+    static_assert(sizeof(CoeffsJ) == kCoeffs * sizeof(J), "Coeffs must be an aggregate of T fields");
+    for (int j : lin_) w.p[j] = 0.0;
+    J p[M::kNumParams];
+    for (int j = 0; j < nm_; ++j) p[j] = J(w.p[j]);
+    for (int a = 0; a < k_; ++a) p[lin_[a]] = J(0.0, a);
+    const CoeffsJ cj = M::prepare(p);
+    const J* flat = reinterpret_cast<const J*>(&cj);
+    double values[kCoeffs];
+    // The coefficients some level moves, and their derivatives by the levels.
+    int moved[kCoeffs];
+    double dc[kCoeffs][M::kNumParams];
+    int nc = 0;
+    for (int f = 0; f < kCoeffs; ++f) {
+      values[f] = flat[f].a;
+      bool any = false;
+      for (int a = 0; a < k_; ++a) any = any || flat[f].v[a] != 0.0;
+      if (!any) continue;
+      moved[nc] = f;
+      for (int a = 0; a < k_; ++a) dc[nc][a] = flat[f].v[a];
+      ++nc;
+    }
+    CoeffsD c;
+    std::memcpy(static_cast<void*>(&c), values, sizeof(values));
+    w.f0.resize(n_);
+    for (long i = 0; i < n_; ++i) {
+      CoeffsD dfc;
+      w.f0(i) = M::force_grad(c, s_[i], dfc);
+      double df[kCoeffs];
+      std::memcpy(df, &dfc, sizeof(df));
+      double col[M::kNumParams] = {};
+      for (int m = 0; m < nc; ++m)
+        for (int a = 0; a < k_; ++a) col[a] += df[moved[m]] * dc[m][a];
+      for (int a = 0; a < k_; ++a) w.C(i, a) = col[a];
     }
   }
   // Design point i >= 0; i = -1 is the law without a breakaway (each
@@ -234,7 +323,8 @@ class LevelProjection {
   Eigen::Map<const Vec> y_;
   int k_;
   std::vector<double> lo_, hi_;
-  std::vector<int> base_;  // position in lin of the level it must not fall below
+  std::vector<int> base_;     // position in lin of the level it must not fall below
+  bool by_gradient_ = false;  // columns_of_gradient gives the columns (linear())
 };
 
 // Ranked starts (full external vectors of the layout, best first, at most
@@ -268,8 +358,7 @@ std::vector<std::vector<double>> projected_search(const ModelInfo& model, const 
 
   const SearchSample sub = search_sample(data, train);
   if (static_cast<long>(sub.s.size()) < 2 * static_cast<long>(free.size())) return none;
-  const LevelProjection<M> projection(model, L, box, seed, std::move(lin), std::move(shape), std::move(shape_axis),
-                                      sub);
+  LevelProjection<M> projection(model, L, box, seed, std::move(lin), std::move(shape), std::move(shape_axis), sub);
   if (!projection.linear()) return none;
 
   // The points are independent: threads take them in turns, each result

@@ -13,6 +13,8 @@
 #include "covariance.hpp"
 #include "multistart.hpp"
 #include "problem.hpp"
+#include "start_points.hpp"
+#include "stribeck/kernels/models/simscape_cylinder.hpp"
 #include "stribeck/workloads/generator.hpp"
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/kernels/registry.hpp"
@@ -187,6 +189,49 @@ TEST(IdentificationSearch, ParallelRefinementsGiveTheAnswerOfOneAtATime) {
     for (const char* n : {"F_pr", "f_cfr", "K_brk", "f_vfr", "c_v"})
       EXPECT_NEAR(two.param(n).value, one.param(n).value, 1e-9 * std::abs(one.param(n).value)) << n;
   }
+}
+
+// The coarse search's levels at each shape point are the bounded least-squares
+// levels of that shape: at the best points, every level off its bound leaves
+// the residual orthogonal to its column, both computed here from M::force
+// alone (the column as the force's change for a unit of the level).
+TEST(IdentificationSearch, ProjectedLevelsAreTheLeastSquaresLevelsOfTheirShape) {
+  GeneratorOptions g = cylinder_plateaus(200, 1.6, 0.5);
+  g.pressure_levels = {10e5, 40e5, 80e5, 120e5};
+  const ModelInfo& m = *find_model(g.model);
+  const FitOptions o;
+  FitSummary S;
+  const ident::detail::FitData D = ident::detail::check_data(generate_log(g), m, o, S);
+  const ident::detail::Layout L = ident::detail::make_layout(m, o, D.data);
+  const std::vector<int> free = L.free_indices();
+  const auto box = ident::detail::search_box(m, L, free, D);
+  const auto ranked = ident::detail::projected_search<SimscapeCylinder>(m, L, D.data, D.train, free, box, 256, 1, 5, 1);
+  ASSERT_EQ(ranked.size(), 5u);
+  const ident::detail::SearchSample sub = ident::detail::search_sample(D.data, D.train);
+  const std::vector<int>& map = L.model_map[0][0];
+  int checked = 0;
+  for (const auto& values : ranked) {
+    std::vector<double> p;
+    for (int j : map) p.push_back(values[j]);
+    auto force = [&](const std::vector<double>& q, size_t i) {
+      return SimscapeCylinder::force(SimscapeCylinder::prepare(q.data()), sub.s[i]);
+    };
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      const ident::detail::FitParam& q = L.params[map[j]];
+      if (q.fixed || !ident::detail::linear_role(m.params[j].role) || p[j] <= q.lo) continue;
+      std::vector<double> up = p;
+      up[j] += 1.0;
+      double dot = 0, cc = 0, rr = 0;
+      for (std::size_t i = 0; i < sub.s.size(); ++i) {
+        const double col = force(up, i) - force(p, i), r = sub.y[i] - force(p, i);
+        dot += col * r, cc += col * col, rr += r * r;
+      }
+      EXPECT_LE(std::abs(dot), 1e-9 * std::sqrt(cc * rr)) << m.params[j].name;
+      ++checked;
+    }
+  }
+  // F_pr, f_cfr, f_vfr at each of the 5 points, less those at their bound 0.
+  EXPECT_GE(checked, 10);
 }
 
 TEST(IdentificationSearch, BreakawayRatioOneLeavesTheTransitionRateUndetermined) {
