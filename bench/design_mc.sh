@@ -15,7 +15,10 @@
 # independent NumPy Fisher prediction, identify's mean reported std error,
 # coverage with its Clopper-Pearson interval, bias), the shrink, and which
 # goals are met; writes every figure to OUT.json.
-# Usage: bench/design_mc.sh [STRIBECK=build/bin/stribeck] [N=1000] [JOBS=2] [OUT=design_mc.json] [CASES=cylinder,servo]
+# Usage: [FIRST_SEED=1] bench/design_mc.sh [STRIBECK=build/bin/stribeck] [N=1000] [JOBS=2] [OUT=design_mc.json]
+#                                           [CASES=cylinder,servo]
+# (seeds FIRST_SEED .. FIRST_SEED+N-1: a second run from another first seed
+# adds independent realisations)
 set -euo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 STRIBECK=${1:-$DIR/../build/bin/stribeck}
@@ -26,5 +29,6 @@ CASES=${5:-cylinder,servo}
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(date -u '+%F %T UTC')"
 echo "stribeck: $("$STRIBECK" --version 2>&1 | head -1); commit $(git -C "$DIR" rev-parse --short HEAD 2>/dev/null || echo ?)"
 echo "$N realisations per test, $JOBS at a time; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/python3 "$DIR/peers/design_mc.py" --stribeck "$STRIBECK" --cases "$CASES" --n "$N" --jobs "$JOBS" --json "$OUT"
+/usr/bin/python3 "$DIR/peers/design_mc.py" --stribeck "$STRIBECK" --cases "$CASES" --n "$N" --jobs "$JOBS" --json "$OUT" \
+  --first-seed "${FIRST_SEED:-1}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); figures in $OUT"

@@ -24,7 +24,8 @@ deviation over the parameters of the reference divided by that of the
 design, and the same for the parameter that is worst in the reference.
 
 Usage: design_mc.py --stribeck BIN [--cases cylinder,servo] [--n 1000]
-                    [--jobs 2] [--json OUT.json] [--work DIR]
+                    [--jobs 2] [--first-seed 1] [--json OUT.json] [--work DIR]
+       design_mc.py --combine RUN1.json RUN2.json ...   (runs of disjoint seeds pooled)
 """
 import argparse
 import concurrent.futures as cf
@@ -323,7 +324,37 @@ def goals(res):
     return g
 
 
+def combine(paths):
+    """Pools the realisations of several runs (disjoint seeds) per case, test
+    and parameter: the standard deviation from the runs' means and spreads,
+    the coverage from their counts."""
+    runs = [json.load(open(p)) for p in paths]
+    for case in runs[0]["cases"]:
+        print(f"== {case['case']} pooled over {len(runs)} runs")
+        for block in ("design", "reference"):
+            for name, p0 in case[block]["parameters"].items():
+                ps = [next(c for c in r["cases"] if c["case"] == case["case"])[block]["parameters"][name]
+                      for r in runs]
+                n = sum(p["n"] for p in ps)
+                mean = sum(p["n"] * p["mean"] for p in ps) / n
+                ss = sum((p["n"] - 1) * p["empirical_std"] ** 2 + p["n"] * (p["mean"] - mean) ** 2 for p in ps)
+                s = math.sqrt(ss / (n - 1))
+                lo, hi = std_interval(s, n)
+                covered = round(sum(p["coverage"] * p["n"] for p in ps))
+                clo, chi = clopper_pearson(covered, n)
+                pred = p0["predicted_std"]
+                if any(p["predicted_std"] != pred for p in ps):
+                    raise SystemExit(f"{case['case']} {block}: the runs designed different tests")
+                print(f"   {block:9} {name:6} n {n:5} emp. std {s:10.4g} predicted {pred:10.4g} "
+                      f"ratio {pred / s:.3f} [{pred / hi:.3f},{pred / lo:.3f}] "
+                      f"cover {100 * covered / n:.1f}% [{100 * clo:.1f},{100 * chi:.1f}]% "
+                      f"bias {(mean - p0['truth']) / (s / math.sqrt(n)):.2f} SEM")
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--combine":
+        combine(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--stribeck", required=True)
     ap.add_argument("--cases", default="cylinder,servo")
