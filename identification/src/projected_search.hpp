@@ -290,10 +290,11 @@ class LevelProjection {
       w.f0(i) = M::force_grad(c, s_[i], dfc);
       double df[kCoeffs];
       std::memcpy(df, &dfc, sizeof(df));
-      double col[M::kNumParams] = {};
-      for (int m = 0; m < nc; ++m)
-        for (int a = 0; a < k_; ++a) col[a] += df[moved[m]] * dc[m][a];
-      for (int a = 0; a < k_; ++a) w.C(i, a) = col[a];
+      for (int a = 0; a < k_; ++a) {
+        double col = 0.0;  // (a register: an array here stalls on store forwarding)
+        for (int m = 0; m < nc; ++m) col += df[moved[m]] * dc[m][a];
+        w.C(i, a) = col;
+      }
     }
   }
   // Design point i >= 0; i = -1 is the law without a breakaway (each
