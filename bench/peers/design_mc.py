@@ -331,6 +331,7 @@ def combine(paths):
     runs = [json.load(open(p)) for p in paths]
     for case in runs[0]["cases"]:
         print(f"== {case['case']} pooled over {len(runs)} runs")
+        worst_rel = {}
         for block in ("design", "reference"):
             for name, p0 in case[block]["parameters"].items():
                 ps = [next(c for c in r["cases"] if c["case"] == case["case"])[block]["parameters"][name]
@@ -345,10 +346,13 @@ def combine(paths):
                 pred = p0["predicted_std"]
                 if any(p["predicted_std"] != pred for p in ps):
                     raise SystemExit(f"{case['case']} {block}: the runs designed different tests")
+                worst_rel[block] = max(worst_rel.get(block, 0.0), s / abs(p0["truth"]))
                 print(f"   {block:9} {name:6} n {n:5} emp. std {s:10.4g} predicted {pred:10.4g} "
                       f"ratio {pred / s:.3f} [{pred / hi:.3f},{pred / lo:.3f}] "
                       f"cover {100 * covered / n:.1f}% [{100 * clo:.1f},{100 * chi:.1f}]% "
                       f"bias {(mean - p0['truth']) / (s / math.sqrt(n)):.2f} SEM")
+        print(f"   shrink of the worst relative std, reference / design: "
+              f"{worst_rel['reference'] / worst_rel['design']:.2f}x")
 
 
 def main():
