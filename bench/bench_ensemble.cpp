@@ -48,15 +48,16 @@ int main(int argc, char** argv) {
     // the peers' compilation is, and not counted in the rate.
     {
       const auto w0 = std::chrono::steady_clock::now();
-      stribeck::run_ensemble(stribeck::read_simulate_config(warm_path), stribeck::EnsembleRunOptions{});
+      stribeck::workloads::run_ensemble(stribeck::workloads::read_simulate_config(warm_path),
+                                        stribeck::workloads::EnsembleRunOptions{});
       std::printf("warm-up (4 trajectories x 10 steps, first call of the process): %.3f s\n",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
     }
-    const stribeck::SimulateConfig c = stribeck::read_simulate_config(path);
-    stribeck::EnsembleRunOptions o;
+    const stribeck::workloads::SimulateConfig c = stribeck::workloads::read_simulate_config(path);
+    stribeck::workloads::EnsembleRunOptions o;
     o.output = output;
     if (!output.empty()) std::remove((output + ".partial").c_str());
-    const stribeck::EnsembleResult r = stribeck::run_ensemble(c, o);
+    const stribeck::workloads::EnsembleResult r = stribeck::workloads::run_ensemble(c, o);
     double sum_v = 0;
     long bad = static_cast<long>(r.totals.completed - r.totals.status_counts[0]);
     for (const auto& m : r.metrics) sum_v += m.final_v;

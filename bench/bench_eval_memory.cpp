@@ -46,10 +46,10 @@ int main(int argc, char** argv) {
     pb[i] = 3e6 - 1e6 * v[i];
   }
   const std::vector<std::string> assign = {"K_brk=1.5", "F_pr=50"};
-  const auto& model = stribeck::require_model("simscape-cylinder");
-  const std::vector<double> p = stribeck::resolve_params(model, assign);
+  const auto& model = stribeck::workloads::require_model("simscape-cylinder");
+  const std::vector<double> p = stribeck::workloads::resolve_params(model, assign);
   std::vector<double> force(static_cast<size_t>(n));
-  stribeck::EvalInputs e;
+  stribeck::workloads::EvalInputs e;
   e.n = static_cast<size_t>(n);
   e.velocity = v;
   e.pressure_a = pa;
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   double best = 1e300;
   for (int r = 0; r < repeat + 1; ++r) {  // the first round warms pages and threads
     const auto t0 = std::chrono::steady_clock::now();
-    stribeck::evaluate_samples(model.id, p, e, force.data());
+    stribeck::workloads::evaluate_samples(model.id, p, e, force.data());
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r > 0) best = std::min(best, s);
   }
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   double best_vm = 1e300;
   for (int r = 0; r < repeat + 1; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    stribeck::evaluate_samples(model.id, p, e, force_vm.data());
+    stribeck::workloads::evaluate_samples(model.id, p, e, force_vm.data());
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r > 0) best_vm = std::min(best_vm, s);
   }

@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(2024);
   std::uniform_real_distribution<double> U(0, 1);
   std::normal_distribution<double> noise(0, 1.0);
-  stribeck::Experiment e;
+  stribeck::data::Experiment e;
   e.name = "bench";
   e.source = "bench";
   auto& v = e.channels["velocity"];
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   }
   o.starts = starts;
   o.keep_signals = false;
-  o.num_threads = threads > 0 ? threads : stribeck::job_threads();
+  o.num_threads = threads > 0 ? threads : stribeck::workloads::job_threads();
   std::vector<double> times, cpu, solver;
   stribeck::ident::FitSummary s;
   std::map<std::string, std::vector<double>> phase;

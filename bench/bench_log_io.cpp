@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 2 ? argv[2] : "/tmp";
   const std::string h5 = dir + "/bench_log_io.h5", csv = dir + "/bench_log_io.csv",
                     peer_h5 = dir + "/bench_log_io_peer.h5";
-  stribeck::GeneratorOptions o;
+  stribeck::workloads::GeneratorOptions o;
   o.model = "simscape-cylinder";
   o.params = stribeck::find_model(o.model)->defaults();
   o.profile = "sine-sweep";
@@ -42,16 +42,16 @@ int main(int argc, char** argv) {
   o.duration = (n - 1) / 1000.0;
   o.pressure_levels = {3e5};
   o.noise = {{"force", 0.5}, {"position", 1e-6}, {"pressure_a", 1000}};
-  const auto exps = stribeck::generate_log(o);
+  const auto exps = stribeck::workloads::generate_log(o);
   const long samples = static_cast<long>(exps[0].size());
   const long channels = static_cast<long>(exps[0].channels.size());
   std::printf("experiment: %ld samples x %ld channels (%.1f MB of float64)\n", samples, channels,
               samples * channels * 8 / 1e6);
 
-  const double w = best_of(3, [&] { stribeck::write_log(h5, exps, stribeck::Provenance{}); });
-  const double r = best_of(3, [&] { stribeck::read_log(h5); });
-  const double we = best_of(1, [&] { stribeck::write_csv(csv, exps[0]); });
-  const double re = best_of(1, [&] { stribeck::read_any_log(csv); });
+  const double w = best_of(3, [&] { stribeck::data::write_log(h5, exps, stribeck::data::Provenance{}); });
+  const double r = best_of(3, [&] { stribeck::data::read_log(h5); });
+  const double we = best_of(1, [&] { stribeck::data::write_csv(csv, exps[0]); });
+  const double re = best_of(1, [&] { stribeck::data::read_any_log(csv); });
   const auto size = [](const std::string& p) {
     FILE* f = std::fopen(p.c_str(), "rb");
     std::fseek(f, 0, SEEK_END);

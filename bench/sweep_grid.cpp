@@ -30,18 +30,18 @@ struct Args {
   bool top_k_only = false;
 };
 
-SweepConfig grid_config(const Args& a) {
-  SweepConfig c;
+workloads::SweepConfig grid_config(const Args& a) {
+  workloads::SweepConfig c;
   c.model = "simscape-cylinder";
   const std::string n = std::to_string(a.axis);
-  apply_param_flag(c, "F_pr=linear:0:60:" + n);
-  apply_param_flag(c, "f_cfr=log:1e-7:1e-5:" + n);
-  apply_param_flag(c, "K_brk=linear:1:2.5:" + n);
-  apply_param_flag(c, "c_v=log:1:100:" + n);
-  apply_param_flag(c, "f_vfr=200");
-  apply_param_flag(c, "v_th=1e-4");
-  TraceSource t;
-  t.kind = TraceSource::kProfile;
+  workloads::apply_param_flag(c, "F_pr=linear:0:60:" + n);
+  workloads::apply_param_flag(c, "f_cfr=log:1e-7:1e-5:" + n);
+  workloads::apply_param_flag(c, "K_brk=linear:1:2.5:" + n);
+  workloads::apply_param_flag(c, "c_v=log:1:100:" + n);
+  workloads::apply_param_flag(c, "f_vfr=200");
+  workloads::apply_param_flag(c, "v_th=1e-4");
+  workloads::TraceSource t;
+  t.kind = workloads::TraceSource::kProfile;
   t.name = "sine";
   t.profile.amplitude = 0.05;
   t.profile.frequency = 1.0;
@@ -64,7 +64,7 @@ SweepConfig grid_config(const Args& a) {
 // x_k - x_{k-1} (dx_0 = 0) of the built-in sine profile, from the exact
 // position the profile's log carries (x = A/w (1 - cos w t), as make_profile
 // writes it), which is the dx the engine integrates the loop area over.
-std::vector<double> profile_dx(const ProfileSpec& p) {
+std::vector<double> profile_dx(const workloads::ProfileSpec& p) {
   const double w = 2 * M_PI * p.frequency, n1 = static_cast<double>(p.samples - 1);
   auto x = [&](std::int64_t i) {
     return p.amplitude / w * (1 - std::cos(w * (p.duration * static_cast<double>(i) / n1)));
@@ -75,8 +75,8 @@ std::vector<double> profile_dx(const ProfileSpec& p) {
 }
 
 // The peer: what a careful engineer writes without the engine.
-double scalar_loop(const SweepPlan& plan, const std::vector<double>& dx, double* best_rmse) {
-  const SweepTrace& tr = plan.traces[0];
+double scalar_loop(const workloads::SweepPlan& plan, const std::vector<double>& dx, double* best_rmse) {
+  const workloads::SweepTrace& tr = plan.traces[0];
   const std::size_t n = tr.v.size();
   double best = INFINITY;
   const auto t0 = std::chrono::steady_clock::now();
@@ -133,12 +133,12 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const SweepConfig c = grid_config(a);
-    const SweepPlan plan = plan_sweep(c);
+    const workloads::SweepConfig c = grid_config(a);
+    const workloads::SweepPlan plan = workloads::plan_sweep(c);
     const double evals = static_cast<double>(plan.count) * static_cast<double>(a.samples);
     const std::vector<double> dx = profile_dx(c.traces[0].profile);
     if (!a.trace_out.empty()) {
-      const SweepTrace& t = plan.traces[0];
+      const workloads::SweepTrace& t = plan.traces[0];
       std::FILE* f = std::fopen(a.trace_out.c_str(), "w");
       std::fprintf(f, "dt,velocity,pressure_a,pressure_b,dx,force\n");
       for (std::size_t k = 0; k < t.v.size(); ++k)
@@ -148,9 +148,9 @@ int main(int argc, char** argv) {
     }
     std::printf("workload: simscape-cylinder grid %d^4 = %llu points x %ld samples = %.3g evaluations\n", a.axis,
                 static_cast<unsigned long long>(plan.count), a.samples, evals);
-    SweepRunOptions o;
+    workloads::SweepRunOptions o;
     o.device = a.device;
-    o.precision = a.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+    o.precision = a.precision == "fp32" ? workloads::Precision::kFp32 : workloads::Precision::kFp64;
     if (a.breakdown && a.device == "gpu") {
       // Where a run's time goes besides the kernels: the device probe each
       // run makes, and one chunk evaluated with a workspace of its own
@@ -160,17 +160,17 @@ int main(int argc, char** argv) {
       auto secs = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
       for (int r = 0; r < 3; ++r) {
         auto t0 = clock::now();
-        const DeviceChoice d = choose_device("gpu");
+        const workloads::DeviceChoice d = workloads::choose_device("gpu");
         const double probe = secs(t0);
-        SweepChunk chunk;
+        data::SweepChunk chunk;
         t0 = clock::now();
-        evaluate_chunk_gpu(plan, o.precision, 0, plan.count, chunk);
+        workloads::evaluate_chunk_gpu(plan, o.precision, 0, plan.count, chunk);
         std::printf("breakdown: probe %.4f s, one chunk with its own workspace %.4f s (%s)\n", probe, secs(t0),
                     d.name.c_str());
       }
     }
     for (int r = 0; r < a.repeat; ++r) {
-      const SweepSummary s = run_sweep(plan, c, o);
+      const workloads::SweepSummary s = workloads::run_sweep(plan, c, o);
       std::printf("stribeck %s %s: %.3f s, %.3g evaluations/s, best rmse %.10g\n", s.device.c_str(),
                   a.precision.c_str(), s.seconds, evals / s.seconds, s.top.empty() ? NAN : s.top[0].objective);
     }

@@ -138,14 +138,14 @@ std::vector<double> resolve(const ModelInfo& m, const py::object& params) {
       if (idx < 0) {
         std::string known;
         for (const auto& q : m.params) known += (known.empty() ? "" : ", ") + std::string(q.name);
-        throw InputError("model " + m.id + " has no parameter '" + name + "' (parameters: " + known + ")");
+        throw data::InputError("model " + m.id + " has no parameter '" + name + "' (parameters: " + known + ")");
       }
-      if (!std::isfinite(value)) throw InputError("parameter " + name + ": not a finite number of model " + m.id);
+      if (!std::isfinite(value)) throw data::InputError("parameter " + name + ": not a finite number of model " + m.id);
       p[static_cast<std::size_t>(idx)] = value;
     }
   }
   const auto errors = validate_params(m, p.data());
-  if (!errors.empty()) throw InputError(errors.front());
+  if (!errors.empty()) throw data::InputError(errors.front());
   return p;
 }
 
@@ -233,8 +233,8 @@ Shape broadcast(const std::vector<std::pair<const char*, const py::array_t<T>*>>
       py::ssize_t& d = s[s.size() - own.size() + k];
       if (d == 1) d = own[k];
       else if (own[k] != 1 && own[k] != d)
-        throw InputError(std::string(name) + " has shape " + shape_text(own) +
-                         ", which does not broadcast against the other inputs' " + shape_text(s));
+        throw data::InputError(std::string(name) + " has shape " + shape_text(own) +
+                               ", which does not broadcast against the other inputs' " + shape_text(s));
     }
   }
   return s;
@@ -282,15 +282,16 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
   const std::pair<Channel, int> needed[] = {{kChannelPressureA, 1}, {kChannelPressureB, 2}, {kChannelNormalForce, 3}};
   for (const auto& [ch, k] : needed)
     if (m.needs(ch) && !arr[k])
-      throw InputError("model " + m.id + " reads " + channel_name(ch) + ": give " + channel_name(ch) + "=...");
+      throw data::InputError("model " + m.id + " reads " + channel_name(ch) + ": give " + channel_name(ch) + "=...");
   if (m.dynamic && !arr[4])
-    throw InputError("model " + m.id + " is dynamic: give time=... (seconds, strictly increasing)");
+    throw data::InputError("model " + m.id + " is dynamic: give time=... (seconds, strictly increasing)");
   std::vector<std::pair<const char*, const py::array_t<T>*>> present;
   for (int k = 0; k < 5; ++k) present.push_back({names[k], &arr[k]});
   const Shape shape = broadcast<T>(present);
   if (m.dynamic && shape.size() != 1)
-    throw InputError("model " + m.id + " is dynamic: its inputs are one time series (one-dimensional), not of shape " +
-                     shape_text(shape));
+    throw data::InputError("model " + m.id +
+                           " is dynamic: its inputs are one time series (one-dimensional), not of shape " +
+                           shape_text(shape));
   std::size_t n = 1;
   for (py::ssize_t d : shape) n *= static_cast<std::size_t>(d);
 
@@ -305,9 +306,9 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
                            std::string(py::str(py::dtype::of<T>())) + " (the velocity's dtype chooses it)");
     result = py::reinterpret_borrow<py::array_t<T>>(given);
     if (shape_of(result) != shape)
-      throw InputError("out has shape " + shape_text(shape_of(result)) + ", the result " + shape_text(shape));
-    if (!(result.flags() & py::array::c_style)) throw InputError("out must be C-contiguous");
-    if (!result.writeable()) throw InputError("out is read-only");
+      throw data::InputError("out has shape " + shape_text(shape_of(result)) + ", the result " + shape_text(shape));
+    if (!(result.flags() & py::array::c_style)) throw data::InputError("out must be C-contiguous");
+    if (!result.writeable()) throw data::InputError("out is read-only");
   } else {
     result = py::array_t<T>(shape);
   }
@@ -345,7 +346,7 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
       copies.push_back(c);
       return c.data();
     };
-    EvalInputs in;
+    workloads::EvalInputs in;
     in.n = n;
     in.velocity = as_double(0);
     in.pressure_a = as_double(1);
@@ -354,7 +355,7 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
     in.time = as_double(4);
     for (std::size_t i = 1; i < n; ++i)
       if (!(in.time[i] > in.time[i - 1]))
-        throw InputError("time must be strictly increasing (sample " + std::to_string(i) + ")");
+        throw data::InputError("time must be strictly increasing (sample " + std::to_string(i) + ")");
     py::array_t<T> state = return_state ? py::array_t<T>(shape) : absent<py::array_t<T>>();
     std::vector<double> force_d, state_d;  // float32 results only: computed in double first
     double* force_out = nullptr;
@@ -369,7 +370,7 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
     }
     {
       py::gil_scoped_release release;
-      evaluate_samples(m.id, params, in, force_out, state_out, initial_state);
+      workloads::evaluate_samples(m.id, params, in, force_out, state_out, initial_state);
     }
     if constexpr (!std::is_same_v<T, double>) {
       std::copy(force_d.begin(), force_d.end(), o);
@@ -401,14 +402,14 @@ py::object eval_typed(const ModelInfo& m, const std::vector<double>& params, con
           auto at = [&](int k) -> const double* {
             return !base[k] ? nullptr : fill[k].empty() ? base[k] + b : fill[k].data();
           };
-          EvalInputs in;
+          workloads::EvalInputs in;
           in.n = e - b;
           in.velocity = at(0);
           in.pressure_a = at(1);
           in.pressure_b = at(2);
           in.normal_force = at(3);
           in.vector_math = vector_math;
-          evaluate_samples(m.id, params, in, o + b);
+          workloads::evaluate_samples(m.id, params, in, o + b);
           if (e < n && e / kBlock != b / kBlock) check_signals();
         }
       }
@@ -423,7 +424,7 @@ py::object eval(const std::string& model, const py::object& params, const py::ob
                 const py::object& pressure_a, const py::object& pressure_b, const py::object& normal_force,
                 const py::object& time, double initial_state, bool vector_math, bool return_state,
                 const py::object& out) {
-  const ModelInfo& m = require_model(model);
+  const ModelInfo& m = workloads::require_model(model);
   const std::vector<double> p = resolve(m, params);
   if (velocity.is_none())
     throw py::type_error("velocity: expected numbers (an array, a sequence or a scalar), got None");
@@ -487,7 +488,7 @@ std::vector<std::string> string_list(const py::handle& o, const std::string& wha
   try {
     for (auto x : py::iter(o)) out.push_back(py::str(x));
   } catch (const py::error_already_set&) {
-    throw InputError(what + ": expected a string or a list of strings");
+    throw data::InputError(what + ": expected a string or a list of strings");
   }
   return out;
 }
@@ -500,7 +501,7 @@ std::vector<std::string> assignments(const py::handle& o, const std::string& wha
     const std::string name = py::str(item.first);
     if (py::isinstance<py::tuple>(item.second) || py::isinstance<py::list>(item.second)) {  // bounds (lo, hi)
       auto seq = py::reinterpret_borrow<py::sequence>(item.second);
-      if (seq.size() != 2) throw InputError(what + " " + name + ": expected (lo, hi)");
+      if (seq.size() != 2) throw data::InputError(what + " " + name + ": expected (lo, hi)");
       auto side = [](const py::handle& h) { return h.is_none() ? std::string() : format_number(h.cast<double>()); };
       out.push_back(name + "=" + side(seq[0]) + ":" + side(seq[1]));
     } else {
@@ -518,7 +519,7 @@ ident::FitOptions fit_options(const py::dict& kw) {
     auto num = [&] { return v.cast<double>(); };
     auto integer = [&] {
       const double d = v.cast<double>();
-      if (d != std::floor(d) || d < 0 || d > 1e9) throw InputError(k + ": must be a whole number >= 0");
+      if (d != std::floor(d) || d < 0 || d > 1e9) throw data::InputError(k + ": must be a whole number >= 0");
       return static_cast<int>(d);
     };
     try {
@@ -546,13 +547,13 @@ ident::FitOptions fit_options(const py::dict& kw) {
       else if (k == "max_iterations") o.max_iterations = integer();
       else if (k == "threads") o.num_threads = integer();
       else
-        throw InputError(
+        throw data::InputError(
             "unknown fit option '" + k +
             "' (free, fix, initial, bounds, per_experiment, asymmetric, "
             "offset, offset_per_experiment, inertia, mass, area_a, area_b, cutoff, parallel_filter, "
             "decimation, loss, starts, max_starts, coarse_points, seed, validate, max_iterations, threads)");
     } catch (const py::cast_error&) {
-      throw InputError("fit option " + k + ": wrong type");
+      throw data::InputError("fit option " + k + ": wrong type");
     }
   }
   return o;
@@ -599,9 +600,9 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
   // The options first, as the CLI checks them: before any log is read.
   ident::FitOptions o = fit_options(kw);
   ident::check_fit_options(model, o);
-  std::vector<Experiment> exps;
+  std::vector<data::Experiment> exps;
   if (!log.is_none()) {
-    if (arrays.size() != 0) throw InputError("give either log=... or channel arrays, not both");
+    if (arrays.size() != 0) throw data::InputError("give either log=... or channel arrays, not both");
     // One path (str, bytes, os.PathLike) or a list of them.
     std::vector<std::string> paths;
     const bool one = py::isinstance<py::str>(log) || py::isinstance<py::bytes>(log) ||
@@ -614,17 +615,17 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
       for (auto x : log) paths.push_back(input_path(py::reinterpret_borrow<py::object>(x), "log"));
     }
     for (const std::string& path : paths) {
-      std::vector<Experiment> e = read_any_log(path);
+      std::vector<data::Experiment> e = data::read_any_log(path);
       exps.insert(exps.end(), e.begin(), e.end());
     }
     if (!experiment.is_none()) {
       const std::vector<std::string> keep = string_list(experiment, "experiment");
-      std::vector<Experiment> picked;
-      for (const auto& name : keep) picked.push_back(select_experiment(exps, name, paths.front()));
+      std::vector<data::Experiment> picked;
+      for (const auto& name : keep) picked.push_back(data::select_experiment(exps, name, paths.front()));
       exps = picked;
     }
   } else {
-    Experiment e;
+    data::Experiment e;
     e.name = "arrays";
     e.source = "<arrays>";
     std::size_t n = 0;
@@ -634,19 +635,19 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
       const char* unit = nullptr;
       for (const auto& cu : kChannelUnits)
         if (name == cu[0]) unit = cu[1];
-      if (!unit) throw InputError("unknown channel '" + name + "'");
+      if (!unit) throw data::InputError("unknown channel '" + name + "'");
       auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(item.second);
       if (!a) throw py::type_error(name + ": expected an array of numbers, got " + type_name(item.second));
       if (a.ndim() != 1)
-        throw InputError(name + ": must be one-dimensional, has " + std::to_string(a.ndim()) + " dimensions");
+        throw data::InputError(name + ": must be one-dimensional, has " + std::to_string(a.ndim()) + " dimensions");
       if (n && static_cast<std::size_t>(a.shape(0)) != n)
-        throw InputError(name + " has " + std::to_string(a.shape(0)) + " samples, the other channels " +
-                         std::to_string(n));
+        throw data::InputError(name + " has " + std::to_string(a.shape(0)) + " samples, the other channels " +
+                               std::to_string(n));
       n = static_cast<std::size_t>(a.shape(0));
       e.channels[name].assign(a.data(), a.data() + n);
       e.units[name] = unit;
     }
-    if (e.channels.empty()) throw InputError("give log=PATH or channel arrays (velocity=..., force=..., ...)");
+    if (e.channels.empty()) throw data::InputError("give log=PATH or channel arrays (velocity=..., force=..., ...)");
     exps.push_back(std::move(e));
   }
   o.progress = [](const ident::FitProgress&) { check_signals(); };
@@ -657,7 +658,7 @@ py::dict fit(const std::string& model, const py::object& log, const py::object& 
   }
   py::dict out;
   py::object report = json_to_python(ident::to_json(s));
-  in_model_order(report, require_model(model));
+  in_model_order(report, workloads::require_model(model));
   out["report"] = report;
   py::list names, fitted, residual;
   for (const auto& e : s.experiments) {
@@ -680,7 +681,7 @@ py::dict export_params(const py::object& fit, const std::string& to, const py::o
                        int fit_index) {
   ident::ExportOptions o;
   if (!ident::parse_export_target(to, &o.to))
-    throw InputError("--to '" + to + "' must be simscape, modelica, 20sim or json");
+    throw data::InputError("--to '" + to + "' must be simscape, modelica, 20sim or json");
   o.fit = input_path(fit, "fit");
   if (!data.is_none()) o.data = input_path(data, "data");
   if (py::isinstance<py::str>(velocity_range)) {
@@ -710,7 +711,7 @@ py::dict export_params(const py::object& fit, const std::string& to, const py::o
     d["law"] = c.law.empty() ? py::object(py::none()) : py::object(py::str(c.law));
     py::dict params;
     if (!c.law.empty()) {
-      const ModelInfo& m = require_model(c.law);
+      const ModelInfo& m = workloads::require_model(c.law);
       for (std::size_t k = 0; k < m.params.size(); ++k) params[py::str(m.params[k].name)] = c.params[k];
     }
     d["parameters"] = params;
@@ -757,7 +758,7 @@ py::dict stream_plan(const py::object& model, const py::object& log, const py::o
     for (auto x : log) q.logs.push_back(input_path(py::reinterpret_borrow<py::object>(x), "log"));
   if (!experiment.is_none()) q.experiments = string_list(experiment, "experiment");
   if (stream != "auto" && stream != "always" && stream != "never")
-    throw InputError("stream '" + stream + "': expected auto, always or never");
+    throw data::InputError("stream '" + stream + "': expected auto, always or never");
   q.mode = stream == "always"  ? ident::StreamMode::kAlways
            : stream == "never" ? ident::StreamMode::kNever
                                : ident::StreamMode::kAuto;
@@ -786,10 +787,10 @@ py::dict stream_plan(const py::object& model, const py::object& log, const py::o
 
 py::list read_log(const py::object& path_obj) {
   const std::string path = input_path(path_obj, "path");
-  std::vector<Experiment> exps;
+  std::vector<data::Experiment> exps;
   {
     py::gil_scoped_release release;
-    exps = read_any_log(path);
+    exps = data::read_any_log(path);
   }
   py::list out;
   for (const auto& e : exps) {
@@ -812,20 +813,20 @@ void write_log(const py::object& path_obj, const py::object& experiments) {
   else if (py::isinstance<py::list>(experiments) || py::isinstance<py::tuple>(experiments))
     list = py::list(experiments);
   else throw py::type_error("experiments: expected a dict or a list of dicts, got " + type_name(experiments));
-  std::vector<Experiment> exps;
+  std::vector<data::Experiment> exps;
   for (auto item : list) {
     if (!py::isinstance<py::dict>(item))
       throw py::type_error("experiments: each must be a dict with name and channels, got " + type_name(item));
     auto d = py::reinterpret_borrow<py::dict>(item);
-    Experiment e;
+    data::Experiment e;
     e.name = d.contains("name") ? std::string(py::str(d["name"])) : "experiment";
     e.source = path;
-    if (!d.contains("channels")) throw InputError("write_log: experiment '" + e.name + "' has no channels");
+    if (!d.contains("channels")) throw data::InputError("write_log: experiment '" + e.name + "' has no channels");
     for (auto c : py::reinterpret_borrow<py::dict>(d["channels"])) {
       const std::string name = py::str(c.first);
       auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(c.second);
       if (!a) throw py::type_error("channel " + name + ": expected an array of numbers, got " + type_name(c.second));
-      if (a.ndim() != 1) throw InputError("channel " + name + " must be one-dimensional");
+      if (a.ndim() != 1) throw data::InputError("channel " + name + " must be one-dimensional");
       e.channels[name].assign(a.data(), a.data() + a.shape(0));
       std::string unit;
       for (const auto& cu : kChannelUnits)
@@ -840,9 +841,9 @@ void write_log(const py::object& path_obj, const py::object& experiments) {
     exps.push_back(std::move(e));
   }
   const char* argv[] = {"python", "stribeck.write_log"};
-  const Provenance prov = make_provenance(2, argv);
+  const data::Provenance prov = data::make_provenance(2, argv);
   py::gil_scoped_release release;
-  stribeck::write_log(path, exps, prov);
+  stribeck::data::write_log(path, exps, prov);
 }
 
 // ---- sweep, simulate ------------------------------------------------------
@@ -859,7 +860,7 @@ std::pair<std::string, std::string> config_text(const py::object& config, const 
                          type_name(config));
   }
   const std::string path = input_path(config, what);
-  return {read_config_file(path, what), path};
+  return {data::read_config_file(path, what), path};
 }
 
 // Ctrl-C during a batch run: the runner reports progress after each chunk
@@ -930,18 +931,19 @@ py::array_t<T> new_column(std::uint64_t n) {
 py::object sweep(const py::object& config, const py::object& device, const py::object& precision, std::uint64_t chunk,
                  const py::object& frame) {
   const auto [text, source] = config_text(config, "sweep config");
-  SweepConfig c = parse_sweep_config(text, source);
+  workloads::SweepConfig c = workloads::parse_sweep_config(text, source);
   if (!device.is_none()) c.device = py::str(device);
   if (!precision.is_none()) c.precision = py::str(precision);
   if (c.precision != "fp64" && c.precision != "fp32")
-    throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
+    throw data::InputError("precision '" + c.precision + "': expected fp64 or fp32");
   if (c.keep_top_k_only)
-    throw InputError(source + ": [output] top_k_only: stribeck.sweep returns every point (drop it, or sort the table)");
+    throw data::InputError(source +
+                           ": [output] top_k_only: stribeck.sweep returns every point (drop it, or sort the table)");
   // Force traces of chosen points only shape the results file, as [output]
   // file does: ignored here (stribeck.eval gives any point's forces).
   c.trajectories.clear();
-  const SweepPlan plan = plan_sweep(c);
-  const SweepMeta meta = make_sweep_meta(plan, c, "", Precision::kFp64);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
+  const data::SweepMeta meta = workloads::make_sweep_meta(plan, c, "", workloads::Precision::kFp64);
   const std::uint64_t n = plan.count;
   const int dims = plan.space.dims;
   const int n_exp = static_cast<int>(plan.traces.size());
@@ -951,10 +953,10 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
       static_cast<double>(n) * (8.0 * (1 + dims + kept * (1 + (plan.per_experiment ? n_exp : 0))) + 1.0);
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && bytes > 0.8 * double(pages) * double(page))
-    throw InputError(source + ": " + std::to_string(n) + " points need about " +
-                     format_number(std::round(bytes / 1e8) / 10) +
-                     " GB for their results, more than 80 % of this machine's memory; the command `stribeck sweep` "
-                     "streams them to a file");
+    throw data::InputError(
+        source + ": " + std::to_string(n) + " points need about " + format_number(std::round(bytes / 1e8) / 10) +
+        " GB for their results, more than 80 % of this machine's memory; the command `stribeck sweep` "
+        "streams them to a file");
   auto point = new_column<std::uint64_t>(n);
   std::vector<py::array_t<double>> params, metrics, exp_metrics;
   for (int d = 0; d < dims; ++d) params.push_back(new_column<double>(n));
@@ -970,15 +972,15 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
   for (auto& a : exp_metrics) ep.push_back(a.mutable_data());
   std::uint8_t* sp = status.mutable_data();
 
-  SweepRunOptions o;
+  workloads::SweepRunOptions o;
   o.device = c.device;
-  o.precision = c.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+  o.precision = c.precision == "fp32" ? workloads::Precision::kFp32 : workloads::Precision::kFp64;
   o.chunk = chunk ? chunk : std::min<std::uint64_t>(c.chunk, std::uint64_t(1) << 16);  // Ctrl-C between chunks
   std::string note;
   o.note = [&note](const std::string& t) { note = t; };
   // Rows as the sweep file holds them (sweep_chunk_columns), per-experiment
   // metrics as one column per experiment.
-  o.on_chunk = [&](const SweepChunk& ch) {
+  o.on_chunk = [&](const data::SweepChunk& ch) {
     const std::uint64_t at = ch.first - plan.first;
     for (std::uint64_t j = 0; j < ch.count; ++j) {
       const std::uint64_t r = at + j;
@@ -994,10 +996,10 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
   };
   InterruptCheck interrupt;
   o.progress = [&interrupt](std::uint64_t, std::uint64_t, double) { interrupt(); };
-  SweepSummary s;
+  workloads::SweepSummary s;
   {
     py::gil_scoped_release release;
-    s = run_sweep(plan, c, o);
+    s = workloads::run_sweep(plan, c, o);
   }
   std::vector<TableColumn> cols;
   cols.push_back({"point", point, "1", "index of the point in the space"});
@@ -1028,7 +1030,7 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
   summary["objective"] = sweep::kMetricInfo[plan.objective].name;
   summary["maximize"] = plan.maximize;
   py::list top;
-  for (const TopEntry& t : s.top) top.append(t.index);
+  for (const data::TopEntry& t : s.top) top.append(t.index);
   summary["top"] = top;
   if (!note.empty()) summary["note"] = note;
   extra["kind"] = "sweep";
@@ -1039,18 +1041,18 @@ py::object sweep(const py::object& config, const py::object& device, const py::o
 py::object simulate(const py::object& config, const py::object& device, const py::object& precision,
                     std::uint64_t chunk, const py::object& frame) {
   const auto [text, source] = config_text(config, "simulate config");
-  SimulateConfig c = parse_simulate_config(text, source);
+  workloads::SimulateConfig c = workloads::parse_simulate_config(text, source);
   if ((!device.is_none() || !precision.is_none()) && !c.ensemble)
-    throw InputError(std::string(device.is_none() ? "precision" : "device") +
-                     " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
+    throw data::InputError(std::string(device.is_none() ? "precision" : "device") +
+                           " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
   if (!device.is_none()) {
     c.device = py::str(device);
     if (c.device != "auto" && c.device != "gpu" && c.device != "cpu")
-      throw InputError("device " + c.device + ": expected auto, gpu or cpu");
+      throw data::InputError("device " + c.device + ": expected auto, gpu or cpu");
   }
   if (!precision.is_none()) {
     const std::string p = py::str(precision);
-    if (p != "fp64" && p != "fp32") throw InputError("precision " + p + ": expected fp64 or fp32");
+    if (p != "fp64" && p != "fp32") throw data::InputError("precision " + p + ": expected fp64 or fp32");
     c.fp32 = p == "fp32";
   }
   py::dict extra;
@@ -1062,10 +1064,10 @@ py::object simulate(const py::object& config, const py::object& device, const py
   extra["warnings"] = warnings;
   std::vector<TableColumn> cols;
   if (!c.ensemble) {
-    SimulationSeries r;
+    workloads::SimulationSeries r;
     {
       py::gil_scoped_release release;
-      r = simulate_series(c);
+      r = workloads::simulate_series(c);
     }
     for (auto& ch : r.channels) {
       auto a = new_column<double>(ch.values.size());
@@ -1074,7 +1076,7 @@ py::object simulate(const py::object& config, const py::object& device, const py
       cols.push_back({ch.name, a, ch.unit, ch.long_name});
     }
     py::dict metrics, metric_units;
-    const auto values = stick_slip_metric_columns(r.summary.metrics);
+    const auto values = workloads::stick_slip_metric_columns(r.summary.metrics);
     for (std::size_t k = 0; k < values.size(); ++k) {
       const engine::FieldInfo& f = engine::kStickSlipFields[k];
       if (f.integer) metrics[py::str(values[k].first)] = static_cast<long long>(values[k].second);
@@ -1088,28 +1090,29 @@ py::object simulate(const py::object& config, const py::object& device, const py
     extra["metric_units"] = metric_units;
     return make_table(cols, extra, frame);
   }
-  EnsembleRunOptions o;
+  workloads::EnsembleRunOptions o;
   if (chunk) o.chunk = chunk;
-  else if (!choose_device(c.device, source + ": [ensemble] device").gpu) o.chunk = 128;  // Ctrl-C: between chunks
+  else if (!workloads::choose_device(c.device, source + ": [ensemble] device").gpu)
+    o.chunk = 128;  // Ctrl-C: between chunks
   std::string note;
   o.note = [&note](const std::string& t) { note = t; };
   InterruptCheck interrupt;
   o.progress = [&interrupt](std::uint64_t, std::uint64_t, double) { interrupt(); };
-  EnsembleResult r;
+  workloads::EnsembleResult r;
   {
     py::gil_scoped_release release;
-    r = run_ensemble(c, o);
+    r = workloads::run_ensemble(c, o);
   }
   const std::uint64_t n = r.count;
   const std::size_t dims = r.names.size();
   auto point = new_column<std::uint64_t>(n);
   for (std::uint64_t i = 0; i < n; ++i) point.mutable_data()[i] = r.first + i;
   cols.push_back({"point", point, "1", "index of the point in the space"});
-  const std::vector<std::string> units = ensemble_coordinate_units(c, r.names);
+  const std::vector<std::string> units = workloads::ensemble_coordinate_units(c, r.names);
   for (std::size_t d = 0; d < dims; ++d) {
     auto a = new_column<double>(n);
     for (std::uint64_t i = 0; i < n; ++i) a.mutable_data()[i] = r.values[i * dims + d];
-    cols.push_back({r.names[d], a, units[d], ensemble_coordinate_long_name(c.model, r.names[d])});
+    cols.push_back({r.names[d], a, units[d], workloads::ensemble_coordinate_long_name(c.model, r.names[d])});
   }
   std::vector<double> row(engine::kStickSlipFieldCount);
   std::vector<py::array> metric_cols;
@@ -1225,7 +1228,7 @@ PYBIND11_MODULE(stribeck, m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const stribeck::InputError& e) {
+    } catch (const stribeck::data::InputError& e) {
       PyErr_SetString(PyExc_ValueError, python_message(e.what()).c_str());
     } catch (const Interrupted&) {
       // The Python exception (KeyboardInterrupt) is already set.

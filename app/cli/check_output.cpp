@@ -23,19 +23,20 @@ void check_output_directory(const std::string& output) {
   // immutable directory, where root's permissions do not count.
   // "DIR/." also says ENOTDIR where DIR is a file.
   if (::faccessat(AT_FDCWD, (dir + "/.").c_str(), W_OK | X_OK, AT_EACCESS) != 0)
-    throw InputError(output + ": cannot create output file: " + std::strerror(errno));
+    throw data::InputError(output + ": cannot create output file: " + std::strerror(errno));
 }
 
 void check_output(const std::string& output, const std::vector<std::string>& inputs) {
-  if (output == "-") throw InputError("-o -: this command writes a file (standard output is for `stribeck export`)");
-  check_output_path(output);
+  if (output == "-")
+    throw data::InputError("-o -: this command writes a file (standard output is for `stribeck export`)");
+  data::check_output_path(output);
   check_output_directory(output);
   struct stat out {};
   if (::stat(output.c_str(), &out) != 0) return;  // a new file reads nothing
   for (const auto& in : inputs) {
     struct stat st {};
     if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
-      throw InputError(output + ": is the input " + in + " of this run; write the output to another file");
+      throw data::InputError(output + ": is the input " + in + " of this run; write the output to another file");
   }
 }
 

@@ -67,7 +67,7 @@ void write_json_text(const std::string& path, const std::string& text) {
     flush_stdout();  // a failure is reported when the command ends (finish_stdout)
     return;
   }
-  AtomicFile f(path);
+  data::AtomicFile f(path);
   f.write(text);
   f.commit();
 }
@@ -153,12 +153,13 @@ std::string resolve_shard(const std::string& shard) {
     const char* v = std::getenv(name);
     if (!v) {
       if (!required) return -1;
-      throw InputError(std::string("--shard auto: ") + name +
-                       " is not set (not a Slurm array task: submit with sbatch --array=0-N, or give --shard i/N)");
+      throw data::InputError(
+          std::string("--shard auto: ") + name +
+          " is not set (not a Slurm array task: submit with sbatch --array=0-N, or give --shard i/N)");
     }
     const std::string s = v;
     if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError(std::string("--shard auto: ") + name + "='" + s + "' is not a whole number");
+      throw data::InputError(std::string("--shard auto: ") + name + "='" + s + "' is not a whole number");
     return std::stoll(s);
   };
   const long long id = slurm("SLURM_ARRAY_TASK_ID", true), count = slurm("SLURM_ARRAY_TASK_COUNT", true);
@@ -167,10 +168,10 @@ std::string resolve_shard(const std::string& shard) {
   // Shard i of N takes tasks first .. first + N - 1: an array with a step or
   // gaps (--array=0-15:4, --array=1,5) would leave points of the space out.
   if ((max >= 0 && max - first + 1 != count) || id < first || id - first >= count)
-    throw InputError("--shard auto: Slurm array task " + std::to_string(id) + " of " + std::to_string(count) +
-                     " tasks numbered " + std::to_string(first) + ".." + std::to_string(max >= 0 ? max : id) +
-                     " is not shard i of a contiguous array; submit with --array=0-" + std::to_string(count - 1) +
-                     ", or give --shard i/N");
+    throw data::InputError("--shard auto: Slurm array task " + std::to_string(id) + " of " + std::to_string(count) +
+                           " tasks numbered " + std::to_string(first) + ".." + std::to_string(max >= 0 ? max : id) +
+                           " is not shard i of a contiguous array; submit with --array=0-" + std::to_string(count - 1) +
+                           ", or give --shard i/N");
   return std::to_string(id - first) + "/" + std::to_string(count);
 }
 

@@ -38,15 +38,16 @@ std::vector<std::string> split(const std::string& s) {
 // ones held (--fix), an estimated offset kept in the fit.
 void read_prior(const std::string& path, const ModelInfo& m, ident::DesignRequest& r) {
   std::ifstream in(path);
-  if (!in) throw InputError("--prior " + path + ": cannot open the fit (identify --json output)");
+  if (!in) throw data::InputError("--prior " + path + ": cannot open the fit (identify --json output)");
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j.contains("parameters") ||
       !j["parameters"].is_object())
-    throw InputError("--prior " + path + ": not the JSON of one fit (stribeck identify --json)");
-  if (j["model"] != m.id) throw InputError("--prior " + path + ": a fit of " + j["model"].dump() + ", not of " + m.id);
+    throw data::InputError("--prior " + path + ": not the JSON of one fit (stribeck identify --json)");
+  if (j["model"] != m.id)
+    throw data::InputError("--prior " + path + ": a fit of " + j["model"].dump() + ", not of " + m.id);
   for (const auto& [name, p] : j["parameters"].items()) {
     if (!p.is_object() || !p.contains("value") || !p["value"].is_number())
-      throw InputError("--prior " + path + ": parameter '" + name + "' has no value");
+      throw data::InputError("--prior " + path + ": parameter '" + name + "' has no value");
     const double x = p["value"].get<double>();
     const bool fixed = p.value("fixed", false);
     if (name == "offset") r.fit.offset = r.fit.offset || !fixed;
@@ -54,8 +55,8 @@ void read_prior(const std::string& path, const ModelInfo& m, ident::DesignReques
       r.prior[static_cast<size_t>(k)] = x;
       if (fixed) r.fit.fix.push_back(name + "=" + format_number(x));
     } else
-      throw InputError("--prior " + path + ": parameter '" + name + "' is not one of " + m.id +
-                       " (asymmetric, per-experiment and inertia fits are not a prior of design)");
+      throw data::InputError("--prior " + path + ": parameter '" + name + "' is not one of " + m.id +
+                             " (asymmetric, per-experiment and inertia fits are not a prior of design)");
   }
 }
 
@@ -95,20 +96,20 @@ void print_table(const ident::DesignResult& d) {
 }
 
 void run(const DesignArgs& a) {
-  const ModelInfo& m = require_model(a.model);
+  const ModelInfo& m = workloads::require_model(a.model);
   const bool rotational = m.output_unit == "N*m";
   ident::DesignRequest r;
   r.model = m.id;
-  if (!a.prior.empty() && !a.guess.empty()) throw InputError("give --prior or --guess, not both");
-  r.prior = resolve_params(m, split(a.guess));
+  if (!a.prior.empty() && !a.guess.empty()) throw data::InputError("give --prior or --guess, not both");
+  r.prior = workloads::resolve_params(m, split(a.guess));
   if (!a.prior.empty()) read_prior(a.prior, m, r);
   for (const auto& f : a.fix) r.fit.fix.push_back(f);
   r.fit.offset = r.fit.offset || a.offset;
   std::string why;
-  if (!r.fit.IsValid(m.id, &why)) throw InputError(why);
+  if (!r.fit.IsValid(m.id, &why)) throw data::InputError(why);
   if (!ident::parse_design_criterion(a.criterion, &r.criterion))
-    throw InputError("--criterion '" + a.criterion + "': choose d, a, e or worst-rse");
-  r.rig = read_rig_limits(a.rig, rotational, m.needs(kChannelPressureA) || m.needs(kChannelPressureB));
+    throw data::InputError("--criterion '" + a.criterion + "': choose d, a, e or worst-rse");
+  r.rig = workloads::read_rig_limits(a.rig, rotational, m.needs(kChannelPressureA) || m.needs(kChannelPressureB));
   r.profiles = split(a.profiles);
   r.experiments = a.experiments > 0 ? a.experiments : r.rig.max_experiments;
   r.candidates = a.candidates;
@@ -116,17 +117,17 @@ void run(const DesignArgs& a) {
   check_output(a.output, {a.rig, a.prior});
   check_json_output(a.json, {a.rig, a.prior, a.output});
   const ident::DesignResult d = ident::design_experiment(r);
-  DesignFile f;
+  workloads::DesignFile f;
   f.model = m.id;
   f.rotational = rotational;
   for (size_t k = 0; k < m.params.size(); ++k) f.params.emplace_back(m.params[k].name, r.prior[k]);
   f.experiments = d.design.experiments;
-  AtomicFile out(a.output);
-  out.write(
-      design_toml(f, "stribeck design: " + m.id + ", criterion " + a.criterion + ", worst relative std error " +
-                         format_number(d.design.prediction.worst_rse) + " (reference " +
-                         format_number(d.reference.prediction.worst_rse) +
-                         ")\nstribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log"));
+  data::AtomicFile out(a.output);
+  out.write(workloads::design_toml(
+      f, "stribeck design: " + m.id + ", criterion " + a.criterion + ", worst relative std error " +
+             format_number(d.design.prediction.worst_rse) + " (reference " +
+             format_number(d.reference.prediction.worst_rse) +
+             ")\nstribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log"));
   summary(
       "stribeck design: %s, criterion %s, %zu experiment%s, %g s in all; %d candidates evaluated (%d within the "
       "limits) on %d threads",

@@ -25,7 +25,7 @@ int deflate_level(const std::string& s) {
 
 void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Evaluate a friction model along the samples of an input file");
-  auto o = std::make_shared<EvalOptions>();
+  auto o = std::make_shared<workloads::EvalOptions>();
   auto params_file = std::make_shared<std::string>();
   cmd->add_option("--model,-m", o->model, "Model id (see `stribeck models`); optional with --params")
       ->type_name("MODEL");
@@ -77,7 +77,8 @@ void add_eval_command(CLI::App& app) {
     if (!params_file->empty()) {
       const ParamFile pf = read_param_file(*params_file);
       if (!o->model.empty() && o->model != pf.model)
-        throw InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model + ")");
+        throw data::InputError("--model " + o->model + " differs from the model of " + *params_file + " (" + pf.model +
+                               ")");
       o->model = pf.model;
       const ModelInfo& m = *find_model(pf.model);
       std::vector<std::string> merged;
@@ -91,7 +92,7 @@ void add_eval_command(CLI::App& app) {
     } else if (o->model.empty()) {
       throw CLI::RequiredError("--model (or --params)");
     }
-    const EvalSummary s = evaluate_file(*o);
+    const workloads::EvalSummary s = workloads::evaluate_file(*o);
     for (const auto& w : s.warnings) warn(w);
     summary("stribeck eval: %s, %ld samples -> %s", o->model.c_str(), s.samples, o->output.c_str());
   });

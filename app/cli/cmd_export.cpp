@@ -32,8 +32,8 @@ bool make_output_dir(const std::string& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
   if (err != EEXIST)  // a missing parent, a directory we may not write
-    throw InputError(dir + ": cannot make the directory for the experiments' files: " + std::strerror(err));
-  throw InputError(dir + ": not a directory (the log holds several experiments)");
+    throw data::InputError(dir + ": cannot make the directory for the experiments' files: " + std::strerror(err));
+  throw data::InputError(dir + ": not a directory (the log holds several experiments)");
 }
 
 std::string experiment_path(const std::string& dir, std::string name, char delim) {
@@ -52,15 +52,15 @@ std::vector<std::string> experiment_paths(const ExportArgs& a, const std::vector
     // A name too long for a file would fail only at the last rename, after
     // the others were written: refused here, before the first write.
     const size_t base = path.size() - a.output.size() - 1;
-    if (base > kFileNameMax)
-      throw InputError(a.input + ": experiment " + one_line("'" + name + "'") + " is too long for a file name (" +
-                       std::to_string(base) + " bytes, at most " + std::to_string(kFileNameMax) +
-                       "); export it with --experiment and -o FILE");
+    if (base > data::kFileNameMax)
+      throw data::InputError(a.input + ": experiment " + one_line("'" + name + "'") + " is too long for a file name (" +
+                             std::to_string(base) + " bytes, at most " + std::to_string(data::kFileNameMax) +
+                             "); export it with --experiment and -o FILE");
     const auto [at, fresh] = owner.emplace(path, name);
     if (!fresh)
-      throw InputError(a.input + ": experiments " + one_line("'" + at->second + "'") + " and " +
-                       one_line("'" + name + "'") + " would both be written to " + path +
-                       "; export one of them with --experiment and -o FILE");
+      throw data::InputError(a.input + ": experiments " + one_line("'" + at->second + "'") + " and " +
+                             one_line("'" + name + "'") + " would both be written to " + path +
+                             "; export one of them with --experiment and -o FILE");
     paths.push_back(std::move(path));
   }
   return paths;
@@ -72,17 +72,18 @@ std::vector<std::string> experiment_paths(const ExportArgs& a, const std::vector
 template <class Write>
 void export_all(const ExportArgs& a, const std::vector<std::string>& names, char delim, const Write& write) {
   if (a.output == "-")
-    throw InputError(a.input + ": holds several experiments; give a directory with -o or pick one with --experiment");
+    throw data::InputError(a.input +
+                           ": holds several experiments; give a directory with -o or pick one with --experiment");
   const std::vector<std::string> paths = experiment_paths(a, names, delim);
   const bool made = make_output_dir(a.output);
   try {
     for (const auto& path : paths) check_output(path, {a.input});
     // Each CSV with its sidecar (OUT.csv.json): all complete before any is renamed.
-    std::vector<std::unique_ptr<AtomicFile>> files;
+    std::vector<std::unique_ptr<data::AtomicFile>> files;
     std::vector<size_t> samples;
     for (size_t i = 0; i < names.size(); ++i) {
-      files.push_back(std::make_unique<AtomicFile>(paths[i]));
-      files.push_back(std::make_unique<AtomicFile>(csv_sidecar_path(paths[i])));
+      files.push_back(std::make_unique<data::AtomicFile>(paths[i]));
+      files.push_back(std::make_unique<data::AtomicFile>(data::csv_sidecar_path(paths[i])));
       samples.push_back(write(*files[files.size() - 2], *files.back(), i));
     }
     for (auto& f : files) f->commit();
@@ -98,31 +99,31 @@ void export_all(const ExportArgs& a, const std::vector<std::string>& names, char
 void run(const ExportArgs& a) {
   const char delim = a.format == "tsv" ? '\t' : ',';               // --format is checked by IsMember
   const std::string command_line = cli_provenance().command_line;  // for the sidecars
-  if (is_hdf5_log(a.input)) {
+  if (data::is_hdf5_log(a.input)) {
     // HDF5 logs stream: one block of rows in memory whatever their length.
-    const auto names = list_log_experiments(a.input);
+    const auto names = data::list_log_experiments(a.input);
     if (!a.experiment.empty() || names.size() == 1) {
       if (a.output != "-") check_output(a.output, {a.input});
-      const LogBlockReader log(a.input, a.experiment);
-      write_csv(a.output, log, delim, command_line);
+      const data::LogBlockReader log(a.input, a.experiment);
+      data::write_csv(a.output, log, delim, command_line);
       if (a.output != "-")
         summary("stribeck export: %s, %zu samples -> %s", one_line("'" + log.experiment() + "'").c_str(), log.length(),
                 a.output.c_str());
       return;
     }
-    export_all(a, names, delim, [&](AtomicFile& out, AtomicFile& sidecar, size_t i) {
+    export_all(a, names, delim, [&](data::AtomicFile& out, data::AtomicFile& sidecar, size_t i) {
       // Closed before the next is opened: one experiment's reader at a time.
-      const LogBlockReader log(a.input, names[i]);
-      write_csv(out, sidecar, log, delim, command_line);
+      const data::LogBlockReader log(a.input, names[i]);
+      data::write_csv(out, sidecar, log, delim, command_line);
       return log.length();
     });
     return;
   }
-  const auto exps = read_any_log(a.input);
+  const auto exps = data::read_any_log(a.input);
   if (!a.experiment.empty() || exps.size() == 1) {
     if (a.output != "-") check_output(a.output, {a.input});
-    const Experiment& e = select_experiment(exps, a.experiment, a.input);
-    write_csv(a.output, e, delim, command_line);
+    const data::Experiment& e = data::select_experiment(exps, a.experiment, a.input);
+    data::write_csv(a.output, e, delim, command_line);
     if (a.output != "-")
       summary("stribeck export: %s, %zu samples -> %s", one_line("'" + e.name + "'").c_str(), e.size(),
               a.output.c_str());
@@ -130,8 +131,8 @@ void run(const ExportArgs& a) {
   }
   std::vector<std::string> names;
   for (const auto& e : exps) names.push_back(e.name);
-  export_all(a, names, delim, [&](AtomicFile& out, AtomicFile& sidecar, size_t i) {
-    write_csv(out, sidecar, exps[i], delim, command_line);
+  export_all(a, names, delim, [&](data::AtomicFile& out, data::AtomicFile& sidecar, size_t i) {
+    data::write_csv(out, sidecar, exps[i], delim, command_line);
     return exps[i].size();
   });
 }

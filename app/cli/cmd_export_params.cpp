@@ -71,7 +71,7 @@ void add_export_params_command(CLI::App& app) {
     if (o->output.empty()) {
       std::fputs(r.text.c_str(), stdout);
     } else {
-      AtomicFile out(o->output);
+      data::AtomicFile out(o->output);
       out.write(r.text);
       out.commit();
     }

@@ -22,15 +22,15 @@ struct GenerateArgs {
   std::vector<std::string> trajectory_flags;  // given flags that --design sets instead
 };
 
-double quantity(const std::string& text, const std::string& what, std::initializer_list<Dimension> dims) {
-  std::optional<Dimension> d;
-  const double x = parse_quantity(text, what, &d);
+double quantity(const std::string& text, const std::string& what, std::initializer_list<data::Dimension> dims) {
+  std::optional<data::Dimension> d;
+  const double x = data::parse_quantity(text, what, &d);
   if (d) {
     bool ok = false;
-    for (Dimension want : dims) ok |= *d == want;
+    for (data::Dimension want : dims) ok |= *d == want;
     if (!ok)
-      throw InputError(what + ": '" + text + "' is " + dimension_name(*d) + ", expected " +
-                       dimension_name(*dims.begin()));
+      throw data::InputError(what + ": '" + text + "' is " + data::dimension_name(*d) + ", expected " +
+                             data::dimension_name(*dims.begin()));
   }
   return x;
 }
@@ -45,25 +45,26 @@ std::map<std::string, double> channel_values(const std::string& text, const std:
     const std::string item = text.substr(pos, end - pos);
     pos = end + 1;
     const size_t eq = item.find('=');
-    if (eq == std::string::npos) throw InputError(what + ": '" + item + "' is not CHANNEL=VALUE");
+    if (eq == std::string::npos) throw data::InputError(what + ": '" + item + "' is not CHANNEL=VALUE");
     const std::string ch = item.substr(0, eq);
-    if (out.count(ch)) throw InputError(what + ": channel '" + ch + "' is given twice");
-    std::optional<Dimension> d;
-    out[ch] = parse_quantity(item.substr(eq + 1), what + " " + ch, &d);
-    const auto want = channel_dimension(ch, rotational);
+    if (out.count(ch)) throw data::InputError(what + ": channel '" + ch + "' is given twice");
+    std::optional<data::Dimension> d;
+    out[ch] = data::parse_quantity(item.substr(eq + 1), what + " " + ch, &d);
+    const auto want = data::channel_dimension(ch, rotational);
     if (d && want && *d != *want)
-      throw InputError(what + " " + ch + ": '" + item.substr(eq + 1) + "' is " + dimension_name(*d) + ", expected " +
-                       dimension_name(*want));
+      throw data::InputError(what + " " + ch + ": '" + item.substr(eq + 1) + "' is " + data::dimension_name(*d) +
+                             ", expected " + data::dimension_name(*want));
   }
   return out;
 }
 
 // --design: the model and parameters of the design (--param overrides).
-std::vector<double> design_params(const GenerateArgs& a, const DesignFile& d) {
+std::vector<double> design_params(const GenerateArgs& a, const workloads::DesignFile& d) {
   if (!a.trajectory_flags.empty())
-    throw InputError("generate: " + a.trajectory_flags.front() + " with --design: the design sets the trajectory");
+    throw data::InputError("generate: " + a.trajectory_flags.front() +
+                           " with --design: the design sets the trajectory");
   if (!a.model.empty() && a.model != d.model)
-    throw InputError("generate: --model " + a.model + " but the design " + a.design + " is for " + d.model);
+    throw data::InputError("generate: --model " + a.model + " but the design " + a.design + " is for " + d.model);
   std::vector<std::string> assignments;
   for (const auto& [name, value] : d.params) {
     bool overridden = false;
@@ -71,35 +72,36 @@ std::vector<double> design_params(const GenerateArgs& a, const DesignFile& d) {
     if (!overridden) assignments.push_back(name + "=" + format_number(value));
   }
   assignments.insert(assignments.end(), a.params.begin(), a.params.end());
-  return resolve_params(require_model(d.model), assignments);
+  return workloads::resolve_params(workloads::require_model(d.model), assignments);
 }
 
 void run(const GenerateArgs& a) {
-  const DesignFile design = a.design.empty() ? DesignFile{} : read_design_file(a.design);
-  if (a.design.empty() && a.model.empty()) throw InputError("generate: --model is required (or --design)");
-  const ModelInfo& model = require_model(a.design.empty() ? a.model : design.model);
-  GeneratorOptions o;
+  const workloads::DesignFile design =
+      a.design.empty() ? workloads::DesignFile{} : workloads::read_design_file(a.design);
+  if (a.design.empty() && a.model.empty()) throw data::InputError("generate: --model is required (or --design)");
+  const ModelInfo& model = workloads::require_model(a.design.empty() ? a.model : design.model);
+  workloads::GeneratorOptions o;
   o.model = model.id;
-  o.params = a.design.empty() ? resolve_params(model, a.params) : design_params(a, design);
+  o.params = a.design.empty() ? workloads::resolve_params(model, a.params) : design_params(a, design);
   o.profile = a.profile;
   const bool rotational = model.output_unit == "N*m";
-  o.v_max = quantity(a.vmax, "--vmax", {rotational ? Dimension::kAngularVelocity : Dimension::kVelocity});
-  o.rate_hz = quantity(a.rate, "--rate", {Dimension::kDimensionless});
+  o.v_max = quantity(a.vmax, "--vmax", {rotational ? data::Dimension::kAngularVelocity : data::Dimension::kVelocity});
+  o.rate_hz = quantity(a.rate, "--rate", {data::Dimension::kDimensionless});
   if (!a.duration.empty()) {  // not given: the profile's own length
-    o.duration = quantity(a.duration, "--duration", {Dimension::kTime});
-    if (!(o.duration > 0)) throw InputError("--duration " + a.duration + ": must be > 0");
+    o.duration = quantity(a.duration, "--duration", {data::Dimension::kTime});
+    if (!(o.duration > 0)) throw data::InputError("--duration " + a.duration + ": must be > 0");
   }
-  o.pressure_b = quantity(a.pressure_b, "--pressure-b", {Dimension::kPressure});
-  o.normal_force = quantity(a.normal_force, "--normal-force", {Dimension::kForce});
-  o.mass = quantity(a.mass, "--mass", {Dimension::kDimensionless});
-  o.area_a = quantity(a.area_a, "--area-a", {Dimension::kDimensionless});
-  o.area_b = quantity(a.area_b, "--area-b", {Dimension::kDimensionless});
+  o.pressure_b = quantity(a.pressure_b, "--pressure-b", {data::Dimension::kPressure});
+  o.normal_force = quantity(a.normal_force, "--normal-force", {data::Dimension::kForce});
+  o.mass = quantity(a.mass, "--mass", {data::Dimension::kDimensionless});
+  o.area_a = quantity(a.area_a, "--area-a", {data::Dimension::kDimensionless});
+  o.area_b = quantity(a.area_b, "--area-b", {data::Dimension::kDimensionless});
   size_t pos = 0;
   while (pos < a.pressure_levels.size()) {
     size_t end = a.pressure_levels.find(',', pos);
     if (end == std::string::npos) end = a.pressure_levels.size();
     o.pressure_levels.push_back(
-        quantity(a.pressure_levels.substr(pos, end - pos), "--pressure-levels", {Dimension::kPressure}));
+        quantity(a.pressure_levels.substr(pos, end - pos), "--pressure-levels", {data::Dimension::kPressure}));
     pos = end + 1;
   }
   o.noise = channel_values(a.noise, "--noise", rotational);
@@ -108,9 +110,9 @@ void run(const GenerateArgs& a) {
   o.seed = a.seed;
   if (!a.band.empty()) {
     const size_t c = a.band.find(':');
-    if (c == std::string::npos) throw InputError("--band '" + a.band + "': expected LO:HI in Hz, e.g. 0.2:2");
-    o.band_lo_hz = quantity(a.band.substr(0, c), "--band", {Dimension::kDimensionless});
-    o.band_hi_hz = quantity(a.band.substr(c + 1), "--band", {Dimension::kDimensionless});
+    if (c == std::string::npos) throw data::InputError("--band '" + a.band + "': expected LO:HI in Hz, e.g. 0.2:2");
+    o.band_lo_hz = quantity(a.band.substr(0, c), "--band", {data::Dimension::kDimensionless});
+    o.band_hi_hz = quantity(a.band.substr(c + 1), "--band", {data::Dimension::kDimensionless});
   }
   o.tones = a.tones;
   for (size_t p = 0; p < a.omit.size();) {
@@ -120,8 +122,8 @@ void run(const GenerateArgs& a) {
     p = end + 1;
   }
   check_output(a.output, {a.design});
-  const auto exps = a.design.empty() ? generate_log(o) : generate_design(design, o.params, o);
-  write_log(a.output, exps, cli_provenance());
+  const auto exps = a.design.empty() ? workloads::generate_log(o) : workloads::generate_design(design, o.params, o);
+  data::write_log(a.output, exps, cli_provenance());
   summary("stribeck generate: %s, %s profile, %zu experiment%s of %zu samples -> %s", o.model.c_str(),
           a.design.empty() ? o.profile.c_str() : "designed", exps.size(), exps.size() == 1 ? "" : "s",
           exps.front().size(), a.output.c_str());
@@ -140,7 +142,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--param,-p", a->params, "Parameter override NAME=VALUE (repeatable; defaults otherwise)")
       ->type_name("NAME=VALUE");
   cmd->add_option("--profile", a->profile, "Velocity profile (default plateaus)")
-      ->check(CLI::IsMember(generator_profiles()));
+      ->check(CLI::IsMember(workloads::generator_profiles()));
   cmd->add_option("--band", a->band, "multisine: frequency band LO:HI [Hz] of the position's tones (default 0.2:2)")
       ->type_name("LO:HI");
   cmd->add_option("--tones", a->tones, "multisine: number of tones, log-spaced over the band (default 8)")

@@ -22,7 +22,7 @@ struct IdentifyArgs {
 };
 
 void write_text(const std::string& path, const std::string& text) {
-  AtomicFile f(path);
+  data::AtomicFile f(path);
   f.write(text);
   f.commit();
 }
@@ -58,7 +58,7 @@ void run_batch(const IdentifyArgs& a) {
     return;  // rank 0 reports
   const std::string where = r.output.empty() ? std::string(r.table.empty() ? "stdout" : r.table)
                             : b.finished     ? r.output
-                                             : partial_path(r.output);
+                                             : data::partial_path(r.output);
   const bool table_on_stdout = r.output.empty() && r.table.empty() && !stdout_is_json();
   auto say = [&](const std::string& line) {
     if (table_on_stdout) note("%s", line.substr(line.rfind("stribeck ", 0) == 0 ? 9 : 0).c_str());
@@ -90,14 +90,14 @@ void check_outputs(const IdentifyArgs& a) {
     if (out == &a.json) check_json_output(*out, taken);  // "-": stdout
     else check_output(*out, taken);
     for (const auto& t : taken)
-      if (*out == t) throw InputError(*out + ": is named twice among the logs and outputs of this run");
+      if (*out == t) throw data::InputError(*out + ": is named twice among the logs and outputs of this run");
     if (*out == r.output)
-      throw InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
+      throw data::InputError(*out + ": given to both --output and " + (out == &a.json ? "--json" : "--table"));
     taken.push_back(*out);
   }
   if (r.batch && !r.output.empty()) check_output(r.output, r.logs);
   else if (!r.output.empty()) {
-    check_output_path(r.output);
+    data::check_output_path(r.output);
     check_output_directory(r.output);  // before the fit, not after printing it
   }
   taken.push_back(r.output);

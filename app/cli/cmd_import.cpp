@@ -11,13 +11,13 @@ namespace {
 // The request, and the values of --cutoff and --resample, which the request
 // holds only when given.
 struct ImportArgs {
-  ImportRequest r;
+  data::ImportRequest r;
   double cutoff = 0, resample = -1;
 };
 
 // "experiment 'NAME', N samples ('a', 'b')": names from the file echoed
 // on one line, cut (one_line).
-std::string experiment_line(const ImportedExperiment& e) {
+std::string experiment_line(const data::ImportedExperiment& e) {
   std::string chans;
   for (const auto& c : e.channels) chans += (chans.empty() ? "" : ", ") + one_line("'" + c + "'");
   return "stribeck import: " + e.file + ": experiment " + one_line("'" + e.name + "'") + ", " +
@@ -26,7 +26,7 @@ std::string experiment_line(const ImportedExperiment& e) {
 
 // What was made of the file's layout and clock: the header found below a
 // preamble, a time shift, the overlap of aligned files; and the derivation.
-std::string layout_note(const ImportedExperiment& e) {
+std::string layout_note(const data::ImportedExperiment& e) {
   const auto& attrs = e.attributes;
   std::string note;
   if (auto h = attrs.find("header_line"); h != attrs.end())
@@ -49,10 +49,10 @@ std::string layout_note(const ImportedExperiment& e) {
 
 // One line per experiment, printed once the log is written: an error found
 // on the way stays the only line.
-void run(ImportRequest& r) {
+void run(data::ImportRequest& r) {
   check_output(r.output, r.files);
   r.provenance = cli_provenance();
-  const std::vector<ImportedExperiment> done = import_logs(r);
+  const std::vector<data::ImportedExperiment> done = data::import_logs(r);
   std::string report;
   for (const auto& e : done) report += experiment_line(e) + layout_note(e) + "\n";
   report.pop_back();  // summary() ends the last line

@@ -15,11 +15,11 @@ namespace {
 
 struct MapArgs {
   std::string input, output, json;
-  HeatMapOptions map;
+  workloads::HeatMapOptions map;
   bool list = false;
 };
 
-void list_columns(const PointFile& f, const std::string& json) {
+void list_columns(const data::PointFile& f, const std::string& json) {
   std::string text = f.path() + ": " + f.kind() + ", " + std::to_string(f.rows()) + " points\ncoordinates:";
   nlohmann::json coords = nlohmann::json::array();
   for (size_t d = 0; d < f.dimensions().size(); ++d) {
@@ -39,17 +39,17 @@ void list_columns(const PointFile& f, const std::string& json) {
 
 void run(const MapArgs& a) {
   check_json_output(a.json, {a.input});
-  const PointFile f(a.input);
+  const data::PointFile f(a.input);
   if (a.list) {
     list_columns(f, a.json);
     return;
   }
-  if (a.output.empty()) throw InputError("map: --output is needed (an .svg, or a .csv for the cells as a table)");
+  if (a.output.empty()) throw data::InputError("map: --output is needed (an .svg, or a .csv for the cells as a table)");
   check_output(a.output, {a.input});
-  if (a.json == a.output) throw InputError(a.json + ": given to both --output and --json");
-  HeatMapSummary s;
-  const HeatMap map = build_heat_map(f, a.map, &s);
-  write_heat_map(a.output, map);
+  if (a.json == a.output) throw data::InputError(a.json + ": given to both --output and --json");
+  workloads::HeatMapSummary s;
+  const data::HeatMap map = workloads::build_heat_map(f, a.map, &s);
+  data::write_heat_map(a.output, map);
   summary("stribeck map: %s, %d x %d %s, %llu points (%llu left out) -> %s", map.title.c_str(), s.cells_x, s.cells_y,
           s.binned ? "bins" : "cells", static_cast<unsigned long long>(s.points),
           static_cast<unsigned long long>(s.left_out()), a.output.c_str());

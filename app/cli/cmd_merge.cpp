@@ -35,20 +35,20 @@ void add_merge_command(CLI::App& app) {
     for (const auto& f : in) {
       // A FIFO, device or directory is refused before it is opened (opening
       // a FIFO for reading blocks until something writes to it).
-      check_input_path(f);
-      if (::access(f.c_str(), R_OK) != 0) throw InputError(f + ": cannot open (no such file, or not readable)");
+      data::check_input_path(f);
+      if (::access(f.c_str(), R_OK) != 0) throw data::InputError(f + ": cannot open (no such file, or not readable)");
     }
     check_output(*output, in);
     check_json_output(*json, in);
-    if (*json == *output) throw InputError(*json + ": given to both --output and --json");
+    if (*json == *output) throw data::InputError(*json + ": given to both --output and --json");
     auto report = [&](const char* kind) {
       write_json(*json, {{"kind", kind}, {"shards", in.size()}, {"inputs", in}, {"output", *output}});
     };
     if (ident::is_batch_fit_file(in[0])) {
       for (const auto& f : in)
         if (!ident::is_batch_fit_file(f))
-          throw InputError(f + ": not a batch-fit shard file, but " + in[0] +
-                           " is one; merge the shards of one run only");
+          throw data::InputError(f + ": not a batch-fit shard file, but " + in[0] +
+                                 " is one; merge the shards of one run only");
       ident::merge_batch_fit_files(in, *output, cli_provenance().command_line);
       summary("stribeck merge: %zu batch-fit shards -> %s", in.size(), output->c_str());
       report("batch_fit");
@@ -56,18 +56,18 @@ void add_merge_command(CLI::App& app) {
     }
     size_t ensemble = in.size();
     for (size_t i = 0; i < in.size() && ensemble == in.size(); ++i)
-      if (is_ensemble_file(in[i])) ensemble = i;
+      if (workloads::is_ensemble_file(in[i])) ensemble = i;
     if (ensemble < in.size()) {
       for (const auto& f : in)
-        if (is_sweep_file(f))
-          throw InputError(f + ": a sweep file, but " + in[ensemble] +
-                           " is an ensemble shard; merge the shards of one run only");
-      merge_ensemble_files(in, *output, cli_provenance().command_line);
+        if (data::is_sweep_file(f))
+          throw data::InputError(f + ": a sweep file, but " + in[ensemble] +
+                                 " is an ensemble shard; merge the shards of one run only");
+      workloads::merge_ensemble_files(in, *output, cli_provenance().command_line);
       summary("stribeck merge: %zu ensemble shards -> %s", in.size(), output->c_str());
       report("ensemble");
       return;
     }
-    merge_sweep_files(in, *output, cli_provenance().command_line);
+    workloads::merge_sweep_files(in, *output, cli_provenance().command_line);
     summary("stribeck merge: %zu shards -> %s", in.size(), output->c_str());
     report("sweep");
   });

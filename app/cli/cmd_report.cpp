@@ -14,7 +14,7 @@ void check_report_output(const std::string& report, const std::vector<std::strin
   check_output(report, inputs);
   const std::size_t dot = report.find_last_of('.');
   const std::string ext = dot == std::string::npos ? "" : report.substr(dot);
-  if (ext != ".html" && ext != ".htm") throw InputError(report + ": --report writes an HTML page; name it .html");
+  if (ext != ".html" && ext != ".htm") throw data::InputError(report + ": --report writes an HTML page; name it .html");
 }
 
 void write_report(const std::string& result, const std::string& html, const std::string& group,
@@ -58,7 +58,7 @@ void run_report(const ReportArgs& a) {
 }
 
 void run_plot(const ReportArgs& a) {
-  if (a.output.empty()) throw InputError("plot: --output is needed (.svg, .png or .pdf)");
+  if (a.output.empty()) throw data::InputError("plot: --output is needed (.svg, .png or .pdf)");
   std::vector<std::string> inputs{a.input};
   if (!a.log.empty()) inputs.push_back(a.log);
   check_output(a.output, inputs);

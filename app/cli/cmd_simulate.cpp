@@ -68,44 +68,46 @@ void add_simulate_command(CLI::App& app) {
   cmd->callback([config, output, json, device, precision, shard, resume, chunk, max_chunks, mpi, point, allow_large,
                  report] {
     *shard = resolve_shard(*shard);
-    SimulateConfig c = read_simulate_config(*config);
+    workloads::SimulateConfig c = workloads::read_simulate_config(*config);
     check_output(*output, {*config});
     check_report_output(*report, {*config, *output});
     if (!report->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
-      throw InputError("--report reads the HDF5 result; name the output .h5, not " + *output);
+      throw data::InputError("--report reads the HDF5 result; name the output .h5, not " + *output);
     check_json_output(*json, {*config});
-    if (*json == *output) throw InputError(*json + ": given to both --output and --json");
+    if (*json == *output) throw data::InputError(*json + ": given to both --output and --json");
     if (*point >= 0) {
       if (!c.ensemble)
-        throw InputError("--point applies to ensembles (an [ensemble] table); this config is a single simulation");
+        throw data::InputError(
+            "--point applies to ensembles (an [ensemble] table); this config is a single simulation");
       if (!shard->empty() || *resume || *chunk || *max_chunks || *mpi || !device->empty() || !precision->empty())
-        throw InputError(
+        throw data::InputError(
             "--point runs one simulation (on the CPU, in fp64): drop --shard, --resume, --chunk, "
             "--max-chunks, --mpi, --device and --precision");
-      c = ensemble_point_config(c, static_cast<std::uint64_t>(*point));
+      c = workloads::ensemble_point_config(c, static_cast<std::uint64_t>(*point));
     }
     if (!shard->empty() && !c.ensemble)
-      throw InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
+      throw data::InputError("--shard applies to ensembles (an [ensemble] table); a single simulation is not split");
     if (!shard->empty() && output->size() >= 4 && output->compare(output->size() - 4, 4, ".csv") == 0)
-      throw InputError(
+      throw data::InputError(
           "--shard: shard files are HDF5 (stribeck merge reads their metadata); name the output .h5, not " + *output);
     if ((!device->empty() || !precision->empty()) && !c.ensemble)
-      throw InputError(std::string(device->empty() ? "--precision" : "--device") +
-                       " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
+      throw data::InputError(
+          std::string(device->empty() ? "--precision" : "--device") +
+          " applies to ensembles (an [ensemble] table); a single simulation runs on the CPU in fp64");
     if ((*resume || *chunk || *max_chunks || *mpi) && !c.ensemble)
-      throw InputError(std::string(*resume       ? "--resume"
-                                   : *chunk      ? "--chunk"
-                                   : *max_chunks ? "--max-chunks"
-                                                 : "--mpi") +
-                       " applies to ensembles (an [ensemble] table); a single simulation is written in one go");
+      throw data::InputError(std::string(*resume       ? "--resume"
+                                         : *chunk      ? "--chunk"
+                                         : *max_chunks ? "--max-chunks"
+                                                       : "--mpi") +
+                             " applies to ensembles (an [ensemble] table); a single simulation is written in one go");
     if (!device->empty()) {
       if (*device != "auto" && *device != "gpu" && *device != "cpu")
-        throw InputError("--device " + *device + ": expected auto, gpu or cpu");
+        throw data::InputError("--device " + *device + ": expected auto, gpu or cpu");
       c.device = *device;
     }
     if (!precision->empty()) {
       if (*precision != "fp64" && *precision != "fp32")
-        throw InputError("--precision " + *precision + ": expected fp64 or fp32");
+        throw data::InputError("--precision " + *precision + ": expected fp64 or fp32");
       c.fp32 = *precision == "fp32";
     }
     // Warnings go out once the run is known to start, so an error found
@@ -115,7 +117,7 @@ void add_simulate_command(CLI::App& app) {
     };
     const std::string command_line = cli_provenance().command_line;
     if (c.ensemble) {
-      EnsembleRunOptions o;
+      workloads::EnsembleRunOptions o;
       o.start = warn_all;
       o.note = [](const std::string& text) { note("%s", text.c_str()); };
       if (!quiet()) o.progress = progress_printer("points");
@@ -126,11 +128,13 @@ void add_simulate_command(CLI::App& app) {
       o.chunk = *chunk;
       o.max_chunks = *max_chunks;
       o.command_line = command_line;
-      EnsembleResult r;
-      if (!*mpi) r = run_ensemble(c, o);
-      else if (!engine::run_mpi_command([&](int* rank) { r = run_ensemble_mpi(c, o, rank); }))
+      workloads::EnsembleResult r;
+      if (!*mpi) r = workloads::run_ensemble(c, o);
+      else if (!engine::run_mpi_command([&](int* rank) { r = workloads::run_ensemble_mpi(c, o, rank); }))
         return;  // rank 0 reports
-      summary("%s", ensemble_report(r, *shard, c.fp32, r.finished ? *output : partial_path(*output)).c_str());
+      summary(
+          "%s",
+          workloads::ensemble_report(r, *shard, c.fp32, r.finished ? *output : data::partial_path(*output)).c_str());
       for (const auto& e : r.totals.invalid_examples) summary("  invalid: %s", one_line(e).c_str());
       if (!r.finished)
         summary("  stopped after %llu of %llu points; continue with --resume",
@@ -158,11 +162,11 @@ void add_simulate_command(CLI::App& app) {
                            {"invalid_parameters", n[4]}}},
                          {"invalid_examples", r.totals.invalid_examples},
                          {"from_fit", drawn},
-                         {"output", r.finished ? *output : partial_path(*output)}});
+                         {"output", r.finished ? *output : data::partial_path(*output)}});
       if (!report->empty() && r.finished) write_report(*output, *report);
       return;
     }
-    const SimulateSummary s = run_simulation(c, *output, command_line);
+    const workloads::SimulateSummary s = workloads::run_simulation(c, *output, command_line);
     warn_all();
     const auto& r = s.metrics;
     summary(
@@ -172,7 +176,7 @@ void add_simulate_command(CLI::App& app) {
         c.model.c_str(), s.samples, output->c_str(), sim_status_name(r.status), r.stick_slip ? "yes" : "no",
         r.stick_fraction, r.period, r.amp_spring_force, r.amp_velocity, r.peak_velocity, r.breakaway_force,
         r.dissipated);
-    if (*point >= 0) summary("  point %s", ensemble_point_label(c).c_str());  // which cell of the map
+    if (*point >= 0) summary("  point %s", workloads::ensemble_point_label(c).c_str());  // which cell of the map
     if (r.status != kSimOk)
       warn(std::string("the simulation stopped early (") + sim_status_name(r.status) + "); the output ends there");
     write_json(*json, {{"kind", "simulation"},

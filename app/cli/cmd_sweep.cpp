@@ -33,10 +33,10 @@ const char* design_name(sweep::Design d) {
 }
 
 // --json: the summary as data (the text report's content).
-nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const SweepSummary& s,
-                          const std::string& shard) {
+nlohmann::json sweep_json(const workloads::SweepPlan& plan, const workloads::SweepConfig& c,
+                          const workloads::SweepSummary& s, const std::string& shard) {
   nlohmann::json top = nlohmann::json::array();
-  for (const TopEntry& t : s.top) {
+  for (const data::TopEntry& t : s.top) {
     nlohmann::json params = nlohmann::json::object(), metrics = nlohmann::json::object();
     for (size_t d = 0; d < plan.model->params.size() && d < t.params.size(); ++d)
       params[plan.model->params[d].name] = json_number(t.params[d]);
@@ -58,7 +58,7 @@ nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const Swe
           {"samples_per_point", s.samples_per_point},
           {"seconds", s.seconds},
           {"device", s.device},
-          {"precision", s.precision == Precision::kFp32 ? "fp32" : "fp64"},
+          {"precision", s.precision == workloads::Precision::kFp32 ? "fp32" : "fp64"},
           {"objective", sweep::kMetricInfo[plan.objective].name},
           {"maximize", plan.maximize},
           {"top", top},
@@ -66,21 +66,21 @@ nlohmann::json sweep_json(const SweepPlan& plan, const SweepConfig& c, const Swe
 }
 
 void run(const SweepFlags& f) {
-  SweepConfig c = f.config.empty() ? SweepConfig{} : read_sweep_config(f.config);
+  workloads::SweepConfig c = f.config.empty() ? workloads::SweepConfig{} : workloads::read_sweep_config(f.config);
   if (!f.model.empty()) c.model = f.model;
-  if (!f.design.empty()) c.design = parse_design(f.design, "--design");
+  if (!f.design.empty()) c.design = workloads::parse_design(f.design, "--design");
   if (f.points) c.points = f.points;
   if (f.seed) c.seed = f.seed;
   if (f.no_scramble) c.scramble = false;
-  for (const auto& p : f.params) apply_param_flag(c, p);
+  for (const auto& p : f.params) workloads::apply_param_flag(c, p);
   for (const auto& path : f.logs) {
-    TraceSource t;
-    t.kind = TraceSource::kFile;
+    workloads::TraceSource t;
+    t.kind = workloads::TraceSource::kFile;
     t.path = path;
     t.where = "--trace " + path;
     c.traces.push_back(t);
   }
-  for (const auto& p : f.profiles) apply_profile_flag(c, p);
+  for (const auto& p : f.profiles) workloads::apply_profile_flag(c, p);
   if (!f.metrics.empty()) c.metrics = f.metrics;
   if (!f.objective.empty()) c.objective = f.objective;
   if (f.maximize) c.maximize = true;
@@ -93,18 +93,18 @@ void run(const SweepFlags& f) {
   if (f.top_k_only) c.keep_top_k_only = true;
   if (!f.trajectories.empty()) c.trajectories = f.trajectories;
   if (c.precision != "fp64" && c.precision != "fp32")
-    throw InputError("precision '" + c.precision + "': expected fp64 or fp32");
+    throw data::InputError("precision '" + c.precision + "': expected fp64 or fp32");
 
-  if (f.mpi && !f.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
+  if (f.mpi && !f.shard.empty()) throw data::InputError("--mpi splits the space itself; drop --shard");
   if (!c.output.empty()) check_output(c.output, {f.config});
   check_json_output(f.json, {f.config});
-  if (!f.json.empty() && f.json == c.output) throw InputError(f.json + ": given to both --output and --json");
-  if (!f.report.empty() && c.output.empty()) throw InputError("--report reads the sweep file: give --output too");
+  if (!f.json.empty() && f.json == c.output) throw data::InputError(f.json + ": given to both --output and --json");
+  if (!f.report.empty() && c.output.empty()) throw data::InputError("--report reads the sweep file: give --output too");
   check_report_output(f.report, {f.config, c.output});
-  const SweepPlan plan = plan_sweep(c, f.shard);
-  SweepRunOptions o;
+  const workloads::SweepPlan plan = workloads::plan_sweep(c, f.shard);
+  workloads::SweepRunOptions o;
   o.device = c.device;
-  o.precision = c.precision == "fp32" ? Precision::kFp32 : Precision::kFp64;
+  o.precision = c.precision == "fp32" ? workloads::Precision::kFp32 : workloads::Precision::kFp64;
   o.chunk = c.chunk;
   o.output = c.output;
   o.resume = f.resume;
@@ -113,9 +113,9 @@ void run(const SweepFlags& f) {
   o.command_line = cli_provenance().command_line;
   if (!quiet()) o.progress = progress_printer("points");
   o.note = [](const std::string& text) { note("%s", text.c_str()); };
-  SweepSummary s;
-  if (!f.mpi) s = run_sweep(plan, c, o);
-  else if (!engine::run_mpi_command([&](int* rank) { s = run_sweep_mpi(c, o, rank); })) return;
+  workloads::SweepSummary s;
+  if (!f.mpi) s = workloads::run_sweep(plan, c, o);
+  else if (!engine::run_mpi_command([&](int* rank) { s = workloads::run_sweep_mpi(c, o, rank); })) return;
   result("stribeck sweep: " + plan.model->id + ", " + design_name(c.design) + " design" +
          (plan.shard_count > 1 ? ", shard " + f.shard : std::string()) + "\n" + s.report(plan));
   write_json(f.json, sweep_json(plan, c, s, plan.shard_count > 1 ? f.shard : std::string()));

@@ -7,10 +7,10 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/identification/export_params.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 struct SimulateConfig;
 struct EnsembleResult;
-}  // namespace stribeck
+}  // namespace stribeck::workloads
 
 namespace stribeck::cli {
 
@@ -145,11 +145,12 @@ void warn(const std::string& text);
 
 // Provenance of this run (version, command line, date, device "cpu") for the
 // files a command writes; main() records argv before parsing.
-Provenance cli_provenance();
+data::Provenance cli_provenance();
 
 // simulate from_fit: prints the probability of stick-slip and the quantiles
 // of the draws (fit_draws_output.cpp) and returns them for --json (null
 // when the ensemble is not drawn from a fit).
-nlohmann::json report_fit_draws(const SimulateConfig& c, const EnsembleResult& r, const std::string& output);
+nlohmann::json report_fit_draws(const workloads::SimulateConfig& c, const workloads::EnsembleResult& r,
+                                const std::string& output);
 
 }  // namespace stribeck::cli

@@ -6,10 +6,11 @@
 
 namespace stribeck::cli {
 
-nlohmann::json report_fit_draws(const SimulateConfig& c, const EnsembleResult& r, const std::string& output) {
+nlohmann::json report_fit_draws(const workloads::SimulateConfig& c, const workloads::EnsembleResult& r,
+                                const std::string& output) {
   if (c.prior.file.empty()) return nullptr;
-  const FitDrawsSummary s = summarize_fit_draws(r, output);
-  summary("%s", fit_draws_report(s, c.prior.file).c_str());
+  const workloads::FitDrawsSummary s = workloads::summarize_fit_draws(r, output);
+  summary("%s", workloads::fit_draws_report(s, c.prior.file).c_str());
   nlohmann::json q = nlohmann::json::object();
   for (const auto& m : s.quantiles) {
     nlohmann::json e = {{"unit", m.unit}, {"draws", m.draws}};

@@ -159,7 +159,7 @@ void readable_value_labels(CLI::App& app) {
 
 }  // namespace
 
-stribeck::Provenance stribeck::cli::cli_provenance() { return make_provenance(g_argc, g_argv); }
+stribeck::data::Provenance stribeck::cli::cli_provenance() { return data::make_provenance(g_argc, g_argv); }
 
 std::string stribeck::cli::one_line(const std::string& text) {
   constexpr size_t kQuoted = 80, kKeep = 77, kMax = 2000;
@@ -218,7 +218,7 @@ int run_command(int argc, char** argv) {
   g_argc = argc;
   g_argv = argv;
   // SIGINT, SIGTERM, SIGHUP: temporaries removed, one line, exit 128 + signal.
-  stribeck::install_cli_signal_handlers();
+  stribeck::data::install_cli_signal_handlers();
   // Ceres logs through glog: a start that fails ("Terminating: Residual and
   // Jacobian evaluation failed"), a residual block that evaluates to NaN,
   // covariance warnings. The fits report all of that themselves (status,
@@ -237,7 +237,7 @@ int run_command(int argc, char** argv) {
   CLI::App app{"Stribeck: friction models, sweeps and identification for hydraulic and mechanical drives"};
   app.name("stribeck");
   app.formatter(std::make_shared<WrappingFormatter>());
-  app.set_version_flag("--version", std::string("stribeck ") + stribeck::version());
+  app.set_version_flag("--version", std::string("stribeck ") + stribeck::workloads::version());
   app.require_subcommand(1);
   stribeck::cli::add_models_command(app);
   stribeck::cli::add_eval_command(app);
@@ -332,7 +332,7 @@ int run_command(int argc, char** argv) {
     // codes, 105..., would be one more thing to document).
     std::fprintf(stderr, "stribeck: error: %s (run with --help for usage)\n", one_line(e.what()).c_str());
     return 1;
-  } catch (const stribeck::InputError& e) {
+  } catch (const stribeck::data::InputError& e) {
     // A write to a pipe whose reader has gone: quiet, as finish_stdout ends
     // (any other error is still said).
     if (std::strncmp(e.what(), "writing standard output", 23) == 0 && stribeck::cli::stdout_reader_gone())

@@ -15,7 +15,7 @@
 #include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/paths.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
   check_output_path(target_);
@@ -196,4 +196,4 @@ void copy_file_contents(const std::string& source, AtomicFile& out) {
   out.close_stream();
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -11,7 +11,7 @@
 #include "path_detail.hpp"
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 using detail::kind_of;
 
@@ -71,4 +71,4 @@ std::string read_config_file(const std::string& path, const std::string& what) {
   return text;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

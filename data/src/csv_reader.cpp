@@ -7,7 +7,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 CsvReader::CsvReader(const std::string& path) : table_(path) {
   if (!table_.dialect().header)
@@ -33,4 +33,4 @@ int CsvReader::column(std::string_view name) const {
   return it == index_.end() ? -1 : it->second;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

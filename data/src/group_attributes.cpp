@@ -6,7 +6,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
-namespace stribeck::detail {
+namespace stribeck::data::detail {
 namespace {
 // Names of the experiment attributes, stored by write_log as one attribute so
 // that reading never has to list an object's attributes: libhdf5 1.10
@@ -136,4 +136,4 @@ void write_provenance(hid_t obj, const Provenance& p, const std::string& where) 
   h5::write_string_attribute(obj, "device", p.device.empty() ? "cpu" : p.device, where);
 }
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::data::detail

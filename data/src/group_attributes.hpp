@@ -11,7 +11,7 @@
 
 #include "stribeck/data/log.hpp"
 
-namespace stribeck::detail {
+namespace stribeck::data::detail {
 
 // Root attribute `schema` of every file the toolkit creates.
 constexpr const char* kSchemaVersion = "stribeck-log/1";
@@ -47,4 +47,4 @@ void name_result_dimensions(hid_t g, const std::vector<std::string>& names, cons
 // toolkit_version, command_line, config, date, device (defaults filled in).
 void write_provenance(hid_t obj, const Provenance& p, const std::string& where);
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::data::detail

@@ -22,7 +22,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck::h5 {
+namespace stribeck::data::h5 {
 namespace {
 
 // Larger than any log we expect, small enough that a corrupt header claiming
@@ -1141,4 +1141,4 @@ Dataset write_string_array(hid_t loc, const std::string& name, const std::vector
   return ds;
 }
 
-}  // namespace stribeck::h5
+}  // namespace stribeck::data::h5

@@ -17,7 +17,7 @@
 #include "interrupt_detail.hpp"
 #include "path_detail.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 using detail::kPathMax;
@@ -183,4 +183,4 @@ void unwatch_library_call(int slot) {
   g_watch_used[slot].store(false);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

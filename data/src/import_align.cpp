@@ -8,7 +8,7 @@
 #include "stribeck/data/import.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // `v` sampled at increasing times `t`, linearly interpolated at increasing
@@ -97,4 +97,4 @@ Experiment align_experiments(const std::vector<Experiment>& parts, double rate_h
   return e;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -11,7 +11,7 @@
 #include "interrupt_detail.hpp"
 #include "path_detail.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 using detail::drop_output_locks;
@@ -233,4 +233,4 @@ void set_interrupt_note(const std::string& note) {
 int register_temporary(const std::string& path) { return claim(path); }
 void unregister_temporary(int slot) { release(slot); }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

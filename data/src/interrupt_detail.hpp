@@ -4,7 +4,7 @@
 // ends on a signal, a crash or an overdue library call removes the same
 // files and prints its line the same way. The first three are
 // async-signal-safe (unlink, fcntl, write).
-namespace stribeck::detail {
+namespace stribeck::data::detail {
 
 // Unlinks every registered temporary (register_temporary) and lets go of
 // this process's output locks (drop_output_locks).
@@ -21,4 +21,4 @@ bool cli_handlers_installed();
 // never from a handler.
 bool is_registered_input(const char* file);
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::data::detail

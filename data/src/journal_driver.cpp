@@ -19,7 +19,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck::h5 {
+namespace stribeck::data::h5 {
 namespace {
 
 constexpr std::uint64_t kPage = 4096;
@@ -475,4 +475,4 @@ void journal_remove(const std::string& path) {
   for (const std::string& name : journal_files(path)) ::unlink(name.c_str());
 }
 
-}  // namespace stribeck::h5
+}  // namespace stribeck::data::h5

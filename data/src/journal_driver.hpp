@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace stribeck::h5 {
+namespace stribeck::data::h5 {
 
 // A file access property list (closed by the caller) for the driver.
 hid_t journaled_access();
@@ -44,4 +44,4 @@ void journal_replay(const std::string& path);
 std::vector<std::string> journal_files(const std::string& path);
 void journal_remove(const std::string& path);
 
-}  // namespace stribeck::h5
+}  // namespace stribeck::data::h5

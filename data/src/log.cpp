@@ -21,7 +21,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 using detail::is_results_group;
@@ -537,4 +537,4 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
   return v;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

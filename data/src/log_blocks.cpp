@@ -21,7 +21,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 struct Found {
@@ -887,4 +887,4 @@ void LogBlockWriter::commit() {
   m.out.commit();
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -13,7 +13,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/units.hpp"
 
-namespace stribeck::detail {
+namespace stribeck::data::detail {
 
 // Visits every experiment group of a log in read_log's order: the root (if
 // it holds datasets; `prefix` "") and every group below that holds datasets
@@ -50,4 +50,4 @@ std::map<std::string, std::string> read_channel_attributes(hid_t dataset, const 
 // dataset and returns its unit and length.
 std::string check_channel_dataset(const h5::Dataset& ds, const std::string& at, hsize_t& length);
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::data::detail

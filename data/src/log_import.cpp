@@ -13,7 +13,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // --align first | rate=HZ: the rate of the common time base, 0 for the first
@@ -284,4 +284,4 @@ std::vector<ImportedExperiment> import_logs(const ImportRequest& request) {
   return Importer(request, align_rate).run();
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -23,7 +23,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 bool is_numeric_class(const std::string& c) {
@@ -561,9 +561,9 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
 }
 #endif  // STRIBECK_HAVE_MATIO
 
-}  // namespace stribeck
+}  // namespace stribeck::data
 
-namespace stribeck {
+namespace stribeck::data {
 #ifdef STRIBECK_HAVE_MATIO
 bool have_mat5_support() { return true; }
 #else
@@ -572,4 +572,4 @@ std::vector<Experiment> read_mat5_log(const std::string& path, const ReadOptions
   throw InputError(path + ": MATLAB v5/v7 .mat files need libmatio, which this build lacks");
 }
 #endif
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -18,7 +18,7 @@
 #include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/paths.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 using detail::kPathMax;
@@ -260,4 +260,4 @@ void PartialOwner::release() {
 
 PartialOwner::~PartialOwner() { release(); }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

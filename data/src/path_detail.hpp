@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-namespace stribeck::detail {
+namespace stribeck::data::detail {
 
 // The longest path a fixed slot holds (PATH_MAX): the signal handlers read
 // their paths without allocating.
@@ -26,4 +26,4 @@ inline std::string kind_of(mode_t m) {
   return "not a regular file";
 }
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::data::detail

@@ -10,7 +10,7 @@
 #include "path_detail.hpp"
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 using detail::kind_of;
 using detail::kPathMax;
@@ -92,4 +92,4 @@ std::string partial_path(const std::string& output) {
   return name_with_room(output, partial.size() + longest.size()) + partial;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

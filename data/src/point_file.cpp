@@ -10,7 +10,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/sweep_file.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 std::string listed(const std::vector<std::string>& names) {
@@ -291,4 +291,4 @@ void PointFile::read_ok(std::uint64_t first, std::uint64_t n, std::vector<std::u
   for (std::uint64_t i = 0; i < n; ++i) out[i] = out[i] && s[i] == 0;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -20,7 +20,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // HDF5 chunk of a streamed column: 8 Ki rows (64 KiB of float64 for a
@@ -682,4 +682,4 @@ void ResultsStream::finish(const std::map<std::string, std::string>& attributes)
   set_interrupt_note("");
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -8,7 +8,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 constexpr int kMaxOrder = 6;
@@ -536,4 +536,4 @@ std::vector<Plateau> find_plateaus(const std::vector<double>& t, const std::vect
   return out;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

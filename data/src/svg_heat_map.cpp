@@ -10,7 +10,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // Page layout in SVG units (px).
@@ -277,4 +277,4 @@ void write_heat_map(const std::string& path, const HeatMap& m) {
   out.commit();
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -11,7 +11,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/log.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 constexpr const char* kIdentity = "sweep_identity";
@@ -380,4 +380,4 @@ SweepFile read_sweep_file(const std::string& path, bool with_rows) {
   return f;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

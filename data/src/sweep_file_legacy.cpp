@@ -11,7 +11,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // Sweep metadata lives in root attributes; a missing one means the file was
@@ -166,4 +166,4 @@ SweepFile read_legacy_sweep_file(const std::string& path) {
 }
 
 }  // namespace detail
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -19,7 +19,7 @@
 #include "stribeck/data/text_table.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 constexpr const char* kOrder[] = {"time",       "position",   "velocity",     "acceleration", "force",
@@ -202,4 +202,4 @@ void write_csv(AtomicFile& out, AtomicFile& sidecar, const LogBlockReader& log, 
   write_blocks(&out, &sidecar, log, delim, command_line);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -16,7 +16,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 void split_header_cell(std::string_view cell, std::string& name, std::string& unit) {
   std::string_view s = unquote_cell(cell);
@@ -426,4 +426,4 @@ Experiment read_text_log(const std::string& path, const ReadOptions& o) {
   return e;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -12,7 +12,7 @@
 #include "stribeck/data/units.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 constexpr char kWhitespace = ' ';
@@ -437,4 +437,4 @@ bool TextTable::next(std::vector<double>& values, std::vector<std::string_view>*
   return true;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -7,7 +7,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 namespace {
 
 // Exponents of a unit over the base quantities the toolkit tells apart:
@@ -540,4 +540,4 @@ std::string canonical_channel(std::string_view name) {
   return std::string(name);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -9,10 +9,10 @@ namespace stribeck::engine {
 namespace {
 
 // A PointStatus name as one word (CF flag meanings and attribute names).
-std::string status_word(int s) { return flag_word(point_status_name(static_cast<PointStatus>(s))); }
+std::string status_word(int s) { return data::flag_word(point_status_name(static_cast<PointStatus>(s))); }
 
 [[noreturn]] void corrupt(const std::string& where) {
-  throw InputError(where + ": corrupt checkpoint; remove it and run without --resume");
+  throw data::InputError(where + ": corrupt checkpoint; remove it and run without --resume");
 }
 
 std::uint64_t number(const std::string& text, const std::string& where) {
@@ -30,9 +30,9 @@ std::string joined_counts(const std::uint64_t* counts, std::size_t n) {
   return s;
 }
 
-StreamCheckpoint make_checkpoint(std::uint64_t rows, const Totals& t, std::map<std::string, std::string> extra,
-                                 std::vector<StreamTable> tables) {
-  StreamCheckpoint cp;
+data::StreamCheckpoint make_checkpoint(std::uint64_t rows, const Totals& t, std::map<std::string, std::string> extra,
+                                       std::vector<data::StreamTable> tables) {
+  data::StreamCheckpoint cp;
   cp.rows = rows;
   cp.completed = t.completed;
   cp.state = std::move(extra);
@@ -44,23 +44,23 @@ StreamCheckpoint make_checkpoint(std::uint64_t rows, const Totals& t, std::map<s
   return cp;
 }
 
-std::uint64_t state_count(const StreamCheckpoint& cp, const std::string& key, const std::string& where) {
+std::uint64_t state_count(const data::StreamCheckpoint& cp, const std::string& key, const std::string& where) {
   const auto it = cp.state.find(key);
   if (it == cp.state.end()) corrupt(where);
   return number(it->second, where);
 }
 
-std::vector<std::uint64_t> state_counts(const StreamCheckpoint& cp, const std::string& key, std::size_t n,
+std::vector<std::uint64_t> state_counts(const data::StreamCheckpoint& cp, const std::string& key, std::size_t n,
                                         const std::string& where) {
   const auto it = cp.state.find(key);
   if (it == cp.state.end()) corrupt(where);
   std::vector<std::uint64_t> v;
-  for (const std::string& count : split_names(it->second)) v.push_back(number(count, where));
+  for (const std::string& count : data::split_names(it->second)) v.push_back(number(count, where));
   if (v.size() != n) corrupt(where);
   return v;
 }
 
-void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, Totals& t, const std::string& where) {
+void restore_totals(const data::StreamCheckpoint& cp, std::uint64_t count, Totals& t, const std::string& where) {
   t = Totals{};
   if (cp.rows == 0 && cp.state.empty()) return;  // killed before its first chunk: nothing to restore
   t.completed = cp.state.count("completed") ? state_count(cp, "completed", where) : cp.rows;
@@ -73,10 +73,10 @@ void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, Totals& t, 
       t.invalid_examples.push_back(it->second);
 }
 
-StreamColumn status_column() {
-  StreamColumn c{"status", 0, "1", ""};
+data::StreamColumn status_column() {
+  data::StreamColumn c{"status", 0, "1", ""};
   c.long_name = "point status";
-  c.type = ColumnType::kUInt8;
+  c.type = data::ColumnType::kUInt8;
   for (int s = 0; s < kPointStatusCount; ++s) c.flags.emplace_back(s, status_word(s));
   return c;
 }

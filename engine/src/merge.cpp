@@ -17,7 +17,7 @@ namespace {
 std::uint64_t parse_u64(const std::string& text, const std::string& where) {
   char* end = nullptr;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end) throw InputError(where + ": '" + text + "' is not a count");
+  if (text.empty() || *end) throw data::InputError(where + ": '" + text + "' is not a count");
   return v;
 }
 
@@ -31,31 +31,33 @@ std::vector<std::size_t> order_shards(const std::vector<ShardSpan>& shards, cons
     const ShardSpan &x = shards[a], &y = shards[b];
     return x.first != y.first ? x.first < y.first : x.count < y.count;
   });
-  if (order.empty()) throw InputError("merge: no input files");
+  if (order.empty()) throw data::InputError("merge: no input files");
   const ShardSpan& s0 = shards[order[0]];
   std::uint64_t next = 0;
   for (std::size_t i : order) {
     const ShardSpan& sh = shards[i];
     if (!same_run(i, order[0]))
-      throw InputError(sh.path + ": belongs to a different " + words.run + " than " + s0.path + " (" + words.why + ")");
+      throw data::InputError(sh.path + ": belongs to a different " + words.run + " than " + s0.path + " (" + words.why +
+                             ")");
     if (sh.first != next)
-      throw InputError(sh.path + ": shard starts at " + words.unit + " " + std::to_string(sh.first) + ", expected " +
-                       std::to_string(next) + (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
+      throw data::InputError(sh.path + ": shard starts at " + words.unit + " " + std::to_string(sh.first) +
+                             ", expected " + std::to_string(next) +
+                             (sh.first < next ? " (overlapping shards)" : " (a shard is missing)"));
     next = sh.first + sh.count;
   }
   if (next != s0.points)
-    throw InputError(shards[order.back()].path + ": the last shard ends at " + words.unit + " " + std::to_string(next) +
-                     " of " + std::to_string(s0.points) + " (a shard is missing)");
+    throw data::InputError(shards[order.back()].path + ": the last shard ends at " + words.unit + " " +
+                           std::to_string(next) + " of " + std::to_string(s0.points) + " (a shard is missing)");
   return order;
 }
 
 bool is_shard_file(const std::string& path, const ShardFormat& format) {
   try {
     if (!std::ifstream(path)) return false;
-    const h5::File f = h5::open_file(path);  // attributes only: shard files can be large
-    if (!h5::has_child(f.id(), format.group)) return false;
-    const h5::Group g = h5::open_group(f.id(), format.group, path);
-    return h5::has_attribute(g.id(), format.identity);
+    const data::h5::File f = data::h5::open_file(path);  // attributes only: shard files can be large
+    if (!data::h5::has_child(f.id(), format.group)) return false;
+    const data::h5::Group g = data::h5::open_group(f.id(), format.group, path);
+    return data::h5::has_attribute(g.id(), format.identity);
   } catch (const std::exception&) {
     return false;
   }
@@ -63,42 +65,43 @@ bool is_shard_file(const std::string& path, const ShardFormat& format) {
 
 void merge_shard_files(const ShardFormat& format, const std::vector<std::string>& inputs, const std::string& output,
                        const std::string& command_line) {
-  if (inputs.empty()) throw InputError("merge: no input files");
+  if (inputs.empty()) throw data::InputError("merge: no input files");
   for (const auto& in : inputs)
-    if (!is_shard_file(in, format)) throw InputError(in + ": not " + format.not_a_shard);
+    if (!is_shard_file(in, format)) throw data::InputError(in + ": not " + format.not_a_shard);
   struct Shard {
     std::map<std::string, std::string> attributes;
     std::string device, config;
-    std::vector<StreamColumn> columns;
+    std::vector<data::StreamColumn> columns;
   };
   // Attributes and dataset shapes only; the rows are streamed below.
   std::vector<Shard> shards;
   std::vector<ShardSpan> spans;
   for (const auto& in : inputs) {
     const std::string at = in + ": group '" + format.group + "'";
-    Results head = read_results(in, format.group, /*with_datasets=*/false);
+    data::Results head = data::read_results(in, format.group, /*with_datasets=*/false);
     Shard sh{std::move(head.attributes), head.provenance.device, head.provenance.config, {}};
     auto& a = sh.attributes;
     {
-      const h5::File f = h5::open_file(in);
-      const h5::Group g = h5::open_group(f.id(), format.group, at);
-      if (h5::has_attribute(g.id(), "checkpoint_rows"))
-        throw InputError(in + ": the shard is not finished (resume it first)");
+      const data::h5::File f = data::h5::open_file(in);
+      const data::h5::Group g = data::h5::open_group(f.id(), format.group, at);
+      if (data::h5::has_attribute(g.id(), "checkpoint_rows"))
+        throw data::InputError(in + ": the shard is not finished (resume it first)");
     }
     for (const auto& k : format.required)
-      if (!a.count(k)) throw InputError(at + ": no attribute '" + k + "'");
+      if (!a.count(k)) throw data::InputError(at + ": no attribute '" + k + "'");
     const ShardSpan span{in, parse_u64(a["points"], at + ": attribute 'points'"),
                          parse_u64(a["first"], at + ": attribute 'first'"),
                          parse_u64(a["count"], at + ": attribute 'count'")};
     sh.columns = format.columns(in, a, at);
-    const h5::File f = h5::open_file(in);
-    const h5::Group g = h5::open_group(f.id(), format.group, at);
-    for (const StreamColumn& c : sh.columns) {
+    const data::h5::File f = data::h5::open_file(in);
+    const data::h5::Group g = data::h5::open_group(f.id(), format.group, at);
+    for (const data::StreamColumn& c : sh.columns) {
       const ColumnSource src = format.source ? format.source(a, c.name) : ColumnSource{};
       const std::string name = src.table.empty() ? c.name : src.table;
-      bool ok = h5::has_child(g.id(), name);
+      bool ok = data::h5::has_child(g.id(), name);
       if (ok) {
-        const auto info = h5::dataset_info(h5::open_dataset(g.id(), name, at), at + ": dataset '" + name + "'");
+        const auto info =
+            data::h5::dataset_info(data::h5::open_dataset(g.id(), name, at), at + ": dataset '" + name + "'");
         // float64, or (integer fields, since the columns carry their dtype) an integer
         ok = (info.type_class == H5T_FLOAT || info.type_class == H5T_INTEGER) && !info.dims.empty() &&
              info.dims[0] == span.count &&
@@ -107,8 +110,8 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
                                  : info.dims.size() == 1);
       }
       if (!ok)
-        throw InputError(at + ": dataset '" + name + "' is missing or does not hold " + std::to_string(span.count) +
-                         " " + format.words.unit + "s");
+        throw data::InputError(at + ": dataset '" + name + "' is missing or does not hold " +
+                               std::to_string(span.count) + " " + format.words.unit + "s");
     }
     shards.push_back(std::move(sh));
     spans.push_back(span);
@@ -144,21 +147,21 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
   for (std::size_t i : order)
     if (devices.find(shards[i].device) == std::string::npos)
       devices += (devices.empty() ? "" : "; ") + shards[i].device;
-  Provenance p;
+  data::Provenance p;
   p.command_line = command_line;
   p.config = s0.config;
   p.device = "merged from " + std::to_string(shards.size()) + " shards: " + devices;
-  const std::vector<StreamColumn>& columns = s0.columns;
-  auto stream = ResultsStream::create(output, format.group, columns, attributes, p, points, /*resumable=*/false);
+  const std::vector<data::StreamColumn>& columns = s0.columns;
+  auto stream = data::ResultsStream::create(output, format.group, columns, attributes, p, points, /*resumable=*/false);
   try {
-    for (const StreamColumn& c : format.text ? format.text(s0.attributes) : std::vector<StreamColumn>{}) {
+    for (const data::StreamColumn& c : format.text ? format.text(s0.attributes) : std::vector<data::StreamColumn>{}) {
       std::vector<std::string> values;
       for (std::size_t i : order) {
-        std::vector<std::string> v = read_text_column(spans[i].path, format.group, c.name);
+        std::vector<std::string> v = data::read_text_column(spans[i].path, format.group, c.name);
         if (v.size() != spans[i].count)
-          throw InputError(spans[i].path + ": group '" + format.group + "': dataset '" + c.name + "' holds " +
-                           std::to_string(v.size()) + " values for " + std::to_string(spans[i].count) + " " +
-                           format.words.unit + "s");
+          throw data::InputError(spans[i].path + ": group '" + format.group + "': dataset '" + c.name + "' holds " +
+                                 std::to_string(v.size()) + " values for " + std::to_string(spans[i].count) + " " +
+                                 format.words.unit + "s");
         values.insert(values.end(), v.begin(), v.end());
       }
       stream->write_text(c, values);
@@ -168,8 +171,8 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
     std::uint64_t rows = 0;
     for (std::size_t i : order) {
       const ShardSpan& sh = spans[i];
-      const h5::File f = h5::open_file(sh.path);
-      const h5::Group g = h5::open_group(f.id(), format.group, sh.path);
+      const data::h5::File f = data::h5::open_file(sh.path);
+      const data::h5::Group g = data::h5::open_group(f.id(), format.group, sh.path);
       std::vector<ColumnSource> sources(columns.size());
       if (format.source)
         for (std::size_t k = 0; k < columns.size(); ++k)
@@ -182,16 +185,16 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
           const ColumnSource& src = sources[k];
           const std::string name = src.table.empty() ? columns[k].name : src.table;
           const std::string where = sh.path + ": group '" + format.group + "': dataset '" + name + "'";
-          const h5::Dataset ds = h5::open_dataset(g.id(), name, sh.path);
+          const data::h5::Dataset ds = data::h5::open_dataset(g.id(), name, sh.path);
           cols[k].resize(n * std::max<std::uint64_t>(columns[k].width, 1));
           if (src.table.empty()) {
-            h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(), where);
+            data::h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, cols[k].data(), where);
           } else {
-            const std::uint64_t w = h5::dataset_info(ds, where).dims.at(1);
+            const std::uint64_t w = data::h5::dataset_info(ds, where).dims.at(1);
             auto& t = tables[name];
             if (t.empty()) {
               t.resize(n * w);
-              h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, t.data(), where);
+              data::h5::read_rows(ds, H5T_NATIVE_DOUBLE, at, n, t.data(), where);
             }
             for (std::uint64_t r = 0; r < n; ++r) cols[k][r] = t[r * w + src.column];
           }
@@ -201,7 +204,7 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
         rows += n;
       }
     }
-    StreamCheckpoint done;
+    data::StreamCheckpoint done;
     done.rows = done.completed = rows;
     if (format.tables) {
       std::vector<std::string> paths;
@@ -212,7 +215,7 @@ void merge_shard_files(const ShardFormat& format, const std::vector<std::string>
     stream->finish();
   } catch (...) {
     stream.reset();  // a merge is not resumable: no OUT.partial is left behind
-    std::remove(partial_path(output).c_str());
+    std::remove(data::partial_path(output).c_str());
     throw;
   }
 }

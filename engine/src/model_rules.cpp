@@ -7,11 +7,11 @@ namespace stribeck::engine {
 
 sweep::ParamRules model_rules(const ModelInfo& m) {
   if (m.params.size() > static_cast<std::size_t>(sweep::kMaxParams))
-    throw InputError("model " + m.id + " has more parameters than a sweep or ensemble supports (" +
-                     std::to_string(sweep::kMaxParams) + ")");
+    throw data::InputError("model " + m.id + " has more parameters than a sweep or ensemble supports (" +
+                           std::to_string(sweep::kMaxParams) + ")");
   if (m.relations.size() > static_cast<std::size_t>(sweep::kMaxRelations))
-    throw InputError("model " + m.id + " has more relations than a sweep or ensemble supports (" +
-                     std::to_string(sweep::kMaxRelations) + ")");
+    throw data::InputError("model " + m.id + " has more relations than a sweep or ensemble supports (" +
+                           std::to_string(sweep::kMaxRelations) + ")");
   sweep::ParamRules r;
   r.n = static_cast<int>(m.params.size());
   for (int d = 0; d < r.n; ++d) {

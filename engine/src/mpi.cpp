@@ -76,9 +76,10 @@ MpiResult run_mpi(const MpiJob& job, int* rank_out) {
   *rank_out = rank;
   const MpiOptions& o = job.options;
   if (o.output.empty() || o.csv_output)
-    throw InputError("--mpi: rank 0 merges the ranks' HDF5 shard files; name an HDF5 output (-o OUT.h5)");
-  if (!o.shard.empty()) throw InputError("--mpi splits the space itself; drop --shard");
-  if (o.resume || o.max_chunks) throw InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
+    throw data::InputError("--mpi: rank 0 merges the ranks' HDF5 shard files; name an HDF5 output (-o OUT.h5)");
+  if (!o.shard.empty()) throw data::InputError("--mpi splits the space itself; drop --shard");
+  if (o.resume || o.max_chunks)
+    throw data::InputError("--mpi does not combine with --resume or --max-chunks; use --shard");
 #if STRIBECK_HAVE_CUDA
   if (o.gpu_per_rank) gpu::use_device_for_rank(local);  // one GPU per rank on each node (no-op without GPUs)
 #else
@@ -89,7 +90,7 @@ MpiResult run_mpi(const MpiJob& job, int* rank_out) {
   // Every shard file must be complete before rank 0 merges.
   int ok = mine.finished ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!all_ok) throw InputError("a rank did not finish its shard");
+  if (!all_ok) throw data::InputError("a rank did not finish its shard");
   RankReport& all = res.all;
   all.finished = true;
   all.sums.assign(mine.sums.size(), 0);
@@ -119,7 +120,7 @@ void mpi_finalize() {}
 void mpi_abort(int code) { std::exit(code); }
 
 MpiResult run_mpi(const MpiJob&, int*) {
-  throw InputError("--mpi: this build has no MPI support (rebuild with -DSTRIBECK_MPI=ON)");
+  throw data::InputError("--mpi: this build has no MPI support (rebuild with -DSTRIBECK_MPI=ON)");
 }
 
 #endif

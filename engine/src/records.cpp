@@ -11,30 +11,30 @@
 
 namespace stribeck::engine {
 
-StreamColumn field_column(const FieldInfo& k, bool rotational) {
+data::StreamColumn field_column(const FieldInfo& k, bool rotational) {
   if (k.storage == FieldStorage::kStatus) return status_column();
   if (k.storage == FieldStorage::kText) throw std::logic_error(std::string(k.name) + ": a text field has no column");
-  StreamColumn c{k.name, 0, rotational ? rotational_units(k.units) : k.units, k.long_name};
-  c.type = k.storage == FieldStorage::kInt64   ? ColumnType::kInt64
-           : k.storage == FieldStorage::kInt32 ? ColumnType::kInt32
-           : k.storage == FieldStorage::kUInt8 ? ColumnType::kUInt8
-           : k.storage == FieldStorage::kWord  ? ColumnType::kUInt8
-                                               : ColumnType::kFloat64;
+  data::StreamColumn c{k.name, 0, rotational ? rotational_units(k.units) : k.units, k.long_name};
+  c.type = k.storage == FieldStorage::kInt64   ? data::ColumnType::kInt64
+           : k.storage == FieldStorage::kInt32 ? data::ColumnType::kInt32
+           : k.storage == FieldStorage::kUInt8 ? data::ColumnType::kUInt8
+           : k.storage == FieldStorage::kWord  ? data::ColumnType::kUInt8
+                                               : data::ColumnType::kFloat64;
   if (k.storage == FieldStorage::kWord)
     for (std::size_t code = 0; code < k.word_count; ++code)
-      c.flags.emplace_back(static_cast<int>(code), flag_word(k.words[code]));
+      c.flags.emplace_back(static_cast<int>(code), data::flag_word(k.words[code]));
   return c;
 }
 
-std::vector<StreamColumn> record_columns(const RecordTable& record, bool rotational) {
-  std::vector<StreamColumn> c;
+std::vector<data::StreamColumn> record_columns(const RecordTable& record, bool rotational) {
+  std::vector<data::StreamColumn> c;
   c.reserve(record.size);
   for (const FieldInfo& f : record) c.push_back(field_column(f, rotational));
   return c;
 }
 
-std::vector<CsvColumn> record_csv_columns(const RecordTable& record, bool rotational) {
-  std::vector<CsvColumn> c;
+std::vector<data::CsvColumn> record_csv_columns(const RecordTable& record, bool rotational) {
+  std::vector<data::CsvColumn> c;
   c.reserve(record.size);
   for (const FieldInfo& f : record) c.push_back({f.name, rotational ? rotational_units(f.units) : f.units});
   return c;
@@ -44,7 +44,7 @@ std::string record_csv_header(const RecordTable& record) {
   std::string h;
   for (const FieldInfo& f : record) {
     if (&f != record.begin()) h += ',';
-    append_csv_field(h, f.name);
+    data::append_csv_field(h, f.name);
   }
   return h;
 }

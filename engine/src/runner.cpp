@@ -24,7 +24,7 @@ Range split_range(const std::string& shard, std::uint64_t points) {
   unsigned long i = 0, n = 0;
   if (slash == std::string::npos || !whole(shard.substr(0, slash), i) || !whole(shard.substr(slash + 1), n) || n == 0 ||
       i >= n)
-    throw InputError("--shard '" + shard + "': expected i/N with 0 <= i < N (whole numbers, N up to 999999999)");
+    throw data::InputError("--shard '" + shard + "': expected i/N with 0 <= i < N (whole numbers, N up to 999999999)");
   __extension__ typedef unsigned __int128 u128;
   const u128 total = points;
   r.first = static_cast<std::uint64_t>(total * i / n);
@@ -35,7 +35,7 @@ Range split_range(const std::string& shard, std::uint64_t points) {
 }
 
 RunStats run(const Range& range, Workload& w, Totals& t, const RunOptions& o) {
-  if (o.chunk == 0) throw InputError("--chunk must be > 0");
+  if (o.chunk == 0) throw data::InputError("--chunk must be > 0");
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };

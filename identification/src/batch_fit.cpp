@@ -43,7 +43,7 @@ constexpr const char* kGroup = "batch_fit";
 // attribute (1) name them NAME and hold neither (merged as they are).
 constexpr int kFormatVersion = 2;
 // The experiment names: a text column along the rows (ResultsStream::write_text).
-const StreamColumn kNameColumn{"experiment_name", 0, "", "name of the experiment in its log"};
+const data::StreamColumn kNameColumn{"experiment_name", 0, "", "name of the experiment in its log"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // --- Sources ----------------------------------------------------------------
@@ -59,7 +59,7 @@ class Source : public ExperimentSource {
  public:
   std::vector<std::string> logs_;
   std::vector<Job> jobs_;
-  std::vector<Experiment> held_;
+  std::vector<data::Experiment> held_;
   bool validate_held_ = false;  // memory_experiments: validated when loaded
 
   std::uint64_t size() const override { return jobs_.size(); }
@@ -67,14 +67,14 @@ class Source : public ExperimentSource {
   int log_index(std::uint64_t i) const override { return jobs_[i].log; }
   std::uint64_t index_in_log(std::uint64_t i) const override { return jobs_[i].index; }
   const std::vector<std::string>& logs() const override { return logs_; }
-  Experiment load(std::uint64_t i) const override {
+  data::Experiment load(std::uint64_t i) const override {
     const Job& j = jobs_[i];
     if (j.held >= 0) {
-      if (validate_held_) validate_experiment(held_[j.held]);
+      if (validate_held_) data::validate_experiment(held_[j.held]);
       return held_[j.held];
     }
-    const LogBlockReader r(logs_[j.log], j.experiment);
-    Experiment e;
+    const data::LogBlockReader r(logs_[j.log], j.experiment);
+    data::Experiment e;
     e.name = j.experiment;
     e.source = logs_[j.log];
     e.attributes = r.attributes();
@@ -86,7 +86,7 @@ class Source : public ExperimentSource {
       if (!r.channel_attributes(ch).empty()) e.channel_attributes[ch] = r.channel_attributes(ch);
       e.channels[ch] = std::move(v);
     }
-    validate_experiment(e);
+    data::validate_experiment(e);
     return e;
   }
 };
@@ -147,12 +147,12 @@ static_assert(std::size(kCoordinateChannels) == kCoordinateCount, "a channel per
 std::string coordinate_names() {
   std::vector<std::string> n;
   for (const engine::FieldInfo& k : kCoordinates) n.push_back(k.name);
-  return join_names(n);
+  return data::join_names(n);
 }
 // Columns per parameter: value and standard error (format 1), and the 95 % interval (2).
 std::size_t per_parameter(int version) { return version >= 2 ? 4 : 2; }
 
-void operating_point(const Experiment& e, BatchFitRow& r) {
+void operating_point(const data::Experiment& e, BatchFitRow& r) {
   for (std::size_t k = 0; k < kCoordinateCount; ++k) {
     if (!e.has(kCoordinateChannels[k])) continue;
     const auto& x = e.channel(kCoordinateChannels[k]);
@@ -163,25 +163,27 @@ void operating_point(const Experiment& e, BatchFitRow& r) {
 }
 
 // `force_unit`: the logs' (N*m for a rotational batch), of rmse and cost.
-std::vector<StreamColumn> batch_columns(const std::vector<std::string>& names, const std::vector<std::string>& units,
-                                        const std::string& force_unit, int version = kFormatVersion) {
-  std::vector<StreamColumn> c = engine::record_columns(kRow, /*rotational=*/force_unit == "N*m");
-  for (StreamColumn& col : c)
+std::vector<data::StreamColumn> batch_columns(const std::vector<std::string>& names,
+                                              const std::vector<std::string>& units, const std::string& force_unit,
+                                              int version = kFormatVersion) {
+  std::vector<data::StreamColumn> c = engine::record_columns(kRow, /*rotational=*/force_unit == "N*m");
+  for (data::StreamColumn& col : c)
     if (col.name == "fit_status")
       for (int k = 0; k < kBatchFitStatusCount; ++k)
-        col.flags.emplace_back(k, flag_word(batch_fit_status_name(static_cast<BatchFitStatus>(k))));
+        col.flags.emplace_back(k, data::flag_word(batch_fit_status_name(static_cast<BatchFitStatus>(k))));
   // As identify's results groups name them (param_NAME, _std_error, _ci95_lo, _ci95_hi).
   const std::string prefix = version >= 2 ? "param_" : "";
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::string n = prefix + names[k];
-    c.push_back(StreamColumn{n, 0, units[k], "fitted " + names[k]});
-    c.push_back(StreamColumn{n + "_std_error", 0, units[k], "standard error of " + names[k]});
+    c.push_back(data::StreamColumn{n, 0, units[k], "fitted " + names[k]});
+    c.push_back(data::StreamColumn{n + "_std_error", 0, units[k], "standard error of " + names[k]});
     if (version < 2) continue;
-    c.push_back(StreamColumn{n + "_ci95_lo", 0, units[k], "95 % interval of " + names[k] + ", lower end"});
-    c.push_back(StreamColumn{n + "_ci95_hi", 0, units[k], "95 % interval of " + names[k] + ", upper end"});
+    c.push_back(data::StreamColumn{n + "_ci95_lo", 0, units[k], "95 % interval of " + names[k] + ", lower end"});
+    c.push_back(data::StreamColumn{n + "_ci95_hi", 0, units[k], "95 % interval of " + names[k] + ", upper end"});
   }
   if (version >= 2)
-    for (StreamColumn& col : engine::record_columns(kCoordinates, /*rotational=*/false)) c.push_back(std::move(col));
+    for (data::StreamColumn& col : engine::record_columns(kCoordinates, /*rotational=*/false))
+      c.push_back(std::move(col));
   return c;
 }
 
@@ -198,9 +200,9 @@ std::string options_text(const FitOptions& o) {
                 o.parallel_filter, o.decimation, o.starts, o.starts_per_round, o.max_starts, o.agree_tolerance,
                 o.max_profile_restarts, o.coarse_points, static_cast<unsigned long long>(o.seed), o.max_iterations,
                 o.function_tolerance, o.gradient_tolerance, o.parameter_tolerance, o.block_size);
-  return std::string(buf) + " free=" + join_names(o.free) + " fix=" + join_names(o.fix) +
-         " init=" + join_names(o.initial) + " bounds=" + join_names(o.bounds) +
-         " per_experiment=" + join_names(o.per_experiment) + " loss=" + o.loss +
+  return std::string(buf) + " free=" + data::join_names(o.free) + " fix=" + data::join_names(o.fix) +
+         " init=" + data::join_names(o.initial) + " bounds=" + data::join_names(o.bounds) +
+         " per_experiment=" + data::join_names(o.per_experiment) + " loss=" + o.loss +
          " max_relative_std_error=" + std::to_string(o.max_relative_std_error) +
          " max_abs_correlation=" + std::to_string(o.max_abs_correlation);
 }
@@ -216,7 +218,7 @@ std::string batch_identity(const std::string& model, const std::string& options,
   text(model);
   text(options);
   for (std::uint64_t i = 0; i < s.size(); ++i) text(s.name(i));
-  return hex64(h);
+  return workloads::hex64(h);
 }
 
 // --- Rows -------------------------------------------------------------------
@@ -270,13 +272,13 @@ BatchFitRow fit_row(const FitSummary& s, const std::vector<std::string>& names) 
 
 // The checkpoint: the engine's totals, the counts by fit status, the fits
 // with warnings.
-StreamCheckpoint batch_checkpoint(const engine::Totals& t, const BatchFitResult& r) {
+data::StreamCheckpoint batch_checkpoint(const engine::Totals& t, const BatchFitResult& r) {
   return engine::make_checkpoint(t.completed, t,
                                  {{"fit_status_counts", engine::joined_counts(r.status_counts, kBatchFitStatusCount)},
                                   {"with_warnings", std::to_string(r.with_warnings)}});
 }
 
-void restore_totals(const StreamCheckpoint& cp, BatchFitResult& r, const std::string& where) {
+void restore_totals(const data::StreamCheckpoint& cp, BatchFitResult& r, const std::string& where) {
   engine::restore_totals(cp, r.count, r.totals, where);
   if (r.totals.completed == 0) return;
   const auto fits = engine::state_counts(cp, "fit_status_counts", kBatchFitStatusCount, where);
@@ -324,13 +326,13 @@ std::vector<std::vector<double>> row_columns(const std::vector<BatchFitRow>& row
 class BatchFitWorkload : public engine::Workload {
  public:
   BatchFitWorkload(const ExperimentSource& src, const BatchFitOptions& o, const FitOptions& fo, BatchFitResult& r,
-                   ResultsStream* stream)
+                   data::ResultsStream* stream)
       : src_(src), o_(o), fo_(fo), r_(r), stream_(stream) {}
 
   void compute(int slot, std::uint64_t first, std::uint64_t k,
                const std::function<void(std::uint64_t)>& progress) override {
     const std::size_t np = r_.parameters.size();
-    std::vector<Experiment> ex(k);
+    std::vector<data::Experiment> ex(k);
     std::vector<std::string> bad(k);
     {
       // The chunk's experiments in order, on this thread: HDF5 is not
@@ -338,7 +340,7 @@ class BatchFitWorkload : public engine::Workload {
       std::lock_guard<std::mutex> lock(h5_);
       for (std::uint64_t i = 0; i < k; ++i) try {
           ex[i] = src_.load(first + i);
-        } catch (const InputError& e) {
+        } catch (const data::InputError& e) {
           bad[i] = e.what();
         }
     }
@@ -366,13 +368,13 @@ class BatchFitWorkload : public engine::Workload {
           rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           if (memory) rows[i].summary = std::move(s);
         }
-      } catch (const InputError& e) {  // what this experiment's data cannot support
+      } catch (const data::InputError& e) {  // what this experiment's data cannot support
         rows[i] = bad_row(e.what(), np);
       } catch (...) {
         failures[i] = std::current_exception();
       }
       if (bad[i].empty()) operating_point(ex[i], rows[i]);
-      ex[i] = Experiment{};
+      ex[i] = data::Experiment{};
       const std::uint64_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (omp_get_thread_num() == 0 && n < k) progress(n);
     }
@@ -412,7 +414,7 @@ class BatchFitWorkload : public engine::Workload {
   const BatchFitOptions& o_;
   const FitOptions& fo_;
   BatchFitResult& r_;
-  ResultsStream* stream_;
+  data::ResultsStream* stream_;
   std::vector<BatchFitRow> rows_[2];
   std::mutex h5_;
 };
@@ -433,19 +435,19 @@ engine::ShardFormat shard_format() {
       {"points", "first", "count", "model", "parameters", "parameter_units", "batch_identity"},
       {"batch_identity", "points", "model", "parameters"},
       [](const std::string& path, const std::map<std::string, std::string>& a, const std::string& at) {
-        const h5::File f = h5::open_file(path);
-        if (!h5::has_child(f.id(), std::string(kGroup) + "/fit_status"))
-          throw InputError(at +
-                           ": written by an older stribeck (its 'status' column is the fit status); merge its "
-                           "shards with that version, or fit them again");
-        const auto names = split_names(a.at("parameters")), units = split_names(a.at("parameter_units"));
+        const data::h5::File f = data::h5::open_file(path);
+        if (!data::h5::has_child(f.id(), std::string(kGroup) + "/fit_status"))
+          throw data::InputError(at +
+                                 ": written by an older stribeck (its 'status' column is the fit status); merge its "
+                                 "shards with that version, or fit them again");
+        const auto names = data::split_names(a.at("parameters")), units = data::split_names(a.at("parameter_units"));
         if (names.size() != units.size())
-          throw InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
+          throw data::InputError(at + ": attributes 'parameters' and 'parameter_units' differ");
         const auto unit = a.find("force_unit");  // absent in files of older versions: N
         return batch_columns(names, units, unit == a.end() ? "N" : unit->second, format_version(a));
       }};
   f.text = [](const std::map<std::string, std::string>& a) {
-    return format_version(a) >= 2 ? std::vector<StreamColumn>{kNameColumn} : std::vector<StreamColumn>{};
+    return format_version(a) >= 2 ? std::vector<data::StreamColumn>{kNameColumn} : std::vector<data::StreamColumn>{};
   };
   return f;
 }
@@ -465,7 +467,7 @@ const char* batch_fit_status_name(BatchFitStatus s) {
 }
 
 std::unique_ptr<ExperimentSource> log_experiments(const std::vector<std::string>& logs,
-                                                  const std::vector<std::string>& only, const ReadOptions& ro) {
+                                                  const std::vector<std::string>& only, const data::ReadOptions& ro) {
   auto s = std::make_unique<Source>();
   s->logs_ = logs;
   std::set<std::string> found;
@@ -476,13 +478,13 @@ std::unique_ptr<ExperimentSource> log_experiments(const std::vector<std::string>
   };
   for (std::size_t l = 0; l < logs.size(); ++l) {
     std::uint64_t index = 0;
-    if (ro.columns.empty() && ro.gains.empty() && h5::is_hdf5(logs[l])) {
-      for (const auto& n : list_log_experiments(logs[l])) {
+    if (ro.columns.empty() && ro.gains.empty() && data::h5::is_hdf5(logs[l])) {
+      for (const auto& n : data::list_log_experiments(logs[l])) {
         if (wanted(n)) s->jobs_.push_back({static_cast<int>(l), index, n, -1});
         ++index;
       }
     } else {
-      for (auto& e : read_any_log(logs[l], ro)) {
+      for (auto& e : data::read_any_log(logs[l], ro)) {
         if (wanted(e.name)) {
           s->jobs_.push_back({static_cast<int>(l), index, e.name, static_cast<int>(s->held_.size())});
           s->held_.push_back(std::move(e));
@@ -492,12 +494,13 @@ std::unique_ptr<ExperimentSource> log_experiments(const std::vector<std::string>
     }
   }
   for (const auto& n : only)
-    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
-  if (s->jobs_.empty()) throw InputError("no experiments to fit");
+    if (!found.count(n)) throw data::InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
+  if (s->jobs_.empty()) throw data::InputError("no experiments to fit");
   return s;
 }
 
-std::unique_ptr<ExperimentSource> memory_experiments(std::vector<Experiment> experiments, const std::string& source) {
+std::unique_ptr<ExperimentSource> memory_experiments(std::vector<data::Experiment> experiments,
+                                                     const std::string& source) {
   auto s = std::make_unique<Source>();
   s->logs_ = {source};
   s->validate_held_ = true;
@@ -509,8 +512,8 @@ std::unique_ptr<ExperimentSource> memory_experiments(std::vector<Experiment> exp
 
 BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions& o) {
   check_fit_options(o.model, o.fit);
-  const ModelInfo& m = require_model(o.model);
-  if (src.size() == 0) throw InputError("no experiments to fit");
+  const ModelInfo& m = workloads::require_model(o.model);
+  if (src.size() == 0) throw data::InputError("no experiments to fit");
   BatchFitResult r;
   r.model = m.id;
   parameter_columns(m, o.fit, r.parameters, r.units);
@@ -522,48 +525,50 @@ BatchFitResult run_batch_fit(const ExperimentSource& src, const BatchFitOptions&
   r.shard_count = part.shard_count;
   if (part.count > 0) try {
       r.rotational = detail::is_rotational(src.load(part.first));
-    } catch (const InputError&) {  // that experiment's row says why
+    } catch (const data::InputError&) {  // that experiment's row says why
     }
   if (r.rotational)
     for (auto& u : r.units) u = detail::rotational_parameter_unit(m, u);
   // No more threads than fits (of this shard).
-  r.threads = static_cast<int>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.threads > 0 ? o.threads : job_threads(), r.count)));
+  r.threads = static_cast<int>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(o.threads > 0 ? o.threads : workloads::job_threads(), r.count)));
   if (o.output.empty() && (o.resume || o.max_chunks))
-    throw InputError(std::string(o.resume ? "--resume" : "--max-chunks") +
-                     " needs an HDF5 results file (-o OUT.h5) to checkpoint into");
-  if (o.chunk > 1000000) throw InputError("--chunk " + std::to_string(o.chunk) + ": at most 1000000 fits per chunk");
+    throw data::InputError(std::string(o.resume ? "--resume" : "--max-chunks") +
+                           " needs an HDF5 results file (-o OUT.h5) to checkpoint into");
+  if (o.chunk > 1000000)
+    throw data::InputError("--chunk " + std::to_string(o.chunk) + ": at most 1000000 fits per chunk");
   FitOptions fo = o.fit;
   fo.num_threads = 1;  // one fit per thread; Ceres single-threaded inside
   fo.keep_signals = false;
   fo.progress = nullptr;
 
-  std::unique_ptr<ResultsStream> stream;
+  std::unique_ptr<data::ResultsStream> stream;
   if (!o.output.empty()) {
     const std::string options = options_text(o.fit);
     const std::map<std::string, std::string> attributes{{"model", m.id},
-                                                        {"parameters", join_names(r.parameters)},
-                                                        {"parameter_units", join_names(r.units)},
+                                                        {"parameters", data::join_names(r.parameters)},
+                                                        {"parameter_units", data::join_names(r.units)},
                                                         {"force_unit", r.rotational ? "N*m" : "N"},
                                                         {"format_version", std::to_string(kFormatVersion)},
                                                         {"coordinate_names", coordinate_names()},
                                                         {"fit_options", options},
-                                                        {"logs", join_names(src.logs(), '\n')},
+                                                        {"logs", data::join_names(src.logs(), '\n')},
                                                         {"batch_identity", batch_identity(m.id, options, src)},
                                                         {"points", std::to_string(r.points)},
                                                         {"first", std::to_string(r.first)},
                                                         {"count", std::to_string(r.count)},
                                                         {"shard_index", std::to_string(r.shard_index)},
                                                         {"shard_count", std::to_string(r.shard_count)}};
-    Provenance p = o.provenance;
+    data::Provenance p = o.provenance;
     p.device = "cpu (" + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads") + ", one fit each)";
     const auto columns = batch_columns(r.parameters, r.units, r.rotational ? "N*m" : "N");
     if (o.resume) {
-      StreamCheckpoint cp;
-      stream = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
-      restore_totals(cp, r, partial_path(o.output));
+      data::StreamCheckpoint cp;
+      stream = data::ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
+      restore_totals(cp, r, data::partial_path(o.output));
     } else {
-      stream = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
+      stream =
+          data::ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
     }
     // The names are part of the batch's identity, known before any fit:
     // written whole now (kept if a resumed file has them).

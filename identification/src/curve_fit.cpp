@@ -201,11 +201,11 @@ CurveFitResult solve(const CurveFitProblem& pr, const ModelInfo& info) {
 
 CurveFitResult fit_curve(const CurveFitProblem& pr) {
   const ModelInfo* info = find_model(pr.model);
-  if (!info || info->dynamic) throw InputError("fit_curve: '" + pr.model + "' is not a static model");
+  if (!info || info->dynamic) throw data::InputError("fit_curve: '" + pr.model + "' is not a static model");
   const size_t n = pr.v.size();
   if (pr.start.size() != info->params.size() || pr.free.size() != info->params.size() || pr.p_a.size() != n ||
       pr.p_b.size() != n || pr.f_n.size() != n || pr.target.size() != n || n == 0)
-    throw InputError("fit_curve: sizes of the parameters or samples do not match");
+    throw data::InputError("fit_curve: sizes of the parameters or samples do not match");
   CurveFitResult out;
   visit_model(StaticModels{}, pr.model.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;

@@ -37,7 +37,7 @@ Eigen::MatrixXd information(Layout& L, const std::vector<detail::Prepared>& data
   const int k = static_cast<int>(free.size());
   Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
   if (!P->Evaluate(eo, &cost, nullptr, nullptr, &J))
-    throw InputError("design: the model cannot be evaluated at the prior");
+    throw data::InputError("design: the model cannot be evaluated at the prior");
   for (int r = 0; r < J.num_rows; ++r)
     for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
       for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
@@ -102,15 +102,15 @@ const char* criterion_name(DesignCriterion c) {
   return "?";
 }
 
-Prediction predict(const DesignRequest& r, const std::vector<Experiment>& logs, double sigma) {
-  const ModelInfo& model = require_model(r.model);
+Prediction predict(const DesignRequest& r, const std::vector<data::Experiment>& logs, double sigma) {
+  const ModelInfo& model = workloads::require_model(r.model);
   if (model.dynamic)
-    throw InputError("design: model " + r.model +
-                     " has memory; the design covers static laws (its information "
-                     "needs a sensitivity simulation)");
+    throw data::InputError("design: model " + r.model +
+                           " has memory; the design covers static laws (its information "
+                           "needs a sensitivity simulation)");
   if (r.prior.size() != model.params.size())
-    throw InputError("design: the prior has " + std::to_string(r.prior.size()) + " values, model " + r.model +
-                     " takes " + std::to_string(model.params.size()));
+    throw data::InputError("design: the prior has " + std::to_string(r.prior.size()) + " values, model " + r.model +
+                           " takes " + std::to_string(model.params.size()));
   FitOptions o = r.fit;
   o.num_threads = 1;
   o.keep_signals = false;

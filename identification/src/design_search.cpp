@@ -17,7 +17,7 @@
 namespace stribeck::ident {
 namespace {
 
-using Design = std::vector<DesignedExperiment>;
+using Design = std::vector<workloads::DesignedExperiment>;
 
 // splitmix64: the same candidates for a seed on every platform.
 struct Rng {
@@ -40,16 +40,17 @@ constexpr double kBandLo = 0.05, kBandHi = 20.0;
 
 bool reads_pressure(const ModelInfo& m) { return m.needs(kChannelPressureA) || m.needs(kChannelPressureB); }
 
-double band_top(const RigLimits& rig) { return std::min(kBandHi, 0.1 * rig.rate_hz); }
+double band_top(const workloads::RigLimits& rig) { return std::min(kBandHi, 0.1 * rig.rate_hz); }
 
 // The trajectory of e, its speed scaled down (position and acceleration are
 // proportional to it in every profile) until it meets the stroke and the
 // acceleration limit; false when that takes it below kSlowest * v_max.
-bool fit_to_limits(DesignedExperiment& e, const DesignRequest& r, const std::vector<double>& params, Experiment* log) {
+bool fit_to_limits(workloads::DesignedExperiment& e, const DesignRequest& r, const std::vector<double>& params,
+                   data::Experiment* log) {
   for (int pass = 0; pass < 2; ++pass) {
-    auto logs = generate_log(generator_options(e, r.model, params));
+    auto logs = workloads::generate_log(workloads::generator_options(e, r.model, params));
     *log = std::move(logs.front());
-    const TrajectoryUse u = trajectory_use(*log);
+    const workloads::TrajectoryUse u = workloads::trajectory_use(*log);
     e.stroke_used = u.stroke;
     e.a_peak = u.a_peak;
     const double f = std::min({1.0, r.rig.stroke / std::max(u.stroke, 1e-300), r.rig.a_max / std::max(u.a_peak, 1e-300),
@@ -63,7 +64,7 @@ bool fit_to_limits(DesignedExperiment& e, const DesignRequest& r, const std::vec
 
 DesignEvaluation evaluate(const DesignRequest& r, Design d, bool scale) {
   DesignEvaluation ev;
-  std::vector<Experiment> logs(d.size());
+  std::vector<data::Experiment> logs(d.size());
   for (size_t i = 0; i < d.size(); ++i) {
     const double v = d[i].v_max;
     if (!fit_to_limits(d[i], r, r.prior, &logs[i]) || (!scale && d[i].v_max != v)) {
@@ -104,7 +105,7 @@ bool better(const DesignEvaluation& a, const DesignEvaluation& b) {
 }
 
 // The candidate pressures of a rig, `n` spread over its levels or range.
-std::vector<double> spread_pressures(const RigLimits& rig, int n) {
+std::vector<double> spread_pressures(const workloads::RigLimits& rig, int n) {
   std::vector<double> p;
   for (int i = 0; i < n; ++i) {
     const double x = n == 1 ? 0.5 : static_cast<double>(i) / (n - 1);
@@ -117,7 +118,7 @@ std::vector<double> spread_pressures(const RigLimits& rig, int n) {
 Design draw(const DesignRequest& r, bool pressure, Rng& g) {
   Design d(static_cast<size_t>(r.experiments));
   for (size_t i = 0; i < d.size(); ++i) {
-    DesignedExperiment& e = d[i];
+    workloads::DesignedExperiment& e = d[i];
     e.name = "e" + std::to_string(i + 1);
     e.profile = r.profiles[g.pick(r.profiles.size())];
     e.duration = r.rig.duration / static_cast<double>(d.size());
@@ -141,35 +142,38 @@ Design draw(const DesignRequest& r, bool pressure, Rng& g) {
 // setting of every experiment, and every other profile and pressure level.
 std::vector<Design> neighbours(const DesignRequest& r, const Design& d, double step) {
   std::vector<Design> out;
-  auto add = [&](size_t i, const std::function<bool(DesignedExperiment&)>& change) {
+  auto add = [&](size_t i, const std::function<bool(workloads::DesignedExperiment&)>& change) {
     Design n = d;
     if (change(n[i])) out.push_back(std::move(n));
   };
   const double f = std::exp(step), top = band_top(r.rig);
   for (size_t i = 0; i < d.size(); ++i) {
     for (double m : {f, 1 / f}) {
-      add(i, [&](DesignedExperiment& e) { return (e.v_max = std::min(e.v_max * m, r.rig.v_max)) != d[i].v_max; });
+      add(i, [&](workloads::DesignedExperiment& e) {
+        return (e.v_max = std::min(e.v_max * m, r.rig.v_max)) != d[i].v_max;
+      });
       if (d[i].profile == "multisine") {
-        add(i, [&](DesignedExperiment& e) {
+        add(i, [&](workloads::DesignedExperiment& e) {
           e.band_lo_hz = std::clamp(e.band_lo_hz * m, kBandLo, e.band_hi_hz);
           return e.band_lo_hz != d[i].band_lo_hz;
         });
-        add(i, [&](DesignedExperiment& e) {
+        add(i, [&](workloads::DesignedExperiment& e) {
           e.band_hi_hz = std::clamp(e.band_hi_hz * m, e.band_lo_hz, top);
           return e.band_hi_hz != d[i].band_hi_hz;
         });
       }
       if (d[i].has_pressure && r.rig.pressure_range)
-        add(i, [&](DesignedExperiment& e) {
+        add(i, [&](workloads::DesignedExperiment& e) {
           const double dp = (m > 1 ? 1 : -1) * (f - 1) * 0.5 * (r.rig.pressure_max - r.rig.pressure_min);
           e.pressure_a = std::clamp(e.pressure_a + dp, r.rig.pressure_min, r.rig.pressure_max);
           return e.pressure_a != d[i].pressure_a;
         });
     }
-    for (const auto& p : r.profiles) add(i, [&](DesignedExperiment& e) { return (e.profile = p) != d[i].profile; });
+    for (const auto& p : r.profiles)
+      add(i, [&](workloads::DesignedExperiment& e) { return (e.profile = p) != d[i].profile; });
     if (d[i].has_pressure && !r.rig.pressure_range)
       for (double p : r.rig.pressure_levels)
-        add(i, [&](DesignedExperiment& e) { return (e.pressure_a = p) != d[i].pressure_a; });
+        add(i, [&](workloads::DesignedExperiment& e) { return (e.pressure_a = p) != d[i].pressure_a; });
     // Time moved from experiment i to j (the total stays the rig's), each
     // kept above 5 % of it.
     for (size_t j = 0; j < d.size(); ++j) {
@@ -203,26 +207,27 @@ DesignEvaluation refine(const DesignRequest& r, DesignEvaluation best, int threa
 
 void check_request(const DesignRequest& r, const ModelInfo& m) {
   if (m.dynamic)
-    throw InputError("design: model " + r.model +
-                     " has memory; design covers static laws (their information is exact from the Jacobian)");
+    throw data::InputError("design: model " + r.model +
+                           " has memory; design covers static laws (their information is exact from the Jacobian)");
   if (r.experiments < 1 || r.experiments > r.rig.max_experiments)
-    throw InputError("design: --experiments " + std::to_string(r.experiments) + " must be 1.." +
-                     std::to_string(r.rig.max_experiments) + " (the rig's max_experiments)");
-  if (r.candidates < 1 || r.candidates > 1000000) throw InputError("design: --candidates must be 1..1000000");
-  if (r.profiles.empty()) throw InputError("design: --profiles names no profile");
+    throw data::InputError("design: --experiments " + std::to_string(r.experiments) + " must be 1.." +
+                           std::to_string(r.rig.max_experiments) + " (the rig's max_experiments)");
+  if (r.candidates < 1 || r.candidates > 1000000) throw data::InputError("design: --candidates must be 1..1000000");
+  if (r.profiles.empty()) throw data::InputError("design: --profiles names no profile");
   for (const auto& p : r.profiles)
-    if (std::find(generator_profiles().begin(), generator_profiles().end(), p) == generator_profiles().end())
-      throw InputError("design: unknown profile '" + p + "' in --profiles (see `stribeck generate --help`)");
+    if (std::find(workloads::generator_profiles().begin(), workloads::generator_profiles().end(), p) ==
+        workloads::generator_profiles().end())
+      throw data::InputError("design: unknown profile '" + p + "' in --profiles (see `stribeck generate --help`)");
   if (reads_pressure(m) && r.rig.pressure_levels.empty() && !r.rig.pressure_range)
-    throw InputError("design: model " + r.model + " reads pressure; the rig gives no pressure_levels");
+    throw data::InputError("design: model " + r.model + " reads pressure; the rig gives no pressure_levels");
   const auto bad = validate_params(m, r.prior.data());
-  if (!bad.empty()) throw InputError("design: prior: " + bad.front());
+  if (!bad.empty()) throw data::InputError("design: prior: " + bad.front());
 }
 
 // N experiments of one profile at v_max (slowed to the limits when
 // evaluated), pressures spread over the rig's.
 Design uniform_design(const DesignRequest& r, const std::string& profile) {
-  const ModelInfo& m = require_model(r.model);
+  const ModelInfo& m = workloads::require_model(r.model);
   const bool pressure = reads_pressure(m);
   const int n = std::max(1, r.experiments);
   const std::vector<double> p = pressure ? spread_pressures(r.rig, n) : std::vector<double>(n, 0.0);
@@ -242,21 +247,21 @@ Design uniform_design(const DesignRequest& r, const std::string& profile) {
 
 }  // namespace
 
-DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<DesignedExperiment> experiments) {
+DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<workloads::DesignedExperiment> experiments) {
   return evaluate(r, std::move(experiments), false);
 }
 
 DesignEvaluation reference_design(const DesignRequest& r) {
   DesignEvaluation ev = evaluate(r, uniform_design(r, "plateaus"), true);
-  if (!ev.feasible) throw InputError("design: the reference test cannot meet the rig's limits: " + ev.infeasible);
+  if (!ev.feasible) throw data::InputError("design: the reference test cannot meet the rig's limits: " + ev.infeasible);
   return ev;
 }
 
 DesignResult design_experiment(const DesignRequest& r) {
-  const ModelInfo& m = require_model(r.model);
+  const ModelInfo& m = workloads::require_model(r.model);
   check_request(r, m);
   DesignResult out;
-  out.threads = job_threads();
+  out.threads = workloads::job_threads();
   Rng g{r.seed};
   std::vector<Design> ds;
   // Besides the random candidates, each family alone at the fastest speed
@@ -267,16 +272,16 @@ DesignResult design_experiment(const DesignRequest& r) {
   auto evs = evaluate_all(r, ds, out.threads, out);
   std::stable_sort(evs.begin(), evs.end(), better);
   if (evs.empty() || !evs.front().feasible)
-    throw InputError("design: no candidate meets the rig's limits (" +
-                     (evs.empty() ? std::string("none drawn") : evs.front().infeasible) +
-                     "); allow a longer stroke, a higher a_max or more, shorter experiments");
+    throw data::InputError("design: no candidate meets the rig's limits (" +
+                           (evs.empty() ? std::string("none drawn") : evs.front().infeasible) +
+                           "); allow a longer stroke, a higher a_max or more, shorter experiments");
   if (!std::isfinite(evs.front().prediction.criterion)) {
     std::string which;
     for (const auto& q : evs.front().prediction.parameters)
       if (!std::isfinite(q.std_error)) which += (which.empty() ? "" : ", ") + q.name;
-    throw InputError("design: no candidate determines every free parameter (not " + which + "); " +
-                     (reads_pressure(m) ? "pressure terms need --experiments >= 2, " : std::string()) +
-                     "fix what the rig cannot excite (--fix)");
+    throw data::InputError("design: no candidate determines every free parameter (not " + which + "); " +
+                           (reads_pressure(m) ? "pressure terms need --experiments >= 2, " : std::string()) +
+                           "fix what the rig cannot excite (--fix)");
   }
   // The best few distinct starts, refined.
   out.design = evs.front();

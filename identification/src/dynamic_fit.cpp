@@ -192,7 +192,7 @@ double log_coordinate(double value, const ParamInfo& info) {
 template <class F>
 struct StartStages {
   using M = typename F::Model;
-  const std::vector<Experiment>& experiments;
+  const std::vector<data::Experiment>& experiments;
   const ModelInfo& model;
   const FitOptions& o;
   const std::vector<Prepared>& data;
@@ -314,7 +314,8 @@ struct StartStages {
       for (size_t e = 0; e < data.size(); ++e)
         for (size_t k = 0; k < keeps[e].size(); ++k) keeps[e][k] = data[e].v[k] != 0.0;
     }
-    if (n_moving == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+    if (n_moving == 0)
+      throw data::InputError("no motion: the velocity is zero in every sample of the fitted experiments");
     return keeps;
   }
 
@@ -326,10 +327,10 @@ struct StartStages {
     long chosen = 0;
     for (const auto& keep : keeps) chosen += std::count(keep.begin(), keep.end(), 1);
     stride = std::max(1L, (chosen + kStartSamples - 1) / kStartSamples);
-    std::vector<Experiment> steady;
+    std::vector<data::Experiment> steady;
     n_steady = 0;
     for (size_t e = 0; e < data.size(); ++e) {
-      Experiment s;
+      data::Experiment s;
       s.name = experiments[e].name;
       s.source = experiments[e].source;
       s.units = experiments[e].units;
@@ -364,7 +365,7 @@ struct StartStages {
     o1.keep_signals = false;
     o1.validate.clear();
     for (const auto& v : o.validate)
-      if (std::any_of(steady.begin(), steady.end(), [&](const Experiment& s) { return s.name == v; }))
+      if (std::any_of(steady.begin(), steady.end(), [&](const data::Experiment& s) { return s.name == v; }))
         o1.validate.push_back(v);
     for (int i = 0; i < 2; ++i) {
       o1.free.erase(std::remove(o1.free.begin(), o1.free.end(), dyn[i]), o1.free.end());
@@ -513,7 +514,7 @@ struct StartStages {
 };
 
 template <class F>
-FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+FitSummary two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   using M = typename F::Model;
   const auto t0 = std::chrono::steady_clock::now();
   // The phases of the fit driver (phases.hpp), timed into the summary and
@@ -525,15 +526,15 @@ FitSummary two_stage(const std::vector<Experiment>& experiments, const ModelInfo
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {
-    const Experiment& ex = experiments[e];
+    const data::Experiment& ex = experiments[e];
     if (!ex.has("time"))
-      throw InputError(ex.source + ": experiment '" + ex.name + "' has no time channel; " + id +
-                       " is fitted by simulating its state in time");
+      throw data::InputError(ex.source + ": experiment '" + ex.name + "' has no time channel; " + id +
+                             " is fitted by simulating its state in time");
     const auto& t = ex.channel("time");
     for (size_t k = 1; k < t.size(); ++k)
       if (!(t[k] > t[k - 1]))
-        throw InputError(ex.source + ": experiment '" + ex.name + "', channel 'time', sample " + std::to_string(k) +
-                         ": time must increase strictly");
+        throw data::InputError(ex.source + ": experiment '" + ex.name + "', channel 'time', sample " +
+                               std::to_string(k) + ": time must increase strictly");
     times.push_back(t);
     x.push_back(travel(data[e], t));
   }
@@ -659,7 +660,8 @@ bool has_two_stage_fit(const std::string& id) {
          id == Gms1::kId || id == Gms2::kId || id == Gms3::kId || id == Gms4::kId;
 }
 
-FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+FitSummary fit_two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model,
+                         const FitOptions& o) {
   if (model.id == Dahl::kId) return two_stage<DahlFit>(experiments, model, o);
   if (model.id == TwentySimLuGre::kId) return two_stage<TwentySimLuGreFit>(experiments, model, o);
   if (model.id == ElastoPlastic::kId) return two_stage<ElastoPlasticFit>(experiments, model, o);

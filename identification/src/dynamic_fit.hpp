@@ -200,11 +200,11 @@ struct SteadyState : StaticLaw {
 // Stage 1 on the settled samples (run_fit<SteadyState<F>>, compiled in
 // fit.cpp for the traits above).
 template <class F>
-FitSummary fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady, const FitOptions& o);
+FitSummary fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady, const FitOptions& o);
 
 // Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic, gms1..gms4).
 bool has_two_stage_fit(const std::string& model_id);
 // Both stages, then the joint stage; the summary is the joint stage's.
-FitSummary fit_two_stage(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
+FitSummary fit_two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
 
 }  // namespace stribeck::ident::detail

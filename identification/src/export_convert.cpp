@@ -20,13 +20,13 @@ namespace stribeck::ident::exporter {
 std::vector<double> eval_law(const std::string& model, const std::vector<double>& params, const std::vector<double>& v,
                              double pressure, double f_n) {
   std::vector<double> pa(v.size(), pressure), pb(v.size(), 0.0), fn(v.size(), f_n), f(v.size());
-  EvalInputs in;
+  workloads::EvalInputs in;
   in.n = v.size();
   in.velocity = v.data();
   in.pressure_a = pa.data();
   in.pressure_b = pb.data();
   in.normal_force = fn.data();
-  evaluate_samples(model, params, in, f.data());
+  workloads::evaluate_samples(model, params, in, f.data());
   return f;
 }
 
@@ -66,8 +66,8 @@ Features features(const std::vector<double>& v, const std::vector<double>& f) {
 
 // The source law's velocity range: --velocity-range, else the data's
 // velocity channel (--data), else (exact conversions only) a default.
-void velocity_range(const ExportOptions& o, const std::vector<Experiment>& data, bool needed, const std::string& vunit,
-                    double& lo, double& hi) {
+void velocity_range(const ExportOptions& o, const std::vector<data::Experiment>& data, bool needed,
+                    const std::string& vunit, double& lo, double& hi) {
   if (!o.velocity_range.empty()) {
     const size_t colon = o.velocity_range.find(':');
     bool ok = colon != std::string::npos;
@@ -84,22 +84,22 @@ void velocity_range(const ExportOptions& o, const std::vector<Experiment>& data,
       }
     }
     if (!ok || !std::isfinite(lo) || !std::isfinite(hi) || lo < 0.0 || !(hi > lo))
-      throw InputError("--velocity-range '" + o.velocity_range + "' must be LO:HI with 0 <= LO < HI (|v| in " + vunit +
-                       ")");
+      throw data::InputError("--velocity-range '" + o.velocity_range + "' must be LO:HI with 0 <= LO < HI (|v| in " +
+                             vunit + ")");
     return;
   }
   if (!o.data.empty()) {
     lo = std::numeric_limits<double>::infinity();
     hi = 0.0;
-    for (const Experiment& e : data)
+    for (const data::Experiment& e : data)
       for (double v : e.channel("velocity"))
         if (std::isfinite(v)) lo = std::min(lo, std::abs(v)), hi = std::max(hi, std::abs(v));
-    if (!(hi > 0.0)) throw InputError(o.data + ": the velocity channel holds no motion (max |v| = 0)");
+    if (!(hi > 0.0)) throw data::InputError(o.data + ": the velocity channel holds no motion (max |v| = 0)");
     lo = std::min(lo, hi * 0.5);
     return;
   }
   if (needed)
-    throw InputError(
+    throw data::InputError(
         "the target's law differs from the fitted one, so its parameters are fitted over the data's "
         "velocity range: give --velocity-range LO:HI (" +
         vunit + ") or --data LOG");
@@ -125,11 +125,11 @@ void span_of(const std::vector<double>& a, const std::vector<double>* b, double&
 
 // The operating points a conversion is taken at. `pressure` / `normal_force`:
 // whether it depends on p_A + p_B / F_n; `why` names the conversion.
-std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::vector<Experiment>& data, bool pressure,
-                                             bool normal_force, const std::string& why) {
+std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::vector<data::Experiment>& data,
+                                             bool pressure, bool normal_force, const std::string& why) {
   OperatingPoint stated;
   const bool p_given = o.pressure.has_value(), fn_given = o.normal_force.has_value();
-  if (fn_given && *o.normal_force <= 0.0) throw InputError("--normal-force must be > 0");
+  if (fn_given && *o.normal_force <= 0.0) throw data::InputError("--normal-force must be > 0");
   if (fn_given) stated.normal_force = stated.fn_lo = stated.fn_hi = *o.normal_force;
   if (p_given) stated.pressure = stated.p_lo = stated.p_hi = *o.pressure;
   if ((!pressure || p_given) && (!normal_force || fn_given)) {
@@ -142,29 +142,30 @@ std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::
   const std::string what = pressure && !p_given ? "p_A + p_B" : "the normal force";
   const std::string option = pressure && !p_given ? "--pressure PA" : "--normal-force N (> 0)";
   if (o.data.empty())
-    throw InputError(why + " needs the operating point it is taken at (" + what + "; never taken as 0): give " +
-                     option + " or --data LOG");
+    throw data::InputError(why + " needs the operating point it is taken at (" + what + "; never taken as 0): give " +
+                           option + " or --data LOG");
   std::vector<OperatingPoint> out;
-  for (const Experiment& e : data) {
+  for (const data::Experiment& e : data) {
     OperatingPoint q = stated;
     q.label = e.name;
     if (pressure && !p_given) {
       if (!e.has("pressure_a"))
-        throw InputError(o.data + ": experiment '" + e.name + "' has no pressure_a channel, so " + why +
-                         " has no operating point p_A + p_B: give --pressure PA");
+        throw data::InputError(o.data + ": experiment '" + e.name + "' has no pressure_a channel, so " + why +
+                               " has no operating point p_A + p_B: give --pressure PA");
       span_of(e.channel("pressure_a"), e.has("pressure_b") ? &e.channel("pressure_b") : nullptr, q.pressure, q.p_lo,
               q.p_hi);
       if (!std::isfinite(q.pressure))
-        throw InputError(o.data + ": experiment '" + e.name + "': p_A + p_B has no finite sample; give --pressure PA");
+        throw data::InputError(o.data + ": experiment '" + e.name +
+                               "': p_A + p_B has no finite sample; give --pressure PA");
     }
     if (normal_force && !fn_given) {
       if (!e.has("normal_force"))
-        throw InputError(o.data + ": experiment '" + e.name + "' has no normal_force channel, so " + why +
-                         " has no operating point: give --normal-force N (> 0)");
+        throw data::InputError(o.data + ": experiment '" + e.name + "' has no normal_force channel, so " + why +
+                               " has no operating point: give --normal-force N (> 0)");
       span_of(e.channel("normal_force"), nullptr, q.normal_force, q.fn_lo, q.fn_hi);
       if (!(q.normal_force > 0.0))
-        throw InputError(o.data + ": experiment '" + e.name +
-                         "': the mean normal force is not > 0; give --normal-force N (> 0)");
+        throw data::InputError(o.data + ": experiment '" + e.name +
+                               "': the mean normal force is not > 0; give --normal-force N (> 0)");
     }
     // Experiments at the same point (to 1e-9) share one parameter set.
     auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
@@ -189,7 +190,7 @@ namespace {
 // c.how): true then. Throws InputError where the target has no such law.
 bool choose_law(const ParamFile& src, ExportTarget target, const OperatingPoint& at, ExportConversion& c,
                 std::vector<double>& exact_params) {
-  const ModelInfo& m = require_model(src.model);
+  const ModelInfo& m = workloads::require_model(src.model);
   const std::string& id = src.model;
   const Law law = law_of(id);
   const bool rotational = law == Law::kSimscapeRotational || src.rotational;
@@ -197,7 +198,7 @@ bool choose_law(const ParamFile& src, ExportTarget target, const OperatingPoint&
   const double fn = at.normal_force;
   auto p = [&](const char* n) { return src.values[static_cast<size_t>(m.param_index(n))]; };
   auto unsupported = [&](const std::string& why) {
-    return InputError("model " + id + " has no " + export_target_name(target) + " export: " + why);
+    return data::InputError("model " + id + " has no " + export_target_name(target) + " export: " + why);
   };
   bool exact = false;
   if (target == ExportTarget::kSimscape) {
@@ -292,7 +293,7 @@ std::vector<double> sample_table(ExportConversion& c, const std::vector<double>&
 // stops when two starts agree on the best cost. Sets c.params and c.how.
 void fit_target_law(ExportConversion& c, const std::vector<double>& v, const std::vector<double>& f, double hi,
                     double fn, double tgt_pressure, double tgt_fn) {
-  const ModelInfo& tm = require_model(c.law);
+  const ModelInfo& tm = workloads::require_model(c.law);
   const Law target_law = law_of(c.law);
   const Features ft = features(v, f);
   const double vmin = std::max(v.front(), 1e-4 * hi);
@@ -341,15 +342,15 @@ void fit_target_law(ExportConversion& c, const std::vector<double>& v, const std
            ")";
   if (target_law != Law::kSimscapeCylinder) {
     const auto errs = validate_params(tm, c.params.data());
-    if (!errs.empty()) throw InputError("the conversion's fit gave invalid parameters: " + errs.front());
+    if (!errs.empty()) throw data::InputError("the conversion's fit gave invalid parameters: " + errs.front());
   }
 }
 
 }  // namespace
 
 ExportConversion convert(const ParamFile& src, ExportTarget target, const ExportOptions& o,
-                         const std::vector<Experiment>& data, const OperatingPoint& at) {
-  const ModelInfo& m = require_model(src.model);
+                         const std::vector<data::Experiment>& data, const OperatingPoint& at) {
+  const ModelInfo& m = workloads::require_model(src.model);
   const std::string& id = src.model;
   const Law law = law_of(id);
   const bool rotational = law == Law::kSimscapeRotational || src.rotational;
@@ -412,7 +413,8 @@ ExportConversion convert(const ParamFile& src, ExportTarget target, const Export
   else fit_target_law(c, v, f, hi, fn, tgt_pressure, tgt_fn);
   // The stated error: both laws through the kernels on the same velocities.
   c.max_error = largest_difference(eval_law(c.law, c.params, v, tgt_pressure, tgt_fn));
-  if (!std::isfinite(c.max_error)) throw InputError("the conversion gave a non-finite force; check the fit report");
+  if (!std::isfinite(c.max_error))
+    throw data::InputError("the conversion gave a non-finite force; check the fit report");
   // Exact only where the check finds no difference: a law taken at one
   // operating point of data that span several is not.
   c.exact = exact && c.max_error <= 1e-9 * std::max(1.0, c.max_force);

@@ -62,12 +62,12 @@ std::vector<double> eval_law(const std::string& model, const std::vector<double>
 
 // The operating points a conversion is taken at. `pressure` / `normal_force`:
 // whether it depends on p_A + p_B / F_n; `why` names the conversion.
-std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::vector<Experiment>& data, bool pressure,
-                                             bool normal_force, const std::string& why);
+std::vector<OperatingPoint> operating_points(const ExportOptions& o, const std::vector<data::Experiment>& data,
+                                             bool pressure, bool normal_force, const std::string& why);
 
 // The conversion of `src` for `target` at one operating point.
 ExportConversion convert(const ParamFile& src, ExportTarget target, const ExportOptions& o,
-                         const std::vector<Experiment>& data, const OperatingPoint& at);
+                         const std::vector<data::Experiment>& data, const OperatingPoint& at);
 
 // Velocity where the fitted law falls fastest on the grid (the stick-slip
 // check's drive), and the check itself (sets c.stick).

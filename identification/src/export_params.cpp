@@ -45,15 +45,16 @@ bool ExportOptions::IsValid(std::string* error) const {
 
 ExportResult export_params(const ExportOptions& o) {
   std::string invalid;
-  if (!o.IsValid(&invalid)) throw InputError(invalid);
+  if (!o.IsValid(&invalid)) throw data::InputError(invalid);
   using namespace exporter;
   ExportResult r;
   r.source = read_param_file(o.fit, o.fit_index - 1);
   const ParamFile& src = r.source;
   const ExportTarget t = o.to;
-  const ModelInfo& m = require_model(src.model);
+  const ModelInfo& m = workloads::require_model(src.model);
   const Law law = law_of(src.model);
-  const std::vector<Experiment> data = o.data.empty() ? std::vector<Experiment>{} : read_any_log(o.data);
+  const std::vector<data::Experiment> data =
+      o.data.empty() ? std::vector<data::Experiment>{} : data::read_any_log(o.data);
   // What the conversion depends on besides v (dynamic laws and rotational
   // to 20-sim have no conversion: convert refuses them).
   const bool twentysim_src = is_twentysim(law);

@@ -52,7 +52,7 @@ void stick_slip_check(ExportConversion& c, double v_d, const std::string& src_mo
   c.stick.mass = std::max(1.0, 2.0 * slope * kDt / (kSubsteps * kRho));
   auto run = [&](const std::string& model, const std::vector<double>& p, double breakaway, double fn,
                  StickSlipMetrics<double>& out) {
-    SimulateConfig s;
+    workloads::SimulateConfig s;
     s.source = "export-params: stick-slip check of " + model;
     s.model = model;
     s.params = p;
@@ -71,12 +71,12 @@ void stick_slip_check(ExportConversion& c, double v_d, const std::string& src_mo
     s.sim.max_substeps = kSubsteps;
     s.metrics.v_stick = 1e-2 * v_d;
     s.metrics.v_breakaway = 0.1 * v_d;
-    out = simulate_series(s).summary.metrics;
+    out = workloads::simulate_series(s).summary.metrics;
   };
   try {
     run(src_model, src_params, c.breakaway_fit, src_fn, c.stick.fitted);
     run(c.law, c.params, c.breakaway_export, c.at.normal_force, c.stick.exported);
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     c.stick.not_run = e.what();
   }
 }

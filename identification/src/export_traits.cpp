@@ -51,7 +51,7 @@ const char* twentysim_submodel(Law law) {
 // The breakaway parameter, else the Coulomb level (times the breakaway ratio
 // for the cylinder laws), at the operating point.
 double breakaway_of(const std::string& id, const std::vector<double>& p, double pressure, double f_n) {
-  const ModelInfo& m = require_model(id);
+  const ModelInfo& m = workloads::require_model(id);
   auto at = [&](const char* n) {
     const int i = m.param_index(n);
     return i < 0 ? 0.0 : p[static_cast<size_t>(i)];

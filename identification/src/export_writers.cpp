@@ -142,7 +142,7 @@ std::string write_modelica(const ParamFile& src, const std::string& fit_path, co
 
 std::string write_twentysim(const ParamFile& src, const std::string& fit_path,
                             const std::vector<ExportConversion>& cs) {
-  const ModelInfo& tm = require_model(cs.front().law);
+  const ModelInfo& tm = workloads::require_model(cs.front().law);
   const std::string sub = twentysim_submodel(law_of(cs.front().law));
   std::string s = file_header("//", src, fit_path);
   s += "// 20-sim parameters for the " + sub + " friction submodel (library Mechanical/Translation/Friction):\n";
@@ -160,15 +160,15 @@ std::string write_twentysim(const ParamFile& src, const std::string& fit_path,
 }
 
 std::string write_json(const ParamFile& src, const std::string& fit_path, const ExportConversion& c) {
-  const ModelInfo& m = require_model(c.law);
+  const ModelInfo& m = workloads::require_model(c.law);
   nlohmann::ordered_json j;
   j["model"] = c.law;
   nlohmann::ordered_json params = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object();
   for (size_t i = 0; i < m.params.size(); ++i) {
     params[m.params[i].name] = c.params[i];
     // A generic law fitted to a rotational log: its units by dimension (N*m, rad/s).
-    units[m.params[i].name] =
-        src.rotational && m.output_unit != "N*m" ? rotational_unit(m.params[i].unit) : std::string(m.params[i].unit);
+    units[m.params[i].name] = src.rotational && m.output_unit != "N*m" ? data::rotational_unit(m.params[i].unit)
+                                                                       : std::string(m.params[i].unit);
   }
   j["parameters"] = params;
   j["units"] = units;

@@ -48,8 +48,8 @@ SampleLoss parse_loss(const std::string& spec) {
 
 // Options only a streamed fit refuses.
 void validate_stream_options(const FitOptions& o, const StreamOptions& sopt) {
-  if (!o.validate.empty()) throw InputError("--validate: not available for a streamed fit (use --stream never)");
-  if (sopt.search_samples < 1) throw InputError("StreamOptions::search_samples must be >= 1");
+  if (!o.validate.empty()) throw data::InputError("--validate: not available for a streamed fit (use --stream never)");
+  if (sopt.search_samples < 1) throw data::InputError("StreamOptions::search_samples must be >= 1");
 }
 
 // ---------------------------------------------------------------------------
@@ -75,7 +75,7 @@ FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) 
   Layout L = make_layout(model, o, src.search_data().data);
   const SampleLoss loss = parse_loss(o.loss);
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
-  const int threads = o.num_threads > 0 ? o.num_threads : job_threads();
+  const int threads = o.num_threads > 0 ? o.num_threads : workloads::job_threads();
   auto problem = src.template problem<M>(L, block, loss, threads);
   const std::vector<int> free = free_in_problem(*problem, L, D.n);
   const int k = static_cast<int>(free.size());
@@ -112,7 +112,7 @@ FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) 
 }
 
 template <class M>
-FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experiments, const FitOptions& o) {
+FitSummary run_fit(const ModelInfo& model, const std::vector<data::Experiment>& experiments, const FitOptions& o) {
   MemorySource src(experiments);
   return run_phases<M>(model, src, o);
 }
@@ -120,25 +120,25 @@ FitSummary run_fit(const ModelInfo& model, const std::vector<Experiment>& experi
 }  // namespace
 
 template <class F>
-FitSummary detail::fit_steady_state(const ModelInfo& model, const std::vector<Experiment>& steady,
+FitSummary detail::fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady,
                                     const FitOptions& o) {
   return run_fit<SteadyState<F>>(model, steady, o);
 }
-template FitSummary detail::fit_steady_state<LuGreFit>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<LuGreFit>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                        const FitOptions&);
-template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                                 const FitOptions&);
-template FitSummary detail::fit_steady_state<ElastoPlasticFit>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<ElastoPlasticFit>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                                const FitOptions&);
-template FitSummary detail::fit_steady_state<GmsFit<1>>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<GmsFit<1>>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                         const FitOptions&);
-template FitSummary detail::fit_steady_state<GmsFit<2>>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<GmsFit<2>>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                         const FitOptions&);
-template FitSummary detail::fit_steady_state<GmsFit<3>>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<GmsFit<3>>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                         const FitOptions&);
-template FitSummary detail::fit_steady_state<GmsFit<4>>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<GmsFit<4>>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                         const FitOptions&);
-template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<Experiment>&,
+template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<data::Experiment>&,
                                                       const FitOptions&);
 
 const char* status_name(FitStatus s) {
@@ -155,7 +155,7 @@ namespace {
 
 // A dynamic fit, with the signals its missing-term check reads (two_stage
 // runs it on the data it prepared), kept only when asked for.
-FitSummary fit_dynamic(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
+FitSummary fit_dynamic(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
   FitOptions with_signals = o;
   with_signals.keep_signals = true;
   FitSummary S = fit_two_stage(experiments, model, with_signals);
@@ -164,8 +164,9 @@ FitSummary fit_dynamic(const std::vector<Experiment>& experiments, const ModelIn
   return S;
 }
 
-FitSummary fit_model(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
-  const ModelInfo& model = require_model(model_id);
+FitSummary fit_model(const std::vector<data::Experiment>& experiments, const std::string& model_id,
+                     const FitOptions& o) {
+  const ModelInfo& model = workloads::require_model(model_id);
   if (has_two_stage_fit(model_id) && !o.asymmetric) return fit_dynamic(experiments, model, o);
   FitSummary S;
   visit_model(model_id.c_str(), [&](auto tag) {
@@ -182,16 +183,16 @@ FitSummary fit_model(const std::vector<Experiment>& experiments, const std::stri
 
 }  // namespace
 
-FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
+FitSummary fit(const std::vector<data::Experiment>& experiments, const std::string& model_id, const FitOptions& o) {
   check_fit_options(model_id, o);
-  const bool rotational = rotational_log(experiments, require_model(model_id));
+  const bool rotational = rotational_log(experiments, workloads::require_model(model_id));
   FitSummary S = fit_model(experiments, model_id, o);
-  if (rotational) rotational_summary(S, require_model(model_id));
+  if (rotational) rotational_summary(S, workloads::require_model(model_id));
   return S;
 }
 
-std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,
-                                const FitOptions& o) {
+std::vector<FitSummary> compare(const std::vector<data::Experiment>& experiments,
+                                const std::vector<std::string>& models, const FitOptions& o) {
   std::vector<FitSummary> out;
   for (const auto& m : models) out.push_back(fit(experiments, m, o));
   std::stable_sort(out.begin(), out.end(), [](const FitSummary& a, const FitSummary& b) { return a.aic < b.aic; });
@@ -199,7 +200,7 @@ std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, cons
 }
 
 std::string streaming_unsupported(const std::string& model_id, const FitOptions& o) {
-  const ModelInfo& model = require_model(model_id);
+  const ModelInfo& model = workloads::require_model(model_id);
   if (model.dynamic) return "model " + model_id + " is dynamic (its state needs every sample in order)";
   if (!o.validate.empty()) return "--validate holds experiments out";
   return "";
@@ -208,9 +209,9 @@ std::string streaming_unsupported(const std::string& model_id, const FitOptions&
 FitSummary fit_streamed(const std::vector<LogStream>& logs, const std::string& model_id, const FitOptions& o,
                         const StreamOptions& stream) {
   check_fit_options(model_id, o);
-  const ModelInfo& model = require_model(model_id);
+  const ModelInfo& model = workloads::require_model(model_id);
   if (const std::string why = streaming_unsupported(model_id, o); !why.empty())
-    throw InputError("a streamed fit is not available: " + why + "; fit in memory (--stream never)");
+    throw data::InputError("a streamed fit is not available: " + why + "; fit in memory (--stream never)");
   const bool rotational = rotational_log(logs, model);
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
   const size_t chunk = (std::max<size_t>(stream.chunk_rows, 1) + block - 1) / block * block;

@@ -11,17 +11,17 @@
 
 namespace stribeck::ident::detail {
 
-FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
+FitData check_data(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
                    FitSummary& S) {
   FitData D;
   D.data = prepare_data(experiments, model, o);
   const int ne = static_cast<int>(D.data.size());
   for (const auto& v : o.validate)
     if (std::none_of(D.data.begin(), D.data.end(), [&](const Prepared& d) { return d.name == v; }))
-      throw InputError("--validate: no experiment named '" + v + "'");
+      throw data::InputError("--validate: no experiment named '" + v + "'");
   for (int e = 0; e < ne; ++e)
     (std::count(o.validate.begin(), o.validate.end(), D.data[e].name) ? D.held : D.train).push_back(e);
-  if (D.train.empty()) throw InputError("--validate holds out every experiment; nothing is left to fit");
+  if (D.train.empty()) throw data::InputError("--validate holds out every experiment; nothing is left to fit");
   check_samples(D, o, S);
   return D;
 }
@@ -61,10 +61,11 @@ void check_samples(FitData& D, const FitOptions& o, FitSummary& S) {
 // What the velocity range says: errors for no motion (and --asymmetric
 // without both directions), warnings for one direction or constant velocity.
 void motion_checks(const FitOptions& o, long npos, long nneg, double vmin, double vmax, FitSummary& S) {
-  if (npos + nneg == 0) throw InputError("no motion: the velocity is zero in every sample of the fitted experiments");
+  if (npos + nneg == 0)
+    throw data::InputError("no motion: the velocity is zero in every sample of the fitted experiments");
   if (o.asymmetric && (npos == 0 || nneg == 0))
-    throw InputError("--asymmetric needs samples moving in both directions; the log has only " +
-                     std::string(npos ? "v > 0" : "v < 0"));
+    throw data::InputError("--asymmetric needs samples moving in both directions; the log has only " +
+                           std::string(npos ? "v > 0" : "v < 0"));
   if (npos == 0 || nneg == 0)
     S.warnings.push_back("the log moves in one direction only (" + std::string(npos ? "v > 0" : "v < 0") +
                          "): an offset and the Coulomb level cannot be told apart, and the other direction "

@@ -35,7 +35,7 @@ void check_samples(FitData& D, const FitOptions& o, FitSummary& S);
 
 // The experiments prepared for the fit (prepare_data), split into training
 // and held-out ones (--validate), and checked (check_samples).
-FitData check_data(const std::vector<Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
+FitData check_data(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o,
                    FitSummary& S);
 
 // Every `stride`-th sample of each experiment.

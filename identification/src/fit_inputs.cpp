@@ -22,7 +22,7 @@ bool wanted(const std::vector<std::string>& only, const std::string& name) {
 
 void check_found(const std::vector<std::string>& only, const std::set<std::string>& found) {
   for (const auto& n : only)
-    if (!found.count(n)) throw InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
+    if (!found.count(n)) throw data::InputError("--experiment: no experiment named '" + n + "' in the given log(s)");
 }
 
 StreamPlan in_memory(std::string why) { return {{}, std::move(why)}; }
@@ -41,11 +41,11 @@ StreamPlan plan_stream(const StreamRequest& q, const FitOptions& o) {
   std::vector<std::string> stems;
   long total = 0;
   for (const auto& path : q.logs) {
-    if (!is_hdf5_log(path)) return in_memory(path + " is not an HDF5 log");
-    for (const auto& e : list_log_experiments(path)) {
+    if (!data::is_hdf5_log(path)) return in_memory(path + " is not an HDF5 log");
+    for (const auto& e : data::list_log_experiments(path)) {
       if (!wanted(q.experiments, e)) continue;
       found.insert(e);
-      LogBlockReader r(path, e);
+      data::LogBlockReader r(path, e);
       if (!r.has("velocity")) return in_memory(r.where() + " has no velocity channel (it is derived in memory)");
       for (const char* ch : {"velocity", "acceleration"})
         if (r.attributes().count(std::string("derived_") + ch) && (ch[0] == 'v' || o.inertia))
@@ -65,13 +65,14 @@ StreamPlan plan_stream(const StreamRequest& q, const FitOptions& o) {
   return plan;
 }
 
-std::vector<Experiment> load_fit_experiments(const std::vector<std::string>& logs,
-                                             const std::vector<std::string>& experiments, const ReadOptions& ro) {
-  std::vector<std::vector<Experiment>> per_log;
+std::vector<data::Experiment> load_fit_experiments(const std::vector<std::string>& logs,
+                                                   const std::vector<std::string>& experiments,
+                                                   const data::ReadOptions& ro) {
+  std::vector<std::vector<data::Experiment>> per_log;
   std::set<std::string> found;
   for (const auto& path : logs) {
-    std::vector<Experiment> kept;
-    for (auto& e : read_any_log(path, ro))
+    std::vector<data::Experiment> kept;
+    for (auto& e : data::read_any_log(path, ro))
       if (wanted(experiments, e.name)) {
         found.insert(e.name);
         kept.push_back(std::move(e));
@@ -82,7 +83,7 @@ std::vector<Experiment> load_fit_experiments(const std::vector<std::string>& log
   std::map<std::string, int> count;
   for (const auto& l : per_log)
     for (const auto& e : l) ++count[e.name];
-  std::vector<Experiment> all;
+  std::vector<data::Experiment> all;
   for (size_t i = 0; i < per_log.size(); ++i)
     for (auto& e : per_log[i]) {
       if (count[e.name] > 1) e.name = file_stem(logs[i]) + ":" + e.name;

@@ -205,7 +205,7 @@ bool detail::parse_loss_spec(const std::string& spec, std::string* kind, double*
 detail::UserOptions detail::parse_user_options(const ModelInfo& model, const FitOptions& o) {
   UserOptions u;
   const std::string e = names_error(model, o, u);
-  if (!e.empty()) throw InputError(e);  // options IsValid refused: no fit gets here
+  if (!e.empty()) throw data::InputError(e);  // options IsValid refused: no fit gets here
   return u;
 }
 
@@ -215,8 +215,8 @@ bool FitOptions::IsValid(const std::string& model_id, std::string* error) const 
   detail::UserOptions user;
   const ModelInfo* model = nullptr;
   try {
-    model = &require_model(model_id);
-  } catch (const InputError& unknown) {
+    model = &workloads::require_model(model_id);
+  } catch (const data::InputError& unknown) {
     e = unknown.what();
   }
   if (model && (e = dynamic_error(*model, *this)).empty() && (e = settings_error(*this)).empty() &&
@@ -230,7 +230,7 @@ bool FitOptions::IsValid(const std::string& model_id, std::string* error) const 
 
 void check_fit_options(const std::string& model_id, const FitOptions& o) {
   std::string error;
-  if (!o.IsValid(model_id, &error)) throw InputError(error);
+  if (!o.IsValid(model_id, &error)) throw data::InputError(error);
 }
 
 }  // namespace stribeck::ident

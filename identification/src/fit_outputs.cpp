@@ -83,7 +83,7 @@ std::string fits_table_csv(const std::vector<std::pair<std::string, FitSummary>>
   for (const auto& n : pnames)
     for (const engine::FieldInfo& f : t.parameter) {
       out += ',';
-      append_csv_field(out, n + f.name);
+      data::append_csv_field(out, n + f.name);
     }
   out += ',' + engine::record_csv_header(t.tail) + '\n';
   for (size_t i = 0; i < fits.size(); ++i) {
@@ -101,7 +101,7 @@ std::string fits_table_csv(const std::vector<std::pair<std::string, FitSummary>>
     cells.push_back(engine::field_text(t.tail[0], double(s.warnings.size())));
     for (std::size_t k = 0; k < cells.size(); ++k) {
       if (k) out += ',';
-      append_csv_field(out, cells[k]);
+      data::append_csv_field(out, cells[k]);
     }
     out += '\n';
   }
@@ -178,18 +178,18 @@ std::string batch_fit_report(const BatchFitResult& r, const std::string& shard, 
 }
 
 StreamedFitResults::StreamedFitResults(const std::string& path, const std::vector<LogStream>& logs,
-                                       const std::string& model, const Provenance& prov)
+                                       const std::string& model, const data::Provenance& prov)
     : prefix_("identify_" + clean_name(model)) {
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     std::fclose(f);
-    throw InputError(path +
-                     ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
-                     "that does not exist, or use --stream never to append to this one)");
+    throw data::InputError(path +
+                           ": exists; a streamed fit writes its fitted force to a new HDF5 file (name one "
+                           "that does not exist, or use --stream never to append to this one)");
   }
-  out_ = std::make_unique<LogBlockWriter>(path, prov);
+  out_ = std::make_unique<data::LogBlockWriter>(path, prov);
   for (const auto& l : logs) {
     // In the log's force unit (N*m for a rotational log).
-    const LogBlockReader r(l.path, l.experiment);
+    const data::LogBlockReader r(l.path, l.experiment);
     const std::string unit = r.has("force") ? r.units("force") : "N";
     groups_.push_back(out_->add_results(prefix_ + "/" + clean_name(l.name),
                                         {{"fitted_force", unit, "model force with force-balance terms"},

@@ -29,8 +29,8 @@ BlockSpec spec_for(const Layout& L, int e, size_t nparams) {
   int nfree = 0;
   for (int g : b.global) nfree += !L.params[g].fixed;
   if (nfree > kMaxBlockParams)
-    throw InputError("too many free parameters for one experiment (" + std::to_string(nfree) + ", at most " +
-                     std::to_string(kMaxBlockParams) + ")");
+    throw data::InputError("too many free parameters for one experiment (" + std::to_string(nfree) + ", at most " +
+                           std::to_string(kMaxBlockParams) + ")");
   return b;
 }
 

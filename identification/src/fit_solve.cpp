@@ -37,8 +37,8 @@ FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o) {
     for (const std::string& a : *list)
       if (a.find('=') != std::string::npos) given += (given.empty() ? "" : ", ") + (flag + a);
   if (!given.empty())
-    throw InputError(given + ": the model's force is not finite at the start this gives (no start of the fit " +
-                     "could be evaluated); give values on the scale of the data");
+    throw data::InputError(given + ": the model's force is not finite at the start this gives (no start of the fit " +
+                           "could be evaluated); give values on the scale of the data");
   S.status = FitStatus::kFailed;
   S.solver_message = "no start gave a usable solution";
   S.rmse = S.r_squared = S.max_abs_error = S.aic = S.bic = kNaN;
@@ -73,8 +73,8 @@ std::vector<int> free_in_problem(const ceres::Problem& problem, Layout& L, long 
   for (int i : L.free_indices())
     if (problem.HasParameterBlock(&L.params[i].u)) free.push_back(i);
   if (n <= static_cast<long>(free.size()))
-    throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(free.size()) +
-                     " free parameters");
+    throw data::InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(free.size()) +
+                           " free parameters");
   return free;
 }
 

@@ -176,7 +176,7 @@ void unique_warnings(FitSummary& S) {
 
 constexpr long kKeptPerParameter = 10;
 
-void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experiments, const ModelInfo& model,
+void few_filtered_samples(FitSummary& S, const std::vector<data::Experiment>& experiments, const ModelInfo& model,
                           const FitOptions& o, const FitData& D, int k) {
   const long want = kKeptPerParameter * k;
   double used = 0, rate = kInf;
@@ -197,7 +197,7 @@ void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experime
     long n = 0;
     for (int e : D.train) try {
         n += static_cast<long>(prepare_data({experiments[e]}, model, t)[0].size());
-      } catch (const InputError&) {  // nothing left at this cut-off
+      } catch (const data::InputError&) {  // nothing left at this cut-off
       }
     return n;
   };

@@ -63,7 +63,7 @@ void unique_warnings(FitSummary& S);
 // about ten kept samples per free parameter the estimates rest on too few
 // points; a higher cut-off (a shorter support, a smaller D) keeps more, as
 // long as the motion's band stays below it (docs/identification.md).
-void few_filtered_samples(FitSummary& S, const std::vector<Experiment>& experiments, const ModelInfo& model,
+void few_filtered_samples(FitSummary& S, const std::vector<data::Experiment>& experiments, const ModelInfo& model,
                           const FitOptions& o, const FitData& D, int k);
 
 // ---------------------------------------------------------------------------

@@ -35,9 +35,9 @@ std::string engine_flag(const IdentifyRequest& r, bool with_chunk) {
 
 // The fits of a streamed run, ranked by AIC like compare()'s.
 JointFit fit_streamed_joint(const IdentifyRequest& r, FitOptions o, const std::vector<LogStream>& logs,
-                            const Provenance& prov, const std::function<void()>& fitted) {
+                            const data::Provenance& prov, const std::function<void()>& fitted) {
   if (!r.output.empty() && !r.compare.empty())
-    throw InputError("--output with --compare: a streamed fit writes the signals of one --model");
+    throw data::InputError("--output with --compare: a streamed fit writes the signals of one --model");
   std::unique_ptr<StreamedFitResults> out;
   if (!r.output.empty()) out = std::make_unique<StreamedFitResults>(r.output, logs, r.model, prov);
   StreamOptions so;
@@ -63,30 +63,31 @@ std::vector<std::string> IdentifyRequest::models() const {
 }
 
 void check_identify_request(const IdentifyRequest& r) {
-  if (r.model.empty() == r.compare.empty()) throw InputError("give exactly one of --model ID or --compare ID,ID,...");
-  if (r.batch && !r.compare.empty()) throw InputError("--batch fits one --model; use --compare without --batch");
+  if (r.model.empty() == r.compare.empty())
+    throw data::InputError("give exactly one of --model ID or --compare ID,ID,...");
+  if (r.batch && !r.compare.empty()) throw data::InputError("--batch fits one --model; use --compare without --batch");
   if (const std::string flag = engine_flag(r, true); !r.batch && !flag.empty())
-    throw InputError(flag + " applies to --batch (one fit per experiment); a joint fit is not split");
+    throw data::InputError(flag + " applies to --batch (one fit per experiment); a joint fit is not split");
   if (!r.compare.empty() && split(r.compare).empty())
-    throw InputError("--compare '" + r.compare + "': no model id (give ID,ID,...)");
+    throw data::InputError("--compare '" + r.compare + "': no model id (give ID,ID,...)");
   if (!r.report.empty() && r.batch)
-    throw InputError(
+    throw data::InputError(
         "--report with --batch: a report draws one fit (write it with stribeck report from an -o file of "
         "a single fit)");
   if (!r.report.empty() && r.output.empty())
-    throw InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
+    throw data::InputError("--report draws from the fit's HDF5 results: give --output too (it may be the log itself)");
   for (const auto& m : r.models()) check_fit_options(m, r.fit);  // FitOptions::IsValid, before any file is touched
   if (!r.batch) return;
   if (!r.output.empty() && !r.table.empty())
-    throw InputError("--table with --batch -o: the fits are rows of " + r.output + " (write one or the other)");
+    throw data::InputError("--table with --batch -o: the fits are rows of " + r.output + " (write one or the other)");
   if (const std::string flag = engine_flag(r, false); r.output.empty() && !flag.empty())
-    throw InputError(flag + " with --batch needs an HDF5 results file (-o OUT.h5)");
+    throw data::InputError(flag + " with --batch needs an HDF5 results file (-o OUT.h5)");
 }
 
-ReadOptions identify_read_options(const IdentifyRequest& r) {
-  ReadOptions ro;
-  if (!r.columns.empty()) ro.columns = parse_column_specs(r.columns);
-  for (const auto& g : r.gains) ro.gains.push_back(parse_channel_gain(g));
+data::ReadOptions identify_read_options(const IdentifyRequest& r) {
+  data::ReadOptions ro;
+  if (!r.columns.empty()) ro.columns = data::parse_column_specs(r.columns);
+  for (const auto& g : r.gains) ro.gains.push_back(data::parse_channel_gain(g));
   return ro;
 }
 
@@ -100,16 +101,16 @@ StreamPlan plan_identify(const IdentifyRequest& r) {
   q.converted = !r.columns.empty() || !r.gains.empty();
   StreamPlan plan = plan_stream(q, r.fit);
   if (plan.logs.empty() && r.stream == StreamMode::kAlways)
-    throw InputError("--stream always: cannot stream: " + plan.why_not);
+    throw data::InputError("--stream always: cannot stream: " + plan.why_not);
   return plan;
 }
 
-JointFit fit_joint(const IdentifyRequest& r, const StreamPlan& plan, const Provenance& prov,
+JointFit fit_joint(const IdentifyRequest& r, const StreamPlan& plan, const data::Provenance& prov,
                    const std::function<void()>& fitted) {
   FitOptions o = r.fit;
   o.num_threads = r.threads;
   if (!plan.logs.empty()) return fit_streamed_joint(r, o, plan.logs, prov, fitted);
-  const std::vector<Experiment> all = load_fit_experiments(r.logs, r.experiments, identify_read_options(r));
+  const std::vector<data::Experiment> all = load_fit_experiments(r.logs, r.experiments, identify_read_options(r));
   JointFit j;
   if (!r.compare.empty()) j.fits = compare(all, r.models(), o);
   else j.fits.push_back(fit(all, r.model, o));

@@ -82,8 +82,8 @@ Wiring wire(const Layout& L, int e, int nparams) {
   for (int j = 0; j < nparams; ++j) w.param.push_back(add(L.model_map[e][0][j]));
   if (L.offset[e] >= 0) w.offset = add(L.offset[e]);
   if (static_cast<int>(w.blocks.size()) > kMaxLanes)
-    throw InputError("too many free parameters for one experiment of a dynamic fit (" +
-                     std::to_string(w.blocks.size()) + ", at most " + std::to_string(kMaxLanes) + ")");
+    throw data::InputError("too many free parameters for one experiment of a dynamic fit (" +
+                           std::to_string(w.blocks.size()) + ", at most " + std::to_string(kMaxLanes) + ")");
   return w;
 }
 
@@ -384,8 +384,8 @@ std::vector<int> joint_free(Layout& L, const std::vector<Prepared>& data, const 
   long n = 0;
   for (int e : train) n += static_cast<long>(data[e].size());
   if (n <= k)
-    throw InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(k) +
-                     " free parameters");
+    throw data::InputError("too few samples: " + std::to_string(n) + " samples for " + std::to_string(k) +
+                           " free parameters");
   *n_out = n;
   return free;
 }
@@ -511,7 +511,7 @@ Covariance joint_covariance(Layout& L, const std::vector<Prepared>& data, const 
     auto P = build_problem<F>(L, data, times, train);
     ceres::Problem::EvaluateOptions eo;
     for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
-    eo.num_threads = o.num_threads > 0 ? o.num_threads : job_threads();
+    eo.num_threads = o.num_threads > 0 ? o.num_threads : workloads::job_threads();
     ceres::CRSMatrix J;
     double c = 0;
     Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
@@ -688,7 +688,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   const bool automatic = o.starts == 0;
   const int budget = automatic ? std::max(1, o.max_starts) : o.starts;
   const int per_round = automatic ? std::max(1, std::min(o.starts_per_round, budget)) : budget;
-  const int threads_max = std::max(1, o.num_threads > 0 ? o.num_threads : job_threads());
+  const int threads_max = std::max(1, o.num_threads > 0 ? o.num_threads : workloads::job_threads());
   const Box box = draw_box<F>(model, L, free, data, times, train);
   const SearchScale scale = joint_scale(data, train, n);
   S.noise_estimate = scale.noise;  // the search's noise floor, reported

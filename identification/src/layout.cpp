@@ -31,12 +31,12 @@ bool is_low_speed(const ParamInfo& p) {
   }
 }
 
-const std::vector<double>& checked(const Experiment& e, const std::string& ch) {
+const std::vector<double>& checked(const data::Experiment& e, const std::string& ch) {
   const auto& x = e.channel(ch);
   for (size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x[i]))
-      throw InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "', sample " + std::to_string(i) +
-                       ": value is not finite");
+      throw data::InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "', sample " +
+                             std::to_string(i) + ": value is not finite");
   return x;
 }
 
@@ -47,7 +47,7 @@ const std::vector<double>& checked(const Experiment& e, const std::string& ch) {
 // and would pass the "no motion" check as motion. Values within a wide margin (1024) of that
 // floor are the derivative of a constant and are made exactly 0; a real
 // motion of 1 um/s stays far above it (2e-9 m/s for x ~ 1 m at 10 kHz).
-void zero_derivative_rounding(std::vector<double>& v, const Experiment& measured) {
+void zero_derivative_rounding(std::vector<double>& v, const data::Experiment& measured) {
   if (measured.has("velocity") || !measured.has("position") || !measured.has("time")) return;
   const auto& x = measured.channel("position");
   const auto& t = measured.channel("time");
@@ -70,10 +70,11 @@ void zero_derivative_rounding(std::vector<double>& v, const Experiment& measured
 // One whose source is gone is kept where the fit may use it unfiltered
 // (--no-parallel-filter, dynamic models, a channel the fit does not read),
 // else refused. Returns null when nothing was derived.
-std::unique_ptr<Experiment> without_derived(const Experiment& e, const ModelInfo& model, const FitOptions& o) {
+std::unique_ptr<data::Experiment> without_derived(const data::Experiment& e, const ModelInfo& model,
+                                                  const FitOptions& o) {
   auto derived = [&](const char* ch) { return e.has(ch) && e.attributes.count(std::string("derived_") + ch) != 0; };
   if (!derived("velocity") && !derived("acceleration")) return nullptr;
-  auto out = std::make_unique<Experiment>(e);
+  auto out = std::make_unique<data::Experiment>(e);
   const bool filtered = o.parallel_filter && !model.dynamic;
   for (const char* ch : {"velocity", "acceleration"}) {
     if (!derived(ch)) continue;
@@ -86,11 +87,12 @@ std::unique_ptr<Experiment> without_derived(const Experiment& e, const ModelInfo
       out->channel_attributes.erase(ch);
       out->attributes.erase(std::string("derived_") + ch);
     } else if (filtered && used) {
-      throw InputError(e.source + ": experiment '" + e.name + "', channel '" + ch + "' was derived (" +
-                       e.attributes.at(std::string("derived_") + ch) + ") and the log has no " +
-                       (velocity ? "position" : "velocity or position") +
-                       " to derive it again with the force filtered alike; fit the derived channel as a measurement "
-                       "with --no-parallel-filter");
+      throw data::InputError(
+          e.source + ": experiment '" + e.name + "', channel '" + ch + "' was derived (" +
+          e.attributes.at(std::string("derived_") + ch) + ") and the log has no " +
+          (velocity ? "position" : "velocity or position") +
+          " to derive it again with the force filtered alike; fit the derived channel as a measurement "
+          "with --no-parallel-filter");
     }
   }
   return out;
@@ -238,16 +240,16 @@ void set_values_from_internal(Layout& L) {
   for (size_t i = 0; i < L.params.size(); ++i) L.params[i].value = external(L, static_cast<int>(i));
 }
 
-std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, const ModelInfo& model,
+std::vector<Prepared> prepare_data(const std::vector<data::Experiment>& experiments, const ModelInfo& model,
                                    const FitOptions& o) {
-  if (experiments.empty()) throw InputError("no experiments to fit");
+  if (experiments.empty()) throw data::InputError("no experiments to fit");
   const bool needs_p = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
   const bool pressure_force = o.area_a != 0.0 || o.area_b != 0.0;
   const bool known_mass = o.inertia && std::isfinite(o.mass);
   std::vector<Prepared> out;
   for (const auto& given : experiments) {
-    const std::unique_ptr<Experiment> rederive = without_derived(given, model, o);
-    const Experiment& measured = rederive ? *rederive : given;
+    const std::unique_ptr<data::Experiment> rederive = without_derived(given, model, o);
+    const data::Experiment& measured = rederive ? *rederive : given;
     // Velocity and acceleration the log lacks are derived from position (or
     // velocity) by data's zero-phase filters (default cut-off: rate / 20).
     // For static models the force and every other channel then pass through
@@ -258,7 +260,7 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
     std::vector<std::string> need;
     if (!measured.has("velocity")) need.push_back("velocity");
     if (o.inertia && !measured.has("acceleration")) need.push_back("acceleration");
-    Experiment derived;
+    data::Experiment derived;
     std::vector<size_t> rows;
     FilterReport report;
     if (!need.empty() && o.parallel_filter && !model.dynamic) {
@@ -266,7 +268,7 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
       for (const char* ch : {"time", "position", "velocity", "force", "pressure_a", "pressure_b"})
         if (measured.has(ch)) checked(measured, ch);
       if (model.needs(kChannelNormalForce) && measured.has("normal_force")) checked(measured, "normal_force");
-      ParallelFilterOptions pf;
+      data::ParallelFilterOptions pf;
       pf.cutoff_hz = o.cutoff_hz;
       pf.decimation = o.decimation;
       // Without --inertia, the filtered acceleration too (the same kept
@@ -274,8 +276,8 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
       // samples' time has gaps at the reversals, where no derivative holds.
       std::vector<std::string> kinematics = need;
       if (!o.inertia && !measured.has("acceleration")) kinematics.push_back("acceleration");
-      ParallelFilterSummary fs;
-      derived = parallel_filter(measured, kinematics, pf, &fs);
+      data::ParallelFilterSummary fs;
+      derived = data::parallel_filter(measured, kinematics, pf, &fs);
       rows = std::move(fs.rows);
       report.filtered = true;
       report.rate_hz = fs.rate_hz;
@@ -289,31 +291,31 @@ std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, c
       report.resampled = fs.resampled;
     } else if (!need.empty()) {
       derived = measured;
-      DeriveOptions d;
+      data::DeriveOptions d;
       d.cutoff_hz = o.cutoff_hz;
-      derive_channels(derived, need, d);
+      data::derive_channels(derived, need, d);
     }
-    const Experiment& e = need.empty() ? measured : derived;
+    const data::Experiment& e = need.empty() ? measured : derived;
     Prepared p;
     p.name = e.name;
     p.rows = std::move(rows);
     p.filter = report;
     const size_t n = e.size();
-    if (n == 0) throw InputError(e.source + ": experiment '" + e.name + "' has no samples");
+    if (n == 0) throw data::InputError(e.source + ": experiment '" + e.name + "' has no samples");
     p.force = checked(e, "force");
     p.v = checked(e, "velocity");
     zero_derivative_rounding(p.v, measured);
     const bool has_a = e.has("pressure_a"), has_b = e.has("pressure_b");
     if ((needs_p || pressure_force) && !has_a && !has_b)
-      throw InputError(e.source + ": experiment '" + e.name + "' has no pressure_a or pressure_b channel, but " +
-                       (needs_p ? "model " + model.id + " needs chamber pressures"
-                                : std::string("the force balance has piston areas")));
+      throw data::InputError(e.source + ": experiment '" + e.name + "' has no pressure_a or pressure_b channel, but " +
+                             (needs_p ? "model " + model.id + " needs chamber pressures"
+                                      : std::string("the force balance has piston areas")));
     p.pa = has_a ? checked(e, "pressure_a") : std::vector<double>(n, 0.0);
     p.pb = has_b ? checked(e, "pressure_b") : std::vector<double>(n, 0.0);
     if (model.needs(kChannelNormalForce)) {
       if (!e.has("normal_force"))
-        throw InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " + model.id +
-                         " needs it");
+        throw data::InputError(e.source + ": experiment '" + e.name + "' has no normal_force channel, but model " +
+                               model.id + " needs it");
       p.fn = checked(e, "normal_force");
     } else if (e.has("normal_force") && std::all_of(e.channel("normal_force").begin(), e.channel("normal_force").end(),
                                                     [](double f) { return std::isfinite(f); })) {
@@ -362,8 +364,8 @@ void add_transforms(Layout& L, const ModelInfo& model, int ne) {
           continue;
         }
         if (pa.transform == Transform::kExcess && pa.excess_base != b)
-          throw InputError(pa.base + " and " + pb.base + " must both be per-experiment or both shared (rule: " + r.why +
-                           ")");
+          throw data::InputError(pa.base + " and " + pb.base +
+                                 " must both be per-experiment or both shared (rule: " + r.why + ")");
         pa.transform = Transform::kExcess;
         pa.excess_base = b;
         pa.value = std::max(pa.value, pb.value);

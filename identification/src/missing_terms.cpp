@@ -156,15 +156,15 @@ void MissingTermGram::advise(FitSummary& S, const FitOptions& o, bool reads_fn, 
 std::vector<double> acceleration_of(const Prepared& d, const FitOptions& o) {
   if (!d.acc.empty()) return d.acc;
   if (d.t.size() != d.size()) return {};
-  Experiment x;
+  data::Experiment x;
   x.name = d.name;
   x.source = "identify";
   x.channels["time"] = d.t;
   x.channels["velocity"] = d.v;
-  DeriveOptions opt;
+  data::DeriveOptions opt;
   opt.cutoff_hz = o.cutoff_hz;
   try {
-    derive_channels(x, {"acceleration"}, opt);
+    data::derive_channels(x, {"acceleration"}, opt);
   } catch (const std::exception&) {  // time not increasing, too few samples: no inertia term to offer
     return {};
   }

@@ -120,7 +120,7 @@ bool parse_loss_spec(const std::string& spec, std::string* kind, double* scale, 
 Layout make_layout(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data);
 
 // Per-sample inputs of each experiment, checked. Throws InputError.
-std::vector<Prepared> prepare_data(const std::vector<Experiment>& experiments, const ModelInfo& model,
+std::vector<Prepared> prepare_data(const std::vector<data::Experiment>& experiments, const ModelInfo& model,
                                    const FitOptions& o);
 
 // The fit-quality fields of S from the training residuals of n samples and

@@ -13,8 +13,8 @@ bool root_has(const std::string& path, const std::string& name) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   std::fclose(f);
-  h5::File file = h5::open_file(path, false);
-  return h5::has_child(file.id(), name);
+  data::h5::File file = data::h5::open_file(path, false);
+  return data::h5::has_child(file.id(), name);
 }
 
 std::string clean(std::string s) {
@@ -25,8 +25,8 @@ std::string clean(std::string s) {
 
 }  // namespace
 
-Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std::string& fit_json) {
-  Results r;
+data::Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std::string& fit_json) {
+  data::Results r;
   r.attributes = {{"model", s.model}, {"experiment", e.name}, {"status", status_name(s.status)}, {"fit", fit_json}};
   r.numbers = {{"rmse", e.rmse}};
   r.flags = {{"converged", s.converged}, {"held_out", e.held_out}};
@@ -41,17 +41,17 @@ Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std
   return r;
 }
 
-std::string write_fit_results(const std::string& path, const FitSummary& s, const Provenance& provenance) {
+std::string write_fit_results(const std::string& path, const FitSummary& s, const data::Provenance& provenance) {
   // Held from the choice of the group's name to the rename: another run
   // appending to the same file waits, then sees this fit's group.
-  const OutputLock lock(path, OutputLock::Mode::kExclusive);
+  const data::OutputLock lock(path, data::OutputLock::Mode::kExclusive);
   std::string prefix = "identify_" + clean(s.model);
   for (int i = 2; root_has(path, prefix); ++i) prefix = "identify_" + clean(s.model) + "_" + std::to_string(i);
   const std::string json = to_json(s, -1);
-  std::vector<Results> groups;
+  std::vector<data::Results> groups;
   for (const auto& e : s.experiments) {
     if (e.fitted.empty()) continue;
-    Results r;
+    data::Results r;
     r.group = prefix + "/" + clean(e.name);
     r.provenance = provenance;
     const unsigned long long n = e.fitted.size();
@@ -69,7 +69,7 @@ std::string write_fit_results(const std::string& path, const FitSummary& s, cons
       r.datasets.push_back({"velocity", {n}, e.velocity, s.velocity_unit, "filtered velocity the fit used"});
     r.datasets.push_back({"fitted_force", {n}, e.fitted, s.force_unit, "model force with force-balance terms"});
     r.datasets.push_back({"residual", {n}, e.residual, s.force_unit, "measured force - fitted force"});
-    Results summary = fit_group_summary(s, e, json);
+    data::Results summary = fit_group_summary(s, e, json);
     r.attributes = std::move(summary.attributes);
     r.numbers = std::move(summary.numbers);
     r.flags = std::move(summary.flags);
@@ -77,7 +77,7 @@ std::string write_fit_results(const std::string& path, const FitSummary& s, cons
     groups.push_back(std::move(r));
   }
   // One copy of the log for every experiment, all or none.
-  if (!groups.empty()) append_results(path, groups);
+  if (!groups.empty()) data::append_results(path, groups);
   return prefix;
 }
 

@@ -9,12 +9,12 @@
 namespace stribeck::ident::detail {
 namespace {
 
-std::string unit_of(const Experiment& e, const char* channel) {
+std::string unit_of(const data::Experiment& e, const char* channel) {
   const auto u = e.units.find(channel);
   return u == e.units.end() ? std::string() : u->second;
 }
 
-std::string units_text(const Experiment& e) {
+std::string units_text(const data::Experiment& e) {
   const std::string f = unit_of(e, "force"), v = unit_of(e, "velocity");
   return "force in " + (f.empty() ? std::string("N*m") : f) + ", velocity in " + (v.empty() ? std::string("rad/s") : v);
 }
@@ -38,7 +38,7 @@ std::string rotational_text(const std::string& text) {
     while (b > a && std::string(")],;:.").find(word[b - 1]) != std::string::npos) --b;
     const std::string core = word.substr(a, b - a);
     if (!prev.empty() && std::isdigit(static_cast<unsigned char>(prev.back())) && translational_unit(core))
-      word = word.substr(0, a) + rotational_unit(core) + word.substr(b);
+      word = word.substr(0, a) + data::rotational_unit(core) + word.substr(b);
     out += word;
     if (j < text.size()) out += ' ';
     prev = word;
@@ -51,7 +51,7 @@ std::string rotational_text(const std::string& text) {
 
 // The schema says so by the attribute; a log without it (an Experiment built
 // in memory) by its channels' units.
-bool is_rotational(const Experiment& e) {
+bool is_rotational(const data::Experiment& e) {
   if (const auto m = e.attributes.find("motion"); m != e.attributes.end()) return m->second == "rotational";
   return unit_of(e, "force") == "N*m" || unit_of(e, "velocity") == "rad/s";
 }
@@ -60,18 +60,19 @@ std::string rotational_parameter_unit(const ModelInfo& model, const std::string&
   // A rotational law's own units are rotational already; the terms the fit
   // adds (offset, inertia) are written in translational units for every law.
   const bool native = model.output_unit == "N*m";
-  return !native || unit == "N" || unit == "kg" ? rotational_unit(unit) : unit;
+  return !native || unit == "N" || unit == "kg" ? data::rotational_unit(unit) : unit;
 }
 
-bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo& model) {
+bool rotational_log(const std::vector<data::Experiment>& experiments, const ModelInfo& model) {
   if (experiments.empty()) return false;
-  const Experiment& first = experiments.front();
+  const data::Experiment& first = experiments.front();
   const bool rotational = is_rotational(first);
   for (const auto& e : experiments)
     if (is_rotational(e) != rotational)
-      throw InputError(e.source + ": experiment '" + e.name + "' is " + (rotational ? "translational" : "rotational") +
-                       " and experiment '" + first.name + "' " + (rotational ? "rotational" : "translational") +
-                       ": fit rotational and translational logs separately");
+      throw data::InputError(e.source + ": experiment '" + e.name + "' is " +
+                             (rotational ? "translational" : "rotational") + " and experiment '" + first.name + "' " +
+                             (rotational ? "rotational" : "translational") +
+                             ": fit rotational and translational logs separately");
   if (!rotational || model.output_unit == "N*m") return rotational;
   const char* why = nullptr;
   if (model.needs(kChannelPressureA) || model.needs(kChannelPressureB))
@@ -83,15 +84,15 @@ bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo&
   for (const auto& m : all_models())
     if (!m.needs(kChannelPressureA) && !m.needs(kChannelPressureB) && !m.needs(kChannelNormalForce))
       laws += (laws.empty() ? "" : ", ") + m.id;
-  throw InputError(first.source + ": experiment '" + first.name + "' is a rotational log (" + units_text(first) +
-                   "), but model " + model.id + " " + why + "; fit a law that applies to rotation: " + laws);
+  throw data::InputError(first.source + ": experiment '" + first.name + "' is a rotational log (" + units_text(first) +
+                         "), but model " + model.id + " " + why + "; fit a law that applies to rotation: " + laws);
 }
 
 bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model) {
-  std::vector<Experiment> heads;
+  std::vector<data::Experiment> heads;
   for (const auto& l : logs) {
-    const LogBlockReader r(l.path, l.experiment);
-    Experiment e;
+    const data::LogBlockReader r(l.path, l.experiment);
+    data::Experiment e;
     e.name = r.experiment();
     e.source = l.path;
     e.attributes = r.attributes();

@@ -13,13 +13,13 @@
 namespace stribeck::ident::detail {
 
 // Whether one experiment is rotational (attribute motion, or else its units).
-bool is_rotational(const Experiment& e);
+bool is_rotational(const data::Experiment& e);
 
 // Whether the experiments are a rotational log. Throws InputError naming the
 // model and the log's units for a translational-only law (one reading chamber
 // pressures or a normal force) on a rotational log, and for experiments of
 // both kinds in one fit.
-bool rotational_log(const std::vector<Experiment>& experiments, const ModelInfo& model);
+bool rotational_log(const std::vector<data::Experiment>& experiments, const ModelInfo& model);
 // The same for a streamed fit's logs, from their headers.
 bool rotational_log(const std::vector<LogStream>& logs, const ModelInfo& model);
 

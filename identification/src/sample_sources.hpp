@@ -34,7 +34,7 @@ using StartPoints = std::vector<std::vector<double>>;
 
 class MemorySource {
  public:
-  explicit MemorySource(const std::vector<Experiment>& experiments) : experiments_(experiments) {}
+  explicit MemorySource(const std::vector<data::Experiment>& experiments) : experiments_(experiments) {}
   // Options only a streamed fit refuses: none.
   const StreamOptions* stream_options() const { return nullptr; }
   // Phase "check data".
@@ -101,7 +101,7 @@ class MemorySource {
   void signals(const Layout&, const FitOptions&, Phases&) const {}
 
  private:
-  const std::vector<Experiment>& experiments_;
+  const std::vector<data::Experiment>& experiments_;
   FitData D_;
 };
 

@@ -88,7 +88,7 @@ std::vector<std::vector<double>> start_points(const ModelInfo& model, Layout& L,
   // fills the rest.
   std::vector<std::vector<double>> ranked =
       projected_search<M>(model, L, D.data, D.train, free, box, std::min(points, 1024), o.seed, pool,
-                          o.num_threads > 0 ? o.num_threads : job_threads());
+                          o.num_threads > 0 ? o.num_threads : workloads::job_threads());
   size_t distinct = 0;
   std::vector<std::vector<double>> picked =
       distinct_points(ranked, guess, free, box, static_cast<size_t>(wanted), &distinct);

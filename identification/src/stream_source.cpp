@@ -18,39 +18,39 @@ PreparedStream::PreparedStream(const std::vector<LogStream>& logs, const ModelIn
       area_b_(o.area_b),
       mass_(o.mass),
       known_mass_(o.inertia && std::isfinite(o.mass)) {
-  if (logs.empty()) throw InputError("no experiments to fit");
+  if (logs.empty()) throw data::InputError("no experiments to fit");
   const bool needs_p = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
   const bool pressure_force = o.area_a != 0.0 || o.area_b != 0.0;
   for (const auto& l : logs) {
     Exp x;
-    x.reader = std::make_unique<LogBlockReader>(l.path, l.experiment);
-    const LogBlockReader& r = *x.reader;
+    x.reader = std::make_unique<data::LogBlockReader>(l.path, l.experiment);
+    const data::LogBlockReader& r = *x.reader;
     x.name = l.name.empty() ? r.experiment() : l.name;
-    if (r.length() == 0) throw InputError(r.where() + " has no samples");
+    if (r.length() == 0) throw data::InputError(r.where() + " has no samples");
     for (const char* ch : {"velocity", "force"})
       if (!r.has(ch))
-        throw InputError(r.where() + " has no channel '" + ch + "'" +
-                         (std::string(ch) == "velocity"
-                              ? " (a streamed fit does not derive velocity from position: use --stream never)"
-                              : ""));
+        throw data::InputError(r.where() + " has no channel '" + ch + "'" +
+                               (std::string(ch) == "velocity"
+                                    ? " (a streamed fit does not derive velocity from position: use --stream never)"
+                                    : ""));
     // Derived channels are derived again, with the force filtered alike
     // (prepare_data), which needs the whole log in memory.
     for (const char* ch : {"velocity", "acceleration"})
       if (r.attributes().count(std::string("derived_") + ch) && (ch[0] == 'v' || o.inertia))
-        throw InputError(r.where() + ": channel '" + ch + "' was derived (derived_" + ch +
-                         "); a streamed fit does not derive it again: use --stream never");
+        throw data::InputError(r.where() + ": channel '" + ch + "' was derived (derived_" + ch +
+                               "); a streamed fit does not derive it again: use --stream never");
     x.channels = {"velocity", "force"};
     x.pa = r.has("pressure_a");
     x.pb = r.has("pressure_b");
     if ((needs_p || pressure_force) && !x.pa && !x.pb)
-      throw InputError(r.where() + " has no pressure_a or pressure_b channel, but " +
-                       (needs_p ? "model " + model.id + " needs chamber pressures"
-                                : std::string("the force balance has piston areas")));
+      throw data::InputError(r.where() + " has no pressure_a or pressure_b channel, but " +
+                             (needs_p ? "model " + model.id + " needs chamber pressures"
+                                      : std::string("the force balance has piston areas")));
     if (x.pa) x.channels.push_back("pressure_a");
     if (x.pb) x.channels.push_back("pressure_b");
     if (model.needs(kChannelNormalForce)) {
       if (!r.has("normal_force"))
-        throw InputError(r.where() + " has no normal_force channel, but model " + model.id + " needs it");
+        throw data::InputError(r.where() + " has no normal_force channel, but model " + model.id + " needs it");
       x.fn = true;
       x.channels.push_back("normal_force");
     } else if (r.has("normal_force")) {  // for the missing-term check (missing_terms.hpp)
@@ -59,8 +59,8 @@ PreparedStream::PreparedStream(const std::vector<LogStream>& logs, const ModelIn
     }
     if (o.inertia) {
       if (!r.has("acceleration"))
-        throw InputError(r.where() +
-                         " has no channel 'acceleration' (a streamed fit does not derive it: use --stream never)");
+        throw data::InputError(
+            r.where() + " has no channel 'acceleration' (a streamed fit does not derive it: use --stream never)");
       x.acc = true;
       x.channels.push_back("acceleration");
     } else if (r.has("acceleration") && !r.attributes().count("derived_acceleration")) {

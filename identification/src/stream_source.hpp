@@ -35,7 +35,7 @@ class PreparedStream {
 
  private:
   struct Exp {
-    std::unique_ptr<LogBlockReader> reader;
+    std::unique_ptr<data::LogBlockReader> reader;
     std::string name;
     std::vector<std::string>
         channels;  // velocity, force, then [pressure_a], [pressure_b], [normal_force], [acceleration]

@@ -19,7 +19,7 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
                                               const std::vector<Prepared>& data, const std::vector<int>& train,
                                               const std::vector<BoxAxis>& box, int k, int points, std::uint64_t seed,
                                               std::string* device) {
-  SweepSpec c;
+  workloads::SweepSpec c;
   c.model = model.id;
   c.design = sweep::Design::kSobol;
   c.points = static_cast<std::uint64_t>(std::max(1, points));
@@ -30,7 +30,7 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
   c.where = "identify";
   for (size_t j = 0; j < model.params.size(); ++j) {
     const FitParam& p = L.params[L.model_map[0][0][j]];
-    ParamSpec s;
+    workloads::ParamSpec s;
     s.name = model.params[j].name;
     s.where = "identify";
     s.kind = sweep::AxisKind::kFixed;
@@ -46,7 +46,7 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
   }
   // The force the model must explain: measured minus known terms minus the
   // initial offset (at most ~4000 samples: the coarse stage ranks, Ceres refines).
-  std::vector<SweepTrace> traces;
+  std::vector<workloads::SweepTrace> traces;
   long n = 0;
   for (int e : train) n += static_cast<long>(data[e].size());
   const size_t stride = std::max<size_t>(1, n / 4000);
@@ -54,7 +54,7 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
     const Prepared& d = data[e];
     const double offset = L.offset[e] >= 0 ? L.params[L.offset[e]].value : 0.0;
     const double mass = L.mass >= 0 ? L.params[L.mass].value : 0.0;
-    Experiment x;
+    data::Experiment x;
     x.name = d.name;
     x.source = "identify";
     for (const char* ch : {"time", "velocity", "pressure_a", "pressure_b", "normal_force", "force"})
@@ -67,19 +67,19 @@ std::vector<std::vector<double>> sweep_starts(const ModelInfo& model, const Layo
       x.channels["normal_force"].push_back(d.fn[i]);
       x.channels["force"].push_back(d.y[i] - offset - (mass != 0.0 ? mass * d.acc[i] : 0.0));
     }
-    if (x.size() >= 2) traces.push_back(make_sweep_trace(model, x));
+    if (x.size() >= 2) traces.push_back(workloads::make_sweep_trace(model, x));
   }
   // (The caller falls back to its residual search, with a warning.)
-  if (traces.empty()) throw InputError("no experiment has two samples to rank a design on");
-  const SweepPlan plan = plan_sweep(c, std::move(traces));
-  SweepRunOptions ro;
+  if (traces.empty()) throw data::InputError("no experiment has two samples to rank a design on");
+  const workloads::SweepPlan plan = workloads::plan_sweep(c, std::move(traces));
+  workloads::SweepRunOptions ro;
   // Decided here so the sweep does not print its fallback note: the fit
   // reports the device in its summary instead.
-  ro.device = choose_device("auto").gpu ? "gpu" : "cpu";
-  const SweepSummary s = run_sweep(plan, ro);
+  ro.device = workloads::choose_device("auto").gpu ? "gpu" : "cpu";
+  const workloads::SweepSummary s = workloads::run_sweep(plan, ro);
   if (device) *device = s.device;
   std::vector<std::vector<double>> starts;
-  for (const TopEntry& t : s.top) {
+  for (const data::TopEntry& t : s.top) {
     std::vector<double> v;
     for (const auto& p : L.params) v.push_back(p.value);
     for (size_t j = 0; j < model.params.size(); ++j) v[L.model_map[0][0][j]] = t.params[j];

@@ -66,7 +66,7 @@ void write_scratch(const std::string& path, const std::string& text) {
   if (ok) return;
   std::string cause = err ? std::strerror(err) : "write error";
   cause[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(cause[0])));
-  throw InputError("writing " + path + " (the figure's scratch file in TMPDIR): " + cause);
+  throw data::InputError("writing " + path + " (the figure's scratch file in TMPDIR): " + cause);
 }
 
 // Ticks and range of one axis (x, y, cb) from axis_ticks, so a figure's
@@ -108,7 +108,8 @@ struct TempDir {
   TempDir() {
     const char* base = std::getenv("TMPDIR");
     std::string t = std::string(base && *base ? base : "/tmp") + "/stribeck-plot-XXXXXX";
-    if (!mkdtemp(t.data())) throw InputError("cannot create a temporary directory in " + t.substr(0, t.rfind('/')));
+    if (!mkdtemp(t.data()))
+      throw data::InputError("cannot create a temporary directory in " + t.substr(0, t.rfind('/')));
     path = t;
   }
   ~TempDir() {
@@ -131,7 +132,7 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
                    const std::string& output) {
   const std::string ext = ext_of(output);
   if (ext != "svg" && ext != "png" && ext != "pdf")
-    throw InputError(output + ": the figure's format comes from the extension: .svg, .png or .pdf");
+    throw data::InputError(output + ": the figure's format comes from the extension: .svg, .png or .pdf");
   const Figure* fig = nullptr;
   std::vector<std::string> have;
   for (const auto& s : doc.sections)
@@ -143,15 +144,16 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
   if (!fig) {
     std::string list;
     for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
-    throw InputError(doc.source + (doc.kind.find_first_of("aeiou") == 0 ? ": an " : ": a ") + doc.kind +
-                     " result has no figure '" + what + "'" +
-                     (experiment.empty() ? "" : " for experiment '" + experiment + "'") +
-                     (list.empty() ? "" : " (it has: " + list + ")"));
+    throw data::InputError(doc.source + (doc.kind.find_first_of("aeiou") == 0 ? ": an " : ": a ") + doc.kind +
+                           " result has no figure '" + what + "'" +
+                           (experiment.empty() ? "" : " for experiment '" + experiment + "'") +
+                           (list.empty() ? "" : " (it has: " + list + ")"));
   }
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    throw InputError("gnuplot not found: stribeck plot draws through gnuplot (Debian: apt-get install gnuplot-nox)");
+    throw data::InputError(
+        "gnuplot not found: stribeck plot draws through gnuplot (Debian: apt-get install gnuplot-nox)");
 
-  AtomicFile out(output);
+  data::AtomicFile out(output);
   TempDir dir;
   const std::string dat = dir.path + "/figure.dat";
   const std::string gp = dir.path + "/figure.gp";
@@ -212,7 +214,7 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
       }
       g << "\n";
     } else {
-      throw InputError(doc.source + ": figure '" + what + "' is a " + kind_name(fig->kind) + ", not a plot");
+      throw data::InputError(doc.source + ": figure '" + what + "' is a " + kind_name(fig->kind) + ", not a plot");
     }
     g << "set output\n";
     write_scratch(gp, g.str());
@@ -220,7 +222,7 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
   const std::string log = dir.path + "/gnuplot.log";
   // No `set output`: the figure comes on gnuplot's stdout.
   std::FILE* pipe = ::popen(("gnuplot " + shell_quote(gp) + " 2>" + shell_quote(log)).c_str(), "r");
-  if (!pipe) throw InputError(output + ": cannot run gnuplot: " + std::strerror(errno));
+  if (!pipe) throw data::InputError(output + ": cannot run gnuplot: " + std::strerror(errno));
   std::size_t bytes = 0;
   try {
     std::vector<char> buf(std::size_t(1) << 16);
@@ -235,10 +237,10 @@ void render_figure(const Document& doc, const std::string& what, const std::stri
     std::string line, last;
     while (std::getline(l, line))
       if (!line.empty()) last = line;
-    throw InputError(output + ": gnuplot " +
-                     (rc != 0 ? "failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")"
-                              : std::string("drew nothing")) +
-                     (last.empty() ? "" : ": " + last));
+    throw data::InputError(output + ": gnuplot " +
+                           (rc != 0 ? "failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")"
+                                    : std::string("drew nothing")) +
+                           (last.empty() ? "" : ": " + last));
   }
   out.commit();
 }

@@ -362,7 +362,7 @@ std::string render_html(const Document& doc) {
 
 void write_html(const Document& doc, const std::string& output) {
   const std::string html = render_html(doc);
-  AtomicFile out(output);
+  data::AtomicFile out(output);
   out.write(html);
   out.commit();
 }

@@ -123,14 +123,14 @@ Figure make(IdMaker& id, const std::string& base, FigureKind kind, const std::st
   return f;
 }
 
-void add_provenance(Document& d, const Provenance& p) {
+void add_provenance(Document& d, const data::Provenance& p) {
   if (!p.command_line.empty()) d.provenance.push_back({"command", p.command_line});
   if (!p.toolkit_version.empty()) d.provenance.push_back({"stribeck version", p.toolkit_version});
   if (!p.date.empty()) d.provenance.push_back({"date", p.date});
   if (!p.device.empty()) d.provenance.push_back({"device", p.device});
 }
 
-Heatmap to_heatmap(const HeatMap& m) {
+Heatmap to_heatmap(const data::HeatMap& m) {
   Heatmap h;
   h.x = m.x.centers;
   h.y = m.y.centers;
@@ -145,10 +145,10 @@ Heatmap to_heatmap(const HeatMap& m) {
 
 // ---------------------------------------------------------------- identification
 
-const std::vector<double>* dataset(const Results& r, const std::string& name, const std::string& path) {
+const std::vector<double>* dataset(const data::Results& r, const std::string& name, const std::string& path) {
   for (const auto& d : r.datasets)
     if (d.name == name) return &d.values;
-  throw InputError(path + ": results group '" + r.group + "' has no dataset '" + name + "'");
+  throw data::InputError(path + ": results group '" + r.group + "' has no dataset '" + name + "'");
 }
 
 // Where an experiment was run: its mean pressures and normal force (the
@@ -178,7 +178,7 @@ Series law_curve(const ModelInfo& mi, const std::vector<double>& params, const O
   s.line = true;
   const std::size_t n = mi.dynamic ? 400 : v.size();
   std::vector<double> vel(n), pa(n, op.pressure_a), pb(n, op.pressure_b), fn(n, op.normal_force), t(n), f(n);
-  EvalInputs in;
+  workloads::EvalInputs in;
   in.n = n;
   in.velocity = vel.data();
   in.pressure_a = pa.data();
@@ -187,13 +187,13 @@ Series law_curve(const ModelInfo& mi, const std::vector<double>& params, const O
   in.time = t.data();
   if (!mi.dynamic) {
     vel = v;
-    evaluate_samples(mi.id, params, in, s.y.data());
+    workloads::evaluate_samples(mi.id, params, in, s.y.data());
     return s;
   }
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::fill(vel.begin(), vel.end(), v[i]);
     for (std::size_t k = 0; k < n; ++k) t[k] = double(k) / double(n - 1) / std::abs(v[i]);
-    evaluate_samples(mi.id, params, in, f.data());
+    workloads::evaluate_samples(mi.id, params, in, f.data());
     s.y[i] = f.back();
   }
   return s;
@@ -224,9 +224,9 @@ Series breakaway_points(const Series& c) {
 // which read_results leaves out as a dimension scale; empty without one.
 std::vector<double> group_time(const std::string& path, const std::string& group) {
   const std::string where = path + ": results group '" + group + "'";
-  const h5::File f = h5::open_file(path);
-  if (!h5::has_child(f.id(), group) || !h5::has_child(f.id(), group + "/time")) return {};
-  return h5::read_doubles(h5::open_dataset(f.id(), group + "/time", where), where);
+  const data::h5::File f = data::h5::open_file(path);
+  if (!data::h5::has_child(f.id(), group) || !data::h5::has_child(f.id(), group + "/time")) return {};
+  return data::h5::read_doubles(data::h5::open_dataset(f.id(), group + "/time", where), where);
 }
 
 void read_identification(Document& doc, const std::string& path, const std::vector<std::string>& groups,
@@ -234,10 +234,10 @@ void read_identification(Document& doc, const std::string& path, const std::vect
   IdMaker id;
   doc.kind = "identification";
   // The measured log: --log, else the result file itself (identify -o LOG.h5).
-  std::vector<Experiment> logs;
+  std::vector<data::Experiment> logs;
   try {
-    logs = read_log(o.log.empty() ? path : o.log);
-  } catch (const InputError&) {
+    logs = data::read_log(o.log.empty() ? path : o.log);
+  } catch (const data::InputError&) {
     if (!o.log.empty()) throw;
   }
   nlohmann::json fit;
@@ -257,20 +257,21 @@ void read_identification(Document& doc, const std::string& path, const std::vect
   std::vector<OperatingPoint> operating;  // of each kept experiment
   std::vector<Section> per_experiment;
   for (const std::string& g : groups) {
-    Results r = read_results(path, g);
+    data::Results r = data::read_results(path, g);
     if (fit.is_null()) {
       auto it = r.attributes.find("fit");
-      if (it == r.attributes.end()) throw InputError(path + ": results group '" + g + "' has no attribute 'fit'");
+      if (it == r.attributes.end()) throw data::InputError(path + ": results group '" + g + "' has no attribute 'fit'");
       fit = nlohmann::json::parse(it->second, nullptr, false);
       if (fit.is_discarded() || !fit.is_object())
-        throw InputError(path + ": results group '" + g + "': attribute 'fit' is not a JSON object");
+        throw data::InputError(path + ": results group '" + g + "': attribute 'fit' is not a JSON object");
       add_provenance(doc, r.provenance);
     }
     const std::string name = r.attributes.count("experiment") ? r.attributes.at("experiment") : g;
     const std::vector<double>& fitted = *dataset(r, "fitted_force", path);
     const std::vector<double>& residual = *dataset(r, "residual", path);
     if (fitted.size() != residual.size() || fitted.empty())
-      throw InputError(path + ": results group '" + g + "': fitted_force and residual differ in length or are empty");
+      throw data::InputError(path + ": results group '" + g +
+                             "': fitted_force and residual differ in length or are empty");
     // A filtered fit's samples are a few filtered rows of the log: its group
     // names them (sample_index), with their time and the velocity it used.
     auto optional = [&](const char* n) -> const std::vector<double>* {
@@ -282,7 +283,7 @@ void read_identification(Document& doc, const std::string& path, const std::vect
     const std::vector<double> time = group_time(path, g);
     const std::vector<double>* own_time = time.size() == fitted.size() ? &time : nullptr;
     const std::vector<double>* own_velocity = optional("velocity");
-    const Experiment* log = nullptr;
+    const data::Experiment* log = nullptr;
     for (const auto& e : logs)
       if (e.name == name &&
           (rows ? std::all_of(rows->begin(), rows->end(), [&](double k) { return k >= 0 && k < double(e.size()); })
@@ -517,10 +518,10 @@ void read_identification(Document& doc, const std::string& path, const std::vect
 void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   IdMaker id;
   doc.kind = "sweep";
-  SweepFile f = read_sweep_file(path);
-  const SweepMeta& m = f.meta;
+  data::SweepFile f = data::read_sweep_file(path);
+  const data::SweepMeta& m = f.meta;
   doc.title = "Sweep: " + m.model + " (" + m.design + ", " + std::to_string(m.points) + " points)";
-  const Provenance& p = m.provenance;
+  const data::Provenance& p = m.provenance;
   if (!p.command_line.empty()) doc.provenance.push_back({"command", p.command_line});
   doc.provenance.push_back({"stribeck version", p.toolkit_version});
   doc.provenance.push_back({"date", p.date});
@@ -536,7 +537,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   t.table.header = {"rank", "point", obj_label};
   for (std::size_t d = 0; d < dims; ++d) t.table.header.push_back(label(m.param_names[d], m.param_units[d]));
   for (std::size_t r = 0; r < f.progress.top.size(); ++r) {
-    const TopEntry& e = f.progress.top[r];
+    const data::TopEntry& e = f.progress.top[r];
     std::vector<std::string> row{std::to_string(r + 1), std::to_string(e.index), fmt(e.objective)};
     for (std::size_t d = 0; d < dims && d < e.params.size(); ++d) row.push_back(fmt(e.params[d]));
     t.table.rows.push_back(row);
@@ -564,7 +565,7 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
   }
   const std::size_t n = f.rows.status.size();
   if (f.rows.params.size() < n * dims || f.rows.metrics.size() < n * sweep::kNumMetrics)
-    throw InputError(path + ": the sweep's columns are shorter than its status column");
+    throw data::InputError(path + ": the sweep's columns are shorter than its status column");
   auto metric = [&](std::size_t i, int k) { return f.rows.metrics[i * sweep::kNumMetrics + k]; };
   auto ok = [&](std::size_t i) { return f.rows.status[i] == kSimOk; };
   // 1-D profiles: the best objective over each varying parameter (grid
@@ -610,13 +611,13 @@ void read_sweep(Document& doc, const std::string& path, const ReadOptions& o) {
                                      : "no parameter varies: no profiles or map");
   } else {
     Section maps{"Cost map", {}};
-    PointFile pf(path);
-    HeatMapOptions ho;
+    data::PointFile pf(path);
+    workloads::HeatMapOptions ho;
     ho.metric = oi.name;
     ho.x = o.x;
     ho.y = o.y;
     ho.reduce = m.maximize ? "max" : "min";
-    HeatMap hm = build_heat_map(pf, ho);
+    data::HeatMap hm = workloads::build_heat_map(pf, ho);
     Figure mf = make(id, "map", FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label, "map");
     mf.heat = to_heatmap(hm);
     maps.figures.push_back(std::move(mf));
@@ -664,18 +665,18 @@ std::vector<Series> histograms(const std::vector<double>& a, const std::string& 
 // (summarize_fit_draws over the same file), and the distributions of the
 // breakaway force and the stick-slip amplitude, draws that stick and slip
 // apart from the others. Nothing for other ensembles.
-void add_fit_draws(Document& doc, IdMaker& id, const PointFile& pf, const std::string& path) {
+void add_fit_draws(Document& doc, IdMaker& id, const data::PointFile& pf, const std::string& path) {
   std::string fit, drawn;
   {
-    const h5::File f = h5::open_file(path);
-    const h5::Group g = h5::open_group(f.id(), "ensemble", path);
-    if (!h5::has_attribute(g.id(), "from_fit")) return;
+    const data::h5::File f = data::h5::open_file(path);
+    const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", path);
+    if (!data::h5::has_attribute(g.id(), "from_fit")) return;
     const std::string where = path + ": group 'ensemble'";
-    fit = h5::read_string_attribute(g.id(), "from_fit", where);
-    if (h5::has_attribute(g.id(), "drawn")) drawn = h5::read_string_attribute(g.id(), "drawn", where);
+    fit = data::h5::read_string_attribute(g.id(), "from_fit", where);
+    if (data::h5::has_attribute(g.id(), "drawn")) drawn = data::h5::read_string_attribute(g.id(), "drawn", where);
   }
   // The totals simulate counted, from the status and stick_slip columns.
-  EnsembleResult r;
+  workloads::EnsembleResult r;
   std::vector<double> force[2], amp[2];  // [0] stick-slip, [1] not (ok points, finite values)
   const int ks = pf.metric_index("status"), kss = pf.metric_index("stick_slip");
   const int kb = pf.metric_index("breakaway_force"), ka = pf.metric_index("amp_spring_force");
@@ -696,7 +697,7 @@ void add_fit_draws(Document& doc, IdMaker& id, const PointFile& pf, const std::s
       if (std::isfinite(a[i])) amp[group].push_back(a[i]);
     }
   }
-  const FitDrawsSummary s = summarize_fit_draws(r, path);
+  const workloads::FitDrawsSummary s = workloads::summarize_fit_draws(r, path);
   Section sec{"Drawn from the fit", {}};
   Figure t = make(id, "fit-draws", FigureKind::kText, "Probability of stick-slip", "", "");
   char buf[512];
@@ -710,7 +711,7 @@ void add_fit_draws(Document& doc, IdMaker& id, const PointFile& pf, const std::s
   sec.figures.push_back(std::move(t));
   Figure q = make(id, "fit-draws-quantiles", FigureKind::kTable, "Quantiles over the draws (95 % intervals)", "", "");
   q.table.header = {"metric", "5 %", "median", "95 %"};
-  for (const MetricQuantiles& m : s.quantiles) {
+  for (const workloads::MetricQuantiles& m : s.quantiles) {
     std::vector<std::string> row{m.unit.empty() ? m.metric : m.metric + " [" + m.unit + "]"};
     for (int i = 0; i < 3; ++i) {
       std::snprintf(buf, sizeof buf, "%.4g [%.4g, %.4g]", m.value[i], m.lo[i], m.hi[i]);
@@ -735,13 +736,13 @@ void add_fit_draws(Document& doc, IdMaker& id, const PointFile& pf, const std::s
 void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o) {
   IdMaker id;
   doc.kind = "ensemble";
-  PointFile pf(path);
+  data::PointFile pf(path);
   try {
-    add_provenance(doc, read_results(path, "ensemble", false).provenance);
-  } catch (const InputError&) {}
+    add_provenance(doc, data::read_results(path, "ensemble", false).provenance);
+  } catch (const data::InputError&) {}
   doc.title = "Ensemble: " + std::to_string(pf.rows()) + " simulations";
   const std::uint64_t rows = pf.rows();
-  if (rows == 0) throw InputError(path + ": the ensemble holds no points");
+  if (rows == 0) throw data::InputError(path + ": the ensemble holds no points");
   Section maps{"Stick-slip maps", {}};
   // The quantities that take more than one value (a fixed one is listed
   // among the coordinates too), read until each differs from its first row.
@@ -761,12 +762,12 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
     for (const char* name : {"stick_slip", "amp_spring_force", "stick_fraction"}) {
       const auto& ms = pf.metrics();
       if (std::find(ms.begin(), ms.end(), name) == ms.end()) continue;
-      HeatMapOptions ho;
+      workloads::HeatMapOptions ho;
       ho.metric = name;
       ho.x = o.x;
       ho.y = o.y;
       ho.reduce = std::string(name) == "amp_spring_force" ? "max" : "mean";
-      HeatMap hm = build_heat_map(pf, ho);
+      data::HeatMap hm = workloads::build_heat_map(pf, ho);
       Figure mf = make(id, std::string("map-") + name, FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label,
                        first ? "map" : "");
       first = false;
@@ -855,18 +856,18 @@ void read_ensemble(Document& doc, const std::string& path, const ReadOptions& o)
 void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o) {
   IdMaker id;
   doc.kind = "batch-fit";
-  const Results r = read_results(path, "batch_fit");
+  const data::Results r = data::read_results(path, "batch_fit");
   add_provenance(doc, r.provenance);
   const std::string at = path + ": results group 'batch_fit'";
   auto attribute = [&](const char* k) {
     const auto it = r.attributes.find(k);
-    if (it == r.attributes.end()) throw InputError(at + ": no attribute '" + k + "'");
+    if (it == r.attributes.end()) throw data::InputError(at + ": no attribute '" + k + "'");
     return it->second;
   };
   if (r.attributes.count("checkpoint_rows"))
-    throw InputError(at + ": the batch is not finished (continue it with identify --batch --resume)");
-  const std::vector<std::string> params = split_names(attribute("parameters"));
-  std::vector<std::string> units = split_names(attribute("parameter_units"));
+    throw data::InputError(at + ": the batch is not finished (continue it with identify --batch --resume)");
+  const std::vector<std::string> params = data::split_names(attribute("parameters"));
+  std::vector<std::string> units = data::split_names(attribute("parameter_units"));
   units.resize(params.size());
   const std::string model = attribute("model");
   const std::string force_unit = r.attributes.count("force_unit") ? r.attributes.at("force_unit") : "N";
@@ -881,13 +882,13 @@ void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o
   const std::vector<double>& fit_status = *dataset(r, "fit_status", path);
   const std::vector<double>& rmse = *dataset(r, "rmse", path);
   const std::size_t n = status.size();
-  if (n == 0) throw InputError(at + ": holds no fits");
+  if (n == 0) throw data::InputError(at + ": holds no fits");
   for (const auto* c : {&fit_status, &rmse})
-    if (c->size() != n) throw InputError(at + ": its columns differ in length");
+    if (c->size() != n) throw data::InputError(at + ": its columns differ in length");
   std::vector<std::string> names;
   try {
-    names = read_text_column(path, "batch_fit", "experiment_name");
-  } catch (const InputError&) {  // files of format 1: the experiment's index in its log
+    names = data::read_text_column(path, "batch_fit", "experiment_name");
+  } catch (const data::InputError&) {  // files of format 1: the experiment's index in its log
     const std::vector<double>* e = column("experiment");
     const std::vector<double>* l = column("log");
     for (std::size_t i = 0; i < n; ++i)
@@ -919,7 +920,8 @@ void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o
     const std::string c = prefix + params[k];
     ps.push_back({column(c), column(c + "_ci95_lo"), column(c + "_ci95_hi")});
     if (!ps.back().value || ps.back().value->size() != n)
-      throw InputError(at + ": no column '" + c + "' of " + std::to_string(n) + " fits for parameter " + params[k]);
+      throw data::InputError(at + ": no column '" + c + "' of " + std::to_string(n) + " fits for parameter " +
+                             params[k]);
     Param& p = ps.back();
     if (p.lo && p.lo->size() != n) p.lo = nullptr;
     if (p.hi && p.hi->size() != n) p.hi = nullptr;
@@ -975,15 +977,15 @@ void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o
 
   // The maps of stribeck map: RMSE and each parameter over two operating
   // points that vary (mean over the converged fits of a cell).
-  std::unique_ptr<PointFile> pf;
+  std::unique_ptr<data::PointFile> pf;
   std::string why;
-  auto reason = [&](const InputError& e) {  // without the path the page names already
+  auto reason = [&](const data::InputError& e) {  // without the path the page names already
     const std::string m = e.what();
     return m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
   };
   try {
-    pf = std::make_unique<PointFile>(path);
-  } catch (const InputError& e) {
+    pf = std::make_unique<data::PointFile>(path);
+  } catch (const data::InputError& e) {
     why = reason(e);
   }
   Section maps{"Maps over the operating points", {}};
@@ -991,18 +993,18 @@ void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o
     std::vector<std::string> metrics{"rmse"};
     for (const auto& p : params) metrics.push_back(prefix + p);
     for (const auto& m : metrics) {
-      HeatMapOptions ho;
+      workloads::HeatMapOptions ho;
       ho.metric = m;
       ho.x = o.x;
       ho.y = o.y;
       ho.reduce = "mean";
       try {
-        HeatMap hm = build_heat_map(*pf, ho);
+        data::HeatMap hm = workloads::build_heat_map(*pf, ho);
         Figure mf = make(id, "map-" + m, FigureKind::kHeatmap, hm.title, hm.x.label, hm.y.label,
                          maps.figures.empty() ? "map" : "");
         mf.heat = to_heatmap(hm);
         maps.figures.push_back(std::move(mf));
-      } catch (const InputError& e) {
+      } catch (const data::InputError& e) {
         why = reason(e);
         break;
       }
@@ -1017,16 +1019,16 @@ void read_batch_fit(Document& doc, const std::string& path, const ReadOptions& o
 void read_simulation(Document& doc, const std::string& path, const ReadOptions& o) {
   IdMaker id;
   doc.kind = "simulation";
-  std::vector<Experiment> exps = read_log(path);
-  const Experiment& e = select_experiment(exps, "simulation", path);
-  if (!e.has("time")) throw InputError(path + ": experiment 'simulation' has no channel 'time'");
+  std::vector<data::Experiment> exps = data::read_log(path);
+  const data::Experiment& e = data::select_experiment(exps, "simulation", path);
+  if (!e.has("time")) throw data::InputError(path + ": experiment 'simulation' has no channel 'time'");
   const auto& t = e.channel("time");
   const bool rot = e.attributes.count("motion") && e.attributes.at("motion") == "rotational";
   doc.title = "Simulation: " + (e.attributes.count("model") ? e.attributes.at("model") : std::string("?")) +
               (e.attributes.count("form") ? " (" + e.attributes.at("form") + ")" : "");
   try {
-    add_provenance(doc, read_results(path, "results/metrics").provenance);
-  } catch (const InputError&) {}
+    add_provenance(doc, data::read_results(path, "results/metrics").provenance);
+  } catch (const data::InputError&) {}
   Section ts{"Time series", {}};
   struct Ch {
     const char* name;
@@ -1045,7 +1047,7 @@ void read_simulation(Document& doc, const std::string& path, const ReadOptions& 
     f.series.push_back(decimate_minmax({c.name, t, e.channel(c.name)}, o.columns));
     ts.figures.push_back(std::move(f));
   }
-  if (ts.figures.empty()) throw InputError(path + ": experiment 'simulation' has none of the simulated channels");
+  if (ts.figures.empty()) throw data::InputError(path + ": experiment 'simulation' has none of the simulated channels");
   Section loop{"Friction against velocity", {}};
   const char* vname = e.has("sliding_velocity") ? "sliding_velocity" : "velocity";
   if (e.has(vname) && e.has("friction_force")) {
@@ -1057,7 +1059,7 @@ void read_simulation(Document& doc, const std::string& path, const ReadOptions& 
     loop.figures.push_back(std::move(f));
   }
   try {
-    Results r = read_results(path, "results/metrics");
+    data::Results r = data::read_results(path, "results/metrics");
     Figure mt = make(id, "metrics", FigureKind::kTable, "Stick-slip metrics", "", "");
     mt.table.header = {"metric", "value", "unit"};
     // The status in words (the experiment's attribute) replaces its code.
@@ -1067,7 +1069,7 @@ void read_simulation(Document& doc, const std::string& path, const ReadOptions& 
       if (!(status_word && d.name == "status"))
         mt.table.rows.push_back({d.name, d.values.empty() ? "n/a" : fmt(d.values[0]), d.units});
     loop.figures.push_back(std::move(mt));
-  } catch (const InputError&) {}
+  } catch (const data::InputError&) {}
   doc.sections.push_back(std::move(ts));
   doc.sections.push_back(std::move(loop));
 }
@@ -1122,7 +1124,7 @@ Series decimate_minmax(const Series& s, std::size_t columns) {
 
 // An error of a reader about `path`, without the path it starts with (the
 // caller's message names it once).
-std::string cause(const InputError& e, const std::string& path) {
+std::string cause(const data::InputError& e, const std::string& path) {
   std::string m = e.what();
   if (m.rfind(path + ": ", 0) == 0) m.erase(0, path.size() + 2);
   return m;
@@ -1134,13 +1136,13 @@ Document read_document(const std::string& path, const ReadOptions& o) {
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     std::fclose(f);
   } else {
-    throw InputError(path + ": cannot open the result file");
+    throw data::InputError(path + ": cannot open the result file");
   }
   if (!o.log.empty()) {
     if (std::FILE* f = std::fopen(o.log.c_str(), "rb")) std::fclose(f);
-    else throw InputError(o.log + ": cannot open the log (--log)");
+    else throw data::InputError(o.log + ": cannot open the log (--log)");
   }
-  if (is_sweep_file(path)) {
+  if (data::is_sweep_file(path)) {
     read_sweep(doc, path, o);
     return doc;
   }
@@ -1150,10 +1152,11 @@ Document read_document(const std::string& path, const ReadOptions& o) {
   }
   std::vector<std::string> groups;
   try {
-    groups = list_results(path);
-  } catch (const InputError& e) {
-    throw InputError(path + ": not a result file of stribeck (identify -o, identify --batch -o, sweep, simulate): " +
-                     cause(e, path));
+    groups = data::list_results(path);
+  } catch (const data::InputError& e) {
+    throw data::InputError(
+        path +
+        ": not a result file of stribeck (identify -o, identify --batch -o, sweep, simulate): " + cause(e, path));
   }
   std::vector<std::string> ident;
   std::string prefix = o.group;
@@ -1168,17 +1171,18 @@ Document read_document(const std::string& path, const ReadOptions& o) {
     read_identification(doc, path, ident, o);
     return doc;
   }
-  if (!o.group.empty()) throw InputError(path + ": no results group '" + o.group + "'");
+  if (!o.group.empty()) throw data::InputError(path + ": no results group '" + o.group + "'");
   for (const auto& g : groups)
     if (g == "results/metrics" || g == "/results/metrics") {
       read_simulation(doc, path, o);
       return doc;
     }
   try {
-    PointFile probe(path);
-  } catch (const InputError& e) {
-    throw InputError(path + ": not a result file of stribeck (no identify_* results, sweep, ensemble or simulation): " +
-                     cause(e, path));
+    data::PointFile probe(path);
+  } catch (const data::InputError& e) {
+    throw data::InputError(
+        path +
+        ": not a result file of stribeck (no identify_* results, sweep, ensemble or simulation): " + cause(e, path));
   }
   read_ensemble(doc, path, o);
   return doc;

@@ -13,18 +13,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const stribeck::RawColumns raw = stribeck::parse_delimited(text, "fuzz.csv");
-    stribeck::ReadOptions o;
-    stribeck::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
-  } catch (const stribeck::InputError&) {}
+    const stribeck::data::RawColumns raw = stribeck::data::parse_delimited(text, "fuzz.csv");
+    stribeck::data::ReadOptions o;
+    stribeck::data::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
+  } catch (const stribeck::data::InputError&) {}
   try {
-    const stribeck::RawColumns raw = stribeck::parse_delimited(text, "fuzz.csv");
-    stribeck::ReadOptions o;
+    const stribeck::data::RawColumns raw = stribeck::data::parse_delimited(text, "fuzz.csv");
+    stribeck::data::ReadOptions o;
     o.columns = {{"time", "0", "ms"}, {"force", "1", "kN"}, {"velocity", "2", "mm/s"}};
-    stribeck::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::columns_to_experiment(raw, o, "fuzz.csv", "fuzz");
+  } catch (const stribeck::data::InputError&) {}
   try {
-    stribeck::read_any_log(stribeck::fuzz::write_scratch(data, size, ".csv"));
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::read_any_log(stribeck::fuzz::write_scratch(data, size, ".csv"));
+  } catch (const stribeck::data::InputError&) {}
   return 0;
 }

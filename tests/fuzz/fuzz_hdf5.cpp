@@ -12,13 +12,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string& path = stribeck::fuzz::write_scratch(data, size, ".h5");
   try {
-    stribeck::read_log(path);
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::read_log(path);
+  } catch (const stribeck::data::InputError&) {}
   try {
-    for (const auto& g : stribeck::list_results(path)) stribeck::read_results(path, g, true);
-  } catch (const stribeck::InputError&) {}
+    for (const auto& g : stribeck::data::list_results(path)) stribeck::data::read_results(path, g, true);
+  } catch (const stribeck::data::InputError&) {}
   try {
-    stribeck::read_sweep_file(path);
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::read_sweep_file(path);
+  } catch (const stribeck::data::InputError&) {}
   return 0;
 }

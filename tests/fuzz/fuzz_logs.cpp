@@ -41,15 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fwrite(data, 1, size, f);
     std::fclose(f);
     try {
-      stribeck::read_any_log(path);
-    } catch (const stribeck::InputError&) {}
+      stribeck::data::read_any_log(path);
+    } catch (const stribeck::data::InputError&) {}
   }
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const stribeck::RawColumns raw = stribeck::parse_delimited(text, "fuzz");
-    stribeck::ReadOptions o;
+    const stribeck::data::RawColumns raw = stribeck::data::parse_delimited(text, "fuzz");
+    stribeck::data::ReadOptions o;
     o.columns = {{"time", "0", "ms"}, {"force", "1", "kN"}};
-    stribeck::columns_to_experiment(raw, o, "fuzz", "fuzz");
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::columns_to_experiment(raw, o, "fuzz", "fuzz");
+  } catch (const stribeck::data::InputError&) {}
   return 0;
 }

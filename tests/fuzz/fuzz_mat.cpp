@@ -9,14 +9,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string& path = stribeck::fuzz::write_scratch(data, size, ".mat");
-  stribeck::ReadOptions o;
+  stribeck::data::ReadOptions o;
   try {
-    stribeck::read_mat_log(path, o);
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::read_mat_log(path, o);
+  } catch (const stribeck::data::InputError&) {}
 #ifndef STRIBECK_FUZZ_NO_MATIO
   try {
-    stribeck::read_mat5_log(path, o);
-  } catch (const stribeck::InputError&) {}
+    stribeck::data::read_mat5_log(path, o);
+  } catch (const stribeck::data::InputError&) {}
 #endif
   return 0;
 }

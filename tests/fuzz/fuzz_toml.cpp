@@ -13,10 +13,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    stribeck::parse_sweep_config(text, "fuzz.toml");
-  } catch (const stribeck::InputError&) {}
+    stribeck::workloads::parse_sweep_config(text, "fuzz.toml");
+  } catch (const stribeck::data::InputError&) {}
   try {
-    stribeck::read_simulate_config(stribeck::fuzz::write_scratch(data, size, ".toml"));
-  } catch (const stribeck::InputError&) {}
+    stribeck::workloads::read_simulate_config(stribeck::fuzz::write_scratch(data, size, ".toml"));
+  } catch (const stribeck::data::InputError&) {}
   return 0;
 }

@@ -22,8 +22,8 @@ using stribeck::test::write_temp_file;
 // Skips only where no device is usable; any other error fails the test.
 bool gpu_usable() {
   try {
-    return choose_device("gpu").gpu;
-  } catch (const InputError&) {
+    return workloads::choose_device("gpu").gpu;
+  } catch (const data::InputError&) {
     return false;
   }
 }
@@ -50,8 +50,10 @@ drive_velocity = "linear:0.02:0.2:25"
 
 TEST(Ensemble, GpuEqualsCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(lugre_grid_config("gpu", "fp64")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(lugre_grid_config("cpu", "fp64")));
+  const workloads::EnsembleResult gpu =
+      workloads::run_ensemble(workloads::read_simulate_config(lugre_grid_config("gpu", "fp64")));
+  const workloads::EnsembleResult cpu =
+      workloads::run_ensemble(workloads::read_simulate_config(lugre_grid_config("cpu", "fp64")));
   ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
   for (size_t i = 0; i < cpu.metrics.size(); ++i) {
     EXPECT_EQ(gpu.metrics[i].status, cpu.metrics[i].status);
@@ -99,8 +101,8 @@ class EnsembleLawGpu : public ::testing::TestWithParam<LawCase> {};
 TEST_P(EnsembleLawGpu, EqualsCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   const LawCase& k = GetParam();
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(law_config(k, "gpu")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(law_config(k, "cpu")));
+  const workloads::EnsembleResult gpu = workloads::run_ensemble(workloads::read_simulate_config(law_config(k, "gpu")));
+  const workloads::EnsembleResult cpu = workloads::run_ensemble(workloads::read_simulate_config(law_config(k, "cpu")));
   ASSERT_EQ(gpu.metrics.size(), 260u);
   ASSERT_EQ(cpu.metrics.size(), 260u);
   int sticks = 0;
@@ -150,8 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
 // designer reads off a stick-slip map (docs/dynamics.md, "Precision").
 TEST(Ensemble, GpuFp32FollowsCpuFp64) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(lugre_grid_config("gpu", "fp32")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(lugre_grid_config("cpu", "fp64")));
+  const workloads::EnsembleResult gpu =
+      workloads::run_ensemble(workloads::read_simulate_config(lugre_grid_config("gpu", "fp32")));
+  const workloads::EnsembleResult cpu =
+      workloads::run_ensemble(workloads::read_simulate_config(lugre_grid_config("cpu", "fp64")));
   ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size());
   for (size_t i = 0; i < cpu.metrics.size(); ++i) {
     const auto &g = gpu.metrics[i], &c = cpu.metrics[i];
@@ -186,8 +190,8 @@ void measured_inputs_agree(const char* model, const char* precision, double rel)
                                "\"\nprecision = \"" + precision + "\"\n[ensemble.params]\n" +
                                (lugre ? "F_C = \"linear:20:120:150\"\n" : "F_pr = \"linear:20:120:150\"\n"));
   };
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(cfg("gpu")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(cfg("cpu")));
+  const workloads::EnsembleResult gpu = workloads::run_ensemble(workloads::read_simulate_config(cfg("gpu")));
+  const workloads::EnsembleResult cpu = workloads::run_ensemble(workloads::read_simulate_config(cfg("cpu")));
   ASSERT_EQ(gpu.metrics.size(), 150u);
   ASSERT_EQ(cpu.metrics.size(), 150u);
   int moved = 0;
@@ -211,7 +215,7 @@ TEST(Ensemble, GpuFp32GeneralKernelFollowsCpuWithMeasuredInputs) { measured_inpu
 TEST(Ensemble, GpuCountsEqualCpuWithInvalidPoints) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   auto config = [](const char* device) {
-    return read_simulate_config(write_temp_file(std::string("ens_counts_") + device + ".toml", R"(
+    return workloads::read_simulate_config(write_temp_file(std::string("ens_counts_") + device + ".toml", R"(
 [system]
 mass = 1.0
 [friction]
@@ -232,9 +236,10 @@ stiffness = "log:2e3:2e4:4"
 drive_velocity = "linear:0.05:0.2:20"
 )"));
   };
-  EnsembleRunOptions chunked;
+  workloads::EnsembleRunOptions chunked;
   chunked.chunk = 100;
-  const EnsembleResult gpu = run_ensemble(config("gpu"), chunked), cpu = run_ensemble(config("cpu"));
+  const workloads::EnsembleResult gpu = workloads::run_ensemble(config("gpu"), chunked),
+                                  cpu = workloads::run_ensemble(config("cpu"));
   ASSERT_EQ(gpu.totals.completed, 320u);
   EXPECT_EQ(cpu.totals.count(engine::PointStatus::kInvalid), 80u);
   for (int st = 0; st < engine::kPointStatusCount; ++st)
@@ -254,12 +259,12 @@ drive_velocity = "linear:0.05:0.2:20"
 // HDF5 through a stop and a resume give the one-launch run's numbers, bit for
 // bit: each point is one thread, whatever launch it is in.
 TEST(Ensemble, GpuChunksAndStreamingEqualOneLaunch) {
-  const SimulateConfig c = read_simulate_config(lugre_grid_config("gpu", "fp32"));
+  const workloads::SimulateConfig c = workloads::read_simulate_config(lugre_grid_config("gpu", "fp32"));
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const EnsembleResult one = run_ensemble(c);
-  EnsembleRunOptions o;
+  const workloads::EnsembleResult one = workloads::run_ensemble(c);
+  workloads::EnsembleRunOptions o;
   o.chunk = 70;  // 300 points: chunks of 70, 70, 70, 70, 20
-  const EnsembleResult chunked = run_ensemble(c, o);
+  const workloads::EnsembleResult chunked = workloads::run_ensemble(c, o);
   ASSERT_EQ(chunked.metrics.size(), one.metrics.size());
   for (size_t i = 0; i < one.metrics.size(); ++i) {
     EXPECT_EQ(chunked.metrics[i].dissipated, one.metrics[i].dissipated) << i;
@@ -269,15 +274,15 @@ TEST(Ensemble, GpuChunksAndStreamingEqualOneLaunch) {
   const std::string out = stribeck::test::temp_dir() + "ens_gpu_streamed.h5";
   o.output = out;
   o.max_chunks = 2;
-  const EnsembleResult stopped = run_ensemble(c, o);
+  const workloads::EnsembleResult stopped = workloads::run_ensemble(c, o);
   EXPECT_FALSE(stopped.finished);
   EXPECT_EQ(stopped.totals.completed, 140u);
   o.max_chunks = 0;
   o.resume = true;
-  const EnsembleResult resumed = run_ensemble(c, o);
+  const workloads::EnsembleResult resumed = workloads::run_ensemble(c, o);
   ASSERT_TRUE(resumed.finished);
   EXPECT_EQ(resumed.evaluated, 160u);
-  const Results r = read_results(out, "ensemble");
+  const data::Results r = data::read_results(out, "ensemble");
   for (const auto& d : r.datasets) {
     if (d.name == "dissipated")
       for (size_t i = 0; i < one.metrics.size(); ++i) EXPECT_EQ(d.values[i], one.metrics[i].dissipated) << i;

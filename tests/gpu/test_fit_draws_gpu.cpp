@@ -23,8 +23,8 @@ using stribeck::test::write_temp_file;
 
 bool gpu_usable() {
   try {
-    return choose_device("gpu").gpu;
-  } catch (const InputError&) {
+    return workloads::choose_device("gpu").gpu;
+  } catch (const data::InputError&) {
     return false;
   }
 }
@@ -63,8 +63,10 @@ std::string from_fit_config(const char* device, const char* precision) {
 
 TEST(FitDrawsGpu, DrawsAndMetricsEqualCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(from_fit_config("gpu", "fp64")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(from_fit_config("cpu", "fp64")));
+  const workloads::EnsembleResult gpu =
+      workloads::run_ensemble(workloads::read_simulate_config(from_fit_config("gpu", "fp64")));
+  const workloads::EnsembleResult cpu =
+      workloads::run_ensemble(workloads::read_simulate_config(from_fit_config("cpu", "fp64")));
   ASSERT_EQ(gpu.names, cpu.names);
   ASSERT_EQ(cpu.names.size(), 4u);
   ASSERT_EQ(gpu.values.size(), cpu.values.size());
@@ -101,8 +103,10 @@ TEST(FitDrawsGpu, DrawsAndMetricsEqualCpu) {
 // special functions may move one).
 TEST(FitDrawsGpu, Fp32DrawsFollowCpuFp64) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const EnsembleResult gpu = run_ensemble(read_simulate_config(from_fit_config("gpu", "fp32")));
-  const EnsembleResult cpu = run_ensemble(read_simulate_config(from_fit_config("cpu", "fp64")));
+  const workloads::EnsembleResult gpu =
+      workloads::run_ensemble(workloads::read_simulate_config(from_fit_config("gpu", "fp32")));
+  const workloads::EnsembleResult cpu =
+      workloads::run_ensemble(workloads::read_simulate_config(from_fit_config("cpu", "fp64")));
   ASSERT_EQ(gpu.values.size(), cpu.values.size());
   for (size_t i = 0; i < cpu.values.size(); ++i)
     EXPECT_NEAR(gpu.values[i], cpu.values[i], 1e-6 * std::abs(cpu.values[i])) << cpu.names[i % 4] << " " << i / 4;

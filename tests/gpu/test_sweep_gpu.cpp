@@ -18,23 +18,23 @@ namespace {
 
 bool gpu_usable() {
   try {
-    return choose_device("gpu").gpu;
-  } catch (const InputError&) {
+    return workloads::choose_device("gpu").gpu;
+  } catch (const data::InputError&) {
     return false;
   }
 }
 
-SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp,
-                       std::uint64_t points = 5000, sweep::Design design = sweep::Design::kSobol) {
-  SweepConfig c;
+workloads::SweepConfig config_for(const std::string& model, const std::vector<std::string>& params, bool per_exp,
+                                  std::uint64_t points = 5000, sweep::Design design = sweep::Design::kSobol) {
+  workloads::SweepConfig c;
   c.model = model;
   c.design = design;
   c.points = design == sweep::Design::kGrid ? 0 : points;  // not a multiple of the block size: exercises the tail
   c.seed = 11;
-  for (const auto& p : params) apply_param_flag(c, p);
+  for (const auto& p : params) workloads::apply_param_flag(c, p);
   for (int e = 0; e < 2; ++e) {
-    TraceSource t;
-    t.kind = TraceSource::kProfile;
+    workloads::TraceSource t;
+    t.kind = workloads::TraceSource::kProfile;
     t.name = "sine" + std::to_string(e);
     t.profile.amplitude = 0.05 + 0.1 * e;
     t.profile.frequency = 1.0 + e;
@@ -43,7 +43,7 @@ SweepConfig config_for(const std::string& model, const std::vector<std::string>&
     t.profile.p_b = 1e6;
     t.profile.f_n = 800;
     // A measured force for the cost metrics: the model's defaults plus noise.
-    const ModelInfo& m = require_model(model);
+    const ModelInfo& m = workloads::require_model(model);
     t.profile.reference = {std::string(m.params[0].name) + "=" + format_number(m.params[0].default_value)};
     t.profile.noise = 0.3;
     c.traces.push_back(t);
@@ -52,8 +52,8 @@ SweepConfig config_for(const std::string& model, const std::vector<std::string>&
   return c;
 }
 
-void expect_agree(const SweepPlan& plan, const SweepChunk& gpu, const SweepChunk& cpu, double rel,
-                  const std::string& what) {
+void expect_agree(const workloads::SweepPlan& plan, const data::SweepChunk& gpu, const data::SweepChunk& cpu,
+                  double rel, const std::string& what) {
   ASSERT_EQ(gpu.count, cpu.count);
   ASSERT_EQ(gpu.status, cpu.status) << what;
   // The index -> point mapping: bit-identical for fixed, list and linear
@@ -107,12 +107,12 @@ class SweepGpu : public ::testing::TestWithParam<Case> {};
 TEST_P(SweepGpu, AgreesWithCpu) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   const Case& k = GetParam();
-  const SweepPlan plan = plan_sweep(config_for(k.model, k.params, true, k.points, k.design));
+  const workloads::SweepPlan plan = workloads::plan_sweep(config_for(k.model, k.params, true, k.points, k.design));
   ASSERT_GT(plan.count, 2 * 128u) << "the case spans fewer than three blocks";
-  SweepChunk cpu64, gpu64, gpu32;
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, cpu64);
-  evaluate_chunk_gpu(plan, Precision::kFp64, 0, plan.count, gpu64);
-  evaluate_chunk_gpu(plan, Precision::kFp32, 0, plan.count, gpu32);
+  data::SweepChunk cpu64, gpu64, gpu32;
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, plan.count, cpu64);
+  workloads::evaluate_chunk_gpu(plan, workloads::Precision::kFp64, 0, plan.count, gpu64);
+  workloads::evaluate_chunk_gpu(plan, workloads::Precision::kFp32, 0, plan.count, gpu32);
   expect_agree(plan, gpu64, cpu64, 1e-12, std::string(k.model) + " fp64");
   expect_agree(plan, gpu32, cpu64, k.fp32, std::string(k.model) + " fp32");
 }
@@ -167,12 +167,12 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(SweepGpuRun, ChunkedRunEqualsOneChunkAndKeepsTopK) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  const SweepConfig c = config_for("simscape-cylinder", {"F_pr=uniform:5:60", "K_brk=uniform:1:3"}, false);
-  const SweepPlan plan = plan_sweep(c);
-  SweepRunOptions a, b;
+  const workloads::SweepConfig c = config_for("simscape-cylinder", {"F_pr=uniform:5:60", "K_brk=uniform:1:3"}, false);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
+  workloads::SweepRunOptions a, b;
   a.device = b.device = "gpu";
   a.chunk = 777;
-  const SweepSummary sa = run_sweep(plan, c, a), sb = run_sweep(plan, c, b);
+  const workloads::SweepSummary sa = workloads::run_sweep(plan, c, a), sb = workloads::run_sweep(plan, c, b);
   ASSERT_EQ(sa.top.size(), sb.top.size());
   for (size_t r = 0; r < sa.top.size(); ++r) {
     EXPECT_EQ(sa.top[r].index, sb.top[r].index);
@@ -183,16 +183,16 @@ TEST(SweepGpuRun, ChunkedRunEqualsOneChunkAndKeepsTopK) {
 TEST(SweepGpuRun, TopKOnlyModeEqualsCpuTopKAndCounts) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   // simscape-translational over F_brk < F_C too: invalid points must be counted on the device.
-  SweepConfig c = config_for("simscape-translational",
-                             {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
+  workloads::SweepConfig c = config_for(
+      "simscape-translational", {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
   c.keep_top_k_only = true;
   c.top_k = 25;
-  const SweepPlan plan = plan_sweep(c);
-  SweepRunOptions gpu, cpu;
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
+  workloads::SweepRunOptions gpu, cpu;
   gpu.device = "gpu";
   gpu.chunk = 1500;  // several host chunks
   cpu.device = "cpu";
-  const SweepSummary g = run_sweep(plan, c, gpu), h = run_sweep(plan, c, cpu);
+  const workloads::SweepSummary g = workloads::run_sweep(plan, c, gpu), h = workloads::run_sweep(plan, c, cpu);
   EXPECT_EQ(g.invalid, h.invalid);
   EXPECT_GT(h.invalid, 0u);
   EXPECT_EQ(g.nonfinite, h.nonfinite);
@@ -211,18 +211,18 @@ TEST(SweepGpuRun, TopKOnlyModeEqualsCpuTopKAndCounts) {
 TEST(SweepGpuRun, TopKAboveTheRankedPointsKeepsThemAll) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   // 6 x 8 x 6 = 288 points: three blocks, the last one partial.
-  SweepConfig c =
+  workloads::SweepConfig c =
       config_for("simscape-translational", {"F_brk=linear:10:60:6", "F_C=linear:5:40:8", "v_brk=log:1e-3:1e-1:6"},
                  false, 0, sweep::Design::kGrid);
   c.keep_top_k_only = true;
   c.top_k = 1000;
-  const SweepPlan plan = plan_sweep(c);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
   ASSERT_EQ(plan.count, 288u);
-  SweepRunOptions gpu, cpu;
+  workloads::SweepRunOptions gpu, cpu;
   gpu.device = "gpu";
   gpu.chunk = 100;  // several host chunks
   cpu.device = "cpu";
-  const SweepSummary g = run_sweep(plan, c, gpu), h = run_sweep(plan, c, cpu);
+  const workloads::SweepSummary g = workloads::run_sweep(plan, c, gpu), h = workloads::run_sweep(plan, c, cpu);
   EXPECT_GT(h.invalid, 0u);
   EXPECT_EQ(g.invalid, h.invalid);
   EXPECT_EQ(g.nonfinite, h.nonfinite);
@@ -238,24 +238,24 @@ TEST(SweepGpuRun, TopKAboveTheRankedPointsKeepsThemAll) {
 TEST(SweepGpuRun, TopKTiesKeepTheCpuOrder) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   // 7 x 5 x 8 = 280 points: three blocks, the last one partial.
-  SweepConfig c = config_for("coulomb-viscous",
-                             {"F_C=list:10,20,10,10,30,20,10", "f_v=list:50,0,50,100,50",
-                              "v_eps=list:0.001,0.001,0.002,0.001,0.001,0.002,0.001,0.001"},
-                             false);
+  workloads::SweepConfig c = config_for("coulomb-viscous",
+                                        {"F_C=list:10,20,10,10,30,20,10", "f_v=list:50,0,50,100,50",
+                                         "v_eps=list:0.001,0.001,0.002,0.001,0.001,0.002,0.001,0.001"},
+                                        false);
   c.design = sweep::Design::kGrid;
   c.points = 0;
   c.keep_top_k_only = true;
   c.top_k = 9;
-  const SweepPlan plan = plan_sweep(c);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
   ASSERT_GT(plan.count, 128u);
-  SweepRunOptions gpu, cpu;
+  workloads::SweepRunOptions gpu, cpu;
   gpu.device = "gpu";
   gpu.chunk = 61;
   cpu.device = "cpu";
   for (bool maximize : {false, true}) {
     c.maximize = maximize;
-    const SweepPlan p = plan_sweep(c);
-    const SweepSummary g = run_sweep(p, c, gpu), h = run_sweep(p, c, cpu);
+    const workloads::SweepPlan p = workloads::plan_sweep(c);
+    const workloads::SweepSummary g = workloads::run_sweep(p, c, gpu), h = workloads::run_sweep(p, c, cpu);
     ASSERT_EQ(g.top.size(), h.top.size());
     ASSERT_EQ(h.top.size(), 9u);
     int ties = 0;
@@ -281,16 +281,16 @@ TEST(SweepGpuRun, TopKTiesKeepTheCpuOrder) {
 // points (F_brk < F_C) are never picked.
 TEST(SweepGpuRun, DeviceTopKIsTheBestRowsOfTheFullRun) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
-  SweepConfig c = config_for("simscape-translational",
-                             {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
+  workloads::SweepConfig c = config_for(
+      "simscape-translational", {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
   c.keep_top_k_only = true;
   c.top_k = 25;
-  for (Precision precision : {Precision::kFp64, Precision::kFp32}) {
+  for (workloads::Precision precision : {workloads::Precision::kFp64, workloads::Precision::kFp32}) {
     for (bool maximize : {false, true}) {
       c.maximize = maximize;
-      const SweepPlan plan = plan_sweep(c);
-      SweepChunk rows;
-      evaluate_chunk_gpu(plan, precision, 0, plan.count, rows);
+      const workloads::SweepPlan plan = workloads::plan_sweep(c);
+      data::SweepChunk rows;
+      workloads::evaluate_chunk_gpu(plan, precision, 0, plan.count, rows);
       auto objective = [&](std::uint64_t j) { return rows.metrics[j * sweep::kNumMetrics + plan.objective]; };
       const double sign = maximize ? -1.0 : 1.0;
       std::vector<std::uint64_t> best;
@@ -301,13 +301,13 @@ TEST(SweepGpuRun, DeviceTopKIsTheBestRowsOfTheFullRun) {
         return sign * objective(a) != sign * objective(b) ? sign * objective(a) < sign * objective(b) : a < b;
       });
       best.resize(25);
-      SweepRunOptions o;
+      workloads::SweepRunOptions o;
       o.device = "gpu";
       o.precision = precision;
       o.chunk = 1500;  // several host chunks
-      const SweepSummary s = run_sweep(plan, c, o);
-      const std::string what =
-          std::string(precision == Precision::kFp32 ? "fp32" : "fp64") + (maximize ? " maximize" : " minimize");
+      const workloads::SweepSummary s = workloads::run_sweep(plan, c, o);
+      const std::string what = std::string(precision == workloads::Precision::kFp32 ? "fp32" : "fp64") +
+                               (maximize ? " maximize" : " minimize");
       ASSERT_EQ(s.top.size(), best.size()) << what;
       for (size_t r = 0; r < best.size(); ++r) {
         EXPECT_EQ(s.top[r].index, best[r]) << what << " " << r;

@@ -9,11 +9,11 @@
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #endif
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 DeviceChoice choose_device(const std::string& requested, const std::string& where, const std::string& cpu_name) {
   if (requested != "auto" && requested != "gpu" && requested != "cpu")
-    throw InputError(where + " " + requested + ": expected auto, gpu or cpu");
+    throw data::InputError(where + " " + requested + ": expected auto, gpu or cpu");
   DeviceChoice d;
   std::string cpu = cpu_name;
   if (cpu.empty()) {
@@ -37,10 +37,10 @@ DeviceChoice choose_device(const std::string& requested, const std::string& wher
     d.name = name;
     return d;
   }
-  if (requested == "gpu") throw InputError(where + " gpu: no usable GPU (" + reason + ")");
+  if (requested == "gpu") throw data::InputError(where + " gpu: no usable GPU (" + reason + ")");
   d.name = cpu;
   d.note = "no usable GPU (" + reason + "); running on the " + cpu;
   return d;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -30,7 +30,7 @@
 #include "stribeck/kernels/cuda/ensemble_cuda.hpp"
 #endif
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 // The fit's free parameters (from_fit) as the joint-normal axes after the
@@ -41,12 +41,13 @@ void add_prior_axes(const SimulateConfig& c, const ModelInfo& m, std::vector<dou
   if (p.file.empty()) return;
   const int k = static_cast<int>(p.names.size());
   if (s.dims + k > sweep::kMaxParams)
-    throw InputError(c.source + ": [ensemble]: at most 16 varying quantities (the fit draws " + std::to_string(k) +
-                     ")");
+    throw data::InputError(c.source + ": [ensemble]: at most 16 varying quantities (the fit draws " +
+                           std::to_string(k) + ")");
   for (const auto& spec : c.axes)
     for (const auto& n : p.names)
       if (spec.name == n)
-        throw InputError(spec.where + ": " + n + " is drawn from the fit (from_fit); remove it from [ensemble.params]");
+        throw data::InputError(spec.where + ": " + n +
+                               " is drawn from the fit (from_fit); remove it from [ensemble.params]");
   const int first = s.dims;
   s.joint = k;
   s.joint_offset = list_values.size();
@@ -69,7 +70,7 @@ void add_prior_axes(const SimulateConfig& c, const ModelInfo& m, std::vector<dou
 sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values, int* target,
                              std::vector<std::string>& names) {
   if (c.axes.size() > static_cast<size_t>(sweep::kMaxParams))
-    throw InputError(c.source + ": [ensemble.params]: at most 16 varying quantities");
+    throw data::InputError(c.source + ": [ensemble.params]: at most 16 varying quantities");
   sweep::SpaceView s;
   s.design = c.design;
   s.dims = static_cast<int>(c.axes.size());
@@ -90,10 +91,10 @@ sweep::SpaceView build_space(const SimulateConfig& c, const ModelInfo& m, std::v
       for (const auto& q : m.params) known += std::string(q.name) + ", ";
       for (int f = 0; f < kNumEnsembleFields; ++f)
         known += std::string(ensemble_field_name(f)) + (f + 1 < kNumEnsembleFields ? ", " : "");
-      throw InputError(at + ": not a parameter of " + m.id + " nor a system quantity (known: " + known + ")");
+      throw data::InputError(at + ": not a parameter of " + m.id + " nor a system quantity (known: " + known + ")");
     }
     if (field == kFieldBreakaway && !c.stiction)
-      throw InputError(at + ": breakaway varies only with form = \"stiction\"");
+      throw data::InputError(at + ": breakaway varies only with form = \"stiction\"");
     target[d] = pi >= 0 ? pi : -1 - field;
     sweep::Axis& ax = s.axis[d];
     fill_axis(spec, grid, at, list_values, ax);
@@ -406,12 +407,13 @@ SimulateConfig ensemble_point_config(const SimulateConfig& c, std::uint64_t inde
   sweep::SpaceView s = build_space(c, m, list_values, target, names);
   s.list_values = list_values.data();
   if (index >= s.points)
-    throw InputError("--point " + std::to_string(index) + ": the ensemble of " + c.source + " has " +
-                     std::to_string(s.points) + " points (0 to " + std::to_string(s.points - 1) + ")");
+    throw data::InputError("--point " + std::to_string(index) + ": the ensemble of " + c.source + " has " +
+                           std::to_string(s.points) + " points (0 to " + std::to_string(s.points - 1) + ")");
   double x[sweep::kMaxParams];
   sweep::space_point(s, index, x);
   const std::string why = invalid_reason(c, m, target, x, s.dims);
-  if (!why.empty()) throw InputError("--point " + std::to_string(index) + ": not simulated in the ensemble: " + why);
+  if (!why.empty())
+    throw data::InputError("--point " + std::to_string(index) + ": not simulated in the ensemble: " + why);
   SimulateConfig one = c;
   apply_point(one, target, x, s.dims);
   one.ensemble = false;
@@ -474,13 +476,13 @@ void check_ensemble_memory(std::uint64_t points, int dims, std::uint64_t physica
                 ": %llu points need about %.3g GB of host memory for their results, more than 80 %% of this "
                 "machine's %.3g GB; write them to a file (-o OUT.h5), which streams them",
                 static_cast<unsigned long long>(points), need / 1e9, physical_bytes / 1e9);
-  throw InputError(where + buf);
+  throw data::InputError(where + buf);
 }
 
 EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o) {
   const ModelInfo& m = require_model(c.model);
   if (m.params.size() > static_cast<size_t>(sweep::kMaxParams))
-    throw InputError("model " + m.id + " has more parameters than an ensemble supports (16)");
+    throw data::InputError("model " + m.id + " has more parameters than an ensemble supports (16)");
   std::vector<double> list_values;
   int target[sweep::kMaxParams] = {};
   EnsembleResult r;
@@ -497,18 +499,18 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   // A chunk's buffers take about 350 B per point (docs/dynamics.md): 2^24
   // points, 6 GB, is far beyond what keeps a GPU busy.
   if (o.chunk > kMaxEnsembleChunk)
-    throw InputError("--chunk " + std::to_string(o.chunk) + ": at most " + std::to_string(kMaxEnsembleChunk) +
-                     " points per chunk");
+    throw data::InputError("--chunk " + std::to_string(o.chunk) + ": at most " + std::to_string(kMaxEnsembleChunk) +
+                           " points per chunk");
   if (o.output.empty()) {
-    if (o.resume) throw InputError("--resume needs an output file (-o OUT.h5)");
+    if (o.resume) throw data::InputError("--resume needs an output file (-o OUT.h5)");
     if (n > 100'000'000ull)
-      throw InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
-                       (part.shard_count > 1 ? " in shard " + o.shard : std::string()) +
-                       "; at most 1e8 per run with the results in memory (write them to a file)");
+      throw data::InputError(c.source + ": [ensemble]: " + std::to_string(n) + " points" +
+                             (part.shard_count > 1 ? " in shard " + o.shard : std::string()) +
+                             "; at most 1e8 per run with the results in memory (write them to a file)");
     check_ensemble_memory(n, s.dims, physical_memory_bytes(), c.source + ": [ensemble]");
   } else if (csv && (o.resume || o.max_chunks)) {
-    throw InputError(std::string(o.resume ? "--resume" : "--max-chunks") + ": " + o.output +
-                     ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
+    throw data::InputError(std::string(o.resume ? "--resume" : "--max-chunks") + ": " + o.output +
+                           ": a CSV output has no checkpoints; write HDF5 (-o OUT.h5) to stop and resume");
   }
   if (!o.output.empty()) {
     // Coordinates and metrics as float64 (HDF5), or about 24 characters a
@@ -586,4 +588,4 @@ EnsembleResult run_ensemble(const SimulateConfig& c, const EnsembleRunOptions& o
   return r;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -7,7 +7,7 @@
 #include "stribeck/engine/mpi.hpp"
 #include "stribeck/workloads/ensemble.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, int* rank_out) {
   EnsembleResult r;
@@ -48,4 +48,4 @@ EnsembleResult run_ensemble_mpi(const SimulateConfig& c, EnsembleRunOptions o, i
   return r;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

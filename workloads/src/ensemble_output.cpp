@@ -25,7 +25,7 @@
 #include "stribeck/kernels/sweep/rng.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 constexpr const char* kGroup = "ensemble";
@@ -50,22 +50,23 @@ std::string ensemble_identity(const SimulateConfig& c) {
 // every workload's status column). The units and long names follow from the
 // model, the motion and the names alone, so a merge derives them from a
 // shard's attributes, whatever its version.
-std::vector<StreamColumn> ensemble_columns(const std::string& model, bool rotational,
-                                           const std::vector<std::string>& names) {
+std::vector<data::StreamColumn> ensemble_columns(const std::string& model, bool rotational,
+                                                 const std::vector<std::string>& names) {
   SimulateConfig c;
   c.model = model;
   c.rotational = rotational;
   const auto units = ensemble_coordinate_units(c, names);
-  std::vector<StreamColumn> cols;
+  std::vector<data::StreamColumn> cols;
   for (size_t d = 0; d < names.size(); ++d) {
-    StreamColumn col{names[d], 0, units[d].empty() ? "1" : units[d], ""};
+    data::StreamColumn col{names[d], 0, units[d].empty() ? "1" : units[d], ""};
     col.long_name = ensemble_coordinate_long_name(model, names[d]);
     cols.push_back(col);
   }
-  for (StreamColumn& col : engine::record_columns(engine::kStickSlipRecord, rotational)) cols.push_back(std::move(col));
+  for (data::StreamColumn& col : engine::record_columns(engine::kStickSlipRecord, rotational))
+    cols.push_back(std::move(col));
   // Every name of the group is unique: a coordinate named like a metric
   // would make one dataset hide the other.
-  std::set<std::string> taken{kPointDimension};
+  std::set<std::string> taken{data::kPointDimension};
   for (const auto& col : cols)
     if (!taken.insert(col.name).second)
       throw std::logic_error("ensemble file: '" + col.name + "' of model " + model + " names two datasets");
@@ -75,10 +76,10 @@ std::vector<StreamColumn> ensemble_columns(const std::string& model, bool rotati
 // The format_version of the ensemble group of `path` (files from before the
 // attribute, whose coordinates were one 2-D `points` table, are 1).
 int ensemble_format_version(const std::string& path) {
-  const h5::File f = h5::open_file(path);
-  const h5::Group g = h5::open_group(f.id(), kGroup, path);
-  return h5::has_attribute(g.id(), "format_version")
-             ? static_cast<int>(h5::read_int_attribute(g.id(), "format_version", path + ": group 'ensemble'"))
+  const data::h5::File f = data::h5::open_file(path);
+  const data::h5::Group g = data::h5::open_group(f.id(), kGroup, path);
+  return data::h5::has_attribute(g.id(), "format_version")
+             ? static_cast<int>(data::h5::read_int_attribute(g.id(), "format_version", path + ": group 'ensemble'"))
              : 1;
 }
 
@@ -116,25 +117,25 @@ class MemorySink : public EnsembleSink {
 class CsvSink : public EnsembleSink {
  public:
   CsvSink(const std::string& path, const SimulateConfig& c, const EnsembleResult& r, const std::string& command_line)
-      : out_(path), sidecar_(csv_sidecar_path(path)), dims_(r.names.size()), next_(r.first) {
-    std::vector<CsvColumn> columns{{"index", ""}};
+      : out_(path), sidecar_(data::csv_sidecar_path(path)), dims_(r.names.size()), next_(r.first) {
+    std::vector<data::CsvColumn> columns{{"index", ""}};
     const auto units = ensemble_coordinate_units(c, r.names);
     for (size_t d = 0; d < r.names.size(); ++d) columns.push_back({r.names[d], d < units.size() ? units[d] : ""});
-    for (CsvColumn& col : engine::record_csv_columns(engine::kStickSlipRecord, c.rotational))
+    for (data::CsvColumn& col : engine::record_csv_columns(engine::kStickSlipRecord, c.rotational))
       columns.push_back(std::move(col));
-    sidecar_.write(csv_sidecar_json("ensemble", columns,
-                                    {{"source", c.source},
-                                     {"model", c.model},
-                                     {"form", c.stiction ? "stiction" : "smooth"},
-                                     {"motion", c.rotational ? "rotational" : "translational"},
-                                     {"precision", c.fp32 ? "fp32" : "fp64"},
-                                     {"config", c.text}},
-                                    {{"points", static_cast<double>(r.points)}}, command_line));
+    sidecar_.write(data::csv_sidecar_json("ensemble", columns,
+                                          {{"source", c.source},
+                                           {"model", c.model},
+                                           {"form", c.stiction ? "stiction" : "smooth"},
+                                           {"motion", c.rotational ? "rotational" : "translational"},
+                                           {"precision", c.fp32 ? "fp32" : "fp64"},
+                                           {"config", c.text}},
+                                          {{"points", static_cast<double>(r.points)}}, command_line));
     sidecar_.close_stream();
     std::string text;
     for (size_t i = 0; i < columns.size(); ++i) {
       if (i) text += ',';
-      append_csv_field(text, columns[i].name);
+      data::append_csv_field(text, columns[i].name);
     }
     write(text + '\n');
   }
@@ -163,17 +164,18 @@ class CsvSink : public EnsembleSink {
 
  private:
   void write(const std::string& text) { out_.write(text); }
-  AtomicFile out_, sidecar_;
+  data::AtomicFile out_, sidecar_;
   size_t dims_;
   std::uint64_t next_;
 };
 
 // The checkpoint: the engine's totals and the stick-slip count.
-StreamCheckpoint ensemble_checkpoint(const EnsembleTotals& t) {
+data::StreamCheckpoint ensemble_checkpoint(const EnsembleTotals& t) {
   return engine::make_checkpoint(t.completed, t, {{"stick_slip", std::to_string(t.stick_slip)}});
 }
 
-void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTotals& r, const std::string& where) {
+void restore_totals(const data::StreamCheckpoint& cp, std::uint64_t count, EnsembleTotals& r,
+                    const std::string& where) {
   r = EnsembleTotals{};
   engine::restore_totals(cp, count, r, where);
   if (r.completed > 0) r.stick_slip = engine::state_count(cp, "stick_slip", where);
@@ -182,8 +184,8 @@ void restore_totals(const StreamCheckpoint& cp, std::uint64_t count, EnsembleTot
 class Hdf5Sink : public EnsembleSink {
  public:
   Hdf5Sink(const SimulateConfig& c, const EnsembleRunOptions& o, EnsembleResult& r) : dims_(r.names.size()) {
-    const std::string names = join_names(r.names);
-    std::map<std::string, std::string> attributes{{"format_version", std::to_string(kEnsembleFormatVersion)},
+    const std::string names = data::join_names(r.names);
+    std::map<std::string, std::string> attributes{{"format_version", std::to_string(data::kEnsembleFormatVersion)},
                                                   {"names", names},
                                                   {"model", c.model},
                                                   {"form", c.stiction ? "stiction" : "smooth"},
@@ -199,9 +201,9 @@ class Hdf5Sink : public EnsembleSink {
     // stick-slip and the distributions (files of other ensembles unchanged).
     if (!c.prior.file.empty()) {
       attributes["from_fit"] = c.prior.file;
-      attributes["drawn"] = join_names(c.prior.names);
+      attributes["drawn"] = data::join_names(c.prior.names);
     }
-    Provenance p;
+    data::Provenance p;
     p.command_line = o.command_line;
     p.config = c.text;
     p.device = r.device;
@@ -209,17 +211,19 @@ class Hdf5Sink : public EnsembleSink {
     if (o.resume) {
       // A partial file of the 2-D `points` layout cannot take the rows of
       // this one (the stream's own check would call it another run's).
-      const std::string partial = partial_path(o.output);
+      const std::string partial = data::partial_path(o.output);
       if (std::ifstream(partial).good() && is_ensemble_file(partial))
-        if (const int v = ensemble_format_version(partial); v != kEnsembleFormatVersion)
-          throw InputError(partial + ": written by " + (v < kEnsembleFormatVersion ? "an older" : "a newer") +
-                           " stribeck (ensemble format_version " + std::to_string(v) +
-                           "); it cannot be continued: remove it and run without --resume");
-      StreamCheckpoint cp;
-      stream_ = ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
-      restore_totals(cp, r.count, r.totals, partial_path(o.output));
+        if (const int v = ensemble_format_version(partial); v != data::kEnsembleFormatVersion)
+          throw data::InputError(partial + ": written by " +
+                                 (v < data::kEnsembleFormatVersion ? "an older" : "a newer") +
+                                 " stribeck (ensemble format_version " + std::to_string(v) +
+                                 "); it cannot be continued: remove it and run without --resume");
+      data::StreamCheckpoint cp;
+      stream_ = data::ResultsStream::resume(o.output, kGroup, columns, attributes, p, cp, r.first);
+      restore_totals(cp, r.count, r.totals, data::partial_path(o.output));
     } else {
-      stream_ = ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
+      stream_ =
+          data::ResultsStream::create(o.output, kGroup, columns, attributes, p, r.count, /*resumable=*/true, r.first);
     }
   }
   void append(std::uint64_t n, const double* values, const StickSlipMetrics<double>* metrics) override {
@@ -241,16 +245,16 @@ class Hdf5Sink : public EnsembleSink {
 
  private:
   size_t dims_;
-  std::unique_ptr<ResultsStream> stream_;
+  std::unique_ptr<data::ResultsStream> stream_;
 };
 
 // A shard's columns for the merge: those of format_version 2, whatever the
 // shard's version (a merge writes the current layout).
-std::vector<StreamColumn> shard_columns(const std::string&, const std::map<std::string, std::string>& a,
-                                        const std::string&) {
+std::vector<data::StreamColumn> shard_columns(const std::string&, const std::map<std::string, std::string>& a,
+                                              const std::string&) {
   const auto motion = a.find("motion");
   return ensemble_columns(a.at("model"), motion != a.end() && motion->second == "rotational",
-                          split_names(a.at("names")));
+                          data::split_names(a.at("names")));
 }
 
 // Where a shard holds merged column `name`: its own dataset, or in shards of
@@ -258,7 +262,7 @@ std::vector<StreamColumn> shard_columns(const std::string&, const std::map<std::
 // `points` table.
 engine::ColumnSource shard_source(const std::map<std::string, std::string>& a, const std::string& name) {
   if (a.count("format_version")) return {};
-  const auto names = split_names(a.at("names"));
+  const auto names = data::split_names(a.at("names"));
   const auto it = std::find(names.begin(), names.end(), name);
   if (it == names.end()) return {};
   return {"points", static_cast<std::uint64_t>(it - names.begin())};
@@ -274,7 +278,7 @@ engine::ShardFormat shard_format() {
                         {"points", "first", "count", "names", "model", "form", "precision"},
                         {"ensemble_identity", "points", "names", "model", "form", "precision"},
                         shard_columns};
-  f.written = {{"format_version", std::to_string(kEnsembleFormatVersion)}};
+  f.written = {{"format_version", std::to_string(data::kEnsembleFormatVersion)}};
   f.source = shard_source;
   return f;
 }
@@ -336,8 +340,9 @@ bool is_ensemble_file(const std::string& path) { return engine::is_shard_file(pa
 
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line) {
-  if (is_csv_output(output)) throw InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
+  if (is_csv_output(output))
+    throw data::InputError(output + ": merged ensembles are written as HDF5 (name the output .h5)");
   engine::merge_shard_files(kShards, inputs, output, command_line);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -8,7 +8,7 @@
 
 #include "stribeck/workloads/ensemble.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 class EnsembleSink {
  public:
@@ -34,4 +34,4 @@ bool is_csv_output(const std::string& path);
 std::unique_ptr<EnsembleSink> open_ensemble_sink(const SimulateConfig& config, const EnsembleRunOptions& options,
                                                  EnsembleResult& r);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -52,7 +52,7 @@
 #include "stribeck/kernels/stepping.hpp"
 #include "lanes/sweep_lanes.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 constexpr size_t kTextBlock = 65536;   // rows per block of a CSV source (each row's text is kept to be written)
@@ -72,7 +72,7 @@ constexpr bool kHdf5ThreadSafe = false;
 // evaluator and writer): each call is a group of jobs the idle threads join.
 // An exception thrown by a job is rethrown by run() on the calling thread
 // once every job of the group has ended.
-class TaskPool final : public BlockExecutor {
+class TaskPool final : public data::BlockExecutor {
  public:
   explicit TaskPool(int workers) {
     try {
@@ -279,9 +279,9 @@ std::array<int, 4> input_columns(const ModelInfo& model, const Source& src, cons
     for (size_t i = 0; i < cols.size(); ++i)
       if (cols[i] == channel_name(ch)) col[k] = static_cast<int>(i);
     if (col[k] < 0)
-      throw InputError(src.where() + ": model " + model.id + " needs a '" + channel_name(ch) +
-                       "' column, the header has none" +
-                       (ch == kChannelPressureB ? " (single-chamber rig: import with --constant pressure_b=0)" : ""));
+      throw data::InputError(
+          src.where() + ": model " + model.id + " needs a '" + channel_name(ch) + "' column, the header has none" +
+          (ch == kChannelPressureB ? " (single-chamber rig: import with --constant pressure_b=0)" : ""));
   }
   return col;
 }
@@ -292,8 +292,8 @@ class CsvSource : public Source {
     if (model.dynamic) {
       time_col_ = reader_.column("time");
       if (time_col_ < 0)
-        throw InputError(path + ": model " + model.id +
-                         " is dynamic and needs a 'time' column [s], the header has none");
+        throw data::InputError(path + ": model " + model.id +
+                               " is dynamic and needs a 'time' column [s], the header has none");
     }
     col_ = input_columns(model, *this, reader_.columns());
   }
@@ -323,8 +323,8 @@ class CsvSource : public Source {
         if (rows_ > 0) {
           dt = t - t_prev_;
           if (!(dt > 0.0))
-            throw InputError(reader_.path() + ":" + std::to_string(reader_.line()) + ": time " + format_number(t) +
-                             " does not increase (previous " + format_number(t_prev_) + ")");
+            throw data::InputError(reader_.path() + ":" + std::to_string(reader_.line()) + ": time " +
+                                   format_number(t) + " does not increase (previous " + format_number(t_prev_) + ")");
         }
         t_prev_ = t;
         b.dt[n] = dt;
@@ -338,7 +338,7 @@ class CsvSource : public Source {
   }
 
  private:
-  CsvReader reader_;
+  data::CsvReader reader_;
   bool decimal_comma_ = reader_.dialect().decimal_comma;  // cells "0,5" are written "0.5"
   int time_col_ = -1;
   std::array<int, 4> col_{};
@@ -357,14 +357,14 @@ class ChannelSource : public Source {
   ChannelSource(std::string where, std::vector<std::string> names, std::vector<std::string> units, size_t length,
                 Reader read, const ModelInfo& model)
       : where_(std::move(where)), length_(length), read_(std::move(read)) {
-    cols_ = csv_column_order(names);      // as `export` / write_csv writes them
-    std::map<std::string, size_t> index;  // a linear pass, not a search per column
+    cols_ = data::csv_column_order(names);  // as `export` / write_csv writes them
+    std::map<std::string, size_t> index;    // a linear pass, not a search per column
     for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
     for (const auto& c : cols_) units_.push_back(units[index.at(c)]);
     for (const auto& c : cols_) time_col_ = c == "time" ? static_cast<int>(&c - cols_.data()) : time_col_;
     if (model.dynamic && time_col_ < 0)
-      throw InputError(where_ + ": model " + model.id +
-                       " is dynamic and needs a 'time' column [s], the header has none");
+      throw data::InputError(where_ + ": model " + model.id +
+                             " is dynamic and needs a 'time' column [s], the header has none");
     if (!model.dynamic) time_col_ = -1;  // no steps needed (read_ checks time)
     col_ = input_columns(model, *this, cols_);
   }
@@ -406,7 +406,7 @@ class CsvSink : public Sink {
   CsvSink(const std::string& path, const std::vector<std::string>& columns) : out_(path) {
     for (size_t i = 0; i < columns.size(); ++i) {
       if (i) text_ += ',';
-      append_csv_field(text_, columns[i]);
+      data::append_csv_field(text_, columns[i]);
     }
     text_ += '\n';
   }
@@ -441,7 +441,7 @@ class CsvSink : public Sink {
     out_.write(text_);  // a failed write: one line naming the file and the cause
     text_.clear();
   }
-  AtomicFile out_;
+  data::AtomicFile out_;
   std::string text_;
 };
 
@@ -451,10 +451,10 @@ class H5Sink : public Sink {
  public:
   H5Sink(const std::string& path, const Source& src, const std::string& experiment,
          const std::map<std::string, std::string>& attributes, const ChannelAttributes& channel_attributes,
-         const ModelInfo& model, const std::string& ptext, const EvalOptions& o, const LogBlockReader* copy_from)
+         const ModelInfo& model, const std::string& ptext, const EvalOptions& o, const data::LogBlockReader* copy_from)
       : writer_(path, provenance(o)) {
     writer_.set_deflate_level(o.deflate_level);
-    std::vector<BlockColumn> chans;
+    std::vector<data::BlockColumn> chans;
     for (size_t i = 0; i < src.columns().size(); ++i) {
       chans.push_back({src.columns()[i], src.units(i), ""});
       // The input's channel attributes (import --gain) go with the channel.
@@ -464,7 +464,7 @@ class H5Sink : public Sink {
     // Channels stored in SI as float64 are copied as stored (no re-encoding);
     // their values are still read and checked by the source.
     exp_ = writer_.add_experiment(experiment, chans, attributes, "", copy_from);
-    std::vector<BlockColumn> res = {
+    std::vector<data::BlockColumn> res = {
         {"model_force", model.output_unit, "model force at every sample of experiment '" + experiment + "'"}};
     if (model.dynamic) res.push_back({"model_state", "", "internal state of the dynamic model"});
     res_ = writer_.add_results(
@@ -480,17 +480,17 @@ class H5Sink : public Sink {
     writer_.append(res_, r, b.n);
   }
   void commit() override { writer_.commit(); }
-  void set_executor(BlockExecutor* e) { writer_.set_executor(e); }
+  void set_executor(data::BlockExecutor* e) { writer_.set_executor(e); }
 
  private:
-  static Provenance provenance(const EvalOptions& o) {
-    Provenance p;
+  static data::Provenance provenance(const EvalOptions& o) {
+    data::Provenance p;
     p.toolkit_version = version();
     p.command_line = o.command_line;
     p.device = "cpu";
     return p;
   }
-  LogBlockWriter writer_;
+  data::LogBlockWriter writer_;
   size_t exp_ = 0, res_ = 0;
   std::vector<const double*> ptrs_;
 };
@@ -565,7 +565,7 @@ void run_blocks(Source& src, Sink& sink, bool dynamic, size_t rows, bool overlap
   std::exception_ptr write_error;  // the writer's (read after join)
   std::atomic<bool> write_failed{false};
   auto read_loop = [&] {
-    h5::silence_errors();  // libhdf5 prints error stacks per thread unless told not to
+    data::h5::silence_errors();  // libhdf5 prints error stacks per thread unless told not to
     while (Block* b = free_q.pop()) {
       b->n = 0;
       b->error = nullptr;
@@ -581,7 +581,7 @@ void run_blocks(Source& src, Sink& sink, bool dynamic, size_t rows, bool overlap
     }
   };
   auto write_loop = [&] {
-    h5::silence_errors();
+    data::h5::silence_errors();
     while (Block* b = write_q.pop()) {
       if (!write_error) {
         try {
@@ -654,9 +654,9 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
     // not a row of the output.
     for (long i = 0; i < n; ++i)
       if (!std::isfinite(force[i]) || (M::kDynamic && !std::isfinite(b.state[static_cast<size_t>(i)])))
-        throw InputError(src.where() + ": data row " + std::to_string(done + i + 1) + ": the " + model.id +
-                         " force is " + format_number(force[i]) +
-                         " (the inputs and parameters overflow double precision there); nothing written");
+        throw data::InputError(src.where() + ": data row " + std::to_string(done + i + 1) + ": the " + model.id +
+                               " force is " + format_number(force[i]) +
+                               " (the inputs and parameters overflow double precision there); nothing written");
     done += n;
   });
   summary.samples = done;
@@ -665,7 +665,7 @@ void run_model(const std::vector<double>& p, double z0, Source& src, Sink& sink,
 void check_no_result_columns(const Source& src) {
   for (const char* name : {"model_force", "model_state"})
     for (const auto& c : src.columns())
-      if (c == name) throw InputError(src.where() + ": input already has a column named '" + name + "'");
+      if (c == name) throw data::InputError(src.where() + ": input already has a column named '" + name + "'");
 }
 
 }  // namespace
@@ -673,7 +673,7 @@ void check_no_result_columns(const Source& src) {
 void evaluate_samples(const std::string& model_id, const std::vector<double>& params, const EvalInputs& in,
                       double* force, double* state, double initial_state) {
   const ModelInfo& model = require_model(model_id);
-  if (params.size() != model.params.size()) throw InputError("evaluate_samples: wrong number of parameters");
+  if (params.size() != model.params.size()) throw data::InputError("evaluate_samples: wrong number of parameters");
   visit_model(model.id.c_str(), [&](auto tag) {
     using M = typename decltype(tag)::type;
     const auto c = M::prepare(params.data());
@@ -710,33 +710,34 @@ EvalSummary evaluate_file(const EvalOptions& o) {
   const ModelInfo& model = require_model(o.model);
   const std::vector<double> p = resolve_params(model, o.params);  // fail before reading a large log
   if (o.initial_state && !model.dynamic)
-    throw InputError("--initial-state: model " + model.id + " is static and has no state");
-  if (o.initial_state && !std::isfinite(*o.initial_state)) throw InputError("--initial-state: not a finite number");
+    throw data::InputError("--initial-state: model " + model.id + " is static and has no state");
+  if (o.initial_state && !std::isfinite(*o.initial_state))
+    throw data::InputError("--initial-state: not a finite number");
   if (o.deflate_level < 0 || o.deflate_level > 9)
-    throw InputError("--compression: deflate level " + std::to_string(o.deflate_level) + " is not in 1-9");
+    throw data::InputError("--compression: deflate level " + std::to_string(o.deflate_level) + " is not in 1-9");
   const bool h5_out = ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5");
 
   std::unique_ptr<Source> src;
-  std::unique_ptr<LogBlockReader> log;
-  std::vector<Experiment> held;  // in-memory sources
+  std::unique_ptr<data::LogBlockReader> log;
+  std::vector<data::Experiment> held;  // in-memory sources
   std::string exp_name;
   std::map<std::string, std::string> exp_attrs;
   ChannelAttributes chan_attrs;
   // MATLAB files (v7.3 is HDF5 with a MATLAB header, v5 its own format)
   // are read whole: matio reads a variable at once.
   bool is_mat = false;
-  check_input_path(o.input);
+  data::check_input_path(o.input);
   if (std::FILE* f = std::fopen(o.input.c_str(), "rb")) {
     char head[20] = {0};
     const std::string h(head, std::fread(head, 1, sizeof head, f));
     is_mat = h.rfind("MATLAB 7.3 MAT-file", 0) == 0 || h.rfind("MATLAB 5.0 MAT-file", 0) == 0;
     std::fclose(f);
   }
-  if (!is_mat && h5::is_hdf5(o.input)) {
-    log = std::make_unique<LogBlockReader>(o.input, o.experiment);
+  if (!is_mat && data::h5::is_hdf5(o.input)) {
+    log = std::make_unique<data::LogBlockReader>(o.input, o.experiment);
     std::vector<std::string> units;
     for (const auto& c : log->channels()) units.push_back(log->units(c));
-    LogBlockReader* r = log.get();
+    data::LogBlockReader* r = log.get();
     src = std::make_unique<ChannelSource>(
         log->where(), log->channels(), units, log->length(),
         [r](const std::vector<std::string>& chs, size_t b, size_t e, double* const* out) { r->read(chs, b, e, out); },
@@ -746,8 +747,8 @@ EvalSummary evaluate_file(const EvalOptions& o) {
     for (const auto& c : log->channels())
       if (!log->channel_attributes(c).empty()) chan_attrs[c] = log->channel_attributes(c);
   } else if (is_mat || eval_needs_log_path(o)) {
-    held = read_any_log(o.input);
-    const Experiment& e = select_experiment(held, o.experiment, o.input);
+    held = data::read_any_log(o.input);
+    const data::Experiment& e = data::select_experiment(held, o.experiment, o.input);
     std::vector<std::string> names, units;
     for (const auto& [ch, v] : e.channels) {
       names.push_back(ch);
@@ -797,13 +798,13 @@ EvalSummary evaluate_file(const EvalOptions& o) {
     run_model<M>(p, o.initial_state.value_or(0.0), *src, *sink, summary, model,
                  o.vector_math ? vector_kernel(model.id) : nullptr, pool,
                  o.block_rows     ? o.block_rows
-                 : src->numeric() ? stream_block_rows(src->columns().size())  // whole chunks, 64 MiB at most
+                 : src->numeric() ? data::stream_block_rows(src->columns().size())  // whole chunks, 64 MiB at most
                                   : kTextBlock,
                  overlap);
   });
-  if (summary.samples == 0) throw InputError(o.input + ": no data rows after the header");
+  if (summary.samples == 0) throw data::InputError(o.input + ": no data rows after the header");
   sink->commit();
   return summary;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

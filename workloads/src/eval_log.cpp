@@ -16,7 +16,7 @@
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/version.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -27,7 +27,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 }  // namespace
 
 bool eval_needs_log_path(const EvalOptions& o) {
-  if (ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5") || h5::is_hdf5(o.input)) return true;
+  if (ends_with(o.output, ".h5") || ends_with(o.output, ".hdf5") || data::h5::is_hdf5(o.input)) return true;
   // A CSV that lacks a channel the model needs under its bare SI name but
   // whose header carries units ("velocity [mm/s]", as `stribeck export`
   // writes) or aliases ("v", "p_A") goes through the converting reader;
@@ -35,7 +35,7 @@ bool eval_needs_log_path(const EvalOptions& o) {
   try {
     const ModelInfo* model = find_model(o.model);
     if (!model) return false;
-    CsvReader reader(o.input);
+    data::CsvReader reader(o.input);
     // Units in the header cells or in a units row: convert to SI.
     for (const auto& u : reader.units())
       if (!u.empty()) return true;
@@ -43,11 +43,11 @@ bool eval_needs_log_path(const EvalOptions& o) {
     for (Channel c : kAllChannels) complete &= !model->needs(c) || reader.column(channel_name(c)) >= 0;
     if (complete) return false;
     for (const auto& c : reader.columns())
-      if (canonical_channel(c) != c) return true;
-  } catch (const InputError&) {
+      if (data::canonical_channel(c) != c) return true;
+  } catch (const data::InputError&) {
     // The fast path reports the problem with its line and column.
   }
   return false;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -7,7 +7,7 @@
 
 #include "stribeck/data/point_file.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 // The breakaway force and the stick-slip cycle: what a designer reads (the
@@ -47,7 +47,7 @@ FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& 
   s.outside = r.totals.status_counts[4];
   std::vector<double> v;
   if (!output.empty()) {
-    const PointFile f(output);
+    const data::PointFile f(output);
     const std::uint64_t n = std::min<std::uint64_t>(f.rows(), kMaxQuantileDraws);
     std::vector<std::uint8_t> ok;
     f.read_ok(0, n, ok);
@@ -97,4 +97,4 @@ std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_fi
   return out;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -9,7 +9,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 using Matrix = std::vector<std::vector<long double>>;
@@ -61,16 +61,16 @@ bool invert(Matrix a, Matrix& inv) {
 FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::string& where) {
   const std::string at = where + " \"" + path + "\"";
   std::ifstream in(path);
-  if (!in) throw InputError(at + ": cannot open the fit (identify --json output)");
+  if (!in) throw data::InputError(at + ": cannot open the fit (identify --json output)");
   std::stringstream ss;
   ss << in.rdbuf();
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(ss.str());
   } catch (const std::exception&) {
-    throw InputError(at + ": not JSON (expected the output of stribeck identify --json)");
+    throw data::InputError(at + ": not JSON (expected the output of stribeck identify --json)");
   }
-  auto fail = [&](const std::string& what) -> InputError { return InputError(at + ": " + what); };
+  auto fail = [&](const std::string& what) -> data::InputError { return data::InputError(at + ": " + what); };
   if (!j.is_object() || !j.contains("model") || !j.contains("parameters") || !j.contains("correlation"))
     throw fail("not a fit (expected the output of stribeck identify --json: model, parameters, correlation)");
   if (!j["model"].is_string() || j["model"].get<std::string>() != m.id)
@@ -186,4 +186,4 @@ FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::
   return p;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -7,7 +7,7 @@
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/kernels/stepping.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -152,26 +152,27 @@ const std::vector<std::string>& generator_profiles() {
   return p;
 }
 
-std::vector<Experiment> generate_log(const GeneratorOptions& o) {
+std::vector<data::Experiment> generate_log(const GeneratorOptions& o) {
   const ModelInfo* model = find_model(o.model);
-  if (!model) throw InputError("generate: unknown model '" + o.model + "' (see `stribeck models`)");
+  if (!model) throw data::InputError("generate: unknown model '" + o.model + "' (see `stribeck models`)");
   if (o.params.size() != model->params.size())
-    throw InputError("generate: model " + o.model + " takes " + std::to_string(model->params.size()) + " parameters");
+    throw data::InputError("generate: model " + o.model + " takes " + std::to_string(model->params.size()) +
+                           " parameters");
   bool known = false;
   for (const auto& p : generator_profiles()) known |= p == o.profile;
   if (!known) {
     std::string list;
     for (const auto& p : generator_profiles()) list += (list.empty() ? "" : ", ") + p;
-    throw InputError("generate: unknown profile '" + o.profile + "' (choose " + list + ")");
+    throw data::InputError("generate: unknown profile '" + o.profile + "' (choose " + list + ")");
   }
-  if (!(o.rate_hz > 0) || !std::isfinite(o.rate_hz)) throw InputError("generate: --rate must be positive");
+  if (!(o.rate_hz > 0) || !std::isfinite(o.rate_hz)) throw data::InputError("generate: --rate must be positive");
   const double T = o.duration > 0 ? o.duration : default_duration(o.profile);
   // Each experiment is held in memory (~10 channels of doubles): 5e7 samples,
   // as for a simulation, is about 4 GB.
   if (!std::isfinite(T) || T * o.rate_hz > 5e7)
-    throw InputError("generate: --rate " + format_number(o.rate_hz) + " Hz x " + format_number(T) +
-                     " s = " + format_number(T * o.rate_hz) + " samples per experiment; at most 5e7");
-  if (!(o.v_max > 0) || !std::isfinite(o.v_max)) throw InputError("generate: --vmax must be positive");
+    throw data::InputError("generate: --rate " + format_number(o.rate_hz) + " Hz x " + format_number(T) +
+                           " s = " + format_number(T * o.rate_hz) + " samples per experiment; at most 5e7");
+  if (!(o.v_max > 0) || !std::isfinite(o.v_max)) throw data::InputError("generate: --vmax must be positive");
   const char* kChannels[] = {"position",   "velocity",   "acceleration", "force",
                              "pressure_a", "pressure_b", "normal_force"};
   for (const auto* m : {&o.noise, &o.offset, &o.quantisation})
@@ -179,18 +180,21 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
       bool ok = false;
       for (const char* c : kChannels) ok |= ch == c;
       if (!ok)
-        throw InputError("generate: no channel '" + ch +
-                         "' for noise/offset/quantisation (choose position, velocity, acceleration, force, pressure_a, "
-                         "pressure_b, normal_force)");
-      if (!std::isfinite(v) || (m != &o.offset && v < 0)) throw InputError("generate: bad value for '" + ch + "'");
+        throw data::InputError(
+            "generate: no channel '" + ch +
+            "' for noise/offset/quantisation (choose position, velocity, acceleration, force, pressure_a, "
+            "pressure_b, normal_force)");
+      if (!std::isfinite(v) || (m != &o.offset && v < 0))
+        throw data::InputError("generate: bad value for '" + ch + "'");
     }
 
   for (const auto& ch : o.omit) {
     bool ok = false;
     for (const char* c : kChannels) ok |= ch == c;
     if (!ok)
-      throw InputError("generate: --omit: no channel '" + ch +
-                       "' (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
+      throw data::InputError(
+          "generate: --omit: no channel '" + ch +
+          "' (choose position, velocity, acceleration, force, pressure_a, pressure_b, normal_force)");
   }
   const bool rotational = model->output_unit == "N*m";
   const size_t n = static_cast<size_t>(std::floor(T * o.rate_hz)) + 1;
@@ -199,11 +203,11 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
   std::vector<double> t(n), v(n), a(n), x(n);
   if (o.profile == "multisine") {
     if (!(o.band_lo_hz > 0) || !(o.band_hi_hz >= o.band_lo_hz) || !std::isfinite(o.band_hi_hz))
-      throw InputError("generate: --band LO:HI needs 0 < LO <= HI [Hz]");
+      throw data::InputError("generate: --band LO:HI needs 0 < LO <= HI [Hz]");
     if (o.band_hi_hz >= 0.5 * o.rate_hz)
-      throw InputError("generate: --band upper frequency " + format_number(o.band_hi_hz) +
-                       " Hz is not below the Nyquist frequency " + format_number(0.5 * o.rate_hz) + " Hz");
-    if (o.tones < 1 || o.tones > 1000) throw InputError("generate: --tones must be 1..1000");
+      throw data::InputError("generate: --band upper frequency " + format_number(o.band_hi_hz) +
+                             " Hz is not below the Nyquist frequency " + format_number(0.5 * o.rate_hz) + " Hz");
+    if (o.tones < 1 || o.tones > 1000) throw data::InputError("generate: --tones must be 1..1000");
     // Phases from their own stream, so the sensor noise stream is the same
     // for every profile.
     Rng phases((o.phase_seed != 0 ? o.phase_seed : o.seed) ^ 0x6D756C746973696Eull);
@@ -249,7 +253,7 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
   const bool normal = model->needs(kChannelNormalForce);
   std::vector<double> levels = o.pressure_levels.empty() ? std::vector<double>{0.0} : o.pressure_levels;
 
-  std::vector<Experiment> out;
+  std::vector<data::Experiment> out;
   Rng rng(o.seed);
   for (double p_a : levels) {
     std::vector<double> F(n);
@@ -260,7 +264,7 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
       for (size_t i = 0; i < n; ++i)
         F[i] = model_step<M>(c, Sample<double>{v[i], p_a, o.pressure_b, o.normal_force}, state, i == 0 ? 0.0 : dt);
     });
-    Experiment e;
+    data::Experiment e;
     e.name = o.pressure_levels.empty() ? "run" : "p" + format_number(p_a / 1e5) + "bar";
     e.source = "generator";
     std::map<std::string, std::vector<double>> truth = {{"position", x}, {"velocity", v}, {"acceleration", a}};
@@ -325,4 +329,4 @@ std::vector<Experiment> generate_log(const GeneratorOptions& o) {
   return out;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -8,7 +8,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 constexpr int kDefaultBins = 48;
@@ -51,10 +51,10 @@ bool choose_log(const std::string& scale, const AxisScan& s, const std::vector<d
   if (scale == "linear") return false;
   if (scale == "log") {
     if (!(s.lo > 0))
-      throw InputError(at + ": a log scale needs values > 0 (the smallest is " + format_number(s.lo) + ")");
+      throw data::InputError(at + ": a log scale needs values > 0 (the smallest is " + format_number(s.lo) + ")");
     return true;
   }
-  if (scale != "auto") throw InputError(at + ": scale '" + scale + "': choose auto, linear or log");
+  if (scale != "auto") throw data::InputError(at + ": scale '" + scale + "': choose auto, linear or log");
   if (!(s.lo > 0)) return false;
   if (!grid.empty()) return grid.size() >= 3 && step_spread(grid, true) < step_spread(grid, false);
   // Binned: log when the values span 10x or more and spread evenly in log,
@@ -67,8 +67,8 @@ bool choose_log(const std::string& scale, const AxisScan& s, const std::vector<d
 
 // Cell edges of a grid axis: halfway between neighbouring values (in the
 // axis's scale), the outer cells as wide as their neighbours.
-HeatMapAxis grid_axis(const std::vector<double>& v, bool log, const std::string& label) {
-  HeatMapAxis a;
+data::HeatMapAxis grid_axis(const std::vector<double>& v, bool log, const std::string& label) {
+  data::HeatMapAxis a;
   a.label = label;
   a.log = log;
   a.centers = v;
@@ -88,8 +88,8 @@ HeatMapAxis grid_axis(const std::vector<double>& v, bool log, const std::string&
   return a;
 }
 
-HeatMapAxis binned_axis(double lo, double hi, int bins, bool log, const std::string& label) {
-  HeatMapAxis a;
+data::HeatMapAxis binned_axis(double lo, double hi, int bins, bool log, const std::string& label) {
+  data::HeatMapAxis a;
   a.label = label;
   a.log = log;
   if (!(hi > lo)) {  // one value: one cell around it
@@ -110,7 +110,7 @@ HeatMapAxis binned_axis(double lo, double hi, int bins, bool log, const std::str
 }
 
 // Cell of value v on an axis (-1 outside or not finite).
-int cell_of(const HeatMapAxis& a, bool binned, double v) {
+int cell_of(const data::HeatMapAxis& a, bool binned, double v) {
   if (!std::isfinite(v)) return -1;
   if (!binned) {
     const auto it = std::lower_bound(a.centers.begin(), a.centers.end(), v);
@@ -122,13 +122,13 @@ int cell_of(const HeatMapAxis& a, bool binned, double v) {
   return std::min(i, static_cast<int>(a.centers.size()) - 1);
 }
 
-std::string label(const PointFile& f, int d) {
+std::string label(const data::PointFile& f, int d) {
   const std::string& u = f.dimension_units()[static_cast<size_t>(d)];
   return f.dimensions()[static_cast<size_t>(d)] + (u.empty() ? "" : " [" + u + "]");
 }
 
 // Whether dimension d takes more than one value (reads until it does).
-bool varies(const PointFile& f, int d, std::uint64_t block) {
+bool varies(const data::PointFile& f, int d, std::uint64_t block) {
   std::vector<double> v;
   double first = NAN;
   for (std::uint64_t b = 0; b < f.rows(); b += block) {
@@ -142,7 +142,7 @@ bool varies(const PointFile& f, int d, std::uint64_t block) {
 
 // " (the file also varies A, B)": the quantities besides x and y that take
 // more than one value (read only for this message, on the way to an error).
-std::string varying_others(const PointFile& f, int dx, int dy, std::uint64_t block) {
+std::string varying_others(const data::PointFile& f, int dx, int dy, std::uint64_t block) {
   std::string names;
   for (int d = 0; d < static_cast<int>(f.dimensions().size()); ++d)
     if (d != dx && d != dy && varies(f, d, block))
@@ -152,7 +152,7 @@ std::string varying_others(const PointFile& f, int dx, int dy, std::uint64_t blo
 
 // The axes: as named, else the first quantities that vary (a sweep file
 // lists its fixed parameters among its coordinates too).
-std::pair<int, int> choose_axes(const PointFile& f, const HeatMapOptions& o, std::uint64_t block) {
+std::pair<int, int> choose_axes(const data::PointFile& f, const HeatMapOptions& o, std::uint64_t block) {
   std::vector<int> free;
   if (o.x.empty() || o.y.empty())
     for (int d = 0; d < static_cast<int>(f.dimensions().size()) && free.size() < 3; ++d)
@@ -164,26 +164,27 @@ std::pair<int, int> choose_axes(const PointFile& f, const HeatMapOptions& o, std
     else if (dy < 0 && d != dx) dy = d;
   }
   if (dx < 0 || dy < 0)
-    throw InputError(f.path() + ": " +
-                     (free.empty() ? std::string("no quantity varies")
-                                   : "only " + f.dimensions()[static_cast<size_t>(free[0])] + " varies") +
-                     "; a map needs two varying quantities (name them with --x and --y)");
-  if (dx == dy) throw InputError("map: --x and --y both name " + f.dimensions()[static_cast<size_t>(dx)]);
+    throw data::InputError(f.path() + ": " +
+                           (free.empty() ? std::string("no quantity varies")
+                                         : "only " + f.dimensions()[static_cast<size_t>(free[0])] + " varies") +
+                           "; a map needs two varying quantities (name them with --x and --y)");
+  if (dx == dy) throw data::InputError("map: --x and --y both name " + f.dimensions()[static_cast<size_t>(dx)]);
   return {dx, dy};
 }
 
 }  // namespace
 
-HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSummary* summary) {
+data::HeatMap build_heat_map(const data::PointFile& f, const HeatMapOptions& o, HeatMapSummary* summary) {
   const std::string& path = f.path();
-  if (o.metric.empty()) throw InputError("map: --metric is needed (" + path + " has its metrics listed by --list)");
+  if (o.metric.empty())
+    throw data::InputError("map: --metric is needed (" + path + " has its metrics listed by --list)");
   const int m = f.metric_index(o.metric);
   if (!o.reduce.empty() && o.reduce != "min" && o.reduce != "max" && o.reduce != "mean")
-    throw InputError("map: --reduce '" + o.reduce + "': choose min, max or mean");
+    throw data::InputError("map: --reduce '" + o.reduce + "': choose min, max or mean");
   if (o.bins < 0 || o.bins > kMaxBins)
-    throw InputError("map: --bins " + std::to_string(o.bins) + ": choose 1 to " + std::to_string(kMaxBins));
+    throw data::InputError("map: --bins " + std::to_string(o.bins) + ": choose 1 to " + std::to_string(kMaxBins));
   const std::uint64_t rows = f.rows();
-  if (rows == 0) throw InputError(path + ": holds no points yet");
+  if (rows == 0) throw data::InputError(path + ": holds no points yet");
   const std::uint64_t block = std::max<std::uint64_t>(1, o.block_rows);
   const auto [dx, dy] = choose_axes(f, o, block);
 
@@ -206,7 +207,7 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
     }
   }
   if (!(scan_x.lo <= scan_x.hi) || !(scan_y.lo <= scan_y.hi))
-    throw InputError(path + ": the coordinates hold no finite value");
+    throw data::InputError(path + ": the coordinates hold no finite value");
   const bool grid =
       !scan_x.too_many && !scan_y.too_many && pairs.size() == scan_x.distinct.size() * scan_y.distinct.size();
   pairs.clear();
@@ -216,24 +217,24 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   const std::string lx = label(f, dx), ly = label(f, dy);
   const bool log_x = choose_log(o.x_scale, scan_x, binned ? std::vector<double>{} : gx, "map: --x-scale");
   const bool log_y = choose_log(o.y_scale, scan_y, binned ? std::vector<double>{} : gy, "map: --y-scale");
-  HeatMap map;
+  data::HeatMap map;
   const int bins = o.bins > 0 ? o.bins : kDefaultBins;
   map.x = binned ? binned_axis(scan_x.lo, scan_x.hi, bins, log_x, lx) : grid_axis(gx, log_x, lx);
   map.y = binned ? binned_axis(scan_y.lo, scan_y.hi, bins, log_y, ly) : grid_axis(gy, log_y, ly);
-  for (const HeatMapAxis* a : {&map.x, &map.y})
+  for (const data::HeatMapAxis* a : {&map.x, &map.y})
     for (size_t i = 0; i < a->edges.size(); ++i)
       if (!std::isfinite(a->edges[i]) || (i > 0 && !(a->edges[i] > a->edges[i - 1])) || (a->log && !(a->edges[i] > 0)))
-        throw InputError("map: the coordinate " + a->label + " spans " +
-                         format_number(a == &map.x ? scan_x.lo : scan_y.lo) + " .. " +
-                         format_number(a == &map.x ? scan_x.hi : scan_y.hi) +
-                         ", too wide (or too close together) for cells in double precision");
+        throw data::InputError("map: the coordinate " + a->label + " spans " +
+                               format_number(a == &map.x ? scan_x.lo : scan_y.lo) + " .. " +
+                               format_number(a == &map.x ? scan_x.hi : scan_y.hi) +
+                               ", too wide (or too close together) for cells in double precision");
   const size_t nx = map.x.centers.size(), ny = map.y.centers.size(), cells = nx * ny;
   if (o.reduce.empty() && (binned || rows > cells))
-    throw InputError("map: " + std::to_string(rows) + " points fall on " + std::to_string(nx) + " x " +
-                     std::to_string(ny) + (binned ? " bins" : " cells") + varying_others(f, dx, dy, block) +
-                     ": choose how a cell combines them with --reduce min|max|mean");
+    throw data::InputError("map: " + std::to_string(rows) + " points fall on " + std::to_string(nx) + " x " +
+                           std::to_string(ny) + (binned ? " bins" : " cells") + varying_others(f, dx, dy, block) +
+                           ": choose how a cell combines them with --reduce min|max|mean");
   if (o.value_scale != "linear" && o.value_scale != "log")
-    throw InputError("map: --value-scale '" + o.value_scale + "': choose linear or log");
+    throw data::InputError("map: --value-scale '" + o.value_scale + "': choose linear or log");
 
   // Pass 2: the cells.
   map.points.assign(cells, 0);
@@ -287,9 +288,9 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   }
   map.log_values = o.value_scale == "log";
   if (map.log_values && !std::isnan(s.min) && !(s.min > 0))
-    throw InputError("map: --value-scale log needs values > 0; " + o.metric + " reaches " + format_number(s.min) +
-                     " at " + map.x.label + " = " + format_number(s.min_x) + ", " + map.y.label + " = " +
-                     format_number(s.min_y));
+    throw data::InputError("map: --value-scale log needs values > 0; " + o.metric + " reaches " + format_number(s.min) +
+                           " at " + map.x.label + " = " + format_number(s.min_x) + ", " + map.y.label + " = " +
+                           format_number(s.min_y));
 
   const std::string unit = f.metric_unit(o.metric);
   map.value_label =
@@ -304,4 +305,4 @@ HeatMap build_heat_map(const PointFile& f, const HeatMapOptions& o, HeatMapSumma
   return map;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

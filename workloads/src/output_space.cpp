@@ -10,7 +10,7 @@
 #include "stribeck/data/paths.hpp"
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 std::uint64_t free_bytes_for(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -34,14 +34,14 @@ void check_output_space(const std::string& output, double bytes, bool allow, boo
   double need = bytes;
   if (resume) {
     struct stat st {};
-    if (::stat(partial_path(output).c_str(), &st) == 0) need -= static_cast<double>(st.st_size);
+    if (::stat(data::partial_path(output).c_str(), &st) == 0) need -= static_cast<double>(st.st_size);
   }
   const std::uint64_t free = free_bytes_for(output);
   if (free == std::numeric_limits<std::uint64_t>::max() || need <= static_cast<double>(free)) return;
-  throw InputError(
+  throw data::InputError(
       output + ": the output needs about " + format_bytes(need) + " (" + what + "), but its file system has " +
       format_bytes(static_cast<double>(free)) +
       " free; shrink the run (fewer points, --metric, --top-k-only, --shard) or give --allow-large-output");
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -5,11 +5,11 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 const ModelInfo& require_model(const std::string& id) {
   const ModelInfo* m = find_model(id);
-  if (!m) throw InputError("unknown model '" + id + "'; known models: " + model_ids());
+  if (!m) throw data::InputError("unknown model '" + id + "'; known models: " + model_ids());
   return *m;
 }
 
@@ -18,24 +18,24 @@ std::vector<double> resolve_params(const ModelInfo& model, const std::vector<std
   std::set<std::string> seen;
   for (const auto& a : assignments) {
     const size_t eq = a.find('=');
-    if (eq == std::string::npos) throw InputError("--param '" + a + "': expected NAME=VALUE");
+    if (eq == std::string::npos) throw data::InputError("--param '" + a + "': expected NAME=VALUE");
     const std::string name = a.substr(0, eq);
     const int idx = model.param_index(name);
     if (idx < 0) {
       std::string names;
       for (const auto& q : model.params) names += (names.empty() ? "" : ", ") + std::string(q.name);
-      throw InputError("--param '" + a + "': model " + model.id + " has no parameter '" + name +
-                       "' (parameters: " + names + ")");
+      throw data::InputError("--param '" + a + "': model " + model.id + " has no parameter '" + name +
+                             "' (parameters: " + names + ")");
     }
-    if (!seen.insert(name).second) throw InputError("--param: parameter " + name + " given twice");
+    if (!seen.insert(name).second) throw data::InputError("--param: parameter " + name + " given twice");
     double value;
     if (!parse_double(a.substr(eq + 1), value))
-      throw InputError("--param '" + a + "': '" + a.substr(eq + 1) + "' is not a finite number");
+      throw data::InputError("--param '" + a + "': '" + a.substr(eq + 1) + "' is not a finite number");
     p[idx] = value;
   }
   const auto errors = validate_params(model, p.data());
-  if (!errors.empty()) throw InputError(errors.front());
+  if (!errors.empty()) throw data::InputError(errors.front());
   return p;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

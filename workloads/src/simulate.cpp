@@ -19,7 +19,7 @@
 #include "stribeck/kernels/systems/stiction.hpp"
 #include "stribeck/kernels/text_number.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 // Drive position x_d(t) = integral of the drive velocity profile, x_d(0) = 0.
@@ -126,22 +126,22 @@ struct Collector {
 // the run's model, status, metrics and units go to its sidecar OUT.csv.json.
 void write_csv(const std::string& path, const std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
                const SimulateConfig& c, const std::string& command_line) {
-  AtomicFile out(path), sidecar(csv_sidecar_path(path));
-  std::vector<CsvColumn> columns;
+  data::AtomicFile out(path), sidecar(data::csv_sidecar_path(path));
+  std::vector<data::CsvColumn> columns;
   for (const auto& x : ch) columns.push_back({x.name, x.unit});
-  sidecar.write(csv_sidecar_json("simulation", columns,
-                                 {{"source", c.source},
-                                  {"model", c.model},
-                                  {"form", c.stiction ? "stiction" : "smooth"},
-                                  {"motion", c.rotational ? "rotational" : "translational"},
-                                  {"status", sim_status_name(r.status)},
-                                  {"config", c.text}},
-                                 stick_slip_metric_columns(r), command_line));
+  sidecar.write(data::csv_sidecar_json("simulation", columns,
+                                       {{"source", c.source},
+                                        {"model", c.model},
+                                        {"form", c.stiction ? "stiction" : "smooth"},
+                                        {"motion", c.rotational ? "rotational" : "translational"},
+                                        {"status", sim_status_name(r.status)},
+                                        {"config", c.text}},
+                                       stick_slip_metric_columns(r), command_line));
   sidecar.close_stream();
   std::string text;
   for (size_t i = 0; i < ch.size(); ++i) {
     if (i) text += ',';
-    append_csv_field(text, ch[i].name);
+    data::append_csv_field(text, ch[i].name);
   }
   text += '\n';
   const size_t n = ch[0].values.size();
@@ -162,7 +162,7 @@ void write_csv(const std::string& path, const std::vector<SeriesChannel>& ch, co
 
 void write_hdf5(const std::string& path, std::vector<SeriesChannel>& ch, const StickSlipMetrics<double>& r,
                 const SimulateConfig& c, const std::string& command_line) {
-  Experiment e;
+  data::Experiment e;
   e.name = "simulation";
   e.source = path;
   for (auto& x : ch) {
@@ -174,11 +174,11 @@ void write_hdf5(const std::string& path, std::vector<SeriesChannel>& ch, const S
   e.attributes["form"] = c.stiction ? "stiction" : "smooth";
   e.attributes["motion"] = c.rotational ? "rotational" : "translational";
   e.attributes["status"] = sim_status_name(r.status);
-  Provenance prov;
+  data::Provenance prov;
   prov.command_line = command_line;
   prov.config = c.text;
   prov.device = "cpu";
-  Results res;
+  data::Results res;
   res.group = "results/metrics";
   double row[engine::kStickSlipFieldCount];
   engine::pack(r, row);
@@ -190,10 +190,10 @@ void write_hdf5(const std::string& path, std::vector<SeriesChannel>& ch, const S
   res.attributes["model"] = c.model;
   res.attributes["status"] = sim_status_name(r.status);
   res.provenance = prov;
-  AtomicFile out(path);
+  data::AtomicFile out(path);
   out.fill([&] {
-    write_log(out.temp_path(), {e}, prov);
-    append_results(out.temp_path(), res, /*in_place=*/true);
+    data::write_log(out.temp_path(), {e}, prov);
+    data::append_results(out.temp_path(), res, /*in_place=*/true);
   });
   out.commit();
 }
@@ -212,10 +212,10 @@ SimulationSeries simulate_series(const SimulateConfig& c) {
   const double samples = static_cast<double>(sim_num_steps(c.sim)) + 1, need = 350 * samples;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && need > 0.8 * double(pages) * double(page))
-    throw InputError(c.source + ": [simulation]: t_end/dt gives " + format_number(samples) + " output samples, about " +
-                     format_number(std::round(need / 1e8) / 10) +
-                     " GB to hold, more than 80 % of this machine's memory; "
-                     "raise dt or shorten t_end");
+    throw data::InputError(c.source + ": [simulation]: t_end/dt gives " + format_number(samples) +
+                           " output samples, about " + format_number(std::round(need / 1e8) / 10) +
+                           " GB to hold, more than 80 % of this machine's memory; "
+                           "raise dt or shorten t_end");
   const BodySystem<double> body = with_tables(c);
   Collector col(c, body, m);
   int status = kSimOk;
@@ -232,25 +232,25 @@ SimulationSeries simulate_series(const SimulateConfig& c) {
       const BodyInputs<double> in = body_inputs(body, 0.0);
       const double slide0 = std::abs(M::force(fc, friction_sample(in, 1e-12)));
       if (c.breakaway < slide0)
-        throw InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
-                         " is below the sliding force " + format_number(slide0) + " of " + m.id +
-                         " just above zero velocity; the contact would chatter");
+        throw data::InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
+                               " is below the sliding force " + format_number(slide0) + " of " + m.id +
+                               " just above zero velocity; the contact would chatter");
       status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps, &last);
     } else {
       status = simulate_smooth<M>(fc, body, c.sim, col, &steps, &last);
     }
   });
   if (status == kSimInvalid)
-    throw InputError(c.source + ": [friction]: " + m.id +
-                     " with these parameters cannot be simulated as an ODE "
-                     "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
+    throw data::InputError(c.source + ": [friction]: " + m.id +
+                           " with these parameters cannot be simulated as an ODE "
+                           "(dahl needs alpha >= 1 in systems; see docs/dynamics.md)");
   SimulateSummary s;
   s.metrics = status == kSimInvalid ? col.acc.finish(status) : col.acc.finish(status, last);
   s.metrics.steps = steps;
   s.samples = static_cast<long>(col.ch[0].values.size());
   if (s.samples == 0)
-    throw InputError(c.source + ": the simulation is not finite from its first sample (status " +
-                     sim_status_name(status) + "): check the inputs and parameters; nothing written");
+    throw data::InputError(c.source + ": the simulation is not finite from its first sample (status " +
+                           sim_status_name(status) + "): check the inputs and parameters; nothing written");
   SimulationSeries out;
   out.summary = s;
   out.channels = std::move(col.ch);
@@ -268,4 +268,4 @@ std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const Stic
   return engine::named_values(r);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

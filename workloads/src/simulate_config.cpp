@@ -16,7 +16,7 @@
 #include "stribeck/kernels/systems/ensemble.hpp"
 #include "toml_text.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 std::string where(const std::string& file, const toml::node& n) {
@@ -34,8 +34,8 @@ void check_keys(const std::string& file, const toml::table& t, const std::string
       for (const char* s : known) list += (list.empty() ? "" : ", ") + std::string(s);
       const auto& b = k.source().begin;
       (void)v;
-      throw InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
-                       std::string(k.str()) + "' in " + table + " (known: " + list + ")");
+      throw data::InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
+                             std::string(k.str()) + "' in " + table + " (known: " + list + ")");
     }
   }
 }
@@ -43,7 +43,7 @@ void check_keys(const std::string& file, const toml::table& t, const std::string
 const toml::table* subtable(const std::string& file, const toml::table& t, const char* key) {
   const toml::node* n = t.get(key);
   if (!n) return nullptr;
-  if (!n->is_table()) throw InputError(where(file, *n) + ": '" + key + "' must be a table");
+  if (!n->is_table()) throw data::InputError(where(file, *n) + ": '" + key + "' must be a table");
   return n->as_table();
 }
 
@@ -52,21 +52,21 @@ const toml::table* subtable(const std::string& file, const toml::table& t, const
 // nothing about the config. 0 stays allowed where the range allows it.
 void subnormal(const std::string& file, const toml::node& n, const std::string& key, double x) {
   if (x != 0 && std::abs(x) < DBL_MIN)
-    throw InputError(where(file, n) + ": '" + key + "' = " + format_number(x) +
-                     " is subnormal (nonzero and below 2.2e-308): no physical quantity is that small, and "
-                     "dividing by it overflows");
+    throw data::InputError(where(file, n) + ": '" + key + "' = " + format_number(x) +
+                           " is subnormal (nonzero and below 2.2e-308): no physical quantity is that small, and "
+                           "dividing by it overflows");
 }
 
 bool number(const std::string& file, const toml::table& t, const char* key, double& out) {
   const toml::node* n = t.get(key);
   if (!n) return false;
   if (auto d = detail::toml_number(*n)) {
-    if (!std::isfinite(*d)) throw InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    if (!std::isfinite(*d)) throw data::InputError(where(file, *n) + ": '" + key + "' is not a finite number");
     subnormal(file, *n, key, *d);
     out = *d;
     return true;
   }
-  throw InputError(where(file, *n) + ": '" + key + "' must be a number");
+  throw data::InputError(where(file, *n) + ": '" + key + "' must be a number");
 }
 
 std::string text(const std::string& file, const toml::table& t, const char* key, const std::string& def) {
@@ -75,16 +75,16 @@ std::string text(const std::string& file, const toml::table& t, const char* key,
   if (auto s = n->value<std::string>()) {
     // TOML allows \u0000, which would silently cut a path or name short.
     if (s->find('\0') != std::string::npos)
-      throw InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
+      throw data::InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
     return *s;
   }
-  throw InputError(where(file, *n) + ": '" + key + "' must be a string");
+  throw data::InputError(where(file, *n) + ": '" + key + "' must be a string");
 }
 
 void require(bool ok, const std::string& file, const toml::table& t, const char* key, const char* what) {
   if (ok) return;
   const toml::node* n = t.get(key);
-  throw InputError((n ? where(file, *n) : file) + ": '" + key + "' " + what);
+  throw data::InputError((n ? where(file, *n) : file) + ": '" + key + "' " + what);
 }
 
 // A profile is a number (constant) or a table {offset, slope, amplitude, frequency}.
@@ -92,15 +92,15 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
   const toml::node* n = t.get(key);
   if (!n) return;
   if (auto d = detail::toml_number(*n)) {
-    if (!std::isfinite(*d)) throw InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    if (!std::isfinite(*d)) throw data::InputError(where(file, *n) + ": '" + key + "' is not a finite number");
     subnormal(file, *n, key, *d);
     p = constant_profile(*d);
     return;
   }
   if (!n->is_table())
-    throw InputError(where(file, *n) + ": '" + key +
-                     "' must be a number or a table "
-                     "{offset, slope, amplitude, frequency}");
+    throw data::InputError(where(file, *n) + ": '" + key +
+                           "' must be a number or a table "
+                           "{offset, slope, amplitude, frequency}");
   const toml::table& pt = *n->as_table();
   check_keys(file, pt, key, {"offset", "slope", "amplitude", "frequency"});
   number(file, pt, "offset", p.offset);
@@ -116,7 +116,7 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
 constexpr double kMaxSimSteps = 5e7;
 
 SimulateConfig read_simulate_config(const std::string& path) {
-  return parse_simulate_config(read_config_file(path, "simulate config"), path);
+  return parse_simulate_config(data::read_config_file(path, "simulate config"), path);
 }
 
 SimulateConfig parse_simulate_config(const std::string& config_text, const std::string& path) {
@@ -129,22 +129,22 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     root = toml::parse(c.text, path);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                     std::string(e.description()));
+    throw data::InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                           std::string(e.description()));
   }
   check_keys(path, root, "the config", {"system", "friction", "simulation", "metrics", "ensemble"});
 
   // [friction]
   const toml::table* fr = subtable(path, root, "friction");
-  if (!fr) throw InputError(path + ": missing table [friction] (model = \"...\")");
+  if (!fr) throw data::InputError(path + ": missing table [friction] (model = \"...\")");
   check_keys(path, *fr, "[friction]", {"model", "form", "breakaway", "params"});
   c.model = text(path, *fr, "model", "");
   require(!c.model.empty(), path, *fr, "model", "is required (see `stribeck models`)");
   const ModelInfo& m = [&]() -> const ModelInfo& {
     try {
       return require_model(c.model);
-    } catch (const InputError& e) {
-      throw InputError(where(path, *fr->get("model")) + ": " + e.what());
+    } catch (const data::InputError& e) {
+      throw data::InputError(where(path, *fr->get("model")) + ": " + e.what());
     }
   }();
   std::vector<std::string> assignments;
@@ -153,7 +153,8 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   const toml::table* ensemble_table = root.get_as<toml::table>("ensemble");
   if (const toml::node* ff = ensemble_table ? ensemble_table->get("from_fit") : nullptr) {
     const auto file = ff->value<std::string>();
-    if (!file || file->empty()) throw InputError(where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
+    if (!file || file->empty())
+      throw data::InputError(where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
     std::filesystem::path fp(*file);
     if (fp.is_relative()) fp = std::filesystem::path(path).parent_path() / fp;  // relative to the config, as inputs are
     c.prior = read_fit_prior(fp.string(), m, where(path, *ff) + ": from_fit");
@@ -163,41 +164,42 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
       auto d = detail::toml_number(v);
-      if (!d) throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
+      if (!d) throw data::InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
       if (!std::isfinite(*d))
-        throw InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
+        throw data::InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
       for (const auto& drawn : c.prior.names)
         if (drawn == k.str())
-          throw InputError(where(path, v) + ": parameter '" + drawn +
-                           "' is drawn from the fit (from_fit); remove it here");
+          throw data::InputError(where(path, v) + ": parameter '" + drawn +
+                                 "' is drawn from the fit (from_fit); remove it here");
       assignments.push_back(std::string(k.str()) + "=" + format_number(*d));
     }
   }
   try {
     c.params = resolve_params(m, assignments);
-  } catch (const InputError& e) {
-    throw InputError(path + ": [friction.params]: " + e.what());
+  } catch (const data::InputError& e) {
+    throw data::InputError(path + ": [friction.params]: " + e.what());
   }
   c.warnings = param_warnings(m, c.params.data());
   const std::string form = text(path, *fr, "form", "smooth");
   if (form == "stiction") {
     if (m.dynamic)
-      throw InputError(where(path, *fr->get("form")) + ": form = \"stiction\" needs a static law; " + m.id +
-                       " is dynamic (use form = \"smooth\")");
+      throw data::InputError(where(path, *fr->get("form")) + ": form = \"stiction\" needs a static law; " + m.id +
+                             " is dynamic (use form = \"smooth\")");
     c.stiction = true;
     int brk = m.param_index("F_brk");
     if (brk < 0) brk = m.param_index("T_brk");
     if (!number(path, *fr, "breakaway", c.breakaway)) {
       if (brk < 0)
-        throw InputError(path + ": [friction]: form = \"stiction\" with " + m.id +
-                         " needs 'breakaway' (the law has no F_brk parameter)");
+        throw data::InputError(path + ": [friction]: form = \"stiction\" with " + m.id +
+                               " needs 'breakaway' (the law has no F_brk parameter)");
       c.breakaway = c.params[brk];
     }
     require(c.breakaway > 0, path, *fr, "breakaway", "must be > 0");
   } else if (form != "smooth") {
-    throw InputError(where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" + form + "\"");
+    throw data::InputError(where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" + form +
+                           "\"");
   } else if (fr->get("breakaway")) {
-    throw InputError(where(path, *fr->get("breakaway")) + ": 'breakaway' only applies to form = \"stiction\"");
+    throw data::InputError(where(path, *fr->get("breakaway")) + ": 'breakaway' only applies to form = \"stiction\"");
   }
 
   // [system]
@@ -243,35 +245,35 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       if (lp.is_relative()) lp = fs::path(path).parent_path() / lp;  // relative to the config
       const auto exps = [&] {
         try {
-          return read_any_log(lp.string());
-        } catch (const InputError& err) {
-          throw InputError(where(path, *st->get("inputs")) + ": " + err.what());
+          return data::read_any_log(lp.string());
+        } catch (const data::InputError& err) {
+          throw data::InputError(where(path, *st->get("inputs")) + ": " + err.what());
         }
       }();
       const std::string chosen = text(path, *st, "inputs_experiment", "");
       if (chosen.empty() && exps.size() > 1) {
         std::string names;
         for (const auto& x : exps) names += (names.empty() ? "" : ", ") + x.name;
-        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " holds " +
-                         std::to_string(exps.size()) + " experiments (" + names +
-                         "); choose one with inputs_experiment = \"NAME\"");
+        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " holds " +
+                               std::to_string(exps.size()) + " experiments (" + names +
+                               "); choose one with inputs_experiment = \"NAME\"");
       }
-      const Experiment& e = [&]() -> const Experiment& {
+      const data::Experiment& e = [&]() -> const data::Experiment& {
         try {
-          return select_experiment(exps, chosen, lp.string());
-        } catch (const InputError& err) {
+          return data::select_experiment(exps, chosen, lp.string());
+        } catch (const data::InputError& err) {
           const toml::node* at = st->get("inputs_experiment");
-          throw InputError(where(path, at ? *at : *st->get("inputs")) + ": " + err.what());
+          throw data::InputError(where(path, at ? *at : *st->get("inputs")) + ": " + err.what());
         }
       }();
       if (!e.has("time"))
-        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
-                         " has no 'time' channel");
+        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+                               " has no 'time' channel");
       for (const char* ch : {"pressure_a", "pressure_b", "normal_force", "external_force"})
         if (e.has(ch)) c.tables.push_back({ch, e.channel("time"), e.channel(ch)});
       if (c.tables.empty())
-        throw InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
-                         " has none of the channels pressure_a, pressure_b, normal_force, external_force");
+        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+                               " has none of the channels pressure_a, pressure_b, normal_force, external_force");
     }
   }
 
@@ -288,12 +290,13 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     // Checked here, in floating point: t_end = 1e20 would overflow the step
     // counter (a long) before the limit below was reached.
     if (!(steps <= kMaxSimSteps))
-      throw InputError(path + ": [simulation]: t_end/dt = " + format_number(steps) +
-                       " output samples; at most 5e7 (raise dt or shorten t_end)");
+      throw data::InputError(path + ": [simulation]: t_end/dt = " + format_number(steps) +
+                             " output samples; at most 5e7 (raise dt or shorten t_end)");
     if (std::abs(steps - std::round(steps)) > 1e-6 * std::max(1.0, steps))
-      throw InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) + " does not divide t_end = " +
-                       format_number(c.sim.t_end) + " (" + format_number(steps) + " steps); the run would end at " +
-                       format_number(std::round(steps) * c.sim.dt) + "; choose dt = t_end / N");
+      throw data::InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) +
+                             " does not divide t_end = " + format_number(c.sim.t_end) + " (" + format_number(steps) +
+                             " steps); the run would end at " + format_number(std::round(steps) * c.sim.dt) +
+                             "; choose dt = t_end / N");
     double ms = c.sim.max_substeps, me = c.sim.max_events;
     number(path, *sm, "max_substeps", ms);
     number(path, *sm, "max_events", me);
@@ -305,18 +308,18 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   // A normal force that goes negative turns friction into a drive; a model
   // of friction coefficients without one has no friction at all.
   if (!normal_force_valid(b.normal_force, c.sim.t_end))
-    throw InputError(path + ": [system]: normal_force (offset " + format_number(b.normal_force.offset) +
-                     ", amplitude " + format_number(b.normal_force.amplitude) + ", slope " +
-                     format_number(b.normal_force.slope) + ") must stay >= 0 over the run");
+    throw data::InputError(path + ": [system]: normal_force (offset " + format_number(b.normal_force.offset) +
+                           ", amplitude " + format_number(b.normal_force.amplitude) + ", slope " +
+                           format_number(b.normal_force.slope) + ") must stay >= 0 over the run");
   for (const auto& t : c.tables)
     if (t.channel == "normal_force")
       for (double v : t.y)
         if (!(v >= 0))
-          throw InputError(path + ": [system] inputs: the measured normal_force holds " + format_number(v) +
-                           "; a normal force must be >= 0");
+          throw data::InputError(path + ": [system] inputs: the measured normal_force holds " + format_number(v) +
+                                 "; a normal force must be >= 0");
   if (sim_num_steps(c.sim) > static_cast<long>(kMaxSimSteps))
-    throw InputError(path + ": [simulation]: t_end/dt = " + format_number(c.sim.t_end / c.sim.dt) +
-                     " output samples; at most 5e7 (raise dt)");
+    throw data::InputError(path + ": [simulation]: t_end/dt = " + format_number(c.sim.t_end / c.sim.dt) +
+                           " output samples; at most 5e7 (raise dt)");
 
   // [metrics]
   if (const toml::table* mt = subtable(path, root, "metrics")) {
@@ -342,14 +345,14 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       if (!n) return;
       const auto v = n->value_exact<std::int64_t>();
       if (!v || *v < lo || *v > hi)
-        throw InputError(where(path, *n) + ": '" + key + "' must be a whole number from " + std::to_string(lo) +
-                         " to " + format_number(double(hi)));
+        throw data::InputError(where(path, *n) + ": '" + key + "' must be a whole number from " + std::to_string(lo) +
+                               " to " + format_number(double(hi)));
       out = static_cast<std::uint64_t>(*v);
     };
     whole("points", 0, 1'000'000'000'000, c.points);
     whole("seed", 0, INT64_MAX, c.seed);
     if (const toml::node* n = et->get("scramble")) {
-      if (!n->is_boolean()) throw InputError(where(path, *n) + ": 'scramble' must be true or false");
+      if (!n->is_boolean()) throw data::InputError(where(path, *n) + ": 'scramble' must be true or false");
       c.scramble = *n->value<bool>();
     }
     const std::string prec = text(path, *et, "precision", "fp64");
@@ -359,11 +362,11 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     require(c.device == "auto" || c.device == "cpu" || c.device == "gpu", path, *et, "device",
             "must be \"auto\", \"cpu\" or \"gpu\"");
     if (!c.prior.file.empty() && c.design == sweep::Design::kGrid)
-      throw InputError(where(path, *et->get("from_fit")) +
-                       ": draws from a fit need design = \"random\", \"sobol\" or \"lhs\" (and points = N)");
+      throw data::InputError(where(path, *et->get("from_fit")) +
+                             ": draws from a fit need design = \"random\", \"sobol\" or \"lhs\" (and points = N)");
     const toml::table* pt = subtable(path, *et, "params");
     if ((!pt || pt->empty()) && c.prior.file.empty())
-      throw InputError(path + ": [ensemble] needs [ensemble.params] with at least one varying quantity");
+      throw data::InputError(path + ": [ensemble] needs [ensemble.params] with at least one varying quantity");
     // Values use the sweep's flag syntax: a number, "list:a,b", "linear:lo:hi:n",
     // "log:lo:hi:n", "uniform:lo:hi", "loguniform:lo:hi", "normal:mean:sd[:lo:hi]".
     SweepConfig sc;
@@ -372,11 +375,12 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       std::string spec;
       if (auto d = detail::toml_number(v)) spec = format_number(*d);
       else if (auto s = v.value<std::string>()) spec = *s;
-      else throw InputError(where(path, v) + ": '" + std::string(k.str()) + "' must be a number or a spec string");
+      else
+        throw data::InputError(where(path, v) + ": '" + std::string(k.str()) + "' must be a number or a spec string");
       try {
         apply_param_flag(sc, std::string(k.str()) + "=" + spec);
-      } catch (const InputError& e) {
-        throw InputError(where(path, v) + ": " + e.what());
+      } catch (const data::InputError& e) {
+        throw data::InputError(where(path, v) + ": " + e.what());
       }
       sc.params.back().where = where(path, v);
     }
@@ -388,11 +392,11 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     for (const auto& t : c.tables) given = given || t.channel == "normal_force";
     for (const auto& a : c.axes) given = given || a.name == "normal_force";
     if (!given)
-      throw InputError(path + ": " + m.id +
-                       " takes the normal force as an input (friction = coefficient x F_n); "
-                       "set [system] normal_force = F_n in N (it is 0, so there would be no friction)");
+      throw data::InputError(path + ": " + m.id +
+                             " takes the normal force as an input (friction = coefficient x F_n); "
+                             "set [system] normal_force = F_n in N (it is 0, so there would be no friction)");
   }
   return c;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -14,7 +14,7 @@
 #include "stribeck/kernels/text_number.hpp"
 #include "toml_text.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 std::string where(const std::string& path, const toml::source_region& r) {
@@ -23,7 +23,7 @@ std::string where(const std::string& path, const toml::source_region& r) {
 }
 
 [[noreturn]] void fail(const std::string& path, const toml::node& n, const std::string& msg) {
-  throw InputError(where(path, n.source()) + ": " + msg);
+  throw data::InputError(where(path, n.source()) + ": " + msg);
 }
 
 double number(const std::string& path, const toml::node& n, const std::string& what) {
@@ -128,7 +128,7 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
               "normal_force", "reference", "noise", "seed"},
              "[[trace]]");
   if (t.contains("file") == t.contains("profile"))
-    throw InputError(s.where + ": [[trace]] needs exactly one of file = \"rig.h5\" or profile = \"sine\"");
+    throw data::InputError(s.where + ": [[trace]] needs exactly one of file = \"rig.h5\" or profile = \"sine\"");
   if (t.contains("file")) {
     s.kind = TraceSource::kFile;
     s.path = string(path, *t.get("file"), "file");
@@ -176,7 +176,7 @@ TraceSource parse_trace(const std::string& path, const toml::table& t) {
       p.reference.push_back(std::string(k.str()) + "=" + format_number(number(path, v, std::string(k.str()))));
   }
   if (!(p.duration > 0) || !(p.frequency > 0) || p.samples < 2 || !(p.noise >= 0))
-    throw InputError(s.where + ": profile needs duration > 0, frequency > 0, samples >= 2, noise >= 0");
+    throw data::InputError(s.where + ": profile needs duration > 0, frequency > 0, samples >= 2, noise >= 0");
   if (t.contains("noise") && p.reference.empty())
     fail(path, *t.get("noise"), "noise is added to the reference force; give reference = { ... } too");
   return s;
@@ -189,7 +189,7 @@ sweep::Design parse_design(const std::string& name, const std::string& at) {
   if (name == "random") return sweep::Design::kRandom;
   if (name == "lhs" || name == "latin-hypercube") return sweep::Design::kLatinHypercube;
   if (name == "sobol") return sweep::Design::kSobol;
-  throw InputError(at + ": unknown design '" + name + "' (known: grid, random, lhs, sobol)");
+  throw data::InputError(at + ": unknown design '" + name + "' (known: grid, random, lhs, sobol)");
 }
 
 SweepConfig parse_sweep_config(const std::string& text, const std::string& path) {
@@ -198,7 +198,7 @@ SweepConfig parse_sweep_config(const std::string& text, const std::string& path)
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    throw InputError(where(path, e.source()) + ": " + std::string(e.description()));
+    throw data::InputError(where(path, e.source()) + ": " + std::string(e.description()));
   }
   SweepConfig c;
   c.text = text;
@@ -279,13 +279,13 @@ SweepConfig parse_sweep_config(const std::string& text, const std::string& path)
 }
 
 SweepConfig read_sweep_config(const std::string& path) {
-  return parse_sweep_config(read_config_file(path, "sweep config"), path);
+  return parse_sweep_config(data::read_config_file(path, "sweep config"), path);
 }
 
 void apply_param_flag(SweepConfig& c, const std::string& flag) {
   const std::string at = "--param " + flag;
   const auto eq = flag.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError(at + ": expected NAME=SPEC");
+  if (eq == std::string::npos || eq == 0) throw data::InputError(at + ": expected NAME=SPEC");
   ParamSpec p;
   p.name = flag.substr(0, eq);
   p.where = "--param " + p.name;
@@ -299,13 +299,13 @@ void apply_param_flag(SweepConfig& c, const std::string& flag) {
   }
   auto num = [&](const std::string& s) {
     double x;
-    if (!parse_double(s, x)) throw InputError(at + ": '" + s + "' is not a finite number");
+    if (!parse_double(s, x)) throw data::InputError(at + ": '" + s + "' is not a finite number");
     return x;
   };
   auto cnt = [&](const std::string& s) {
     const double x = num(s);
     if (!(x >= 1) || x != static_cast<double>(static_cast<std::uint64_t>(x)))
-      throw InputError(at + ": count '" + s + "' must be a positive integer");
+      throw data::InputError(at + ": count '" + s + "' must be a positive integer");
     return static_cast<std::uint64_t>(x);
   };
   const std::string& kind = parts[0];
@@ -337,14 +337,14 @@ void apply_param_flag(SweepConfig& c, const std::string& flag) {
     p.b = num(parts[2]);
     if (n == 5) p.lo = num(parts[3]), p.hi = num(parts[4]);
   } else {
-    throw InputError(at +
-                     ": expected VALUE, list:V1,V2,..., linear:LO:HI:COUNT, log:LO:HI:COUNT, "
-                     "uniform:LO:HI, loguniform:LO:HI or normal:MEAN:SD[:LO:HI]");
+    throw data::InputError(at +
+                           ": expected VALUE, list:V1,V2,..., linear:LO:HI:COUNT, log:LO:HI:COUNT, "
+                           "uniform:LO:HI, loguniform:LO:HI or normal:MEAN:SD[:LO:HI]");
   }
   for (auto& q : c.params)
     if (q.name == p.name) {
       // A flag replaces the config's spec; two flags for one parameter are a mistake.
-      if (q.where == p.where) throw InputError(at + ": " + p.name + " is given by --param twice");
+      if (q.where == p.where) throw data::InputError(at + ": " + p.name + " is given by --param twice");
       q = p;
       return;
     }
@@ -360,7 +360,7 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
     if (e == std::string::npos) break;
     b = e + 1;
   }
-  if (parts[0] != "sine") throw InputError(at + ": unknown profile '" + parts[0] + "' (known: sine)");
+  if (parts[0] != "sine") throw data::InputError(at + ": unknown profile '" + parts[0] + "' (known: sine)");
   TraceSource t;
   t.kind = TraceSource::kProfile;
   t.name = "sine";
@@ -370,31 +370,31 @@ void apply_profile_flag(SweepConfig& c, const std::string& flag) {
   for (size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq), text = eq == std::string::npos ? "" : parts[i].substr(eq + 1);
-    if (!seen.insert(key).second) throw InputError(at + ": '" + key + "' is given twice");
+    if (!seen.insert(key).second) throw data::InputError(at + ": '" + key + "' is given twice");
     if (key == "name") {
       t.name = text;
       continue;
     }
     double x;
     if (eq == std::string::npos || !parse_double(text, x))
-      throw InputError(at + ": expected KEY=NUMBER, got '" + parts[i] + "'");
+      throw data::InputError(at + ": expected KEY=NUMBER, got '" + parts[i] + "'");
     if (key == "amplitude") p.amplitude = x;
     else if (key == "frequency") p.frequency = x;
     else if (key == "duration") p.duration = x;
     else if (key == "samples") {
       if (!(x >= 2 && x <= static_cast<double>(kMaxProfileSamples) && x == std::floor(x)))
-        throw InputError(at + ": samples must be a whole number from 2 to 5e7, not '" + text + "'");
+        throw data::InputError(at + ": samples must be a whole number from 2 to 5e7, not '" + text + "'");
       p.samples = static_cast<std::int64_t>(x);
     } else if (key == "p_a") p.p_a = x;
     else if (key == "p_b") p.p_b = x;
     else if (key == "normal_force") p.f_n = x;
     else
-      throw InputError(at + ": unknown key '" + key +
-                       "' (known: name, amplitude, frequency, duration, samples, p_a, p_b, normal_force)");
+      throw data::InputError(at + ": unknown key '" + key +
+                             "' (known: name, amplitude, frequency, duration, samples, p_a, p_b, normal_force)");
   }
   if (!(p.duration > 0) || !(p.frequency > 0) || p.samples < 2)
-    throw InputError(at + ": profile needs duration > 0, frequency > 0, samples >= 2");
+    throw data::InputError(at + ": profile needs duration > 0, frequency > 0, samples >= 2");
   c.traces.push_back(t);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

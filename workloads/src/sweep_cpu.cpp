@@ -14,7 +14,7 @@
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/sweep/trajectory.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
 // The traces converted to the working scalar, with views onto them.
@@ -43,7 +43,7 @@ struct TypedTraces {
 // Writes one point's results into row j of the chunk.
 struct ChunkRows {
   const SweepPlan& plan;
-  SweepChunk& out;
+  data::SweepChunk& out;
   const std::vector<sweep::TraceCounts>& counts;
 
   void invalid(std::int64_t j) const {
@@ -75,7 +75,7 @@ struct ChunkRows {
 
 // One point per loop iteration: every model, stateful ones included.
 template <class M, class T>
-void run_cpu_points(const SweepPlan& plan, std::uint64_t first, std::uint64_t count, SweepChunk& out) {
+void run_cpu_points(const SweepPlan& plan, std::uint64_t first, std::uint64_t count, data::SweepChunk& out) {
   const TypedTraces<T> tt(plan.traces);
   const ChunkRows rows{plan, out, tt.counts};
   const int n_exp = static_cast<int>(tt.views.size());
@@ -102,7 +102,7 @@ void run_cpu_points(const SweepPlan& plan, std::uint64_t first, std::uint64_t co
 // dropped); a lane's result does not depend on its neighbours.
 template <class T>
 void run_cpu_lanes(const SweepPlan& plan, lanes::BatchFn<T> batch, int width, std::uint64_t first, std::uint64_t count,
-                   SweepChunk& out) {
+                   data::SweepChunk& out) {
   const TypedTraces<T> tt(plan.traces);
   const ChunkRows rows{plan, out, tt.counts};
   const int n_exp = static_cast<int>(tt.views.size());
@@ -164,12 +164,13 @@ CpuLevel cpu_level() {
   std::string names;
   for (const auto& l : levels) {
     if (l.name == std::string(want)) {
-      if (!l.runs_here) throw InputError(std::string("STRIBECK_CPU_ISA=") + want + ": this processor does not run it");
+      if (!l.runs_here)
+        throw data::InputError(std::string("STRIBECK_CPU_ISA=") + want + ": this processor does not run it");
       return l;
     }
     names += std::string(names.empty() ? "" : ", ") + l.name;
   }
-  throw InputError(std::string("STRIBECK_CPU_ISA=") + want + ": expected one of " + names);
+  throw data::InputError(std::string("STRIBECK_CPU_ISA=") + want + ": expected one of " + names);
 }
 
 }  // namespace
@@ -184,7 +185,7 @@ std::vector<std::string> cpu_vector_levels() {
 }
 
 void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out) {
+                        data::SweepChunk& out) {
   out.first = first;
   out.count = count;
   out.params.resize(count * plan.space.dims);
@@ -202,22 +203,22 @@ void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_
   });
 }
 
-bool TopK::better(const TopEntry& a, const TopEntry& b) const {
+bool TopK::better(const data::TopEntry& a, const data::TopEntry& b) const {
   if (a.objective != b.objective) return maximize_ ? a.objective > b.objective : a.objective < b.objective;
   return a.index < b.index;
 }
 
-void TopK::add(const TopEntry& e) {
+void TopK::add(const data::TopEntry& e) {
   if (k_ <= 0 || std::isnan(e.objective)) return;
   if (static_cast<int>(entries_.size()) == k_ && !better(e, entries_.back())) return;
   auto pos = std::lower_bound(entries_.begin(), entries_.end(), e,
-                              [&](const TopEntry& x, const TopEntry& y) { return better(x, y); });
+                              [&](const data::TopEntry& x, const data::TopEntry& y) { return better(x, y); });
   entries_.insert(pos, e);
   if (static_cast<int>(entries_.size()) > k_) entries_.pop_back();
 }
 
-void TopK::add_chunk(const SweepChunk& c, int dims) {
-  TopEntry e;
+void TopK::add_chunk(const data::SweepChunk& c, int dims) {
+  data::TopEntry e;
   const std::uint64_t rows = c.index.empty() ? c.count : c.index.size();
   for (std::uint64_t j = 0; j < rows; ++j) {
     const std::uint64_t index = c.index.empty() ? c.first + j : c.index[j];
@@ -225,7 +226,7 @@ void TopK::add_chunk(const SweepChunk& c, int dims) {
     e.objective = c.metrics[j * sweep::kNumMetrics + objective_];
     if (std::isnan(e.objective)) continue;
     if (static_cast<int>(entries_.size()) == k_) {
-      TopEntry probe;
+      data::TopEntry probe;
       probe.objective = e.objective;
       probe.index = index;
       if (!better(probe, entries_.back())) continue;
@@ -237,4 +238,4 @@ void TopK::add_chunk(const SweepChunk& c, int dims) {
   }
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -5,7 +5,7 @@
 #include "stribeck/engine/mpi.hpp"
 #include "stribeck/workloads/sweep_output.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* rank_out) {
   SweepSummary s;
@@ -25,7 +25,7 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
   };
   const engine::MpiResult m = engine::run_mpi(job, rank_out);
   if (m.place.rank == 0) {
-    const SweepFile merged = read_sweep_file(o.output, /*with_rows=*/false);
+    const data::SweepFile merged = data::read_sweep_file(o.output, /*with_rows=*/false);
     s.points = merged.meta.points;
     s.invalid = m.all.sums[0];
     s.nonfinite = m.all.sums[1];
@@ -41,4 +41,4 @@ SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions o, int* ra
   return s;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -16,12 +16,12 @@
 #include "stribeck/kernels/stepping.hpp"
 #include "stribeck/kernels/sweep/rng.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 namespace {
 
-Experiment make_profile(const TraceSource& src, const ModelInfo& model) {
+data::Experiment make_profile(const TraceSource& src, const ModelInfo& model) {
   const ProfileSpec& p = src.profile;
-  Experiment e;
+  data::Experiment e;
   e.name = src.name;
   e.source = src.where;
   const std::size_t n = static_cast<std::size_t>(p.samples);
@@ -42,8 +42,8 @@ Experiment make_profile(const TraceSource& src, const ModelInfo& model) {
     std::vector<double> ref;
     try {
       ref = resolve_params(model, p.reference);
-    } catch (const InputError& err) {
-      throw InputError(src.where + ": reference: " + err.what());
+    } catch (const data::InputError& err) {
+      throw data::InputError(src.where + ": reference: " + err.what());
     }
     const SweepTrace tr = make_sweep_trace(model, e);
     std::vector<double> f = sweep_force_trace(model, ref.data(), tr);
@@ -63,7 +63,7 @@ int metric_id(const std::string& name, const std::string& where) {
     if (name == sweep::kMetricInfo[m].name) return m;
   std::string known;
   for (const auto& mi : sweep::kMetricInfo) known += (known.empty() ? "" : ", ") + std::string(mi.name);
-  throw InputError(where + ": unknown metric '" + name + "' (known: " + known + ")");
+  throw data::InputError(where + ": unknown metric '" + name + "' (known: " + known + ")");
 }
 
 }  // namespace
@@ -111,25 +111,25 @@ std::vector<double> sweep_force_trace(const ModelInfo& model, const double* para
   return f;
 }
 
-SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e) {
+SweepTrace make_sweep_trace(const ModelInfo& model, const data::Experiment& e) {
   SweepTrace tr;
   tr.name = e.name;
   const std::string at = e.source + ": experiment '" + e.name + "'";
   const auto& t = e.channel("time");
   tr.v = e.channel("velocity");
   const std::size_t n = tr.v.size();
-  if (n < 2) throw InputError(at + " has fewer than 2 samples");
+  if (n < 2) throw data::InputError(at + " has fewer than 2 samples");
   tr.dt.assign(n, 0.0);
   for (std::size_t k = 1; k < n; ++k) {
     tr.dt[k] = t[k] - t[k - 1];
     if (!(tr.dt[k] > 0))
-      throw InputError(at + ": time does not increase at sample " + std::to_string(k) + " (t = " + format_number(t[k]) +
-                       " after " + format_number(t[k - 1]) + ")");
+      throw data::InputError(at + ": time does not increase at sample " + std::to_string(k) +
+                             " (t = " + format_number(t[k]) + " after " + format_number(t[k - 1]) + ")");
   }
   for (Channel c : {kChannelPressureA, kChannelPressureB, kChannelNormalForce}) {
     if (!model.needs(c)) continue;
     if (!e.has(channel_name(c)))
-      throw InputError(at + " has no channel '" + channel_name(c) + "', which model " + model.id + " needs");
+      throw data::InputError(at + " has no channel '" + channel_name(c) + "', which model " + model.id + " needs");
     const auto& src = e.channel(channel_name(c));
     (c == kChannelPressureA ? tr.p_a : c == kChannelPressureB ? tr.p_b : tr.f_n) = src;
   }
@@ -175,9 +175,9 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
   ax.count = 1;
   using K = sweep::AxisKind;
   if (!std::isfinite(ax.a) || ((ax.kind != K::kFixed && ax.kind != K::kList) && !std::isfinite(ax.b)))
-    throw InputError(at + ": values must be finite");
+    throw data::InputError(at + ": values must be finite");
   for (double v : spec.values)
-    if (!std::isfinite(v)) throw InputError(at + ": values must be finite");
+    if (!std::isfinite(v)) throw data::InputError(at + ": values must be finite");
   // Subnormal numbers divide to infinity (ensemble quantities too; sweeps
   // name the parameter's range before this).
   {
@@ -186,17 +186,18 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
     if (ax.kind == K::kLinear || ax.kind == K::kUniform || ax.kind == K::kNormal) given.push_back(ax.b);
     for (double v : given)
       if (v != 0 && std::abs(v) < DBL_MIN)
-        throw InputError(at + ": " + format_number(v) + " is subnormal (below 2.2e-308): divisions by it overflow");
+        throw data::InputError(at + ": " + format_number(v) +
+                               " is subnormal (below 2.2e-308): divisions by it overflow");
   }
   // Points are computed from the span (linear) or the ratio (log) of the
   // ends, which must be finite themselves: [-1.7e308, 1.7e308] would give inf.
   if ((ax.kind == K::kLinear || ax.kind == K::kUniform) && !std::isfinite(ax.b - ax.a))
-    throw InputError(at + ": the range " + format_number(ax.a) + " .. " + format_number(ax.b) +
-                     " is too wide for double precision (its span overflows)");
+    throw data::InputError(at + ": the range " + format_number(ax.a) + " .. " + format_number(ax.b) +
+                           " is too wide for double precision (its span overflows)");
   if ((ax.kind == K::kLog || ax.kind == K::kLogUniform) && ax.a > 0 && ax.b > 0 &&
       (ax.a < DBL_MIN || ax.b < DBL_MIN || !std::isfinite(ax.b / ax.a) || !std::isfinite(ax.a / ax.b)))
-    throw InputError(at + ": the log range " + format_number(ax.a) + " .. " + format_number(ax.b) +
-                     " needs normal (not subnormal) ends whose ratio is finite");
+    throw data::InputError(at + ": the log range " + format_number(ax.a) + " .. " + format_number(ax.b) +
+                           " needs normal (not subnormal) ends whose ratio is finite");
   switch (ax.kind) {
     case K::kFixed: break;
     case K::kList:
@@ -206,28 +207,29 @@ void fill_axis(const ParamSpec& spec, bool grid, const std::string& at, std::vec
       break;
     case K::kLinear:
     case K::kLog:
-      if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0)) throw InputError(at + ": a log range needs both ends > 0");
+      if (ax.kind == K::kLog && !(ax.a > 0 && ax.b > 0))
+        throw data::InputError(at + ": a log range needs both ends > 0");
       if (grid) {
-        if (spec.count == 0) throw InputError(at + ": a grid range needs count = N");
+        if (spec.count == 0) throw data::InputError(at + ": a grid range needs count = N");
         ax.count = spec.count;
       } else if (spec.count != 0) {
-        throw InputError(at + ": count applies to grid designs; a " +
-                         std::string(ax.kind == K::kLog ? "log" : "linear") +
-                         " range in a random, lhs or sobol design is sampled continuously");
+        throw data::InputError(at + ": count applies to grid designs; a " +
+                               std::string(ax.kind == K::kLog ? "log" : "linear") +
+                               " range in a random, lhs or sobol design is sampled continuously");
       }
       break;
     case K::kUniform:
     case K::kLogUniform:
     case K::kNormal:
       if (grid)
-        throw InputError(at +
-                         ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
+        throw data::InputError(
+            at + ": distributions need design random, lhs or sobol (the grid takes values, linear or log)");
       if (ax.kind == K::kLogUniform && !(ax.a > 0 && ax.b > 0))
-        throw InputError(at + ": loguniform needs both ends > 0");
-      if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw InputError(at + ": the range needs lo <= hi");
-      if (ax.kind == K::kNormal && !(ax.b > 0)) throw InputError(at + ": normal needs sd > 0");
+        throw data::InputError(at + ": loguniform needs both ends > 0");
+      if (ax.kind != K::kNormal && !(ax.a <= ax.b)) throw data::InputError(at + ": the range needs lo <= hi");
+      if (ax.kind == K::kNormal && !(ax.b > 0)) throw data::InputError(at + ": normal needs sd > 0");
       if (ax.kind == K::kNormal && !(ax.lo < ax.hi && ax.lo <= ax.a + 37 * ax.b && ax.hi >= ax.a - 37 * ax.b))
-        throw InputError(at + ": truncate needs lo < hi around the mean");
+        throw data::InputError(at + ": truncate needs lo < hi around the mean");
       break;
   }
 }
@@ -236,45 +238,45 @@ std::uint64_t design_points(sweep::Design design, long double grid_points, std::
                             const std::string& where, const std::string& points_key) {
   if (design == sweep::Design::kGrid) {
     if (points != 0)
-      throw InputError(where + ": " + points_key +
-                       " applies to random, lhs and sobol designs; a grid has the product of its counts");
+      throw data::InputError(where + ": " + points_key +
+                             " applies to random, lhs and sobol designs; a grid has the product of its counts");
     if (grid_points > 1.8e19L) {
       char n[32];
       std::snprintf(n, sizeof n, "%.3Lg", grid_points);
-      throw InputError(where + ": the grid has " + n +
-                       " points (the product of its counts); at most 2^64 - 1 (1.8e19), the point index's limit");
+      throw data::InputError(where + ": the grid has " + n +
+                             " points (the product of its counts); at most 2^64 - 1 (1.8e19), the point index's limit");
     }
     return static_cast<std::uint64_t>(grid_points);
   }
-  if (points == 0) throw InputError(where + ": " + points_key + " is needed for random, lhs and sobol designs");
+  if (points == 0) throw data::InputError(where + ": " + points_key + " is needed for random, lhs and sobol designs");
   if (design == sweep::Design::kSobol && points > (std::uint64_t(1) << 32))
-    throw InputError(where + ": sobol supports up to 2^32 points");
+    throw data::InputError(where + ": sobol supports up to 2^32 points");
   return points;
 }
 
-std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model) {
-  std::vector<Experiment> out;
+std::vector<data::Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model) {
+  std::vector<data::Experiment> out;
   for (const auto& src : config.traces) {
     if (src.kind == TraceSource::kProfile) {
       out.push_back(make_profile(src, model));
       continue;
     }
-    std::vector<Experiment> exps = read_any_log(src.path);
+    std::vector<data::Experiment> exps = data::read_any_log(src.path);
     if (src.experiments.empty()) {
       for (auto& e : exps) out.push_back(std::move(e));
     } else {
-      for (const auto& name : src.experiments) out.push_back(select_experiment(exps, name, src.path));
+      for (const auto& name : src.experiments) out.push_back(data::select_experiment(exps, name, src.path));
     }
   }
   for (size_t i = 0; i < out.size(); ++i) {
     // Names become HDF5 group names (per-experiment metrics, trajectories).
     const std::string& n = out[i].name;
     if (n.empty() || n.find('/') != std::string::npos || n == "." || n == "..")
-      throw InputError(out[i].source + ": experiment name '" + n +
-                       "' cannot name an HDF5 group: give a name without '/', other than '.' and '..'");
+      throw data::InputError(out[i].source + ": experiment name '" + n +
+                             "' cannot name an HDF5 group: give a name without '/', other than '.' and '..'");
     for (size_t j = 0; j < i; ++j)
       if (out[i].name == out[j].name)
-        throw InputError(out[i].source + ": experiment name '" + out[i].name + "' is used twice in this sweep");
+        throw data::InputError(out[i].source + ": experiment name '" + out[i].name + "' is used twice in this sweep");
   }
   return out;
 }
@@ -295,17 +297,18 @@ namespace {
 // points, and the rules every point is checked against.
 SweepPlan plan_space(const SweepSpec& c) {
   const std::string& cfg = c.where;
-  if (c.model.empty()) throw InputError(cfg + ": no model given (model = \"...\" or --model)");
+  if (c.model.empty()) throw data::InputError(cfg + ": no model given (model = \"...\" or --model)");
   SweepPlan plan;
   plan.model = &require_model(c.model);
   const ModelInfo& m = *plan.model;
   if (m.params.size() > static_cast<std::size_t>(sweep::kMaxParams))
-    throw InputError("model " + m.id + " has more parameters than a sweep supports (16)");
+    throw data::InputError("model " + m.id + " has more parameters than a sweep supports (16)");
   for (const auto& p : c.params)
     if (m.param_index(p.name) < 0) {
       std::string known;
       for (const auto& q : m.params) known += (known.empty() ? "" : ", ") + std::string(q.name);
-      throw InputError(p.where + ": model " + m.id + " has no parameter '" + p.name + "' (parameters: " + known + ")");
+      throw data::InputError(p.where + ": model " + m.id + " has no parameter '" + p.name + "' (parameters: " + known +
+                             ")");
     }
 
   sweep::SpaceView& s = plan.space;
@@ -337,10 +340,10 @@ SweepPlan plan_space(const SweepSpec& c) {
       if (spec->kind == K::kLinear || spec->kind == K::kUniform || spec->kind == K::kNormal) given.push_back(spec->b);
       for (double v : given)
         if (std::isfinite(v) && v != 0 && std::abs(v) < DBL_MIN)
-          throw InputError(at + ": " + format_number(v) +
-                           " is subnormal (below 2.2e-308): divisions by it overflow "
-                           "(valid range " +
-                           param_range_text(m.params[d]) + ", normal numbers only)");
+          throw data::InputError(at + ": " + format_number(v) +
+                                 " is subnormal (below 2.2e-308): divisions by it overflow "
+                                 "(valid range " +
+                                 param_range_text(m.params[d]) + ", normal numbers only)");
     }
     fill_axis(*spec, grid, at, plan.list_values, ax);
     grid_points *= static_cast<long double>(ax.count);
@@ -364,8 +367,8 @@ void plan_ranking(SweepPlan& plan, const SweepSpec& c, const std::string& shard)
     for (int k = 0; k < sweep::kNumMetrics; ++k) plan.metrics.push_back(k);
   plan.objective = c.objective >= 0 ? c.objective : plan.has_force() ? sweep::kRmse : sweep::kEnergy;
   if (sweep::kMetricInfo[plan.objective].needs_force && !plan.has_force())
-    throw InputError(c.where + ": objective " + sweep::kMetricInfo[plan.objective].name +
-                     " needs a measured force, and no trace has a force channel");
+    throw data::InputError(c.where + ": objective " + sweep::kMetricInfo[plan.objective].name +
+                           " needs a measured force, and no trace has a force channel");
   plan.maximize = c.maximize;
   plan.top_k = c.top_k;
   plan.per_experiment = c.per_experiment;
@@ -381,7 +384,7 @@ void plan_ranking(SweepPlan& plan, const SweepSpec& c, const std::string& shard)
 
 SweepPlan plan_sweep(const SweepSpec& spec, std::vector<SweepTrace> traces, const std::string& shard) {
   SweepPlan plan = plan_space(spec);
-  if (traces.empty()) throw InputError(no_trace(spec.where));
+  if (traces.empty()) throw data::InputError(no_trace(spec.where));
   plan.traces = std::move(traces);
   plan_ranking(plan, spec, shard);
   return plan;
@@ -403,20 +406,20 @@ SweepPlan plan_sweep(const SweepConfig& c, const std::string& shard) {
   spec.where = c.path.empty() ? std::string("sweep") : c.path;
   const std::string& cfg = spec.where;
   SweepPlan plan = plan_space(spec);
-  if (c.traces.empty()) throw InputError(no_trace(cfg));
-  for (const Experiment& e : load_sweep_experiments(c, *plan.model))
+  if (c.traces.empty()) throw data::InputError(no_trace(cfg));
+  for (const data::Experiment& e : load_sweep_experiments(c, *plan.model))
     plan.traces.push_back(make_sweep_trace(*plan.model, e));
   for (const auto& name : c.metrics) spec.metrics.push_back(metric_id(name, cfg + ": metrics.keep"));
   if (!c.objective.empty()) spec.objective = metric_id(c.objective, cfg + ": metrics.objective");
   plan_ranking(plan, spec, shard);
   if (!c.trajectories.empty() && c.output.empty())
-    throw InputError(cfg +
-                     ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
+    throw data::InputError(
+        cfg + ": output.trajectories (--trajectory) are written to the output file; give one with -o OUT.h5");
   for (auto idx : c.trajectories)
     if (idx >= plan.space.points)
-      throw InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +
-                       std::to_string(plan.space.points) + " points)");
+      throw data::InputError(cfg + ": output.trajectories index " + std::to_string(idx) + " is outside the space (" +
+                             std::to_string(plan.space.points) + " points)");
   return plan;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

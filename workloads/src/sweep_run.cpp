@@ -20,7 +20,7 @@
 #include "stribeck/kernels/cuda/sweep_cuda.hpp"
 #endif
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 #if STRIBECK_HAVE_CUDA
 namespace {
@@ -51,7 +51,7 @@ gpu::SweepRequest gpu_request(const SweepPlan& plan, Precision precision, std::u
 #endif
 
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out, gpu::Workspace* ws) {
+                        data::SweepChunk& out, gpu::Workspace* ws) {
 #if STRIBECK_HAVE_CUDA
   out.first = first;
   out.count = count;
@@ -70,12 +70,13 @@ void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_
   gpu::run_sweep(r);
 #else
   (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)ws;
-  throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
+  throw data::InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
 #endif
 }
 
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite, gpu::Workspace* ws) {
+                              data::SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite,
+                              gpu::Workspace* ws) {
 #if STRIBECK_HAVE_CUDA
   std::vector<gpu::HostTrace> traces;
   gpu::SweepRequest r = gpu_request(plan, precision, first, count, traces);
@@ -98,7 +99,7 @@ void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::u
   nonfinite = top.nonfinite;
 #else
   (void)plan, (void)precision, (void)first, (void)count, (void)out, (void)invalid, (void)nonfinite, (void)ws;
-  throw InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
+  throw data::InputError("this build has no CUDA support (rebuild with -DSTRIBECK_CUDA=ON)");
 #endif
 }
 
@@ -111,7 +112,7 @@ namespace {
 class SweepWorkload : public engine::Workload {
  public:
   SweepWorkload(const SweepPlan& plan, Precision precision, bool gpu, bool compact, SweepOutput* output,
-                std::function<void(const SweepChunk&)> on_chunk)
+                std::function<void(const data::SweepChunk&)> on_chunk)
       : top(plan.top_k, plan.objective, plan.maximize),
         plan_(plan),
         precision_(precision),
@@ -134,7 +135,7 @@ class SweepWorkload : public engine::Workload {
     else evaluate_chunk_gpu(plan_, precision_, first, n, chunk_[slot], ws);
   }
   void tally(int slot, std::uint64_t first, std::uint64_t n, engine::Totals& t) override {
-    const SweepChunk& c = chunk_[slot];
+    const data::SweepChunk& c = chunk_[slot];
     const int dims = plan_.space.dims;
     if (compact_) {
       // Only the top-K rows came back: counts from the device, examples of
@@ -179,8 +180,8 @@ class SweepWorkload : public engine::Workload {
   Precision precision_;
   bool gpu_, compact_;
   SweepOutput* output_;
-  std::function<void(const SweepChunk&)> on_chunk_;
-  SweepChunk chunk_[2];
+  std::function<void(const data::SweepChunk&)> on_chunk_;
+  data::SweepChunk chunk_[2];
   std::uint64_t invalid_ = 0, nonfinite_ = 0;  // compact mode: the last chunk's counts
 #if STRIBECK_HAVE_CUDA
   gpu::WorkspacePtr ws_;
@@ -206,14 +207,14 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
     check_output_space(o.output, per_point * static_cast<double>(plan.count), o.allow_large_output, o.resume, what);
   }
 
-  if (o.chunk == 0) throw InputError("--chunk must be > 0");
+  if (o.chunk == 0) throw data::InputError("--chunk must be > 0");
   const DeviceChoice dev = choose_device(o.device);
   if (!dev.note.empty()) o.note ? o.note(dev.note) : void(std::fprintf(stderr, "stribeck: %s\n", dev.note.c_str()));
   // About 130 B of results per point of a chunk (docs/sweep.md): 2^24
   // points, 2 GB, bounds what one chunk may take.
   if (o.chunk > kMaxSweepChunk)
-    throw InputError("--chunk " + std::to_string(o.chunk) + ": at most " + std::to_string(kMaxSweepChunk) +
-                     " points per chunk");
+    throw data::InputError("--chunk " + std::to_string(o.chunk) + ": at most " + std::to_string(kMaxSweepChunk) +
+                           " points per chunk");
 
   SweepSummary s;
   s.points = plan.count;
@@ -222,14 +223,14 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
   for (const auto& t : plan.traces) s.samples_per_point += t.counts.samples;
 
   engine::Totals totals;  // a resumed run continues the checkpoint's
-  std::vector<TopEntry> best;
+  std::vector<data::TopEntry> best;
   std::unique_ptr<SweepOutput> output;
   if (!o.output.empty()) {
-    SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
+    data::SweepMeta meta = make_sweep_meta(plan, config, dev.name, o.precision);
     meta.provenance.command_line = o.command_line;
     output = o.resume ? SweepOutput::resume(o.output, meta, totals, best) : SweepOutput::create(o.output, meta);
   } else if (o.resume) {
-    throw InputError("--resume needs an output file (-o OUT.h5)");
+    throw data::InputError("--resume needs an output file (-o OUT.h5)");
   }
   SweepWorkload w(plan, o.precision, dev.gpu, dev.gpu && config.keep_top_k_only, output.get(), o.on_chunk);
   for (const auto& e : best) w.top.add(e);
@@ -313,4 +314,4 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepRunOptions& options) {
   return run_sweep(plan, SweepConfig(), options);
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 int job_threads() { return std::max(1, omp_get_max_threads()); }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -4,7 +4,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck::detail {
+namespace stribeck::workloads::detail {
 
 void check_toml_characters(const std::string& text, const std::string& path) {
   enum class In { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } in = In::kCode;
@@ -18,7 +18,7 @@ void check_toml_characters(const std::string& text, const std::string& path) {
   int key_dots = 0;
   constexpr int kMaxKeyDots = 255;
   auto at = [&](const std::string& what) {
-    return InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+    return data::InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
   };
   auto starts = [&](size_t i, const char* s) { return text.compare(i, 3, s) == 0; };
   for (size_t i = 0; i < text.size(); ++i) {
@@ -113,4 +113,4 @@ void check_toml_characters(const std::string& text, const std::string& path) {
   }
 }
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::workloads::detail

@@ -13,7 +13,7 @@
 #include <string>
 #include <toml++/toml.h>
 
-namespace stribeck::detail {
+namespace stribeck::workloads::detail {
 
 // Throws InputError "PATH:LINE:COLUMN: ..." for a control character anywhere,
 // or a non-ASCII byte outside strings and comments.
@@ -28,4 +28,4 @@ inline std::optional<double> toml_number(const toml::node& n) {
   return n.value_exact<double>();
 }
 
-}  // namespace stribeck::detail
+}  // namespace stribeck::workloads::detail

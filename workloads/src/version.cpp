@@ -1,5 +1,5 @@
 #include "stribeck/workloads/version.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 const char* version() { return STRIBECK_VERSION; }
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -255,12 +255,13 @@ TEST(Emulator, CubHistogramAndSumOfAColumnRunOnTheStream) {
 
 // The sweep of ASweepRun... below: 70 points of coulomb-viscous over a
 // 500-sample trace (a list axis among them).
-SweepConfig small_sweep() {
-  SweepConfig c;
+workloads::SweepConfig small_sweep() {
+  workloads::SweepConfig c;
   c.model = "coulomb-viscous";
-  for (const char* p : {"F_C=linear:5:40:7", "f_v=linear:0:300:5", "v_eps=list:0.001,0.002"}) apply_param_flag(c, p);
-  TraceSource t;
-  t.kind = TraceSource::kProfile;
+  for (const char* p : {"F_C=linear:5:40:7", "f_v=linear:0:300:5", "v_eps=list:0.001,0.002"})
+    workloads::apply_param_flag(c, p);
+  workloads::TraceSource t;
+  t.kind = workloads::TraceSource::kProfile;
   t.name = "sine";
   t.profile.amplitude = 0.1;
   t.profile.frequency = 1.0;
@@ -279,16 +280,16 @@ SweepConfig small_sweep() {
 // when the workspace goes. Nothing else blocks the host: results are copied
 // into pinned staging.
 TEST(Emulator, ASweepRunWaitsForTheDeviceOncePerSubChunk) {
-  SweepConfig c = small_sweep();
+  workloads::SweepConfig c = small_sweep();
   for (bool top_k_only : {false, true}) {
     c.keep_top_k_only = top_k_only;
-    const SweepPlan p = plan_sweep(c);
+    const workloads::SweepPlan p = workloads::plan_sweep(c);
     ASSERT_EQ(p.count, 70u);
-    SweepRunOptions o;
+    workloads::SweepRunOptions o;
     o.device = "gpu";
     o.chunk = 14;  // 5 chunks
     const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
-    const SweepSummary s = run_sweep(p, c, o);
+    const workloads::SweepSummary s = workloads::run_sweep(p, c, o);
     const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
     ASSERT_EQ(s.completed, 70u);
     // 14 points are one sub-chunk (sub-chunks are whole blocks of 128
@@ -306,17 +307,17 @@ TEST(Emulator, ASweepRunWaitsForTheDeviceOncePerSubChunk) {
 // allocated once. Before runs held one, each of the 5 chunks below created
 // two streams and its own buffers.
 TEST(Emulator, ASweepRunAllocatesOneWorkspaceForAllItsChunks) {
-  SweepConfig c = small_sweep();
-  const SweepPlan plan = plan_sweep(c);
+  workloads::SweepConfig c = small_sweep();
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
   ASSERT_EQ(plan.count, 70u);
   for (bool top_k_only : {false, true}) {
     c.keep_top_k_only = top_k_only;
-    const SweepPlan p = plan_sweep(c);
-    SweepRunOptions o;
+    const workloads::SweepPlan p = workloads::plan_sweep(c);
+    workloads::SweepRunOptions o;
     o.device = "gpu";
     o.chunk = 14;  // 5 chunks
     const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
-    const SweepSummary s = run_sweep(p, c, o);
+    const workloads::SweepSummary s = workloads::run_sweep(p, c, o);
     const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
     ASSERT_EQ(s.completed, 70u);
     EXPECT_EQ(after.streams_created - before.streams_created, 2) << "top-K only: " << top_k_only;
@@ -349,11 +350,11 @@ device = "gpu"
 stiffness = "log:2e3:2e4:5"
 drive_velocity = "linear:0.05:0.2:14"
 )");
-  const SimulateConfig c = read_simulate_config(path);
-  EnsembleRunOptions o;
+  const workloads::SimulateConfig c = workloads::read_simulate_config(path);
+  workloads::EnsembleRunOptions o;
   o.chunk = 14;  // 5 chunks of the 70 points
   const stribeck_emu::RuntimeCounts before = stribeck_emu::runtime_counts();
-  const EnsembleResult r = run_ensemble(c, o);
+  const workloads::EnsembleResult r = workloads::run_ensemble(c, o);
   const stribeck_emu::RuntimeCounts after = stribeck_emu::runtime_counts();
   ASSERT_EQ(r.totals.completed, 70u);
   EXPECT_EQ(after.streams_created - before.streams_created, 2);

@@ -14,14 +14,14 @@ int main() {
   using stribeck::CoulombViscous;
   const stribeck::ModelInfo* m = stribeck::find_model("coulomb-viscous");
   if (!m) return 1;
-  const auto uN = stribeck::find_unit("uN");
+  const auto uN = stribeck::data::find_unit("uN");
   if (!uN) return 1;
 
   // F = F_C sign(v) + f_v v with F_C = 20 N, f_v = 100 N/(m/s), sampled on a
   // velocity ramp, then fitted back.
   const double p[] = {20.0, 100.0, 0.0};
   const auto c = CoulombViscous::prepare(p);
-  stribeck::Experiment e;
+  stribeck::data::Experiment e;
   e.name = "ramp";
   for (int i = 0; i < 400; ++i) {
     const double v = -0.2 + 0.001 * i + 0.0005;
@@ -33,7 +33,7 @@ int main() {
   o.free = {"F_C", "f_v"};
   const auto s = stribeck::ident::fit({e}, m->id, o);
 
-  std::printf("stribeck %s (%s)\n", stribeck::version(), STRIBECK_EXECUTABLE);
+  std::printf("stribeck %s (%s)\n", stribeck::workloads::version(), STRIBECK_EXECUTABLE);
   std::printf("model %s: %zu parameters, force at 0.25 m/s: %.6g N\n", m->id.c_str(), m->params.size(),
               CoulombViscous::force(c, stribeck::Sample<double>{0.25, 0, 0, 0}));
   std::printf("1 uN = %g %s\n", uN->factor, uN->si.c_str());

@@ -44,17 +44,17 @@ std::string slurp(const std::string& path) {
 // written into one experiment afterwards by raw HDF5 (write_log refuses it).
 std::string line_log(const std::string& dir) {
   const std::string path = dir + "line.h5";
-  std::vector<Experiment> v;
+  std::vector<data::Experiment> v;
   for (int k = 0; k < 5; ++k) v.push_back(synthetic(k % 4, 60 + k));
   for (int k = 0; k < 5; ++k) v[k].name = "unit" + std::to_string(k);
-  Experiment nan = synthetic(1, 70);
+  data::Experiment nan = synthetic(1, 70);
   nan.name = "unit5";
   v.push_back(nan);
-  Experiment shorty = synthetic(2, 71);
+  data::Experiment shorty = synthetic(2, 71);
   for (auto& [name, ch] : shorty.channels) ch.resize(3);
   shorty.name = "unit6";
   v.push_back(shorty);
-  write_log(path, v, Provenance{});
+  write_log(path, v, data::Provenance{});
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   hid_t d = H5Dopen2(f, "unit5/force", H5P_DEFAULT);
   std::vector<double> x(2001);
@@ -69,7 +69,7 @@ std::string line_log(const std::string& dir) {
 // Every column of the batch-fit group but `seconds` (wall-clock time).
 std::map<std::string, std::vector<double>> columns(const std::string& path) {
   std::map<std::string, std::vector<double>> c;
-  for (const auto& d : read_results(path, "batch_fit").datasets)
+  for (const auto& d : data::read_results(path, "batch_fit").datasets)
     if (d.name != "seconds") c[d.name] = d.values;
   return c;
 }
@@ -105,8 +105,8 @@ std::string* BatchFitCli::dir_ = nullptr;
 std::string* BatchFitCli::log_ = nullptr;
 
 TEST_F(BatchFitCli, OneRowPerFitWithStatusAndUnits) {
-  const Results r = read_results(*dir_ + "one.h5", "batch_fit");
-  std::map<std::string, ResultDataset> d;
+  const data::Results r = data::read_results(*dir_ + "one.h5", "batch_fit");
+  std::map<std::string, data::ResultDataset> d;
   for (const auto& x : r.datasets) d[x.name] = x;
   ASSERT_EQ(d.at("status").values.size(), 7u);
   // The engine's point status (4: invalid, not fitted), and how each fit ended.
@@ -134,8 +134,8 @@ TEST_F(BatchFitCli, ShardsMergedEqualOneRunBitForBit) {
   EXPECT_NE(out.find("batch-fit shards"), std::string::npos) << out;
   EXPECT_EQ(columns(*dir_ + "s0.h5").at("status").size(), 3u);
   EXPECT_TRUE(same_bits(columns(*dir_ + "merged.h5"), columns(*dir_ + "one.h5")));
-  EXPECT_EQ(read_text_column(*dir_ + "merged.h5", "batch_fit", "experiment_name"),
-            read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
+  EXPECT_EQ(data::read_text_column(*dir_ + "merged.h5", "batch_fit", "experiment_name"),
+            data::read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
   // A missing shard, or a shard of another batch, is refused.
   EXPECT_EQ(test::run_cli("merge " + *dir_ + "s1.h5 -o " + *dir_ + "m1.h5", &out), 2) << out;
   EXPECT_NE(out.find("a shard is missing"), std::string::npos) << out;
@@ -155,7 +155,7 @@ TEST_F(BatchFitCli, ShardAutoIsTheSlurmArrayTasksShard) {
   const int rc = test::run_cli(fit("auto1.h5", "--shard auto"), &out);
   for (const char* n : names) unsetenv(n);
   ASSERT_EQ(rc, 0) << out;
-  const Results r = read_results(*dir_ + "auto1.h5", "batch_fit");
+  const data::Results r = data::read_results(*dir_ + "auto1.h5", "batch_fit");
   EXPECT_EQ(r.attributes.at("shard_index"), "1");
   EXPECT_EQ(r.attributes.at("shard_count"), "2");
   EXPECT_EQ(columns(*dir_ + "auto1.h5").at("experiment"), (std::vector<double>{3, 4, 5, 6}));
@@ -270,7 +270,7 @@ TEST_F(BatchFitCli, TableWithoutOutputFileListsBadData) {
 // (the mean of each operating-point channel its experiment has).
 TEST_F(BatchFitCli, NamesIntervalsAndOperatingPointsStored) {
   const std::string path = *dir_ + "one.h5";
-  EXPECT_EQ(read_text_column(path, "batch_fit", "experiment_name"),
+  EXPECT_EQ(data::read_text_column(path, "batch_fit", "experiment_name"),
             (std::vector<std::string>{"unit0", "unit1", "unit2", "unit3", "unit4", "unit5", "unit6"}));
   const auto c = columns(path);
   const auto &v = c.at("param_F_C"), &lo = c.at("param_F_C_ci95_lo"), &hi = c.at("param_F_C_ci95_hi");
@@ -282,7 +282,7 @@ TEST_F(BatchFitCli, NamesIntervalsAndOperatingPointsStored) {
   for (const char* ch : {"pressure_a", "pressure_b", "normal_force"}) {
     const auto& m = c.at(std::string("mean_") + ch);
     for (std::size_t i = 0; i < 5; ++i) {
-      const Experiment e = synthetic(static_cast<int>(i % 4), 60 + i);  // as line_log made it
+      const data::Experiment e = synthetic(static_cast<int>(i % 4), 60 + i);  // as line_log made it
       if (!e.has(ch)) {
         EXPECT_TRUE(std::isnan(m[i])) << ch << " " << i;
         continue;
@@ -292,7 +292,7 @@ TEST_F(BatchFitCli, NamesIntervalsAndOperatingPointsStored) {
       EXPECT_DOUBLE_EQ(m[i], sum / double(e.size())) << ch << " " << i;
     }
   }
-  const Results r = read_results(path, "batch_fit", false);
+  const data::Results r = data::read_results(path, "batch_fit", false);
   EXPECT_EQ(r.attributes.at("format_version"), "2");
   EXPECT_EQ(r.attributes.at("coordinate_names"), "mean_pressure_a,mean_pressure_b,mean_normal_force");
 }
@@ -308,8 +308,8 @@ TEST_F(BatchFitCli, AResumedFileHasEveryName) {
   EXPECT_GE(H5Ldelete(f, "batch_fit/experiment_name", H5P_DEFAULT), 0);
   H5Fclose(f);
   ASSERT_EQ(test::run_cli(fit("n.h5", "--resume"), &out), 0) << out;
-  EXPECT_EQ(read_text_column(*dir_ + "n.h5", "batch_fit", "experiment_name"),
-            read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
+  EXPECT_EQ(data::read_text_column(*dir_ + "n.h5", "batch_fit", "experiment_name"),
+            data::read_text_column(*dir_ + "one.h5", "batch_fit", "experiment_name"));
 }
 
 // `report` and `map` of a batch fit (they refused it as "not a result

@@ -122,7 +122,7 @@ TEST_F(CliConventions, JsonToStdoutOnEveryCommandThatReports) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   j = parse(r.out);
-  const SweepFile sf = read_sweep_file(d + "s.h5");
+  const data::SweepFile sf = data::read_sweep_file(d + "s.h5");
   EXPECT_EQ(j["points"], 12u);
   EXPECT_EQ(j["points"], sf.meta.count);
   EXPECT_EQ(j["completed"], 12u);
@@ -181,7 +181,7 @@ TEST_F(CliConventions, JsonToStdoutOnEveryCommandThatReports) {
   j = parse(r.out);
   EXPECT_EQ(j["kind"], "sweep");
   EXPECT_EQ(j["shards"], 2u);
-  EXPECT_EQ(read_sweep_file(d + "merged.h5").meta.count, 12u);
+  EXPECT_EQ(data::read_sweep_file(d + "merged.h5").meta.count, 12u);
 
   // --json naming the output or an input is refused before any work.
   r = cli("sweep -q " + sweep_flags() + "-o " + d + "t.h5 --json " + d + "t.h5");
@@ -311,7 +311,7 @@ TEST_F(CliConventions, ChoicesRangesAndListsAreShownAndChecked) {
   // --metric a,b keeps the same metrics as --metric a --metric b.
   ASSERT_EQ(cli("sweep -q " + sweep_flags() + "--metric energy,peak_force -o " + d + "l1.h5").code, 0);
   ASSERT_EQ(cli("sweep -q " + sweep_flags() + "--metric energy --metric peak_force -o " + d + "l2.h5").code, 0);
-  const SweepFile a = read_sweep_file(d + "l1.h5"), b = read_sweep_file(d + "l2.h5");
+  const data::SweepFile a = data::read_sweep_file(d + "l1.h5"), b = data::read_sweep_file(d + "l2.h5");
   EXPECT_EQ(a.meta.metrics, b.meta.metrics);
   EXPECT_EQ(a.meta.metrics.size(), 2u);
 }

@@ -50,13 +50,13 @@ TEST(DataCli, GenerateIsDeterministicAndFollowsTheWrittenEquation) {
   ASSERT_EQ(cli(args + "11 -o " + a).code, 0);
   ASSERT_EQ(cli(args + "11 -o " + b).code, 0);
   ASSERT_EQ(cli(args + "12 -o " + c).code, 0);
-  const auto ea = read_log(a), eb = read_log(b), ec = read_log(c);
+  const auto ea = data::read_log(a), eb = data::read_log(b), ec = data::read_log(c);
   ASSERT_EQ(ea.size(), 1u);
   EXPECT_EQ(ea[0].name, "p2bar");
   EXPECT_EQ(ea[0].channels, eb[0].channels);  // same seed: bit-identical
   EXPECT_NE(ea[0].channel("force"), ec[0].channel("force"));
   // force = F_C*sign(v) + f_v*v + m*a + p_a*A + noise(0.3)
-  const Experiment& e = ea[0];
+  const data::Experiment& e = ea[0];
   double sum = 0, sum2 = 0;
   const size_t n = e.size();
   EXPECT_EQ(n, 2001u);
@@ -81,16 +81,16 @@ TEST(DataCli, GenerateIsDeterministicAndFollowsTheWrittenEquation) {
 }
 
 TEST(DataCli, EveryModelAndProfileGenerates) {
-  GeneratorOptions o;
+  workloads::GeneratorOptions o;
   o.rate_hz = 100;
   o.duration = 2;
   for (const auto& m : all_models()) {
-    for (const auto& p : generator_profiles()) {
+    for (const auto& p : workloads::generator_profiles()) {
       SCOPED_TRACE(m.id + " " + p);
       o.model = m.id;
       o.params = m.defaults();
       o.profile = p;
-      const auto exps = generate_log(o);
+      const auto exps = workloads::generate_log(o);
       ASSERT_EQ(exps.size(), 1u);
       EXPECT_EQ(exps[0].size(), 201u);
       double vmax = 0;
@@ -102,7 +102,7 @@ TEST(DataCli, EveryModelAndProfileGenerates) {
 }
 
 TEST(DataCli, RotationalModelsWriteRotationalLogs) {
-  GeneratorOptions o;
+  workloads::GeneratorOptions o;
   o.model = "simscape-rotational";
   o.params = find_model(o.model)->defaults();
   o.profile = "triangle";
@@ -110,8 +110,8 @@ TEST(DataCli, RotationalModelsWriteRotationalLogs) {
   o.duration = 1;
   o.v_max = 10;  // rad/s
   const std::string path = tmp("rot.h5");
-  write_log(path, generate_log(o), Provenance{});
-  const Experiment e = read_log(path).at(0);
+  write_log(path, workloads::generate_log(o), data::Provenance{});
+  const data::Experiment e = data::read_log(path).at(0);
   EXPECT_EQ(e.attributes.at("motion"), "rotational");
   EXPECT_EQ(e.units.at("velocity"), "rad/s");
   EXPECT_EQ(e.units.at("position"), "rad");
@@ -128,7 +128,7 @@ TEST(DataCli, ExportImportRoundTripIsExact) {
   ASSERT_EQ(cli("export " + log + " --format csv -o " + csv).code, 0);
   const CliRun r = cli("import " + csv + " --name again -o " + back);
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto a = read_log(log), b = read_log(back);
+  const auto a = data::read_log(log), b = data::read_log(back);
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].name, "again");
   EXPECT_EQ(a[0].channels, b[0].channels);
@@ -152,7 +152,7 @@ TEST(DataCli, ImportDerivesVelocityFromHeaderlessText) {
                        out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("derived at 2 Hz"), std::string::npos) << r.out;  // the summary: stdout
-  const Experiment e = read_log(out).at(0);
+  const data::Experiment e = data::read_log(out).at(0);
   const auto& t = e.channel("time");
   const auto& v = e.channel("velocity");
   for (size_t i = 50; i + 50 < e.size(); i += 25)
@@ -180,26 +180,26 @@ TEST(DataCli, EvalReadsHdf5LogsAndWritesHdf5Results) {
   ASSERT_EQ(r.code, 0) << r.err;
   // The measured channels come back as the one experiment; the model force
   // sits in its own results group and equals the generator's noiseless force.
-  const auto exps = read_log(out_h5);
+  const auto exps = data::read_log(out_h5);
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0].name, "p4bar");
-  h5::File f = h5::open_file(out_h5);
-  h5::Group g = h5::open_group(f.id(), "eval/simscape-cylinder", out_h5);
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "kind", out_h5), "results");
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "experiment", out_h5), "p4bar");
-  h5::Dataset d = h5::open_dataset(g.id(), "model_force", out_h5);
-  EXPECT_EQ(h5::read_doubles(d, out_h5), exps[0].channel("friction_true"));
+  data::h5::File f = data::h5::open_file(out_h5);
+  data::h5::Group g = data::h5::open_group(f.id(), "eval/simscape-cylinder", out_h5);
+  EXPECT_EQ(data::h5::read_string_attribute(g.id(), "kind", out_h5), "results");
+  EXPECT_EQ(data::h5::read_string_attribute(g.id(), "experiment", out_h5), "p4bar");
+  data::h5::Dataset d = data::h5::open_dataset(g.id(), "model_force", out_h5);
+  EXPECT_EQ(data::h5::read_doubles(d, out_h5), exps[0].channel("friction_true"));
   // CSV output from an HDF5 input: the input channels plus model_force.
   ASSERT_EQ(cli("eval --model simscape-cylinder -e p1bar --input " + log + " --output " + out_csv).code, 0);
-  ReadOptions ro;
-  const auto csv = read_any_log(out_csv, ro);
-  EXPECT_EQ(csv[0].channel("model_force"), read_log(log)[0].channel("friction_true"));
+  data::ReadOptions ro;
+  const auto csv = data::read_any_log(out_csv, ro);
+  EXPECT_EQ(csv[0].channel("model_force"), data::read_log(log)[0].channel("friction_true"));
   // A CSV with units in its header (what export writes) is converted on the way in.
   const std::string exported = tmp("ev_exported.csv"), out2 = tmp("ev_out2.csv");
   ASSERT_EQ(cli("export " + log + " -e p1bar -o " + exported).code, 0);
   const CliRun r2 = cli("eval --model simscape-cylinder --input " + exported + " --output " + out2);
   ASSERT_EQ(r2.code, 0) << r2.err;
-  EXPECT_EQ(read_any_log(out2)[0].channel("model_force"), read_log(log)[0].channel("friction_true"));
+  EXPECT_EQ(data::read_any_log(out2)[0].channel("model_force"), data::read_log(log)[0].channel("friction_true"));
   for (auto p : {log, out_h5, out_csv, exported, out2}) std::remove(p.c_str());
 }
 

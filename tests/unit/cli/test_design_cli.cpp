@@ -59,14 +59,14 @@ TEST_F(DesignCli, WritesADesignThatGenerateReproduces) {
   EXPECT_GT(j["design"]["parameters"][1]["std_error"].get<double>(), 0);
   // The design is never worse than the reference by its own criterion.
   EXPECT_LE(j["design"]["criterion_value"].get<double>(), j["reference"]["criterion_value"].get<double>());
-  const DesignFile d = read_design_file(d_ + "d.toml");
+  const workloads::DesignFile d = workloads::read_design_file(d_ + "d.toml");
   ASSERT_EQ(d.experiments.size(), 2u);
   double total = 0;
   for (const auto& e : d.experiments) total += e.duration;
   EXPECT_NEAR(total, 16, 1e-9);
 
   ASSERT_EQ(test::run_cli("generate --design " + d_ + "d.toml --noise force=0.5 -o " + d_ + "log.h5", &out), 0) << out;
-  const auto logs = read_log(d_ + "log.h5");
+  const auto logs = data::read_log(d_ + "log.h5");
   ASSERT_EQ(logs.size(), 2u);
   std::vector<double> prior;
   for (const auto& [n, v] : d.params) prior.push_back(v);
@@ -74,14 +74,14 @@ TEST_F(DesignCli, WritesADesignThatGenerateReproduces) {
   for (size_t k = 0; k < 2; ++k) {
     EXPECT_EQ(logs[k].name, d.experiments[k].name);
     // The trajectory is the one plain `generate` makes of the same settings.
-    GeneratorOptions o;
+    workloads::GeneratorOptions o;
     o.model = d.model;
     o.params = prior;
     o.profile = d.experiments[k].profile;
     o.duration = d.experiments[k].duration;
     o.rate_hz = d.experiments[k].rate_hz;
     o.v_max = d.experiments[k].v_max;
-    const auto direct = generate_log(o);
+    const auto direct = workloads::generate_log(o);
     EXPECT_EQ(logs[k].channels.at("velocity"), direct.front().channels.at("velocity"));
     EXPECT_EQ(logs[k].channels.at("position"), direct.front().channels.at("position"));
   }

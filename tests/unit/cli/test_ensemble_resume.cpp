@@ -41,7 +41,7 @@ std::string totals_line(const std::string& log) {
 }
 
 void expect_same_file(const std::string& a_path, const std::string& b_path) {
-  const Results a = read_results(a_path, "ensemble"), b = read_results(b_path, "ensemble");
+  const data::Results a = data::read_results(a_path, "ensemble"), b = data::read_results(b_path, "ensemble");
   ASSERT_EQ(a.datasets.size(), 17u);  // 3 coordinates + 14 metrics
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k) {
@@ -89,12 +89,12 @@ TEST(EnsembleResume, RowsPastTheLastCheckpointAreComputedAgain) {
   {
     // What a kill between an append and its checkpoint leaves: 3 more rows
     // of garbage in every dataset.
-    const h5::File f = h5::open_file(out + ".partial", /*write=*/true);
-    const h5::Group g = h5::open_group(f.id(), "ensemble", out);
-    for (const auto& c : h5::children(g.id())) {
-      const h5::Dataset ds = h5::open_dataset(g.id(), c.name, out);
+    const data::h5::File f = data::h5::open_file(out + ".partial", /*write=*/true);
+    const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", out);
+    for (const auto& c : data::h5::children(g.id())) {
+      const data::h5::Dataset ds = data::h5::open_dataset(g.id(), c.name, out);
       const std::vector<double> junk(3, -7.0);
-      h5::append_column(ds, H5T_NATIVE_DOUBLE, junk.data(), 3, out);
+      data::h5::append_column(ds, H5T_NATIVE_DOUBLE, junk.data(), 3, out);
     }
   }
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --resume -o " + out, &text), 0) << text;
@@ -111,7 +111,7 @@ TEST(EnsembleResume, ShardResumesWithinItsRange) {
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --shard 1/2 --chunk 4 --max-chunks 1 -o " + out, &text), 0) << text;
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --shard 1/2 --resume -o " + out, &text), 0) << text;
   expect_same_file(one, out);
-  EXPECT_EQ(read_results(out, "ensemble").attributes.at("first"), "6");
+  EXPECT_EQ(data::read_results(out, "ensemble").attributes.at("first"), "6");
 }
 
 // Each refusal: one line, exit 2, the partial file left as it was.
@@ -179,7 +179,7 @@ TEST(EnsembleResume, CsvIsStreamedInChunks) {
   const auto header = fields(line);
   const size_t col = std::find(header.begin(), header.end(), "period") - header.begin();
   ASSERT_LT(col, header.size()) << line;
-  const Results r = read_results(h5out, "ensemble");
+  const data::Results r = data::read_results(h5out, "ensemble");
   std::vector<double> period;
   for (const auto& d : r.datasets)
     if (d.name == "period") period = d.values;

@@ -67,7 +67,7 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
   ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + one, &text), 0) << text;
   const auto parts = run_shards(cfg, 5, "a");
   // Shard 2 of 5 is points [4, 7): its invalid examples use global indices.
-  const Results p2 = read_results(parts[2], "ensemble");
+  const data::Results p2 = data::read_results(parts[2], "ensemble");
   EXPECT_EQ(p2.attributes.at("first"), "4");
   EXPECT_EQ(p2.attributes.at("count"), "3");
   EXPECT_EQ(p2.attributes.at("points"), "12");
@@ -81,12 +81,12 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
       << text;
   EXPECT_NE(text.find("5 ensemble shards"), std::string::npos) << text;
 
-  const Results a = read_results(one, "ensemble"), b = read_results(merged, "ensemble");
+  const data::Results a = data::read_results(one, "ensemble"), b = data::read_results(merged, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   ASSERT_EQ(a.datasets.size(), 17u);  // 3 coordinates + 14 metrics
   int invalid = 0;
   for (size_t k = 0; k < a.datasets.size(); ++k) {
-    const ResultDataset &x = a.datasets[k], &y = b.datasets[k];
+    const data::ResultDataset &x = a.datasets[k], &y = b.datasets[k];
     EXPECT_EQ(x.name, y.name);
     EXPECT_EQ(x.shape, y.shape) << x.name;
     EXPECT_EQ(x.description, y.description) << x.name;
@@ -109,7 +109,7 @@ TEST(EnsembleShards, MergedEqualsOneRunBitForBit) {
   std::string list;
   for (const auto& p : many) list += " " + p;
   ASSERT_EQ(run_cli("merge" + list + " -o " + merged13, &text), 0) << text;
-  const Results c = read_results(merged13, "ensemble");
+  const data::Results c = data::read_results(merged13, "ensemble");
   for (size_t k = 0; k < a.datasets.size(); ++k) EXPECT_TRUE(same_bits(a.datasets[k].values, c.datasets[k].values));
 }
 
@@ -127,7 +127,7 @@ TEST(EnsembleShards, ShardAutoIsTheSlurmArrayTasksShard) {
   for (const char* n : names) unsetenv(n);
   ASSERT_EQ(rc, 0) << text;
   EXPECT_NE(text.find(", shard 2/5 of 12"), std::string::npos) << text;
-  const Results r = read_results(out, "ensemble");
+  const data::Results r = data::read_results(out, "ensemble");
   EXPECT_EQ(r.attributes.at("shard_index"), "2");
   EXPECT_EQ(r.attributes.at("shard_count"), "5");
   EXPECT_EQ(r.attributes.at("first"), "4");
@@ -210,18 +210,18 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
                         "[friction.params]\nF_C = 1.0\nf_v = 0.0\n[simulation]\nt_end = 1.0\ndt = 1e-3\n"
                         "[ensemble]\ndevice = \"cpu\"\n[ensemble.params]\nstiffness = \"linear:1:20:1000\"\n"
                         "drive_velocity = \"linear:0.01:0.3:1000\"\nmass = \"linear:1:2:200\"\n";  // 2e8 points
-  const SimulateConfig c = read_simulate_config(cfg);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(cfg);
   struct Started {};
   auto checks_pass = [&](const std::string& shard, const std::string& output = "") {
-    EnsembleRunOptions o;
+    workloads::EnsembleRunOptions o;
     o.shard = shard;
     o.output = output;
     o.start = [] { throw Started{}; };
     try {
-      run_ensemble(c, o);
+      workloads::run_ensemble(c, o);
     } catch (const Started&) {
       return std::string();
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       return std::string(e.what());
     }
     return std::string("ran");
@@ -234,7 +234,7 @@ TEST(EnsembleShards, LimitsApplyToTheShardsOwnPoints) {
   std::remove((streamed + ".partial").c_str());
   // The smallest split whose shards fit this machine passes every check.
   const std::uint64_t memory = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGE_SIZE));
-  const std::uint64_t per_point = ensemble_result_bytes(1, 3);
+  const std::uint64_t per_point = workloads::ensemble_result_bytes(1, 3);
   std::uint64_t n = 2;
   while ((200'000'000 + n - 1) / n * per_point > memory / 10 * 8) ++n;
   EXPECT_EQ(checks_pass(std::to_string(n - 1) + "/" + std::to_string(n)), "");
@@ -254,7 +254,7 @@ TEST(EnsemblePoint, SingleSimulationEqualsItsEnsembleRow) {
   ASSERT_EQ(run_cli("simulate " + cfg + " --point 11 -o " + one, &text), 0) << text;
   // Keys in name order, the last fastest: point 11 = (breakaway 1.5, mass 1, stiffness 20).
   EXPECT_NE(text.find("  point 11: breakaway = 1.5, mass = 1, stiffness = 20\n"), std::string::npos) << text;
-  const Results ens = read_results(map, "ensemble"), single = read_results(one, "results/metrics");
+  const data::Results ens = data::read_results(map, "ensemble"), single = data::read_results(one, "results/metrics");
   int compared = 0;
   for (const auto& d : single.datasets)
     for (const auto& e : ens.datasets)
@@ -264,7 +264,7 @@ TEST(EnsemblePoint, SingleSimulationEqualsItsEnsembleRow) {
         ++compared;
       }
   EXPECT_EQ(compared, 14) << "every metric";
-  EXPECT_EQ(read_any_log(one).front().size(), 2001u);  // the time series: t = 0 ... 2 s at dt 1e-3
+  EXPECT_EQ(data::read_any_log(one).front().size(), 2001u);  // the time series: t = 0 ... 2 s at dt 1e-3
   // One-line refusals: past the space, a point the ensemble does not run, other run flags.
   auto refused = [&](const std::string& args, const std::string& message) {
     EXPECT_EQ(run_cli("simulate " + cfg + " " + args + " -o " + tmp("point_bad.h5"), &text), 2) << text;
@@ -300,7 +300,7 @@ TEST(EnsembleMpi, TwoRanksEqualOneRun) {
   // The totals and the invalid examples are the whole space's.
   auto from = [](const std::string& t, const char* key) { return t.substr(t.find(key)); };
   EXPECT_EQ(from(text, "  stick-slip in "), from(whole, "  stick-slip in "));
-  const Results a = read_results(one, "ensemble"), b = read_results(two, "ensemble");
+  const data::Results a = data::read_results(one, "ensemble"), b = data::read_results(two, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)
     EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
@@ -326,17 +326,17 @@ TEST(EnsembleMpi, TwoRanksEqualOneRun) {
 // table along the scale `coordinate` (the names, their units in
 // `units_of_each`), no `format_version`; the same metric columns.
 void write_version_1(const std::string& current, const std::string& old) {
-  const Results r = read_results(current, "ensemble");
-  const std::vector<std::string> names = split_names(r.attributes.at("names"));
+  const data::Results r = data::read_results(current, "ensemble");
+  const std::vector<std::string> names = data::split_names(r.attributes.at("names"));
   const std::size_t n = std::stoull(r.attributes.at("count")), dims = names.size();
-  StreamColumn points{"points", dims, "", "coordinates of each point: " + r.attributes.at("names")};
+  data::StreamColumn points{"points", dims, "", "coordinates of each point: " + r.attributes.at("names")};
   points.long_name = "coordinates of each point";
   points.width_dimension = "coordinate";
   points.width_labels = names;
   std::vector<double> table(n * dims);
-  std::vector<StreamColumn> columns{points};
+  std::vector<data::StreamColumn> columns{points};
   std::vector<const double*> data{table.data()};
-  for (const ResultDataset& d : r.datasets) {
+  for (const data::ResultDataset& d : r.datasets) {
     const auto it = std::find(names.begin(), names.end(), d.name);
     if (it != names.end()) {
       columns[0].width_units.resize(dims);
@@ -352,10 +352,10 @@ void write_version_1(const std::string& current, const std::string& old) {
   std::map<std::string, std::string> attributes = r.attributes;
   attributes.erase("format_version");
   std::remove(old.c_str());
-  auto s = ResultsStream::create(old, "ensemble", columns, attributes, r.provenance, n, true,
-                                 std::stoull(r.attributes.at("first")));
+  auto s = data::ResultsStream::create(old, "ensemble", columns, attributes, r.provenance, n, true,
+                                       std::stoull(r.attributes.at("first")));
   if (n) s->append(n, data);
-  StreamCheckpoint done;
+  data::StreamCheckpoint done;
   done.rows = done.completed = n;
   s->checkpoint(done);
   s->finish();
@@ -380,27 +380,27 @@ TEST(EnsembleFormat, CoordinatesAreColumnsWithUnits) {
   std::string text;
   ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + out, &text), 0) << text;
   {
-    const h5::File f = h5::open_file(out);
-    const h5::Group g = h5::open_group(f.id(), "ensemble", out);
-    EXPECT_EQ(h5::read_int_attribute(g.id(), "format_version", out), kEnsembleFormatVersion);
-    EXPECT_FALSE(h5::has_child(g.id(), "points"));
-    EXPECT_FALSE(h5::has_child(g.id(), "coordinate"));
+    const data::h5::File f = data::h5::open_file(out);
+    const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", out);
+    EXPECT_EQ(data::h5::read_int_attribute(g.id(), "format_version", out), data::kEnsembleFormatVersion);
+    EXPECT_FALSE(data::h5::has_child(g.id(), "points"));
+    EXPECT_FALSE(data::h5::has_child(g.id(), "coordinate"));
     const std::map<std::string, std::pair<std::string, std::string>> expected{
         {"stiffness", {"N/m", "system quantity stiffness"}},
         {"mass", {"kg", "system quantity mass"}},
         {"breakaway", {"N", "system quantity breakaway"}}};
     for (const auto& [name, want] : expected) {
-      ASSERT_TRUE(h5::has_child(g.id(), name)) << name;
-      const h5::Dataset ds = h5::open_dataset(g.id(), name, out);
-      const auto info = h5::dataset_info(ds, out);
+      ASSERT_TRUE(data::h5::has_child(g.id(), name)) << name;
+      const data::h5::Dataset ds = data::h5::open_dataset(g.id(), name, out);
+      const auto info = data::h5::dataset_info(ds, out);
       EXPECT_EQ(info.dims, std::vector<unsigned long long>{12}) << name;
       EXPECT_EQ(info.type_class, H5T_FLOAT) << name;
-      EXPECT_EQ(h5::read_string_attribute(ds.id(), "units", out), want.first) << name;
-      EXPECT_EQ(h5::read_string_attribute(ds.id(), "long_name", out), want.second) << name;
+      EXPECT_EQ(data::h5::read_string_attribute(ds.id(), "units", out), want.first) << name;
+      EXPECT_EQ(data::h5::read_string_attribute(ds.id(), "long_name", out), want.second) << name;
     }
   }
-  const PointFile pf(out);
-  const std::vector<std::string> dims = split_names(read_results(out, "ensemble").attributes.at("names"));
+  const data::PointFile pf(out);
+  const std::vector<std::string> dims = data::split_names(data::read_results(out, "ensemble").attributes.at("names"));
   EXPECT_EQ(pf.dimensions(), dims);
   ASSERT_EQ(pf.dimension_units().size(), 3u);
   EXPECT_EQ(pf.dimension_units()[static_cast<std::size_t>(pf.dimension_index("stiffness"))], "N/m");
@@ -414,7 +414,7 @@ TEST(EnsembleFormat, CoordinatesAreColumnsWithUnits) {
   for (const auto& section : report::read_document(out).sections)
     for (const auto& fig : section.figures) labels.insert({fig.x_label, fig.y_label});
   EXPECT_TRUE(labels.count("breakaway [N]") && labels.count("mass [kg]"))
-      << "report axes: " << join_names({labels.begin(), labels.end()});
+      << "report axes: " << data::join_names({labels.begin(), labels.end()});
 }
 
 // Files of ensemble format_version 1 (a 2-D `points` table) still read:
@@ -428,9 +428,9 @@ TEST(EnsembleFormat, OlderFilesReadMergeIntoTheCurrentLayoutAndAreNotResumed) {
   std::string text;
   ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + one, &text), 0) << text;
   write_version_1(one, old);
-  ASSERT_TRUE(h5::has_child(h5::open_file(old).id(), "ensemble/points"));
+  ASSERT_TRUE(data::h5::has_child(data::h5::open_file(old).id(), "ensemble/points"));
   {
-    const PointFile a(one), b(old);
+    const data::PointFile a(one), b(old);
     EXPECT_EQ(b.dimensions(), a.dimensions());
     EXPECT_EQ(b.dimension_units(), a.dimension_units());
     EXPECT_EQ(b.metrics(), a.metrics());
@@ -450,12 +450,12 @@ TEST(EnsembleFormat, OlderFilesReadMergeIntoTheCurrentLayoutAndAreNotResumed) {
   const auto parts = run_shards(cfg, 3, "old");
   std::vector<std::string> v1;
   for (const auto& p : parts) v1.push_back(p + ".v1.h5"), write_version_1(p, v1.back());
-  const Results a = read_results(one, "ensemble");
+  const data::Results a = data::read_results(one, "ensemble");
   for (const std::string& list : {v1[2] + " " + v1[0] + " " + v1[1], v1[0] + " " + parts[1] + " " + v1[2]}) {
     const std::string merged = tmp("old_merged.h5");
     std::remove(merged.c_str());
     ASSERT_EQ(run_cli("merge " + list + " -o " + merged, &text), 0) << text;
-    const Results b = read_results(merged, "ensemble");
+    const data::Results b = data::read_results(merged, "ensemble");
     ASSERT_EQ(b.datasets.size(), a.datasets.size()) << list;
     for (size_t k = 0; k < a.datasets.size(); ++k) {
       EXPECT_EQ(a.datasets[k].name, b.datasets[k].name);
@@ -474,7 +474,7 @@ TEST(EnsembleFormat, OlderFilesReadMergeIntoTheCurrentLayoutAndAreNotResumed) {
   std::remove((out + ".partial").c_str());
   ASSERT_EQ(run_cli("simulate " + cfg + " -q --chunk 5 --max-chunks 1 -o " + out, &text), 0) << text;
   {
-    const h5::File f = h5::open_file(out + ".partial", /*write=*/true);
+    const data::h5::File f = data::h5::open_file(out + ".partial", /*write=*/true);
     ASSERT_GE(H5Adelete_by_name(f.id(), "ensemble", "format_version", H5P_DEFAULT), 0);
   }
   EXPECT_EQ(run_cli("simulate " + cfg + " -q --resume -o " + out, &text), 2) << text;
@@ -489,10 +489,10 @@ TEST(EnsembleFormat, OlderFilesReadMergeIntoTheCurrentLayoutAndAreNotResumed) {
   std::remove(newer.c_str());
   ASSERT_EQ(run_cli("simulate " + cfg + " -q -o " + newer, &text), 0) << text;
   {
-    const h5::File f = h5::open_file(newer, /*write=*/true);
-    const h5::Group g = h5::open_group(f.id(), "ensemble", newer);
+    const data::h5::File f = data::h5::open_file(newer, /*write=*/true);
+    const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", newer);
     ASSERT_GE(H5Adelete(g.id(), "format_version"), 0);
-    h5::write_int_attribute(g.id(), "format_version", kEnsembleFormatVersion + 1, newer);
+    data::h5::write_int_attribute(g.id(), "format_version", data::kEnsembleFormatVersion + 1, newer);
   }
   EXPECT_EQ(run_cli("map " + newer + " --list", &text), 2) << text;
   EXPECT_EQ(text, "stribeck: error: " + newer +

@@ -29,11 +29,11 @@ TEST(EvalDynamic, DahlAlongTraceMatchesClosedForm) {
   text << "time,velocity,extra\n";
   for (int i = 0; i < 30; ++i) text << 0.5 + i * 1e-3 << ",0.001," << i << "\n";
   write_file(in, text.str());
-  EvalOptions o{"dahl", {"sigma0=2e5", "F_C=2"}, in, out, -0.5};
-  const EvalSummary s = evaluate_file(o);
+  workloads::EvalOptions o{"dahl", {"sigma0=2e5", "F_C=2"}, in, out, -0.5};
+  const workloads::EvalSummary s = workloads::evaluate_file(o);
   EXPECT_EQ(s.samples, 30);
   ASSERT_EQ(s.columns.back(), "model_state");
-  CsvReader r(out);
+  data::CsvReader r(out);
   std::vector<double> v;
   std::vector<std::string_view> cells;
   int i = 0;
@@ -55,8 +55,8 @@ TEST(EvalDynamic, StateCarriesAcrossBlocks) {
   text << "time,velocity\n";
   for (int i = 0; i < 10000; ++i) text << i * 1e-3 << ",0.01\n";
   write_file(in, text.str());
-  evaluate_file(EvalOptions{"lugre", {}, in, out, std::nullopt});
-  CsvReader r(out);
+  workloads::evaluate_file(workloads::EvalOptions{"lugre", {}, in, out, std::nullopt});
+  data::CsvReader r(out);
   std::vector<double> v;
   std::vector<std::string_view> cells;
   int i = 0;
@@ -73,19 +73,19 @@ TEST(EvalDynamic, ErrorsAreOneLineAndLeaveNoOutput) {
   std::remove(out.c_str());
   write_file(in, "velocity\n0.1\n");
   try {
-    evaluate_file(EvalOptions{"lugre", {}, in, out, std::nullopt});
+    workloads::evaluate_file(workloads::EvalOptions{"lugre", {}, in, out, std::nullopt});
     FAIL();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("needs a 'time' column"), std::string::npos) << e.what();
   }
   write_file(in, "time,velocity\n0,0.1\n0.001,0.1\n0.001,0.2\n");
   try {
-    evaluate_file(EvalOptions{"dahl", {}, in, out, std::nullopt});
+    workloads::evaluate_file(workloads::EvalOptions{"dahl", {}, in, out, std::nullopt});
     FAIL();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find(":4: time 0.001 does not increase"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(evaluate_file(EvalOptions{"coulomb-viscous", {}, in, out, 0.0}), InputError);
+  EXPECT_THROW(workloads::evaluate_file(workloads::EvalOptions{"coulomb-viscous", {}, in, out, 0.0}), data::InputError);
   EXPECT_FALSE(std::ifstream(out).good());
 }
 

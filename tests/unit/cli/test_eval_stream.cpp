@@ -71,7 +71,7 @@ std::string foreign_log(const std::string& name, size_t n) {
     H5Pset_deflate(dcpl, 1);
     hid_t d = H5Dcreate2(g, ds_name, H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
-    h5::write_string_attribute(d, "units", unit, "test");
+    data::h5::write_string_attribute(d, "units", unit, "test");
     H5Dclose(d);
     H5Pclose(dcpl);
     H5Sclose(s);
@@ -88,36 +88,36 @@ std::string foreign_log(const std::string& name, size_t n) {
 TEST(EvalStream, Hdf5StaticLawEqualsTheModelOnReadLogBitForBit) {
   const size_t n = 150001;  // two 65,536-row blocks and a rest
   const std::string log = foreign_log("static.h5", n);
-  const Experiment e = read_log(log)[0];
+  const data::Experiment e = data::read_log(log)[0];
   const std::vector<std::string> assign = {"K_brk=1.5", "F_pr=50", "v_th=0.01"};
-  const auto p = resolve_params(require_model("simscape-cylinder"), assign);
+  const auto p = workloads::resolve_params(workloads::require_model("simscape-cylinder"), assign);
   const auto c = SimscapeCylinder::prepare(p.data());
   std::vector<double> want(n);
   for (size_t i = 0; i < n; ++i)
     want[i] = SimscapeCylinder::force(
         c, Sample<double>{e.channel("velocity")[i], e.channel("pressure_a")[i], e.channel("pressure_b")[i], 0.0});
   const std::string out_h5 = tmp("static_out.h5"), out_csv = tmp("static_out.csv");
-  EvalOptions o{"simscape-cylinder", assign, log, out_h5, std::nullopt, ""};
-  EXPECT_EQ(evaluate_file(o).samples, static_cast<long>(n));
+  workloads::EvalOptions o{"simscape-cylinder", assign, log, out_h5, std::nullopt, ""};
+  EXPECT_EQ(workloads::evaluate_file(o).samples, static_cast<long>(n));
   EXPECT_TRUE(same_bits(test::h5_column(out_h5, "eval/simscape-cylinder/model_force"), want));
   // The measured channels come back converted, as read_log gives them.
-  const Experiment back = read_log(out_h5)[0];
+  const data::Experiment back = data::read_log(out_h5)[0];
   EXPECT_EQ(back.name, "run");
   EXPECT_TRUE(same_bits(back.channel("velocity"), e.channel("velocity")));
   EXPECT_TRUE(same_bits(back.channel("pressure_b"), e.channel("pressure_b")));
   EXPECT_EQ(back.units.at("pressure_a"), "Pa");
   o.output = out_csv;
-  evaluate_file(o);
+  workloads::evaluate_file(o);
   EXPECT_TRUE(same_bits(test::csv_column(out_csv, "model_force"), want));
   EXPECT_TRUE(same_bits(test::csv_column(out_csv, "velocity"), e.channel("velocity")));
   // The in-memory entry point: the same numbers, threaded or not.
   std::vector<double> mem(n);
-  EvalInputs in;
+  workloads::EvalInputs in;
   in.n = n;
   in.velocity = e.channel("velocity").data();
   in.pressure_a = e.channel("pressure_a").data();
   in.pressure_b = e.channel("pressure_b").data();
-  evaluate_samples("simscape-cylinder", p, in, mem.data());
+  workloads::evaluate_samples("simscape-cylinder", p, in, mem.data());
   EXPECT_TRUE(same_bits(mem, want));
 }
 
@@ -139,16 +139,16 @@ TEST(EvalStream, VectorMathStaysWithinUlpsOfTheDefaultForEveryStaticLaw) {
     using M = typename decltype(tag)::type;
     SCOPED_TRACE(M::kId);
     ++laws;
-    const auto p = resolve_params(require_model(M::kId), {});
-    EvalInputs in;
+    const auto p = workloads::resolve_params(workloads::require_model(M::kId), {});
+    workloads::EvalInputs in;
     in.n = n;
     in.velocity = v.data();
     in.pressure_a = pa.data();
     in.pressure_b = pb.data();
     in.normal_force = fn.data();
-    evaluate_samples(M::kId, p, in, a.data());
+    workloads::evaluate_samples(M::kId, p, in, a.data());
     in.vector_math = true;
-    evaluate_samples(M::kId, p, in, b.data());
+    workloads::evaluate_samples(M::kId, p, in, b.data());
     double worst = 0, scale = 0;
     for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i]));
     for (size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
@@ -161,19 +161,20 @@ TEST(EvalStream, VectorMathStaysWithinUlpsOfTheDefaultForEveryStaticLaw) {
 TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {
   const size_t n = 70001;
   const std::string log = foreign_log("dynamic.h5", n);
-  const Experiment e = read_log(log)[0];
+  const data::Experiment e = data::read_log(log)[0];
   const std::vector<std::string> assign = {"sigma0=1e5", "sigma1=300"};
   const auto [force, z] = test::lugre_reference(e, assign, 1e-6);
   const std::string out = tmp("dynamic_out.h5");
-  evaluate_file(EvalOptions{"lugre", assign, log, out, 1e-6, ""});
+  workloads::evaluate_file(workloads::EvalOptions{"lugre", assign, log, out, 1e-6, ""});
   EXPECT_TRUE(same_bits(test::h5_column(out, "eval/lugre/model_force"), force));
   EXPECT_TRUE(same_bits(test::h5_column(out, "eval/lugre/model_state"), z));
   std::vector<double> mem_f(n), mem_z(n);
-  EvalInputs in;
+  workloads::EvalInputs in;
   in.n = n;
   in.velocity = e.channel("velocity").data();
   in.time = e.channel("time").data();
-  evaluate_samples("lugre", resolve_params(require_model("lugre"), assign), in, mem_f.data(), mem_z.data(), 1e-6);
+  workloads::evaluate_samples("lugre", workloads::resolve_params(workloads::require_model("lugre"), assign), in,
+                              mem_f.data(), mem_z.data(), 1e-6);
   EXPECT_TRUE(same_bits(mem_f, force));
   EXPECT_TRUE(same_bits(mem_z, z));
 }
@@ -181,17 +182,18 @@ TEST(EvalStream, Hdf5DynamicModelCarriesItsStateAcrossBlocks) {
 TEST(EvalStream, Hdf5ErrorsNameTheLogAndLeaveNoOutput) {
   const std::string log = foreign_log("errors.h5", 100), out = tmp("never.h5");
   try {
-    evaluate_file(EvalOptions{"20sim-cv", {}, log, out, std::nullopt, ""});
+    workloads::evaluate_file(workloads::EvalOptions{"20sim-cv", {}, log, out, std::nullopt, ""});
     ADD_FAILURE() << "no error";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find(log + ": experiment 'run': model 20sim-cv needs a 'normal_force'"),
               std::string::npos)
         << err.what();
   }
   try {
-    evaluate_file(EvalOptions{"simscape-cylinder", {"F_pr=1e308", "f_cfr=1e308"}, log, out, std::nullopt, ""});
+    workloads::evaluate_file(
+        workloads::EvalOptions{"simscape-cylinder", {"F_pr=1e308", "f_cfr=1e308"}, log, out, std::nullopt, ""});
     ADD_FAILURE() << "no error";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("experiment 'run': data row 1: the simscape-cylinder force is"),
               std::string::npos)
         << err.what();
@@ -217,10 +219,10 @@ TEST(EvalStream, EvalAcceptsTheFilesImportReads) {
   std::string text;
   ASSERT_EQ(test::run_cli("eval -m simscape-cylinder -i " + in + " -o " + out, &text), 0) << text;
   // The model on what import makes of the same file.
-  const Experiment e = read_any_log(in)[0];
+  const data::Experiment e = data::read_any_log(in)[0];
   ASSERT_EQ(e.size(), 3u);
   EXPECT_EQ(e.channel("velocity")[1], -0.25);
-  const auto p = resolve_params(require_model("simscape-cylinder"), {});
+  const auto p = workloads::resolve_params(workloads::require_model("simscape-cylinder"), {});
   const auto c = SimscapeCylinder::prepare(p.data());
   const auto got = test::csv_column(out, "model_force");
   ASSERT_EQ(got.size(), 3u);
@@ -234,7 +236,7 @@ TEST(EvalStream, EvalAcceptsTheFilesImportReads) {
   // A units row under the header (and units in header cells): converted to SI.
   write_file(in, "time\tvelocity\tpressure_a\tpressure_b\ns\tmm/s\tbar\tbar\n0\t100\t20\t10\n0.001\t-250\t25\t10\n");
   ASSERT_EQ(test::run_cli("eval -m simscape-cylinder -i " + in + " -o " + out, &text), 0) << text;
-  const Experiment u = read_any_log(in)[0];
+  const data::Experiment u = data::read_any_log(in)[0];
   EXPECT_EQ(u.channel("velocity")[1], -0.25);
   EXPECT_EQ(u.channel("pressure_a")[0], 2e6);
   const auto got_u = test::csv_column(out, "model_force");
@@ -253,8 +255,8 @@ TEST(EvalStream, OneTokenizerForEveryLineEndingAndBufferBoundary) {
                           : "\r");
   const std::string path = tmp("endings.csv");
   write_file(path, text);
-  const RawColumns mem = parse_delimited(text, path);
-  TextTable t(path);
+  const data::RawColumns mem = data::parse_delimited(text, path);
+  data::TextTable t(path);
   EXPECT_EQ(t.names(), (std::vector<std::string>{"time", "force"}));
   std::vector<double> row;
   size_t k = 0;
@@ -271,7 +273,7 @@ TEST(EvalStream, OneTokenizerForEveryLineEndingAndBufferBoundary) {
 
 TEST(EvalStream, CsvFieldsAreQuotedAsRfc4180Says) {
   std::string s;
-  append_csv_field(s, "plain");
+  data::append_csv_field(s, "plain");
   EXPECT_EQ(s, "plain");
   const std::pair<const char*, const char*> cases[] = {{"Force, N", "\"Force, N\""},
                                                        {"say \"hi\"", "\"say \"\"hi\"\"\""},
@@ -281,11 +283,11 @@ TEST(EvalStream, CsvFieldsAreQuotedAsRfc4180Says) {
                                                        {"semi;colon", "semi;colon"}};
   for (const auto& [in, want] : cases) {
     s.clear();
-    append_csv_field(s, in);
+    data::append_csv_field(s, in);
     EXPECT_EQ(s, want) << in;
   }
   s.clear();
-  append_csv_field(s, "semi;colon", ';');
+  data::append_csv_field(s, "semi;colon", ';');
   EXPECT_EQ(s, "\"semi;colon\"");
   // eval carries a header name holding a comma through, quoted, and the
   // reader reads it back as one column.
@@ -294,7 +296,7 @@ TEST(EvalStream, CsvFieldsAreQuotedAsRfc4180Says) {
   std::string text;
   ASSERT_EQ(test::run_cli("eval -m coulomb-viscous -i " + in + " -o " + out, &text), 0) << text;
   EXPECT_EQ(slurp(out).substr(0, slurp(out).find('\n')), "time,velocity,\"Force, N\",model_force");
-  CsvReader back(out);
+  data::CsvReader back(out);
   EXPECT_EQ(back.columns()[2], "Force, N");
   EXPECT_EQ(test::csv_column(out, "velocity"), (std::vector<double>{0.5, -0.5}));
 }
@@ -308,8 +310,8 @@ TEST(EvalStream, ImportStreamsTextIntoTheLogReadLogReads) {
   std::string log;
   ASSERT_EQ(test::run_cli("import " + in + " --constant pressure_b=3bar --attr rig=R2 -o " + out, &log), 0) << log;
   EXPECT_NE(log.find("150001 samples"), std::string::npos) << log;
-  const Experiment e = read_log(out)[0];
-  const Experiment want = read_any_log(in)[0];  // the same file read whole
+  const data::Experiment e = data::read_log(out)[0];
+  const data::Experiment want = data::read_any_log(in)[0];  // the same file read whole
   for (const char* ch : {"time", "position", "pressure_a"}) {
     SCOPED_TRACE(ch);
     EXPECT_TRUE(same_bits(e.channel(ch), want.channel(ch)));
@@ -334,7 +336,7 @@ TEST(EvalStream, ExportStreamsHdf5LogsAsWriteCsvDoes) {
   const std::string log = foreign_log("export.h5", 70001), a = tmp("exp_a.csv"), b = tmp("exp_b.csv");
   std::string text;
   ASSERT_EQ(test::run_cli("export " + log + " -o " + a, &text), 0) << text;
-  write_csv(b, read_log(log)[0]);
+  data::write_csv(b, data::read_log(log)[0]);
   EXPECT_EQ(slurp(a), slurp(b));
   EXPECT_NE(slurp(a).find("velocity [m/s]"), std::string::npos);
 }

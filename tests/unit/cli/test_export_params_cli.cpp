@@ -623,7 +623,7 @@ std::vector<double> documented_grid(double lo, double hi) {
 // The data's |v| range as documented: largest |v|, and the smallest (at most half of it).
 void data_range(const std::string& log, double& lo, double& hi) {
   lo = INFINITY, hi = 0;
-  for (const Experiment& e : read_any_log(log))
+  for (const data::Experiment& e : data::read_any_log(log))
     for (double v : e.channel("velocity")) lo = std::min(lo, std::abs(v)), hi = std::max(hi, std::abs(v));
   lo = std::min(lo, hi / 2);
 }
@@ -756,7 +756,7 @@ TEST(ExportParamsCli, PressureDependentLawsAreExportedAtTheDatasOperatingPoints)
   text = slurp(dir + "noisy.mo");
   records = modelica_records(text);
   ASSERT_EQ(records.size(), 2u) << text;
-  for (const Experiment& e : read_any_log(dir + "noisy.h5")) {
+  for (const data::Experiment& e : data::read_any_log(dir + "noisy.h5")) {
     SCOPED_TRACE(e.name);
     LD sum = 0;
     for (size_t i = 0; i < e.size(); ++i) sum += e.channel("pressure_a")[i] + e.channel("pressure_b")[i];
@@ -907,7 +907,8 @@ TEST(ExportParamsCli, StickSlipCheckStatesWhatTheSimulationGives) {
       num(p[0]) + "\nv_brk = " + num(p[1]) + "\nF_C = " + num(p[2]) + "\nf_v = " + num(p[3]) +
       "\n[simulation]\nt_end = 1.0\ndt = 1e-4\nmax_substeps = 256\n[metrics]\nv_stick = " + num(0.01 * v_d) +
       "\nv_breakaway = " + num(0.1 * v_d) + "\n";
-  const StickSlipMetrics<double> r = simulate_series(parse_simulate_config(cfg, "rig.toml")).summary.metrics;
+  const StickSlipMetrics<double> r =
+      workloads::simulate_series(workloads::parse_simulate_config(cfg, "rig.toml")).summary.metrics;
   ASSERT_GT(r.amp_spring_force, 1.0) << "a rig where the law matters";
   EXPECT_EQ(m[1].str() == "no stick-slip", r.stick_slip == 0);
   EXPECT_NEAR(std::stod(m[2]), r.amp_spring_force, 0.005 * r.amp_spring_force);
@@ -951,7 +952,7 @@ TEST(ExportParamsLibrary, OptionsCheckNamesTheWrongOption) {
     try {
       ident::export_params(bad);
       ADD_FAILURE() << "no error for " << what;
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   }

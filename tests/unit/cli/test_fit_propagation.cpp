@@ -105,7 +105,7 @@ TEST(FitPropagation, IdentifyJsonIsAFitToDrawFrom) {
     const std::string s = t;
     EXPECT_TRUE(s == "identity" || s == "log" || s.rfind("excess:", 0) == 0) << s;
   }
-  const FitPrior p = read_fit_prior(js, require_model("simscape-cylinder"), "test");
+  const workloads::FitPrior p = workloads::read_fit_prior(js, workloads::require_model("simscape-cylinder"), "test");
   EXPECT_EQ(p.names.size(), names.size());
   EXPECT_EQ(p.values.size(), j["parameters"].size());
 }

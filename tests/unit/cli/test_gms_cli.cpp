@@ -72,13 +72,13 @@ TEST_F(GmsCli, EvalIsTheTraceForm) {
   std::string out;
   ASSERT_EQ(cli("eval -q --model gms3 -p C=0.02 -p af_1=0.2 -i " + d_ + "trace.csv -o " + d_ + "out.csv", &out), 0)
       << out;
-  std::vector<double> p = require_model("gms3").defaults();
+  std::vector<double> p = workloads::require_model("gms3").defaults();
   p[Gms3::C] = 0.02;
   p[Gms3::af(0)] = 0.2;
   const auto c = Gms3::prepare(p.data());
   Gms3::State<double> st{};
   st.v_prev = v[0];
-  CsvReader r(d_ + "out.csv");
+  data::CsvReader r(d_ + "out.csv");
   const int fi = r.column("model_force"), zi = r.column("model_state");
   ASSERT_GE(fi, 0);
   ASSERT_GE(zi, 0);
@@ -201,7 +201,7 @@ TEST_F(GmsCli, ExportParamsOnlyToJson) {
 TEST(GmsGradients, TraceJetsMatchCentralDifferences) {
   using M = Gms3;
   using J = ceres::Jet<double, M::kNumParams>;
-  std::vector<double> p = require_model(M::kId).defaults();
+  std::vector<double> p = workloads::require_model(M::kId).defaults();
   p[M::sigma1] = 40;
   p[M::delta] = 1.5;
   std::vector<double> v;
@@ -234,7 +234,7 @@ TEST(GmsGradients, TraceJetsMatchCentralDifferences) {
       worst = std::max(worst, std::abs(fj[k].v[i] - fdiff));
       scale = std::max(scale, std::abs(fdiff));
     }
-    EXPECT_LT(worst, 1e-4 * scale + 1e-9) << require_model(M::kId).params[i].name;
+    EXPECT_LT(worst, 1e-4 * scale + 1e-9) << workloads::require_model(M::kId).params[i].name;
   }
 }
 

@@ -45,9 +45,9 @@ struct Point {
 // coordinates as one 2-D table), which the readers still read.
 void write_ensemble(const std::string& path, const std::string& names, int dims, const std::vector<Point>& pts) {
   std::remove(path.c_str());
-  Provenance p;
+  data::Provenance p;
   p.command_line = "test";
-  auto s = ResultsStream::create(
+  auto s = data::ResultsStream::create(
       path, "ensemble", {{"points", static_cast<std::uint64_t>(dims), "", ""}, {"m", 0, "", ""}, {"status", 0, "", ""}},
       {{"names", names}, {"count", std::to_string(pts.size())}}, p);
   std::vector<double> xs, ms, st;
@@ -76,16 +76,16 @@ TEST(HeatMap, GridCellsReduceTheirPointsThatFinished) {
   const std::string path = tmp("grid.h5");
   const auto pts = grid_points();
   write_ensemble(path, "a,b,c", 3, pts);
-  const PointFile f(path);
+  const data::PointFile f(path);
   EXPECT_EQ(f.kind(), "ensemble");
   EXPECT_EQ(f.rows(), pts.size());
   for (const std::string reduce : {"min", "max", "mean"}) {
-    HeatMapOptions o;
+    workloads::HeatMapOptions o;
     o.metric = "m";
     o.reduce = reduce;
     o.block_rows = 5;  // several blocks per pass
-    HeatMapSummary s;
-    const HeatMap map = build_heat_map(f, o, &s);
+    workloads::HeatMapSummary s;
+    const data::HeatMap map = workloads::build_heat_map(f, o, &s);
     ASSERT_EQ(map.x.centers, (std::vector<double>{1, 2, 3}));
     ASSERT_EQ(map.y.centers, (std::vector<double>{1, 10, 100}));
     EXPECT_FALSE(map.x.log);
@@ -123,13 +123,13 @@ TEST(HeatMap, GridCellsReduceTheirPointsThatFinished) {
 TEST(HeatMap, CombiningPointsNeedsReduceAndNamesWhatElseVaries) {
   const std::string path = tmp("refuse.h5");
   write_ensemble(path, "a,b,c", 3, grid_points());
-  const PointFile f(path);
-  HeatMapOptions o;
+  const data::PointFile f(path);
+  workloads::HeatMapOptions o;
   o.metric = "m";
   try {
-    build_heat_map(f, o);
+    workloads::build_heat_map(f, o);
     FAIL() << "expected a refusal";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string w = e.what();
     EXPECT_NE(w.find("18 points fall on 3 x 3 cells (the file also varies c)"), std::string::npos) << w;
     EXPECT_NE(w.find("--reduce min|max|mean"), std::string::npos) << w;
@@ -137,16 +137,16 @@ TEST(HeatMap, CombiningPointsNeedsReduceAndNamesWhatElseVaries) {
   // x = c, y = a: still 3 points per cell (b varies).
   o.x = "c";
   o.y = "a";
-  EXPECT_THROW(build_heat_map(f, o), InputError);
+  EXPECT_THROW(workloads::build_heat_map(f, o), data::InputError);
   // One point per cell needs no reduction: fix c by mapping a file without it.
   std::vector<Point> flat;
   for (const auto& q : grid_points())
     if (q.x[2] == 1) flat.push_back({{q.x[0], q.x[1]}, q.m, q.status});
   write_ensemble(tmp("flat.h5"), "a,b", 2, flat);
-  const PointFile g(tmp("flat.h5"));
-  HeatMapOptions one;
+  const data::PointFile g(tmp("flat.h5"));
+  workloads::HeatMapOptions one;
   one.metric = "m";
-  const HeatMap map = build_heat_map(g, one);
+  const data::HeatMap map = workloads::build_heat_map(g, one);
   EXPECT_DOUBLE_EQ(map.values[2 * 3 + 2], 3 + 20 + 100.0);
 }
 
@@ -159,14 +159,14 @@ TEST(HeatMap, RandomPointsAreBinnedOverTheirRange) {
     pts.push_back({{x, y}, x * y, 0});
   }
   write_ensemble(tmp("random.h5"), "x,y", 2, pts);
-  const PointFile f(tmp("random.h5"));
-  HeatMapOptions o;
+  const data::PointFile f(tmp("random.h5"));
+  workloads::HeatMapOptions o;
   o.metric = "m";
-  EXPECT_THROW(build_heat_map(f, o), InputError);  // binning always combines points
+  EXPECT_THROW(workloads::build_heat_map(f, o), data::InputError);  // binning always combines points
   o.reduce = "mean";
   o.bins = 4;
-  HeatMapSummary s;
-  const HeatMap map = build_heat_map(f, o, &s);
+  workloads::HeatMapSummary s;
+  const data::HeatMap map = workloads::build_heat_map(f, o, &s);
   EXPECT_TRUE(s.binned);
   ASSERT_EQ(map.x.centers.size(), 4u);
   double lo_x = 1, hi_x = 0, lo_y = 9, hi_y = 0;
@@ -198,23 +198,23 @@ TEST(HeatMap, RandomPointsAreBinnedOverTheirRange) {
   std::vector<Point> lg;
   for (int k = 0; k < 500; ++k) lg.push_back({{u(rng), std::pow(10.0, -7 + 2 * u(rng))}, 1.0, 0});
   write_ensemble(tmp("loguniform.h5"), "x,y", 2, lg);
-  const HeatMap lmap = build_heat_map(PointFile(tmp("loguniform.h5")), o);
+  const data::HeatMap lmap = workloads::build_heat_map(data::PointFile(tmp("loguniform.h5")), o);
   EXPECT_FALSE(lmap.x.log);
   EXPECT_TRUE(lmap.y.log);
 }
 
 TEST(HeatMap, RefusesBadOptionsNamingThem) {
   write_ensemble(tmp("opts.h5"), "a,b,c", 3, grid_points());
-  const PointFile f(tmp("opts.h5"));
-  auto message = [&](HeatMapOptions o) {
+  const data::PointFile f(tmp("opts.h5"));
+  auto message = [&](workloads::HeatMapOptions o) {
     try {
-      build_heat_map(f, o);
-    } catch (const InputError& e) {
+      workloads::build_heat_map(f, o);
+    } catch (const data::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
-  HeatMapOptions o;
+  workloads::HeatMapOptions o;
   o.reduce = "min";
   o.metric = "rmse";
   EXPECT_NE(message(o).find("no metric 'rmse' (it has m, status)"), std::string::npos) << message(o);
@@ -243,34 +243,34 @@ TEST(HeatMap, RefusesBadOptionsNamingThem) {
 }
 
 TEST(HeatMap, SvgColoursCellsFromSmallestToLargestAndGraysEmptyOnes) {
-  HeatMap m;
+  data::HeatMap m;
   m.title = "m over a & b";
   m.value_label = "m <N>";
   m.x = {"a", false, {0, 1, 2}, {0.5, 1.5}};
   m.y = {"b", true, {1, 10}, {3}};
   m.values = {2.0, NAN};
   m.points = {1, 0};
-  std::string svg = heat_map_svg(m);
+  std::string svg = data::heat_map_svg(m);
   EXPECT_NE(svg.find("m over a &amp; b"), std::string::npos);
   EXPECT_NE(svg.find("m &lt;N&gt;"), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#d0d0d0\"><title>a = 1.5, b = 3: no point"), std::string::npos);
   m.values = {2.0, 5.0};
-  svg = heat_map_svg(m);
+  svg = data::heat_map_svg(m);
   EXPECT_NE(svg.find("fill=\"#440154\"><title>a = 0.5, b = 3: 2 (1 point)"), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#fde725\"><title>a = 1.5"), std::string::npos);
-  EXPECT_EQ(viridis_hex(0.5), "#21908d");
+  EXPECT_EQ(data::viridis_hex(0.5), "#21908d");
   // Log colours: 1, 10, 100 sit at 0, 1/2, 1.
   m.x = {"a", false, {0, 1, 2, 3}, {0.5, 1.5, 2.5}};
   m.values = {1, 10, 100};
   m.points = {1, 1, 1};
   m.log_values = true;
-  svg = heat_map_svg(m);
+  svg = data::heat_map_svg(m);
   EXPECT_NE(svg.find("fill=\"#21908d\"><title>a = 1.5"), std::string::npos);
   m.values[0] = -1;
-  EXPECT_THROW(heat_map_svg(m), std::invalid_argument);
+  EXPECT_THROW(data::heat_map_svg(m), std::invalid_argument);
   m.values[0] = 1;
   m.points.pop_back();
-  EXPECT_THROW(heat_map_svg(m), std::invalid_argument);
+  EXPECT_THROW(data::heat_map_svg(m), std::invalid_argument);
 }
 
 TEST(HeatMap, ReadsSweepFilesAndRefusesOtherFiles) {
@@ -291,19 +291,19 @@ samples = 200
   const std::string sweep = tmp("sweep.h5");
   std::string out;
   ASSERT_EQ(test::run_cli("sweep " + cfg + " -o " + sweep + " -q", &out), 0) << out;
-  const PointFile f(sweep);
+  const data::PointFile f(sweep);
   EXPECT_EQ(f.kind(), "sweep");
-  HeatMapOptions o;
+  workloads::HeatMapOptions o;
   o.metric = "peak_force";
   o.x = "F_C";
   o.y = "F_brk";
-  const HeatMap map = build_heat_map(f, o);
+  const data::HeatMap map = workloads::build_heat_map(f, o);
   EXPECT_EQ(map.x.label, "F_C [N]");
   // Every cell equals the point's own value, read here straight from the file.
-  const h5::File h = h5::open_file(sweep);
-  const auto fc = h5::read_array<double>(h.id(), "sweep/F_C", H5T_NATIVE_DOUBLE, sweep);
-  const auto fb = h5::read_array<double>(h.id(), "sweep/F_brk", H5T_NATIVE_DOUBLE, sweep);
-  const auto pk = h5::read_array<double>(h.id(), "sweep/peak_force", H5T_NATIVE_DOUBLE, sweep);
+  const data::h5::File h = data::h5::open_file(sweep);
+  const auto fc = data::h5::read_array<double>(h.id(), "sweep/F_C", H5T_NATIVE_DOUBLE, sweep);
+  const auto fb = data::h5::read_array<double>(h.id(), "sweep/F_brk", H5T_NATIVE_DOUBLE, sweep);
+  const auto pk = data::h5::read_array<double>(h.id(), "sweep/peak_force", H5T_NATIVE_DOUBLE, sweep);
   ASSERT_EQ(pk.size(), 12u);
   for (size_t k = 0; k < pk.size(); ++k) {
     const auto i = std::find(map.x.centers.begin(), map.x.centers.end(), fc[k]) - map.x.centers.begin();
@@ -312,17 +312,17 @@ samples = 200
     ASSERT_LT(j, 3);
     EXPECT_EQ(map.values[j * 4 + i], pk[k]);
   }
-  EXPECT_THROW(PointFile{cfg}, InputError);  // not HDF5
+  EXPECT_THROW(data::PointFile{cfg}, data::InputError);  // not HDF5
   write_ensemble(tmp("one.h5"), "a", 1, {{{1.0}, 1.0, 0}, {{2.0}, 2.0, 0}});
-  const PointFile one(tmp("one.h5"));
-  HeatMapOptions m1;
+  const data::PointFile one(tmp("one.h5"));
+  workloads::HeatMapOptions m1;
   m1.metric = "m";
-  EXPECT_THROW(build_heat_map(one, m1), InputError);  // one varying quantity
+  EXPECT_THROW(workloads::build_heat_map(one, m1), data::InputError);  // one varying quantity
   // Fixed coordinates are passed over when choosing the axes.
   write_ensemble(
       tmp("fixed.h5"), "k,a,b", 3,
       {{{7.0, 1.0, 1.0}, 1.0, 0}, {{7.0, 2.0, 1.0}, 2.0, 0}, {{7.0, 1.0, 2.0}, 3.0, 0}, {{7.0, 2.0, 2.0}, 4.0, 2}});
-  const HeatMap fixed = build_heat_map(PointFile(tmp("fixed.h5")), m1);
+  const data::HeatMap fixed = workloads::build_heat_map(data::PointFile(tmp("fixed.h5")), m1);
   EXPECT_EQ(fixed.x.label, "a");
   EXPECT_EQ(fixed.y.label, "b");
   EXPECT_TRUE(std::isnan(fixed.values[3]));  // a = 2, b = 2: its point did not finish
@@ -363,30 +363,30 @@ TEST(HeatMap, MalformedFilesAreRefusedNamingTheDataset) {
   const auto pts = grid_points();
   auto refused = [&](const std::string& path, const std::string& expect) {
     try {
-      PointFile f(path);
-      HeatMapOptions o;
+      data::PointFile f(path);
+      workloads::HeatMapOptions o;
       o.metric = "m";
       o.reduce = "min";
-      build_heat_map(f, o);
+      workloads::build_heat_map(f, o);
       ADD_FAILURE() << path << ": no error";
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
     }
   };
   // A metric column cut short (or any column longer or shorter than the count).
   write_ensemble(tmp("short.h5"), "a,b,c", 3, pts);
   {
-    const h5::File h = h5::open_file(tmp("short.h5"), true);
-    h5::resize_column(h.id(), "ensemble/m", 5, "test");
+    const data::h5::File h = data::h5::open_file(tmp("short.h5"), true);
+    data::h5::resize_column(h.id(), "ensemble/m", 5, "test");
   }
   refused(tmp("short.h5"), "dataset 'ensemble/m' holds 5 rows, but the file has 18 points");
   // A 2-D metric (segfaulted: read as one value per point).
   {
     std::remove(tmp("wide.h5").c_str());
-    Provenance p;
-    auto s = ResultsStream::create(tmp("wide.h5"), "ensemble",
-                                   {{"points", 2, "", ""}, {"m", 2, "", ""}, {"status", 0, "", ""}},
-                                   {{"names", "a,b"}, {"count", "1"}}, p);
+    data::Provenance p;
+    auto s = data::ResultsStream::create(tmp("wide.h5"), "ensemble",
+                                         {{"points", 2, "", ""}, {"m", 2, "", ""}, {"status", 0, "", ""}},
+                                         {{"names", "a,b"}, {"count", "1"}}, p);
     const double x[2] = {1, 2}, m[2] = {3, 4}, st[1] = {0};
     s->append(1, {x, m, st});
     s->checkpoint({1, {}});
@@ -410,11 +410,11 @@ TEST(HeatMap, EveryPointIsDrawnOrCountedAsLeftOut) {
   pts[3].x[0] = NAN;         // ok, metric finite, no place on the map
   pts[5].m = INFINITY;       // ok, metric not finite (pts[4] is the one not ok)
   write_ensemble(tmp("left.h5"), "a,b,c", 3, pts);
-  HeatMapOptions o;
+  workloads::HeatMapOptions o;
   o.metric = "m";
   o.reduce = "mean";
-  HeatMapSummary s;
-  const HeatMap map = build_heat_map(PointFile(tmp("left.h5")), o, &s);
+  workloads::HeatMapSummary s;
+  const data::HeatMap map = workloads::build_heat_map(data::PointFile(tmp("left.h5")), o, &s);
   EXPECT_EQ(s.not_ok, 1u);
   EXPECT_EQ(s.non_finite, 1u);
   EXPECT_EQ(s.off_map, 1u);
@@ -425,7 +425,7 @@ TEST(HeatMap, EveryPointIsDrawnOrCountedAsLeftOut) {
   // A mean of values near DBL_MAX stays finite.
   write_ensemble(tmp("big.h5"), "a,b,c", 3,
                  {{{1, 1, 0}, 1.7e308, 0}, {{1, 1, 1}, 1.7e308, 0}, {{2, 1, 0}, 1.0, 0}, {{2, 1, 1}, 1.0, 0}});
-  const HeatMap big = build_heat_map(PointFile(tmp("big.h5")), o);
+  const data::HeatMap big = workloads::build_heat_map(data::PointFile(tmp("big.h5")), o);
   EXPECT_EQ(big.values[0], 1.7e308);
 }
 
@@ -435,12 +435,13 @@ TEST(HeatMap, FewRandomPointsAreBinnedNotTakenForAGrid) {
   std::vector<Point> pts;
   for (int k = 0; k < 300; ++k) pts.push_back({{u(rng), u(rng)}, 1.0, 0});  // 300 distinct values per axis
   write_ensemble(tmp("few.h5"), "x,y", 2, pts);
-  HeatMapOptions o;
+  workloads::HeatMapOptions o;
   o.metric = "m";
-  EXPECT_THROW(build_heat_map(PointFile(tmp("few.h5")), o), InputError);  // bins combine points: --reduce
+  EXPECT_THROW(workloads::build_heat_map(data::PointFile(tmp("few.h5")), o),
+               data::InputError);  // bins combine points: --reduce
   o.reduce = "mean";
-  HeatMapSummary s;
-  const HeatMap map = build_heat_map(PointFile(tmp("few.h5")), o, &s);
+  workloads::HeatMapSummary s;
+  const data::HeatMap map = workloads::build_heat_map(data::PointFile(tmp("few.h5")), o, &s);
   EXPECT_TRUE(s.binned);
   EXPECT_EQ(map.x.centers.size(), 48u);
 }
@@ -457,13 +458,13 @@ TEST(HeatMap, CliRefusesItsInputAsOutputAndZeroBins) {
 }
 
 TEST(HeatMap, CsvQuotesNamesThatNeedIt) {
-  HeatMap m;
+  data::HeatMap m;
   m.value_label = "m";
   m.x = {"a,b \"x\"", false, {0, 1}, {0.5}};
   m.y = {"y", false, {0, 1}, {0.5}};
   m.values = {2.0};
   m.points = {1};
-  write_heat_map(tmp("quoted.csv"), m);
+  data::write_heat_map(tmp("quoted.csv"), m);
   EXPECT_EQ(slurp(tmp("quoted.csv")), "\"a,b \"\"x\"\"\",y,m,points\n0.5,0.5,2,1\n");
 }
 

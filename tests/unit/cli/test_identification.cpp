@@ -45,7 +45,7 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_cli";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   const Truth t = truths()[0];  // simscape-translational
-  const Experiment e = synth(t, 2000, 77);
+  const data::Experiment e = synth(t, 2000, 77);
   {
     std::ofstream csv(dir + "/log.csv");
     csv << "velocity,force\n";
@@ -70,10 +70,10 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   EXPECT_NE(slurp(dir + "/out.txt").find("converged"), std::string::npos);
   // The results group holds fitted force + residual = measured force.
   {
-    h5::File f = h5::open_file(dir + "/fit.h5");
+    data::h5::File f = data::h5::open_file(dir + "/fit.h5");
     const std::string g = "identify_" + t.model + "/log/";
-    const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), g + "fitted_force", "test"), "test");
-    const auto resid = h5::read_doubles(h5::open_dataset(f.id(), g + "residual", "test"), "test");
+    const auto fitted = data::h5::read_doubles(data::h5::open_dataset(f.id(), g + "fitted_force", "test"), "test");
+    const auto resid = data::h5::read_doubles(data::h5::open_dataset(f.id(), g + "residual", "test"), "test");
     ASSERT_EQ(fitted.size(), e.size());
     ASSERT_EQ(resid.size(), e.size());
     for (size_t i = 0; i < e.size(); i += 97)
@@ -84,7 +84,7 @@ TEST(IdentifyCli, FitsACsvLogWritesJsonAndResultsAndRejectsBadInput) {
   EXPECT_NE(slurp(dir + "/out.txt").find("identify_" + t.model + "_2"), std::string::npos) << slurp(dir + "/out.txt");
   // Batch: each log fitted on its own, one CSV row per fit; --compare ranks models.
   {
-    const Experiment e2 = synth(t, 1500, 78);
+    const data::Experiment e2 = synth(t, 1500, 78);
     std::ofstream csv(dir + "/log2.csv");
     csv << "velocity,force\n";
     csv.precision(17);
@@ -156,9 +156,9 @@ TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   // Four pressure levels of the cylinder law, plus a decoy experiment that must not be fitted.
   const Truth t = truths()[3];  // simscape-cylinder-il
-  std::vector<Experiment> log;
+  std::vector<data::Experiment> log;
   for (int i = 0; i < 5; ++i) {
-    Experiment e = synth(t, 800, 60 + i, (1 + 2 * i) * 1e5);
+    data::Experiment e = synth(t, 800, 60 + i, (1 + 2 * i) * 1e5);
     e.name = i < 4 ? "p" + std::to_string(1 + 2 * i) + "bar" : "decoy";
     if (i == 4)
       for (auto& f : e.channels["force"]) f += 1000;
@@ -168,7 +168,7 @@ TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
       e.units[c] = c == "velocity" ? "m/s" : c == "force" || c == "normal_force" ? "N" : c == "time" ? "s" : "Pa";
     log.push_back(e);
   }
-  write_log(dir + "/rig.h5", log, Provenance{});
+  write_log(dir + "/rig.h5", log, data::Provenance{});
   const std::string cli = STRIBECK_CLI;
   std::string cmd =
       cli + " identify " + dir + "/rig.h5 --model " + t.model + " --json " + dir + "/fit.json -o " + dir + "/rig.h5";
@@ -182,22 +182,22 @@ TEST(IdentifyCli, HdfLogJointFitWithResultsWrittenNextToTheData) {
     EXPECT_LT(std::abs(p["value"].get<double>() - truth), 3 * p["std_error"].get<double>()) << name;
   }
   // The measured experiments read back unchanged; the results groups are skipped by read_log.
-  const auto back = read_log(dir + "/rig.h5");
+  const auto back = data::read_log(dir + "/rig.h5");
   ASSERT_EQ(back.size(), log.size());
   for (const auto& e : log) {
-    const auto it = std::find_if(back.begin(), back.end(), [&](const Experiment& b) { return b.name == e.name; });
+    const auto it = std::find_if(back.begin(), back.end(), [&](const data::Experiment& b) { return b.name == e.name; });
     ASSERT_NE(it, back.end()) << e.name;
     EXPECT_EQ(it->channel("force"), e.channel("force"));
   }
-  h5::File f = h5::open_file(dir + "/rig.h5");
+  data::h5::File f = data::h5::open_file(dir + "/rig.h5");
   const std::string g = "identify_" + t.model;
-  EXPECT_TRUE(h5::has_child(f.id(), g));
-  const auto res = h5::read_doubles(h5::open_dataset(f.id(), g + "/p5bar/residual", "test"), "test");
+  EXPECT_TRUE(data::h5::has_child(f.id(), g));
+  const auto res = data::h5::read_doubles(data::h5::open_dataset(f.id(), g + "/p5bar/residual", "test"), "test");
   ASSERT_EQ(res.size(), 800u);
   double ss = 0;
   for (double r : res) ss += r * r;
   EXPECT_NEAR(std::sqrt(ss / res.size()), t.noise, 0.15 * t.noise);
-  EXPECT_FALSE(h5::has_child(h5::open_group(f.id(), g, "test").id(), "decoy"));
+  EXPECT_FALSE(data::h5::has_child(data::h5::open_group(f.id(), g, "test").id(), "decoy"));
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
   return cols;
 }
 
-void write_csv(const std::string& path, const std::vector<Experiment>& log, const std::vector<std::string>& channels) {
+void write_csv(const std::string& path, const std::vector<data::Experiment>& log,
+               const std::vector<std::string>& channels) {
   std::ofstream csv(path);
   csv.precision(17);
   for (size_t c = 0; c < channels.size(); ++c) csv << (c ? "," : "") << channels[c];
@@ -73,8 +74,8 @@ double rms_difference(const std::vector<double>& a, const std::vector<double>& b
 TEST(FitDiagnosticsCli, TheReEvaluatedLawOfAFitWithoutABreakawayIsTheFittedLaw) {
   const std::string dir = test::temp_dir() + "/stribeck_fit_diagnostics_eval";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  write_log(dir + "/stroke.h5", generate_log(stroke(6, true)), Provenance{});
-  write_csv(dir + "/twin.csv", generate_log(stroke(6, false)),
+  write_log(dir + "/stroke.h5", workloads::generate_log(stroke(6, true)), data::Provenance{});
+  write_csv(dir + "/twin.csv", workloads::generate_log(stroke(6, false)),
             {"velocity", "pressure_a", "pressure_b", "friction_true"});
   std::string out;
   ASSERT_EQ(
@@ -99,15 +100,15 @@ TEST(FitDiagnosticsCli, TheReEvaluatedLawOfAFitWithoutABreakawayIsTheFittedLaw) 
   EXPECT_LT(rms_difference(twin["model_force"], twin["friction_true"]), 3.0);
 
   // Every sample fitted (velocity recorded): the same RMSE.
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder";
   g.params = params_of(g.model, {{"F_pr", 20}, {"K_brk", 1}, {"f_vfr", 100}});
   g.profile = "steps";
   g.pressure_levels = {2e5, 6e5};
   g.noise["force"] = 0.5;
   g.seed = 3;
-  const auto log = generate_log(g);
-  write_log(dir + "/steps.h5", log, Provenance{});
+  const auto log = workloads::generate_log(g);
+  write_log(dir + "/steps.h5", log, data::Provenance{});
   write_csv(dir + "/steps.csv", log, {"velocity", "pressure_a", "pressure_b", "force"});
   ASSERT_EQ(test::run_cli("identify " + dir + "/steps.h5 --model simscape-cylinder --json " + dir + "/fit.json", &out),
             0)

@@ -128,7 +128,7 @@ TEST(FilteredPathCli, ResultsCarryTimeAndTheLogsRowOfEverySample) {
   std::string text;
   ASSERT_EQ(run_cli("identify " + rack_log() + " --model coulomb-viscous --inertia --offset -o " + out, &text), 0)
       << text;
-  const Results r = read_results(out, "identify_coulomb-viscous/run");
+  const data::Results r = data::read_results(out, "identify_coulomb-viscous/run");
   auto values = [&](const std::string& n) {
     for (const auto& d : r.datasets)
       if (d.name == n) return d.values;
@@ -137,10 +137,10 @@ TEST(FilteredPathCli, ResultsCarryTimeAndTheLogsRowOfEverySample) {
   };
   const std::vector<double> rows = values("sample_index"), v = values("velocity"), fitted = values("fitted_force");
   // The time is the samples' coordinate (a dimension scale, as a log's).
-  h5::File f = h5::open_file(out);
+  data::h5::File f = data::h5::open_file(out);
   const std::vector<double> t =
-      h5::read_doubles(h5::open_dataset(f.id(), "identify_coulomb-viscous/run/time", "test"), "test");
-  const std::vector<Experiment> log = read_log(rack_log());
+      data::h5::read_doubles(data::h5::open_dataset(f.id(), "identify_coulomb-viscous/run/time", "test"), "test");
+  const std::vector<data::Experiment> log = data::read_log(rack_log());
   const auto& tl = log[0].channel("time");
   const auto& xl = log[0].channel("position");
   ASSERT_EQ(t.size(), fitted.size());
@@ -162,10 +162,10 @@ TEST(FilteredPathCli, ResultsCarryTimeAndTheLogsRowOfEverySample) {
   }
   EXPECT_EQ(agree, static_cast<int>(v.size()));
   // The samples are along the time dimension, not a bare index of zeros.
-  const h5::Dataset ds = h5::open_dataset(f.id(), "identify_coulomb-viscous/run/fitted_force", "test");
-  EXPECT_TRUE(h5::has_attribute(ds.id(), "DIMENSION_LIST"));
-  EXPECT_TRUE(h5::is_dimension_scale(f.id(), "identify_coulomb-viscous/run/time", "test"));
-  EXPECT_FALSE(h5::has_child(f.id(), "identify_coulomb-viscous/run/sample"));
+  const data::h5::Dataset ds = data::h5::open_dataset(f.id(), "identify_coulomb-viscous/run/fitted_force", "test");
+  EXPECT_TRUE(data::h5::has_attribute(ds.id(), "DIMENSION_LIST"));
+  EXPECT_TRUE(data::h5::is_dimension_scale(f.id(), "identify_coulomb-viscous/run/time", "test"));
+  EXPECT_FALSE(data::h5::has_child(f.id(), "identify_coulomb-viscous/run/sample"));
 }
 
 TEST(FilteredPathCli, PlotAndReportDrawTheForceVelocityFigures) {

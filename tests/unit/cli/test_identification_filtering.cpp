@@ -41,9 +41,10 @@ std::vector<double> params_of(const std::string& model, const std::map<std::stri
 // A closed-loop-like log: the multisine position of a positioning drive,
 // encoder noise on position, load-cell noise and offset on force; velocity
 // and acceleration withheld.
-std::vector<Experiment> multisine_log(const std::string& model, const std::map<std::string, double>& truth, double mass,
-                                      double offset, std::vector<double> levels, std::uint64_t seed) {
-  GeneratorOptions g;
+std::vector<data::Experiment> multisine_log(const std::string& model, const std::map<std::string, double>& truth,
+                                            double mass, double offset, std::vector<double> levels,
+                                            std::uint64_t seed) {
+  workloads::GeneratorOptions g;
   g.model = model;
   g.params = params_of(model, truth);
   g.profile = "multisine";
@@ -58,14 +59,14 @@ std::vector<Experiment> multisine_log(const std::string& model, const std::map<s
   g.offset = {{"force", offset}};
   g.seed = seed;
   g.omit = {"velocity", "acceleration"};
-  return generate_log(g);
+  return workloads::generate_log(g);
 }
 
 double rel(double x, double truth) { return std::abs(x - truth) / std::abs(truth); }
 
 // Fits at every cut-off; each named parameter within `tol` of the truth at
 // each, spread over the cut-offs within `tol`, mass inside its 95 % interval.
-void check_over_cutoffs(const std::vector<Experiment>& log, const std::string& model, FitOptions o,
+void check_over_cutoffs(const std::vector<data::Experiment>& log, const std::string& model, FitOptions o,
                         const std::map<std::string, double>& truth, const std::vector<double>& cutoffs, double tol) {
   std::map<std::string, std::pair<double, double>> range;  // min, max
   for (double fc : cutoffs) {
@@ -126,7 +127,7 @@ TEST(IdentificationFiltering, Issue23MassFromDerivedAccelerationIsUnbiased) {
   // The log of IdentifyCli.RecoversTheGeneratorsParametersMassAndOffset with
   // the generator's exact acceleration removed: identify derives it from the
   // velocity (reported in issue 23 as 2.1205 +/- 0.0051 kg for 2 kg).
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder-il";
   g.params = params_of(g.model, {{"F_pr", 40}, {"f_cfr", 3e-5}, {"R_brk", 1.4}, {"v_brk", 0.01}, {"f_v", 150}});
   g.profile = "plateaus";
@@ -137,7 +138,7 @@ TEST(IdentificationFiltering, Issue23MassFromDerivedAccelerationIsUnbiased) {
   g.offset = {{"force", 3}};
   g.seed = 4;
   g.omit = {"acceleration"};
-  const auto log = generate_log(g);
+  const auto log = workloads::generate_log(g);
   FitOptions o;
   o.inertia = true;
   o.offset = true;
@@ -165,13 +166,13 @@ TEST(IdentificationFiltering, Issue23MassFromDerivedAccelerationIsUnbiased) {
 
 TEST(IdentificationFiltering, LogsWithVelocityFitExactlyAsBefore) {
   // Velocity from the file and no inertia: nothing is derived, nothing filtered.
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "coulomb-viscous";
   g.params = params_of(g.model, {{"F_C", 20}, {"f_v", 100}});
   g.profile = "multisine";
   g.duration = 5;
   g.noise = {{"force", 0.5}};
-  const auto log = generate_log(g);
+  const auto log = workloads::generate_log(g);
   FitOptions on, off;
   off.parallel_filter = false;
   on.cutoff_hz = 7;  // no effect without derived channels
@@ -187,7 +188,7 @@ TEST(IdentificationFiltering, JitteredTimeStampsAreResampledBeforeFiltering) {
   // Time stamps jittered by up to +/-20 % of the 1 ms step (a logger without
   // a hardware clock): every channel is resampled onto a uniform grid first.
   const double m = 4.0, Fc = 15, fv = 80, w1 = 2 * kPi * 0.5, w2 = 2 * kPi * 1.7;
-  Experiment e;
+  data::Experiment e;
   e.name = "jitter";
   e.source = "test";
   std::uint64_t state = 12345;
@@ -227,7 +228,7 @@ TEST(IdentificationFiltering, DerivedChannelsOfALogAreDerivedAgainFromItsPositio
   // they would bias the mass; derived again, the fit is the position-only one.
   const auto log = multisine_log("coulomb-viscous", {{"F_C", 20.0}, {"f_v", 100.0}}, 5.0, 3.0, {}, 21);
   auto imported = log;
-  derive_channels(imported[0], {"velocity", "acceleration"});
+  data::derive_channels(imported[0], {"velocity", "acceleration"});
   ASSERT_TRUE(imported[0].attributes.count("derived_velocity"));
   FitOptions o;
   o.inertia = true;
@@ -249,7 +250,7 @@ TEST(IdentificationFiltering, DerivedChannelsOfALogAreDerivedAgainFromItsPositio
   try {
     ident::fit(no_position, "coulomb-viscous", o);
     ADD_FAILURE() << "a derived velocity without its position was fitted as a measurement";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("'velocity' was derived"), std::string::npos) << m;
     EXPECT_NE(m.find("--no-parallel-filter"), std::string::npos) << m;
@@ -263,7 +264,7 @@ TEST(IdentificationFiltering, ResampledTimeStampsMapKeptSamplesToTheNearestLogRo
   // Jittered time stamps are resampled before filtering: each kept sample's
   // row is the log's sample nearest to it in time, so results line up with
   // the log as stored.
-  Experiment e;
+  data::Experiment e;
   e.name = "jitter";
   e.source = "test";
   std::uint64_t state = 99;
@@ -277,8 +278,8 @@ TEST(IdentificationFiltering, ResampledTimeStampsMapKeptSamplesToTheNearestLogRo
     e.channels["position"].push_back(0.02 * std::sin(2 * kPi * 0.8 * t));
     e.channels["force"].push_back(std::cos(2 * kPi * 0.8 * t) > 0 ? 10.0 : -10.0);
   }
-  ParallelFilterSummary s;
-  const Experiment f = parallel_filter(e, {"velocity"}, {}, &s);
+  data::ParallelFilterSummary s;
+  const data::Experiment f = data::parallel_filter(e, {"velocity"}, {}, &s);
   ASSERT_TRUE(s.resampled);
   ASSERT_EQ(s.rows.size(), f.size());
   const auto& t = e.channel("time");
@@ -305,7 +306,7 @@ long double blackman(long double u) {
 TEST(IdentificationFiltering, BlackmanCutoffIsTheMinus3dBPoint) {
   for (double rate : {1000.0, 2500.0, 10000.0})
     for (double fc : {3.0, 10.0, 50.0, 100.0, 0.2 * rate}) {
-      const double T = blackman_half_width(fc, rate);
+      const double T = data::blackman_half_width(fc, rate);
       // Response at fc written out in long double.
       long double h = 0, sum = 0;
       for (long k = -static_cast<long>(T * rate) - 1; k <= static_cast<long>(T * rate) + 1; ++k) {
@@ -316,7 +317,7 @@ TEST(IdentificationFiltering, BlackmanCutoffIsTheMinus3dBPoint) {
       EXPECT_NEAR(static_cast<double>(h / sum), 1 / std::sqrt(2.0), 1e-6) << rate << " Hz, " << fc << " Hz";
       EXPECT_NEAR(T * fc, 0.41, 0.05) << "half-width scales as 1/cutoff";
     }
-  EXPECT_THROW(blackman_half_width(500, 1000), InputError);
+  EXPECT_THROW(data::blackman_half_width(500, 1000), data::InputError);
 }
 
 TEST(IdentificationFiltering, DerivedKinematicsAreTheFilteredTrueOnes) {
@@ -326,7 +327,7 @@ TEST(IdentificationFiltering, DerivedKinematicsAreTheFilteredTrueOnes) {
   // filtered by the same kernel; kept samples are decimated and keep away from
   // reversals and the ends by the kernel's support.
   const double rate = 1000, w1 = 2 * kPi * 0.7, w2 = 2 * kPi * 2.3;
-  Experiment e;
+  data::Experiment e;
   e.name = "sines";
   e.source = "test";
   std::vector<long double> v, a;
@@ -339,10 +340,10 @@ TEST(IdentificationFiltering, DerivedKinematicsAreTheFilteredTrueOnes) {
     e.channels["force"].push_back(static_cast<double>(std::sin(37.0L * t)));
   }
   for (double fc : {10.0, 40.0, 100.0}) {
-    ParallelFilterOptions po;
+    data::ParallelFilterOptions po;
     po.cutoff_hz = fc;
-    ParallelFilterSummary s;
-    const Experiment f = parallel_filter(e, {"velocity", "acceleration"}, po, &s);
+    data::ParallelFilterSummary s;
+    const data::Experiment f = data::parallel_filter(e, {"velocity", "acceleration"}, po, &s);
     const double T = s.half_width_s;
     EXPECT_EQ(s.decimation, std::max(1, static_cast<int>(std::lround(1.25 * T * rate))));
     ASSERT_GT(f.size(), 10u);
@@ -375,29 +376,29 @@ TEST(IdentificationFiltering, DerivedKinematicsAreTheFilteredTrueOnes) {
     EXPECT_NE(f.attributes.at("parallel_filter").find("decimation"), std::string::npos);
   }
   // What cannot be filtered is named.
-  ParallelFilterOptions bad;
+  data::ParallelFilterOptions bad;
   bad.cutoff_hz = 600;
-  EXPECT_THROW(parallel_filter(e, {"velocity"}, bad), InputError);
+  EXPECT_THROW(data::parallel_filter(e, {"velocity"}, bad), data::InputError);
   bad.cutoff_hz = 0.05;  // support longer than the strokes: no sample left
   try {
-    parallel_filter(e, {"velocity"}, bad);
+    data::parallel_filter(e, {"velocity"}, bad);
     ADD_FAILURE() << "no sample should be left";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("--no-parallel-filter"), std::string::npos) << err.what();
   }
-  Experiment no_time = e;
+  data::Experiment no_time = e;
   no_time.channels.erase("time");
-  EXPECT_THROW(parallel_filter(no_time, {"velocity"}), InputError);
+  EXPECT_THROW(data::parallel_filter(no_time, {"velocity"}), data::InputError);
 }
 
 TEST(IdentificationFiltering, GeneratorMultisineHasExactKinematicsAndOmitsChannels) {
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "coulomb-viscous";
   g.params = params_of(g.model, {});
   g.profile = "multisine";
   g.duration = 10;
   g.v_max = 0.2;
-  const auto log = generate_log(g);
+  const auto log = workloads::generate_log(g);
   const auto& t = log[0].channel("time");
   const auto& x = log[0].channel("position");
   const auto& v = log[0].channel("velocity");
@@ -415,16 +416,16 @@ TEST(IdentificationFiltering, GeneratorMultisineHasExactKinematicsAndOmitsChanne
   EXPECT_GT(reversals, 5);
   EXPECT_EQ(x[0], 0.0);
   g.omit = {"velocity", "acceleration"};
-  const auto without = generate_log(g);
+  const auto without = workloads::generate_log(g);
   EXPECT_FALSE(without[0].has("velocity"));
   EXPECT_FALSE(without[0].has("acceleration"));
   EXPECT_EQ(without[0].channel("force"), log[0].channel("force"));  // same noise stream
   g.omit = {"speed"};
-  EXPECT_THROW(generate_log(g), InputError);
+  EXPECT_THROW(workloads::generate_log(g), data::InputError);
   g.omit = {};
   g.band_lo_hz = 3;
   g.band_hi_hz = 1;
-  EXPECT_THROW(generate_log(g), InputError);
+  EXPECT_THROW(workloads::generate_log(g), data::InputError);
 }
 
 std::string slurp(const std::string& path) {

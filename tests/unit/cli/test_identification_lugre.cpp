@@ -37,7 +37,7 @@ std::string slurp(const std::string& path) {
 TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
   const std::string dir = stribeck::test::temp_dir() + "/stribeck_identify_lugre";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  const Experiment e = lugre_log(21);
+  const data::Experiment e = lugre_log(21);
   {
     std::ofstream csv(dir + "/log.csv");
     csv << "time,velocity,force\n";
@@ -71,9 +71,11 @@ TEST(IdentifyCliLuGre, FitsLuGreFromACsvLogToJson) {
     }
   EXPECT_NEAR(j["correlation"]["matrix"][2][2].get<double>(), 1.0, 1e-12);
   // The results group: the simulated force and residual add up to the measured force.
-  h5::File f = h5::open_file(dir + "/fit.h5");
-  const auto fitted = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/fitted_force", "test"), "test");
-  const auto resid = h5::read_doubles(h5::open_dataset(f.id(), "identify_lugre/log/residual", "test"), "test");
+  data::h5::File f = data::h5::open_file(dir + "/fit.h5");
+  const auto fitted =
+      data::h5::read_doubles(data::h5::open_dataset(f.id(), "identify_lugre/log/fitted_force", "test"), "test");
+  const auto resid =
+      data::h5::read_doubles(data::h5::open_dataset(f.id(), "identify_lugre/log/residual", "test"), "test");
   ASSERT_EQ(fitted.size(), e.size());
   ASSERT_EQ(resid.size(), e.size());
   double ss = 0;

@@ -35,14 +35,14 @@ std::string slurp(const std::string& path) {
 // the same numbers of (rad for m, N*m for N).
 std::string rotational_log(const std::string& name, const std::string& model, std::vector<double> params,
                            double duration) {
-  GeneratorOptions o;
+  workloads::GeneratorOptions o;
   o.model = model;
   o.params = std::move(params);
   o.rate_hz = 1000;
   o.duration = duration;
   o.noise["force"] = 0.01;
   o.offset["force"] = 0.2;
-  std::vector<Experiment> exps = generate_log(o);
+  std::vector<data::Experiment> exps = workloads::generate_log(o);
   for (auto& e : exps) {
     e.attributes["motion"] = "rotational";
     for (auto& [ch, unit] : e.units) {
@@ -55,7 +55,7 @@ std::string rotational_log(const std::string& name, const std::string& model, st
   }
   const std::string path = temp_dir() + name + ".h5";
   std::remove(path.c_str());
-  write_log(path, exps, Provenance{});
+  write_log(path, exps, data::Provenance{});
   return path;
 }
 
@@ -103,7 +103,7 @@ TEST(RotationalCli, GenericStaticLawInTorqueUnits) {
   EXPECT_EQ(p["offset"]["unit"], "N*m");
   EXPECT_EQ(f.json["force_unit"], "N*m");
   EXPECT_EQ(f.json["velocity_unit"], "rad/s");
-  const Results r = read_results(res, "identify_coulomb-viscous/joint");
+  const data::Results r = data::read_results(res, "identify_coulomb-viscous/joint");
   int checked = 0;
   for (const auto& d : r.datasets) {
     if (d.name != "fitted_force" && d.name != "residual" && d.name != "velocity") continue;
@@ -134,7 +134,7 @@ TEST(RotationalCli, StreamedFitInTorqueUnits) {
   EXPECT_EQ(f.json["parameters"]["f_v"]["unit"], "N*m/(rad/s)");
   EXPECT_EQ(f.json["parameters"]["offset"]["unit"], "N*m");
   EXPECT_EQ(f.json["force_unit"], "N*m");
-  const Results r = read_results(res, "identify_coulomb-viscous/joint");
+  const data::Results r = data::read_results(res, "identify_coulomb-viscous/joint");
   int checked = 0;
   for (const auto& d : r.datasets) {
     if (d.name != "fitted_force" && d.name != "residual") continue;
@@ -154,7 +154,7 @@ TEST(RotationalCli, BatchColumnsInTorqueUnits) {
   std::remove(res.c_str());
   std::string out;
   ASSERT_EQ(run_cli("identify " + log + " -m coulomb-viscous --offset --batch -o " + res, &out), 0) << out;
-  const Results r = read_results(res, "batch_fit");
+  const data::Results r = data::read_results(res, "batch_fit");
   std::map<std::string, std::string> units;
   for (const auto& d : r.datasets) units[d.name] = d.units;
   EXPECT_EQ(units["param_F_C"], "N*m");
@@ -165,12 +165,12 @@ TEST(RotationalCli, BatchColumnsInTorqueUnits) {
 
   // A translational log in the same batch is bad data, not fitted into
   // columns of the other units.
-  GeneratorOptions o;
+  workloads::GeneratorOptions o;
   o.model = "coulomb-viscous";
   o.params = {2.0, 0.5, 0.0};
   const std::string trans = temp_dir() + "trans_batch.h5";
   std::remove(trans.c_str());
-  write_log(trans, generate_log(o), Provenance{});
+  write_log(trans, workloads::generate_log(o), data::Provenance{});
   std::string mixed;
   run_cli("identify " + log + " " + trans + " -m coulomb-viscous --batch", &mixed);
   EXPECT_NE(mixed.find("is translational and the batch's first rotational"), std::string::npos) << mixed;
@@ -237,18 +237,18 @@ TEST(RotationalCli, DynamicLawStiffnessPerRadian) {
 }
 
 TEST(RotationalCli, RotationalBlockKeepsItsUnitsAndTheOffsetIsTorque) {
-  GeneratorOptions o;
+  workloads::GeneratorOptions o;
   o.model = "simscape-rotational";
   o.params = {2.5, 0.05, 2.0, 0.4};
   o.rate_hz = 1000;
   o.v_max = 1.0;
   o.offset["force"] = 0.2;
   o.noise["force"] = 0.01;
-  auto exps = generate_log(o);
+  auto exps = workloads::generate_log(o);
   for (auto& e : exps) e.name = "joint";
   const std::string log = temp_dir() + "rot_ss.h5";
   std::remove(log.c_str());
-  write_log(log, exps, Provenance{});
+  write_log(log, exps, data::Provenance{});
   const Fit f = identify(log, "-m simscape-rotational --offset", "rot_ss");
   ASSERT_EQ(f.rc, 0) << f.out;
   const auto& p = f.json["parameters"];

@@ -33,8 +33,8 @@ using ident::FitOptions;
 using ident::FitSummary;
 
 // Issue 23's simscape-cylinder plateau log (10 and 40 bar).
-GeneratorOptions cylinder(double rate_hz, double duration, double noise, std::uint64_t seed = 7) {
-  GeneratorOptions g;
+workloads::GeneratorOptions cylinder(double rate_hz, double duration, double noise, std::uint64_t seed = 7) {
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder";
   const ModelInfo& m = *find_model(g.model);
   g.params = m.defaults();
@@ -53,17 +53,17 @@ GeneratorOptions cylinder(double rate_hz, double duration, double noise, std::ui
   return g;
 }
 
-double truth(const GeneratorOptions& g, const std::string& name) {
+double truth(const workloads::GeneratorOptions& g, const std::string& name) {
   return g.params[find_model(g.model)->param_index(name)];
 }
 
-std::string write_h5(const std::string& name, const std::vector<Experiment>& log) {
+std::string write_h5(const std::string& name, const std::vector<data::Experiment>& log) {
   const std::string path = test::temp_dir() + name;
-  write_log(path, log, Provenance{});
+  write_log(path, log, data::Provenance{});
   return path;
 }
 
-std::vector<ident::LogStream> streams(const std::string& path, const std::vector<Experiment>& log) {
+std::vector<ident::LogStream> streams(const std::string& path, const std::vector<data::Experiment>& log) {
   std::vector<ident::LogStream> s;
   for (const auto& e : log) s.push_back({path, e.name, e.name});
   return s;
@@ -102,8 +102,8 @@ void expect_same_fit(const FitSummary& a, const FitSummary& b, double tol) {
 TEST(IdentificationStream, StreamedFitEqualsTheFitInMemory) {
   // 2 x 10 s at 1 kHz, noise 0.5 N; chunks of 3 blocks of 64 samples, so chunk
   // boundaries fall inside plateaus, ramps and at reversals.
-  const GeneratorOptions g = cylinder(1000, 10, 0.5);
-  const auto log = generate_log(g);
+  const workloads::GeneratorOptions g = cylinder(1000, 10, 0.5);
+  const auto log = workloads::generate_log(g);
   const std::string path = write_h5("stream_equal.h5", log);
   struct Case {
     const char* what;
@@ -152,9 +152,9 @@ TEST(IdentificationStream, StreamedFitEqualsTheFitInMemory) {
 // breakaway decaying at c_v = 400 s/m is below 1e-6 N) leaves the breakaway
 // open, and the fit is estimated again for the law without one.
 TEST(IdentificationStream, SignalsAreHandedOverOncePerSampleWhenTheQualityPhaseRunsAgain) {
-  GeneratorOptions g = cylinder(1000, 10, 0.5);
+  workloads::GeneratorOptions g = cylinder(1000, 10, 0.5);
   g.params[find_model(g.model)->param_index("c_v")] = 400;
-  auto log = generate_log(g);
+  auto log = workloads::generate_log(g);
   double max_abs_velocity = 0;
   for (double x : log[0].channel("velocity")) max_abs_velocity = std::max(max_abs_velocity, std::abs(x));
   for (auto& e : log) {
@@ -187,8 +187,8 @@ TEST(IdentificationStream, LongLogIsSearchedOnASubsampleAndPolishedOnEverySample
   // subsample, the polish on every sample, streamed.
   for (double noise : {0.0, 0.5}) {
     SCOPED_TRACE(noise);
-    const GeneratorOptions g = cylinder(2000, 10, noise, 11);
-    const auto log = generate_log(g);
+    const workloads::GeneratorOptions g = cylinder(2000, 10, noise, 11);
+    const auto log = workloads::generate_log(g);
     const std::string path = write_h5("stream_long_" + std::to_string(noise) + ".h5", log);
     FitOptions o;
     o.fix = {"v_th=1e-4"};
@@ -230,11 +230,11 @@ TEST(IdentificationStream, LongLogIsSearchedOnASubsampleAndPolishedOnEverySample
 TEST(IdentificationStream, SubsampleKeepsTheSlowSamplesAndEveryLoadLevel) {
   // Three pressure levels, one of them only 300 samples long, and a sine
   // velocity with a slow stretch at every reversal.
-  std::vector<Experiment> log;
+  std::vector<data::Experiment> log;
   const size_t lengths[] = {60000, 300, 60000};
   const double levels[] = {10e5, 25e5, 40e5};
   for (int l = 0; l < 3; ++l) {
-    Experiment e;
+    data::Experiment e;
     e.name = "p" + std::to_string(l);
     e.source = "test";
     const size_t n = lengths[l];
@@ -330,13 +330,13 @@ long peak_rss_kb(const std::string& args) {
 TEST(IdentificationStream, PlanStreamSaysWhichFitsStreamAndWhyNot) {
   // The decision identify --stream and Python share (fit_inputs.hpp): what
   // streams, under which names, and why a fit is held in memory instead.
-  const auto log = generate_log(cylinder(1000, 4, 0.5));
+  const auto log = workloads::generate_log(cylinder(1000, 4, 0.5));
   const std::string a = write_h5("plan_a.h5", log), b = write_h5("plan_b.h5", log);
   auto omit = cylinder(1000, 4, 0.5);
   omit.omit = {"velocity"};
-  const std::string no_v = write_h5("plan_no_v.h5", generate_log(omit));
+  const std::string no_v = write_h5("plan_no_v.h5", workloads::generate_log(omit));
   omit.omit = {"acceleration"};
-  const std::string no_a = write_h5("plan_no_a.h5", generate_log(omit));
+  const std::string no_a = write_h5("plan_no_a.h5", workloads::generate_log(omit));
   const std::string csv = test::temp_dir() + "plan.csv";
   ASSERT_EQ(test::run_cli("export " + a + " -e " + log[0].name + " -o " + csv + " -q"), 0);
   ident::StreamRequest q;
@@ -371,8 +371,8 @@ TEST(IdentificationStream, PlanStreamSaysWhichFitsStreamAndWhyNot) {
     EXPECT_EQ(mem[0].name, p.logs[0].name);
     EXPECT_EQ(mem[1].name, p.logs[1].name);
     two.experiments = {"nope"};
-    EXPECT_THROW(ident::plan_stream(two, o), InputError);
-    EXPECT_THROW(ident::load_fit_experiments(two.logs, two.experiments, {}), InputError);
+    EXPECT_THROW(ident::plan_stream(two, o), data::InputError);
+    EXPECT_THROW(ident::load_fit_experiments(two.logs, two.experiments, {}), data::InputError);
   }
   auto r = q;
   r.mode = ident::StreamMode::kNever;
@@ -423,8 +423,8 @@ TEST(IdentifyStreamCli, PeakMemoryDoesNotGrowWithTheLog) {
 }
 
 TEST(IdentifyStreamCli, OutputIsWrittenBlockByBlockAndEqualsTheInMemoryOne) {
-  const GeneratorOptions g = cylinder(1000, 10, 0.5);
-  const auto log = generate_log(g);
+  const workloads::GeneratorOptions g = cylinder(1000, 10, 0.5);
+  const auto log = workloads::generate_log(g);
   const std::string path = write_h5("cli_stream.h5", log);
   const std::string dir = test::temp_dir();
   const std::string args = " -m simscape-cylinder --fix v_th=1e-4 -q ";
@@ -433,8 +433,8 @@ TEST(IdentifyStreamCli, OutputIsWrittenBlockByBlockAndEqualsTheInMemoryOne) {
   EXPECT_NE(out.find("(streamed)"), std::string::npos) << out;
   ASSERT_EQ(test::run_cli("identify " + path + args + "--stream never -o " + dir + "m.h5", &out), 0) << out;
   for (const auto& e : log) {
-    const Results s = read_results(dir + "s.h5", "identify_simscape-cylinder/" + e.name);
-    const Results m = read_results(dir + "m.h5", "identify_simscape-cylinder/" + e.name);
+    const data::Results s = data::read_results(dir + "s.h5", "identify_simscape-cylinder/" + e.name);
+    const data::Results m = data::read_results(dir + "m.h5", "identify_simscape-cylinder/" + e.name);
     // fitted_force, residual and the scalar param_* variables (name order)
     ASSERT_EQ(s.datasets.size(), m.datasets.size());
     EXPECT_EQ(s.attributes.at("status"), m.attributes.at("status"));
@@ -450,10 +450,10 @@ TEST(IdentifyStreamCli, OutputIsWrittenBlockByBlockAndEqualsTheInMemoryOne) {
     }
   }
   // A streamed fit does not append to an existing file: one error line, exit 2, file untouched.
-  const auto before = read_results(dir + "s.h5", "identify_simscape-cylinder/" + log[0].name);
+  const auto before = data::read_results(dir + "s.h5", "identify_simscape-cylinder/" + log[0].name);
   EXPECT_EQ(test::run_cli("identify " + path + args + "--stream always -o " + dir + "s.h5", &out), 2);
   EXPECT_EQ(out.rfind("stribeck: error: ", 0), 0u) << out;
-  EXPECT_EQ(list_results(dir + "s.h5").size(), 2u);
+  EXPECT_EQ(data::list_results(dir + "s.h5").size(), 2u);
   // --stream always where streaming cannot work says why.
   EXPECT_EQ(test::run_cli("identify " + path + " -m lugre --stream always", &out), 2);
   EXPECT_NE(out.find("dynamic"), std::string::npos) << out;

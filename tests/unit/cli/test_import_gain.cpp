@@ -49,9 +49,9 @@ TEST(ImportGain, ScalesTheChannelAndKeepsTheScalingAsAttributes) {
   const std::string in = write_csv("gain_volt.csv", " [V]"), out = temp_dir() + "gain_volt.h5";
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " --gain force=35.15N/V,-1.2N -o " + out, &text), 0) << text;
-  const auto exps = read_log(out);
+  const auto exps = data::read_log(out);
   ASSERT_EQ(exps.size(), 1u);
-  const Experiment& e = exps[0];
+  const data::Experiment& e = exps[0];
   for (size_t i = 0; i < kT.size(); ++i) {
     EXPECT_DOUBLE_EQ(e.channel("force")[i], 35.15 * kVolt[i] - 1.2) << i;
     EXPECT_DOUBLE_EQ(e.channel("position")[i], kMm[i] * 1e-3) << i;  // other channels as before
@@ -83,7 +83,7 @@ TEST(ImportGain, UnitsPrefixesRepeatsAndHeaderlessColumns) {
                     &text),
             0)
       << text;
-  const Experiment e = read_log(out).at(0);
+  const data::Experiment e = data::read_log(out).at(0);
   for (size_t i = 0; i < kT.size(); ++i) {
     EXPECT_NEAR(e.channel("force")[i], 35.15 * kVolt[i] + 300.0, 1e-12) << i;
     EXPECT_NEAR(e.channel("position")[i], 2.5e-3 * kMm[i], 1e-15) << i;
@@ -94,13 +94,13 @@ TEST(ImportGain, UnitsPrefixesRepeatsAndHeaderlessColumns) {
   // A bare gain: a factor on the value as recorded (the schema's SI unit).
   const std::string in2 = write_csv("gain_bare.csv", ""), out2 = temp_dir() + "gain_bare.h5";
   ASSERT_EQ(run_cli("import " + in2 + " --gain F=-2 -o " + out2, &text), 0) << text;  // alias F = force
-  const Experiment e2 = read_log(out2).at(0);
+  const data::Experiment e2 = data::read_log(out2).at(0);
   for (size_t i = 0; i < kT.size(); ++i) EXPECT_DOUBLE_EQ(e2.channel("force")[i], -2 * kVolt[i]);
   EXPECT_EQ(e2.channel_attributes.at("force").at("raw_unit"), "1");
   // The attributes survive a second import of the written log (read_log).
   const std::string out3 = temp_dir() + "gain_again.h5";
   ASSERT_EQ(run_cli("import " + out + " -o " + out3, &text), 0) << text;
-  EXPECT_EQ(read_log(out3).at(0).channel_attributes.at("force").at("scaling"), "0.03515kN/V,+0.3kN");
+  EXPECT_EQ(data::read_log(out3).at(0).channel_attributes.at("force").at("scaling"), "0.03515kN/V,+0.3kN");
 }
 
 TEST(ImportGain, BadGainsAreOneLineExitTwoAndNoOutput) {
@@ -202,10 +202,10 @@ TEST(ImportGain, StreamingImportEvalAndTheBlockReaderKeepTheScaling) {
   }
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " --gain force=0.03515N/mV,2N -o " + log, &text), 0) << text;
-  ReadOptions o;
-  o.gains.push_back(parse_channel_gain("force=0.03515N/mV,2N"));
-  const Experiment whole = read_text_log(in, o);  // the whole-file reader
-  const Experiment e = read_log(log).at(0);
+  data::ReadOptions o;
+  o.gains.push_back(data::parse_channel_gain("force=0.03515N/mV,2N"));
+  const data::Experiment whole = data::read_text_log(in, o);  // the whole-file reader
+  const data::Experiment e = data::read_log(log).at(0);
   EXPECT_EQ(e.channel("force"), whole.channel("force"));  // bit-identical
   EXPECT_EQ(e.channel("velocity"), whole.channel("velocity"));
   for (size_t i = 0; i < kT.size(); ++i) EXPECT_NEAR(e.channel("force")[i], 35.15 * kVolt[i] + 2, 1e-12) << i;
@@ -215,7 +215,7 @@ TEST(ImportGain, StreamingImportEvalAndTheBlockReaderKeepTheScaling) {
   EXPECT_EQ(e.channel_attributes.at("force").at("gain_unit"), "N/mV");
   EXPECT_EQ(e.channel_attributes.count("velocity"), 0u);
 
-  const LogBlockReader r(log, "");
+  const data::LogBlockReader r(log, "");
   EXPECT_EQ(r.channel_attributes("force"), e.channel_attributes.at("force"));
   EXPECT_TRUE(r.channel_attributes("velocity").empty());
   std::vector<double> f(r.length());
@@ -223,7 +223,7 @@ TEST(ImportGain, StreamingImportEvalAndTheBlockReaderKeepTheScaling) {
   EXPECT_EQ(f, e.channel("force"));
 
   ASSERT_EQ(run_cli("eval -m coulomb-viscous -i " + log + " -o " + evaluated, &text), 0) << text;
-  const Experiment ev = read_log(evaluated).at(0);
+  const data::Experiment ev = data::read_log(evaluated).at(0);
   EXPECT_EQ(ev.channel_attributes, e.channel_attributes);
   EXPECT_EQ(ev.channel("force"), e.channel("force"));
 }
@@ -251,16 +251,16 @@ TEST(ImportGain, MatlabInputsAreScaledToo) {
   ASSERT_EQ(run_cli("import " + path + " --gain force=20A,5N -o " + out, &text), 2) << text;  // A is no force unit
   EXPECT_NE(text.find("unknown unit 'A'"), std::string::npos) << text;
   ASSERT_EQ(run_cli("import " + path + " --gain force=20N/A,5N -o " + out, &text), 0) << text;
-  const Experiment e = read_log(out).at(0);
+  const data::Experiment e = data::read_log(out).at(0);
   for (size_t i = 0; i < kT.size(); ++i) EXPECT_DOUBLE_EQ(e.channel("force")[i], 20 * kVolt[i] + 5) << i;
   EXPECT_EQ(e.channel_attributes.at("force").at("raw_unit"), "A");
-  ReadOptions o;
-  o.gains.push_back(parse_channel_gain("force=20N/A,5N"));
-  const auto direct = read_any_log(path, o);  // what identify reads
+  data::ReadOptions o;
+  o.gains.push_back(data::parse_channel_gain("force=20N/A,5N"));
+  const auto direct = data::read_any_log(path, o);  // what identify reads
   ASSERT_EQ(direct.size(), 1u);
   EXPECT_EQ(direct[0].channel("force"), e.channel("force"));
-  o.gains[0] = parse_channel_gain("position=2mm/V");
-  EXPECT_THROW(read_any_log(path, o), InputError);  // no such channel in the file
+  o.gains[0] = data::parse_channel_gain("position=2mm/V");
+  EXPECT_THROW(data::read_any_log(path, o), data::InputError);  // no such channel in the file
 #endif
 }
 

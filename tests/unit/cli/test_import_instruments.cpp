@@ -42,8 +42,8 @@ std::string rows(size_t n = 20, const std::string& tail = "") {
   return s;
 }
 
-Experiment only_experiment(const std::string& log) {
-  const auto exps = read_log(log);
+data::Experiment only_experiment(const std::string& log) {
+  const auto exps = data::read_log(log);
   EXPECT_EQ(exps.size(), 1u);
   return exps.at(0);
 }
@@ -73,7 +73,7 @@ TEST(ImportInstrumentsCli, VendorPreambleAboveTheHeaderIsSkippedAndReported) {
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " -o " + log, &text), 0) << text;
   EXPECT_NE(text.find("header on line 5"), std::string::npos) << text;
-  const Experiment e = only_experiment(log);
+  const data::Experiment e = only_experiment(log);
   ASSERT_EQ(e.size(), 20u);
   EXPECT_EQ(e.channels.size(), 3u);
   EXPECT_DOUBLE_EQ(e.channels.at("position")[4], 0.002);
@@ -83,7 +83,7 @@ TEST(ImportInstrumentsCli, VendorPreambleAboveTheHeaderIsSkippedAndReported) {
   // Said explicitly, the same log; a header row past the end is refused.
   for (const std::string opt : {"--header-row 5", "--skip-rows 4"}) {
     ASSERT_EQ(run_cli("import " + in + " " + opt + " -o " + log, &text), 0) << opt << "\n" << text;
-    const Experiment f = only_experiment(log);
+    const data::Experiment f = only_experiment(log);
     EXPECT_EQ(f.channels.at("force"), e.channels.at("force")) << opt;
   }
   expect_refused(in + " --header-row 40", {in, "header row 40", "past the end"});
@@ -99,7 +99,7 @@ TEST(ImportInstrumentsCli, TitleLineAboveTheHeaderIsSkipped) {
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " -o " + log, &text), 0) << text;
   EXPECT_NE(text.find("header on line 2"), std::string::npos) << text;
-  const Experiment e = only_experiment(log);
+  const data::Experiment e = only_experiment(log);
   ASSERT_EQ(e.size(), 12u);
   EXPECT_DOUBLE_EQ(e.channels.at("time")[11], 0.022);
   EXPECT_DOUBLE_EQ(e.channels.at("velocity")[11], 0.033);
@@ -125,7 +125,7 @@ TEST(ImportInstrumentsCli, UnnamedSpreadsheetColumnsAreLeftOutUnlessMapped) {
   std::string text;
   for (const std::string& in : {excel, pandas}) {
     ASSERT_EQ(run_cli("import " + in + " -o " + log, &text), 0) << in << "\n" << text;
-    const Experiment e = only_experiment(log);
+    const data::Experiment e = only_experiment(log);
     EXPECT_EQ(e.channels.size(), 3u) << in;
     EXPECT_TRUE(e.has("time") && e.has("position") && e.has("force")) << in;
     // --columns mapping only named columns takes them too.
@@ -175,7 +175,7 @@ TEST(ImportInstrumentsCli, DuplicateNamesAreResolvedByColumns) {
   const std::string log = temp_dir() + "dup.h5";
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " --columns time=2 --keep-unmapped -o " + log, &text), 0) << text;
-  const Experiment e = only_experiment(log);
+  const data::Experiment e = only_experiment(log);
   EXPECT_EQ(e.channels.size(), 3u);
   EXPECT_DOUBLE_EQ(e.channels.at("time")[3], 0.035);
   EXPECT_DOUBLE_EQ(e.channels.at("force")[3], 3.5);
@@ -189,7 +189,7 @@ TEST(ImportInstrumentsCli, TimeShiftMovesAFilesTime) {
   std::string text;
   ASSERT_EQ(run_cli("import " + in + " --time-shift 1.5 -o " + log, &text), 0) << text;
   EXPECT_NE(text.find("time shifted by 1.5 s"), std::string::npos) << text;
-  const Experiment e = only_experiment(log);
+  const data::Experiment e = only_experiment(log);
   EXPECT_DOUBLE_EQ(e.channels.at("time")[0], 1.5);
   EXPECT_DOUBLE_EQ(e.channels.at("time")[10], 1.51);
   EXPECT_EQ(e.attributes.at("time_shift"), "1.5");
@@ -216,7 +216,7 @@ TEST(ImportInstrumentsCli, TwoClocksAreMergedOverTheirOverlap) {
       run_cli("import " + fa + " " + fb + " --time-shift 0 --time-shift 0.3 --align first -n rig -o " + log, &text), 0)
       << text;
   EXPECT_NE(text.find("overlap 0.3 to 2 s"), std::string::npos) << text;
-  Experiment e = only_experiment(log);
+  data::Experiment e = only_experiment(log);
   EXPECT_EQ(e.name, "rig");
   ASSERT_EQ(e.size(), 341u);
   EXPECT_DOUBLE_EQ(e.channels.at("time").front(), 0.3);

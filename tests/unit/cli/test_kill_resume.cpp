@@ -105,7 +105,7 @@ TEST(KillResume, KilledEnsembleResumesToTheSameFile) {
   const long resumed = std::stol(text.substr(text.rfind(' ', at - 1) + 1));
   EXPECT_GT(resumed, 0) << text;
   EXPECT_LT(resumed, 1000) << text;
-  const Results a = read_results(one, "ensemble"), b = read_results(out, "ensemble");
+  const data::Results a = data::read_results(one, "ensemble"), b = data::read_results(out, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)
     EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
@@ -130,13 +130,13 @@ TEST(KillResume, KilledSweepResumesToTheSameFile) {
   ASSERT_TRUE(exists(out + ".partial"));
   // Killed at any instant, possibly while it committed a checkpoint: the
   // file is its last checkpoint once the journal is completed.
-  settle_partial(out + ".partial");
-  const SweepFile partial = read_sweep_file(out + ".partial");
+  data::settle_partial(out + ".partial");
+  const data::SweepFile partial = data::read_sweep_file(out + ".partial");
   EXPECT_GT(partial.progress.completed, 0u);
   EXPECT_LT(partial.progress.completed, 400000u);
   const std::string log = tmp("sweep_resume.log");
   ASSERT_EQ(run({"sweep", cfg, "-q", "--chunk", "4096", "--resume", "-o", out}, log), 0) << slurp(log);
-  const SweepFile a = read_sweep_file(one), b = read_sweep_file(out);
+  const data::SweepFile a = data::read_sweep_file(one), b = data::read_sweep_file(out);
   EXPECT_TRUE(b.complete);
   EXPECT_EQ(a.rows.status, b.rows.status);
   EXPECT_TRUE(same_bits(a.rows.params, b.rows.params));
@@ -149,7 +149,7 @@ TEST(KillResume, KilledSweepResumesToTheSameFile) {
 // attributes (but the command line and date), top-K table and force traces.
 void expect_same_results(const std::string& a, const std::string& b, const std::string& group,
                          const std::string& what) {
-  const Results ra = read_results(a, group), rb = read_results(b, group);
+  const data::Results ra = data::read_results(a, group), rb = data::read_results(b, group);
   ASSERT_EQ(ra.datasets.size(), rb.datasets.size()) << what;
   for (size_t k = 0; k < ra.datasets.size(); ++k) {
     EXPECT_EQ(ra.datasets[k].name, rb.datasets[k].name) << what;
@@ -163,12 +163,12 @@ void expect_same_results(const std::string& a, const std::string& b, const std::
   EXPECT_EQ(computed(ra.attributes), computed(rb.attributes)) << what;
   EXPECT_EQ(ra.numbers, rb.numbers) << what;
   std::vector<std::string> tables{"top_k"};
-  for (const std::string& t : stream_subgroups(a, group, "trajectories"))
-    for (const std::string& e : stream_subgroups(a, group, "trajectories/" + t))
+  for (const std::string& t : data::stream_subgroups(a, group, "trajectories"))
+    for (const std::string& e : data::stream_subgroups(a, group, "trajectories/" + t))
       tables.push_back("trajectories/" + t + "/" + e);
-  EXPECT_EQ(stream_subgroups(a, group, "trajectories"), stream_subgroups(b, group, "trajectories")) << what;
+  EXPECT_EQ(data::stream_subgroups(a, group, "trajectories"), data::stream_subgroups(b, group, "trajectories")) << what;
   for (const std::string& t : tables) {
-    const StreamTable ta = read_stream_table(a, group, t), tb = read_stream_table(b, group, t);
+    const data::StreamTable ta = data::read_stream_table(a, group, t), tb = data::read_stream_table(b, group, t);
     ASSERT_EQ(ta.data.size(), tb.data.size()) << what << ": table " << t;
     for (size_t c = 0; c < ta.data.size(); ++c)
       EXPECT_TRUE(same_bits(ta.data[c], tb.data[c])) << what << ": table " << t << " column " << ta.columns[c].name;

@@ -79,7 +79,7 @@ TEST(OutputSafety, UnusableOutputsAreRefusedBeforeTheRun) {
   EXPECT_EQ(slurp(sweep), sweep_text);
   EXPECT_FALSE(exists(dir + ".partial"));
   EXPECT_TRUE(std::filesystem::is_empty(dir));
-  EXPECT_THROW(check_output_path(""), InputError);
+  EXPECT_THROW(data::check_output_path(""), data::InputError);
 }
 
 TEST(OutputSafety, SignalsRemoveWriteThenRenameTemporaries) {
@@ -89,7 +89,7 @@ TEST(OutputSafety, SignalsRemoveWriteThenRenameTemporaries) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      AtomicFile f(dir + "/out.csv");
+      data::AtomicFile f(dir + "/out.csv");
       std::fputs("half a file", f.stream());
       std::fflush(f.stream());
       std::raise(sig);
@@ -169,26 +169,26 @@ TEST(OutputSafety, OtherCommandsRefuseBeforeTouchingAnything) {
 // before the first chunk. The partial file then holds no work and is removed;
 // a copy of it taken at that moment (what a kill would leave) resumes.
 TEST(OutputSafety, FailureBeforeTheFirstChunkLeavesNoPartialAndAKillThereResumes) {
-  const SimulateConfig c = read_simulate_config(test::write_stiction_grid(tmp("early.toml")));
+  const workloads::SimulateConfig c = workloads::read_simulate_config(test::write_stiction_grid(tmp("early.toml")));
   const std::string out = tmp("early.h5"), one = tmp("early_one.h5"), snapshot = tmp("early_snapshot.h5");
-  EnsembleRunOptions o;
+  workloads::EnsembleRunOptions o;
   o.output = out;
   o.start = [&] {
     std::filesystem::copy_file(out + ".partial", snapshot);
     throw std::runtime_error("stopped before the first chunk");
   };
-  EXPECT_THROW(run_ensemble(c, o), std::runtime_error);
+  EXPECT_THROW(workloads::run_ensemble(c, o), std::runtime_error);
   EXPECT_FALSE(exists(out + ".partial"));
   EXPECT_FALSE(exists(out));
   std::filesystem::copy_file(snapshot, out + ".partial");
   o.start = nullptr;
   o.resume = true;
-  const EnsembleResult resumed = run_ensemble(c, o);
+  const workloads::EnsembleResult resumed = workloads::run_ensemble(c, o);
   EXPECT_TRUE(resumed.finished);
-  EnsembleRunOptions plain;
+  workloads::EnsembleRunOptions plain;
   plain.output = one;
-  const EnsembleResult whole = run_ensemble(c, plain);
-  const Results a = read_results(out, "ensemble"), b = read_results(one, "ensemble");
+  const workloads::EnsembleResult whole = workloads::run_ensemble(c, plain);
+  const data::Results a = data::read_results(out, "ensemble"), b = data::read_results(one, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)
     EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
@@ -221,12 +221,12 @@ TEST(OutputSafety, EmptyShardsMergeInAnyOrder) {
       std::string text;
       ASSERT_EQ(run_cli("merge" + args + " -o " + merged, &text), 0) << text;
       if (is_sweep) {
-        const SweepFile a = read_sweep_file(merged), b = read_sweep_file(one);
+        const data::SweepFile a = data::read_sweep_file(merged), b = data::read_sweep_file(one);
         EXPECT_TRUE(same_bits(a.rows.metrics, b.rows.metrics));
         EXPECT_TRUE(same_bits(a.rows.params, b.rows.params));
         EXPECT_EQ(a.rows.count, 2u);
       } else {
-        const Results a = read_results(merged, "ensemble"), b = read_results(one, "ensemble");
+        const data::Results a = data::read_results(merged, "ensemble"), b = data::read_results(one, "ensemble");
         ASSERT_EQ(a.datasets.size(), b.datasets.size());
         for (size_t k = 0; k < a.datasets.size(); ++k)
           EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values));

@@ -40,19 +40,19 @@ struct Written {
 };
 
 std::string string_attribute(hid_t obj, const char* name) {
-  return h5::has_attribute(obj, name) ? h5::read_string_attribute(obj, name, name) : std::string();
+  return data::h5::has_attribute(obj, name) ? data::h5::read_string_attribute(obj, name, name) : std::string();
 }
 
 // The datasets of group `group` of `path` by name.
 std::map<std::string, Written> datasets(const std::string& path, const std::string& group) {
   std::map<std::string, Written> out;
-  const h5::File f = h5::open_file(path);
-  const h5::Group g = h5::open_group(f.id(), group, path);
-  for (const h5::Child& c : h5::children(g.id(), path)) {
-    if (c.kind != h5::Kind::kDataset) continue;
-    const h5::Dataset d = h5::open_dataset(g.id(), c.name, path);
+  const data::h5::File f = data::h5::open_file(path);
+  const data::h5::Group g = data::h5::open_group(f.id(), group, path);
+  for (const data::h5::Child& c : data::h5::children(g.id(), path)) {
+    if (c.kind != data::h5::Kind::kDataset) continue;
+    const data::h5::Dataset d = data::h5::open_dataset(g.id(), c.name, path);
     out[c.name] = {string_attribute(d.id(), "units"), string_attribute(d.id(), "description"),
-                   string_attribute(d.id(), "long_name"), h5::dataset_info(d, path).type_name()};
+                   string_attribute(d.id(), "long_name"), data::h5::dataset_info(d, path).type_name()};
   }
   return out;
 }
@@ -76,7 +76,7 @@ std::string type_of(FieldStorage s) {
 void expect_written(const std::map<std::string, Written>& written, const RecordTable& record, bool rotational,
                     const std::string& suffix = "", const std::string& description_suffix = "") {
   for (const engine::FieldInfo& field : record) {
-    const StreamColumn col = engine::field_column(field, rotational);
+    const data::StreamColumn col = engine::field_column(field, rotational);
     const auto it = written.find(col.name + suffix);
     ASSERT_NE(it, written.end()) << col.name + suffix;
     const Written& w = it->second;

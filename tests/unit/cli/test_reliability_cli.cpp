@@ -217,13 +217,13 @@ TEST(ReliabilityCli, MessagesNameTheCommandAndStayShort) {
   }
   // An experiment name with a newline, echoed in the list of a log's
   // experiments: still one line.
-  Experiment e;
+  data::Experiment e;
   e.name = "line one\nline two";
   e.channels["time"] = {0, 0.001, 0.002};
   e.channels["velocity"] = {0.1, 0.2, 0.3};
   e.units["time"] = "s";
   e.units["velocity"] = "m/s";
-  write_log(d + "nl.h5", {e}, Provenance{});
+  write_log(d + "nl.h5", {e}, data::Provenance{});
   const std::string before = slurp(d + "nl.h5");
   o = run({"export", d + "nl.h5", "-e", "nope", "-o", d + "o.csv"}, d);
   expect_one_line(o, 2, "line one\\nline two", "export -e nope");
@@ -444,7 +444,7 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
   ASSERT_TRUE(exists(out + ".partial"));
   const Outcome r = run({"sweep", cfg, "-q", "--chunk", "4096", "--resume", "-o", out}, d);
   ASSERT_EQ(r.code, 0) << r.err;
-  const SweepFile a = read_sweep_file(d + "one.h5"), b = read_sweep_file(out);
+  const data::SweepFile a = data::read_sweep_file(d + "one.h5"), b = data::read_sweep_file(out);
   EXPECT_TRUE(b.complete);
   EXPECT_EQ(a.rows.status, b.rows.status);
   EXPECT_TRUE(same_bits(a.rows.params, b.rows.params));
@@ -476,7 +476,7 @@ TEST(ReliabilityCli, SignalsEndRunsWithOneLineAndTheyResume) {
   ASSERT_TRUE(exists(eout + ".partial"));
   const Outcome ir = run({"simulate", ens, "-q", "--chunk", "8", "--resume", "-o", eout}, d);
   ASSERT_EQ(ir.code, 0) << ir.err;
-  const Results ra = read_results(d + "ens_one.h5", "ensemble"), rb = read_results(eout, "ensemble");
+  const data::Results ra = data::read_results(d + "ens_one.h5", "ensemble"), rb = data::read_results(eout, "ensemble");
   ASSERT_EQ(ra.datasets.size(), rb.datasets.size());
   for (size_t k = 0; k < ra.datasets.size(); ++k)
     EXPECT_TRUE(same_bits(ra.datasets[k].values, rb.datasets[k].values)) << ra.datasets[k].name;
@@ -527,7 +527,7 @@ TEST(ReliabilityCli, SignalsDuringMergeLeaveNoPartialFile) {
     const Outcome o = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d, sig, at);
     EXPECT_FALSE(exists(d + "m.h5.partial")) << "signal at " << at << " s";
     if (o.code == 0) {
-      EXPECT_TRUE(read_sweep_file(d + "m.h5").complete);
+      EXPECT_TRUE(data::read_sweep_file(d + "m.h5").complete);
     } else if (o.signal == sig) {
       // Arrived before main() installed its handlers: nothing was written.
       EXPECT_FALSE(exists(d + "m.h5"));
@@ -537,7 +537,7 @@ TEST(ReliabilityCli, SignalsDuringMergeLeaveNoPartialFile) {
       EXPECT_EQ(lines(o.err), 1u) << o.err;
       // A signal after the final rename, before the exit, finds the merge
       // done: the file is then complete. It is never a partial one.
-      if (exists(d + "m.h5")) EXPECT_TRUE(read_sweep_file(d + "m.h5").complete);
+      if (exists(d + "m.h5")) EXPECT_TRUE(data::read_sweep_file(d + "m.h5").complete);
     }
     std::remove((d + "m.h5").c_str());
     EXPECT_TRUE(leftovers(d).empty()) << "signal at " << at << " s: " << leftovers(d).front();
@@ -669,14 +669,14 @@ TEST(ReliabilityCli, WatchdogEndsOnlyAWatchedCallOnAnInputThatOverrunsTheLimit) 
     if (pid == 0) {
       std::freopen(err.c_str(), "w", stderr);
       ::setenv("STRIBECK_HDF5_METADATA_TIMEOUT", "0.5", 1);
-      install_cli_signal_handlers();
-      register_temporary(temp);
-      register_input("in.h5");
+      data::install_cli_signal_handlers();
+      data::register_temporary(temp);
+      data::register_input("in.h5");
       std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // unwatched: 3 x the limit
       {
-        const WatchedLibraryCall quick("in.h5", "a quick call");  // returns in time
+        const data::WatchedLibraryCall quick("in.h5", "a quick call");  // returns in time
       }
-      const WatchedLibraryCall call(watched_input ? "in.h5" : "out.h5", "a call that hangs");
+      const data::WatchedLibraryCall call(watched_input ? "in.h5" : "out.h5", "a call that hangs");
       std::this_thread::sleep_for(std::chrono::milliseconds(3000));
       ::_exit(0);
     }
@@ -720,7 +720,7 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
         0);
   const Outcome whole = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "ref.h5"}, d);
   ASSERT_EQ(whole.code, 0) << whole.err;
-  const SweepFile ref = read_sweep_file(d + "ref.h5");
+  const data::SweepFile ref = data::read_sweep_file(d + "ref.h5");
   int left = 0;
   for (int k = 0; k < 10 && left < 3; ++k) {
     // The first kill lands as soon as the merge has begun its output, so
@@ -737,7 +737,7 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
     // the file is then complete. A killed merge never leaves a partial one
     // under the output's name.
     if (exists(d + "m.h5")) {
-      EXPECT_TRUE(read_sweep_file(d + "m.h5").complete) << "kill at " << at << " s";
+      EXPECT_TRUE(data::read_sweep_file(d + "m.h5").complete) << "kill at " << at << " s";
       std::remove((d + "m.h5").c_str());
     }
     if (exists(d + "m.h5.partial")) ++left;
@@ -745,7 +745,7 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
     const Outcome next = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
     ASSERT_EQ(next.code, 0) << "kill at " << at << " s: " << next.err;
     EXPECT_EQ(next.err, "");
-    const SweepFile m = read_sweep_file(d + "m.h5");
+    const data::SweepFile m = data::read_sweep_file(d + "m.h5");
     EXPECT_TRUE(m.complete);
     EXPECT_EQ(m.meta.count, ref.meta.count);
     EXPECT_TRUE(same_bits(m.rows.params, ref.rows.params));
@@ -788,7 +788,7 @@ TEST(ReliabilityCli, MergeLeftoverOfSigkillIsRemovedByTheNextMerge) {
   // Its holder gone, the same leftover is removed by the next merge.
   const Outcome after = run({"merge", d + "s0.h5", d + "s1.h5", "-o", d + "m.h5"}, d);
   ASSERT_EQ(after.code, 0) << after.err;
-  EXPECT_TRUE(read_sweep_file(d + "m.h5").complete);
+  EXPECT_TRUE(data::read_sweep_file(d + "m.h5").complete);
   EXPECT_TRUE(leftovers(d).empty());
   EXPECT_FALSE(exists(lock));
 }
@@ -810,15 +810,15 @@ TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
   // The rest of the run, in process, with the target turned into a
   // directory after the CLI's own up-front check would have passed.
   fs::create_directory(out);
-  SimulateConfig c = read_simulate_config(cfg);
-  EnsembleRunOptions o;
+  workloads::SimulateConfig c = workloads::read_simulate_config(cfg);
+  workloads::EnsembleRunOptions o;
   o.output = out;
   o.resume = true;
   o.chunk = 8;
   try {
-    run_ensemble(c, o);
+    workloads::run_ensemble(c, o);
     FAIL() << "the rename onto a directory succeeded";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find(out + ": is a directory"), std::string::npos) << what;
     EXPECT_NE(what.find("--resume"), std::string::npos) << what;
@@ -829,7 +829,7 @@ TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
   const Outcome r = run({"simulate", cfg, "-q", "--chunk", "8", "--resume", "-o", out}, d);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find(" 0 simulated"), std::string::npos) << "nothing was left to simulate: " << r.out;  // the summary
-  const Results a = read_results(d + "one.h5", "ensemble"), b = read_results(out, "ensemble");
+  const data::Results a = data::read_results(d + "one.h5", "ensemble"), b = data::read_results(out, "ensemble");
   ASSERT_EQ(a.datasets.size(), b.datasets.size());
   for (size_t k = 0; k < a.datasets.size(); ++k)
     EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;
@@ -842,7 +842,7 @@ TEST(ReliabilityCli, EnsembleWhoseFinalRenameFailedResumes) {
 // line, SVG text with entities and without bytes XML forbids.
 TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   const std::string d = dir_for("escape");
-  Experiment e;
+  data::Experiment e;
   e.name = "run \"7\",\nnext<line>";
   e.channels["time"] = {0, 0.001, 0.002};
   e.channels["velocity"] = {0.1, 0.2, 0.3};
@@ -850,7 +850,7 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   e.units["time"] = "s";
   e.units["velocity"] = "m/s";
   e.attributes["note\nkey"] = "a\rb";
-  write_csv(d + "e.csv", e);
+  data::write_csv(d + "e.csv", e);
   const std::string csv = slurp(d + "e.csv");
   // The header is the first line; the name and attributes are in the
   // sidecar, as JSON strings (escaped by JSON's rules, read back verbatim).
@@ -860,7 +860,7 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   EXPECT_EQ(meta["attributes"]["note\nkey"], "a\rb");
   const auto field = [](const std::string& text, char delimiter = ',') {
     std::string out;
-    append_csv_field(out, text, delimiter);
+    data::append_csv_field(out, text, delimiter);
     return out;
   };
   EXPECT_EQ(field("plain"), "plain");
@@ -868,7 +868,7 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   EXPECT_EQ(field("a;b"), "a;b");
   EXPECT_EQ(field("x\r\ny"), "\"x\r\ny\"");
 
-  HeatMap m;
+  data::HeatMap m;
   m.title = "<script>alert('x')</script>";
   m.subtitle = std::string("bad \x01 byte \xff and \xe2\x82 cut; ok \xc2\xb5m");
   m.x.label = "a&b";
@@ -880,7 +880,7 @@ TEST(ReliabilityCli, StringsFromFilesAreEscapedInCsvAndSvg) {
   m.y.edges = {-0.5, 0.5, 1.5};
   m.values = {1, 2, 3, 4};
   m.points = {1, 1, 1, 1};
-  write_heat_map(d + "m.svg", m);
+  data::write_heat_map(d + "m.svg", m);
   const std::string svg = slurp(d + "m.svg");
   EXPECT_EQ(svg.find("<script"), std::string::npos);
   EXPECT_NE(svg.find("&lt;script&gt;alert(&apos;x&apos;)&lt;/script&gt;"), std::string::npos);

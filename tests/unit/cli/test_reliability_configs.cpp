@@ -97,12 +97,12 @@ std::string h5py_config_size(const std::string& file, const std::string& group) 
 TEST(ConfigsCli, ConfigsOver64KiBAreWrittenAndReadBackByEveryReader) {
   const std::string d = dir_for("large");
   // The sweep at the limit: 16 MiB less a line.
-  const std::string sweep = padded(kSweep2, kMaxConfigBytes - 100);
-  ASSERT_GT(sweep.size(), kMaxConfigBytes - 200);
+  const std::string sweep = padded(kSweep2, data::kMaxConfigBytes - 100);
+  ASSERT_GT(sweep.size(), data::kMaxConfigBytes - 200);
   spit(d + "sweep.toml", sweep);
   Outcome o = run({"sweep", d + "sweep.toml", "-o", d + "s.h5", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_sweep_file(d + "s.h5").meta.provenance.config, sweep);
+  EXPECT_EQ(data::read_sweep_file(d + "s.h5").meta.provenance.config, sweep);
   EXPECT_EQ(h5py_config_size(d + "s.h5", "sweep"), std::to_string(sweep.size()));
   // Resume: one chunk of two, then the rest.
   o = run({"sweep", d + "sweep.toml", "-o", d + "r.h5", "--chunk", "2", "--max-chunks", "1", "-q"}, d);
@@ -110,7 +110,7 @@ TEST(ConfigsCli, ConfigsOver64KiBAreWrittenAndReadBackByEveryReader) {
   ASSERT_TRUE(exists(d + "r.h5.partial"));
   o = run({"sweep", d + "sweep.toml", "-o", d + "r.h5", "--chunk", "2", "--resume", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_sweep_file(d + "r.h5").meta.provenance.config, sweep);
+  EXPECT_EQ(data::read_sweep_file(d + "r.h5").meta.provenance.config, sweep);
   // Merge of two shards.
   for (const char* s : {"0", "1"}) {
     o = run({"sweep", d + "sweep.toml", "--shard", std::string(s) + "/2", "-o", d + "sh" + s + ".h5", "-q"}, d);
@@ -118,7 +118,7 @@ TEST(ConfigsCli, ConfigsOver64KiBAreWrittenAndReadBackByEveryReader) {
   }
   o = run({"merge", d + "sh0.h5", d + "sh1.h5", "-o", d + "m.h5", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_sweep_file(d + "m.h5").meta.provenance.config, sweep);
+  EXPECT_EQ(data::read_sweep_file(d + "m.h5").meta.provenance.config, sweep);
   o = run({"map", d + "m.h5", "--metric", "energy", "-o", d + "map.csv", "-q"}, d);
   EXPECT_EQ(o.code, 0) << o.err;
   o = run({"report", d + "s.h5", "-o", d + "s.html", "-q"}, d);
@@ -130,20 +130,20 @@ TEST(ConfigsCli, ConfigsOver64KiBAreWrittenAndReadBackByEveryReader) {
   spit(d + "ens.toml", ens);
   o = run({"simulate", d + "sim.toml", "-o", d + "sim.h5", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_results(d + "sim.h5", "results/metrics").provenance.config, sim);
+  EXPECT_EQ(data::read_results(d + "sim.h5", "results/metrics").provenance.config, sim);
   EXPECT_EQ(h5py_config_size(d + "sim.h5", "/"), std::to_string(sim.size()));
   o = run({"report", d + "sim.h5", "-o", d + "sim.html", "-q"}, d);
   EXPECT_EQ(o.code, 0) << o.err;
   o = run({"simulate", d + "ens.toml", "-o", d + "ens.h5", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_results(d + "ens.h5", "ensemble", false).provenance.config, ens);
+  EXPECT_EQ(data::read_results(d + "ens.h5", "ensemble", false).provenance.config, ens);
   for (const char* s : {"0", "1"}) {
     o = run({"simulate", d + "ens.toml", "--shard", std::string(s) + "/2", "-o", d + "esh" + s + ".h5", "-q"}, d);
     ASSERT_EQ(o.code, 0) << o.err;
   }
   o = run({"merge", d + "esh0.h5", d + "esh1.h5", "-o", d + "em.h5", "-q"}, d);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(read_results(d + "em.h5", "ensemble", false).provenance.config, ens);
+  EXPECT_EQ(data::read_results(d + "em.h5", "ensemble", false).provenance.config, ens);
   o = run({"report", d + "em.h5", "-o", d + "em.html", "-q"}, d);
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(leftovers(d).empty());

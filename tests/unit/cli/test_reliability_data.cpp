@@ -211,12 +211,12 @@ TEST(ReliabilityData, DiskFullAfterACheckpointResumesToTheSameResults) {
   const std::string run = "sweep " + cfg + " -q --chunk 65536";
   std::string text;
   ASSERT_EQ(test::run_cli(run + " -o " + dir + "one.h5", &text), 0) << text;
-  const SweepFile one = read_sweep_file(dir + "one.h5");
+  const data::SweepFile one = data::read_sweep_file(dir + "one.h5");
   // The partial file's size after one chunk: the limits fall before it (no
   // checkpoint yet) and after one and two chunks.
   const long s1 = first_chunk_size(run, dir + "probe.h5");
   expect_full_disk_resumes(dir, run, dir + "out.h5", {s1 / 2, s1 + 1000000, 2 * s1 + 1000000}, [&] {
-    const SweepFile f = read_sweep_file(dir + "out.h5");
+    const data::SweepFile f = data::read_sweep_file(dir + "out.h5");
     EXPECT_TRUE(f.complete);
     EXPECT_EQ(f.rows.count, 300000u);
     EXPECT_EQ(f.rows.status, one.rows.status);
@@ -234,10 +234,10 @@ TEST(ReliabilityData, DiskFullAfterACheckpointResumesToTheSameResults) {
   spit(ens, etext);
   const std::string erun = "simulate " + ens + " -q --chunk 16384";
   ASSERT_EQ(test::run_cli(erun + " -o " + dir + "ens_one.h5", &text), 0) << text;
-  const Results a = read_results(dir + "ens_one.h5", "ensemble");
+  const data::Results a = data::read_results(dir + "ens_one.h5", "ensemble");
   const long e1 = first_chunk_size(erun, dir + "probe.h5");
   expect_full_disk_resumes(dir, erun, dir + "ens.h5", {e1 / 2, e1 + 300000}, [&] {
-    const Results b = read_results(dir + "ens.h5", "ensemble");
+    const data::Results b = data::read_results(dir + "ens.h5", "ensemble");
     ASSERT_EQ(a.datasets.size(), b.datasets.size());
     for (size_t k = 0; k < a.datasets.size(); ++k)
       EXPECT_TRUE(same_bits(a.datasets[k].values, b.datasets[k].values)) << a.datasets[k].name;

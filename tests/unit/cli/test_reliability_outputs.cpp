@@ -76,8 +76,8 @@ CliRun run_args(const std::vector<std::string>& args, long fsize_bytes = 0, bool
 using test::plateau_log;
 
 // A valid experiment of `n` samples named `name`.
-Experiment ramp(const std::string& name, size_t n) {
-  Experiment e;
+data::Experiment ramp(const std::string& name, size_t n) {
+  data::Experiment e;
   e.name = name;
   std::vector<double> t(n), v(n), f(n);
   for (size_t i = 0; i < n; ++i) {
@@ -107,7 +107,7 @@ std::vector<std::string> identify_args(const std::string& log, const std::string
 TEST(OutputsCli, ExportRefusesTwoExperimentsThatMapToOneFileBeforeWriting) {
   const std::string d = case_dir("collide");
   const std::string log = d + "log.h5";
-  write_log(log, {ramp("a/b", 40), ramp("a_b", 60), ramp("c", 20)}, Provenance{});
+  write_log(log, {ramp("a/b", 40), ramp("a_b", 60), ramp("c", 20)}, data::Provenance{});
   const CliRun r = run_args({"export", log, "-o", d + "csv"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
@@ -126,7 +126,7 @@ TEST(OutputsCli, ExportRefusesAnExperimentNameTooLongForAFileBeforeWriting) {
   const std::string d = case_dir("longname");
   const std::string log = d + "log.h5";
   const std::string longname(300, 'x');
-  write_log(log, {ramp("a", 40), ramp(longname, 60)}, Provenance{});
+  write_log(log, {ramp("a", 40), ramp(longname, 60)}, data::Provenance{});
   const CliRun r = run_args({"export", log, "-o", d + "csv"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
@@ -140,7 +140,7 @@ TEST(OutputsCli, ExportRefusesAnExperimentNameTooLongForAFileBeforeWriting) {
 TEST(OutputsCli, ExportIntoADirectoryThatCannotBeMadeSaysWhy) {
   const std::string d = case_dir("nodir");
   const std::string log = d + "log.h5";
-  write_log(log, {ramp("a", 40), ramp("b", 60)}, Provenance{});
+  write_log(log, {ramp("a", 40), ramp("b", 60)}, data::Provenance{});
   const CliRun r = run_args({"export", log, "-o", d + "missing/out"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(r.err,
@@ -158,7 +158,7 @@ TEST(OutputsCli, ExportOfSeveralExperimentsThatFailsLeavesNoneOfItsFiles) {
   const std::string log = d + "log.h5";
   // Exported in name order: the small one first, so it is complete when the
   // big one hits the limit.
-  write_log(log, {ramp("a", 50), ramp("b", 20000)}, Provenance{});
+  write_log(log, {ramp("a", 50), ramp("b", 20000)}, data::Provenance{});
   ASSERT_EQ(run_args({"export", log, "-e", "a", "-o", d + "a.csv"}).status, 0);
   ASSERT_EQ(run_args({"export", log, "-e", "b", "-o", d + "b.csv"}).status, 0);
   const long small = static_cast<long>(fs::file_size(d + "a.csv")), big = static_cast<long>(fs::file_size(d + "b.csv"));
@@ -192,7 +192,7 @@ TEST(OutputsCli, ExportOfSeveralExperimentsThatFailsLeavesNoneOfItsFiles) {
 // The results groups of `path` per prefix ("identify_simscape-cylinder").
 std::map<std::string, int> groups_by_fit(const std::string& path) {
   std::map<std::string, int> out;
-  for (const auto& g : list_results(path)) ++out[g.substr(0, g.find('/'))];
+  for (const auto& g : data::list_results(path)) ++out[g.substr(0, g.find('/'))];
   return out;
 }
 
@@ -252,7 +252,7 @@ TEST(OutputsCli, TemporariesOfDeadWritersAreRemovedByTheNextRunOnTheOutput) {
     SCOPED_TRACE(c.what);
     // What kill -9 leaves: temporaries (one of a name too long for the
     // plain suffix is tested in LongOutputNames...) and the lock file.
-    const std::string stem = temporary_stem(c.out);
+    const std::string stem = data::temporary_stem(c.out);
     for (const char* unique : {"Ab12Cd", "zz9XY0"}) spit(stem + unique, "half a result");
     spit(stem + "lock", "");
     spit(d + "unrelated.tmp", "not ours");
@@ -281,13 +281,13 @@ TEST(OutputsCli, LeftoversOfAnotherUsersKilledRunAreRemoved) {
   ::chmod(d.c_str(), 0777);
   const pid_t killed = ::fork();
   if (killed == 0) {
-    AtomicFile f(out);  // as a root run that kill -9 ends: nothing cleaned up
+    data::AtomicFile f(out);  // as a root run that kill -9 ends: nothing cleaned up
     f.write("half");
     f.close_stream();
     ::_exit(0);
   }
   ASSERT_EQ(wait_cli(killed), 0);
-  ASSERT_TRUE(fs::exists(temporary_stem(out) + "lock"));
+  ASSERT_TRUE(fs::exists(data::temporary_stem(out) + "lock"));
   const CliRun r = run_args({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", STRIBECK_CLI,
                              "eval", "-m", "coulomb-viscous", "-i", d + "in.csv", "-o", out},
                             0, /*program=*/true);
@@ -312,7 +312,7 @@ TEST(OutputsCli, TemporaryOfALivingWriterIsKept) {
     const pid_t child = ::fork();
     if (child == 0) {
       {
-        AtomicFile f(out);
+        data::AtomicFile f(out);
         f.write("a result in the making");
         const char ready = 'r';
         if (::write(to_parent[1], &ready, 1) != 1) ::_exit(3);
@@ -368,9 +368,9 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
       EXPECT_TRUE(fs::exists(out)) << args[0];
       fs::remove(out);
       if (args[0] == "export") {  // its sidecar, under a name cut with a hash where NAME.json is too long
-        EXPECT_TRUE(fs::exists(csv_sidecar_path(out)));
-        EXPECT_LE(fs::path(csv_sidecar_path(out)).filename().string().size(), 255u);
-        fs::remove(csv_sidecar_path(out));
+        EXPECT_TRUE(fs::exists(data::csv_sidecar_path(out)));
+        EXPECT_LE(fs::path(data::csv_sidecar_path(out)).filename().string().size(), 255u);
+        fs::remove(data::csv_sidecar_path(out));
       }
     }
     // A stopped sweep of such a name is found again by --resume.
@@ -388,7 +388,7 @@ TEST(OutputsCli, LongOutputNamesAreWrittenUnderTheirOwnName) {
     }
     // A leftover of a long name is found again by the next run.
     const std::string out = name(".csv");
-    const std::string stale = temporary_stem(out) + "dead01";
+    const std::string stale = data::temporary_stem(out) + "dead01";
     ASSERT_LE(stale.size() - d.size(), 255u);
     spit(stale, "half");
     EXPECT_EQ(run_args(runs[0]).status, 0);

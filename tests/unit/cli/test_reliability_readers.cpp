@@ -89,7 +89,7 @@ std::string write_log_h5(const std::string& path, hsize_t chunk_rows,
   H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED);
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
   H5Pclose(fcpl);
-  h5::write_string_attribute(f, "schema", "stribeck-log/1", path);
+  data::h5::write_string_attribute(f, "schema", "stribeck-log/1", path);
   hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
   H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED);
   hid_t g = H5Gcreate2(f, "run1", H5P_DEFAULT, gcpl, H5P_DEFAULT);
@@ -107,7 +107,7 @@ std::string write_log_h5(const std::string& path, hsize_t chunk_rows,
     }
     hid_t d = H5Dcreate2(g, ch.c_str(), H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-    h5::write_string_attribute(d, "units", ch == "time" ? "s" : ch == "velocity" ? "m/s" : "N", path);
+    data::h5::write_string_attribute(d, "units", ch == "time" ? "s" : ch == "velocity" ? "m/s" : "N", path);
     H5Dclose(d);
     H5Pclose(dcpl);
     H5Sclose(sp);
@@ -170,12 +170,12 @@ std::vector<Command> commands(const std::string& input, const std::string& dir) 
 void expect_right_data(const Command& c, const std::string& what) {
   if (c.output.empty() || std::string(c.name) == "eval") return;  // identify's report; eval's model force
   if (std::string(c.name) == "import") {
-    const auto exps = read_log(c.output);
+    const auto exps = data::read_log(c.output);
     ASSERT_EQ(exps.size(), 1u) << what;
     for (const auto& ch : kChannels) EXPECT_EQ(exps[0].channel(ch), signal(ch)) << what << ": " << ch;
     return;
   }
-  const auto exps = read_any_log(c.output);  // the CSV export
+  const auto exps = data::read_any_log(c.output);  // the CSV export
   ASSERT_EQ(exps.size(), 1u) << what;
   for (const auto& ch : kChannels) EXPECT_EQ(exps[0].channel(ch), signal(ch)) << what << ": " << ch;
 }
@@ -208,9 +208,9 @@ TEST(ReadersCli, LargeAttributeIsValidInput) {
     SCOPED_TRACE(chunk_rows);
     const std::string dir = case_dir("large_attr_" + std::to_string(chunk_rows));
     const std::string input = write_log_h5(dir + "rig.h5", chunk_rows, [&](hid_t, hid_t g) {
-      h5::write_string_attribute(g, "description", big, "test");
+      data::h5::write_string_attribute(g, "description", big, "test");
       hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);
-      h5::write_string_attribute(d, "scaling", big, "test");
+      data::h5::write_string_attribute(d, "scaling", big, "test");
       H5Dclose(d);
     });
     for (const auto& c : commands(input, dir)) {
@@ -218,7 +218,7 @@ TEST(ReadersCli, LargeAttributeIsValidInput) {
       EXPECT_EQ(r.code, 0) << c.name << "\n" << r.err;
       if (r.code == 0) expect_right_data(c, c.name);
     }
-    const auto exps = read_log(dir + "imported.h5");
+    const auto exps = data::read_log(dir + "imported.h5");
     ASSERT_EQ(exps.size(), 1u);
     EXPECT_EQ(exps[0].attributes.at("description"), big);
     EXPECT_EQ(exps[0].channel_attributes.at("force").at("scaling"), big);
@@ -264,7 +264,7 @@ TEST(ReadersCli, MatlabObjectHintReadsWhole) {
     hid_t sp = H5Screate_simple(2, dims, nullptr);
     hid_t d = H5Dcreate2(f, var.c_str(), H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
-    h5::write_string_attribute(d, "MATLAB_class", "Simulink.SimulationData.Dataset", "test");
+    data::h5::write_string_attribute(d, "MATLAB_class", "Simulink.SimulationData.Dataset", "test");
     H5Dclose(d);
     H5Sclose(sp);
     H5Fclose(f);
@@ -476,7 +476,7 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
   {
     const std::string big(8 << 20, 'd');
     const std::vector<std::pair<std::string, std::function<void(hid_t, hid_t)>>> cases = {
-        {"group fixed", [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", big, "test"); }},
+        {"group fixed", [&](hid_t, hid_t g) { data::h5::write_string_attribute(g, "description", big, "test"); }},
         {"group vlen",
          [&](hid_t, hid_t g) {
            hid_t type = H5Tcopy(H5T_C_S1);
@@ -489,18 +489,20 @@ TEST(ReadersCli, CampaignDamagedCompressedInputs) {
            H5Sclose(sp);
            H5Tclose(type);
          }},
-        {"root", [&](hid_t f, hid_t) { h5::write_string_attribute(f, "config", big, "test"); }},
+        {"root", [&](hid_t f, hid_t) { data::h5::write_string_attribute(f, "config", big, "test"); }},
         {"channel scaling",
          [&](hid_t, hid_t g) {
            hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);
-           h5::write_string_attribute(d, "scaling", big, "test");
+           data::h5::write_string_attribute(d, "scaling", big, "test");
            H5Dclose(d);
          }},
         // Beyond the 16 MiB a fixed-length string attribute may claim (a
         // damaged size must not make the reader allocate gigabytes): metadata
         // that size is left in the file, the log is read.
         {"group 20 MB",
-         [&](hid_t, hid_t g) { h5::write_string_attribute(g, "description", std::string(20 << 20, 'd'), "test"); }},
+         [&](hid_t, hid_t g) {
+           data::h5::write_string_attribute(g, "description", std::string(20 << 20, 'd'), "test");
+         }},
         {"channel array",
          [&](hid_t, hid_t g) {
            hid_t d = H5Dopen2(g, "force", H5P_DEFAULT);

@@ -135,7 +135,7 @@ TEST(ShapesCli, ManyColumnsCostKilobytesEachInImportAndEval) {
   const ChildRun imp = run_cli({"import", dir + "wide.csv", "-o", dir + "wide.h5"}, dir);
   ASSERT_EQ(imp.status, 0) << imp.err;
   EXPECT_LT(imp.peak_kb, 400 * 1000) << "import of " << k << " columns";
-  const std::vector<Experiment> log = read_log(dir + "wide.h5");
+  const std::vector<data::Experiment> log = data::read_log(dir + "wide.h5");
   ASSERT_EQ(log.size(), 1u);
   ASSERT_EQ(log[0].channels.size(), k);
   ASSERT_EQ(log[0].size(), rows);
@@ -147,7 +147,7 @@ TEST(ShapesCli, ManyColumnsCostKilobytesEachInImportAndEval) {
       run_cli({"eval", "-m", "simscape-translational", "-i", dir + "wide.csv", "-o", dir + "eval.h5"}, dir);
   ASSERT_EQ(ev.status, 0) << ev.err;
   EXPECT_LT(ev.peak_kb, 700 * 1000) << "eval -o .h5 of " << k << " columns";
-  const std::vector<Experiment> back = read_log(dir + "eval.h5");
+  const std::vector<data::Experiment> back = data::read_log(dir + "eval.h5");
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].channels.size(), k);
   EXPECT_EQ(back[0].channels.at("c2")[rows - 1], 1.0);
@@ -166,9 +166,9 @@ TEST(ShapesCli, ManyColumnsCostKilobytesEachInImportAndEval) {
 TEST(ShapesCli, ManyExperimentsCostKilobytesEachInImport) {
   const std::string dir = case_dir("experiments");
   const size_t n = 800;
-  std::vector<Experiment> exps;
+  std::vector<data::Experiment> exps;
   for (size_t i = 0; i < n; ++i) {
-    Experiment e;
+    data::Experiment e;
     e.name = "run" + std::to_string(i);
     e.channels["time"] = {0.1, 0.2, 0.3, 0.4, 0.5};
     e.channels["velocity"] = {0, 1, 2, 3, static_cast<double>(i)};
@@ -176,12 +176,12 @@ TEST(ShapesCli, ManyExperimentsCostKilobytesEachInImport) {
     e.units = {{"time", "s"}, {"velocity", "m/s"}, {"force", "N"}};
     exps.push_back(std::move(e));
   }
-  write_log(dir + "many.h5", exps, Provenance{});
+  write_log(dir + "many.h5", exps, data::Provenance{});
   const long bound_kb = 400 * 1000;
   const ChildRun imp = run_cli({"import", dir + "many.h5", "-o", dir + "out.h5"}, dir);
   ASSERT_EQ(imp.status, 0) << imp.err;
   EXPECT_LT(imp.peak_kb, bound_kb) << "import of " << n << " experiments";
-  const std::vector<Experiment> back = read_log(dir + "out.h5");
+  const std::vector<data::Experiment> back = data::read_log(dir + "out.h5");
   ASSERT_EQ(back.size(), n);
   for (const auto& e : back) {
     const size_t i = std::stoul(e.name.substr(3));
@@ -199,7 +199,7 @@ TEST(ShapesCli, ManyExperimentsCostKilobytesEachInImport) {
   const ChildRun streamed = run_cli(args, dir);
   ASSERT_EQ(streamed.status, 0) << streamed.err;
   EXPECT_LT(streamed.peak_kb, bound_kb) << "import of " << n << " text files";
-  const std::vector<Experiment> tb = read_log(dir + "text.h5");
+  const std::vector<data::Experiment> tb = data::read_log(dir + "text.h5");
   ASSERT_EQ(tb.size(), n);
   EXPECT_EQ(tb.back().channels.at("velocity")[1], static_cast<double>(std::stoul(tb.back().name.substr(1))));
 }
@@ -212,16 +212,16 @@ TEST(ShapesCli, ManyExperimentsCostKilobytesEachInImport) {
 TEST(ShapesCli, ExportOfManyExperimentsLooksEachUpDirectly) {
   const std::string dir = case_dir("export");
   const size_t n = 2000;
-  std::vector<Experiment> exps;
+  std::vector<data::Experiment> exps;
   for (size_t i = 0; i < n; ++i) {
-    Experiment e;
+    data::Experiment e;
     e.name = "run" + std::to_string(i);
     e.channels["time"] = {0.1, 0.2, 0.3};
     e.channels["velocity"] = {0, 1, static_cast<double>(i)};
     e.units = {{"time", "s"}, {"velocity", "m/s"}};
     exps.push_back(std::move(e));
   }
-  write_log(dir + "many.h5", exps, Provenance{});
+  write_log(dir + "many.h5", exps, data::Provenance{});
   const ChildRun r = run_cli({"export", dir + "many.h5", "-o", dir + "csv"}, dir, /*cpu_seconds=*/120);
   ASSERT_EQ(r.status, 0) << r.err;
   size_t files = 0;

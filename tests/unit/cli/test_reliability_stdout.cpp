@@ -343,15 +343,15 @@ TEST(StdoutCli, ACrashWhileCopyingIntoAnOutputNamesTheOutputNotTheInput) {
   if (pid == 0) {
     if (!std::freopen(err_file.c_str(), "w", stderr)) _exit(126);
     signal(SIGXFSZ, SIG_IGN);
-    install_cli_signal_handlers();
+    data::install_cli_signal_handlers();
     try {
-      LogBlockReader log(inputs().log, "p40bar");  // registered as an input while it lives
+      data::LogBlockReader log(inputs().log, "p40bar");  // registered as an input while it lives
       const hid_t f = H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       const hid_t g = H5Gcreate2(f, "e", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       struct rlimit r {};
       r.rlim_cur = r.rlim_max = 20000;
       setrlimit(RLIMIT_FSIZE, &r);
-      const LibraryWrite writing(out);
+      const data::LibraryWrite writing(out);
       for (const auto& ch : log.channels()) log.copy_stored(ch, g, ch);
     } catch (...) {
       _exit(3);  // a libhdf5 that fails cleanly

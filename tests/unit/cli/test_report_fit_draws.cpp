@@ -51,11 +51,11 @@ std::string coulomb_config(const std::string& tag, bool from_fit) {
 }
 
 std::map<std::string, std::string> ensemble_attributes(const std::string& path) {
-  const h5::File f = h5::open_file(path);
-  const h5::Group g = h5::open_group(f.id(), "ensemble", path);
+  const data::h5::File f = data::h5::open_file(path);
+  const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", path);
   std::map<std::string, std::string> a;
-  for (const std::string& n : h5::attribute_names(g.id()))
-    if (n == "from_fit" || n == "drawn") a[n] = h5::read_string_attribute(g.id(), n, path);
+  for (const std::string& n : data::h5::attribute_names(g.id()))
+    if (n == "from_fit" || n == "drawn") a[n] = data::h5::read_string_attribute(g.id(), n, path);
   return a;
 }
 

@@ -53,9 +53,9 @@ TEST(SimulateCli, WritesHdf5TimeSeriesWithExactSticking) {
   std::string err;
   ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
   EXPECT_NE(err.find("stick-slip yes"), std::string::npos) << err;
-  const auto exps = read_log(out);
+  const auto exps = data::read_log(out);
   ASSERT_EQ(exps.size(), 1u);
-  const Experiment& e = exps[0];
+  const data::Experiment& e = exps[0];
   EXPECT_EQ(e.channel("time").size(), 10001u);
   EXPECT_EQ(e.units.at("friction_force"), "N");
   const auto& v = e.channel("velocity");
@@ -94,9 +94,9 @@ dt = 1e-3
   std::string err;
   ASSERT_EQ(run_cli(cfg + " -o " + out, err), 0) << err;
   EXPECT_NE(err.find("warning: lugre: passivity"), std::string::npos) << err;
-  const SimulateConfig c = read_simulate_config(cfg);
-  const SimulateSummary s = run_simulation(c, temp_path("sim_lib.csv"), "test");
-  CsvReader r(out);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(cfg);
+  const workloads::SimulateSummary s = workloads::run_simulation(c, temp_path("sim_lib.csv"), "test");
+  data::CsvReader r(out);
   std::vector<double> row, last;
   std::vector<std::string_view> cells;
   while (r.next(row, cells)) last = row;
@@ -131,13 +131,13 @@ f_vfr = 2000.0
 t_end = 1.0
 dt = 1e-3
 )";
-  const SimulateConfig a = read_simulate_config(write_temp_file(
+  const workloads::SimulateConfig a = workloads::read_simulate_config(write_temp_file(
       "cyl_profile.toml", "[system]\npressure_a = { offset = 5e5, slope = 2e6 }\npressure_b = 1e6\n" + common));
-  const SimulateConfig b =
-      read_simulate_config(write_temp_file("cyl_log.toml", "[system]\ninputs = \"" + log + "\"\n" + common));
+  const workloads::SimulateConfig b =
+      workloads::read_simulate_config(write_temp_file("cyl_log.toml", "[system]\ninputs = \"" + log + "\"\n" + common));
   ASSERT_EQ(b.tables.size(), 2u);
-  const SimulateSummary sa = run_simulation(a, temp_path("cyl_a.csv"), "test");
-  const SimulateSummary sb = run_simulation(b, temp_path("cyl_b.csv"), "test");
+  const workloads::SimulateSummary sa = workloads::run_simulation(a, temp_path("cyl_a.csv"), "test");
+  const workloads::SimulateSummary sb = workloads::run_simulation(b, temp_path("cyl_b.csv"), "test");
   EXPECT_GT(sa.metrics.peak_velocity, 0.1);  // the ramp breaks the piston loose
   EXPECT_NEAR(sb.metrics.final_v, sa.metrics.final_v, 1e-9 * sa.metrics.final_v);
   EXPECT_NEAR(sb.metrics.final_s, sa.metrics.final_s, 1e-9 * std::abs(sa.metrics.final_s));

@@ -61,7 +61,7 @@ device = "cpu"
 }
 
 // Equal results: every row, the top-K table and the counts.
-void expect_same_sweep(const SweepFile& a, const SweepFile& b) {
+void expect_same_sweep(const data::SweepFile& a, const data::SweepFile& b) {
   EXPECT_TRUE(a.complete);
   EXPECT_TRUE(b.complete);
   EXPECT_EQ(a.meta.points, b.meta.points);
@@ -96,7 +96,7 @@ TEST(SweepCli, RunWritesEveryPointAndReportsInvalidOnes) {
   // Not a terminal: plain progress lines (the last one at 100 %), no carriage returns.
   EXPECT_NE(text.find("3001/3001 points (100.0%)"), std::string::npos) << text;
   EXPECT_EQ(text.find('\r'), std::string::npos) << text;
-  const SweepFile f = read_sweep_file(out);
+  const data::SweepFile f = data::read_sweep_file(out);
   EXPECT_EQ(f.rows.count, 3001u);
   EXPECT_EQ(f.meta.metrics.size(), 3u);
   // LHS over the 3-value list: one third of the points has K_brk = 0.5.
@@ -120,7 +120,7 @@ TEST(SweepCli, RepeatedRunIsIdentical) {
   const std::string cfg = write_config("det.toml"), a = tmp("det_a.h5"), b = tmp("det_b.h5");
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + a + " -q --chunk 500"), 0);
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + b + " -q"), 0);
-  expect_same_sweep(read_sweep_file(a), read_sweep_file(b));
+  expect_same_sweep(data::read_sweep_file(a), data::read_sweep_file(b));
 }
 
 TEST(SweepCli, ShardsMergedEqualOneRun) {
@@ -136,7 +136,7 @@ TEST(SweepCli, ShardsMergedEqualOneRun) {
   }
   std::string text;
   ASSERT_EQ(run_cli("merge" + shards + " -o " + merged, &text), 0) << text;
-  expect_same_sweep(read_sweep_file(merged), read_sweep_file(one));
+  expect_same_sweep(data::read_sweep_file(merged), data::read_sweep_file(one));
   EXPECT_EQ(run_cli("merge " + tmp("shard_1.h5") + " -o " + tmp("shard_alone.h5"), &text), 2);
   // The trajectory of point 2500 (in shard 2) is carried into the merged file.
   const hid_t f = H5Fopen(merged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -185,10 +185,10 @@ TEST(SweepCli, ShardAutoIsTheSlurmArrayTasksShard) {
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + a + " --shard auto", &text), 0) << text;
   EXPECT_NE(text.find(", shard 1/3"), std::string::npos) << text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + b + " -q --shard 1/3"), 0);
-  const SweepFile fa = read_sweep_file(a);
+  const data::SweepFile fa = data::read_sweep_file(a);
   EXPECT_EQ(fa.meta.shard_index, 1);
   EXPECT_EQ(fa.meta.shard_count, 3);
-  expect_same_sweep(fa, read_sweep_file(b));
+  expect_same_sweep(fa, data::read_sweep_file(b));
   slurm.set("4", "3", "0", "8");
   EXPECT_EQ(run_cli("sweep " + cfg + " -o " + none + " -q --shard auto", &text), 2);
   EXPECT_NE(text.find("--shard auto: Slurm array task 4 of 3 tasks numbered 0..8 is not shard i of a contiguous "
@@ -209,7 +209,7 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --max-chunks 5", &text), 0) << text;
   EXPECT_FALSE(std::ifstream(two).good()) << "an unfinished sweep must not appear under its final name";
   EXPECT_NE(text.find("--resume"), std::string::npos) << text;
-  const SweepFile partial = read_sweep_file(two + ".partial");
+  const data::SweepFile partial = data::read_sweep_file(two + ".partial");
   EXPECT_FALSE(partial.complete);
   EXPECT_EQ(partial.progress.completed, 1250u);
   // A new run without --resume does not overwrite the unfinished one.
@@ -218,7 +218,7 @@ TEST(SweepCli, ResumedRunEqualsOneRun) {
             std::string::npos)
       << text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --chunk 250 --resume", &text), 0) << text;
-  expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  expect_same_sweep(data::read_sweep_file(two), data::read_sweep_file(one));
   // Nothing left to resume: one line, exit 2.
   EXPECT_EQ(run_cli("sweep " + cfg + " -o " + two + " -q --resume", &text), 2);
   EXPECT_NE(text.find("nothing to resume"), std::string::npos) << text;
@@ -234,7 +234,7 @@ TEST(SweepCli, TopKOnlyAndFlagsOverrideConfig) {
                     " -q --top-k-only --top-k 3 --objective energy --maximize "
                     "--design sobol --points 512 --trajectory 5"),
             0);
-  const SweepFile f = read_sweep_file(out);
+  const data::SweepFile f = data::read_sweep_file(out);
   EXPECT_TRUE(f.meta.top_k_only);
   EXPECT_EQ(f.meta.design, "sobol");
   EXPECT_EQ(f.rows.count, 0u);
@@ -253,13 +253,13 @@ TEST(SweepCli, TopKOnlyRunResumesAndShardsMergeTheirCounts) {
   std::string text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + one + flags, &text), 0) << text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + flags + " --max-chunks 2", &text), 0) << text;
-  const SweepFile partial = read_sweep_file(two + ".partial");
+  const data::SweepFile partial = data::read_sweep_file(two + ".partial");
   EXPECT_FALSE(partial.complete);
   EXPECT_EQ(partial.progress.completed, 800u);
   EXPECT_EQ(partial.rows.count, 0u);
   EXPECT_EQ(partial.progress.top.size(), 7u);
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + two + flags + " --resume", &text), 0) << text;
-  const SweepFile a = read_sweep_file(one), b = read_sweep_file(two);
+  const data::SweepFile a = data::read_sweep_file(one), b = data::read_sweep_file(two);
   EXPECT_TRUE(b.complete);
   EXPECT_EQ(b.progress.completed, 3001u);
   EXPECT_EQ(b.progress.invalid, a.progress.invalid);
@@ -279,7 +279,7 @@ TEST(SweepCli, TopKOnlyRunResumesAndShardsMergeTheirCounts) {
   EXPECT_NE(text.find(s1 + ".partial: the shard is not finished (resume it first)"), std::string::npos) << text;
   ASSERT_EQ(run_cli("sweep " + cfg + " -o " + s1 + flags + " --shard 1/2 --resume", &text), 0) << text;
   ASSERT_EQ(run_cli("merge " + s1 + " " + s0 + " -o " + merged, &text), 0) << text;
-  const SweepFile m = read_sweep_file(merged);
+  const data::SweepFile m = data::read_sweep_file(merged);
   EXPECT_EQ(m.progress.invalid, a.progress.invalid);
   EXPECT_EQ(m.progress.nonfinite, a.progress.nonfinite);
   ASSERT_EQ(m.progress.top.size(), a.progress.top.size());
@@ -295,7 +295,7 @@ TEST(SweepCli, FlagsAloneDescribeASweep) {
                     &text),
             0)
       << text;
-  const SweepFile f = read_sweep_file(out);
+  const data::SweepFile f = data::read_sweep_file(out);
   EXPECT_EQ(f.rows.count, 6u);
   EXPECT_EQ(f.meta.objective, sweep::kEnergy);  // no measured force: energy ranks
   EXPECT_EQ(f.progress.top[0].index, 0u);       // F_C = 10, f_v = 0 dissipates least
@@ -386,7 +386,7 @@ TEST(SweepMpi, TwoRanksEqualOneRun) {
   ASSERT_EQ(rc, 0) << text;
   EXPECT_NE(text.find("x 2 MPI ranks"), std::string::npos) << text;
   EXPECT_EQ(text.find("stribeck sweep:"), text.rfind("stribeck sweep:")) << "summary printed once: " << text;
-  expect_same_sweep(read_sweep_file(two), read_sweep_file(one));
+  expect_same_sweep(data::read_sweep_file(two), data::read_sweep_file(one));
   EXPECT_FALSE(std::ifstream(two + ".rank0").good());
   EXPECT_FALSE(std::ifstream(two + ".rank1").good());
   // The engine's MPI driver refuses, on every rank, a run with no file to merge into.

@@ -30,31 +30,31 @@ std::string tmp(const std::string& name) { return test::temp_dir() + name; }
 // per-experiment column or a reserved name (which would hide one dataset
 // behind another); the columns follow the documented order.
 TEST(SweepFile, EveryModelsColumnsHaveDistinctNames) {
-  StreamColumn status{"status", 0, "1", ""};
-  const std::vector<StreamColumn> metrics = engine::record_columns(engine::kSweepMetricRecord, false);
+  data::StreamColumn status{"status", 0, "1", ""};
+  const std::vector<data::StreamColumn> metrics = engine::record_columns(engine::kSweepMetricRecord, false);
   for (const ModelInfo& mi : all_models()) {
-    SweepMeta m;
+    data::SweepMeta m;
     m.model = mi.id;
     for (const auto& p : mi.params) m.param_names.push_back(p.name), m.param_units.push_back(p.unit);
     for (int k = 0; k < sweep::kNumMetrics; ++k) m.metrics.push_back(k);
     m.experiments = {"a", "b"};
     m.per_experiment = true;
-    std::vector<StreamColumn> c;
-    ASSERT_NO_THROW(c = sweep_columns(m, status, metrics)) << mi.id;
+    std::vector<data::StreamColumn> c;
+    ASSERT_NO_THROW(c = data::sweep_columns(m, status, metrics)) << mi.id;
     ASSERT_EQ(c.size(), mi.params.size() + 2 * sweep::kNumMetrics + 1) << mi.id;
     EXPECT_EQ(c[mi.params.size() + sweep::kNumMetrics].name, "status");
     EXPECT_EQ(c.back().width, 2u);
     EXPECT_EQ(c.back().width_dimension, "experiment");
   }
-  SweepMeta clash;
+  data::SweepMeta clash;
   clash.model = "test";
   clash.param_names = {"rmse"};
   clash.param_units = {"N"};
-  EXPECT_THROW(sweep_columns(clash, status, metrics), std::logic_error);
+  EXPECT_THROW(data::sweep_columns(clash, status, metrics), std::logic_error);
 }
 
 TEST(SweepFile, Version1IsReadWithItsStatusCodesTranslated) {
-  const SweepFile f = read_sweep_file(fixture("sweep_v1.h5"));
+  const data::SweepFile f = data::read_sweep_file(fixture("sweep_v1.h5"));
   EXPECT_EQ(f.format_version, 1);
   EXPECT_TRUE(f.complete);
   EXPECT_EQ(f.meta.model, "coulomb-viscous");
@@ -69,8 +69,8 @@ TEST(SweepFile, Version1IsReadWithItsStatusCodesTranslated) {
 
 TEST(SweepFile, Version2IsReadByTheReaderMapAndReport) {
   const std::string v2 = fixture("sweep_v2.h5");
-  ASSERT_TRUE(is_sweep_file(v2));
-  const SweepFile f = read_sweep_file(v2);
+  ASSERT_TRUE(data::is_sweep_file(v2));
+  const data::SweepFile f = data::read_sweep_file(v2);
   EXPECT_EQ(f.format_version, 2);
   EXPECT_TRUE(f.complete);
   ASSERT_EQ(f.rows.count, 12u);
@@ -87,7 +87,7 @@ TEST(SweepFile, Version2IsReadByTheReaderMapAndReport) {
   EXPECT_EQ(f.progress.top[0].index, 1u);  // the summary that wrote it: "#1 point 1: rmse = 10.69 N"
   EXPECT_NEAR(f.progress.top[0].objective, 10.69, 0.005);
   // map, through PointFile's root-layout branch.
-  const PointFile pf(v2);
+  const data::PointFile pf(v2);
   EXPECT_EQ(pf.kind(), "sweep");
   EXPECT_EQ(pf.rows(), 12u);
   std::string out;

@@ -22,12 +22,12 @@ namespace {
 // 10^e, computed in long double from the exponent (not from the code's table).
 double pow10(int e) { return static_cast<double>(std::pow(10.0L, static_cast<long double>(e))); }
 
-void expect_unit(const std::string& text, double factor, Dimension dim, const std::string& si) {
+void expect_unit(const std::string& text, double factor, data::Dimension dim, const std::string& si) {
   SCOPED_TRACE(text);
-  const auto u = find_unit(text);
+  const auto u = data::find_unit(text);
   ASSERT_TRUE(u.has_value());
   EXPECT_NEAR(u->factor, factor, 1e-15 * std::abs(factor));
-  EXPECT_EQ(u->dimension, dim) << dimension_name(u->dimension);
+  EXPECT_EQ(u->dimension, dim) << data::dimension_name(u->dimension);
   EXPECT_EQ(u->si, si);
   EXPECT_EQ(u->offset, 0.0);
   EXPECT_FALSE(u->absolute_pressure);
@@ -47,15 +47,15 @@ const PrefixRow kSIPrefixes[] = {
 struct BaseRow {
   const char* symbol;
   double factor;  // SI value of one unit
-  Dimension dim;
+  data::Dimension dim;
   const char* si;
 };
 const BaseRow kPrefixable[] = {
-    {"m", 1, Dimension::kLength, "m"},     {"s", 1, Dimension::kTime, "s"},
-    {"g", 1e-3, Dimension::kOther, "kg"},  {"K", 1, Dimension::kTemperature, "K"},
-    {"rad", 1, Dimension::kAngle, "rad"},  {"N", 1, Dimension::kForce, "N"},
-    {"Pa", 1, Dimension::kPressure, "Pa"}, {"bar", 1e5, Dimension::kPressure, "Pa"},
-    {"Hz", 1, Dimension::kOther, "Hz"},    {"Nm", 1, Dimension::kTorque, "N*m"},
+    {"m", 1, data::Dimension::kLength, "m"},     {"s", 1, data::Dimension::kTime, "s"},
+    {"g", 1e-3, data::Dimension::kOther, "kg"},  {"K", 1, data::Dimension::kTemperature, "K"},
+    {"rad", 1, data::Dimension::kAngle, "rad"},  {"N", 1, data::Dimension::kForce, "N"},
+    {"Pa", 1, data::Dimension::kPressure, "Pa"}, {"bar", 1e5, data::Dimension::kPressure, "Pa"},
+    {"Hz", 1, data::Dimension::kOther, "Hz"},    {"Nm", 1, data::Dimension::kTorque, "N*m"},
 };
 
 TEST(Units, EveryPrefixOnEveryBaseUnit) {
@@ -65,80 +65,80 @@ TEST(Units, EveryPrefixOnEveryBaseUnit) {
       const std::string unit = std::string(p.symbol) + b.symbol;
       expect_unit(unit, pow10(p.exponent) * b.factor, b.dim, b.si);
       // Powers apply to the prefixed unit: (k m)^2 = 1e6 m^2, not k (m^2).
-      if (b.dim == Dimension::kLength) {
-        expect_unit(unit + "^2", pow10(2 * p.exponent), Dimension::kOther, "m^2");
-        expect_unit("N/" + unit + "^2", pow10(-2 * p.exponent), Dimension::kPressure, "Pa");
+      if (b.dim == data::Dimension::kLength) {
+        expect_unit(unit + "^2", pow10(2 * p.exponent), data::Dimension::kOther, "m^2");
+        expect_unit("N/" + unit + "^2", pow10(-2 * p.exponent), data::Dimension::kPressure, "Pa");
       }
       // Inside products and quotients too.
-      if (b.dim == Dimension::kForce) expect_unit(unit + "/s", pow10(p.exponent), Dimension::kOther, "N/s");
+      if (b.dim == data::Dimension::kForce) expect_unit(unit + "/s", pow10(p.exponent), data::Dimension::kOther, "N/s");
     }
   }
 }
 
 TEST(Units, CompositionsFromTheIssueAndRigLogs) {
   const double lbf = 0.45359237 * 9.80665, inch = 0.0254, pi = 3.14159265358979323846;
-  expect_unit("uN", 1e-6, Dimension::kForce, "N");
-  expect_unit("µN", 1e-6, Dimension::kForce, "N");
-  expect_unit("μN", 1e-6, Dimension::kForce, "N");
-  expect_unit("nm/s", 1e-9, Dimension::kVelocity, "m/s");
-  expect_unit("µm/s", 1e-6, Dimension::kVelocity, "m/s");
-  expect_unit("MPa", 1e6, Dimension::kPressure, "Pa");
-  expect_unit("N*m/rad", 1, Dimension::kOther, "N*m/rad");
-  expect_unit("N·m/deg", 180 / pi, Dimension::kOther, "N*m/rad");
-  expect_unit("kN/(m/s)", 1e3, Dimension::kOther, "N/(m/s)");
-  expect_unit("N/(mm/s)", 1e3, Dimension::kOther, "N/(m/s)");
-  expect_unit("N*s/m", 1, Dimension::kOther, "N*s/m");
-  expect_unit("m/s^2", 1, Dimension::kAcceleration, "m/s^2");
-  expect_unit("m/s²", 1, Dimension::kAcceleration, "m/s^2");
-  expect_unit("m/s2", 1, Dimension::kAcceleration, "m/s^2");
-  expect_unit("m*s^-2", 1, Dimension::kAcceleration, "m/s^2");
-  expect_unit("mm/ms^2", 1e3, Dimension::kAcceleration, "m/s^2");
-  expect_unit("s^-1", 1, Dimension::kOther, "s^-1");
-  expect_unit("s⁻¹", 1, Dimension::kOther, "s^-1");
-  expect_unit("1/s", 1, Dimension::kOther, "1/s");
-  expect_unit("mm³", 1e-9, Dimension::kOther, "m^3");
-  expect_unit("N/mm²", 1e6, Dimension::kPressure, "Pa");
-  expect_unit("kg*m/s^2", 1, Dimension::kForce, "N");
-  expect_unit("g*cm/s^2", 1e-5, Dimension::kForce, "N");  // the dyne
-  expect_unit("lbf/in^2", lbf / (inch * inch), Dimension::kPressure, "Pa");
-  expect_unit("km/h", 1e3 / 3600, Dimension::kVelocity, "m/s");
-  expect_unit("in/min", inch / 60, Dimension::kVelocity, "m/s");
-  expect_unit("rev/min", 2 * pi / 60, Dimension::kAngularVelocity, "rad/s");
-  expect_unit("rev/s", 2 * pi, Dimension::kAngularVelocity, "rad/s");
-  expect_unit("deg/s^2", pi / 180, Dimension::kAngularAcceleration, "rad/s^2");
-  expect_unit("mrad/s", 1e-3, Dimension::kAngularVelocity, "rad/s");
-  expect_unit("um/m", 1e-6, Dimension::kDimensionless, "1");
-  expect_unit("K/s", 1, Dimension::kOther, "K/s");
-  expect_unit("mK", 1e-3, Dimension::kTemperature, "K");
-  expect_unit("(N/m)^2", 1, Dimension::kOther, "(N/m)^2");
+  expect_unit("uN", 1e-6, data::Dimension::kForce, "N");
+  expect_unit("µN", 1e-6, data::Dimension::kForce, "N");
+  expect_unit("μN", 1e-6, data::Dimension::kForce, "N");
+  expect_unit("nm/s", 1e-9, data::Dimension::kVelocity, "m/s");
+  expect_unit("µm/s", 1e-6, data::Dimension::kVelocity, "m/s");
+  expect_unit("MPa", 1e6, data::Dimension::kPressure, "Pa");
+  expect_unit("N*m/rad", 1, data::Dimension::kOther, "N*m/rad");
+  expect_unit("N·m/deg", 180 / pi, data::Dimension::kOther, "N*m/rad");
+  expect_unit("kN/(m/s)", 1e3, data::Dimension::kOther, "N/(m/s)");
+  expect_unit("N/(mm/s)", 1e3, data::Dimension::kOther, "N/(m/s)");
+  expect_unit("N*s/m", 1, data::Dimension::kOther, "N*s/m");
+  expect_unit("m/s^2", 1, data::Dimension::kAcceleration, "m/s^2");
+  expect_unit("m/s²", 1, data::Dimension::kAcceleration, "m/s^2");
+  expect_unit("m/s2", 1, data::Dimension::kAcceleration, "m/s^2");
+  expect_unit("m*s^-2", 1, data::Dimension::kAcceleration, "m/s^2");
+  expect_unit("mm/ms^2", 1e3, data::Dimension::kAcceleration, "m/s^2");
+  expect_unit("s^-1", 1, data::Dimension::kOther, "s^-1");
+  expect_unit("s⁻¹", 1, data::Dimension::kOther, "s^-1");
+  expect_unit("1/s", 1, data::Dimension::kOther, "1/s");
+  expect_unit("mm³", 1e-9, data::Dimension::kOther, "m^3");
+  expect_unit("N/mm²", 1e6, data::Dimension::kPressure, "Pa");
+  expect_unit("kg*m/s^2", 1, data::Dimension::kForce, "N");
+  expect_unit("g*cm/s^2", 1e-5, data::Dimension::kForce, "N");  // the dyne
+  expect_unit("lbf/in^2", lbf / (inch * inch), data::Dimension::kPressure, "Pa");
+  expect_unit("km/h", 1e3 / 3600, data::Dimension::kVelocity, "m/s");
+  expect_unit("in/min", inch / 60, data::Dimension::kVelocity, "m/s");
+  expect_unit("rev/min", 2 * pi / 60, data::Dimension::kAngularVelocity, "rad/s");
+  expect_unit("rev/s", 2 * pi, data::Dimension::kAngularVelocity, "rad/s");
+  expect_unit("deg/s^2", pi / 180, data::Dimension::kAngularAcceleration, "rad/s^2");
+  expect_unit("mrad/s", 1e-3, data::Dimension::kAngularVelocity, "rad/s");
+  expect_unit("um/m", 1e-6, data::Dimension::kDimensionless, "1");
+  expect_unit("K/s", 1, data::Dimension::kOther, "K/s");
+  expect_unit("mK", 1e-3, data::Dimension::kTemperature, "K");
+  expect_unit("(N/m)^2", 1, data::Dimension::kOther, "(N/m)^2");
   // Torque in every spelling; energy (J) is not a torque and not a unit here.
-  for (const char* t : {"N*m", "N·m", "N⋅m", "N.m", "Nm", "N m"}) expect_unit(t, 1, Dimension::kTorque, "N*m");
-  for (const char* t : {"kN*m", "kNm", "kN.m"}) expect_unit(t, 1e3, Dimension::kTorque, "N*m");
-  for (const char* t : {"mN*m", "mNm", "N*mm", "Nmm", "uN*km"}) expect_unit(t, 1e-3, Dimension::kTorque, "N*m");
-  EXPECT_FALSE(find_unit("J").has_value());
-  EXPECT_FALSE(find_unit("kJ").has_value());
+  for (const char* t : {"N*m", "N·m", "N⋅m", "N.m", "Nm", "N m"}) expect_unit(t, 1, data::Dimension::kTorque, "N*m");
+  for (const char* t : {"kN*m", "kNm", "kN.m"}) expect_unit(t, 1e3, data::Dimension::kTorque, "N*m");
+  for (const char* t : {"mN*m", "mNm", "N*mm", "Nmm", "uN*km"}) expect_unit(t, 1e-3, data::Dimension::kTorque, "N*m");
+  EXPECT_FALSE(data::find_unit("J").has_value());
+  EXPECT_FALSE(data::find_unit("kJ").has_value());
 }
 
 TEST(Units, UnitsOutsideSITakeNoPrefix) {
   for (const char* u : {"kmin", "mh", "kin", "min2x", "mdeg", "krev", "klbf", "kpsi", "katm", "krpm", "m%", "ksec",
                         "mdegC", "mC", "kF", "MdegF", "kNmm"})
-    EXPECT_FALSE(find_unit(u).has_value()) << u;
+    EXPECT_FALSE(data::find_unit(u).has_value()) << u;
   // ... though they combine with other units.
-  expect_unit("min", 60, Dimension::kTime, "s");
-  expect_unit("h", 3600, Dimension::kTime, "s");
-  expect_unit("psi/s", 0.45359237 * 9.80665 / (0.0254 * 0.0254), Dimension::kOther, "Pa/s");
+  expect_unit("min", 60, data::Dimension::kTime, "s");
+  expect_unit("h", 3600, data::Dimension::kTime, "s");
+  expect_unit("psi/s", 0.45359237 * 9.80665 / (0.0254 * 0.0254), data::Dimension::kOther, "Pa/s");
 }
 
 TEST(Units, AffineTemperaturesStandAlone) {
   for (const char* u : {"degC", "°C", "C"}) {
-    const auto t = find_unit(u);
+    const auto t = data::find_unit(u);
     ASSERT_TRUE(t.has_value()) << u;
-    EXPECT_EQ(t->dimension, Dimension::kTemperature);
+    EXPECT_EQ(t->dimension, data::Dimension::kTemperature);
     EXPECT_EQ(t->factor, 1.0);
     EXPECT_EQ(t->offset, 273.15);
   }
   for (const char* u : {"degF", "°F", "F"}) {
-    const auto t = find_unit(u);
+    const auto t = data::find_unit(u);
     ASSERT_TRUE(t.has_value()) << u;
     // 32 degF = 273.15 K, 212 degF = 373.15 K.
     EXPECT_NEAR(t->factor * 32 + t->offset, 273.15, 1e-12);
@@ -146,7 +146,7 @@ TEST(Units, AffineTemperaturesStandAlone) {
   }
   // An affine unit is no factor: not in products, quotients or powers.
   for (const char* u : {"degC/s", "C/s", "degC^2", "C*m", "1/degC", "(degC)", "°C/min"})
-    EXPECT_FALSE(find_unit(u).has_value()) << u;
+    EXPECT_FALSE(data::find_unit(u).has_value()) << u;
 }
 
 TEST(Units, PressureReferenceOnPrefixedUnits) {
@@ -169,35 +169,35 @@ TEST(Units, PressureReferenceOnPrefixedUnits) {
                         {"aPa", 1e-18, false}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.unit);
-    const auto u = find_unit(c.unit);
+    const auto u = data::find_unit(c.unit);
     ASSERT_TRUE(u.has_value());
-    EXPECT_EQ(u->dimension, Dimension::kPressure);
+    EXPECT_EQ(u->dimension, data::Dimension::kPressure);
     EXPECT_NEAR(u->factor, c.factor, 1e-15 * c.factor);
     EXPECT_EQ(u->absolute_pressure, c.absolute);
   }
   // A suffix only marks a pressure.
-  EXPECT_FALSE(find_unit("Na").has_value());
-  EXPECT_FALSE(find_unit("m(abs)").has_value());
+  EXPECT_FALSE(data::find_unit("Na").has_value());
+  EXPECT_FALSE(data::find_unit("m(abs)").has_value());
 }
 
 TEST(Units, MalformedExpressionsAreRefused) {
   for (const char* u : {"m/",  "/s",  "m^",   "m^-", "(m/s",    "m/s)",   "m^0", "m^123", "**",    "m**s", "kkN",
                         "1^2", "%^2", "m//s", "()",  "furlong", "parsec", "Mx",  "^2",    "m^2^2", "ab",   "N m kg"})
-    EXPECT_FALSE(find_unit(u).has_value()) << u;
+    EXPECT_FALSE(data::find_unit(u).has_value()) << u;
 }
 
 TEST(Units, QuantitiesInComposedUnits) {
-  std::optional<Dimension> d;
-  EXPECT_NEAR(parse_quantity("250 uN", "q", &d), 2.5e-4, 1e-19);
-  EXPECT_EQ(d, Dimension::kForce);
-  EXPECT_NEAR(parse_quantity("3 µm/s", "q", &d), 3e-6, 1e-21);
-  EXPECT_EQ(d, Dimension::kVelocity);
-  EXPECT_NEAR(parse_quantity("2kN/(m/s)", "q", &d), 2e3, 1e-12);
-  EXPECT_EQ(d, Dimension::kOther);
+  std::optional<data::Dimension> d;
+  EXPECT_NEAR(data::parse_quantity("250 uN", "q", &d), 2.5e-4, 1e-19);
+  EXPECT_EQ(d, data::Dimension::kForce);
+  EXPECT_NEAR(data::parse_quantity("3 µm/s", "q", &d), 3e-6, 1e-21);
+  EXPECT_EQ(d, data::Dimension::kVelocity);
+  EXPECT_NEAR(data::parse_quantity("2kN/(m/s)", "q", &d), 2e3, 1e-12);
+  EXPECT_EQ(d, data::Dimension::kOther);
   try {
-    parse_quantity("3 kmin", "--duration", &d);
+    data::parse_quantity("3 kmin", "--duration", &d);
     ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown unit 'kmin'"), std::string::npos) << e.what();
   }
 }
@@ -208,7 +208,7 @@ TEST(Units, MicronewtonLogImports) {
   const std::string csv = dir + "micro.csv";
   std::ofstream(csv) << "Time [s],Position [um],Normal [uN],Friction [uN]\n"
                         "0,0,500,-120.5\n0.01,2.5,501.25,118\n0.02,5,499.75,121.25\n";
-  const Experiment e = read_text_log(csv, ReadOptions{});
+  const data::Experiment e = data::read_text_log(csv, data::ReadOptions{});
   ASSERT_TRUE(e.has("normal_force"));
   ASSERT_TRUE(e.has("force"));
   EXPECT_EQ(e.units.at("normal_force"), "N");
@@ -226,7 +226,7 @@ TEST(Units, MicronewtonLogImports) {
   std::ofstream(mu) << "Time [s];Normal [µN];Friction [µN]\n0;500;-120,5\n0,01;501,25;118\n";
   std::string out;
   ASSERT_EQ(test::run_cli("import " + mu + " -o " + h5, &out), 0) << out;
-  const auto log = read_log(h5);
+  const auto log = data::read_log(h5);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].units.at("force"), "N");
   EXPECT_NEAR(log[0].channels.at("force")[0], -120.5e-6, 1e-18);
@@ -236,9 +236,9 @@ TEST(Units, MicronewtonLogImports) {
   const std::string bad = dir + "micro_bad.csv";
   std::ofstream(bad) << "Time [s],Normal [um/s]\n0,1\n1,2\n";
   try {
-    read_text_log(bad, ReadOptions{});
+    data::read_text_log(bad, data::ReadOptions{});
     ADD_FAILURE() << "no error";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("unit 'um/s' is velocity, channel 'normal_force' needs force"),
               std::string::npos)
         << err.what();
@@ -253,9 +253,9 @@ TEST(Units, RotationalUnitMapsByDimension) {
       {"m/s^2", "rad/s^2"}, {"N/m", "N*m/rad"}, {"N/(m/s)", "N*m/(rad/s)"},
       {"s/m", "s/rad"},     {"N^2", "(N*m)^2"}, {"1/N", "1/(N*m)"},
       {"kg", "kg*m^2"},     {"1", "1"},         {"s", "s"}};
-  for (const auto& [t, r] : cases) EXPECT_EQ(rotational_unit(t), r) << t;
+  for (const auto& [t, r] : cases) EXPECT_EQ(data::rotational_unit(t), r) << t;
   // Each mapped unit is the SI spelling of what it names.
-  EXPECT_EQ(find_unit(rotational_unit("N/m"))->si, find_unit("N*m/rad")->si);
+  EXPECT_EQ(data::find_unit(data::rotational_unit("N/m"))->si, data::find_unit("N*m/rad")->si);
 }
 
 }  // namespace

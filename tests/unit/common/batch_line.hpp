@@ -20,8 +20,8 @@ inline std::map<std::string, double> truth(int k) {
   return {{"F_C", 20.0 + 3.0 * k}, {"F_brk", 30.0 + 4.0 * k}, {"v_brk", 0.01 + 0.002 * k}, {"f_v", 80.0 + 10.0 * k}};
 }
 
-inline Experiment synthetic(int k, std::uint64_t seed) {
-  GeneratorOptions g;
+inline data::Experiment synthetic(int k, std::uint64_t seed) {
+  workloads::GeneratorOptions g;
   g.model = "simscape-translational";
   const ModelInfo* m = find_model(g.model);
   for (const auto& p : m->params) g.params.push_back(p.default_value);
@@ -32,7 +32,7 @@ inline Experiment synthetic(int k, std::uint64_t seed) {
   g.v_max = 0.1;
   g.noise["force"] = 0.2;
   g.seed = seed;
-  Experiment e = generate_log(g).front();
+  data::Experiment e = workloads::generate_log(g).front();
   e.name = "unit" + std::to_string(k);
   return e;
 }

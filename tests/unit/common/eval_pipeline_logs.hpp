@@ -74,7 +74,7 @@ inline std::string write_log(const std::string& path, const Channels& c, bool si
     H5Pset_deflate(dcpl, 4);
     hid_t d = H5Dcreate2(g, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
-    h5::write_string_attribute(d, "units", unit, "test");
+    data::h5::write_string_attribute(d, "units", unit, "test");
     H5Dclose(d);
     H5Pclose(dcpl);
     H5Sclose(s);

@@ -41,8 +41,8 @@ inline std::size_t count_of(const std::string& text, const std::string& what) {
 // kinematics by parallel filtering and keeps few samples, none near a
 // reversal. Seed 6 fitted K_brk = 61443 with c_v = 19533 "not determined":
 // a law that predicts 1.2 MN at v -> 0 and that every export carried on.
-inline GeneratorOptions stroke(std::uint64_t seed, bool position_only) {
-  GeneratorOptions g;
+inline workloads::GeneratorOptions stroke(std::uint64_t seed, bool position_only) {
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder";
   g.params = params_of(g.model, {{"F_pr", 20}, {"K_brk", 1}, {"f_vfr", 100}});
   g.profile = "multisine";

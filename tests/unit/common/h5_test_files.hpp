@@ -29,7 +29,7 @@ void expect_input_error(F&& f, std::initializer_list<S> fragments) {
   try {
     f();
     ADD_FAILURE() << "no InputError thrown";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     for (const auto& frag : fragments)

@@ -19,6 +19,8 @@ inline constexpr double kNoise = 0.01;   // N
 // Truth: the paper's example (Canudas de Wit et al. 1995), the model defaults.
 inline std::vector<double> truth() { return find_model("lugre")->defaults(); }
 
-inline Experiment lugre_log(unsigned seed) { return test::plateau_log<LuGre>(truth(), seed, kNoise, kRate, "lugre"); }
+inline data::Experiment lugre_log(unsigned seed) {
+  return test::plateau_log<LuGre>(truth(), seed, kNoise, kRate, "lugre");
+}
 
 }  // namespace stribeck::test::lugre_plateaus

@@ -19,13 +19,13 @@ namespace stribeck::test {
 
 // Dataset `name` (a path inside the file) of an HDF5 file, as doubles.
 inline std::vector<double> h5_column(const std::string& path, const std::string& name) {
-  h5::File f = h5::open_file(path);
-  return h5::read_doubles(h5::open_dataset(f.id(), name, path), path);
+  data::h5::File f = data::h5::open_file(path);
+  return data::h5::read_doubles(data::h5::open_dataset(f.id(), name, path), path);
 }
 
 // Column `name` of a CSV file.
 inline std::vector<double> csv_column(const std::string& path, const std::string& name) {
-  CsvReader r(path);
+  data::CsvReader r(path);
   const int c = r.column(name);
   EXPECT_GE(c, 0) << name;
   std::vector<double> out, v;
@@ -39,8 +39,8 @@ inline std::vector<double> csv_column(const std::string& path, const std::string
 struct LuGreReference {
   std::vector<double> force, z;
 };
-inline LuGreReference lugre_reference(const Experiment& e, const std::vector<std::string>& assign, double z0) {
-  const auto p = resolve_params(require_model("lugre"), assign);
+inline LuGreReference lugre_reference(const data::Experiment& e, const std::vector<std::string>& assign, double z0) {
+  const auto p = workloads::resolve_params(workloads::require_model("lugre"), assign);
   const auto c = LuGre::prepare(p.data());
   LuGre::State<double> st{};
   st.z = z0;

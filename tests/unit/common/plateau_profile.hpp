@@ -51,15 +51,15 @@ struct PlateauProfile {
 // from rest, plus seeded Gaussian noise of std `noise` on the force. With
 // `normal_force`, that channel is logged and fed to the model.
 template <class M>
-Experiment plateau_log(const std::vector<double>& p, unsigned seed, double noise, double rate, const std::string& name,
-                       double (*normal_force)(double) = nullptr) {
+data::Experiment plateau_log(const std::vector<double>& p, unsigned seed, double noise, double rate,
+                             const std::string& name, double (*normal_force)(double) = nullptr) {
   const PlateauProfile prof;
   std::vector<long double> q(p.begin(), p.end());
   const auto c = M::prepare(q.data());
   typename M::template State<long double> st{0.0L, 0.0L};
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> N(0, noise);
-  Experiment e;
+  data::Experiment e;
   e.name = name;
   e.source = "test";
   const int n = static_cast<int>(prof.duration() * rate);

@@ -50,12 +50,12 @@ inline std::vector<double> true_params(const Truth& t) {
 
 // A log of random samples: log-uniform speeds in both directions, pressures
 // and normal forces varying, force = model + Gaussian noise.
-inline Experiment synth(const Truth& t, int n, unsigned seed, double p_sum = -1, double v_sign = 0) {
+inline data::Experiment synth(const Truth& t, int n, unsigned seed, double p_sum = -1, double v_sign = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(0, 1);
   std::normal_distribution<double> N(0, t.noise);
   const auto p = true_params(t);
-  Experiment e;
+  data::Experiment e;
   e.name = "synthetic" + std::to_string(seed);
   e.source = "test";
   for (const char* c : {"velocity", "pressure_a", "pressure_b", "normal_force", "force"}) e.channels[c] = {};

@@ -39,7 +39,7 @@ TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
   const std::string good = dir + "good.mat";
   const auto starts = write_mat5_compressed(good);
   ASSERT_EQ(starts.size(), 3u);
-  const auto exps = read_any_log(good);
+  const auto exps = data::read_any_log(good);
   ASSERT_EQ(exps.size(), 1u);
   for (const auto& ch : kChannels) EXPECT_EQ(exps[0].channel(ch), signal(ch)) << ch;
   for (size_t v = 0; v < kChannels.size(); ++v)
@@ -50,8 +50,8 @@ TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
       flip(bad, starts[v] + 8 + d.at(element_bytes(good, starts[v])));
       std::string msg;
       try {
-        read_any_log(bad);
-      } catch (const InputError& e) {
+        data::read_any_log(bad);
+      } catch (const data::InputError& e) {
         msg = e.what();
       }
       EXPECT_NE(msg.find(bad + ": variable " + (d.names_variable ? "'" + kChannels[v] + "'" : std::to_string(v + 1)) +
@@ -66,8 +66,8 @@ TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
   flip(bad, starts[2] + 8 + element_bytes(good, starts[2]) - 1, 1);
   std::string msg;
   try {
-    read_any_log(bad);
-  } catch (const InputError& e) {
+    data::read_any_log(bad);
+  } catch (const data::InputError& e) {
     msg = e.what();
   }
   EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (zlib: incorrect data check)"),
@@ -79,8 +79,8 @@ TEST(Readers, Mat5DamagedZlibStreamIsRefusedNamingFileAndVariable) {
   spit(short_stream, recompressed_short(good, starts[2], 800));
   msg.clear();
   try {
-    read_any_log(short_stream);
-  } catch (const InputError& e) {
+    data::read_any_log(short_stream);
+  } catch (const data::InputError& e) {
     msg = e.what();
   }
   EXPECT_NE(msg.find("variable 'force': its compressed data is damaged (it inflates to 2464 bytes, its tag claims "

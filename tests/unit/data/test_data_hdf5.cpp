@@ -26,46 +26,47 @@ std::string tmp(const std::string& name) {
 TEST(DataHdf5, ColumnGrowsByAppendAndShrinksByResize) {
   const std::string path = tmp("column.h5");
   {
-    h5::File f = h5::create_file(path);
-    h5::Dataset c = h5::create_column(f.id(), "x", H5T_NATIVE_DOUBLE, 4, path);
+    data::h5::File f = data::h5::create_file(path);
+    data::h5::Dataset c = data::h5::create_column(f.id(), "x", H5T_NATIVE_DOUBLE, 4, path);
     const double a[] = {1, 2, 3}, b[] = {4, 5, 6, 7, 8};
-    h5::append_column(c, H5T_NATIVE_DOUBLE, a, 3, path);
-    h5::append_column(c, H5T_NATIVE_DOUBLE, b, 5, path);
-    h5::append_column(c, H5T_NATIVE_DOUBLE, nullptr, 0, path);  // no-op
-    h5::Dataset s = h5::create_column(f.id(), "s", H5T_NATIVE_UINT8, 4, path);
+    data::h5::append_column(c, H5T_NATIVE_DOUBLE, a, 3, path);
+    data::h5::append_column(c, H5T_NATIVE_DOUBLE, b, 5, path);
+    data::h5::append_column(c, H5T_NATIVE_DOUBLE, nullptr, 0, path);  // no-op
+    data::h5::Dataset s = data::h5::create_column(f.id(), "s", H5T_NATIVE_UINT8, 4, path);
     const std::uint8_t st[] = {0, 2, 1};
-    h5::append_column(s, H5T_NATIVE_UINT8, st, 3, path);
-    h5::close_file(f, path);
+    data::h5::append_column(s, H5T_NATIVE_UINT8, st, 3, path);
+    data::h5::close_file(f, path);
   }
   {
-    h5::File f = h5::open_file(path, /*write=*/true);
-    EXPECT_EQ(h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path),
+    data::h5::File f = data::h5::open_file(path, /*write=*/true);
+    EXPECT_EQ(data::h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path),
               (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
-    EXPECT_EQ(h5::read_array<std::uint8_t>(f.id(), "s", H5T_NATIVE_UINT8, path), (std::vector<std::uint8_t>{0, 2, 1}));
-    h5::resize_column(f.id(), "x", 2, path);
+    EXPECT_EQ(data::h5::read_array<std::uint8_t>(f.id(), "s", H5T_NATIVE_UINT8, path),
+              (std::vector<std::uint8_t>{0, 2, 1}));
+    data::h5::resize_column(f.id(), "x", 2, path);
     // Unlimited and chunked as promised: the column can still grow.
-    const h5::Dataset c = h5::open_dataset(f.id(), "x", path);
+    const data::h5::Dataset c = data::h5::open_dataset(f.id(), "x", path);
     const double more[] = {9};
-    h5::append_column(c, H5T_NATIVE_DOUBLE, more, 1, path);
-    EXPECT_EQ(h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path), (std::vector<double>{1, 2, 9}));
+    data::h5::append_column(c, H5T_NATIVE_DOUBLE, more, 1, path);
+    EXPECT_EQ(data::h5::read_array<double>(f.id(), "x", H5T_NATIVE_DOUBLE, path), (std::vector<double>{1, 2, 9}));
   }
   std::remove(path.c_str());
 }
 
 TEST(DataHdf5, ArrayIsReplacedAndMissingOneNamed) {
   const std::string path = tmp("array.h5");
-  h5::File f = h5::create_file(path);
+  data::h5::File f = data::h5::create_file(path);
   const std::vector<std::uint64_t> a = {std::numeric_limits<std::uint64_t>::max(), 0, 7};
-  h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, a.data(), a.size(), path);
+  data::h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, a.data(), a.size(), path);
   const std::vector<std::uint64_t> b = {42};
-  h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, b.data(), b.size(), path);  // replaces
-  EXPECT_EQ(h5::read_array<std::uint64_t>(f.id(), "i", H5T_NATIVE_UINT64, path), b);
-  h5::write_array(f.id(), "empty", H5T_NATIVE_DOUBLE, nullptr, 0, path);
-  EXPECT_TRUE(h5::read_array<double>(f.id(), "empty", H5T_NATIVE_DOUBLE, path).empty());
+  data::h5::write_array(f.id(), "i", H5T_NATIVE_UINT64, b.data(), b.size(), path);  // replaces
+  EXPECT_EQ(data::h5::read_array<std::uint64_t>(f.id(), "i", H5T_NATIVE_UINT64, path), b);
+  data::h5::write_array(f.id(), "empty", H5T_NATIVE_DOUBLE, nullptr, 0, path);
+  EXPECT_TRUE(data::h5::read_array<double>(f.id(), "empty", H5T_NATIVE_DOUBLE, path).empty());
   try {
-    h5::read_array<double>(f.id(), "nope", H5T_NATIVE_DOUBLE, path);
+    data::h5::read_array<double>(f.id(), "nope", H5T_NATIVE_DOUBLE, path);
     FAIL() << "no error for a missing dataset";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'nope'"), std::string::npos) << e.what();
   }
   f.reset();
@@ -74,33 +75,33 @@ TEST(DataHdf5, ArrayIsReplacedAndMissingOneNamed) {
 
 TEST(DataHdf5, IntegerAndStringAttributesRoundTripExactly) {
   const std::string path = tmp("attr.h5");
-  h5::File f = h5::create_file(path);
+  data::h5::File f = data::h5::create_file(path);
   const std::uint64_t big = (std::uint64_t(1) << 63) + 12345;  // not representable as double
-  h5::write_uint_attribute(f.id(), "u", big, path);
-  h5::write_int_attribute(f.id(), "i", -(std::int64_t(1) << 60) - 1, path);
-  h5::write_int_attribute(f.id(), "i", -3, path);  // replaces
-  h5::write_double_attribute(f.id(), "d", 0.1, path);
-  EXPECT_EQ(h5::read_uint_attribute(f.id(), "u", path), big);
-  EXPECT_EQ(h5::read_int_attribute(f.id(), "i", path), -3);
-  EXPECT_EQ(h5::read_double_attribute(f.id(), "d", path), 0.1);
+  data::h5::write_uint_attribute(f.id(), "u", big, path);
+  data::h5::write_int_attribute(f.id(), "i", -(std::int64_t(1) << 60) - 1, path);
+  data::h5::write_int_attribute(f.id(), "i", -3, path);  // replaces
+  data::h5::write_double_attribute(f.id(), "d", 0.1, path);
+  EXPECT_EQ(data::h5::read_uint_attribute(f.id(), "u", path), big);
+  EXPECT_EQ(data::h5::read_int_attribute(f.id(), "i", path), -3);
+  EXPECT_EQ(data::h5::read_double_attribute(f.id(), "d", path), 0.1);
   // Only the NUL padding is stripped: trailing spaces are part of the value.
-  h5::write_string_attribute(f.id(), "s", "a b ", path);
-  EXPECT_EQ(h5::read_string_attribute(f.id(), "s", path), "a b ");
-  h5::write_string_attribute(f.id(), "e", "", path);
-  EXPECT_EQ(h5::read_string_attribute(f.id(), "e", path), "");
+  data::h5::write_string_attribute(f.id(), "s", "a b ", path);
+  EXPECT_EQ(data::h5::read_string_attribute(f.id(), "s", path), "a b ");
+  data::h5::write_string_attribute(f.id(), "e", "", path);
+  EXPECT_EQ(data::h5::read_string_attribute(f.id(), "e", path), "");
   f.reset();
   std::remove(path.c_str());
 }
 
 TEST(DataHdf5, OpenOrCreateGroupReusesAnExistingGroup) {
   const std::string path = tmp("group.h5");
-  h5::File f = h5::create_file(path);
+  data::h5::File f = data::h5::create_file(path);
   {
-    h5::Group g = h5::open_or_create_group(f.id(), "g", path);
-    h5::write_int_attribute(g.id(), "mark", 1, path);
+    data::h5::Group g = data::h5::open_or_create_group(f.id(), "g", path);
+    data::h5::write_int_attribute(g.id(), "mark", 1, path);
   }
-  h5::Group g = h5::open_or_create_group(f.id(), "g", path);
-  EXPECT_EQ(h5::read_int_attribute(g.id(), "mark", path), 1);
+  data::h5::Group g = data::h5::open_or_create_group(f.id(), "g", path);
+  EXPECT_EQ(data::h5::read_int_attribute(g.id(), "mark", path), 1);
   g.reset();
   f.reset();
   std::remove(path.c_str());
@@ -114,33 +115,34 @@ TEST(DataHdf5, OpenOrCreateGroupReusesAnExistingGroup) {
 TEST(DataHdf5, ArrayClaimingMoreThanItStoresIsRefusedBeforeAllocating) {
   const std::string path = tmp("claims.h5");
   {
-    h5::File f = h5::create_file(path);
+    data::h5::File f = data::h5::create_file(path);
     // 10 M float64 (80 MB) never written: contiguous, no storage at all.
     const hsize_t n = 10000000;
-    h5::Dataspace sp(H5Screate_simple(1, &n, nullptr));
-    h5::Dataset d(H5Dcreate2(f.id(), "unwritten", H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    data::h5::Dataspace sp(H5Screate_simple(1, &n, nullptr));
+    data::h5::Dataset d(
+        H5Dcreate2(f.id(), "unwritten", H5T_IEEE_F64LE, sp.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     ASSERT_TRUE(d.valid());
     // 70 M zero bytes, chunked and deflated (about 1000:1): real, readable data.
     const hsize_t m = 70000000, chunk = 1 << 20;
-    h5::Dataspace sp2(H5Screate_simple(1, &m, nullptr));
-    h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    data::h5::Dataspace sp2(H5Screate_simple(1, &m, nullptr));
+    data::h5::PropList dcpl(H5Pcreate(H5P_DATASET_CREATE));
     H5Pset_chunk(dcpl.id(), 1, &chunk);
     H5Pset_deflate(dcpl.id(), 9);
-    h5::Dataset z(H5Dcreate2(f.id(), "zeros", H5T_STD_U8LE, sp2.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
+    data::h5::Dataset z(H5Dcreate2(f.id(), "zeros", H5T_STD_U8LE, sp2.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT));
     const std::vector<std::uint8_t> zeros(m, 0);
     ASSERT_GE(H5Dwrite(z.id(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
-    h5::close_file(f, path);
+    data::h5::close_file(f, path);
   }
-  h5::File f = h5::open_file(path);
+  data::h5::File f = data::h5::open_file(path);
   try {
-    h5::read_array<double>(f.id(), "unwritten", H5T_NATIVE_DOUBLE, path);
+    data::h5::read_array<double>(f.id(), "unwritten", H5T_NATIVE_DOUBLE, path);
     FAIL() << "no error for a dataset claiming 80 MB and storing none";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("unwritten: dataset claims 10000000 values but stores 0 bytes"),
               std::string::npos)
         << e.what();
   }
-  const auto v = h5::read_array<std::uint8_t>(f.id(), "zeros", H5T_NATIVE_UINT8, path);
+  const auto v = data::h5::read_array<std::uint8_t>(f.id(), "zeros", H5T_NATIVE_UINT8, path);
   EXPECT_EQ(v.size(), 70000000u);
   EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::uint8_t x) { return x == 0; }));
   f.reset();

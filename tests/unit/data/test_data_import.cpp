@@ -33,7 +33,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     return e.what();
   }
   return "<no error>";
@@ -43,71 +43,71 @@ TEST(DataUnits, ConversionFactorsAreTheDefinitions) {
   struct Row {
     const char* unit;
     double factor;
-    Dimension dim;
+    data::Dimension dim;
   };
   const Row rows[] = {
-      {"mm", 1e-3, Dimension::kLength},
-      {"µm", 1e-6, Dimension::kLength},
-      {"um", 1e-6, Dimension::kLength},
-      {"mm/s", 1e-3, Dimension::kVelocity},
-      {"m/s²", 1, Dimension::kAcceleration},
-      {"mm/s^2", 1e-3, Dimension::kAcceleration},
-      {"kN", 1e3, Dimension::kForce},
-      {"bar", 1e5, Dimension::kPressure},
-      {"kPa", 1e3, Dimension::kPressure},
-      {"MPa", 1e6, Dimension::kPressure},
-      {"psi", 0.45359237 * 9.80665 / (0.0254 * 0.0254), Dimension::kPressure},
-      {"ms", 1e-3, Dimension::kTime},
-      {"deg", 3.14159265358979323846 / 180, Dimension::kAngle},
-      {"°", 3.14159265358979323846 / 180, Dimension::kAngle},
-      {"rpm", 2 * 3.14159265358979323846 / 60, Dimension::kAngularVelocity},
-      {"N·m", 1, Dimension::kTorque},
-      {"Nm", 1, Dimension::kTorque},
-      {"lbf", 0.45359237 * 9.80665, Dimension::kForce},
+      {"mm", 1e-3, data::Dimension::kLength},
+      {"µm", 1e-6, data::Dimension::kLength},
+      {"um", 1e-6, data::Dimension::kLength},
+      {"mm/s", 1e-3, data::Dimension::kVelocity},
+      {"m/s²", 1, data::Dimension::kAcceleration},
+      {"mm/s^2", 1e-3, data::Dimension::kAcceleration},
+      {"kN", 1e3, data::Dimension::kForce},
+      {"bar", 1e5, data::Dimension::kPressure},
+      {"kPa", 1e3, data::Dimension::kPressure},
+      {"MPa", 1e6, data::Dimension::kPressure},
+      {"psi", 0.45359237 * 9.80665 / (0.0254 * 0.0254), data::Dimension::kPressure},
+      {"ms", 1e-3, data::Dimension::kTime},
+      {"deg", 3.14159265358979323846 / 180, data::Dimension::kAngle},
+      {"°", 3.14159265358979323846 / 180, data::Dimension::kAngle},
+      {"rpm", 2 * 3.14159265358979323846 / 60, data::Dimension::kAngularVelocity},
+      {"N·m", 1, data::Dimension::kTorque},
+      {"Nm", 1, data::Dimension::kTorque},
+      {"lbf", 0.45359237 * 9.80665, data::Dimension::kForce},
   };
   for (const auto& r : rows) {
     SCOPED_TRACE(r.unit);
-    const auto u = find_unit(r.unit);
+    const auto u = data::find_unit(r.unit);
     ASSERT_TRUE(u.has_value());
     EXPECT_EQ(u->dimension, r.dim);
     EXPECT_NEAR(u->factor, r.factor, 1e-15 * r.factor);
   }
-  EXPECT_DOUBLE_EQ(find_unit("degC")->offset, 273.15);
-  EXPECT_TRUE(find_unit("bara")->absolute_pressure);
-  EXPECT_TRUE(find_unit("bar (abs)")->absolute_pressure);
-  EXPECT_FALSE(find_unit("barg")->absolute_pressure);
-  EXPECT_FALSE(find_unit("Pa")->absolute_pressure);
-  EXPECT_FALSE(find_unit("furlong").has_value());
-  EXPECT_FALSE(find_unit("").has_value());
+  EXPECT_DOUBLE_EQ(data::find_unit("degC")->offset, 273.15);
+  EXPECT_TRUE(data::find_unit("bara")->absolute_pressure);
+  EXPECT_TRUE(data::find_unit("bar (abs)")->absolute_pressure);
+  EXPECT_FALSE(data::find_unit("barg")->absolute_pressure);
+  EXPECT_FALSE(data::find_unit("Pa")->absolute_pressure);
+  EXPECT_FALSE(data::find_unit("furlong").has_value());
+  EXPECT_FALSE(data::find_unit("").has_value());
 }
 
 TEST(DataUnits, HeaderCellsAndAliases) {
   std::string n, u;
-  split_header_cell("velocity [mm/s]", n, u);
+  data::split_header_cell("velocity [mm/s]", n, u);
   EXPECT_EQ(n, "velocity");
   EXPECT_EQ(u, "mm/s");
-  split_header_cell("p_A (bar)", n, u);
+  data::split_header_cell("p_A (bar)", n, u);
   EXPECT_EQ(n, "p_A");
   EXPECT_EQ(u, "bar");
-  split_header_cell("Force/kN", n, u);
+  data::split_header_cell("Force/kN", n, u);
   EXPECT_EQ(n, "Force");
   EXPECT_EQ(u, "kN");
-  split_header_cell("\"time in ms\"", n, u);
+  data::split_header_cell("\"time in ms\"", n, u);
   EXPECT_EQ(n, "time");
   EXPECT_EQ(u, "ms");
   {
-    const RawColumns raw = parse_delimited("\"Force, N\";\"time\"\n1;2\n", "q.csv");
+    const data::RawColumns raw = data::parse_delimited("\"Force, N\";\"time\"\n1;2\n", "q.csv");
     EXPECT_EQ(raw.names, (std::vector<std::string>{"Force, N", "time"}));
   }
-  split_header_cell("a/b ratio", n, u);
+  data::split_header_cell("a/b ratio", n, u);
   EXPECT_EQ(n, "a/b ratio");
   EXPECT_EQ(u, "");
-  EXPECT_EQ(canonical_channel("p_A"), "pressure_a");
-  EXPECT_EQ(canonical_channel("Force"), "force");
-  EXPECT_EQ(canonical_channel("t"), "time");
-  EXPECT_EQ(canonical_channel("Fn"), "normal_force");
-  EXPECT_EQ(canonical_channel("Weg"), "position");
-  EXPECT_EQ(canonical_channel("strain gauge 2"), "strain gauge 2");
+  EXPECT_EQ(data::canonical_channel("p_A"), "pressure_a");
+  EXPECT_EQ(data::canonical_channel("Force"), "force");
+  EXPECT_EQ(data::canonical_channel("t"), "time");
+  EXPECT_EQ(data::canonical_channel("Fn"), "normal_force");
+  EXPECT_EQ(data::canonical_channel("Weg"), "position");
+  EXPECT_EQ(data::canonical_channel("strain gauge 2"), "strain gauge 2");
 }
 
 TEST(DataText, DelimitersDecimalCommasComments) {
@@ -127,8 +127,8 @@ TEST(DataText, DelimitersDecimalCommasComments) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    TextInfo info;
-    const RawColumns raw = parse_delimited(c.text, "t.csv", &info);
+    data::TextInfo info;
+    const data::RawColumns raw = data::parse_delimited(c.text, "t.csv", &info);
     EXPECT_EQ(info.delimiter, c.delim);
     EXPECT_EQ(info.decimal_comma, c.comma);
     EXPECT_TRUE(info.header);
@@ -143,8 +143,8 @@ TEST(DataText, HeaderUnitsConvertToSI) {
                                       "Time [ms];Weg [mm];velocity [mm/s];p_A (bar);p_B (psi);Force/kN;Temp [degC]\n"
                                       "0;1;10;2;0;0,5;20\n"
                                       "10;2;10;3;1;0,25;21\n");
-  const Experiment e = read_any_log(path).at(0);
-  EXPECT_EQ(e.name, file_stem(path));
+  const data::Experiment e = data::read_any_log(path).at(0);
+  EXPECT_EQ(e.name, data::file_stem(path));
   EXPECT_EQ(e.channels.at("time"), (std::vector<double>{0, 0.01}));
   EXPECT_EQ(e.channels.at("position"), (std::vector<double>{1e-3, 2e-3}));
   EXPECT_EQ(e.channels.at("velocity"), (std::vector<double>{0.01, 0.01}));
@@ -160,22 +160,22 @@ TEST(DataText, HeaderUnitsConvertToSI) {
 
 TEST(DataText, HeaderlessWithColumnSpecsAndAbsolutePressure) {
   const std::string path = write_temp("nohead.txt", "0 9 9 1.0 1.2\n10 9 9 2.0 1.3\n");
-  ReadOptions o;
-  o.columns = parse_column_specs("time=0:ms, position=3:mm, pressure_a=4:bara");
+  data::ReadOptions o;
+  o.columns = data::parse_column_specs("time=0:ms, position=3:mm, pressure_a=4:bara");
   o.ambient_pressure = 1e5;
-  const Experiment e = read_any_log(path, o).at(0);
+  const data::Experiment e = data::read_any_log(path, o).at(0);
   EXPECT_EQ(e.channels.size(), 3u);  // only mapped columns
   EXPECT_EQ(e.channels.at("position"), (std::vector<double>{1e-3, 2e-3}));
   EXPECT_NEAR(e.channels.at("pressure_a")[0], 0.2e5, 1e-9);
   EXPECT_EQ(std::stod(e.attributes.at("ambient_pressure")), 1e5);
-  EXPECT_NE(error_of([&] { read_any_log(path); }).find("no header row; map the columns with --columns"),
+  EXPECT_NE(error_of([&] { data::read_any_log(path); }).find("no header row; map the columns with --columns"),
             std::string::npos);
   std::remove(path.c_str());
 }
 
 TEST(DataText, RotationalUnitsMarkTheLog) {
   const std::string path = write_temp("rot.csv", "time,speed [rpm],torque [N*m]\n0,60,1\n1,60,2\n");
-  const Experiment e = read_any_log(path).at(0);
+  const data::Experiment e = data::read_any_log(path).at(0);
   EXPECT_EQ(e.attributes.at("motion"), "rotational");
   EXPECT_DOUBLE_EQ(e.channels.at("velocity")[0], 2 * 3.14159265358979323846);
   EXPECT_EQ(e.units.at("force"), "N*m");
@@ -205,14 +205,15 @@ TEST(DataText, BadInputNamesFileLineColumn) {
     SCOPED_TRACE(c.name);
     const std::string path = write_temp(std::string(c.name) + ".csv",
                                         std::string(c.name) == "binary" ? std::string("\x01\x02\x00\x03", 4) : c.text);
-    const std::string msg = error_of([&] { read_any_log(path); });
+    const std::string msg = error_of([&] { data::read_any_log(path); });
     EXPECT_EQ(msg.find('\n'), std::string::npos);
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
     for (const char* f : c.expect) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
     std::remove(path.c_str());
   }
-  EXPECT_NE(error_of([] { parse_column_specs("time=0:parsec"); }).find("unknown unit 'parsec'"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_column_specs("time"); }).find("CHANNEL=COLUMN"), std::string::npos);
+  EXPECT_NE(error_of([] { data::parse_column_specs("time=0:parsec"); }).find("unknown unit 'parsec'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { data::parse_column_specs("time"); }).find("CHANNEL=COLUMN"), std::string::npos);
 }
 
 // A MATLAB v7.3 file as MATLAB writes it: 512-byte user block starting with
@@ -232,14 +233,14 @@ class MatFile {
     hid_t sp = H5Screate_simple(2, dims, nullptr);
     hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, colmajor.data());
-    h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    data::h5::write_string_attribute(d, "MATLAB_class", cls, "test");
     H5Dclose(d);
     H5Sclose(sp);
   }
   // A group; cls nullptr for MATLAB's unmarked "#refs#".
   hid_t group(const char* name, const char* cls, hid_t loc = -1) {
     hid_t g = H5Gcreate2(loc < 0 ? file_ : loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (cls) h5::write_string_attribute(g, "MATLAB_class", cls, "test");
+    if (cls) data::h5::write_string_attribute(g, "MATLAB_class", cls, "test");
     groups_.push_back(g);
     return g;
   }
@@ -250,8 +251,8 @@ class MatFile {
     hid_t sp = H5Screate_simple(1, &n, nullptr);
     hid_t d = H5Dcreate2(loc, name, H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dims);
-    h5::write_string_attribute(d, "MATLAB_class", cls, "test");
-    h5::write_uint_attribute(d, "MATLAB_empty", 1, "test");
+    data::h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    data::h5::write_uint_attribute(d, "MATLAB_empty", 1, "test");
     H5Dclose(d);
     H5Sclose(sp);
   }
@@ -268,7 +269,7 @@ class MatFile {
     hid_t sp = H5Screate_simple(2, dims, nullptr);
     hid_t d = H5Dcreate2(loc, name, H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_STD_REF_OBJ, H5S_ALL, H5S_ALL, H5P_DEFAULT, refs.data());
-    if (cls) h5::write_string_attribute(d, "MATLAB_class", cls, "test");
+    if (cls) data::h5::write_string_attribute(d, "MATLAB_class", cls, "test");
     H5Dclose(d);
     H5Sclose(sp);
   }
@@ -300,12 +301,12 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
   m.matrix(s, "time", 2, 1, {0, 1});
   m.matrix(s, "velocity", 2, 1, {0.1, 0.2});
   const std::string path = m.close();
-  ReadOptions o;
-  o.columns = parse_column_specs("time=t,force=F:kN,position=data_1:mm");
+  data::ReadOptions o;
+  o.columns = data::parse_column_specs("time=t,force=F:kN,position=data_1:mm");
   o.only_mapped = false;
-  const auto exps = read_any_log(path, o);
+  const auto exps = data::read_any_log(path, o);
   ASSERT_EQ(exps.size(), 2u);
-  const Experiment& e = exps[0];
+  const data::Experiment& e = exps[0];
   EXPECT_EQ(e.channel("time"), (std::vector<double>{0, 0.5, 1}));
   EXPECT_EQ(e.channel("force"), (std::vector<double>{1e4, 2e4, 3e4}));
   for (size_t i = 0; i < 3; ++i)  // the second MATLAB column, mm -> m
@@ -320,7 +321,7 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
   m2.matrix(g, "time", 2, 1, {0, 1});
   m2.matrix(g, "v", 2, 1, {0.1, 0.2});
   const std::string p2 = m2.close();
-  const auto e2 = read_any_log(p2);
+  const auto e2 = data::read_any_log(p2);
   ASSERT_EQ(e2.size(), 1u);
   EXPECT_EQ(e2[0].name, "trial");
   EXPECT_EQ(e2[0].channel("velocity"), (std::vector<double>{0.1, 0.2}));
@@ -330,7 +331,8 @@ TEST(DataMat, VectorsMatricesStructsColumnMajor) {
 // The first two elements both struct-array tests write: runs(1) complete
 // (time, force, a scalar gain of 2), runs(2) a shorter time and no force.
 // `prefix`: the --name the file was read with.
-void expect_runs_1_and_2(const std::vector<Experiment>& exps, const std::string& gain_2, const std::string& prefix) {
+void expect_runs_1_and_2(const std::vector<data::Experiment>& exps, const std::string& gain_2,
+                         const std::string& prefix) {
   EXPECT_EQ(exps[0].name, prefix + "runs_1");
   EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 1, 2}));
   EXPECT_EQ(exps[0].channel("force"), (std::vector<double>{10, 20, 30}));
@@ -356,13 +358,14 @@ TEST(DataMat, DamagedSizesAreRefusedBeforeAllocating) {
     const hsize_t dims[2] = {10000000, 0};  // MATLAB 0 x 10^7
     hid_t sp = H5Screate_simple(2, dims, nullptr);
     hid_t d = H5Dcreate2(m.root(), "F", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    h5::write_string_attribute(d, "MATLAB_class", "double", "test");
+    data::h5::write_string_attribute(d, "MATLAB_class", "double", "test");
     H5Dclose(d);
     H5Sclose(sp);
     m.matrix(m.root(), "t", 3, 1, {0, 1, 2});
     const std::string path = m.close();
-    EXPECT_NE(error_of([&] { read_any_log(path); }).find("variable 'F': a matrix of 10000000 columns; at most 4096"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([&] { data::read_any_log(path); }).find("variable 'F': a matrix of 10000000 columns; at most 4096"),
+        std::string::npos);
     std::remove(path.c_str());
   }
   {
@@ -371,12 +374,12 @@ TEST(DataMat, DamagedSizesAreRefusedBeforeAllocating) {
       const hsize_t dims[2] = {8000000, 1};  // MATLAB 1 x 8e6 row vectors, 64 MB each, never written
       hid_t sp = H5Screate_simple(2, dims, nullptr);
       hid_t d = H5Dcreate2(m.root(), name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-      h5::write_string_attribute(d, "MATLAB_class", "double", "test");
+      data::h5::write_string_attribute(d, "MATLAB_class", "double", "test");
       H5Dclose(d);
       H5Sclose(sp);
     }
     const std::string path = m.close();
-    const std::string err = error_of([&] { read_any_log(path); });
+    const std::string err = error_of([&] { data::read_any_log(path); });
     EXPECT_NE(err.find("variable 'b': claims 8000000 values, more than the file can hold with the variables before it"),
               std::string::npos)
         << err;
@@ -405,15 +408,15 @@ TEST(DataMat, StructArrayElementsAreExperimentsV73) {
   m.references(trial, "notes", 1, 1, {m.ref("/#refs#/h")}, "cell");
   m.empty(m.root(), "none", "struct");
   const std::string path = m.close();
-  ReadOptions o;
-  const auto exps = read_any_log(path, o);
+  data::ReadOptions o;
+  const auto exps = data::read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
   expect_runs_1_and_2(exps, "2", "");
   EXPECT_EQ(exps[2].name, "trial");  // a scalar struct reads as before
   // --name prefixes the experiments of a file that holds several, so two
   // such files import side by side.
   o.name = "rigA";
-  const auto named = read_any_log(path, o);
+  const auto named = data::read_any_log(path, o);
   ASSERT_EQ(named.size(), 3u);
   expect_runs_1_and_2(named, "2", "rigA_");
   EXPECT_EQ(named[2].name, "rigA_trial");
@@ -426,7 +429,7 @@ TEST(DataMat, StructArrayElementsAreExperimentsV73) {
   m2.matrix(s, "time", 2, 1, {0, 1});
   const std::string p2 = m2.close();
   o.name = "bench";
-  const auto one = read_any_log(p2, o);
+  const auto one = data::read_any_log(p2, o);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].name, "bench");
   std::remove(p2.c_str());
@@ -471,7 +474,7 @@ TEST(DataMat, BrokenStructArraysAreOneLineErrors) {
     m.matrix(refs, "a", 2, 1, {0, 1});
     c.build(m, m.group("runs", "struct"), refs);
     const std::string path = m.close();
-    const std::string msg = error_of([&] { read_any_log(path); });
+    const std::string msg = error_of([&] { data::read_any_log(path); });
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
     for (const char* f : c.expect) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
@@ -523,9 +526,9 @@ TEST(DataMat, StructArrayElementsAreExperimentsV5) {
                               {mat5_double(1, 2, {0, 0.5}), nullptr, mat5_double(1, 1, {3})},
                               {mat5_double(0, 0, {}), mat5_double(0, 0, {}), mat5_double(0, 0, {})},
                               {mat5_double(2, 1, {5, 6}), mat5_double(2, 1, {-1, -2}), nullptr}})});
-  ReadOptions o;
+  data::ReadOptions o;
   o.name = "rigB";  // prefixes the experiments of a file that holds several
-  const auto exps = read_any_log(path, o);
+  const auto exps = data::read_any_log(path, o);
   ASSERT_EQ(exps.size(), 3u);
   expect_runs_1_and_2(exps, "3", "rigB_");
   EXPECT_EQ(exps[2].name, "rigB_runs_4");
@@ -541,7 +544,7 @@ TEST(DataMat, StructArrayElementsAreExperimentsV5) {
   Mat_VarSetStructFieldByIndex(trial, 1, 0, mat5_double(2, 1, {3, 4}));
   const std::string p2 = write_mat5("trial.mat", {trial});
   o.name = "bench";
-  const auto single = read_any_log(p2, o);
+  const auto single = data::read_any_log(p2, o);
   ASSERT_EQ(single.size(), 1u);
   EXPECT_EQ(single[0].name, "bench");
   EXPECT_EQ(single[0].channel("force"), (std::vector<double>{3, 4}));
@@ -553,7 +556,7 @@ TEST(DataMat, StructArrayElementsAreExperimentsV5) {
       "bad.mat", {mat5_runs({{mat5_double(2, 1, {0, 1})},
                              {mat5_double(2, 1, {0, 1}),
                               Mat_VarCreate(nullptr, MAT_C_DOUBLE, MAT_T_DOUBLE, 3, cube, eight.data(), 0)}})});
-  const std::string msg = error_of([&] { read_any_log(p3); });
+  const std::string msg = error_of([&] { data::read_any_log(p3); });
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_NE(msg.find(p3 + ": variable 'runs(2)': field 'force': has 3 dimensions"), std::string::npos) << msg;
   std::remove(p3.c_str());
@@ -564,7 +567,7 @@ TEST(DataMat, OpaqueObjectsAndV5AreExplained) {
   MatFile m("obj.mat");
   m.matrix(m.root(), "logsout", 1, 6, {1, 2, 3, 4, 5, 6}, "Simulink.SimulationData.Dataset");
   const std::string path = m.close();
-  const std::string msg = error_of([&] { read_any_log(path); });
+  const std::string msg = error_of([&] { data::read_any_log(path); });
   EXPECT_NE(msg.find("variable 'logsout'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Simulink.SimulationData.Dataset"), std::string::npos) << msg;
   EXPECT_NE(msg.find("save plain arrays"), std::string::npos) << msg;
@@ -573,17 +576,17 @@ TEST(DataMat, OpaqueObjectsAndV5AreExplained) {
   // hint to save -v7.3; with it: not a readable v5 file).
   const std::string v5 =
       write_temp("v5.mat", std::string("MATLAB 5.0 MAT-file, Platform: PCWIN64") + std::string(100, ' '));
-  const std::string v5msg = error_of([&] { read_any_log(v5); });
-  EXPECT_NE(v5msg.find(have_mat5_support() ? v5 : std::string("'-v7.3'")), std::string::npos) << v5msg;
+  const std::string v5msg = error_of([&] { data::read_any_log(v5); });
+  EXPECT_NE(v5msg.find(data::have_mat5_support() ? v5 : std::string("'-v7.3'")), std::string::npos) << v5msg;
   std::remove(v5.c_str());
 }
 
 TEST(DataMat, Version5And7ThroughLibmatio) {
-  if (!have_mat5_support()) GTEST_SKIP() << "built without libmatio";
+  if (!data::have_mat5_support()) GTEST_SKIP() << "built without libmatio";
   const std::string dir = std::string(STRIBECK_SOURCE_DIR) + "/tests/data/";
-  ReadOptions o;
-  o.columns = parse_column_specs("time=t:ms,force=F:kN,position=data_1:mm");
-  const auto exps = read_any_log(dir + "v5_small.mat", o);
+  data::ReadOptions o;
+  o.columns = data::parse_column_specs("time=t:ms,force=F:kN,position=data_1:mm");
+  const auto exps = data::read_any_log(dir + "v5_small.mat", o);
   ASSERT_EQ(exps.size(), 2u);
   EXPECT_EQ(exps[0].name, "v5_small");
   EXPECT_EQ(exps[0].channel("time"), (std::vector<double>{0, 0.01, 0.02, 0.03, 0.04}));
@@ -594,7 +597,7 @@ TEST(DataMat, Version5And7ThroughLibmatio) {
   EXPECT_EQ(exps[1].name, "trial2");  // struct of vectors, mapped by its field names
   EXPECT_EQ(exps[1].channel("velocity"), (std::vector<double>{0.1, 0.2}));
   // Compressed v7 (MATLAB's default save format): float32 widened, logicals ignored.
-  const auto v7 = read_any_log(dir + "v7_compressed.mat");
+  const auto v7 = data::read_any_log(dir + "v7_compressed.mat");
   ASSERT_EQ(v7.size(), 1u);
   EXPECT_EQ(v7[0].channel("force"), (std::vector<double>{5, 6, 7}));
   EXPECT_FALSE(v7[0].has("flag"));
@@ -602,7 +605,7 @@ TEST(DataMat, Version5And7ThroughLibmatio) {
   std::ifstream in(dir + "v5_small.mat", std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string cut = write_temp("cut.mat", bytes.substr(0, bytes.size() / 2));
-  EXPECT_NE(error_of([&] { read_any_log(cut); }), "<no error>");
+  EXPECT_NE(error_of([&] { data::read_any_log(cut); }), "<no error>");
   std::remove(cut.c_str());
 }
 

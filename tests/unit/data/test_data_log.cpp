@@ -24,8 +24,8 @@ std::string temp_path(const std::string& name) {
   return stribeck::test::temp_dir() + "stribeck_log_" + std::to_string(::getpid()) + "_" + name;
 }
 
-Experiment make_experiment(const std::string& name, size_t n) {
-  Experiment e;
+data::Experiment make_experiment(const std::string& name, size_t n) {
+  data::Experiment e;
   e.name = name;
   e.source = "memory";
   std::vector<double> t(n), v(n), f(n);
@@ -58,24 +58,24 @@ void dataset(hid_t g, const char* name, hid_t type, std::vector<double> v, const
   hid_t s = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   hid_t d = H5Dcreate2(g, name, type, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-  if (units) h5::write_string_attribute(d, "units", units, "test");
+  if (units) data::h5::write_string_attribute(d, "units", units, "test");
   H5Sclose(s);
   H5Dclose(d);
 }
 
 TEST(DataLog, RoundTripKeepsEveryBitAndAttribute) {
   const std::string path = temp_path("roundtrip.h5");
-  std::vector<Experiment> in = {make_experiment("run_1", 5000), make_experiment("pressure/3bar", 17)};
-  Provenance p;
+  std::vector<data::Experiment> in = {make_experiment("run_1", 5000), make_experiment("pressure/3bar", 17)};
+  data::Provenance p;
   p.command_line = "stribeck test";
   write_log(path, in, p);
-  const auto out = read_log(path);
+  const auto out = data::read_log(path);
   ASSERT_EQ(out.size(), 2u);
   // Groups come back in name order: "pressure/3bar" < "run_1".
   EXPECT_EQ(out[0].name, "pressure/3bar");
   EXPECT_EQ(out[1].name, "run_1");
   for (const auto& e : out) {
-    const Experiment& ref = e.name == "run_1" ? in[0] : in[1];
+    const data::Experiment& ref = e.name == "run_1" ? in[0] : in[1];
     EXPECT_EQ(e.channels, ref.channels);
     EXPECT_EQ(e.units, ref.units);
     EXPECT_EQ(e.attributes.at("rig"), "test bench 2");
@@ -86,16 +86,16 @@ TEST(DataLog, RoundTripKeepsEveryBitAndAttribute) {
 
 TEST(DataLog, WrittenFileFollowsTheSchema) {
   const std::string path = temp_path("schema.h5");
-  write_log(path, {make_experiment("a", 3000)}, Provenance{});
-  h5::File f = h5::open_file(path);
-  EXPECT_EQ(h5::read_string_attribute(f.id(), "schema", path), "stribeck-log/1");
-  EXPECT_FALSE(h5::read_string_attribute(f.id(), "toolkit_version", path).empty());
-  h5::Dataset force = h5::open_dataset(f.id(), "a/force", path);
-  EXPECT_EQ(h5::read_string_attribute(force.id(), "units", path), "N");
-  EXPECT_TRUE(h5::has_attribute(force.id(), "DIMENSION_LIST"));  // time attached as scale
-  h5::Dataset time = h5::open_dataset(f.id(), "a/time", path);
-  EXPECT_EQ(h5::read_string_attribute(time.id(), "CLASS", path), "DIMENSION_SCALE");
-  h5::PropList dcpl(H5Dget_create_plist(force.id()));
+  write_log(path, {make_experiment("a", 3000)}, data::Provenance{});
+  data::h5::File f = data::h5::open_file(path);
+  EXPECT_EQ(data::h5::read_string_attribute(f.id(), "schema", path), "stribeck-log/1");
+  EXPECT_FALSE(data::h5::read_string_attribute(f.id(), "toolkit_version", path).empty());
+  data::h5::Dataset force = data::h5::open_dataset(f.id(), "a/force", path);
+  EXPECT_EQ(data::h5::read_string_attribute(force.id(), "units", path), "N");
+  EXPECT_TRUE(data::h5::has_attribute(force.id(), "DIMENSION_LIST"));  // time attached as scale
+  data::h5::Dataset time = data::h5::open_dataset(f.id(), "a/time", path);
+  EXPECT_EQ(data::h5::read_string_attribute(time.id(), "CLASS", path), "DIMENSION_SCALE");
+  data::h5::PropList dcpl(H5Dget_create_plist(force.id()));
   EXPECT_EQ(H5Pget_layout(dcpl.id()), H5D_CHUNKED);
   EXPECT_EQ(H5Pget_nfilters(dcpl.id()), 2);  // shuffle + deflate
   std::remove(path.c_str());
@@ -103,44 +103,44 @@ TEST(DataLog, WrittenFileFollowsTheSchema) {
 
 TEST(DataLog, FailedWriteLeavesNoFileAndKeepsOldContent) {
   const std::string path = temp_path("atomic.h5");
-  write_log(path, {make_experiment("good", 10)}, Provenance{});
-  Experiment bad = make_experiment("bad", 10);
+  write_log(path, {make_experiment("good", 10)}, data::Provenance{});
+  data::Experiment bad = make_experiment("bad", 10);
   bad.channels["force"][3] = std::numeric_limits<double>::quiet_NaN();
   expect_error(
       [&] {
-        write_log(path, {make_experiment("x", 10), bad}, Provenance{});
+        write_log(path, {make_experiment("x", 10), bad}, data::Provenance{});
       },
       {"experiment 'bad'", "channel 'force'", "NaN", "index 3"});
-  ASSERT_EQ(read_log(path).front().name, "good");
+  ASSERT_EQ(data::read_log(path).front().name, "good");
   std::remove(path.c_str());
 }
 
 TEST(DataLog, AppendResultsAddsAGroupAndLeavesChannelsAlone) {
   const std::string path = temp_path("append.h5");
-  write_log(path, {make_experiment("run", 100)}, Provenance{});
-  Results r;
+  write_log(path, {make_experiment("run", 100)}, data::Provenance{});
+  data::Results r;
   r.group = "results/sweep_1";
   r.datasets.push_back({"force", {2, 3}, {1, 2, 3, 4, 5, 6}, "N", "model force per trajectory"});
   r.attributes["model"] = "simscape_translational";
   r.provenance.command_line = "stribeck sweep x";
   r.provenance.device = "cpu";
-  append_results(path, r);
-  const auto exps = read_log(path);  // results group is not an experiment
+  data::append_results(path, r);
+  const auto exps = data::read_log(path);  // results group is not an experiment
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0].channels, make_experiment("run", 100).channels);
   {
-    h5::File f = h5::open_file(path);
-    h5::Group g = h5::open_group(f.id(), "results/sweep_1", path);
-    EXPECT_EQ(h5::read_string_attribute(g.id(), "kind", path), "results");
-    EXPECT_EQ(h5::read_string_attribute(g.id(), "command_line", path), "stribeck sweep x");
-    EXPECT_EQ(h5::read_string_attribute(g.id(), "model", path), "simscape_translational");
-    h5::Dataset d = h5::open_dataset(g.id(), "force", path);
-    EXPECT_EQ(h5::dataset_info(d, path).dims, (std::vector<hsize_t>{2, 3}));
-    EXPECT_EQ(h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    data::h5::File f = data::h5::open_file(path);
+    data::h5::Group g = data::h5::open_group(f.id(), "results/sweep_1", path);
+    EXPECT_EQ(data::h5::read_string_attribute(g.id(), "kind", path), "results");
+    EXPECT_EQ(data::h5::read_string_attribute(g.id(), "command_line", path), "stribeck sweep x");
+    EXPECT_EQ(data::h5::read_string_attribute(g.id(), "model", path), "simscape_translational");
+    data::h5::Dataset d = data::h5::open_dataset(g.id(), "force", path);
+    EXPECT_EQ(data::h5::dataset_info(d, path).dims, (std::vector<hsize_t>{2, 3}));
+    EXPECT_EQ(data::h5::read_doubles(d, path), (std::vector<double>{1, 2, 3, 4, 5, 6}));
   }  // every handle closed: the file may be opened for writing again
-  expect_error([&] { append_results(path, r); }, {"results/sweep_1", "already exists"});
+  expect_error([&] { data::append_results(path, r); }, {"results/sweep_1", "already exists"});
   // Read back: the same datasets, shapes, units, attributes and provenance.
-  const Results back = read_results(path, "results/sweep_1");
+  const data::Results back = data::read_results(path, "results/sweep_1");
   ASSERT_EQ(back.datasets.size(), 1u);
   EXPECT_EQ(back.datasets[0].shape, (std::vector<unsigned long long>{2, 3}));
   EXPECT_EQ(back.datasets[0].values, r.datasets[0].values);
@@ -148,16 +148,16 @@ TEST(DataLog, AppendResultsAddsAGroupAndLeavesChannelsAlone) {
   EXPECT_EQ(back.datasets[0].description, "model force per trajectory");
   EXPECT_EQ(back.attributes, r.attributes);
   EXPECT_EQ(back.provenance.command_line, "stribeck sweep x");
-  EXPECT_EQ(list_results(path), (std::vector<std::string>{"results/sweep_1"}));
-  expect_error([&] { read_results(path, "run"); }, {"'run'", "not a results group"});
-  expect_error([&] { read_results(path, "nope"); }, {"'nope'", "does not exist"});
+  EXPECT_EQ(data::list_results(path), (std::vector<std::string>{"results/sweep_1"}));
+  expect_error([&] { data::read_results(path, "run"); }, {"'run'", "not a results group"});
+  expect_error([&] { data::read_results(path, "nope"); }, {"'nope'", "does not exist"});
   // A bad dataset leaves no partial group behind.
-  Results bad = r;
+  data::Results bad = r;
   bad.group = "results/sweep_2";
   bad.datasets.push_back({"x", {4}, {1, 2}, "", ""});
-  expect_error([&] { append_results(path, bad); }, {"sweep_2", "'x'"});
-  h5::File f2 = h5::open_file(path);
-  EXPECT_FALSE(h5::has_child(f2.id(), "results/sweep_2"));
+  expect_error([&] { data::append_results(path, bad); }, {"sweep_2", "'x'"});
+  data::h5::File f2 = data::h5::open_file(path);
+  EXPECT_FALSE(data::h5::has_child(f2.id(), "results/sweep_2"));
   std::remove(path.c_str());
 }
 
@@ -167,7 +167,7 @@ TEST(DataLog, ReadConvertsUnitsToSI) {
     dataset(g, "position", H5T_IEEE_F64LE, {1, 2, 3}, "mm");
     dataset(g, "pressure_a", H5T_IEEE_F32LE, {1, 2, 3}, "bar");
   });
-  const auto e = read_log(path).at(0);
+  const auto e = data::read_log(path).at(0);
   EXPECT_EQ(e.name, "exp");
   EXPECT_EQ(e.channels.at("time"), (std::vector<double>{0, 0.01, 0.02}));
   EXPECT_DOUBLE_EQ(e.channels.at("position")[2], 0.003);
@@ -180,10 +180,10 @@ TEST(DataLog, AbsolutePressureLogsAreReadAsGauge) {
   const std::string path = raw_h5("abs.h5", [](hid_t g) {
     dataset(g, "pressure_a", H5T_IEEE_F64LE, {2.0, 3.0}, "bar");
     dataset(g, "pressure_b", H5T_IEEE_F64LE, {1.5, 1.5}, "bara");  // unit says absolute too: once only
-    h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
-    h5::write_double_attribute(g, "ambient_pressure", 0.98e5, "test");
+    data::h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
+    data::h5::write_double_attribute(g, "ambient_pressure", 0.98e5, "test");
   });
-  const Experiment e = read_log(path).at(0);
+  const data::Experiment e = data::read_log(path).at(0);
   EXPECT_NEAR(e.channel("pressure_a")[0], 2e5 - 0.98e5, 1e-9);
   EXPECT_NEAR(e.channel("pressure_b")[0], 1.5e5 - 0.98e5, 1e-9);
   EXPECT_EQ(e.attributes.at("pressure_reference"), "gauge");
@@ -249,8 +249,8 @@ TEST(DataLogBadInput, EachProblemIsNamedWithItsPlace) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string path = raw_h5(std::string(c.name) + ".h5", c.fill);
-    expect_error([&] { read_log(path); }, c.expect);
-    expect_error([&] { read_log(path); }, {path.c_str()});
+    expect_error([&] { data::read_log(path); }, c.expect);
+    expect_error([&] { data::read_log(path); }, {path.c_str()});
     std::remove(path.c_str());
   }
 }
@@ -258,17 +258,17 @@ TEST(DataLogBadInput, EachProblemIsNamedWithItsPlace) {
 TEST(DataLogBadInput, NotHdf5TruncatedMissing) {
   const std::string text = temp_path("not.h5");
   std::ofstream(text) << "time,force\n0,1\n";
-  expect_error([&] { read_log(text); }, {"not an HDF5 file"});
-  expect_error([&] { read_log(temp_path("does_not_exist.h5")); }, {"does_not_exist.h5", "cannot open"});
+  expect_error([&] { data::read_log(text); }, {"not an HDF5 file"});
+  expect_error([&] { data::read_log(temp_path("does_not_exist.h5")); }, {"does_not_exist.h5", "cannot open"});
 
   const std::string good = temp_path("trunc_src.h5");
-  write_log(good, {make_experiment("run", 20000)}, Provenance{});
+  write_log(good, {make_experiment("run", 20000)}, data::Provenance{});
   std::ifstream in(good, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (size_t keep : {bytes.size() / 2, size_t(600), size_t(100)}) {
     const std::string cut = temp_path("trunc.h5");
     std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<long>(keep));
-    expect_error([&] { read_log(cut); }, {cut.c_str()});
+    expect_error([&] { data::read_log(cut); }, {cut.c_str()});
     std::remove(cut.c_str());
   }
   std::remove(good.c_str());
@@ -277,14 +277,14 @@ TEST(DataLogBadInput, NotHdf5TruncatedMissing) {
 
 TEST(DataLog, ReadingDoesNotModifyTheFile) {
   const std::string path = temp_path("ro.h5");
-  write_log(path, {make_experiment("run", 100)}, Provenance{});
+  write_log(path, {make_experiment("run", 100)}, data::Provenance{});
   auto slurp = [&] {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
   const std::string before = slurp();
-  read_log(path);
-  read_any_log(path);
+  data::read_log(path);
+  data::read_any_log(path);
   EXPECT_EQ(slurp(), before);
   std::remove(path.c_str());
 }
@@ -294,7 +294,7 @@ TEST(DataLog, HardLinkCyclesAreVisitedOnce) {
     dataset(g, "force", H5T_IEEE_F64LE, {1, 2}, "N");
     H5Lcreate_hard(g, ".", g, "again", H5P_DEFAULT, H5P_DEFAULT);  // exp/again is exp itself
   });
-  const auto exps = read_log(path);
+  const auto exps = data::read_log(path);
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0].name, "exp");
   std::remove(path.c_str());
@@ -304,25 +304,25 @@ TEST(DataLog, WriteRefusesBadNames) {
   const std::string path = temp_path("names.h5");
   expect_error(
       [&] {
-        write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, Provenance{});
+        write_log(path, {make_experiment("a", 3), make_experiment("a", 3)}, data::Provenance{});
       },
       {"'a' appears twice"});
-  expect_error([&] { write_log(path, {make_experiment("/a", 3)}, Provenance{}); }, {"invalid group name '/a'"});
-  expect_error([&] { write_log(path, {}, Provenance{}); }, {"no experiments"});
-  Experiment e = make_experiment("a", 3);
+  expect_error([&] { write_log(path, {make_experiment("/a", 3)}, data::Provenance{}); }, {"invalid group name '/a'"});
+  expect_error([&] { write_log(path, {}, data::Provenance{}); }, {"no experiments"});
+  data::Experiment e = make_experiment("a", 3);
   e.units.erase("force");
-  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'force'", "has no unit"});
+  expect_error([&] { write_log(path, {e}, data::Provenance{}); }, {"channel 'force'", "has no unit"});
   e = make_experiment("a", 3);
   e.units["velocity"] = "mm/s";
-  expect_error([&] { write_log(path, {e}, Provenance{}); }, {"channel 'velocity'", "expected SI unit 'm/s'"});
+  expect_error([&] { write_log(path, {e}, data::Provenance{}); }, {"channel 'velocity'", "expected SI unit 'm/s'"});
   EXPECT_FALSE(std::ifstream(path).good());
 }
 
 TEST(DataLog, SelectExperiment) {
-  std::vector<Experiment> v = {make_experiment("a", 3), make_experiment("b", 3)};
-  EXPECT_EQ(select_experiment(v, "b", "f.h5").name, "b");
-  expect_error([&] { select_experiment(v, "", "f.h5"); }, {"2 experiments", "a, b", "--experiment"});
-  expect_error([&] { select_experiment(v, "c", "f.h5"); }, {"no experiment 'c'"});
+  std::vector<data::Experiment> v = {make_experiment("a", 3), make_experiment("b", 3)};
+  EXPECT_EQ(data::select_experiment(v, "b", "f.h5").name, "b");
+  expect_error([&] { data::select_experiment(v, "", "f.h5"); }, {"2 experiments", "a, b", "--experiment"});
+  expect_error([&] { data::select_experiment(v, "c", "f.h5"); }, {"no experiment 'c'"});
 }
 
 }  // namespace

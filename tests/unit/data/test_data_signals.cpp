@@ -25,9 +25,9 @@ TEST(DataSignals, ExactOnPolynomialsWithJitteredTime) {
     tt += 0.01 + 0.001 * ((i * 7) % 3);  // 10, 11, 12 ms steps
   }
   for (int M : {2, 5, 40}) {
-    const auto v = sg_derivative(t, x, 1, M, 2);
-    const auto a = sg_derivative(t, x, 2, M, 2);
-    const auto s = sg_derivative(t, x, 0, M, 2);
+    const auto v = data::sg_derivative(t, x, 1, M, 2);
+    const auto a = data::sg_derivative(t, x, 2, M, 2);
+    const auto s = data::sg_derivative(t, x, 0, M, 2);
     for (size_t i = 0; i < t.size(); ++i) {
       EXPECT_NEAR(v[i], 2.0 - 10.0 * t[i], 1e-9) << "M=" << M << " i=" << i;
       EXPECT_NEAR(a[i], -10.0, 1e-7) << "M=" << M << " i=" << i;
@@ -41,26 +41,26 @@ TEST(DataSignals, CutoffIsTheMinus3dBPoint) {
   // in the interior must be 1/sqrt(2).
   for (int order : {2, 4}) {
     for (int M : {5, 12, 30}) {
-      const double frac = sg_cutoff_fraction(M, order);
+      const double frac = data::sg_cutoff_fraction(M, order);
       std::vector<double> t(4000), x(4000);
       for (size_t i = 0; i < t.size(); ++i) {
         t[i] = static_cast<double>(i);
         x[i] = std::sin(2 * kPi * frac * t[i] + 0.3);
       }
-      const auto y = sg_derivative(t, x, 0, M, order);
+      const auto y = data::sg_derivative(t, x, 0, M, order);
       double peak = 0;
       for (size_t i = 500; i < 3500; ++i) peak = std::max(peak, std::abs(y[i]));
       EXPECT_NEAR(peak, 1 / std::sqrt(2.0), 2e-3) << "order " << order << " M " << M;
     }
   }
   // The half-width search lands on the window whose cut-off is nearest.
-  const int M = sg_half_width(5.0, 100.0, 2);
-  EXPECT_LE(std::abs(sg_cutoff_fraction(M, 2) - 0.05), std::abs(sg_cutoff_fraction(M + 1, 2) - 0.05));
-  EXPECT_LE(std::abs(sg_cutoff_fraction(M, 2) - 0.05), std::abs(sg_cutoff_fraction(M - 1, 2) - 0.05));
+  const int M = data::sg_half_width(5.0, 100.0, 2);
+  EXPECT_LE(std::abs(data::sg_cutoff_fraction(M, 2) - 0.05), std::abs(data::sg_cutoff_fraction(M + 1, 2) - 0.05));
+  EXPECT_LE(std::abs(data::sg_cutoff_fraction(M, 2) - 0.05), std::abs(data::sg_cutoff_fraction(M - 1, 2) - 0.05));
 }
 
 TEST(DataSignals, DeriveVelocityOfASlowSine) {
-  Experiment e;
+  data::Experiment e;
   e.name = "sine";
   e.source = "mem";
   std::vector<double> t(2001), x(2001);
@@ -70,9 +70,9 @@ TEST(DataSignals, DeriveVelocityOfASlowSine) {
   }
   e.channels = {{"time", t}, {"position", x}};
   e.units = {{"time", "s"}, {"position", "m"}};
-  DeriveOptions o;
+  data::DeriveOptions o;
   o.cutoff_hz = 20;
-  const auto s = derive_channels(e, {"velocity", "acceleration"}, o);
+  const auto s = data::derive_channels(e, {"velocity", "acceleration"}, o);
   EXPECT_DOUBLE_EQ(s.cutoff_hz, 20);
   const auto& v = e.channels.at("velocity");
   const auto& a = e.channels.at("acceleration");
@@ -86,15 +86,15 @@ TEST(DataSignals, DeriveVelocityOfASlowSine) {
   }
   EXPECT_EQ(e.units.at("velocity"), "m/s");
   EXPECT_NE(e.attributes.at("derived_velocity").find("cutoff 20 Hz"), std::string::npos);
-  EXPECT_THROW(derive_channels(e, {"velocity"}, o), InputError);  // never overwrite
+  EXPECT_THROW(data::derive_channels(e, {"velocity"}, o), data::InputError);  // never overwrite
 }
 
 TEST(DataSignals, ResampleIsLinearInterpolation) {
-  Experiment e;
+  data::Experiment e;
   e.name = "r";
   e.channels = {{"time", {0, 0.1, 0.25, 0.3, 0.4}}, {"force", {0, 1, 2.5, 3, 4}}};
   e.units = {{"time", "s"}, {"force", "N"}};
-  resample_uniform(e, 0.05);
+  data::resample_uniform(e, 0.05);
   ASSERT_EQ(e.size(), 9u);
   for (size_t k = 0; k < 9; ++k) {
     EXPECT_NEAR(e.channels.at("time")[k], 0.05 * static_cast<double>(k), 1e-15);
@@ -121,7 +121,7 @@ TEST(DataSignals, PlateausAndReversals) {
     }
     prev = level;
   }
-  const auto p = find_plateaus(t, v, f);
+  const auto p = data::find_plateaus(t, v, f);
   ASSERT_EQ(p.size(), 4u);
   for (size_t k = 0; k < 4; ++k) {
     EXPECT_EQ(p[k].direction, levels[k] > 0 ? 1 : -1);
@@ -130,7 +130,7 @@ TEST(DataSignals, PlateausAndReversals) {
     EXPECT_NEAR(p[k].force_std, 0.5, 1e-2);
     EXPECT_GE(p[k].duration, 0.95);
   }
-  const auto r = find_reversals(v, 1e-4);
+  const auto r = data::find_reversals(v, 1e-4);
   ASSERT_EQ(r.size(), 3u);
   for (size_t k = 0; k < 3; ++k) {  // each reversal lies between plateaus k and k+1, with the new sign
     EXPECT_GT(r[k], p[k].begin);
@@ -143,14 +143,14 @@ TEST(DataSignals, PlateausAndReversals) {
 // The shipped example (scripts/make-examples.sh): three pressure levels, and
 // a plateau analysis that finds the built-in Stribeck curve.
 TEST(DataSignals, ExampleLogHoldsAStribeckCurve) {
-  const auto exps = read_log(std::string(STRIBECK_SOURCE_DIR) + "/data/examples/cylinder_plateaus.h5");
+  const auto exps = data::read_log(std::string(STRIBECK_SOURCE_DIR) + "/data/examples/cylinder_plateaus.h5");
   ASSERT_EQ(exps.size(), 3u);
   EXPECT_EQ(exps[0].name, "p10bar");
   EXPECT_EQ(exps[0].attributes.at("generator_model"), "simscape-cylinder");
   for (const auto& e : exps) {
-    PlateauOptions po;
+    data::PlateauOptions po;
     po.min_duration = 0.5;
-    const auto p = find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
+    const auto p = data::find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
     EXPECT_EQ(p.size(), 24u) << e.name;  // 12 levels x 2 directions
     for (const auto& q : p) EXPECT_GT(q.force * q.direction, 0.0);
   }
@@ -162,22 +162,22 @@ TEST(DataSignals, PneumaticSealImportDerivesVelocity) {
   const std::string dir = std::string(env ? env : STRIBECK_SHARED_DIR) + "/data/pneumatic-seals";
   const std::string path = dir + "/O-ring_3bar.csv";
   if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
-  ReadOptions o;
-  o.columns = parse_column_specs("time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N");
-  auto exps = read_any_log(path, o);
+  data::ReadOptions o;
+  o.columns = data::parse_column_specs("time=0:ms,position=4:mm,pressure_a=5:bar,force=6:N");
+  auto exps = data::read_any_log(path, o);
   ASSERT_EQ(exps.size(), 1u);
-  Experiment& e = exps[0];
+  data::Experiment& e = exps[0];
   EXPECT_EQ(e.name, "O-ring_3bar");
   EXPECT_GT(e.size(), 1000u);
-  const auto s = derive_channels(e, {"velocity"});
+  const auto s = data::derive_channels(e, {"velocity"});
   EXPECT_GT(s.rate_hz, 80);
   EXPECT_LT(s.rate_hz, 110);
   // Strokes of ~40 mm at ~10 mm/s in both directions.
-  PlateauOptions po;
+  data::PlateauOptions po;
   po.rel_tolerance = 0.3;
   po.abs_tolerance = 1e-3;
   po.min_duration = 1.0;
-  const auto p = find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
+  const auto p = data::find_plateaus(e.channel("time"), e.channel("velocity"), e.channel("force"), po);
   int up = 0, down = 0;
   for (const auto& q : p) {
     EXPECT_GT(std::abs(q.velocity), 0.003);
@@ -199,8 +199,8 @@ TEST(DataSignals, PneumaticSealImportDerivesVelocity) {
   const double area = 3.14159265358979323846 * 0.0125 * 0.0125;
   std::vector<double> ranges;
   for (int bar : {1, 3, 5, 7}) {
-    auto ex = read_any_log(dir + "/O-ring_" + std::to_string(bar) + "bar.csv", o).at(0);
-    derive_channels(ex, {"velocity"});
+    auto ex = data::read_any_log(dir + "/O-ring_" + std::to_string(bar) + "bar.csv", o).at(0);
+    data::derive_channels(ex, {"velocity"});
     const auto& v = ex.channel("velocity");
     const auto& f = ex.channel("force");
     const auto& pa = ex.channel("pressure_a");

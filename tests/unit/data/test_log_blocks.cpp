@@ -54,7 +54,7 @@ void dataset(hid_t g, const char* name, hid_t type, const std::vector<double>& v
   }
   hid_t d = H5Dcreate2(g, name, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-  if (units) h5::write_string_attribute(d, "units", units, "test");
+  if (units) data::h5::write_string_attribute(d, "units", units, "test");
   H5Pclose(dcpl);
   H5Sclose(s);
   H5Dclose(d);
@@ -75,8 +75,8 @@ std::string foreign_log(size_t n) {
   }
   hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   hid_t g = H5Gcreate2(file, "rig", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
-  h5::write_string_attribute(g, "ambient_pressure", "98000", "test");
+  data::h5::write_string_attribute(g, "pressure_reference", "absolute", "test");
+  data::h5::write_string_attribute(g, "ambient_pressure", "98000", "test");
   dataset(g, "time", H5T_IEEE_F64LE, t, "s");
   dataset(g, "position", H5T_IEEE_F64LE, x, "mm", {}, /*chunked=*/true);
   dataset(g, "pressure_a", H5T_IEEE_F64LE, p, "bar");
@@ -93,12 +93,12 @@ std::string foreign_log(size_t n) {
 TEST(LogBlocks, BlocksConcatenatedEqualReadLogExactly) {
   const size_t n = 70001;  // no block size below divides it
   const std::string path = foreign_log(n);
-  const auto exps = read_log(path);
+  const auto exps = data::read_log(path);
   ASSERT_EQ(exps.size(), 2u);
-  const Experiment& e = select_experiment(exps, "rig", path);
-  EXPECT_EQ(list_log_experiments(path), (std::vector<std::string>{"rig", "rig/second"}));
+  const data::Experiment& e = data::select_experiment(exps, "rig", path);
+  EXPECT_EQ(data::list_log_experiments(path), (std::vector<std::string>{"rig", "rig/second"}));
   for (size_t block : {size_t(1) << 16, size_t(7), size_t(1000), size_t(65537), n - 1, n, n + 5}) {
-    LogBlockReader r(path, "rig");
+    data::LogBlockReader r(path, "rig");
     EXPECT_EQ(r.length(), n);
     EXPECT_EQ(r.channels(), (std::vector<std::string>{"force", "position", "pressure_a", "time", "wear"}));
     EXPECT_EQ(r.attributes(), e.attributes);
@@ -121,7 +121,7 @@ TEST(LogBlocks, BlocksConcatenatedEqualReadLogExactly) {
     }
   }
   // The conversions themselves, computed here from the unit definitions.
-  LogBlockReader r(path, "rig");
+  data::LogBlockReader r(path, "rig");
   double x = 0, p = 0;
   r.read("position", 123, 124, &x);
   r.read("pressure_a", 123, 124, &p);
@@ -130,10 +130,10 @@ TEST(LogBlocks, BlocksConcatenatedEqualReadLogExactly) {
   EXPECT_NEAR(p, 1e5 * (1.0 + 40.0 * std::cos(t) * std::cos(t)) - 98000.0, 1e-7);
   EXPECT_EQ(r.attributes().at("pressure_reference"), "gauge");
   // The nested experiment, and a file with several: a name is needed.
-  LogBlockReader s(path, "rig/second");
+  data::LogBlockReader s(path, "rig/second");
   EXPECT_EQ(s.length(), 3u);
-  expect_error([&] { LogBlockReader x(path, ""); }, {path, "holds 2 experiments", "rig, rig/second"});
-  expect_error([&] { LogBlockReader x(path, "nope"); }, {path, "no experiment 'nope'"});
+  expect_error([&] { data::LogBlockReader x(path, ""); }, {path, "holds 2 experiments", "rig, rig/second"});
+  expect_error([&] { data::LogBlockReader x(path, "nope"); }, {path, "no experiment 'nope'"});
 }
 
 // One channel stored in a given layout and filter pipeline.
@@ -173,7 +173,7 @@ void layout_dataset(hid_t g, const char* name, const std::vector<double>& v, con
   } else {
     ASSERT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << l.what;
   }
-  h5::write_string_attribute(d, "units", "m/s", "test");
+  data::h5::write_string_attribute(d, "units", "m/s", "test");
   H5Pclose(dcpl);
   H5Sclose(s);
   H5Dclose(d);
@@ -181,7 +181,7 @@ void layout_dataset(hid_t g, const char* name, const std::vector<double>& v, con
 
 // An executor of two threads (the calling one and one more) taking jobs in
 // turn, as eval's pool does.
-class TwoThreads final : public BlockExecutor {
+class TwoThreads final : public data::BlockExecutor {
  public:
   void run(long n, const std::function<void(long)>& body) override {
     std::atomic<long> next{0};
@@ -241,7 +241,7 @@ TEST(LogBlocks, EveryLayoutAndFilterReadsBackBitForBit) {
     for (size_t block : {size_t(262144), size_t(65536), size_t(4097), size_t(1), n}) {
       if (huge && (block == 1 || block == 4097)) continue;
       SCOPED_TRACE("block " + std::to_string(block));
-      LogBlockReader r(path, "run");
+      data::LogBlockReader r(path, "run");
       if (block != n) r.set_executor(&two_threads);  // the whole length in one block: on the calling thread
       std::vector<double> gv(n, -7.0), gt(n, -7.0);
       const size_t step = block > 1 ? block : n < 1000 ? 7 : 2999;  // 1-row blocks at a stride
@@ -257,7 +257,7 @@ TEST(LogBlocks, EveryLayoutAndFilterReadsBackBitForBit) {
         }
     }
     // One channel at a time and a block across a chunk boundary, as well.
-    LogBlockReader r(path, "run");
+    data::LogBlockReader r(path, "run");
     const size_t len = std::min<size_t>(1001, n - n / 3);
     std::vector<double> x(len);
     r.read("velocity", n / 3, n / 3 + len, x.data());
@@ -267,13 +267,13 @@ TEST(LogBlocks, EveryLayoutAndFilterReadsBackBitForBit) {
 
 TEST(LogBlocks, RootExperimentIsNamedAfterTheFile) {
   const std::string path = temp_path("rootlog.h5");
-  Experiment e;
+  data::Experiment e;
   e.name = "x";
   e.source = "memory";
   e.channels = {{"time", {0.0, 1.0, 2.0}}, {"velocity", {0.1, 0.2, 0.3}}};
   e.units = {{"time", "s"}, {"velocity", "m/s"}};
-  write_log(path, {e}, Provenance{});
-  LogBlockReader r(path, "");
+  write_log(path, {e}, data::Provenance{});
+  data::LogBlockReader r(path, "");
   EXPECT_EQ(r.experiment(), "x");
   double v[2];
   r.read("velocity", 1, 3, v);
@@ -292,7 +292,7 @@ TEST(LogBlocks, BadInputNamesFileExperimentAndChannel) {
     dataset(g, "time", H5T_IEEE_F64LE, t, "s");
     dataset(g, "velocity", H5T_IEEE_F64LE, v, "m/s");
   });
-  LogBlockReader r(ok, "exp");
+  data::LogBlockReader r(ok, "exp");
   double buf[4];
   expect_error([&] { r.read("force", 0, 2, buf); }, {ok, "experiment 'exp'", "no channel 'force'"});
   expect_error([&] { r.read("velocity", 2, 5, buf); }, {ok, "experiment 'exp'", "channel 'velocity'", "past"});
@@ -302,19 +302,20 @@ TEST(LogBlocks, BadInputNamesFileExperimentAndChannel) {
     dataset(g, "time", H5T_IEEE_F64LE, t, "s");
     dataset(g, "velocity", H5T_IEEE_F64LE, v, "m/s", {2, 2});
   });
-  expect_error([&] { LogBlockReader x(two_d, "exp"); }, {two_d, "experiment 'exp'", "channel 'velocity'", "2-D"});
+  expect_error([&] { data::LogBlockReader x(two_d, "exp"); }, {two_d, "experiment 'exp'", "channel 'velocity'", "2-D"});
   const std::string ints = raw_log("int.h5", [&](hid_t g) { dataset(g, "velocity", H5T_STD_I32LE, v, "m/s"); });
-  expect_error([&] { LogBlockReader x(ints, "exp"); }, {ints, "experiment 'exp'", "channel 'velocity'", "int32"});
+  expect_error([&] { data::LogBlockReader x(ints, "exp"); }, {ints, "experiment 'exp'", "channel 'velocity'", "int32"});
   const std::string lens = raw_log("len.h5", [&](hid_t g) {
     dataset(g, "time", H5T_IEEE_F64LE, t, "s");
     dataset(g, "velocity", H5T_IEEE_F64LE, {1, 2, 3}, "m/s");
   });
-  expect_error([&] { LogBlockReader x(lens, "exp"); }, {lens, "channel 'velocity'", "has 3 samples", "'time' has 4"});
+  expect_error([&] { data::LogBlockReader x(lens, "exp"); },
+               {lens, "channel 'velocity'", "has 3 samples", "'time' has 4"});
   const std::string unit = raw_log("unit.h5", [&](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, v, "bar"); });
-  expect_error([&] { LogBlockReader x(unit, "exp"); }, {unit, "channel 'velocity'", "'bar'"});
+  expect_error([&] { data::LogBlockReader x(unit, "exp"); }, {unit, "channel 'velocity'", "'bar'"});
   const std::string nounit = raw_log("nounit.h5", [&](hid_t g) { dataset(g, "velocity", H5T_IEEE_F64LE, v, nullptr); });
-  expect_error([&] { LogBlockReader x(nounit, "exp"); }, {nounit, "channel 'velocity'", "no 'units'"});
-  expect_error([&] { LogBlockReader x(temp_path("missing.h5"), ""); }, {temp_path("missing.h5")});
+  expect_error([&] { data::LogBlockReader x(nounit, "exp"); }, {nounit, "channel 'velocity'", "no 'units'"});
+  expect_error([&] { data::LogBlockReader x(temp_path("missing.h5"), ""); }, {temp_path("missing.h5")});
 
   // Values: a NaN in the second block is named with its index; time that
   // decreases exactly at a block boundary is caught.
@@ -322,7 +323,7 @@ TEST(LogBlocks, BadInputNamesFileExperimentAndChannel) {
     dataset(g, "time", H5T_IEEE_F64LE, {0, 1, 2, 1.5}, "s");
     dataset(g, "velocity", H5T_IEEE_F64LE, {1, 2, std::numeric_limits<double>::quiet_NaN(), 4}, "m/s");
   });
-  LogBlockReader b(nan, "exp");
+  data::LogBlockReader b(nan, "exp");
   b.read("velocity", 0, 2, buf);
   expect_error([&] { b.read("velocity", 2, 4, buf); }, {nan, "channel 'velocity'", "NaN at index 2"});
   b.read("time", 0, 3, buf);
@@ -343,10 +344,10 @@ TEST(LogBlocks, WriterAppendsBlocksReadLogReadsBack) {
       v[i] = std::sin(7.0 * t[i]);
       f[i] = 3.0 * v[i] + 1e-3 * static_cast<double>(i % 5);
     }
-    Provenance prov;
+    data::Provenance prov;
     prov.command_line = "test";
     {
-      LogBlockWriter w(path, prov);
+      data::LogBlockWriter w(path, prov);
       const auto e = w.add_experiment("run", {{"time", "s", ""}, {"velocity", "m/s", ""}}, {{"rig", "bench"}});
       const auto r = w.add_results("eval/coulomb", {{"model_force", "N", "force"}}, {{"model", "coulomb"}}, prov);
       for (size_t b = 0; b < n; b += step) {
@@ -359,31 +360,31 @@ TEST(LogBlocks, WriterAppendsBlocksReadLogReadsBack) {
       EXPECT_FALSE(exists(path));  // nothing at the target before commit
       w.commit();
     }
-    const auto exps = read_log(path);
+    const auto exps = data::read_log(path);
     ASSERT_EQ(exps.size(), 1u);
     EXPECT_EQ(exps[0].name, "run");
     EXPECT_EQ(exps[0].channels.at("time"), t);
     EXPECT_EQ(exps[0].channels.at("velocity"), v);
     EXPECT_EQ(exps[0].attributes.at("rig"), "bench");
-    const Results res = read_results(path, "eval/coulomb");
+    const data::Results res = data::read_results(path, "eval/coulomb");
     ASSERT_EQ(res.datasets.size(), 1u);
     EXPECT_EQ(res.datasets[0].values, f);
     EXPECT_EQ(res.datasets[0].units, "N");
     EXPECT_EQ(res.attributes.at("model"), "coulomb");
     EXPECT_EQ(res.provenance.command_line, "test");
-    h5::File file = h5::open_file(path);
-    h5::Dataset vel = h5::open_dataset(file.id(), "run/velocity", path);
-    EXPECT_TRUE(h5::has_attribute(vel.id(), "DIMENSION_LIST"));
-    h5::PropList dcpl(H5Dget_create_plist(vel.id()));
+    data::h5::File file = data::h5::open_file(path);
+    data::h5::Dataset vel = data::h5::open_dataset(file.id(), "run/velocity", path);
+    EXPECT_TRUE(data::h5::has_attribute(vel.id(), "DIMENSION_LIST"));
+    data::h5::PropList dcpl(H5Dget_create_plist(vel.id()));
     EXPECT_EQ(H5Pget_nfilters(dcpl.id()), 2);  // shuffle + deflate, as write_log stores
-    EXPECT_EQ(h5::read_string_attribute(file.id(), "schema", path), "stribeck-log/1");
+    EXPECT_EQ(data::h5::read_string_attribute(file.id(), "schema", path), "stribeck-log/1");
   }
 }
 
 TEST(LogBlocks, WriterFailureLeavesNoFileAndKeepsOldContent) {
   const std::string path = temp_path("atomic.h5");
   {
-    LogBlockWriter w(path, Provenance{});
+    data::LogBlockWriter w(path, data::Provenance{});
     const auto e = w.add_experiment("run", {{"time", "s", ""}}, {});
     const double a[] = {0.0, 1.0};
     const double* c[] = {a};
@@ -391,10 +392,10 @@ TEST(LogBlocks, WriterFailureLeavesNoFileAndKeepsOldContent) {
     w.commit();
   }
   ASSERT_TRUE(exists(path));
-  const auto before = read_log(path);
+  const auto before = data::read_log(path);
   std::vector<std::string> dir_before;
   {
-    LogBlockWriter w(path, Provenance{});
+    data::LogBlockWriter w(path, data::Provenance{});
     const auto e = w.add_experiment("run", {{"time", "s", ""}, {"force", "N", ""}}, {});
     const double t1[] = {0.0, 1.0}, f1[] = {1.0, 2.0};
     const double* c1[] = {t1, f1};
@@ -407,14 +408,14 @@ TEST(LogBlocks, WriterFailureLeavesNoFileAndKeepsOldContent) {
     expect_error([&] { w.append(e, c3, 1); }, {path, "channel 'force'", "Inf at index 2"});
     // Destroyed without commit.
   }
-  EXPECT_EQ(read_log(path)[0].channels, before[0].channels);
+  EXPECT_EQ(data::read_log(path)[0].channels, before[0].channels);
   {
-    LogBlockWriter w(path, Provenance{});
+    data::LogBlockWriter w(path, data::Provenance{});
     expect_error([&] { w.add_experiment("run", {{"force", "kN", ""}}, {}); }, {path, "channel 'force'", "SI unit 'N'"});
     w.add_experiment("empty", {{"force", "N", ""}}, {});
     expect_error([&] { w.commit(); }, {path, "experiment 'empty'", "no rows"});
   }
-  EXPECT_EQ(read_log(path)[0].channels, before[0].channels);
+  EXPECT_EQ(data::read_log(path)[0].channels, before[0].channels);
   // No temporary is left next to the target.
   const std::string dir = test::temp_dir();
   int others = 0;

@@ -227,7 +227,7 @@ std::string Case::replay() const {
 
 Case make_case(std::uint64_t seed, long index, bool noisy, const Scale& scale) {
   static const std::vector<std::string> models = static_model_ids();
-  const auto& profiles = generator_profiles();
+  const auto& profiles = workloads::generator_profiles();
   Draws d(seed, noisy, index);
   Case c;
   c.seed = seed;
@@ -252,8 +252,8 @@ Case make_case(std::uint64_t seed, long index, bool noisy, const Scale& scale) {
   return c;
 }
 
-std::vector<Experiment> make_log(const Case& c, double* noise_sd) {
-  GeneratorOptions g;
+std::vector<data::Experiment> make_log(const Case& c, double* noise_sd) {
+  workloads::GeneratorOptions g;
   g.model = c.model;
   g.params = c.truth;
   g.profile = c.profile;
@@ -266,24 +266,24 @@ std::vector<Experiment> make_log(const Case& c, double* noise_sd) {
     g.pressure_b = c.pressure_b;
   }
   auto generate = [&](double sd) {
-    std::vector<Experiment> out;
+    std::vector<data::Experiment> out;
     if (!c.normal_force_levels) {
-      GeneratorOptions o = g;
+      workloads::GeneratorOptions o = g;
       if (sd > 0) o.noise["force"] = sd;
-      return generate_log(o);
+      return workloads::generate_log(o);
     }
     for (size_t j = 0; j < c.levels.size(); ++j) {
-      GeneratorOptions o = g;
+      workloads::GeneratorOptions o = g;
       o.normal_force = c.levels[j];
       o.seed = mix(g.seed + j);
       if (sd > 0) o.noise["force"] = sd;
-      auto e = generate_log(o);
+      auto e = workloads::generate_log(o);
       e.front().name = "fn" + std::to_string(j + 1);
       out.push_back(std::move(e.front()));
     }
     return out;
   };
-  std::vector<Experiment> log = generate(0.0);
+  std::vector<data::Experiment> log = generate(0.0);
   double sd = 0;
   if (c.noise_rel > 0) {
     double ss = 0;
@@ -316,7 +316,7 @@ const char* identifiability_name(Identifiability k) {
 namespace {
 
 // The samples the fit sees: velocity, pressures and normal force channels.
-std::vector<Sample<long double>> samples_of(const std::vector<Experiment>& log) {
+std::vector<Sample<long double>> samples_of(const std::vector<data::Experiment>& log) {
   std::vector<Sample<long double>> samples;
   for (const auto& e : log) {
     const auto& v = e.channel("velocity");
@@ -389,7 +389,7 @@ bool hides_breakaway(const Case& c, const std::vector<Sample<long double>>& samp
 
 }  // namespace
 
-Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_sd) {
+Oracle analyse(const Case& c, const std::vector<data::Experiment>& log, double noise_sd) {
   using LD = long double;
   using Mat = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic>;
   using Vec = Eigen::Matrix<LD, Eigen::Dynamic, 1>;
@@ -556,7 +556,7 @@ Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_s
   return o;
 }
 
-std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<Experiment>& log) {
+std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<data::Experiment>& log) {
   const std::vector<Sample<long double>> samples = samples_of(log);
   const SpeedRange sr = speed_range(samples);
   if (!(sr.vslow > 0) || sr.vslow > 0.1 * sr.median) return c.truth;  // no slow range: analyse() decides
@@ -674,7 +674,7 @@ NoisyResult judge_noisy(const Case& c, const Oracle& o, const ident::FitSummary&
 CaseRun run_case(std::uint64_t seed, long index, bool noisy, const Scale& scale) {
   CaseRun run;
   run.c = make_case(seed, index, noisy, scale);
-  const std::vector<Experiment> log = make_log(run.c, &run.noise_sd);
+  const std::vector<data::Experiment> log = make_log(run.c, &run.noise_sd);
   // The log is made; score the same law's canonical form.
   run.c.truth = canonical_truth(info(run.c.model), run.c.truth);
   run.c.truth = canonical_hidden_truth(run.c, log);

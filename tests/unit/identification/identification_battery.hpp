@@ -71,7 +71,7 @@ Case make_case(std::uint64_t seed, long index, bool noisy, const Scale& scale = 
 // The case's log, from data's generate_log (in memory). The force noise std
 // [N] is noise_rel times the RMS of the noiseless friction force; `noise_sd`
 // receives it.
-std::vector<Experiment> make_log(const Case& c, double* noise_sd = nullptr);
+std::vector<data::Experiment> make_log(const Case& c, double* noise_sd = nullptr);
 
 // Default FitOptions plus "--fix NAME=TRUTH" for the sign-smoothing parameters.
 ident::FitOptions fit_options(const Case& c);
@@ -102,14 +102,14 @@ struct Oracle {
 constexpr double kDeterminedAbove = 1e-4;
 constexpr double kUndeterminedBelow = 1e-11;
 
-Oracle analyse(const Case& c, const std::vector<Experiment>& log, double noise_sd = 0);
+Oracle analyse(const Case& c, const std::vector<data::Experiment>& log, double noise_sd = 0);
 
 // The truth in the form the fit's convention reports (docs/identification.md,
 // "A breakaway no sample sees"): in a log with a slow range, a truth whose
 // breakaway acts on no sample is the law without one (level at none, the
 // Stribeck velocity at the slowest sample) when that form gives the same
 // force to 1e-11; otherwise c.truth unchanged.
-std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<Experiment>& log);
+std::vector<double> canonical_hidden_truth(const Case& c, const std::vector<data::Experiment>& log);
 
 // The verdict on one noiseless case.
 struct NoiselessResult {

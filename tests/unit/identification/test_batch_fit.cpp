@@ -22,22 +22,22 @@ using test::truth;
 
 // Good experiments 0..3, then: too short, NaN force, no motion, constant
 // velocity.
-std::vector<Experiment> line_batch() {
-  std::vector<Experiment> v;
+std::vector<data::Experiment> line_batch() {
+  std::vector<data::Experiment> v;
   for (int k = 0; k < 4; ++k) v.push_back(synthetic(k, 10 + k));
-  Experiment shorty = synthetic(0, 20);
+  data::Experiment shorty = synthetic(0, 20);
   for (auto& [name, ch] : shorty.channels) ch.resize(3);
   shorty.name = "short";
   v.push_back(shorty);
-  Experiment nan = synthetic(1, 21);
+  data::Experiment nan = synthetic(1, 21);
   nan.channels["force"][100] = std::nan("");
   nan.name = "nan";
   v.push_back(nan);
-  Experiment still = synthetic(2, 22);
+  data::Experiment still = synthetic(2, 22);
   for (double& x : still.channels["velocity"]) x = 0;
   still.name = "still";
   v.push_back(still);
-  Experiment constant = synthetic(3, 23);
+  data::Experiment constant = synthetic(3, 23);
   for (double& x : constant.channels["velocity"]) x = 0.05;
   constant.name = "constant";
   v.push_back(constant);
@@ -89,7 +89,7 @@ TEST(BatchFit, RecoversKnownTruthsAndGivesBadExperimentsTheirOwnStatus) {
 }
 
 TEST(BatchFit, ThreadsAndChunksDoNotChangeAFit) {
-  std::vector<Experiment> v;
+  std::vector<data::Experiment> v;
   for (int k = 0; k < 3; ++k) v.push_back(synthetic(k, 40 + k));
   const auto src = ident::memory_experiments(v, "line");
   ident::BatchFitOptions o;
@@ -112,13 +112,13 @@ TEST(BatchFit, OptionsNoFitCouldUseAreRefusedBeforeAnyFit) {
   ident::BatchFitOptions o;
   o.model = "simscape-translational";
   o.fit.fix = {"F_X=3"};
-  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+  EXPECT_THROW(ident::run_batch_fit(*src, o), data::InputError);
   o.fit.fix.clear();
   o.model = "no-such-model";
-  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+  EXPECT_THROW(ident::run_batch_fit(*src, o), data::InputError);
   o.model = "simscape-translational";
   o.shard = "2/2";
-  EXPECT_THROW(ident::run_batch_fit(*src, o), InputError);
+  EXPECT_THROW(ident::run_batch_fit(*src, o), data::InputError);
 }
 
 }  // namespace

@@ -22,8 +22,8 @@
 namespace stribeck {
 namespace {
 
-RigLimits rig(double stroke = 0.5) {
-  RigLimits r;
+workloads::RigLimits rig(double stroke = 0.5) {
+  workloads::RigLimits r;
   r.stroke = stroke;
   r.v_max = 0.2;
   r.a_max = 20;
@@ -43,8 +43,8 @@ ident::DesignRequest request(const std::string& model, std::vector<double> prior
   return r;
 }
 
-DesignedExperiment experiment(const std::string& profile, double v, double duration) {
-  DesignedExperiment e;
+workloads::DesignedExperiment experiment(const std::string& profile, double v, double duration) {
+  workloads::DesignedExperiment e;
   e.name = "e1";
   e.profile = profile;
   e.duration = duration;
@@ -53,8 +53,9 @@ DesignedExperiment experiment(const std::string& profile, double v, double durat
   return e;
 }
 
-Experiment noiseless(const std::string& model, const std::vector<double>& p, const DesignedExperiment& e) {
-  return generate_log(generator_options(e, model, p)).front();
+data::Experiment noiseless(const std::string& model, const std::vector<double>& p,
+                           const workloads::DesignedExperiment& e) {
+  return workloads::generate_log(workloads::generator_options(e, model, p)).front();
 }
 
 // Coulomb + viscous with an exact sign is linear in (F_C, f_v): the
@@ -62,7 +63,7 @@ Experiment noiseless(const std::string& model, const std::vector<double>& p, con
 TEST(Design, LinearLawMatchesTheInformationByHand) {
   const std::vector<double> p = {20.0, 100.0, 0.0};  // F_C, f_v, v_eps = 0
   const auto r = request("coulomb-viscous", p);
-  const Experiment log = noiseless(r.model, p, experiment("triangle", 0.1, 8));
+  const data::Experiment log = noiseless(r.model, p, experiment("triangle", 0.1, 8));
   const ident::Prediction got = ident::predict(r, {log}, 0.5);
   Eigen::Matrix2d F = Eigen::Matrix2d::Zero();
   for (double v : log.channels.at("velocity")) {
@@ -91,7 +92,7 @@ long double simscape(const long double* x, long double v) {
 TEST(Design, NonlinearLawMatchesACentralDifferenceJacobian) {
   const std::vector<double> p = {30.0, 0.01, 20.0, 100.0};
   auto r = request("simscape-translational", p);
-  const Experiment log = noiseless(r.model, p, experiment("plateaus", 0.1, 12));
+  const data::Experiment log = noiseless(r.model, p, experiment("plateaus", 0.1, 12));
   const double sigma = 0.3;
   const ident::Prediction got = ident::predict(r, {log}, sigma);
   Eigen::Matrix4d F = Eigen::Matrix4d::Zero();
@@ -121,8 +122,8 @@ TEST(Design, NonlinearLawMatchesACentralDifferenceJacobian) {
 TEST(Design, InformationOfExperimentsAdds) {
   const std::vector<double> p = {20.0, 100.0, 0.0};
   const auto r = request("coulomb-viscous", p);
-  const Experiment a = noiseless(r.model, p, experiment("triangle", 0.1, 8));
-  Experiment b = noiseless(r.model, p, experiment("steps", 0.05, 8));
+  const data::Experiment a = noiseless(r.model, p, experiment("triangle", 0.1, 8));
+  data::Experiment b = noiseless(r.model, p, experiment("steps", 0.05, 8));
   b.name = "e2";
   const auto pa = ident::predict(r, {a}, 1.0), pb = ident::predict(r, {b}, 1.0), ab = ident::predict(r, {a, b}, 1.0);
   auto info = [](const ident::Prediction& q) {
@@ -163,7 +164,7 @@ TEST(Design, DesignsStayWithinTheRigsLimits) {
   double total = 0;
   for (const auto* ev : {&d.design, &d.reference})
     for (const auto& e : ev->experiments) {
-      const Experiment log = noiseless(r.model, r.prior, e);
+      const data::Experiment log = noiseless(r.model, r.prior, e);
       const auto& x = log.channels.at("position");
       const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
       EXPECT_LE(*hi - *lo, r.rig.stroke * (1 + 1e-9)) << e.profile;
@@ -182,23 +183,23 @@ TEST(Design, RefusesWhatItCannotDesign) {
   auto r = request("lugre", {});
   const ModelInfo* lugre = find_model("lugre");
   for (const auto& q : lugre->params) r.prior.push_back(q.default_value);
-  EXPECT_THROW(ident::design_experiment(r), InputError);
+  EXPECT_THROW(ident::design_experiment(r), data::InputError);
   auto c = request("simscape-cylinder", {10, 1e-6, 1.5, 100, 10, 1e-4});
   try {
     ident::design_experiment(c);
     ADD_FAILURE() << "no pressure in the rig";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("pressure"), std::string::npos) << e.what();
   }
   auto u = request("coulomb-viscous", {20, 100, 0});
   u.profiles = {"zigzag"};
-  EXPECT_THROW(ident::design_experiment(u), InputError);
+  EXPECT_THROW(ident::design_experiment(u), data::InputError);
   u.profiles = {"triangle"};
   u.experiments = 3;  // the rig allows 2
-  EXPECT_THROW(ident::design_experiment(u), InputError);
+  EXPECT_THROW(ident::design_experiment(u), data::InputError);
   u.experiments = 1;
   u.rig.stroke = 1e-9;  // nothing moves within it
-  EXPECT_THROW(ident::design_experiment(u), InputError);
+  EXPECT_THROW(ident::design_experiment(u), data::InputError);
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -212,7 +213,7 @@ TEST(DesignFiles, RigLimitsReadUnitsAndRefuseMissingOrNonPositiveLimits) {
                                "stroke = \"200 mm\"\nv_max = 0.2\na_max = \"5 m/s^2\"\nduration = \"2 min\"\n"
                                "rate = 1000\nforce_noise = \"5 N\"\npressure_levels = [\"20 bar\", 6e6]\n"
                                "max_experiments = 3\n");
-  const RigLimits r = read_rig_limits(ok, false, true);
+  const workloads::RigLimits r = workloads::read_rig_limits(ok, false, true);
   EXPECT_DOUBLE_EQ(r.stroke, 0.2);
   EXPECT_DOUBLE_EQ(r.duration, 120);
   ASSERT_EQ(r.pressure_levels.size(), 2u);
@@ -220,41 +221,41 @@ TEST(DesignFiles, RigLimitsReadUnitsAndRefuseMissingOrNonPositiveLimits) {
   EXPECT_EQ(r.max_experiments, 3);
   const std::string missing = write("rig_missing.toml", "stroke = 0.2\nv_max = 0.2\n");
   try {
-    read_rig_limits(missing, false, false);
+    workloads::read_rig_limits(missing, false, false);
     ADD_FAILURE();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'a_max' is missing"), std::string::npos) << e.what();
   }
   const std::string zero =
       write("rig_zero.toml", "stroke = 0\nv_max = 0.2\na_max = 5\nduration = 10\nrate = 100\nforce_noise = 1\n");
-  EXPECT_THROW(read_rig_limits(zero, false, false), InputError);
+  EXPECT_THROW(workloads::read_rig_limits(zero, false, false), data::InputError);
   const std::string unit = write(
       "rig_unit.toml", "stroke = \"2 bar\"\nv_max = 0.2\na_max = 5\nduration = 10\nrate = 100\nforce_noise = 1\n");
-  EXPECT_THROW(read_rig_limits(unit, false, false), InputError);
+  EXPECT_THROW(workloads::read_rig_limits(unit, false, false), data::InputError);
   // A pressure model needs the pressures.
   const std::string none =
       write("rig_none.toml", "stroke = 1\nv_max = 0.2\na_max = 5\nduration = 10\nrate = 100\nforce_noise = 1\n");
-  EXPECT_THROW(read_rig_limits(none, false, true), InputError);
+  EXPECT_THROW(workloads::read_rig_limits(none, false, true), data::InputError);
 }
 
 TEST(DesignFiles, DesignTomlReadsBackWhatWasWritten) {
-  DesignFile d;
+  workloads::DesignFile d;
   d.model = "simscape-cylinder";
   d.params = {{"F_pr", 10}, {"f_cfr", 1e-6}, {"K_brk", 1.5}, {"f_vfr", 100}, {"c_v", 10}, {"v_th", 1e-4}};
-  DesignedExperiment a = experiment("multisine", 0.0123456789, 12.5);
+  workloads::DesignedExperiment a = experiment("multisine", 0.0123456789, 12.5);
   a.has_pressure = true;
   a.pressure_a = 2.5e6;
   a.band_lo_hz = 0.3;
   a.band_hi_hz = 3.7;
   a.tones = 4;
   a.phase_seed = 123456;
-  DesignedExperiment b = experiment("plateaus", 0.1, 7.5);
+  workloads::DesignedExperiment b = experiment("plateaus", 0.1, 7.5);
   b.name = "e2";
   b.has_pressure = true;
   b.pressure_a = 1e7;
   d.experiments = {a, b};
-  const std::string path = write("design.toml", design_toml(d, "a test\nsecond line"));
-  const DesignFile back = read_design_file(path);
+  const std::string path = write("design.toml", workloads::design_toml(d, "a test\nsecond line"));
+  const workloads::DesignFile back = workloads::read_design_file(path);
   EXPECT_EQ(back.model, d.model);
   ASSERT_EQ(back.params.size(), 6u);
   EXPECT_EQ(back.params[1].second, 1e-6);
@@ -268,9 +269,9 @@ TEST(DesignFiles, DesignTomlReadsBackWhatWasWritten) {
   // The trajectories generated from the file are those of the design.
   std::vector<double> p;
   for (const auto& [n, v] : d.params) p.push_back(v);
-  GeneratorOptions sensors;
+  workloads::GeneratorOptions sensors;
   sensors.noise["force"] = 1.0;
-  const auto logs = generate_design(back, p, sensors);
+  const auto logs = workloads::generate_design(back, p, sensors);
   ASSERT_EQ(logs.size(), 2u);
   EXPECT_EQ(logs[0].name, "e1");
   for (size_t k = 0; k < 2; ++k)
@@ -282,7 +283,7 @@ TEST(DesignFiles, DesignTomlReadsBackWhatWasWritten) {
   const auto& t1 = logs[1].channels.at("friction_true");
   EXPECT_NE(f0[0] - t0[0], f1[0] - t1[0]);
   const std::string bad = write("design_bad.toml", "format = \"other\"\nversion = 1\n");
-  EXPECT_THROW(read_design_file(bad), InputError);
+  EXPECT_THROW(workloads::read_design_file(bad), data::InputError);
 }
 
 }  // namespace

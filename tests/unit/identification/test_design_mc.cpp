@@ -61,7 +61,7 @@ void binomial_band(int n, double p, double alpha, int* lo, int* hi) {
 struct McCase {
   std::string model;
   std::map<std::string, double> truth;
-  RigLimits rig;
+  workloads::RigLimits rig;
 };
 
 struct McParam {
@@ -78,7 +78,7 @@ ident::DesignRequest request(const McCase& c) {
   for (const auto& [name, value] : c.truth) r.prior[m.param_index(name)] = value;
   r.rig = c.rig;
   r.experiments = c.rig.max_experiments;
-  r.profiles = generator_profiles();  // design's default: every family
+  r.profiles = workloads::generator_profiles();  // design's default: every family
   r.candidates = 32;
   return r;
 }
@@ -99,12 +99,12 @@ std::map<std::string, McParam> monte_carlo(const McCase& c, const ident::DesignR
   o.starts = 1;
   for (const auto& [name, value] : c.truth) o.initial.push_back(name + "=" + format_number(value));
   for (int k = 1; k <= n; ++k) {
-    std::vector<Experiment> logs;
+    std::vector<data::Experiment> logs;
     for (const auto& e : ev.experiments) {
-      GeneratorOptions g = generator_options(e, c.model, r.prior);
+      workloads::GeneratorOptions g = workloads::generator_options(e, c.model, r.prior);
       g.noise["force"] = c.rig.force_noise;
       g.seed = static_cast<std::uint64_t>(k) * 1000 + logs.size();
-      for (auto& x : generate_log(g)) {
+      for (auto& x : workloads::generate_log(g)) {
         x.name = e.name;
         logs.push_back(std::move(x));
       }
@@ -176,8 +176,8 @@ void expect_design_holds(const McCase& c, int n) {
   EXPECT_NEAR(reference / design / predicted, 1.0, 3.5 * std::sqrt(2.0) / std::sqrt(2.0 * (n - 1)));
 }
 
-RigLimits rig(double stroke, double v_max, double a_max, double noise, int experiments) {
-  RigLimits l;
+workloads::RigLimits rig(double stroke, double v_max, double a_max, double noise, int experiments) {
+  workloads::RigLimits l;
   l.stroke = stroke;
   l.v_max = v_max;
   l.a_max = a_max;

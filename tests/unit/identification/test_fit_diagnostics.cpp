@@ -61,11 +61,11 @@ TEST(FitDiagnostics, AnUnseenBreakawayIsReportedAsNoneAndTheLawPredictsTheStroke
     FitOptions o;
     o.inertia = true;
     o.keep_signals = false;
-    const FitSummary s = ident::fit(generate_log(stroke(seed, true)), "simscape-cylinder", o);
+    const FitSummary s = ident::fit(workloads::generate_log(stroke(seed, true)), "simscape-cylinder", o);
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + s.report());
     // The full-rate twin of the log (same motion, velocity recorded): every
     // sample, the slow ones at the reversals included.
-    const Experiment twin = generate_log(stroke(seed, false)).at(0);
+    const data::Experiment twin = workloads::generate_log(stroke(seed, false)).at(0);
     const auto& v = twin.channel("velocity");
     double vmin = 1e300, vmax = 0;
     for (double x : v)
@@ -104,14 +104,14 @@ TEST(FitDiagnostics, AnUnseenBreakawayIsReportedAsNoneAndTheLawPredictsTheStroke
 // as not determined in one warning (three warnings named K_brk and c_v
 // twice), and c_v is inside the data.
 TEST(FitDiagnostics, EachUndeterminedParameterIsNamedOnceAtItsCanonicalValue) {
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder";
   g.params = params_of(g.model, {{"F_pr", 20}, {"f_cfr", 2e-5}, {"K_brk", 1}, {"f_vfr", 150}, {"c_v", 40}});
   g.profile = "plateaus";
   g.duration = 10;
   g.pressure_levels = {10e5, 40e5};
   g.seed = 7;
-  const auto log = generate_log(g);
+  const auto log = workloads::generate_log(g);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
@@ -141,8 +141,8 @@ struct Missing {
   FitOptions options;
 };
 
-GeneratorOptions sliding_mass(const Missing& c) {
-  GeneratorOptions g;
+workloads::GeneratorOptions sliding_mass(const Missing& c) {
+  workloads::GeneratorOptions g;
   g.model = "coulomb-viscous";
   g.params = params_of(g.model, {{"F_C", 20}, {"f_v", 100}});
   g.profile = "multisine";
@@ -160,7 +160,7 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
   const std::vector<Missing> cases = {
       {"--inertia", 20, 0, 0, {}}, {"--offset", 0, 15, 0, {}}, {"--area-a", 0, 0, 2e-4, {}}};
   for (const auto& c : cases) {
-    const FitSummary s = ident::fit(generate_log(sliding_mass(c)), "coulomb-viscous", c.options);
+    const FitSummary s = ident::fit(workloads::generate_log(sliding_mass(c)), "coulomb-viscous", c.options);
     SCOPED_TRACE(std::string(c.term) + "\n" + s.report());
     const std::string all = all_warnings(s);
     // Named once, and nothing else advised.
@@ -170,7 +170,7 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
   }
   // With the acceleration derived from the velocity (no acceleration channel).
   Missing inertia = cases[0];
-  auto log = generate_log(sliding_mass(inertia));
+  auto log = workloads::generate_log(sliding_mass(inertia));
   log[0].channels.erase("acceleration");
   const FitSummary s = ident::fit(log, "coulomb-viscous", FitOptions{});
   EXPECT_EQ(count_of(all_warnings(s), "add --inertia"), 1u) << s.report();
@@ -182,20 +182,20 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
   // The row's inertia-dominated stroke recorded as position only (R^2 0.19,
   // parallel filtering keeps 151 of 2001 samples): the filtered acceleration
   // of the kept samples names the mass.
-  GeneratorOptions g = sliding_mass(inertia);
+  workloads::GeneratorOptions g = sliding_mass(inertia);
   g.mass = 200;
   g.rate_hz = 200;
   g.noise["force"] = 1.0;
   g.seed = 6;
   g.omit = {"velocity", "acceleration"};
-  const FitSummary f = ident::fit(generate_log(g), "coulomb-viscous", FitOptions{});
+  const FitSummary f = ident::fit(workloads::generate_log(g), "coulomb-viscous", FitOptions{});
   EXPECT_EQ(count_of(all_warnings(f), "add --inertia"), 1u) << f.report();
   EXPECT_EQ(count_of(all_warnings(f), "add --"), 1u) << f.report();
   // A Coulomb level proportional to the normal force (mu_c = 0.1 at 100 and
   // 400 N), fitted by a law that does not read it.
-  std::vector<Experiment> levels;
+  std::vector<data::Experiment> levels;
   for (double fn : {100.0, 400.0}) {
-    GeneratorOptions n;
+    workloads::GeneratorOptions n;
     n.model = "20sim-cv";
     n.params = params_of(n.model, {{"mu_c", 0.1}, {"mu_v", 0.05}});
     n.normal_force = fn;
@@ -203,7 +203,7 @@ TEST(FitDiagnostics, TheMissingForceBalanceTermIsNamed) {
     n.noise["force"] = 0.5;
     n.duration = 5;
     n.seed = 12;
-    levels.push_back(generate_log(n).at(0));
+    levels.push_back(workloads::generate_log(n).at(0));
     levels.back().name = "fn" + std::to_string(static_cast<int>(fn));
   }
   const FitSummary nf = ident::fit(levels, "coulomb-viscous", FitOptions{});
@@ -222,18 +222,18 @@ TEST(FitDiagnostics, NothingMissingGetsNoMissingTermWarning) {
   all.options.inertia = true;
   all.options.offset = true;
   all.options.area_a = 2e-4;
-  const FitSummary s = ident::fit(generate_log(sliding_mass(all)), "coulomb-viscous", all.options);
+  const FitSummary s = ident::fit(workloads::generate_log(sliding_mass(all)), "coulomb-viscous", all.options);
   EXPECT_EQ(count_of(all_warnings(s), "add --"), 0u) << s.report();
   EXPECT_EQ(count_of(all_warnings(s), "the residual follows"), 0u) << s.report();
   // A law that misses the breakaway peak (coulomb-viscous on a Stribeck log):
   // a misfit, but not one of a force-balance term; nothing is advised.
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "simscape-translational";
   g.params = params_of(g.model, {{"F_brk", 40}, {"F_C", 20}, {"v_brk", 0.02}, {"f_v", 100}});
   g.profile = "multisine";
   g.noise["force"] = 0.5;
   g.duration = 10;
-  const FitSummary misfit = ident::fit(generate_log(g), "coulomb-viscous", FitOptions{});
+  const FitSummary misfit = ident::fit(workloads::generate_log(g), "coulomb-viscous", FitOptions{});
   EXPECT_GT(misfit.rmse, 5 * 0.5) << misfit.report();
   EXPECT_EQ(count_of(all_warnings(misfit), "add --"), 0u) << misfit.report();
 }
@@ -246,7 +246,7 @@ TEST(FitDiagnostics, NothingMissingGetsNoMissingTermWarning) {
 // line per parameter. A lower cost is named once, only where it shows in the
 // printed digits, and never with advice to run what ran.
 TEST(FitDiagnostics, NoLowerCostWarningWhereTheCostsAgreeToThePrintedDigits) {
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "20sim-scvs";
   g.params = params_of(g.model, {{"mu_s", 0.2}, {"mu_c", 0.1}, {"mu_v", 0.5}, {"v_st", 0.02}});
   g.normal_force = 200;
@@ -254,7 +254,7 @@ TEST(FitDiagnostics, NoLowerCostWarningWhereTheCostsAgreeToThePrintedDigits) {
   g.noise["force"] = 0.5;
   g.duration = 4;
   g.seed = 5;
-  const auto log = generate_log(g);
+  const auto log = workloads::generate_log(g);
   for (bool asymmetric : {false, true}) {
     FitOptions o;
     o.asymmetric = asymmetric;

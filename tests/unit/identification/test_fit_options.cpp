@@ -31,7 +31,7 @@ TEST(FitOptions, EachBrokenRuleIsOneMessageNamingTheOption) {
     try {
       ident::check_fit_options(c.model, o);
       ADD_FAILURE() << "check_fit_options took " << c.message;
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       EXPECT_EQ(std::string(e.what()), c.message);
     }
   }

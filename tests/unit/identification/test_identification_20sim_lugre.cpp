@@ -36,12 +36,12 @@ std::vector<double> truth() {
 // what moves: F_n only scales the force.
 double normal_force(double t) { return 100.0 + 50.0 * std::sin(2 * 3.14159265358979323846 * 0.37 * t); }
 
-Experiment twentysim_log(unsigned seed) {
+data::Experiment twentysim_log(unsigned seed) {
   return test::plateau_log<TwentySimLuGre>(truth(), seed, kNoise, kRate, "twentysim", normal_force);
 }
 
 TEST(TwentySimLuGreIdentification, RecoversCoefficientsAndBristleParameters) {
-  const Experiment e = twentysim_log(41);
+  const data::Experiment e = twentysim_log(41);
   const ident::FitSummary s = ident::fit({e}, "20sim-lugre", ident::FitOptions{});
   ASSERT_TRUE(s.converged) << s.report();
   const ModelInfo& m = *find_model("20sim-lugre");

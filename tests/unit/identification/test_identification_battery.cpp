@@ -64,7 +64,7 @@ Case regular_case(const std::string& model) {
 
 TEST(Identification, BatteryCasesCoverEveryStaticModelAndProfileReproducibly) {
   const auto ids = static_model_ids();
-  const auto& profiles = generator_profiles();
+  const auto& profiles = workloads::generator_profiles();
   ASSERT_EQ(ids.size(), 9u);  // a new static model needs ranges in identification_battery.cpp
   std::set<std::pair<std::string, std::string>> pairs;
   std::set<std::string> tags;

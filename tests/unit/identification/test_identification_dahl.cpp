@@ -22,13 +22,13 @@ constexpr double kNoise = 0.01;   // N
 // sigma0 = 1e5 N/m, F_C = 1 N, alpha as given.
 std::vector<double> truth(double alpha) { return {1e5, 1.0, alpha}; }
 
-Experiment dahl_log(unsigned seed, double alpha) {
+data::Experiment dahl_log(unsigned seed, double alpha) {
   return test::plateau_log<Dahl>(truth(alpha), seed, kNoise, kRate, "dahl");
 }
 
 TEST(DahlIdentification, RecoversCoulombForceStiffnessAndExponent) {
   for (double alpha : {1.0, 2.0}) {
-    const Experiment e = dahl_log(31, alpha);
+    const data::Experiment e = dahl_log(31, alpha);
     const ident::FitSummary s = ident::fit({e}, "dahl", ident::FitOptions{});
     ASSERT_TRUE(s.converged) << "alpha " << alpha << "\n" << s.report();
     const auto p = truth(alpha);
@@ -59,7 +59,7 @@ TEST(DahlIdentification, RecoversCoulombForceStiffnessAndExponent) {
 }
 
 TEST(DahlIdentification, FixedExponentAndBadInput) {
-  Experiment e = dahl_log(32, 1.0);
+  data::Experiment e = dahl_log(32, 1.0);
   ident::FitOptions o;
   o.fix = {"alpha=1"};
   const ident::FitSummary s = ident::fit({e}, "dahl", o);
@@ -72,7 +72,7 @@ TEST(DahlIdentification, FixedExponentAndBadInput) {
   try {
     ident::fit({e}, "dahl", ident::FitOptions{});
     FAIL() << "expected InputError";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("no time channel; dahl is fitted by simulating its state in time"),
               std::string::npos)
         << err.what();

@@ -40,14 +40,14 @@ struct Profile {
 };
 
 template <class M>
-Experiment make_log(const std::vector<double>& p, const Profile& prof, double noise, unsigned seed,
-                    const std::string& name, double* noise_rms = nullptr) {
+data::Experiment make_log(const std::vector<double>& p, const Profile& prof, double noise, unsigned seed,
+                          const std::string& name, double* noise_rms = nullptr) {
   std::vector<long double> q(p.begin(), p.end());
   const auto c = M::prepare(q.data());
   typename M::template State<long double> st{0.0L, 0.0L};
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> N(0, noise);
-  Experiment e;
+  data::Experiment e;
   e.name = name;
   e.source = "test";
   constexpr int kSub = 16;
@@ -110,7 +110,7 @@ struct Strokes {
 struct Case {
   std::string what, model;
   std::vector<double> truth;
-  Experiment log;
+  data::Experiment log;
   double noise;                         // standard deviation
   std::vector<std::string> determined;  // parameters that must get a finite interval
   double noise_rms = 0;                 // RMS of this log's noise
@@ -332,7 +332,7 @@ TEST(DynamicJointFit, StartsRunAndAreCounted) {
   try {
     ident::fit({c.log}, "lugre", oneg);
     FAIL() << "expected InputError";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_EQ(std::string(err.what()), "--starts must be >= 0 (0 = automatic)");
   }
 }
@@ -365,7 +365,7 @@ TEST(DynamicJointFit, FixedParametersOffsetAndUndeterminedParameter) {
   Profile pr;
   pr.t = jittered_times(static_cast<int>(tiny.duration() * 1000), 1e-3, 0.2, 109);
   pr.v = tiny;
-  const Experiment d = make_log<Dahl>(dahl_truth(1.5), pr, 0.002, 109, "tiny");
+  const data::Experiment d = make_log<Dahl>(dahl_truth(1.5), pr, 0.002, 109, "tiny");
   const ident::FitSummary sd = ident::fit({d}, "dahl", ident::FitOptions{});
   EXPECT_FALSE(sd.converged && std::isfinite(sd.param("alpha").std_error) &&
                sd.param("alpha").std_error < 0.5 * sd.param("alpha").value)

@@ -42,8 +42,8 @@ std::vector<double> lugre_truth(double sigma1) {
   return p;
 }
 
-Experiment lugre_log(double sigma1, unsigned seed, double offset = 0.0) {
-  Experiment e = test::plateau_log<LuGre>(lugre_truth(sigma1), seed, kNoise, kRate, "lugre");
+data::Experiment lugre_log(double sigma1, unsigned seed, double offset = 0.0) {
+  data::Experiment e = test::plateau_log<LuGre>(lugre_truth(sigma1), seed, kNoise, kRate, "lugre");
   for (double& f : e.channels["force"]) f += offset;
   return e;
 }
@@ -70,7 +70,7 @@ size_t count_of(const std::string& text, const std::string& what) {
 TEST(FitAccount, StartsAndNoiseAreOneStoryInTextNoteAndJson) {
   struct Case {
     const char* model;
-    Experiment log;
+    data::Experiment log;
   };
   std::vector<Case> cases = {{"lugre", lugre_log(316.2277660168379, 21)},
                              {"dahl", test::plateau_log<Dahl>({1e5, 1.0, 1.0}, 22, kNoise, kRate, "dahl")}};
@@ -187,19 +187,19 @@ TEST(FitIntervals, SigmaOneOnItsBoundGetsAnIntervalInsideItsRange) {
     EXPECT_LE(pe.ci95_hi, info.hi) << info.name;
   }
   // A static noiseless fit with f_v on its bound 0 (no profile runs there).
-  GeneratorOptions g;
+  workloads::GeneratorOptions g;
   g.model = "coulomb-viscous";
   g.params = params_of(g.model, {{"F_C", 20}, {"f_v", 0}});
   g.profile = "multisine";
   g.duration = 5;
-  const FitSummary c = ident::fit(generate_log(g), "coulomb-viscous", FitOptions{});
+  const FitSummary c = ident::fit(workloads::generate_log(g), "coulomb-viscous", FitOptions{});
   SCOPED_TRACE(c.report());
   const auto& fv = c.param("f_v");
   if (fv.determined && std::isfinite(fv.ci95_lo)) EXPECT_GE(fv.ci95_lo, 0.0);
 }
 
 TEST(FitInit, InitAndFixTakeAnyValueOfTheRange) {
-  const Experiment log = lugre_log(316.2277660168379, 25);
+  const data::Experiment log = lugre_log(316.2277660168379, 25);
   {  // on the bound of [0, inf): was "sigma1 must be a positive number"
     FitOptions o;
     o.initial = {"sigma1=0"};
@@ -222,7 +222,7 @@ TEST(FitInit, InitAndFixTakeAnyValueOfTheRange) {
     try {
       ident::fit({log}, "lugre", o);
       ADD_FAILURE() << "expected InputError for " << bad;
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find(std::string(bad).substr(0, 6)), std::string::npos) << what;
       EXPECT_NE(what.find("must be"), std::string::npos) << what;
@@ -232,7 +232,7 @@ TEST(FitInit, InitAndFixTakeAnyValueOfTheRange) {
 
 TEST(MissingTerms, ADynamicFitNamesTheOffsetItWasNotGiven) {
   // 0.5 N added to every force (F_C = 1 N): the joint stage cannot take it up.
-  const Experiment log = lugre_log(316.2277660168379, 26, 0.5);
+  const data::Experiment log = lugre_log(316.2277660168379, 26, 0.5);
   const FitSummary without = ident::fit({log}, "lugre", FitOptions{});
   const std::string w = all_warnings(without);
   EXPECT_EQ(count_of(w, "add --offset"), 1u) << without.report();
@@ -255,7 +255,7 @@ TEST(MissingTerms, AStreamedFitNamesTheInertiaAndTheOffsetItWasNotGiven) {
   };
   for (const Case& c : {Case{"--inertia", 20, 0}, Case{"--offset", 0, 15}}) {
     SCOPED_TRACE(c.term);
-    GeneratorOptions g;
+    workloads::GeneratorOptions g;
     g.model = "coulomb-viscous";
     g.params = params_of(g.model, {{"F_C", 20}, {"f_v", 100}});
     g.profile = "multisine";
@@ -264,9 +264,9 @@ TEST(MissingTerms, AStreamedFitNamesTheInertiaAndTheOffsetItWasNotGiven) {
     g.noise["force"] = 0.5;
     g.duration = 10;
     g.seed = 11;
-    const auto log = generate_log(g);
+    const auto log = workloads::generate_log(g);
     const std::string path = test::temp_dir() + "missing_" + std::string(c.term + 2) + ".h5";
-    write_log(path, log, Provenance{});
+    write_log(path, log, data::Provenance{});
     std::vector<ident::LogStream> streams;
     for (const auto& e : log) streams.push_back({path, e.name, e.name});
     const FitSummary s = ident::fit_streamed(streams, "coulomb-viscous", FitOptions{}, ident::StreamOptions{});

@@ -29,7 +29,7 @@ std::string shared_dir() {
 // 30 ms): time [s], velocity by central differences of the piston position
 // (one-sided at the ends), and the seal friction as the authors take it,
 // load-cell force minus gauge pressure times the 25 mm bore's area.
-Experiment seal_excerpt(const std::string& path) {
+data::Experiment seal_excerpt(const std::string& path) {
   std::ifstream in(path);
   std::vector<double> t, x, f;
   std::string line;
@@ -49,7 +49,7 @@ Experiment seal_excerpt(const std::string& path) {
     const size_t a = k ? k - 1 : 0, b = k + 1 < n ? k + 1 : n - 1;
     v[k] = (x[b] - x[a]) / (t[b] - t[a]);
   }
-  Experiment e;
+  data::Experiment e;
   e.name = "seal";
   e.source = path;
   e.channels["time"] = t;
@@ -75,7 +75,7 @@ TEST(RealLogs, LuGreOnPneumaticSealStrokesReachesTheSciPySimulationErrorFit) {
   };
   for (const Case& c : {Case{"KDN_3bar.csv", 0.509620}, Case{"O-ring_3bar.csv", 0.576696}}) {
     SCOPED_TRACE(c.file);
-    const Experiment log = seal_excerpt(dir + c.file);
+    const data::Experiment log = seal_excerpt(dir + c.file);
     ASSERT_EQ(log.size(), 3000u);
     ident::FitOptions o;
     o.offset = true;

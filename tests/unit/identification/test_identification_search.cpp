@@ -28,8 +28,8 @@ using ident::FitSummary;
 // The case of issue 23's first row: a noiseless simscape-cylinder plateau log
 // at 10 and 40 bar, in which a single data-driven start lands in a wrong basin
 // (F_pr 26.4, f_vfr 0, K_brk 1.263, c_v 86, RMSE 3.39 N) and calls it converged.
-GeneratorOptions cylinder_plateaus(double rate_hz, double k_brk, double noise) {
-  GeneratorOptions g;
+workloads::GeneratorOptions cylinder_plateaus(double rate_hz, double k_brk, double noise) {
+  workloads::GeneratorOptions g;
   g.model = "simscape-cylinder";
   const ModelInfo& m = *find_model(g.model);
   g.params = m.defaults();
@@ -48,14 +48,14 @@ GeneratorOptions cylinder_plateaus(double rate_hz, double k_brk, double noise) {
   return g;
 }
 
-double truth(const GeneratorOptions& g, const std::string& name) {
+double truth(const workloads::GeneratorOptions& g, const std::string& name) {
   return g.params[find_model(g.model)->param_index(name)];
 }
 
 TEST(IdentificationSearch, DefaultFindsTheGlobalOptimumWhereOneStartDoesNot) {
   for (double rate : {1000.0, 2000.0}) {
-    const GeneratorOptions g = cylinder_plateaus(rate, 1.6, 0.0);
-    const auto log = generate_log(g);
+    const workloads::GeneratorOptions g = cylinder_plateaus(rate, 1.6, 0.0);
+    const auto log = workloads::generate_log(g);
     FitOptions o;
     o.fix = {"v_th=1e-4"};
     o.keep_signals = false;
@@ -142,11 +142,11 @@ TEST(IdentificationSearch, StartAgreementCountsOnlyStartsAtTheBestCost) {
 // its two best before the guess (which fits the search's samples worse), and
 // stops once they agree at the noise floor instead of running a whole round.
 TEST(IdentificationSearch, DefaultSearchStopsWhenTwoStartsAgree) {
-  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.5);
+  const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.5);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
-  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  const FitSummary s = ident::fit(workloads::generate_log(g), g.model, o);
   SCOPED_TRACE(s.report());
   EXPECT_EQ(s.search_device, "levels projected");
   EXPECT_EQ(s.starts, 2);
@@ -161,7 +161,7 @@ TEST(IdentificationSearch, DefaultSearchStopsWhenTwoStartsAgree) {
   // design over every parameter, and refines the guess first.
   FitOptions off = o;
   off.offset = true;
-  const FitSummary so = ident::fit(generate_log(g), g.model, off);
+  const FitSummary so = ident::fit(workloads::generate_log(g), g.model, off);
   EXPECT_EQ(so.search_device.find("levels projected"), std::string::npos) << so.search_device;
   EXPECT_FALSE(so.search_device.empty());
 }
@@ -172,8 +172,8 @@ TEST(IdentificationSearch, DefaultSearchStopsWhenTwoStartsAgree) {
 // noiseless one (a whole round: two pairs).
 TEST(IdentificationSearch, ParallelRefinementsGiveTheAnswerOfOneAtATime) {
   for (double noise : {0.5, 0.0}) {
-    const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, noise);
-    const auto log = generate_log(g);
+    const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, noise);
+    const auto log = workloads::generate_log(g);
     FitOptions o;
     o.fix = {"v_th=1e-4"};
     o.keep_signals = false;
@@ -196,12 +196,12 @@ TEST(IdentificationSearch, ParallelRefinementsGiveTheAnswerOfOneAtATime) {
 // the residual orthogonal to its column, both computed here from M::force
 // alone (the column as the force's change for a unit of the level).
 TEST(IdentificationSearch, ProjectedLevelsAreTheLeastSquaresLevelsOfTheirShape) {
-  GeneratorOptions g = cylinder_plateaus(200, 1.6, 0.5);
+  workloads::GeneratorOptions g = cylinder_plateaus(200, 1.6, 0.5);
   g.pressure_levels = {10e5, 40e5, 80e5, 120e5};
   const ModelInfo& m = *find_model(g.model);
   const FitOptions o;
   FitSummary S;
-  const ident::detail::FitData D = ident::detail::check_data(generate_log(g), m, o, S);
+  const ident::detail::FitData D = ident::detail::check_data(workloads::generate_log(g), m, o, S);
   const ident::detail::Layout L = ident::detail::make_layout(m, o, D.data);
   const std::vector<int> free = L.free_indices();
   const auto box = ident::detail::search_box(m, L, free, D);
@@ -236,11 +236,11 @@ TEST(IdentificationSearch, ProjectedLevelsAreTheLeastSquaresLevelsOfTheirShape) 
 
 TEST(IdentificationSearch, BreakawayRatioOneLeavesTheTransitionRateUndetermined) {
   // K_brk = 1: no breakaway peak, so c_v has no effect on the force at all.
-  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.0, 0.0);
+  const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.0, 0.0);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
-  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  const FitSummary s = ident::fit(workloads::generate_log(g), g.model, o);
   SCOPED_TRACE(s.report());
   EXPECT_FALSE(s.param("c_v").determined);
   EXPECT_TRUE(std::isnan(s.param("c_v").std_error));
@@ -260,11 +260,11 @@ TEST(IdentificationSearch, BreakawayRatioOneLeavesTheTransitionRateUndetermined)
 }
 
 TEST(IdentificationSearch, NoisyFitAtABoundGetsAOneSidedProfileIntervalThatHoldsTheTruth) {
-  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.0, 0.5);
+  const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.0, 0.5);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
-  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  const FitSummary s = ident::fit(workloads::generate_log(g), g.model, o);
   SCOPED_TRACE(s.report());
   const auto& k = s.param("K_brk");
   if (k.at_bound) {
@@ -285,7 +285,7 @@ TEST(IdentificationSearch, NoisyFitAtABoundGetsAOneSidedProfileIntervalThatHolds
 }
 
 TEST(IdentificationSearch, NoiseEstimateAndPhasesAreReported) {
-  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.5);
+  const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.5);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
@@ -293,7 +293,7 @@ TEST(IdentificationSearch, NoiseEstimateAndPhasesAreReported) {
   o.progress = [&](const ident::FitProgress& p) {
     if (seen.empty() || seen.back() != p.phase) seen.push_back(p.phase);
   };
-  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  const FitSummary s = ident::fit(workloads::generate_log(g), g.model, o);
   SCOPED_TRACE(s.report());
   EXPECT_NEAR(s.noise_estimate, 0.5, 0.05);
   EXPECT_NEAR(s.rmse, 0.5, 0.02);
@@ -312,15 +312,15 @@ TEST(IdentificationSearch, NoiseEstimateAndPhasesAreReported) {
 }
 
 TEST(IdentificationSearch, ExplicitStartsRunExactlyThatMany) {
-  const GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.0);
+  const workloads::GeneratorOptions g = cylinder_plateaus(1000.0, 1.6, 0.0);
   FitOptions o;
   o.fix = {"v_th=1e-4"};
   o.keep_signals = false;
   o.starts = 3;
-  const FitSummary s = ident::fit(generate_log(g), g.model, o);
+  const FitSummary s = ident::fit(workloads::generate_log(g), g.model, o);
   EXPECT_EQ(s.starts, 3);
   o.starts = -1;
-  EXPECT_THROW(ident::fit(generate_log(g), g.model, o), std::exception);
+  EXPECT_THROW(ident::fit(workloads::generate_log(g), g.model, o), std::exception);
 }
 
 // The flatness analysis on matrices whose answer is known by construction.
@@ -383,14 +383,14 @@ TEST(ModelRoles, LayoutFollowsRolesNotNames) {
   for (const ModelInfo& m : all_models()) {
     if (m.dynamic) continue;
     SCOPED_TRACE(m.id);
-    GeneratorOptions g;
+    workloads::GeneratorOptions g;
     g.model = m.id;
     g.params = m.defaults();
     g.rate_hz = 200;
     g.pressure_levels = {20e5, 60e5};
     g.normal_force = 100;
     g.noise = {{"force", 0.05}};
-    const auto log = generate_log(g);
+    const auto log = workloads::generate_log(g);
     ModelInfo renamed = m;
     std::vector<std::string> names;
     for (std::size_t i = 0; i < m.params.size(); ++i) names.push_back("q" + std::to_string(i) + "_unnamed");

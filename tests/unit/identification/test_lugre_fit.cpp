@@ -22,7 +22,7 @@ using test::lugre_plateaus::lugre_log;
 using test::lugre_plateaus::truth;
 
 TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParameters) {
-  const Experiment e = lugre_log(11);
+  const data::Experiment e = lugre_log(11);
   const ident::FitSummary s = ident::fit({e}, "lugre", ident::FitOptions{});
   ASSERT_TRUE(s.converged) << s.report();
   const ModelInfo& m = *find_model("lugre");
@@ -56,7 +56,7 @@ TEST(LuGreIdentification, RecoversStaticPartWithinThreeStdErrorsAndBristleParame
 }
 
 TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
-  Experiment e = lugre_log(12);
+  data::Experiment e = lugre_log(12);
   ident::FitOptions o;
   o.fix = {"sigma1=316.2277660168379"};
   const ident::FitSummary s = ident::fit({e}, "lugre", o);
@@ -70,7 +70,7 @@ TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
   try {
     ident::fit({e}, "lugre", ident::FitOptions{});
     FAIL() << "expected InputError";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("no time channel"), std::string::npos) << err.what();
   }
   // No asymmetric two-stage fit: one line.
@@ -79,7 +79,7 @@ TEST(LuGreIdentification, FixedBristleParameterAndBadInput) {
     a.asymmetric = true;
     ident::fit({lugre_log(13)}, "lugre", a);
     FAIL() << "expected InputError";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_EQ(std::string(err.what()),
               "model lugre is dynamic; with --asymmetric identification fits the static models only");
   }

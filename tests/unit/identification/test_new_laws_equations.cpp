@@ -203,8 +203,8 @@ TEST(NewLaws, ElastoPlasticTraceMatchesScipyRadau) {
     std::vector<std::string> params;
     for (size_t i = 0; i < p.size(); ++i)
       params.push_back(std::string(ElastoPlastic::kParams[i].name) + "=" + format_number(p[i]));
-    evaluate_file(EvalOptions{"elastoplastic", params, in, out, std::nullopt});
-    CsvReader r(out);
+    workloads::evaluate_file(workloads::EvalOptions{"elastoplastic", params, in, out, std::nullopt});
+    data::CsvReader r(out);
     std::vector<double> v;
     std::vector<std::string_view> cells;
     size_t i = 0;

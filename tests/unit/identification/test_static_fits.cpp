@@ -59,7 +59,7 @@ TEST(Identification, AParameterHeldAtAWrongDefaultIsNamed) {
     std::uniform_real_distribution<double> U(0, 1);
     std::normal_distribution<double> N(0, t.noise);
     const auto p = true_params(t);
-    Experiment e;
+    data::Experiment e;
     e.name = "sweep";
     e.source = "test";
     for (int level = 0; level < 4; ++level) {
@@ -75,7 +75,7 @@ TEST(Identification, AParameterHeldAtAWrongDefaultIsNamed) {
         e.channels["force"].push_back(model_force(t.model, p, x, 0.7 * ps, 0.3 * ps, fn) + N(rng));
       }
     }
-    return std::vector<Experiment>{e};
+    return std::vector<data::Experiment>{e};
   };
   auto named = [](const FitSummary& s, const std::string& p) {
     for (const auto& w : s.warnings)
@@ -130,7 +130,7 @@ TEST(Identification, RecoversEveryStaticModelWithinThreeStandardErrors) {
 
 TEST(Identification, CylinderLawJointlyOverFourPressureLevels) {
   const Truth t = truths()[3];  // simscape-cylinder-il
-  std::vector<Experiment> log;
+  std::vector<data::Experiment> log;
   for (int i = 0; i < 4; ++i) log.push_back(synth(t, 1500, 20 + i, (1 + 2 * i) * 1e5));
   const FitSummary s = ident::fit(log, t.model, FitOptions{});
   expect_recovered(s, t);
@@ -149,7 +149,7 @@ TEST(Identification, CylinderLawJointlyOverFourPressureLevels) {
 // docs did not say), and --fix of a freed parameter is a contradiction.
 TEST(Identification, FreeHoldsTheRestAtTheModelDefaults) {
   const Truth t = truths()[3];  // simscape-cylinder-il
-  std::vector<Experiment> log;
+  std::vector<data::Experiment> log;
   for (int i = 0; i < 3; ++i) log.push_back(synth(t, 800, 40 + i, (1 + 2 * i) * 1e5));
   FitOptions o;
   o.free = {"F_pr", "f_cfr"};
@@ -161,7 +161,7 @@ TEST(Identification, FreeHoldsTheRestAtTheModelDefaults) {
     EXPECT_EQ(s.param(p.name).value, p.default_value) << p.name;
   }
   o.fix = {"F_pr=10"};
-  EXPECT_THROW(ident::fit(log, t.model, o), InputError);
+  EXPECT_THROW(ident::fit(log, t.model, o), data::InputError);
 }
 
 TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
@@ -169,7 +169,7 @@ TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
   const double m = 2.5, offset = -7.0, Fc = 20, fv = 100, A_a = 2e-3, A_b = 1e-3;
   std::mt19937_64 rng(3);
   std::normal_distribution<double> N(0, 0.3);
-  Experiment e;
+  data::Experiment e;
   e.name = "strokes";
   e.source = "test";
   for (int i = 0; i < 6000; ++i) {
@@ -199,16 +199,16 @@ TEST(Identification, ForceBalanceMassOffsetAndPressureFromPositionLog) {
   }
   // Without a velocity channel, and without time: a clear error.
   e.channels.erase("time");
-  EXPECT_THROW(ident::fit({e}, "coulomb-viscous", o), InputError);
+  EXPECT_THROW(ident::fit({e}, "coulomb-viscous", o), data::InputError);
 }
 
 TEST(Identification, AsymmetricFitAndSignificanceTest) {
   Truth t{"coulomb-viscous", {{"F_C", 20}, {"f_v", 100}}, 1e-3, 1, 0.5};
-  Experiment pos = synth(t, 1500, 41, -1, +1);
+  data::Experiment pos = synth(t, 1500, 41, -1, +1);
   Truth tn = t;
   tn.params[0].second = 26;
-  Experiment neg = synth(tn, 1500, 42, -1, -1);
-  Experiment both = pos;
+  data::Experiment neg = synth(tn, 1500, 42, -1, -1);
+  data::Experiment both = pos;
   both.name = "both";
   for (auto& [c, x] : both.channels) x.insert(x.end(), neg.channels[c].begin(), neg.channels[c].end());
   FitOptions o;
@@ -253,7 +253,7 @@ TEST(Identification, WarnsWhenTheLogLacksLowSpeeds) {
 
 TEST(Identification, GlobalSearchCompareAndValidate) {
   const Truth t = truths()[0];
-  Experiment a = synth(t, 2000, 11), b = synth(t, 2000, 12);
+  data::Experiment a = synth(t, 2000, 11), b = synth(t, 2000, 12);
   FitOptions o;
   o.starts = 6;
   o.coarse_points = 64;
@@ -284,7 +284,7 @@ TEST(Identification, GlobalSearchCompareAndValidate) {
   EXPECT_NEAR(sv.validation_rmse, t.noise, 0.1 * t.noise);
   EXPECT_TRUE(sv.experiments[1].held_out);
   // Robust loss: gross outliers barely move the estimate.
-  Experiment c = a;
+  data::Experiment c = a;
   for (size_t i = 0; i < c.size(); i += 50) c.channels["force"][i] += 500;
   FitOptions h;
   h.loss = "huber:2";
@@ -294,42 +294,42 @@ TEST(Identification, GlobalSearchCompareAndValidate) {
 
 TEST(Identification, BadInputIsAClearErrorOrWarning) {
   const Truth t = truths()[8];  // coulomb-viscous
-  Experiment e = synth(t, 200, 9);
-  Experiment still = e;
+  data::Experiment e = synth(t, 200, 9);
+  data::Experiment still = e;
   for (auto& v : still.channels["velocity"]) v = 0;
-  EXPECT_THROW(ident::fit({still}, t.model, FitOptions{}), InputError);
-  EXPECT_THROW(ident::fit({}, t.model, FitOptions{}), InputError);
-  Experiment tiny = e;
+  EXPECT_THROW(ident::fit({still}, t.model, FitOptions{}), data::InputError);
+  EXPECT_THROW(ident::fit({}, t.model, FitOptions{}), data::InputError);
+  data::Experiment tiny = e;
   for (auto& [c, x] : tiny.channels) x.resize(2);
-  EXPECT_THROW(ident::fit({tiny}, t.model, FitOptions{}), InputError);
-  Experiment nop = e;
+  EXPECT_THROW(ident::fit({tiny}, t.model, FitOptions{}), data::InputError);
+  data::Experiment nop = e;
   nop.channels.erase("pressure_a");
   nop.channels.erase("pressure_b");
   try {
     ident::fit({nop}, "simscape-cylinder", FitOptions{});
     FAIL();
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("pressure"), std::string::npos) << err.what();
   }
-  Experiment nan = e;
+  data::Experiment nan = e;
   nan.channels["force"][17] = std::nan("");
   try {
     ident::fit({nan}, t.model, FitOptions{});
     FAIL();
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("'force', sample 17"), std::string::npos) << err.what();
   }
   FitOptions bad;
   bad.fix = {"F_Q=3"};
-  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  EXPECT_THROW(ident::fit({e}, t.model, bad), data::InputError);
   bad.fix = {};
   bad.bounds = {"F_C=5"};
-  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  EXPECT_THROW(ident::fit({e}, t.model, bad), data::InputError);
   bad.bounds = {};
   bad.loss = "tukey:1";
-  EXPECT_THROW(ident::fit({e}, t.model, bad), InputError);
+  EXPECT_THROW(ident::fit({e}, t.model, bad), data::InputError);
   // One direction only: fitted, with a warning; asymmetric needs both.
-  Experiment one = synth(t, 500, 10, -1, +1);
+  data::Experiment one = synth(t, 500, 10, -1, +1);
   FitOptions off;
   off.offset = true;
   const FitSummary s1 = ident::fit({one}, t.model, off);
@@ -337,9 +337,9 @@ TEST(Identification, BadInputIsAClearErrorOrWarning) {
   EXPECT_FALSE(s1.converged) << s1.report();  // offset and F_C are one quantity here
   FitOptions asym;
   asym.asymmetric = true;
-  EXPECT_THROW(ident::fit({one}, t.model, asym), InputError);
+  EXPECT_THROW(ident::fit({one}, t.model, asym), data::InputError);
   // Constant velocity: F_C and f_v cannot be separated.
-  Experiment cst = e;
+  data::Experiment cst = e;
   for (auto& v : cst.channels["velocity"]) v = 0.3;
   const FitSummary sc = ident::fit({cst}, t.model, FitOptions{});
   EXPECT_FALSE(sc.converged);
@@ -353,9 +353,9 @@ TEST(Identification, BadInputIsAClearErrorOrWarning) {
 
 // Real measurements (../shared/data/pneumatic-seals, SOURCES.md): time [ms],
 // raw voltages, position [mm], chamber gauge pressure [bar], force [N].
-Experiment load_seal(const std::string& path, const std::string& name) {
+data::Experiment load_seal(const std::string& path, const std::string& name) {
   std::ifstream in(path);
-  Experiment e;
+  data::Experiment e;
   e.name = name;
   e.source = path;
   std::string line;
@@ -382,7 +382,7 @@ TEST(Identification, PneumaticSealCoulombForceRisesWithPressure) {
   const std::string dir = shared_dir() + "/data/pneumatic-seals/";
   if (!std::ifstream(dir + "O-ring_1bar.csv")) GTEST_SKIP() << "no seal data in " << dir;
   const double area = M_PI * 0.0125 * 0.0125;  // 25 mm bore
-  std::vector<Experiment> log;
+  std::vector<data::Experiment> log;
   std::vector<double> fc;
   FitOptions o;
   o.offset = true;

@@ -18,7 +18,7 @@ namespace {
 std::string refusal(const ident::IdentifyRequest& r) {
   try {
     ident::check_identify_request(r);
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     return e.what();
   }
   return "accepted";
@@ -51,12 +51,12 @@ TEST(LogImport, ReportsWhatEachExperimentCameFromAndWritesTheLog) {
   const std::string dir = test::temp_dir() + "log_import/";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "run.csv") << "Rig 2\ntime [ms],velocity [mm/s],force [N]\n0,1,5\n1,2,6\n2,3,7\n";
-  ImportRequest q;
+  data::ImportRequest q;
   q.files = {dir + "run.csv"};
   q.output = dir + "run.h5";
   q.constants = {"pressure_b=2bar"};
   q.time_shifts = {0.5};
-  const std::vector<ImportedExperiment> done = import_logs(q);
+  const std::vector<data::ImportedExperiment> done = data::import_logs(q);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].name, "run");
   EXPECT_EQ(done[0].file, dir + "run.csv");
@@ -65,7 +65,7 @@ TEST(LogImport, ReportsWhatEachExperimentCameFromAndWritesTheLog) {
   EXPECT_EQ(done[0].attributes.at("header_line"), "2");
   EXPECT_EQ(done[0].attributes.at("time_shift"), "0.5");
   EXPECT_TRUE(done[0].derived.derived.empty());
-  const std::vector<Experiment> log = read_log(q.output);
+  const std::vector<data::Experiment> log = data::read_log(q.output);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].channels.at("time"), (std::vector<double>{0.5, 0.501, 0.502}));
   EXPECT_EQ(log[0].channels.at("velocity"), (std::vector<double>{0.001, 0.002, 0.003}));
@@ -75,14 +75,14 @@ TEST(LogImport, ReportsWhatEachExperimentCameFromAndWritesTheLog) {
 TEST(LogImport, SettingsOutOfRangeAreRefusedBeforeAnythingIsWritten) {
   const std::string dir = test::temp_dir() + "log_import_refused/";
   std::filesystem::create_directories(dir);
-  ImportRequest q;
+  data::ImportRequest q;
   q.files = {dir + "absent.csv", dir + "absent2.csv"};  // never opened
   q.output = dir + "never.h5";
   q.names = {"one"};
   auto refusal = [&] {
     try {
-      import_logs(q);
-    } catch (const InputError& e) {
+      data::import_logs(q);
+    } catch (const data::InputError& e) {
       return std::string(e.what());
     }
     return std::string("accepted");

@@ -24,8 +24,8 @@ samples = 20
 
 std::string refusal(const std::string& text) {
   try {
-    parse_sweep_config(text, "c.toml");
-  } catch (const InputError& e) {
+    workloads::parse_sweep_config(text, "c.toml");
+  } catch (const data::InputError& e) {
     return e.what();
   }
   return "";

@@ -13,7 +13,7 @@ namespace {
 
 template <class M>
 std::vector<double> defaults_of() {
-  return require_model(M::kId).defaults();
+  return workloads::require_model(M::kId).defaults();
 }
 
 // Integrates the LuGre bristle ODE with classic RK4 in long double at a step
@@ -116,13 +116,13 @@ TEST(LuGre, StableForAnyStiffnessAtLogRate) {
 }
 
 TEST(LuGre, PassivityWarning) {
-  const ModelInfo& m = require_model("lugre");
-  auto p = resolve_params(m, {});
+  const ModelInfo& m = workloads::require_model("lugre");
+  auto p = workloads::resolve_params(m, {});
   EXPECT_EQ(param_warnings(m, p.data()).size(), 1u);  // the paper's example breaks it
-  p = resolve_params(m, {"sigma1=0.5"});              // 0.4 > 0.5 * 0.5 / 1
+  p = workloads::resolve_params(m, {"sigma1=0.5"});   // 0.4 > 0.5 * 0.5 / 1
   EXPECT_TRUE(param_warnings(m, p.data()).empty());
-  EXPECT_THROW(resolve_params(m, {"F_s=0.5"}), InputError);
-  EXPECT_THROW(resolve_params(m, {"sigma0=0"}), InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"F_s=0.5"}), data::InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"sigma0=0"}), data::InputError);
 }
 
 TEST(TwentySimLuGre, IsLuGreScaledByNormalForce) {

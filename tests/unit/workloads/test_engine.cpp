@@ -64,7 +64,7 @@ class Squares : public engine::Workload {
       max_in_flight = std::max(max_in_flight, ++writes_in_flight);
       if (fail_write_at && done == fail_write_at) {
         --writes_in_flight;
-        throw stribeck::InputError("disk full at " + std::to_string(done));
+        throw stribeck::data::InputError("disk full at " + std::to_string(done));
       }
       EXPECT_EQ(rows_[slot].size(), count);
       written.insert(written.end(), rows_[slot].begin(), rows_[slot].end());
@@ -145,8 +145,8 @@ TEST(Engine, ShardsCoverTheSpaceWithoutGapOrOverlap) {
       EXPECT_EQ(next, points);
     }
   }
-  EXPECT_THROW(engine::split_range("3/3", 10), stribeck::InputError);
-  EXPECT_THROW(engine::split_range("a/3", 10), stribeck::InputError);
+  EXPECT_THROW(engine::split_range("3/3", 10), stribeck::data::InputError);
+  EXPECT_THROW(engine::split_range("a/3", 10), stribeck::data::InputError);
 }
 
 TEST(Engine, StoppedAndResumedRunEqualsOneRun) {
@@ -185,13 +185,13 @@ TEST(Engine, AFailedWriteStopsTheRunWithItsError) {
   try {
     engine::run(engine::split_range("", 100), w, t, o);
     FAIL() << "no error";
-  } catch (const stribeck::InputError& e) {
+  } catch (const stribeck::data::InputError& e) {
     EXPECT_STREQ(e.what(), "disk full at 30");
   }
   EXPECT_EQ(w.written.size(), 20u);  // the chunks before the failed one, nothing after it
   Squares z;
   o.chunk = 0;
-  EXPECT_THROW(engine::run(engine::split_range("", 10), z, t, o), stribeck::InputError);
+  EXPECT_THROW(engine::run(engine::split_range("", 10), z, t, o), stribeck::data::InputError);
 }
 
 TEST(Engine, OnePointStatusForSweepsAndSimulations) {
@@ -220,7 +220,7 @@ TEST(Engine, CheckpointStateRoundTripsAndRefusesCorruptCounts) {
   t.add(PointStatus::kInvalid, 3);
   t.add(PointStatus::kNonFinite, 1);
   t.add_example(4, "F_C = 30 must be <= F_brk = 20");
-  const stribeck::StreamCheckpoint cp = engine::make_checkpoint(0, t, {{"stick_slip", "2"}});
+  const stribeck::data::StreamCheckpoint cp = engine::make_checkpoint(0, t, {{"stick_slip", "2"}});
   EXPECT_EQ(cp.rows, 0u);  // a run that keeps only tables
   EXPECT_EQ(cp.completed, 10u);
   EXPECT_EQ(cp.state.at("status_counts"), "6,1,0,0,3");
@@ -231,17 +231,17 @@ TEST(Engine, CheckpointStateRoundTripsAndRefusesCorruptCounts) {
   EXPECT_EQ(back.invalid_examples, t.invalid_examples);
   EXPECT_EQ(engine::state_count(cp, "stick_slip", "f.partial"), 2u);
   // Killed before its first chunk: nothing to restore.
-  engine::restore_totals(stribeck::StreamCheckpoint{}, 10, back, "f.partial");
+  engine::restore_totals(stribeck::data::StreamCheckpoint{}, 10, back, "f.partial");
   EXPECT_EQ(back.completed, 0u);
   // From before the `completed` key: the rows are the points done.
-  stribeck::StreamCheckpoint old{10, {{"status_counts", "6,1,0,0,3"}}};
+  stribeck::data::StreamCheckpoint old{10, {{"status_counts", "6,1,0,0,3"}}};
   engine::restore_totals(old, 10, back, "f.partial");
   EXPECT_EQ(back.completed, 10u);
   const std::string corrupt = "f.partial: corrupt checkpoint; remove it and run without --resume";
-  auto refused = [&](stribeck::StreamCheckpoint c, std::uint64_t count) {
+  auto refused = [&](stribeck::data::StreamCheckpoint c, std::uint64_t count) {
     try {
       engine::restore_totals(c, count, back, "f.partial");
-    } catch (const stribeck::InputError& e) {
+    } catch (const stribeck::data::InputError& e) {
       return std::string(e.what()) == corrupt;
     }
     return false;
@@ -257,11 +257,11 @@ TEST(Engine, CheckpointStateRoundTripsAndRefusesCorruptCounts) {
   bad = cp;
   bad.state.erase("status_counts");
   EXPECT_TRUE(refused(bad, 10));
-  EXPECT_THROW(engine::state_count(cp, "missing", "f.partial"), stribeck::InputError);
+  EXPECT_THROW(engine::state_count(cp, "missing", "f.partial"), stribeck::data::InputError);
   // The status column and the counts name the statuses in one spelling.
   const auto col = engine::status_column();
   EXPECT_EQ(col.name, "status");
-  EXPECT_EQ(col.type, stribeck::ColumnType::kUInt8);
+  EXPECT_EQ(col.type, stribeck::data::ColumnType::kUInt8);
   ASSERT_EQ(col.flags.size(), 5u);
   const auto counts = engine::count_attributes(t);
   for (int s = 0; s < engine::kPointStatusCount; ++s) {
@@ -297,12 +297,12 @@ TEST(Engine, ModelRulesAreTheModelTablesBounded) {
   try {
     engine::model_rules(wide);
     FAIL() << "no error";
-  } catch (const stribeck::InputError& e) {
+  } catch (const stribeck::data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("more relations"), std::string::npos) << e.what();
   }
   stribeck::ModelInfo many = stribeck::all_models().front();
   many.params.resize(stribeck::sweep::kMaxParams + 1, many.params.front());
-  EXPECT_THROW(engine::model_rules(many), stribeck::InputError);
+  EXPECT_THROW(engine::model_rules(many), stribeck::data::InputError);
 }
 
 // The trace channels are one table: SweepTrace::point_view fills every
@@ -310,7 +310,7 @@ TEST(Engine, ModelRulesAreTheModelTablesBounded) {
 // each with its own channel, in the table's order (the order the sweep
 // identity hashes them in).
 TEST(Records, TraceChannelsComeFromOneTable) {
-  stribeck::SweepTrace t;
+  stribeck::workloads::SweepTrace t;
   std::vector<std::vector<double>*> channels = {&t.v,      &t.p_a,   &t.p_b,   &t.f_n,      &t.dt,
                                                 &t.f_meas, &t.w_pos, &t.w_neg, &t.w_energy, &t.w_loop};
   ASSERT_EQ(static_cast<int>(channels.size()), stribeck::sweep::kTraceChannels);
@@ -449,7 +449,7 @@ std::string refusal(
     const std::function<bool(std::size_t, std::size_t)>& same = [](std::size_t, std::size_t) { return true; }) {
   try {
     engine::order_shards(s, kWords, same);
-  } catch (const stribeck::InputError& e) {
+  } catch (const stribeck::data::InputError& e) {
     return e.what();
   }
   return "accepted";

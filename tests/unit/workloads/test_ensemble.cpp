@@ -44,8 +44,8 @@ TEST(Ensemble, StictionGridMatchesClosedFormPerPoint) {
 stiffness = "list:2,5,20"
 breakaway = "list:1.2,1.5"
 )");
-  const SimulateConfig c = read_simulate_config(cfg);
-  const EnsembleResult r = run_ensemble(c);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(cfg);
+  const workloads::EnsembleResult r = workloads::run_ensemble(c);
   ASSERT_EQ(r.metrics.size(), 6u);
   ASSERT_EQ(r.names.size(), 2u);
   const int ik = r.names[0] == "stiffness" ? 0 : 1;
@@ -81,8 +81,10 @@ drive_velocity = "uniform:0.05:0.2"
 F_s = "uniform:0.8:2.0"
 )";
   };
-  const EnsembleResult d = run_ensemble(read_simulate_config(write_temp_file("ens2.toml", text("fp64"))));
-  const EnsembleResult f = run_ensemble(read_simulate_config(write_temp_file("ens3.toml", text("fp32"))));
+  const workloads::EnsembleResult d =
+      workloads::run_ensemble(workloads::read_simulate_config(write_temp_file("ens2.toml", text("fp64"))));
+  const workloads::EnsembleResult f =
+      workloads::run_ensemble(workloads::read_simulate_config(write_temp_file("ens3.toml", text("fp32"))));
   ASSERT_EQ(d.metrics.size(), 16u);
   const int is = d.names[0] == "F_s" ? 0 : 1;
   int invalid = 0;
@@ -109,13 +111,13 @@ F_s = "uniform:0.8:2.0"
 // A space whose results would not fit in memory is refused up front.
 TEST(Ensemble, TooLargeForMemoryIsOneLineError) {
   const std::uint64_t gib = 1ull << 30;
-  EXPECT_EQ(ensemble_result_bytes(1, 2), sizeof(StickSlipMetrics<double>) + 2 * 8);
-  EXPECT_NO_THROW(check_ensemble_memory(1'000'000, 2, 16 * gib, "map.toml: [ensemble]"));
-  EXPECT_NO_THROW(check_ensemble_memory(200'000'000, 2, 0, "map.toml: [ensemble]"));  // memory unknown
+  EXPECT_EQ(workloads::ensemble_result_bytes(1, 2), sizeof(StickSlipMetrics<double>) + 2 * 8);
+  EXPECT_NO_THROW(workloads::check_ensemble_memory(1'000'000, 2, 16 * gib, "map.toml: [ensemble]"));
+  EXPECT_NO_THROW(workloads::check_ensemble_memory(200'000'000, 2, 0, "map.toml: [ensemble]"));  // memory unknown
   try {
-    check_ensemble_memory(200'000'000, 2, 16 * gib, "map.toml: [ensemble]");
+    workloads::check_ensemble_memory(200'000'000, 2, 16 * gib, "map.toml: [ensemble]");
     FAIL();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string m = e.what();
     EXPECT_EQ(m.rfind("map.toml: [ensemble]: 200000000 points need about ", 0), 0u) << m;
     EXPECT_NE(m.find("of this machine's 17.2 GB; write them to a file (-o OUT.h5)"), std::string::npos) << m;
@@ -131,7 +133,7 @@ TEST(Ensemble, InvalidPointsNameTheirRule) {
 mass = "list:-1,1"
 breakaway = "list:0.5,1.5"
 )");
-  const EnsembleResult r = run_ensemble(read_simulate_config(cfg));
+  const workloads::EnsembleResult r = workloads::run_ensemble(workloads::read_simulate_config(cfg));
   ASSERT_EQ(r.metrics.size(), 4u);
   // Keys in name order, the last fastest: (0.5, -1) (0.5, 1) (1.5, -1) (1.5, 1).
   ASSERT_EQ(r.names, (std::vector<std::string>{"breakaway", "mass"}));
@@ -150,23 +152,24 @@ TEST(Ensemble, WritesHdf5ResultsGroup) {
 [ensemble.params]
 stiffness = "linear:2:20:4"
 )");
-  const SimulateConfig c = read_simulate_config(cfg);
-  const EnsembleResult r = run_ensemble(c);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(cfg);
+  const workloads::EnsembleResult r = workloads::run_ensemble(c);
   const std::string out = stribeck::test::temp_dir() + "ens.h5";
   std::remove(out.c_str());
-  EnsembleRunOptions o;
+  workloads::EnsembleRunOptions o;
   o.output = out;
   o.chunk = 3;  // two chunks, the second short
-  const EnsembleResult w = run_ensemble(c, o);
+  const workloads::EnsembleResult w = workloads::run_ensemble(c, o);
   EXPECT_TRUE(w.metrics.empty());  // streamed, not kept
   EXPECT_TRUE(w.finished);
   EXPECT_EQ(w.totals.completed, 4u);
   EXPECT_FALSE(std::ifstream(out + ".partial").good());
-  h5::File f = h5::open_file(out);
-  h5::Group g = h5::open_group(f.id(), "ensemble", "test");
-  EXPECT_EQ(h5::read_string_attribute(g.id(), "names", "test"), "stiffness");
-  const auto pts = h5::read_doubles(h5::open_dataset(g.id(), "stiffness", "test"), "test");  // a column per coordinate
-  const auto period = h5::read_doubles(h5::open_dataset(g.id(), "period", "test"), "test");
+  data::h5::File f = data::h5::open_file(out);
+  data::h5::Group g = data::h5::open_group(f.id(), "ensemble", "test");
+  EXPECT_EQ(data::h5::read_string_attribute(g.id(), "names", "test"), "stiffness");
+  const auto pts =
+      data::h5::read_doubles(data::h5::open_dataset(g.id(), "stiffness", "test"), "test");  // a column per coordinate
+  const auto period = data::h5::read_doubles(data::h5::open_dataset(g.id(), "period", "test"), "test");
   ASSERT_EQ(pts.size(), 4u);
   EXPECT_EQ(pts[3], 20.0);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(period[i], r.metrics[i].period);
@@ -176,18 +179,19 @@ TEST(Ensemble, ConfigErrors) {
   const std::string bad1 =
       write_temp_file("ens4.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstifness = 3\n");
   try {
-    run_ensemble(read_simulate_config(bad1));
+    workloads::run_ensemble(workloads::read_simulate_config(bad1));
     FAIL();
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("stifness: not a parameter of coulomb-viscous nor a system quantity"),
               std::string::npos)
         << e.what();
   }
   const std::string bad2 =
       write_temp_file("ens5.toml", std::string(kBase) + "[ensemble]\n[ensemble.params]\nstiffness = \"uniform:1:2\"\n");
-  EXPECT_THROW(run_ensemble(read_simulate_config(bad2)), InputError);  // a grid cannot take a distribution
+  EXPECT_THROW(workloads::run_ensemble(workloads::read_simulate_config(bad2)),
+               data::InputError);  // a grid cannot take a distribution
   const std::string bad3 = write_temp_file("ens6.toml", std::string(kBase) + "[ensemble]\n");
-  EXPECT_THROW(read_simulate_config(bad3), InputError);  // no params
+  EXPECT_THROW(workloads::read_simulate_config(bad3), data::InputError);  // no params
 }
 
 // A seal-parameter ensemble of the hydraulic cylinder driven by measured
@@ -202,26 +206,28 @@ TEST(Ensemble, MeasuredInputsDriveEveryPoint) {
     for (int i = 0; i <= 50; ++i) f << i * 0.02 << "," << 5e5 + 2e6 * i * 0.02 + 1e5 * (i % 3) << ",1e6\n";
   }
   auto config = [&](const std::string& name, const std::string& params, const std::string& ensemble) {
-    return read_simulate_config(write_temp_file(name,
-                                                "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
-                                                "external_force = -150.0\ninputs = \"" +
-                                                    log +
-                                                    "\"\n"
-                                                    "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
-                                                    "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" +
-                                                    params + "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
+    return workloads::read_simulate_config(
+        write_temp_file(name,
+                        "[system]\nmass = 12.0\narea_a = 2e-3\narea_b = 1e-3\n"
+                        "external_force = -150.0\ninputs = \"" +
+                            log +
+                            "\"\n"
+                            "[friction]\nmodel = \"simscape-cylinder\"\n[friction.params]\n"
+                            "f_cfr = 1e-4\nK_brk = 1.3\nf_vfr = 2000.0\n" +
+                            params + "[simulation]\nt_end = 1.0\ndt = 1e-3\n" + ensemble));
   };
   auto axes = [](const char* precision) {
     return std::string("[ensemble]\ndevice = \"cpu\"\nprecision = \"") + precision +
            "\"\n[ensemble.params]\nF_pr = \"list:20,50,120\"\n";
   };
-  const EnsembleResult d = run_ensemble(config("ens_log.toml", "", axes("fp64")));
-  const EnsembleResult f = run_ensemble(config("ens_log32.toml", "", axes("fp32")));
+  const workloads::EnsembleResult d = workloads::run_ensemble(config("ens_log.toml", "", axes("fp64")));
+  const workloads::EnsembleResult f = workloads::run_ensemble(config("ens_log32.toml", "", axes("fp32")));
   ASSERT_EQ(d.metrics.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     const double f_pr = d.values[i];
-    const SimulateConfig one = config("ens_log_one.toml", "F_pr = " + std::to_string(f_pr) + "\n", "");
-    const SimulateSummary s = run_simulation(one, stribeck::test::temp_dir() + "ens_log_one.csv", "test");
+    const workloads::SimulateConfig one = config("ens_log_one.toml", "F_pr = " + std::to_string(f_pr) + "\n", "");
+    const workloads::SimulateSummary s =
+        workloads::run_simulation(one, stribeck::test::temp_dir() + "ens_log_one.csv", "test");
     EXPECT_EQ(d.metrics[i].status, kSimOk) << f_pr;
     EXPECT_GT(d.metrics[i].peak_velocity, 0.05) << f_pr;  // the measured ramp moved the piston
     EXPECT_NEAR(d.metrics[i].final_v, s.metrics.final_v, 1e-12 * std::abs(s.metrics.final_v)) << f_pr;
@@ -264,7 +270,7 @@ TEST(Ensemble, AffineOnlyPathIsExactAndChosenOnlyWhenEveryPointIsAffine) {
   table.base.pressure_b.table_n = 2;
   EXPECT_FALSE(ensemble_affine(table, 2));
 
-  const auto d = require_model("lugre").defaults();
+  const auto d = workloads::require_model("lugre").defaults();
   std::vector<float> pf(d.begin(), d.end());
   const auto fc = LuGre::prepare(pf.data());
   SimOptions<float> o;

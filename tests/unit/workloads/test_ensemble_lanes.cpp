@@ -53,14 +53,14 @@ class IsaScope {
   std::string old_;
 };
 
-EnsembleResult run_at(const std::string& level, const SimulateConfig& c) {
+workloads::EnsembleResult run_at(const std::string& level, const workloads::SimulateConfig& c) {
   IsaScope isa(level);
-  return run_ensemble(c);
+  return workloads::run_ensemble(c);
 }
 
 std::vector<std::string> vector_levels() {
   std::vector<std::string> v;
-  for (const auto& l : cpu_vector_levels())
+  for (const auto& l : workloads::cpu_vector_levels())
     if (l != "scalar") v.push_back(l);
   return v;
 }
@@ -73,8 +73,8 @@ struct Compared {
 
 // Every level against the scalar path, point by point.
 Compared expect_lanes_equal_scalar(const std::string& text, double rel, const std::string& what) {
-  const SimulateConfig c = read_simulate_config(write_temp_file("lanes.toml", text));
-  const EnsembleResult want = run_at("scalar", c);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(write_temp_file("lanes.toml", text));
+  const workloads::EnsembleResult want = run_at("scalar", c);
   Compared out;
   for (const auto& m : want.metrics) {
     ++out.statuses[m.status];
@@ -83,7 +83,7 @@ Compared expect_lanes_equal_scalar(const std::string& text, double rel, const st
   const auto levels = vector_levels();
   EXPECT_FALSE(levels.empty());
   for (const std::string& level : levels) {
-    const EnsembleResult have = run_at(level, c);
+    const workloads::EnsembleResult have = run_at(level, c);
     SCOPED_TRACE(what + " at " + level);
     EXPECT_EQ(have.values, want.values);
     EXPECT_EQ(have.metrics.size(), want.metrics.size());

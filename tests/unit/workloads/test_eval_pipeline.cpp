@@ -45,8 +45,8 @@ using test::write_log;
 const std::vector<std::string> kAssign = {"K_brk=1.5", "F_pr=50", "v_th=0.01"};
 
 // The law evaluated here, sample by sample, on read_log's channels.
-std::vector<double> cylinder_forces(const Experiment& e) {
-  const auto p = resolve_params(require_model("simscape-cylinder"), kAssign);
+std::vector<double> cylinder_forces(const data::Experiment& e) {
+  const auto p = workloads::resolve_params(workloads::require_model("simscape-cylinder"), kAssign);
   const auto c = SimscapeCylinder::prepare(p.data());
   const size_t n = e.size();
   std::vector<double> f(n);
@@ -62,30 +62,30 @@ TEST(EvalPipeline, EveryBlockSizeEqualsTheLawOnReadLogBitForBit) {
   for (bool si : {true, false}) {
     SCOPED_TRACE(si ? "SI log (chunks decoded on the pool, channels copied)" : "mm/s and bar (converted, written)");
     const std::string log = write_log(d + (si ? "si.h5" : "foreign.h5"), trace(n, si), si, si ? 16384 : 4000);
-    const Experiment e = read_log(log)[0];
+    const data::Experiment e = data::read_log(log)[0];
     const std::vector<double> want = cylinder_forces(e);
     std::vector<double> vector_overlapped;
     for (size_t rows : {size_t(0), size_t(16384), size_t(7919), size_t(2048)}) {
       for (bool overlap : {true, false}) {
         SCOPED_TRACE("block_rows " + std::to_string(rows) + (overlap ? ", overlapped" : ", one after another"));
-        EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
+        workloads::EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
         o.block_rows = rows;
         o.overlap = overlap;
-        ASSERT_EQ(evaluate_file(o).samples, static_cast<long>(n));
+        ASSERT_EQ(workloads::evaluate_file(o).samples, static_cast<long>(n));
         EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/simscape-cylinder/model_force"), want));
-        const Experiment back = read_log(o.output)[0];
+        const data::Experiment back = data::read_log(o.output)[0];
         EXPECT_TRUE(bits_equal(back.channel("time"), e.channel("time")));
         EXPECT_TRUE(bits_equal(back.channel("velocity"), e.channel("velocity")));
         EXPECT_TRUE(bits_equal(back.channel("pressure_a"), e.channel("pressure_a")));
         o.output = d + "out.csv";
-        evaluate_file(o);
+        workloads::evaluate_file(o);
         EXPECT_TRUE(bits_equal(test::csv_column(o.output, "model_force"), want));
         EXPECT_TRUE(bits_equal(test::csv_column(o.output, "pressure_b"), e.channel("pressure_b")));
         // The vector kernel: within its ulps of the law, and its tiles start
         // at each block's start whichever thread runs them.
         o.vector_math = true;
         o.output = d + "vec.h5";
-        evaluate_file(o);
+        workloads::evaluate_file(o);
         const auto vec = test::h5_column(o.output, "eval/simscape-cylinder/model_force");
         ASSERT_EQ(vec.size(), n);
         for (size_t i = 0; i < n; ++i) ASSERT_NEAR(vec[i], want[i], 1e-13 * std::max(1.0, std::abs(want[i]))) << i;
@@ -101,20 +101,20 @@ TEST(EvalPipeline, DynamicModelCarriesItsStateAcrossEveryBlockSize) {
   const std::string d = pipe_dir("dynamic");
   const size_t n = 30011;
   const std::string log = write_log(d + "in.h5", trace(n, false), false, 3000);
-  const Experiment e = read_log(log)[0];
+  const data::Experiment e = data::read_log(log)[0];
   const std::vector<std::string> assign = {"sigma0=1e5", "sigma1=300"};
   const auto [force, z] = test::lugre_reference(e, assign, 2e-6);
   for (size_t rows : {size_t(0), size_t(4096), size_t(977)}) {
     for (bool overlap : {true, false}) {
       SCOPED_TRACE("block_rows " + std::to_string(rows) + (overlap ? ", overlapped" : ", one after another"));
-      EvalOptions o{"lugre", assign, log, d + "out.h5", 2e-6, ""};
+      workloads::EvalOptions o{"lugre", assign, log, d + "out.h5", 2e-6, ""};
       o.block_rows = rows;
       o.overlap = overlap;
-      evaluate_file(o);
+      workloads::evaluate_file(o);
       EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/lugre/model_force"), force));
       EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/lugre/model_state"), z));
       o.output = d + "out.csv";
-      evaluate_file(o);
+      workloads::evaluate_file(o);
       EXPECT_TRUE(bits_equal(test::csv_column(o.output, "model_state"), z));
     }
   }
@@ -141,13 +141,13 @@ TEST(EvalPipeline, AnErrorInAnyBlockLeavesNoOutput) {
   // eval of `log` into `out` ends with one line holding `expect`, and leaves
   // nothing beside the input.
   auto expect_refused = [&](const std::string& log, const char* out, bool overlap, const char* expect) {
-    EvalOptions o{"simscape-cylinder", kAssign, log, d + out, std::nullopt, ""};
+    workloads::EvalOptions o{"simscape-cylinder", kAssign, log, d + out, std::nullopt, ""};
     o.block_rows = 8192;
     o.overlap = overlap;
     try {
-      evaluate_file(o);
+      workloads::evaluate_file(o);
       ADD_FAILURE() << "no error";
-    } catch (const InputError& err) {
+    } catch (const data::InputError& err) {
       const std::string msg = err.what();
       EXPECT_NE(msg.find(expect), std::string::npos) << msg;
       EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
@@ -248,7 +248,7 @@ TEST(EvalPipeline, EveryCompressionWritesTheSameBits) {
   for (bool si : {true, false}) {
     SCOPED_TRACE(si ? "SI log (channels copied as stored)" : "mm/s and bar (channels converted, written)");
     const std::string log = write_log(d + "in.h5", trace(n, si), si, si ? 16384 : 4000);
-    const Experiment e = read_log(log)[0];
+    const data::Experiment e = data::read_log(log)[0];
     const std::vector<double> want = cylinder_forces(e);
     for (int level : {0, 1, 9}) {
       // One block (its whole chunk encoded on the pool, the rest through
@@ -257,32 +257,32 @@ TEST(EvalPipeline, EveryCompressionWritesTheSameBits) {
         for (bool overlap : {true, false}) {
           SCOPED_TRACE("level " + std::to_string(level) + ", block_rows " + std::to_string(rows) +
                        (overlap ? ", overlapped" : ", one after another"));
-          EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
+          workloads::EvalOptions o{"simscape-cylinder", kAssign, log, d + "out.h5", std::nullopt, ""};
           o.deflate_level = level;
           o.block_rows = rows;
           o.overlap = overlap;
-          ASSERT_EQ(evaluate_file(o).samples, static_cast<long>(n));
+          ASSERT_EQ(workloads::evaluate_file(o).samples, static_cast<long>(n));
           const std::string expect = level ? "shuffle deflate=" + std::to_string(level) : "fletcher32";
           EXPECT_EQ(filters(o.output, "eval/simscape-cylinder/model_force"), expect);
           EXPECT_EQ(filters(o.output, "run/velocity"), si ? "shuffle deflate=4" : expect);
           EXPECT_TRUE(bits_equal(test::h5_column(o.output, "eval/simscape-cylinder/model_force"), want));
-          const Experiment back = read_log(o.output)[0];
+          const data::Experiment back = data::read_log(o.output)[0];
           for (const char* ch : {"time", "velocity", "pressure_a", "pressure_b"})
             EXPECT_TRUE(bits_equal(back.channel(ch), e.channel(ch))) << ch;
           // The output as eval's input: its block reader gives the same channels.
-          EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "again.csv", std::nullopt, ""};
+          workloads::EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "again.csv", std::nullopt, ""};
           again.block_rows = rows;
           again.overlap = overlap;
-          evaluate_file(again);
+          workloads::evaluate_file(again);
           EXPECT_TRUE(bits_equal(test::csv_column(again.output, "model_force"), want));
           EXPECT_TRUE(bits_equal(test::csv_column(again.output, "pressure_b"), e.channel("pressure_b")));
         }
       }
     }
   }
-  EvalOptions bad{"simscape-cylinder", kAssign, d + "in.h5", d + "bad.h5", std::nullopt, ""};
+  workloads::EvalOptions bad{"simscape-cylinder", kAssign, d + "in.h5", d + "bad.h5", std::nullopt, ""};
   bad.deflate_level = 10;
-  EXPECT_THROW(evaluate_file(bad), InputError);
+  EXPECT_THROW(workloads::evaluate_file(bad), data::InputError);
   EXPECT_TRUE(files_besides(d, {"in.h5", "out.h5", "again.csv"}).empty());
 }
 
@@ -294,20 +294,20 @@ TEST(EvalPipeline, DamagedUncompressedChunkIsRefusedByItsChecksum) {
   const std::string d = pipe_dir("checksum");
   const size_t n = 100000;
   const std::string log = write_log(d + "in.h5", trace(n, false), false, 4000);
-  EvalOptions o{"simscape-cylinder", kAssign, log, d + "plain.h5", std::nullopt, ""};
+  workloads::EvalOptions o{"simscape-cylinder", kAssign, log, d + "plain.h5", std::nullopt, ""};
   o.deflate_level = 0;
-  evaluate_file(o);
+  workloads::evaluate_file(o);
   ASSERT_EQ(filters(o.output, "run/velocity"), "fletcher32");
   damage_chunk(o.output, "run/velocity", 70000);  // the second chunk of 65,536 rows
   for (bool overlap : {true, false}) {
     SCOPED_TRACE(overlap ? "overlapped" : "one after another");
-    EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "out.h5", std::nullopt, ""};
+    workloads::EvalOptions again{"simscape-cylinder", kAssign, o.output, d + "out.h5", std::nullopt, ""};
     again.block_rows = 16384;
     again.overlap = overlap;
     try {
-      evaluate_file(again);
+      workloads::evaluate_file(again);
       ADD_FAILURE() << "no error";
-    } catch (const InputError& err) {
+    } catch (const data::InputError& err) {
       const std::string msg = err.what();
       EXPECT_NE(msg.find("plain.h5"), std::string::npos) << msg;
       EXPECT_NE(msg.find("channel 'velocity'"), std::string::npos) << msg;
@@ -317,9 +317,9 @@ TEST(EvalPipeline, DamagedUncompressedChunkIsRefusedByItsChecksum) {
     EXPECT_TRUE(left.empty()) << left.front();
   }
   try {
-    read_log(o.output);
+    data::read_log(o.output);
     ADD_FAILURE() << "no error";
-  } catch (const InputError& err) {
+  } catch (const data::InputError& err) {
     EXPECT_NE(std::string(err.what()).find("channel 'velocity'"), std::string::npos) << err.what();
   }
 }

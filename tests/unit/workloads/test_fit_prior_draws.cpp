@@ -29,14 +29,14 @@ using test::write_temp_file;
 // Draws with small relative standard errors: the delta method is then exact
 // to first order, so the draws' external covariance is the fit's.
 TEST(FitPrior, DrawsReproduceTheFitsExternalCovariance) {
-  const ModelInfo& m = require_model("simscape-translational");
+  const ModelInfo& m = workloads::require_model("simscape-translational");
   const std::vector<std::string> names{"F_brk", "v_brk", "F_C", "f_v"};
   const std::vector<double> x{25.0, 0.1, 20.0, 100.0}, se{0.02, 1e-4, 0.015, 0.1};
   const std::vector<std::vector<double>> corr{
       {1.0, -0.3, 0.6, 0.1}, {-0.3, 1.0, -0.2, 0.0}, {0.6, -0.2, 1.0, -0.4}, {0.1, 0.0, -0.4, 1.0}};
   const std::string path =
       write_temp_file("fit4.json", fit_json(m.id, names, {"excess:F_C", "log", "log", "identity"}, x, se, corr, {}));
-  const FitPrior p = read_fit_prior(path, m, "test");
+  const workloads::FitPrior p = workloads::read_fit_prior(path, m, "test");
   ASSERT_EQ(p.names, names);
   ASSERT_EQ(p.transform[0], sweep::kJointExcess);
   ASSERT_EQ(p.base[0], 2);
@@ -81,11 +81,11 @@ TEST(FitPrior, DrawsReproduceTheFitsExternalCovariance) {
 }
 
 TEST(FitPrior, RefusesWhatItCannotDraw) {
-  const ModelInfo& m = require_model("coulomb-viscous");
+  const ModelInfo& m = workloads::require_model("coulomb-viscous");
   auto message = [&](const std::string& text) {
     try {
-      read_fit_prior(write_temp_file("bad.json", text), m, "cfg.toml:3:1: from_fit");
-    } catch (const InputError& e) {
+      workloads::read_fit_prior(write_temp_file("bad.json", text), m, "cfg.toml:3:1: from_fit");
+    } catch (const data::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -112,7 +112,7 @@ TEST(FitDraws, QuantilesAndTheirIntervalsFromTheOrderStatistics) {
   // Draws k / n (k = 0 .. n-1) of a uniform: the p-quantile is p to 1/n, and
   // its 95 % interval spans ranks n p -/+ 1.96 sqrt(n p (1 - p)); points that
   // did not run (status != 0) are left out.
-  EnsembleResult r;
+  workloads::EnsembleResult r;
   const int n = 20000;
   for (int k = 0; k < n; ++k) {
     StickSlipMetrics<double> m;
@@ -126,23 +126,23 @@ TEST(FitDraws, QuantilesAndTheirIntervalsFromTheOrderStatistics) {
   r.metrics.push_back(stopped);
   r.totals.status_counts[0] = n;
   r.totals.stick_slip = n / 4;
-  const FitDrawsSummary s = summarize_fit_draws(r, "");
+  const workloads::FitDrawsSummary s = workloads::summarize_fit_draws(r, "");
   EXPECT_DOUBLE_EQ(s.stick_slip.value, 0.25);
   EXPECT_DOUBLE_EQ(s.stick_slip.std_error, std::sqrt(0.25 * 0.75 / n));
   ASSERT_EQ(s.quantiles.size(), 4u);
-  const MetricQuantiles& b = s.quantiles[0];
+  const workloads::MetricQuantiles& b = s.quantiles[0];
   EXPECT_EQ(b.metric, "breakaway_force");
   EXPECT_EQ(b.draws, std::uint64_t(n));
   for (int i = 0; i < 3; ++i) {
-    const double p = MetricQuantiles::kProbabilities[i], half = 1.96 * std::sqrt(p * (1 - p) / n);
+    const double p = workloads::MetricQuantiles::kProbabilities[i], half = 1.96 * std::sqrt(p * (1 - p) / n);
     EXPECT_NEAR(b.value[i], p, 1.0 / n);
     EXPECT_NEAR(b.lo[i], p - half, 1.5 / n);
     EXPECT_NEAR(b.hi[i], p + half, 1.5 / n);
   }
   EXPECT_EQ(s.quantiles[3].metric, "period");
   EXPECT_EQ(s.quantiles[3].value[1], 2.0);
-  EXPECT_NE(fit_draws_report(s, "fit.json").find("breakaway_force: 5 % 0.05 [0.04"), std::string::npos)
-      << fit_draws_report(s, "fit.json");
+  EXPECT_NE(workloads::fit_draws_report(s, "fit.json").find("breakaway_force: 5 % 0.05 [0.04"), std::string::npos)
+      << workloads::fit_draws_report(s, "fit.json");
 }
 
 }  // namespace

@@ -86,9 +86,9 @@ TEST(RecordsTable, EachKindOfFieldAsTableText) {
 }
 
 TEST(RecordsTable, AWordFieldIsACodeWithItsWordsAsFlagsInAResultsFile) {
-  const StreamColumn c = engine::field_column(kMixed[1], false);
+  const data::StreamColumn c = engine::field_column(kMixed[1], false);
   EXPECT_EQ(c.name, "status");
-  EXPECT_EQ(c.type, ColumnType::kUInt8);
+  EXPECT_EQ(c.type, data::ColumnType::kUInt8);
   EXPECT_EQ(c.flags,
             (std::vector<std::pair<int, std::string>>{{0, "converged"}, {1, "max_iterations"}, {2, "bad_data"}}));
   EXPECT_EQ(c.description, "a state");

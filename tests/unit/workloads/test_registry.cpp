@@ -21,11 +21,11 @@ TEST(Registry, EveryModelHasUniqueIdAndValidDefaults) {
 }
 
 TEST(Registry, RelationViolationNamesBothParameters) {
-  const ModelInfo& m = require_model("simscape-translational");
+  const ModelInfo& m = workloads::require_model("simscape-translational");
   try {
-    resolve_params(m, {"F_brk=10", "F_C=20"});
+    workloads::resolve_params(m, {"F_brk=10", "F_C=20"});
     FAIL() << "F_brk < F_C accepted";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("F_brk = 10"), std::string::npos) << msg;
     EXPECT_NE(msg.find("F_C = 20"), std::string::npos) << msg;
@@ -50,23 +50,23 @@ TEST(Registry, RangeViolationsAreReported) {
   };
   for (const auto& c : cases) {
     try {
-      resolve_params(require_model(c.model), {c.assignment});
+      workloads::resolve_params(workloads::require_model(c.model), {c.assignment});
       ADD_FAILURE() << c.model << " accepted " << c.assignment;
-    } catch (const InputError& e) {
+    } catch (const data::InputError& e) {
       EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
     }
   }
 }
 
 TEST(Registry, MalformedAssignmentsAreRejected) {
-  const ModelInfo& m = require_model("coulomb-viscous");
-  EXPECT_THROW(resolve_params(m, {"F_C"}), InputError);
-  EXPECT_THROW(resolve_params(m, {"nope=1"}), InputError);
-  EXPECT_THROW(resolve_params(m, {"F_C=abc"}), InputError);
-  EXPECT_THROW(resolve_params(m, {"F_C=nan"}), InputError);
-  EXPECT_THROW(resolve_params(m, {"F_C=1", "F_C=2"}), InputError);
-  EXPECT_THROW(require_model("no-such-model"), InputError);
-  EXPECT_EQ(resolve_params(m, {"F_C=3.5"})[0], 3.5);
+  const ModelInfo& m = workloads::require_model("coulomb-viscous");
+  EXPECT_THROW(workloads::resolve_params(m, {"F_C"}), data::InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"nope=1"}), data::InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"F_C=abc"}), data::InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"F_C=nan"}), data::InputError);
+  EXPECT_THROW(workloads::resolve_params(m, {"F_C=1", "F_C=2"}), data::InputError);
+  EXPECT_THROW(workloads::require_model("no-such-model"), data::InputError);
+  EXPECT_EQ(workloads::resolve_params(m, {"F_C=3.5"})[0], 3.5);
 }
 
 }  // namespace

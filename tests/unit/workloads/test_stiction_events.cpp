@@ -264,7 +264,7 @@ dt = )") + dt + R"(
 stiffness = "list:2,7,20"
 breakaway = "list:1.2,1.9"
 )");
-    const EnsembleResult e = run_ensemble(read_simulate_config(cfg));
+    const workloads::EnsembleResult e = workloads::run_ensemble(workloads::read_simulate_config(cfg));
     ASSERT_EQ(e.metrics.size(), 6u);
     const int ik = e.names[0] == "stiffness" ? 0 : 1;
     for (size_t i = 0; i < 6; ++i) {
@@ -458,8 +458,8 @@ np.savetxt(sys.argv[1], out, fmt='%.17g')
   return rows;
 }
 
-const std::vector<double>& channel_of(const SimulationSeries& s, const char* name) {
-  for (const SeriesChannel& c : s.channels)
+const std::vector<double>& channel_of(const workloads::SimulationSeries& s, const char* name) {
+  for (const workloads::SeriesChannel& c : s.channels)
     if (c.name == name) return c.values;
   ADD_FAILURE() << "no channel " << name;
   static const std::vector<double> none;
@@ -469,9 +469,10 @@ const std::vector<double>& channel_of(const SimulationSeries& s, const char* nam
 TEST(StictionEvents, NearExactSignLawFinishesUnderDefaultLimitsAndMatchesScipy) {
   if (std::system("/usr/bin/python3 -c 'import scipy.integrate' > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "/usr/bin/python3 with SciPy not available";
-  const SimulateConfig c = read_simulate_config(test::write_temp_file("zone.toml", kNearExactSign));
+  const workloads::SimulateConfig c =
+      workloads::read_simulate_config(test::write_temp_file("zone.toml", kNearExactSign));
   ASSERT_EQ(c.sim.max_substeps, SimOptions<double>{}.max_substeps);  // the defaults
-  const SimulationSeries s = simulate_series(c);
+  const workloads::SimulationSeries s = workloads::simulate_series(c);
   EXPECT_EQ(s.summary.metrics.status, kSimOk);
   const auto ref = scipy_zone_reference();
   ASSERT_EQ(ref.size(), 10001u);
@@ -513,8 +514,9 @@ TEST(StictionEvents, NearExactSignLawFinishesUnderDefaultLimitsAndMatchesScipy) 
 // runs too): the example as a CPU ensemble over the breakaway force, whose
 // 15 N row is the single simulation's end state, bit for bit.
 TEST(StictionEvents, NearExactSignEnsembleRowsEqualTheSimulation) {
-  const SimulateConfig one = read_simulate_config(test::write_temp_file("zone1.toml", kNearExactSign));
-  const SimulationSeries s = simulate_series(one);
+  const workloads::SimulateConfig one =
+      workloads::read_simulate_config(test::write_temp_file("zone1.toml", kNearExactSign));
+  const workloads::SimulationSeries s = workloads::simulate_series(one);
   ASSERT_EQ(s.summary.metrics.status, kSimOk);
   const std::string ens = std::string(kNearExactSign) + R"(
 [ensemble]
@@ -522,7 +524,8 @@ device = "cpu"
 [ensemble.params]
 breakaway = "list:15,17"
 )";
-  const EnsembleResult e = run_ensemble(read_simulate_config(test::write_temp_file("zone_ens.toml", ens)));
+  const workloads::EnsembleResult e =
+      workloads::run_ensemble(workloads::read_simulate_config(test::write_temp_file("zone_ens.toml", ens)));
   ASSERT_EQ(e.metrics.size(), 2u);
   for (const auto& m : e.metrics) EXPECT_EQ(m.status, kSimOk);
   EXPECT_EQ(e.metrics[0].final_s, s.summary.metrics.final_s);
@@ -538,8 +541,8 @@ TEST(StictionEvents, ContactHeldInTheSteepZoneStopsAtTheStepLimit) {
   std::string text = kNearExactSign;
   const std::string sine = "external_force = { amplitude = 25.0, frequency = 0.25 }";
   text.replace(text.find(sine), sine.size(), "external_force = 5.0\ninitial_velocity = 2e-7");
-  const SimulateConfig c = read_simulate_config(test::write_temp_file("creep.toml", text));
-  const SimulationSeries s = simulate_series(c);
+  const workloads::SimulateConfig c = workloads::read_simulate_config(test::write_temp_file("creep.toml", text));
+  const workloads::SimulationSeries s = workloads::simulate_series(c);
   EXPECT_EQ(s.summary.metrics.status, kSimStepLimit);
   EXPECT_EQ(channel_of(s, "time").size(), 1u);  // stopped in the first output step
   EXPECT_EQ(s.summary.metrics.steps, c.sim.max_substeps);

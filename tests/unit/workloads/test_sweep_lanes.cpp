@@ -66,8 +66,8 @@ std::string write_trace(double* path_length) {
 // Each parameter over [0.5, 1.5] x its default (within its range); relations
 // such as F_brk >= F_C then fail for part of the points. v_eps (coulomb-
 // viscous) also takes 0, its exact-sign form.
-SweepConfig lanes_config(const ModelInfo& m, const std::string& trace) {
-  SweepConfig c;
+workloads::SweepConfig lanes_config(const ModelInfo& m, const std::string& trace) {
+  workloads::SweepConfig c;
   c.model = m.id;
   c.design = sweep::Design::kRandom;
   c.points = 203;  // not a multiple of any batch width
@@ -80,19 +80,19 @@ SweepConfig lanes_config(const ModelInfo& m, const std::string& trace) {
     if (hi > p.hi) hi = p.hi;
     if (std::string(p.name) == "v_eps") std::snprintf(spec, sizeof spec, "%s=list:0,%.17g", p.name, hi);
     else std::snprintf(spec, sizeof spec, "%s=uniform:%.17g:%.17g", p.name, lo, hi);
-    apply_param_flag(c, spec);
+    workloads::apply_param_flag(c, spec);
   }
-  TraceSource t;
+  workloads::TraceSource t;
   t.path = trace;
   c.traces.push_back(t);
   return c;
 }
 
-SweepChunk run_at(const std::string& level, const SweepPlan& plan, Precision prec, std::uint64_t first,
-                  std::uint64_t count) {
+data::SweepChunk run_at(const std::string& level, const workloads::SweepPlan& plan, workloads::Precision prec,
+                        std::uint64_t first, std::uint64_t count) {
   ScopedLevel scoped(level);
-  SweepChunk c;
-  evaluate_chunk_cpu(plan, prec, first, count, c);
+  data::SweepChunk c;
+  workloads::evaluate_chunk_cpu(plan, prec, first, count, c);
   return c;
 }
 
@@ -101,23 +101,23 @@ class CpuLanes : public ::testing::TestWithParam<std::string> {};
 TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
   const ModelInfo& m = *find_model(GetParam());
   double path = 0;
-  const SweepPlan plan = plan_sweep(lanes_config(m, write_trace(&path)));
+  const workloads::SweepPlan plan = workloads::plan_sweep(lanes_config(m, write_trace(&path)));
   const std::uint64_t n = plan.count;
-  const SweepChunk ref = run_at("scalar", plan, Precision::kFp64, 0, n);
+  const data::SweepChunk ref = run_at("scalar", plan, workloads::Precision::kFp64, 0, n);
   int invalid = 0;
   for (std::uint64_t j = 0; j < n; ++j) invalid += ref.status[j] == kSimInvalid;
   if (!m.relations.empty()) EXPECT_GT(invalid, 0) << "the space should mix invalid points in";
   EXPECT_LT(invalid, static_cast<int>(n));
 
-  for (const std::string& level : cpu_vector_levels()) {
+  for (const std::string& level : workloads::cpu_vector_levels()) {
     if (level == "scalar") continue;
     SCOPED_TRACE("level " + level);
-    for (Precision prec : {Precision::kFp64, Precision::kFp32}) {
+    for (workloads::Precision prec : {workloads::Precision::kFp64, workloads::Precision::kFp32}) {
       // FP64: the vector exp/tanh are within 4 ulp of the scalar ones, so the
       // sums agree to the GPU/CPU standard. FP32 against the FP64 reference:
       // the documented FP32 error.
-      const double rel = prec == Precision::kFp64 ? 1e-12 : 1e-4;
-      const SweepChunk got = run_at(level, plan, prec, 0, n);
+      const double rel = prec == workloads::Precision::kFp64 ? 1e-12 : 1e-4;
+      const data::SweepChunk got = run_at(level, plan, prec, 0, n);
       ASSERT_EQ(got.status, ref.status);
       ASSERT_EQ(got.params, ref.params);
       for (std::uint64_t j = 0; j < n; ++j) {
@@ -133,13 +133,13 @@ TEST_P(CpuLanes, EveryVectorLevelMatchesOnePointAtATime) {
                                : k == sweep::kSse                           ? want[k]
                                                                             : want[sweep::kPeakForce];
           EXPECT_LE(std::fabs(have[k] - want[k]), rel * (std::fabs(want[k]) + scale))
-              << sweep::kMetricInfo[k].name << " of point " << j << (prec == Precision::kFp32 ? " fp32" : " fp64")
-              << ": " << have[k] << " vs " << want[k];
+              << sweep::kMetricInfo[k].name << " of point " << j
+              << (prec == workloads::Precision::kFp32 ? " fp32" : " fp64") << ": " << have[k] << " vs " << want[k];
         }
       }
       // A point's result does not depend on the batch it shares: cut the
       // chunk where batches do not line up and compare bit for bit.
-      const SweepChunk a = run_at(level, plan, prec, 0, 37), b = run_at(level, plan, prec, 37, n - 37);
+      const data::SweepChunk a = run_at(level, plan, prec, 0, 37), b = run_at(level, plan, prec, 37, n - 37);
       for (std::uint64_t j = 0; j < n; ++j)
         for (int k = 0; k < sweep::kNumMetrics; ++k) {
           const double x = got.metrics[j * sweep::kNumMetrics + k];
@@ -167,18 +167,18 @@ INSTANTIATE_TEST_SUITE_P(StaticModels, CpuLanes, ::testing::ValuesIn(static_mode
                          });
 
 TEST(CpuLanesLevel, UnknownOrUnsupportedLevelIsNamed) {
-  const std::vector<std::string> levels = cpu_vector_levels();
+  const std::vector<std::string> levels = workloads::cpu_vector_levels();
   ASSERT_FALSE(levels.empty());
   EXPECT_EQ(levels.back(), "scalar");
   {
     ScopedLevel scoped("generic");
-    EXPECT_EQ(cpu_vector_level(), "generic");
+    EXPECT_EQ(workloads::cpu_vector_level(), "generic");
   }
   ScopedLevel scoped("avx9000");
   try {
-    cpu_vector_level();
+    workloads::cpu_vector_level();
     FAIL() << "an unknown level was accepted";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("STRIBECK_CPU_ISA=avx9000: expected one of"), std::string::npos) << e.what();
   }
 }

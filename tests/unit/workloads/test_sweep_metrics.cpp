@@ -84,20 +84,20 @@ std::vector<long double> reference_metrics(const double* p, const std::vector<Re
   return {sse, std::sqrt(sse / n), maxe, peak, sp / np, sn / nn, energy, loop};
 }
 
-SweepConfig cylinder_config(const std::vector<std::string>& csvs) {
-  SweepConfig c;
+workloads::SweepConfig cylinder_config(const std::vector<std::string>& csvs) {
+  workloads::SweepConfig c;
   c.model = "simscape-cylinder";
   c.design = sweep::Design::kSobol;
   c.points = 40;
   c.seed = 3;
-  apply_param_flag(c, "F_pr=uniform:5:60");
-  apply_param_flag(c, "f_cfr=loguniform:1e-7:1e-5");
-  apply_param_flag(c, "K_brk=uniform:1:3");
-  apply_param_flag(c, "f_vfr=uniform:0:400");
-  apply_param_flag(c, "c_v=loguniform:1:200");
-  apply_param_flag(c, "v_th=loguniform:1e-5:1e-3");
+  workloads::apply_param_flag(c, "F_pr=uniform:5:60");
+  workloads::apply_param_flag(c, "f_cfr=loguniform:1e-7:1e-5");
+  workloads::apply_param_flag(c, "K_brk=uniform:1:3");
+  workloads::apply_param_flag(c, "f_vfr=uniform:0:400");
+  workloads::apply_param_flag(c, "c_v=loguniform:1:200");
+  workloads::apply_param_flag(c, "v_th=loguniform:1e-5:1e-3");
   for (const auto& path : csvs) {
-    TraceSource t;
+    workloads::TraceSource t;
     t.path = path;
     c.traces.push_back(t);
   }
@@ -121,11 +121,11 @@ void expect_close(double got, long double want, double rel, const std::string& w
 }
 
 TEST_F(SweepMetrics, CpuMatchesScalarReferenceInFp64AndFp32) {
-  const SweepPlan plan = plan_sweep(cylinder_config(csvs_));
-  for (Precision prec : {Precision::kFp64, Precision::kFp32}) {
-    const double rel = prec == Precision::kFp64 ? 1e-12 : 1e-4;
-    SweepChunk c;
-    evaluate_chunk_cpu(plan, prec, 0, plan.count, c);
+  const workloads::SweepPlan plan = workloads::plan_sweep(cylinder_config(csvs_));
+  for (workloads::Precision prec : {workloads::Precision::kFp64, workloads::Precision::kFp32}) {
+    const double rel = prec == workloads::Precision::kFp64 ? 1e-12 : 1e-4;
+    data::SweepChunk c;
+    workloads::evaluate_chunk_cpu(plan, prec, 0, plan.count, c);
     for (std::uint64_t j = 0; j < plan.count; ++j) {
       ASSERT_EQ(c.status[j], kSimOk);
       const double* p = &c.params[j * 6];
@@ -145,11 +145,11 @@ TEST_F(SweepMetrics, CpuMatchesScalarReferenceInFp64AndFp32) {
 }
 
 TEST_F(SweepMetrics, ChunkingDoesNotChangeResults) {
-  const SweepPlan plan = plan_sweep(cylinder_config(csvs_));
-  SweepChunk all, a, b;
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, 40, all);
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, 17, a);
-  evaluate_chunk_cpu(plan, Precision::kFp64, 17, 23, b);
+  const workloads::SweepPlan plan = workloads::plan_sweep(cylinder_config(csvs_));
+  data::SweepChunk all, a, b;
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, 40, all);
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, 17, a);
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 17, 23, b);
   for (int m = 0; m < 17 * sweep::kNumMetrics; ++m) EXPECT_EQ(all.metrics[m], a.metrics[m]);
   for (int m = 0; m < 23 * sweep::kNumMetrics; ++m) EXPECT_EQ(all.metrics[17 * sweep::kNumMetrics + m], b.metrics[m]);
 }
@@ -216,18 +216,18 @@ TEST_F(SweepMetrics, StatefulModelsMatchAnOdeReference) {
       {"lugre", {"sigma0=list:1e4,1e5", "F_C=20", "F_s=list:20,30", "v_s=0.005", "sigma1=list:0,100"}, 2e-4},
   };
   for (const Case& cs : cases) {
-    SweepConfig c;
+    workloads::SweepConfig c;
     c.model = cs.model;
-    for (const auto& p : cs.params) apply_param_flag(c, p);
+    for (const auto& p : cs.params) workloads::apply_param_flag(c, p);
     for (const auto& path : csvs_) {
-      TraceSource t;
+      workloads::TraceSource t;
       t.path = path;
       c.traces.push_back(t);
     }
-    const SweepPlan plan = plan_sweep(c);
+    const workloads::SweepPlan plan = workloads::plan_sweep(c);
     ASSERT_EQ(plan.count, 8u);
-    SweepChunk out;
-    evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, out);
+    data::SweepChunk out;
+    workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, plan.count, out);
     const int dims = plan.space.dims;
     for (std::uint64_t j = 0; j < plan.count; ++j) {
       ASSERT_EQ(out.status[j], kSimOk);
@@ -265,22 +265,22 @@ TEST_F(SweepMetrics, StatefulModelsMatchAnOdeReference) {
 // Coulomb + viscous along whole sine cycles: the loop area and the energy are
 // both F_C * 4A/w + f_v * pi A^2 / w per cycle (v = A sin wt).
 TEST(SweepMetricsAnalytic, CoulombViscousEnergyOverFullCycles) {
-  SweepConfig c;
+  workloads::SweepConfig c;
   c.model = "coulomb-viscous";
-  apply_param_flag(c, "F_C=list:10,25");
-  apply_param_flag(c, "f_v=linear:0:300:3");
-  TraceSource t;
-  t.kind = TraceSource::kProfile;
+  workloads::apply_param_flag(c, "F_C=list:10,25");
+  workloads::apply_param_flag(c, "f_v=linear:0:300:3");
+  workloads::TraceSource t;
+  t.kind = workloads::TraceSource::kProfile;
   t.name = "sine";
   t.profile.amplitude = 0.1;
   t.profile.frequency = 2.0;
   t.profile.duration = 1.5;  // three cycles
   t.profile.samples = 200001;
   c.traces.push_back(t);
-  const SweepPlan plan = plan_sweep(c);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
   ASSERT_EQ(plan.count, 6u);
-  SweepChunk r;
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, r);
+  data::SweepChunk r;
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, plan.count, r);
   const double A = 0.1, w = 2 * M_PI * 2.0;
   for (int j = 0; j < 6; ++j) {
     const double fc = r.params[j * 3], fv = r.params[j * 3 + 1];
@@ -293,18 +293,18 @@ TEST(SweepMetricsAnalytic, CoulombViscousEnergyOverFullCycles) {
 }
 
 TEST(SweepMetricsValidity, InvalidPointsAreCountedNotComputed) {
-  SweepConfig c;
+  workloads::SweepConfig c;
   c.model = "simscape-translational";
-  apply_param_flag(c, "F_brk=list:10,30");
-  apply_param_flag(c, "F_C=list:20,25,40");
-  TraceSource t;
-  t.kind = TraceSource::kProfile;
+  workloads::apply_param_flag(c, "F_brk=list:10,30");
+  workloads::apply_param_flag(c, "F_C=list:20,25,40");
+  workloads::TraceSource t;
+  t.kind = workloads::TraceSource::kProfile;
   t.name = "sine";
   t.profile.samples = 100;
   c.traces.push_back(t);
-  const SweepPlan plan = plan_sweep(c);
-  SweepChunk r;
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, r);
+  const workloads::SweepPlan plan = workloads::plan_sweep(c);
+  data::SweepChunk r;
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, plan.count, r);
   // F_brk >= F_C holds only for (30, 20) and (30, 25): points 3 and 4.
   for (std::uint64_t j = 0; j < 6; ++j) {
     const bool ok = j == 3 || j == 4;
@@ -319,8 +319,8 @@ TEST(SweepMetricsValidity, InvalidPointsAreCountedNotComputed) {
 namespace stribeck {
 namespace {
 
-Experiment log_experiment(const std::string& name, const RefTrace& r, bool pressures) {
-  Experiment e;
+data::Experiment log_experiment(const std::string& name, const RefTrace& r, bool pressures) {
+  data::Experiment e;
   e.name = name;
   auto put = [&](const char* ch, const std::vector<long double>& v, const char* unit) {
     e.channels[ch].assign(v.begin(), v.end());
@@ -342,18 +342,18 @@ TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
   write_log(log,
             {log_experiment("slow", traces_[0], true), log_experiment("fast", traces_[1], true),
              log_experiment("no_pressure", traces_[1], false)},
-            Provenance{});
+            data::Provenance{});
   const std::string cfg_text =
       "model = \"simscape-cylinder\"\n[design]\ntype = \"random\"\npoints = 9\n"
       "[params]\nF_pr = { uniform = [5.0, 60.0] }\n"
       "[[trace]]\nfile = \"" +
       log + "\"\nexperiments = [\"fast\", \"slow\"]\n";
-  const SweepPlan plan = plan_sweep(parse_sweep_config(cfg_text, "log.toml"));
+  const workloads::SweepPlan plan = workloads::plan_sweep(workloads::parse_sweep_config(cfg_text, "log.toml"));
   ASSERT_EQ(plan.traces.size(), 2u);
   EXPECT_EQ(plan.traces[0].name, "fast");
   EXPECT_EQ(plan.traces[1].name, "slow");
-  SweepChunk c;
-  evaluate_chunk_cpu(plan, Precision::kFp64, 0, plan.count, c);
+  data::SweepChunk c;
+  workloads::evaluate_chunk_cpu(plan, workloads::Precision::kFp64, 0, plan.count, c);
   for (std::uint64_t j = 0; j < plan.count; ++j) {
     const auto ref = reference_metrics(&c.params[j * 6], {traces_[1], traces_[0]});
     for (int m = 0; m < sweep::kNumMetrics; ++m)
@@ -361,9 +361,9 @@ TEST_F(SweepMetrics, TracesFromAnHdf5LogMatchTheReference) {
   }
   // Every experiment of the log by default: the one without pressures is named.
   try {
-    plan_sweep(parse_sweep_config(cfg_text.substr(0, cfg_text.find("experiments")), "log.toml"));
+    workloads::plan_sweep(workloads::parse_sweep_config(cfg_text.substr(0, cfg_text.find("experiments")), "log.toml"));
     FAIL() << "a log without the pressures the model needs was accepted";
-  } catch (const InputError& e) {
+  } catch (const data::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'no_pressure' has no channel 'pressure_a'"), std::string::npos) << e.what();
   }
 }

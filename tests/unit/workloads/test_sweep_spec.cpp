@@ -21,15 +21,15 @@ const char* kConfig =
 
 // The same sweep as kConfig, typed: the axes as ParamSpecs, the metrics as
 // ids, the traces made from the experiments the config's profile gives.
-SweepSpec spec_of_config() {
-  SweepSpec s;
+workloads::SweepSpec spec_of_config() {
+  workloads::SweepSpec s;
   s.model = "simscape-cylinder";
   s.design = sweep::Design::kSobol;
   s.points = 512;
   s.seed = 7;
-  ParamSpec f_pr{"F_pr", sweep::AxisKind::kUniform, 5.0, 60.0};
-  ParamSpec c_v{"c_v", sweep::AxisKind::kLogUniform, 1.0, 100.0};
-  ParamSpec v_th{"v_th", sweep::AxisKind::kFixed, 2e-4};
+  workloads::ParamSpec f_pr{"F_pr", sweep::AxisKind::kUniform, 5.0, 60.0};
+  workloads::ParamSpec c_v{"c_v", sweep::AxisKind::kLogUniform, 1.0, 100.0};
+  workloads::ParamSpec v_th{"v_th", sweep::AxisKind::kFixed, 2e-4};
   s.params = {f_pr, c_v, v_th};
   s.metrics = {sweep::kRmse, sweep::kEnergy};
   s.objective = sweep::kRmse;
@@ -37,17 +37,18 @@ SweepSpec spec_of_config() {
   return s;
 }
 
-std::vector<SweepTrace> traces_of(const SweepConfig& c) {
-  const ModelInfo& m = require_model(c.model);
-  std::vector<SweepTrace> out;
-  for (const Experiment& e : load_sweep_experiments(c, m)) out.push_back(make_sweep_trace(m, e));
+std::vector<workloads::SweepTrace> traces_of(const workloads::SweepConfig& c) {
+  const ModelInfo& m = workloads::require_model(c.model);
+  std::vector<workloads::SweepTrace> out;
+  for (const data::Experiment& e : workloads::load_sweep_experiments(c, m))
+    out.push_back(workloads::make_sweep_trace(m, e));
   return out;
 }
 
 TEST(SweepSpec, PlansAndRanksAsTheConfigThatSaysTheSame) {
-  const SweepConfig c = parse_sweep_config(kConfig, "spec.toml");
-  const SweepPlan from_config = plan_sweep(c);
-  const SweepPlan from_spec = plan_sweep(spec_of_config(), traces_of(c));
+  const workloads::SweepConfig c = workloads::parse_sweep_config(kConfig, "spec.toml");
+  const workloads::SweepPlan from_config = workloads::plan_sweep(c);
+  const workloads::SweepPlan from_spec = workloads::plan_sweep(spec_of_config(), traces_of(c));
   ASSERT_EQ(from_spec.space.points, 512u);
   EXPECT_EQ(from_spec.space.points, from_config.space.points);
   EXPECT_EQ(from_spec.metrics, from_config.metrics);
@@ -59,10 +60,10 @@ TEST(SweepSpec, PlansAndRanksAsTheConfigThatSaysTheSame) {
     from_config.point(i, b.data());
     EXPECT_EQ(a, b) << "point " << i;
   }
-  SweepRunOptions ro;
+  workloads::SweepRunOptions ro;
   ro.device = "cpu";
-  const SweepSummary typed = run_sweep(from_spec, ro);
-  const SweepSummary configured = run_sweep(from_config, c, ro);
+  const workloads::SweepSummary typed = workloads::run_sweep(from_spec, ro);
+  const workloads::SweepSummary configured = workloads::run_sweep(from_config, c, ro);
   ASSERT_EQ(typed.top.size(), 7u);
   ASSERT_EQ(typed.top.size(), configured.top.size());
   for (size_t k = 0; k < typed.top.size(); ++k) {
@@ -76,34 +77,34 @@ TEST(SweepSpec, PlansAndRanksAsTheConfigThatSaysTheSame) {
 }
 
 TEST(SweepSpec, IsCheckedAsAConfigIs) {
-  const SweepConfig c = parse_sweep_config(kConfig, "spec.toml");
-  SweepSpec s = spec_of_config();
+  const workloads::SweepConfig c = workloads::parse_sweep_config(kConfig, "spec.toml");
+  workloads::SweepSpec s = spec_of_config();
   s.where = "identify";
-  auto message = [&](const SweepSpec& spec, std::vector<SweepTrace> traces) {
+  auto message = [&](const workloads::SweepSpec& spec, std::vector<workloads::SweepTrace> traces) {
     try {
-      plan_sweep(spec, std::move(traces));
-    } catch (const InputError& e) {
+      workloads::plan_sweep(spec, std::move(traces));
+    } catch (const data::InputError& e) {
       return std::string(e.what());
     }
     return std::string("accepted");
   };
   EXPECT_EQ(message(s, {}), "identify: no input trace: add a [[trace]] with file = \"rig.h5\" or profile = \"sine\"");
-  SweepSpec unknown = s;
+  workloads::SweepSpec unknown = s;
   unknown.params[0].name = "F_nope";
   unknown.params[0].where = "identify";
   EXPECT_NE(message(unknown, traces_of(c)).find("identify: model simscape-cylinder has no parameter 'F_nope'"),
             std::string::npos);
-  SweepSpec no_points = s;
+  workloads::SweepSpec no_points = s;
   no_points.points = 0;
   EXPECT_NE(message(no_points, traces_of(c)), "accepted");
   // Without an objective: rmse where a trace has a measured force.
-  SweepSpec by_default = s;
+  workloads::SweepSpec by_default = s;
   by_default.objective = -1;
-  EXPECT_EQ(plan_sweep(by_default, traces_of(c)).objective, sweep::kRmse);
+  EXPECT_EQ(workloads::plan_sweep(by_default, traces_of(c)).objective, sweep::kRmse);
   // A run of a spec's plan writes no file.
-  SweepRunOptions ro;
+  workloads::SweepRunOptions ro;
   ro.output = "never.h5";
-  EXPECT_THROW(run_sweep(plan_sweep(s, traces_of(c)), ro), std::invalid_argument);
+  EXPECT_THROW(workloads::run_sweep(workloads::plan_sweep(s, traces_of(c)), ro), std::invalid_argument);
 }
 
 }  // namespace

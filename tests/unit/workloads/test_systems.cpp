@@ -27,7 +27,7 @@ BodySystem<T> rig(T k = T(20), T v_d = T(0.1)) {
 
 template <class T>
 std::vector<T> lugre_params() {
-  const auto d = require_model("lugre").defaults();
+  const auto d = workloads::require_model("lugre").defaults();
   return std::vector<T>(d.begin(), d.end());
 }
 
@@ -335,7 +335,7 @@ TEST(Systems, EveryDynamicModelRunsTheRig) {
   o.dt = 1e-3;
   for_each_model(DynamicModels{}, [&](auto tag) {
     using M = typename decltype(tag)::type;
-    const auto p = require_model(M::kId).defaults();
+    const auto p = workloads::require_model(M::kId).defaults();
     BodySystem<double> b = rig<double>();
     b.normal_force = constant_profile(10.0);  // 20sim-lugre: F_C = 1 N
     MetricsAccumulator<double> acc(MetricsOptions<double>{}, o.t_end);

@@ -7,7 +7,7 @@
 
 #include "stribeck/kernels/systems/ensemble.hpp"
 
-namespace stribeck::lanes {
+namespace stribeck::workloads::lanes {
 
 // Points [first, first + count) of the space (count <= the kernel's width):
 // those the lanes run (valid, smooth form, affine inputs, ODE integrable)
@@ -38,4 +38,4 @@ STRIBECK_DECLARE_ENSEMBLE_LANES(x86_64_v4)
 #endif
 #undef STRIBECK_DECLARE_ENSEMBLE_LANES
 
-}  // namespace stribeck::lanes
+}  // namespace stribeck::workloads::lanes

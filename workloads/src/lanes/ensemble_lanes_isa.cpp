@@ -6,7 +6,7 @@
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/systems/ensemble_lanes.hpp"
 
-namespace stribeck::lanes::STRIBECK_LANES_NS {
+namespace stribeck::workloads::lanes::STRIBECK_LANES_NS {
 namespace {
 
 // As the sweep's lanes: 128 bytes of trajectories per group, two AVX-512
@@ -65,4 +65,4 @@ EnsembleKernels ensemble_kernels(const char* model_id) {
   return k;
 }
 
-}  // namespace stribeck::lanes::STRIBECK_LANES_NS
+}  // namespace stribeck::workloads::lanes::STRIBECK_LANES_NS

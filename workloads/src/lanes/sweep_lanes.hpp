@@ -6,7 +6,7 @@
 #include "stribeck/kernels/sweep/metrics.hpp"
 #include "stribeck/kernels/sweep/trace.hpp"
 
-namespace stribeck::lanes {
+namespace stribeck::workloads::lanes {
 
 // Evaluates one batch of `width` points (rows of the model's parameters);
 // out[l * n_exp + e] receives point l's raw sums of experiment e.
@@ -40,4 +40,4 @@ STRIBECK_DECLARE_LANES(x86_64_v4)
 #endif
 #undef STRIBECK_DECLARE_LANES
 
-}  // namespace stribeck::lanes
+}  // namespace stribeck::workloads::lanes

@@ -9,7 +9,7 @@
 #include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/sweep/lanes.hpp"
 
-namespace stribeck::lanes::STRIBECK_LANES_NS {
+namespace stribeck::workloads::lanes::STRIBECK_LANES_NS {
 namespace {
 
 // 128 bytes of points per batch: two AVX-512 vectors (four AVX2, eight SSE2),
@@ -48,4 +48,4 @@ Kernels kernels(const char* model_id) {
   return k;
 }
 
-}  // namespace stribeck::lanes::STRIBECK_LANES_NS
+}  // namespace stribeck::workloads::lanes::STRIBECK_LANES_NS

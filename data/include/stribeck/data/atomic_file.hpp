@@ -11,7 +11,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/output_lock.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Moves a finished output into place durably: fsync of `from` (its data
 // reach the disk before its name does), rename onto `to`, fsync of the
@@ -100,4 +100,4 @@ class AtomicFile {
 // Errors: "<source>: cannot read: ..." or "writing <target>: <cause>".
 void copy_file_contents(const std::string& source, AtomicFile& out);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -7,7 +7,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Why `head` (the first bytes of a text input) is not UTF-8 text, or "":
 // UTF-16/UTF-32 (by byte-order mark, or NUL bytes between ASCII characters)
@@ -25,4 +25,4 @@ constexpr std::size_t kMaxConfigBytes = std::size_t(16) << 20;
 // `what` names the file in messages ("sweep config").
 std::string read_config_file(const std::string& path, const std::string& what);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

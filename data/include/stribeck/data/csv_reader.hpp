@@ -11,7 +11,7 @@
 
 #include "stribeck/data/text_table.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 class CsvReader {
  public:
@@ -44,4 +44,4 @@ class CsvReader {
   std::unordered_map<std::string, int> index_;  // column name -> index
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

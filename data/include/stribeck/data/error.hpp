@@ -5,11 +5,11 @@
 #include <stdexcept>
 #include <string>
 
-namespace stribeck {
+namespace stribeck::data {
 
 class InputError : public std::runtime_error {
  public:
   explicit InputError(const std::string& what) : std::runtime_error(what) {}
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -10,7 +10,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 struct Experiment {
   std::string name;                                     // group name in the log, or the source file's stem
@@ -33,4 +33,4 @@ struct Experiment {
   std::size_t size() const { return channels.empty() ? 0 : channels.begin()->second.size(); }
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

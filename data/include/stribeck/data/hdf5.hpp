@@ -24,7 +24,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/hdf5_watchdog.hpp"
 
-namespace stribeck::h5 {
+namespace stribeck::data::h5 {
 
 // Owner of one hid_t. Move-only; closes the id with `close` unless it is
 // negative (invalid) or released.
@@ -339,4 +339,4 @@ std::vector<V> read_array(hid_t loc, const std::string& name, hid_t type, const 
   return out;
 }
 
-}  // namespace stribeck::h5
+}  // namespace stribeck::data::h5

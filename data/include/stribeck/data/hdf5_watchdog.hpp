@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Watchdog for libhdf5 calls that read only the metadata of an input
 // (opening the file, listing a group, opening a dataset, group or attribute,
@@ -55,4 +55,4 @@ class WatchedLibraryCall {
 // callers skip building the description otherwise.
 bool library_calls_watched();
 
-}  // namespace stribeck
+}  // namespace stribeck::data

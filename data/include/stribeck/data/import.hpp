@@ -11,7 +11,7 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/units.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Named numeric columns as found in a file, before mapping onto channels.
 struct RawColumns {
@@ -109,4 +109,4 @@ Experiment align_experiments(const std::vector<Experiment>& parts, double rate_h
 // File stem: "dir/O-ring_1bar.csv" -> "O-ring_1bar".
 std::string file_stem(const std::string& path);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -5,7 +5,7 @@
 // _exits (async-signal-safe).
 #include <string>
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Signals. install_cli_signal_handlers() (the CLI's main calls it first):
 // SIGINT, SIGTERM and SIGHUP remove the registered temporaries, print one
@@ -51,4 +51,4 @@ class LibraryWrite {
 int register_temporary(const std::string& path);
 void unregister_temporary(int slot);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

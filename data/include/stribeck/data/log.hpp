@@ -15,7 +15,7 @@
 #include "stribeck/data/experiment.hpp"
 #include "stribeck/data/units.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Where a result came from. Written as attributes of every group the toolkit
 // writes (toolkit_version, command_line, config, date, device).
@@ -162,4 +162,4 @@ std::vector<Experiment> read_any_log(const std::string& path, const ReadOptions&
 const Experiment& select_experiment(const std::vector<Experiment>& experiments, const std::string& name,
                                     const std::string& path);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

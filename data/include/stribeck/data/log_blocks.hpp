@@ -30,7 +30,7 @@
 
 #include "stribeck/data/log.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Names of the experiments of an HDF5 log, in the order read_log returns
 // them (root first, then groups depth-first in name order; results groups
@@ -197,4 +197,4 @@ class LogBlockWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -12,7 +12,7 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/data/signals.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 struct ImportRequest {
   std::vector<std::string> files;
@@ -55,4 +55,4 @@ struct ImportedExperiment {
 // a name taken twice or a log with no experiment.
 std::vector<ImportedExperiment> import_logs(const ImportRequest& request);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

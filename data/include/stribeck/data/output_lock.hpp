@@ -7,7 +7,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Who writes OUT.partial. The writer holds OUT.partial.lock, a file beside
 // it with its PID and whether the partial file is a checkpoint
@@ -74,4 +74,4 @@ class OutputLock {
   int removed_ = 0;
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -8,7 +8,7 @@
 
 #include "stribeck/data/error.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Refuses, before any work is done, an output path that cannot take a
 // file: empty, a directory, or an existing file that is not a regular file
@@ -59,4 +59,4 @@ std::string temporary_stem(const std::string& target);
 // so --resume finds it.
 std::string partial_path(const std::string& output);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

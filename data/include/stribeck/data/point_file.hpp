@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace stribeck {
+namespace stribeck::data {
 
 // The layout of the ensemble group that `stribeck simulate` and `merge`
 // write (attribute `format_version`; docs/data-format.md, "Older files").
@@ -60,4 +60,4 @@ class PointFile {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -21,7 +21,7 @@
 
 #include "stribeck/data/log.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // How a column is stored. append() always takes doubles; integer columns
 // receive whole numbers (below 2^53), converted exactly by HDF5.
@@ -188,4 +188,4 @@ bool read_stream_checkpoint(const std::string& path, const std::string& group, S
 // The names of the subgroups of `group`/`name` (a sweep's trajectories).
 std::vector<std::string> stream_subgroups(const std::string& path, const std::string& group, const std::string& name);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -17,7 +17,7 @@
 
 #include "stribeck/data/experiment.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 struct DeriveOptions {
   // -3 dB cut-off [Hz] of the smoothing; 0 = sample rate / 20.
@@ -135,4 +135,4 @@ struct Plateau {
 std::vector<Plateau> find_plateaus(const std::vector<double>& time, const std::vector<double>& velocity,
                                    const std::vector<double>& force, const PlateauOptions& options = {});
 
-}  // namespace stribeck
+}  // namespace stribeck::data

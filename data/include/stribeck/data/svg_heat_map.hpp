@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace stribeck {
+namespace stribeck::data {
 
 struct HeatMapAxis {
   std::string label;            // e.g. "stiffness [N/m]"
@@ -35,4 +35,4 @@ std::string viridis_hex(double t);
 // value, points) through a temporary file renamed into place.
 void write_heat_map(const std::string& path, const HeatMap& map);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

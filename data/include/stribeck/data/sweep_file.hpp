@@ -21,7 +21,7 @@
 #include "stribeck/data/results_stream.hpp"
 #include "stribeck/kernels/sweep/metrics.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // Results of a contiguous run of points.
 struct SweepChunk {
@@ -130,4 +130,4 @@ int legacy_sweep_version(const std::string& path);
 SweepFile read_legacy_sweep_file(const std::string& path);
 }  // namespace detail
 
-}  // namespace stribeck
+}  // namespace stribeck::data

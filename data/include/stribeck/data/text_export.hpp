@@ -9,7 +9,7 @@
 
 #include "stribeck/data/experiment.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 
 // The columns of a CSV in the order write_csv writes them (and `eval`
 // streams them): time, the other schema channels in schema order, then
@@ -61,4 +61,4 @@ void write_csv(AtomicFile& out, AtomicFile& sidecar, const Experiment& experimen
 void write_csv(AtomicFile& out, AtomicFile& sidecar, const LogBlockReader& log, char delimiter,
                const std::string& command_line);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

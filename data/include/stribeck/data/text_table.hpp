@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-namespace stribeck {
+namespace stribeck::data {
 
 struct TextDialect {
   char delimiter = ',';  // ' ' for runs of whitespace
@@ -126,4 +126,4 @@ bool parse_text_cell(std::string_view cell, bool decimal_comma, double& out);
 // with a space.
 void append_csv_field(std::string& out, std::string_view field, char delimiter = ',');
 
-}  // namespace stribeck
+}  // namespace stribeck::data

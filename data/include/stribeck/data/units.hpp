@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace stribeck {
+namespace stribeck::data {
 
 enum class Dimension {
   kDimensionless,
@@ -103,4 +103,4 @@ std::string channel_long_name(std::string_view channel, bool rotational);
 // '_', '-' and '.'. Returns the input unchanged when no alias matches.
 std::string canonical_channel(std::string_view name);
 
-}  // namespace stribeck
+}  // namespace stribeck::data

@@ -56,17 +56,17 @@ struct ShardFormat {
   // The columns of shard `path` from its attributes (`at` names the group in
   // messages); each shard's datasets are checked against them, the output
   // takes the first shard's.
-  std::function<std::vector<StreamColumn>(const std::string& path, const std::map<std::string, std::string>& attributes,
-                                          const std::string& at)>
+  std::function<std::vector<data::StreamColumn>(
+      const std::string& path, const std::map<std::string, std::string>& attributes, const std::string& at)>
       columns;
   // What the workload keeps beside the rows (a sweep's top-K table, its
   // trajectories): the merged file's tables from the shard files, given in
   // point order. Empty: none.
-  std::function<std::vector<StreamTable>(const std::vector<std::string>& shards)> tables;
+  std::function<std::vector<data::StreamTable>(const std::vector<std::string>& shards)> tables;
   // Its text columns (ResultsStream::write_text: a batch fit's experiment
   // names), from the first shard's attributes; the merged file holds each
   // shard's values in point order. Empty: none.
-  std::function<std::vector<StreamColumn>(const std::map<std::string, std::string>& attributes)> text;
+  std::function<std::vector<data::StreamColumn>(const std::map<std::string, std::string>& attributes)> text;
   // Attributes of the merged file whatever its shards hold (the current
   // format_version, for a workload that merges shards of older versions).
   std::map<std::string, std::string> written;

@@ -111,11 +111,11 @@ inline std::string rotational_units(const std::string& u) {
 
 // The results column of a field (units made rotational where asked; a kWord
 // field's words as its flags). A kText field has none: std::logic_error.
-StreamColumn field_column(const FieldInfo& field, bool rotational);
+data::StreamColumn field_column(const FieldInfo& field, bool rotational);
 // The results columns of a record, in table order.
-std::vector<StreamColumn> record_columns(const RecordTable& record, bool rotational);
+std::vector<data::StreamColumn> record_columns(const RecordTable& record, bool rotational);
 // The CSV columns of a record (header cell and units), in table order.
-std::vector<CsvColumn> record_csv_columns(const RecordTable& record, bool rotational);
+std::vector<data::CsvColumn> record_csv_columns(const RecordTable& record, bool rotational);
 // A record's CSV header line without its newline: the field names, each an
 // RFC 4180 field, comma-separated.
 std::string record_csv_header(const RecordTable& record);

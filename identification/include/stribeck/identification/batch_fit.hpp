@@ -65,7 +65,7 @@ class ExperimentSource {
   // The experiment, read and validated as read_log validates; InputError
   // when its data cannot be used (that fit is bad data, the batch goes on).
   // Reads HDF5: one thread at a time.
-  virtual Experiment load(std::uint64_t i) const = 0;
+  virtual data::Experiment load(std::uint64_t i) const = 0;
 };
 
 // The experiments of `logs`, filtered by `only` (names; empty: all;
@@ -75,9 +75,11 @@ class ExperimentSource {
 // --gain), are read whole here (an unreadable one is an InputError for the
 // whole batch).
 std::unique_ptr<ExperimentSource> log_experiments(const std::vector<std::string>& logs,
-                                                  const std::vector<std::string>& only, const ReadOptions& options);
+                                                  const std::vector<std::string>& only,
+                                                  const data::ReadOptions& options);
 // Experiments in memory (validated when loaded), named "SOURCE:NAME".
-std::unique_ptr<ExperimentSource> memory_experiments(std::vector<Experiment> experiments, const std::string& source);
+std::unique_ptr<ExperimentSource> memory_experiments(std::vector<data::Experiment> experiments,
+                                                     const std::string& source);
 
 // One fit's row.
 struct BatchFitRow {
@@ -107,7 +109,7 @@ struct BatchFitOptions {
   std::uint64_t chunk = 0;  // fits per chunk (a checkpoint each); 0: 16 per thread
   std::uint64_t max_chunks = 0;
   int threads = 0;  // fits at once (one per OpenMP thread); 0: job_threads()
-  Provenance provenance;
+  data::Provenance provenance;
   // (fits done in the range, range size, seconds)
   std::function<void(std::uint64_t, std::uint64_t, double)> progress;
 };

@@ -55,7 +55,7 @@ struct DesignRequest {
   // The fit identify will run: `fix` (NAME=VALUE) and `offset` are used;
   // every other parameter is free as identify frees it.
   FitOptions fit;
-  RigLimits rig;
+  workloads::RigLimits rig;
   std::vector<std::string> profiles;  // candidate families (generator profiles)
   DesignCriterion criterion = DesignCriterion::kWorstRse;
   int experiments = 1;
@@ -65,10 +65,10 @@ struct DesignRequest {
 
 // The information of the fit of `logs` (noiseless) at the prior, with
 // force noise `sigma`. Throws InputError for logs identify would refuse.
-Prediction predict(const DesignRequest& r, const std::vector<Experiment>& logs, double sigma);
+Prediction predict(const DesignRequest& r, const std::vector<data::Experiment>& logs, double sigma);
 
 struct DesignEvaluation {
-  std::vector<DesignedExperiment> experiments;
+  std::vector<workloads::DesignedExperiment> experiments;
   bool feasible = false;
   std::string infeasible;  // why not, when not
   Prediction prediction;
@@ -77,7 +77,7 @@ struct DesignEvaluation {
 // The trajectories of `experiments` (checked against the rig's stroke,
 // acceleration and speed; stroke_used and a_peak filled in) and their
 // prediction.
-DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<DesignedExperiment> experiments);
+DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<workloads::DesignedExperiment> experiments);
 
 // The reference test: the generator's `plateaus` profile (12 log-spaced
 // levels from v/1000 to v, each in both directions), one experiment per

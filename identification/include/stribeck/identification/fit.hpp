@@ -267,7 +267,7 @@ struct FitSummary {
 // Fits `model` to the experiments. Throws InputError for unusable input (no
 // samples, missing channels, unknown parameter names, malformed options);
 // everything the data merely does not support is a warning in the summary.
-FitSummary fit(const std::vector<Experiment>& experiments, const std::string& model, const FitOptions& options);
+FitSummary fit(const std::vector<data::Experiment>& experiments, const std::string& model, const FitOptions& options);
 
 // FitOptions::IsValid as an InputError with its message: fit() and
 // fit_streamed() make this check before they look at any data. A batch
@@ -277,8 +277,8 @@ void check_fit_options(const std::string& model_id, const FitOptions& options);
 
 // Fits each model with the same options; returns the summaries best first
 // (lowest AIC).
-std::vector<FitSummary> compare(const std::vector<Experiment>& experiments, const std::vector<std::string>& models,
-                                const FitOptions& options);
+std::vector<FitSummary> compare(const std::vector<data::Experiment>& experiments,
+                                const std::vector<std::string>& models, const FitOptions& options);
 
 // JSON text of a summary (documented in docs/identification.md).
 std::string to_json(const FitSummary& s, int indent = 2);

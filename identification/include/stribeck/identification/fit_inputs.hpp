@@ -43,7 +43,8 @@ StreamPlan plan_stream(const StreamRequest& request, const FitOptions& options);
 // The experiments of every log, read whole, filtered by `experiments` and
 // named as plan_stream names them. Throws InputError as read_any_log does
 // and for an --experiment found in no log.
-std::vector<Experiment> load_fit_experiments(const std::vector<std::string>& logs,
-                                             const std::vector<std::string>& experiments, const ReadOptions& options);
+std::vector<data::Experiment> load_fit_experiments(const std::vector<std::string>& logs,
+                                                   const std::vector<std::string>& experiments,
+                                                   const data::ReadOptions& options);
 
 }  // namespace stribeck::ident

@@ -15,9 +15,9 @@
 #include "stribeck/identification/fit.hpp"
 #include "stribeck/identification/stream_fit.hpp"
 
-namespace stribeck {
+namespace stribeck::data {
 class LogBlockWriter;
-}
+}  // namespace stribeck::data
 
 namespace stribeck::ident {
 
@@ -56,7 +56,7 @@ std::string batch_fit_report(const BatchFitResult& r, const std::string& shard, 
 class StreamedFitResults {
  public:
   StreamedFitResults(const std::string& path, const std::vector<LogStream>& logs, const std::string& model,
-                     const Provenance& provenance);
+                     const data::Provenance& provenance);
   ~StreamedFitResults();
   // Points `stream.signals` at this file.
   void connect(StreamOptions& stream);
@@ -65,7 +65,7 @@ class StreamedFitResults {
   const std::string& prefix() const { return prefix_; }
 
  private:
-  std::unique_ptr<LogBlockWriter> out_;
+  std::unique_ptr<data::LogBlockWriter> out_;
   std::vector<std::size_t> groups_;
   std::string prefix_;
 };

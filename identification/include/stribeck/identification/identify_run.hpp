@@ -49,7 +49,7 @@ struct IdentifyRequest {
 void check_identify_request(const IdentifyRequest& request);
 
 // The logs' reader options (--columns and --gain parsed).
-ReadOptions identify_read_options(const IdentifyRequest& request);
+data::ReadOptions identify_read_options(const IdentifyRequest& request);
 
 // Which experiments stream (plan_stream); none for a fit in memory or a
 // batch. InputError for kAlways when they cannot stream, with the reason.
@@ -66,7 +66,7 @@ struct JointFit {
 // before -o is written. -o is written before anything is printed, so a fit
 // whose results cannot be written prints nothing. A streamed fit writes the
 // signals of one model: InputError for -o with --compare.
-JointFit fit_joint(const IdentifyRequest& request, const StreamPlan& plan, const Provenance& provenance,
+JointFit fit_joint(const IdentifyRequest& request, const StreamPlan& plan, const data::Provenance& provenance,
                    const std::function<void()>& fitted = {});
 
 // The options of `identify --batch` (model, fit options, output, shard,

@@ -13,12 +13,12 @@ namespace stribeck::ident {
 // per parameter the scalar datasets `param_<name>` (the estimate),
 // `param_<name>_std_error`, `param_<name>_ci95_lo` and `_ci95_hi` (NaN where
 // fixed or undetermined), each with the parameter's units.
-Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std::string& fit_json);
+data::Results fit_group_summary(const FitSummary& s, const ExperimentFit& e, const std::string& fit_json);
 
 // Writes one results group per fitted experiment, "<prefix>/<experiment>",
 // holding `fitted_force` and `residual` [N] and fit_group_summary. The prefix is "identify_<model>", or "identify_<model>_2",
 // "_3", ... when an earlier run took it. Creates the file when absent.
 // Returns the prefix used.
-std::string write_fit_results(const std::string& path, const FitSummary& s, const Provenance& provenance);
+std::string write_fit_results(const std::string& path, const FitSummary& s, const data::Provenance& provenance);
 
 }  // namespace stribeck::ident

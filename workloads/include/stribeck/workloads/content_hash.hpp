@@ -10,7 +10,7 @@
 
 #include "stribeck/kernels/sweep/rng.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Folds the bits of every value of v into h, in order.
 inline std::uint64_t hash_doubles(std::uint64_t h, const std::vector<double>& v) {
@@ -29,4 +29,4 @@ inline std::string hex64(std::uint64_t h) {
   return hex;
 }
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -11,7 +11,7 @@
 
 #include "stribeck/workloads/generator.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // What the rig can do. Lengths, speeds and accelerations are rad-based for a
 // rotational model, the force a torque.
@@ -75,14 +75,14 @@ GeneratorOptions generator_options(const DesignedExperiment& e, const std::strin
 // offset, quantisation, mass, areas, normal force, omitted channels) and
 // its own noise stream: seed sensors.seed * 1000003 + k for experiment k, so
 // the logs of consecutive seeds share no stream.
-std::vector<Experiment> generate_design(const DesignFile& d, const std::vector<double>& params,
-                                        const GeneratorOptions& sensors);
+std::vector<data::Experiment> generate_design(const DesignFile& d, const std::vector<double>& params,
+                                              const GeneratorOptions& sensors);
 
 // What one trajectory uses of the rig: max - min position, and the peak
 // |acceleration|, from the generator's channels of experiment `e`.
 struct TrajectoryUse {
   double stroke = 0, a_peak = 0, v_peak = 0;
 };
-TrajectoryUse trajectory_use(const Experiment& e);
+TrajectoryUse trajectory_use(const data::Experiment& e);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -4,7 +4,7 @@
 // one-line InputError; `cpu` never probes.
 #include <string>
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Which backend runs, and why (the one line `--device auto` prints).
 struct DeviceChoice {
@@ -20,4 +20,4 @@ struct DeviceChoice {
 DeviceChoice choose_device(const std::string& requested, const std::string& where = "--device",
                            const std::string& cpu_name = "");
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

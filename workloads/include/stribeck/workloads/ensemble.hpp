@@ -13,7 +13,7 @@
 #include "stribeck/workloads/sweep_config.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Totals over the points of a run's range done so far (a resumed run's
 // include the points of the runs before it): the engine's (per PointStatus,
@@ -178,4 +178,4 @@ bool is_ensemble_file(const std::string& path);
 void merge_ensemble_files(const std::vector<std::string>& inputs, const std::string& output,
                           const std::string& command_line);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 struct EvalOptions {
   std::string model;                // model id (required)
@@ -92,4 +92,4 @@ struct EvalInputs {
 void evaluate_samples(const std::string& model, const std::vector<double>& params, const EvalInputs& inputs,
                       double* force, double* state = nullptr, double initial_state = 0.0);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -9,7 +9,7 @@
 
 #include "stribeck/workloads/ensemble.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // The 5 %, 50 % and 95 % quantiles of one metric over the draws that ran
 // (status ok), each with the 95 % interval of the order statistics around it
@@ -36,4 +36,4 @@ FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& 
 // The summary's lines (each starting with two spaces, no trailing newline).
 std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_file);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -9,7 +9,7 @@
 
 #include "stribeck/kernels/registry.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 struct FitPrior {
   std::string file;                            // the fit's JSON ("" when the ensemble is not drawn from a fit)
@@ -30,4 +30,4 @@ struct FitPrior {
 // the fit) or the covariance is not positive definite.
 FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::string& where);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -15,7 +15,7 @@
 
 #include "stribeck/data/experiment.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 struct GeneratorOptions {
   std::string model;           // model id (kernels registry)
@@ -57,6 +57,6 @@ const std::vector<std::string>& generator_profiles();
 // friction_true (the noiseless model force, for checking fits). Attributes
 // record model, parameters, profile, seed and sensor settings. Throws
 // InputError for an unknown model/profile or unusable settings.
-std::vector<Experiment> generate_log(const GeneratorOptions& options);
+std::vector<data::Experiment> generate_log(const GeneratorOptions& options);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -9,7 +9,7 @@
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/data/svg_heat_map.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 struct HeatMapOptions {
   std::string metric;  // required: a metric column of the file
@@ -51,6 +51,7 @@ struct HeatMapSummary {
 
 // Builds the map; throws InputError for unknown names, bad options, or cells
 // that would combine points without `reduce`.
-HeatMap build_heat_map(const PointFile& file, const HeatMapOptions& options, HeatMapSummary* summary = nullptr);
+data::HeatMap build_heat_map(const data::PointFile& file, const HeatMapOptions& options,
+                             HeatMapSummary* summary = nullptr);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Bytes available to this user on the file system holding `path` (the
 // directory it is in; statvfs f_bavail x f_frsize), or UINT64_MAX when that
@@ -22,4 +22,4 @@ std::string format_bytes(double bytes);
 // "1e15 points x 120 B".
 void check_output_space(const std::string& output, double bytes, bool allow, bool resume, const std::string& what);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -5,7 +5,7 @@
 
 #include "stribeck/kernels/registry.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Looks up a model by id; throws InputError listing the known ids otherwise.
 const ModelInfo& require_model(const std::string& id);
@@ -15,4 +15,4 @@ const ModelInfo& require_model(const std::string& id);
 // value, a name given twice, or a parameter set that breaks a model rule.
 std::vector<double> resolve_params(const ModelInfo& model, const std::vector<std::string>& assignments);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

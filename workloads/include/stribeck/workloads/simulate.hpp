@@ -13,7 +13,7 @@
 #include "stribeck/kernels/systems/metrics.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // A measured input: samples of one log channel, added to the profile of the
 // same name (pressure_a, pressure_b, normal_force, external_force).
@@ -100,4 +100,4 @@ SimulateSummary run_simulation(const SimulateConfig& config, const std::string& 
 // and ensemble outputs write them.
 std::vector<std::pair<std::string, double>> stick_slip_metric_columns(const StickSlipMetrics<double>& r);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

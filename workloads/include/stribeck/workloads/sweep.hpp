@@ -16,7 +16,7 @@
 #include "stribeck/kernels/sweep/space.hpp"
 #include "stribeck/kernels/sweep/trace.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // One experiment prepared for the engine: SoA channels in SI (absent channels
 // the model does not read stay empty; a missing force is zero-filled and
@@ -68,7 +68,7 @@ struct SweepPlan {
 };
 
 // Loads traces (CSV files, built-in profiles) as Experiments.
-std::vector<Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model);
+std::vector<data::Experiment> load_sweep_experiments(const SweepConfig& config, const ModelInfo& model);
 // Checks a config against the model; throws InputError naming what is wrong.
 // `shard` is "" or "i/N" (0-based i).
 // One varying quantity of a parameter space from its spec: copies the spec
@@ -115,7 +115,7 @@ struct ShardRange {
 };
 ShardRange shard_range(const std::string& shard, std::uint64_t points);
 // One experiment as the engine reads it; throws InputError for missing channels.
-SweepTrace make_sweep_trace(const ModelInfo& model, const Experiment& e);
+SweepTrace make_sweep_trace(const ModelInfo& model, const data::Experiment& e);
 
 // Force along one experiment for one parameter set (double, host), the same
 // model_step loop the engine runs; used for profile references and for the
@@ -127,7 +127,7 @@ enum class Precision { kFp64, kFp32 };
 // Evaluates points [first, first + count) on the CPU: OpenMP over points,
 // memoryless laws in SIMD batches of points (docs/sweep.md, "CPU path").
 void evaluate_chunk_cpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out);
+                        data::SweepChunk& out);
 
 // The CPU path's vector level: "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2),
 // "generic" (the build's baseline) or "scalar" (one point at a time). The
@@ -143,15 +143,15 @@ std::vector<std::string> cpu_vector_levels();
 class TopK {
  public:
   TopK(int k, int objective, bool maximize) : k_(k), objective_(objective), maximize_(maximize) {}
-  void add_chunk(const SweepChunk& c, int dims);
-  void add(const TopEntry& e);
-  const std::vector<TopEntry>& entries() const { return entries_; }
-  bool better(const TopEntry& a, const TopEntry& b) const;
+  void add_chunk(const data::SweepChunk& c, int dims);
+  void add(const data::TopEntry& e);
+  const std::vector<data::TopEntry>& entries() const { return entries_; }
+  bool better(const data::TopEntry& a, const data::TopEntry& b) const;
 
  private:
   int k_, objective_;
   bool maximize_;
-  std::vector<TopEntry> entries_;  // sorted best first
+  std::vector<data::TopEntry> entries_;  // sorted best first
 };
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

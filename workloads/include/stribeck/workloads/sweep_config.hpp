@@ -8,7 +8,7 @@
 
 #include "stribeck/kernels/sweep/space.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // One parameter's axis as the user wrote it.
 struct ParamSpec {
@@ -93,4 +93,4 @@ void apply_param_flag(SweepConfig& config, const std::string& flag);
 void apply_profile_flag(SweepConfig& config, const std::string& flag);
 sweep::Design parse_design(const std::string& name, const std::string& where);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

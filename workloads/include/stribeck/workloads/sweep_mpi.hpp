@@ -9,11 +9,11 @@
 #include "stribeck/engine/mpi.hpp"
 #include "stribeck/workloads/sweep_run.hpp"
 
-namespace stribeck {
+namespace stribeck::workloads {
 
 // Runs `config` across the ranks of MPI_COMM_WORLD (MPI must be initialised).
 // Returns the summary on rank 0 (whole space, merged top-K); other ranks
 // return their shard's summary. Output is required.
 SweepSummary run_sweep_mpi(const SweepConfig& config, SweepRunOptions options, int* rank_out);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -8,22 +8,22 @@
 #include "stribeck/workloads/device.hpp"  // choose_device
 #include "stribeck/workloads/sweep.hpp"
 
-namespace stribeck {
-
-namespace gpu {
+namespace stribeck::gpu {
 struct Workspace;  // kernels/cuda: streams, buffers and uploaded traces kept across calls
-}
+}  // namespace stribeck::gpu
+
+namespace stribeck::workloads {
 
 // GPU chunk evaluation (same layout as evaluate_chunk_cpu); throws when the
 // build has no CUDA. `ws`: the run's workspace (run_sweep holds one across
 // its chunks); null allocates one for this call only.
 void evaluate_chunk_gpu(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                        SweepChunk& out, gpu::Workspace* ws = nullptr);
+                        data::SweepChunk& out, gpu::Workspace* ws = nullptr);
 
 // GPU top-K mode: only the best `plan.top_k` rows of each device sub-chunk
 // come back (out.index set, all rows ok); invalid/non-finite counts returned.
 void evaluate_chunk_gpu_top_k(const SweepPlan& plan, Precision precision, std::uint64_t first, std::uint64_t count,
-                              SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite,
+                              data::SweepChunk& out, std::uint64_t& invalid, std::uint64_t& nonfinite,
                               gpu::Workspace* ws = nullptr);
 
 constexpr std::uint64_t kMaxSweepChunk = std::uint64_t(1) << 24;
@@ -43,7 +43,7 @@ struct SweepRunOptions {
   // Called with every chunk's rows (point index, parameters, all metrics,
   // status), in index order, on the writer thread: results kept in memory
   // (the Python module). Independent of `output`.
-  std::function<void(const SweepChunk&)> on_chunk;
+  std::function<void(const data::SweepChunk&)> on_chunk;
   // Called with a note for the user (why device "auto" runs on the CPU);
   // unset: the note goes to stderr as "stribeck: NOTE".
   std::function<void(const std::string&)> note;
@@ -59,7 +59,7 @@ struct SweepSummary {
   std::uint64_t samples_per_point = 0;        // samples of all experiments
   std::string device;
   Precision precision = Precision::kFp64;
-  std::vector<TopEntry> top;
+  std::vector<data::TopEntry> top;
   bool finished = false;
   std::string output;  // final file ("" when none)
 
@@ -72,4 +72,4 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepConfig& config, const S
 // otherwise), of a plan made from a SweepSpec: the summary and top-K only.
 SweepSummary run_sweep(const SweepPlan& plan, const SweepRunOptions& options);
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

@@ -4,9 +4,9 @@
 // honours the CPU affinity the process was started with (taskset, Slurm,
 // cgroup cpusets) and OMP_NUM_THREADS, where std::thread::hardware_concurrency()
 // counts every CPU of the machine and oversubscribes a limited job.
-namespace stribeck {
+namespace stribeck::workloads {
 
 // omp_get_max_threads(), at least 1.
 int job_threads();
 
-}  // namespace stribeck
+}  // namespace stribeck::workloads

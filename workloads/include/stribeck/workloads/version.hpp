@@ -1,5 +1,5 @@
 #pragma once
-namespace stribeck {
+namespace stribeck::workloads {
 // The toolkit version (CMake project version), e.g. "0.1.0".
 const char* version();
-}  // namespace stribeck
+}  // namespace stribeck::workloads
