@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -17,7 +18,7 @@ namespace {
 
 struct DesignArgs {
   std::string model, prior, guess, rig, profiles = "triangle,sine-sweep,ramps,steps,plateaus,creep,multisine",
-                                        criterion = "worst-rse", output, json;
+                                        criterion = "worst-rse", output, json, reference_output;
   std::vector<std::string> fix;
   bool offset = false;
   int experiments = 0, candidates = 256;
@@ -78,23 +79,6 @@ void print_design(const ident::DesignEvaluation& e, bool rotational, const char*
   result(s);
 }
 
-void print_table(const ident::DesignResult& d) {
-  std::string s = "parameter        value       std err      rel.   | reference std err   rel.   | ratio\n";
-  char line[256];
-  const auto& a = d.design.prediction.parameters;
-  const auto& b = d.reference.prediction.parameters;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    std::snprintf(line, sizeof line, "  %-10s %11.5g %12.4g %8.2f%% | %12.4g %8.2f%% | %6.3g\n", a[i].name.c_str(),
-                  a[i].value, a[i].std_error, 100 * a[i].relative, b[i].std_error, 100 * b[i].relative,
-                  b[i].std_error / a[i].std_error);
-    s += line;
-  }
-  std::snprintf(line, sizeof line, "worst relative std error: design %.4g, reference %.4g (%.3g x narrower)\n",
-                d.design.prediction.worst_rse, d.reference.prediction.worst_rse,
-                d.reference.prediction.worst_rse / d.design.prediction.worst_rse);
-  result(s + line);
-}
-
 void run(const DesignArgs& a) {
   const ModelInfo& m = workloads::require_model(a.model);
   const bool rotational = m.output_unit == "N*m";
@@ -115,19 +99,31 @@ void run(const DesignArgs& a) {
   r.candidates = a.candidates;
   r.seed = a.seed;
   check_output(a.output, {a.rig, a.prior});
-  check_json_output(a.json, {a.rig, a.prior, a.output});
+  if (a.reference_output == a.output)
+    throw data::InputError("--reference-output " + a.output + ": is the design's -o; write the reference elsewhere");
+  if (!a.reference_output.empty()) check_output(a.reference_output, {a.rig, a.prior, a.output});
+  check_json_output(a.json, {a.rig, a.prior, a.output, a.reference_output});
   const ident::DesignResult d = ident::design_experiment(r);
-  workloads::DesignFile f;
-  f.model = m.id;
-  f.rotational = rotational;
-  for (size_t k = 0; k < m.params.size(); ++k) f.params.emplace_back(m.params[k].name, r.prior[k]);
-  f.experiments = d.design.experiments;
+  // Both tests as DESIGN.toml, so either runs on the rig through generate --design.
+  const auto toml = [&](const ident::DesignEvaluation& e, const std::string& what) {
+    workloads::DesignFile f;
+    f.model = m.id;
+    f.rotational = rotational;
+    for (size_t k = 0; k < m.params.size(); ++k) f.params.emplace_back(m.params[k].name, r.prior[k]);
+    f.experiments = e.experiments;
+    return workloads::design_toml(
+        f, "stribeck design: " + m.id + ", " + what + ", worst relative std error " +
+               format_number(e.prediction.worst_rse) +
+               "\nstribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log");
+  };
   data::AtomicFile out(a.output);
-  out.write(workloads::design_toml(
-      f, "stribeck design: " + m.id + ", criterion " + a.criterion + ", worst relative std error " +
-             format_number(d.design.prediction.worst_rse) + " (reference " +
-             format_number(d.reference.prediction.worst_rse) +
-             ")\nstribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log"));
+  out.write(toml(d.design, "the design (criterion " + a.criterion + "; reference " +
+                               format_number(d.reference.prediction.worst_rse) + ")"));
+  std::unique_ptr<data::AtomicFile> ref;
+  if (!a.reference_output.empty()) {
+    ref = std::make_unique<data::AtomicFile>(a.reference_output);
+    ref->write(toml(d.reference, "the reference test (plateaus at the fastest speed within the limits)"));
+  }
   summary(
       "stribeck design: %s, criterion %s, %zu experiment%s, %g s in all; %d candidates evaluated (%d within the "
       "limits) on %d threads",
@@ -135,10 +131,11 @@ void run(const DesignArgs& a) {
       r.rig.duration, d.evaluated, d.feasible, d.threads);
   print_design(d.design, rotational, "design:");
   print_design(d.reference, rotational, "reference (plateaus at the fastest speed within the limits):");
-  print_table(d);
+  result(ident::design_table(d));
   if (!a.json.empty()) write_json_text(a.json, ident::design_json(r, d));
   out.commit();
-  summary("-> %s", a.output.c_str());
+  if (ref) ref->commit();
+  summary("-> %s%s%s", a.output.c_str(), ref ? ", " : "", a.reference_output.c_str());
 }
 
 }  // namespace
@@ -173,6 +170,8 @@ void add_design_command(CLI::App& app) {
   cmd->add_option("--output,-o", a->output, "The design, loadable by `stribeck generate --design`")
       ->type_name("DESIGN.toml")
       ->required();
+  cmd->add_option("--reference-output", a->reference_output, "The reference test, in the same format")
+      ->type_name("REF.toml");
   add_json_option(cmd, a->json, "The design and its predicted standard errors, with the reference's");
   add_verbosity_flags(cmd);
   cmd->callback([a] { run(*a); });

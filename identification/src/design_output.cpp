@@ -1,5 +1,7 @@
-// The JSON of `stribeck design --json` (design.hpp, docs/identification.md).
+// The printed table and the JSON of `stribeck design` (design.hpp,
+// docs/identification.md).
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "stribeck/identification/design.hpp"
@@ -30,11 +32,46 @@ nlohmann::json evaluation_json(const DesignEvaluation& e) {
                                {"unit", p.unit},
                                {"value", p.value},
                                {"std_error", number(p.std_error)},
-                               {"relative_std_error", number(p.relative)}});
+                               {"relative_std_error", number(p.relative)},
+                               {"linear_regime", linear_regime(p)}});
   return j;
 }
 
 }  // namespace
+
+bool linear_regime(const PredictedParameter& p) {
+  if (!std::isfinite(p.std_error)) return false;
+  return !(p.relative > kLinearRegimeMaxRse);
+}
+
+std::string design_table(const DesignResult& d) {
+  std::string s = "parameter        value       std err      rel.    | reference std err   rel.    | ratio\n";
+  char line[256];
+  const auto& a = d.design.prediction.parameters;
+  const auto& b = d.reference.prediction.parameters;
+  bool nonlinear = false;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const char* ma = linear_regime(a[i]) ? " " : "*";
+    const char* mb = linear_regime(b[i]) ? " " : "*";
+    nonlinear = nonlinear || *ma == '*' || *mb == '*';
+    std::snprintf(line, sizeof line, "  %-10s %11.5g %12.4g %8.2f%%%s | %12.4g %8.2f%%%s | %6.3g\n", a[i].name.c_str(),
+                  a[i].value, a[i].std_error, 100 * a[i].relative, ma, b[i].std_error, 100 * b[i].relative, mb,
+                  b[i].std_error / a[i].std_error);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "worst relative std error: design %.4g, reference %.4g (%.3g x narrower)\n",
+                d.design.prediction.worst_rse, d.reference.prediction.worst_rse,
+                d.reference.prediction.worst_rse / d.design.prediction.worst_rse);
+  s += line;
+  if (nonlinear) {
+    std::snprintf(line, sizeof line,
+                  "warning: * relative std error above %g %%: first-order prediction; the fit is nonlinear at this "
+                  "noise: check by Monte Carlo (bench/design_mc.sh)\n",
+                  100 * kLinearRegimeMaxRse);
+    s += line;
+  }
+  return s;
+}
 
 std::string design_json(const DesignRequest& r, const DesignResult& d) {
   nlohmann::json j;

@@ -91,6 +91,76 @@ TEST_F(DesignCli, WritesADesignThatGenerateReproduces) {
   EXPECT_FALSE(exists(d_ + "log2.h5"));
 }
 
+// A short rig with large force noise predicts relative standard errors
+// beyond the first-order regime (> 10 %): the table marks them and warns, and
+// --json flags them per parameter; the 16 s rig at 0.5 N stays within it.
+TEST_F(DesignCli, FlagsPredictionsBeyondTheLinearRegime) {
+  const std::string noisy = file("noisy.toml",
+                                 "stroke = \"300 mm\"\nv_max = \"200 mm/s\"\na_max = 10\nduration = 2\nrate = 500\n"
+                                 "force_noise = \"40 N\"\nmax_experiments = 2\n");
+  const std::string quiet = file("rig.toml", kRig);
+  const std::string warning =
+      "first-order prediction; the fit is nonlinear at this noise: check by Monte Carlo (bench/design_mc.sh)";
+  for (const auto& [rig, beyond] : {std::pair{noisy, true}, std::pair{quiet, false}}) {
+    std::string out;
+    ASSERT_EQ(test::run_cli("design -m simscape-translational --guess F_brk=30,v_brk=0.005 --rig " + rig +
+                                " --profiles plateaus,steps --candidates 4 -o " + d_ + "f.toml --json " + d_ + "f.json",
+                            &out),
+              0)
+        << out;
+    EXPECT_EQ(out.find(warning) != std::string::npos, beyond) << out;
+    std::ifstream jin(d_ + "f.json");
+    const nlohmann::json j = nlohmann::json::parse(jin);
+    int flagged = 0;
+    for (const char* test : {"design", "reference"})
+      for (const auto& p : j[test]["parameters"]) {
+        const bool linear = p["relative_std_error"].get<double>() <= 0.10;
+        EXPECT_EQ(p["linear_regime"].get<bool>(), linear) << test << " " << p["name"];
+        flagged += !linear;
+      }
+    EXPECT_EQ(flagged > 0, beyond) << j.dump(1);
+  }
+}
+
+// --reference-output writes the reference test as a DESIGN.toml: the
+// experiments --json reports for the reference, and generate --design makes
+// of it the plateau trajectories plain generate makes of those settings.
+TEST_F(DesignCli, WritesAReferenceThatGenerateReproduces) {
+  const std::string rig = file("rig.toml", kRig);
+  std::string out;
+  ASSERT_EQ(test::run_cli("design -m simscape-translational --guess F_brk=30,v_brk=0.005 --rig " + rig +
+                              " --profiles steps --candidates 4 -o " + d_ + "d.toml --reference-output " + d_ +
+                              "r.toml --json " + d_ + "r.json",
+                          &out),
+            0)
+      << out;
+  std::ifstream jin(d_ + "r.json");
+  const nlohmann::json j = nlohmann::json::parse(jin);
+  const workloads::DesignFile r = workloads::read_design_file(d_ + "r.toml");
+  ASSERT_EQ(r.experiments.size(), j["reference"]["experiments"].size());
+  ASSERT_EQ(r.experiments.size(), 2u);
+  EXPECT_EQ(r.model, "simscape-translational");
+  ASSERT_EQ(test::run_cli("generate --design " + d_ + "r.toml -o " + d_ + "r.h5", &out), 0) << out;
+  const auto logs = data::read_log(d_ + "r.h5");
+  ASSERT_EQ(logs.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& x = j["reference"]["experiments"][k];
+    EXPECT_EQ(r.experiments[k].profile, "plateaus");
+    EXPECT_EQ(x["profile"], "plateaus");
+    EXPECT_EQ(logs[k].name, x["name"].get<std::string>());
+    workloads::GeneratorOptions o;
+    o.model = "simscape-translational";
+    o.params = {30, 0.005, 20, 100};
+    o.profile = "plateaus";
+    o.duration = x["duration"].get<double>();
+    o.rate_hz = x["rate"].get<double>();
+    o.v_max = x["v_max"].get<double>();
+    const auto direct = workloads::generate_log(o);
+    EXPECT_EQ(logs[k].channels.at("velocity"), direct.front().channels.at("velocity"));
+    EXPECT_EQ(logs[k].channels.at("position"), direct.front().channels.at("position"));
+  }
+}
+
 // The prediction is of identify's own fit: on a noisy log of the design,
 // identify reports the standard errors the design predicted, up to its
 // noise estimate (s / sigma has a relative spread of 1/sqrt(2N), 0.8 % for
@@ -134,6 +204,7 @@ TEST_F(DesignCli, BadInputIsOneLineAndWritesNothing) {
       {"-m simscape-translational --rig " + rig + " --prior " + fit, "coulomb-viscous"},
       {"-m simscape-cylinder --rig " + rig, "pressure"},
       {"-m simscape-translational --rig " + rig + " --experiments 3", "max_experiments"},
+      {"-m simscape-translational --rig " + rig + " --reference-output " + d_ + "bad.toml", "elsewhere"},
   };
   for (const auto& c : cases) {
     std::string out;
@@ -147,6 +218,14 @@ TEST_F(DesignCli, BadInputIsOneLineAndWritesNothing) {
     EXPECT_FALSE(exists(d_ + "bad.toml"));
     EXPECT_FALSE(exists(d_ + "bad.json"));
   }
+  // The reference is written with the design or not at all.
+  std::string out;
+  EXPECT_EQ(test::run_cli("design -m simscape-translational --rig " + rig + " --experiments 3 -o " + d_ +
+                              "bad.toml --reference-output " + d_ + "bad_ref.toml",
+                          &out),
+            2)
+      << out;
+  EXPECT_FALSE(exists(d_ + "bad_ref.toml"));
 }
 
 }  // namespace

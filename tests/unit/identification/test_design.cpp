@@ -150,6 +150,35 @@ TEST(Design, LowSpeedPlateausBeatConstantVelocityForTheStribeckVelocity) {
   EXPECT_LT(plateaus.prediction.criterion, creep.prediction.criterion);
 }
 
+// Predicted relative standard errors above kLinearRegimeMaxRse (10 %) are
+// flagged: the standard errors scale with the force noise, so the same
+// reference test is within the regime at 0.5 N and beyond it at 200 N; the
+// flag of each parameter is its relative standard error against 10 %,
+// and the table marks and warns exactly when one is beyond.
+TEST(Design, FlagsPredictionsBeyondTheLinearRegime) {
+  auto r = request("simscape-translational", {30.0, 0.005, 20.0, 100.0});
+  ident::DesignResult quiet, loud;
+  quiet.design = quiet.reference = ident::reference_design(r);
+  r.rig.force_noise = 200;
+  loud.design = loud.reference = ident::reference_design(r);
+  ASSERT_TRUE(quiet.reference.feasible && loud.reference.feasible);
+  for (const auto* e : {&quiet.reference, &loud.reference})
+    for (const auto& p : e->prediction.parameters) EXPECT_EQ(ident::linear_regime(p), p.relative <= 0.10) << p.name;
+  EXPECT_LT(quiet.reference.prediction.worst_rse, 0.10);
+  EXPECT_GT(loud.reference.prediction.worst_rse, 0.10);
+  const std::string warning = "first-order prediction; the fit is nonlinear at this noise: check by Monte Carlo";
+  EXPECT_EQ(ident::design_table(quiet).find(warning), std::string::npos) << ident::design_table(quiet);
+  EXPECT_EQ(ident::design_table(quiet).find('*'), std::string::npos) << ident::design_table(quiet);
+  EXPECT_NE(ident::design_table(loud).find(warning), std::string::npos) << ident::design_table(loud);
+  EXPECT_NE(ident::design_table(loud).find("%*"), std::string::npos) << ident::design_table(loud);
+  // No relative standard error (an offset): judged by nothing, not flagged;
+  // undetermined: flagged.
+  ident::PredictedParameter offset;
+  offset.std_error = 1;
+  EXPECT_TRUE(ident::linear_regime(offset));
+  EXPECT_FALSE(ident::linear_regime(ident::PredictedParameter{}));
+}
+
 // Every designed experiment meets the stroke, speed and acceleration
 // limits, checked on its trajectory generated here again.
 TEST(Design, DesignsStayWithinTheRigsLimits) {
