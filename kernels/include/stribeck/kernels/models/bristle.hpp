@@ -32,18 +32,28 @@ STRIBECK_HD_INLINE T bristle_relax(const T& z, const T& v, const T& z_ss, const 
   return z + em1 * (z - math::sign(v) * z_ss);
 }
 
+// Sub-steps from velocity v0 to v1: 1 where g is flat (both ends beyond
+// 3 v_s on one side), otherwise doubled until none changes v by more than
+// v_s/16 (at most kBristleMaxSubsteps). Every state law stepped along a
+// trace (LuGre family, elasto-plastic, GMS) takes its sub-steps from here.
+template <class T>
+STRIBECK_HD_INLINE int bristle_substeps(const T& v0, const T& v1, const T& v_s) {
+  const T a0 = math::abs(v0), a1 = math::abs(v1);
+  const bool flat = v0 * v1 > T(0) && (a0 < a1 ? a0 : a1) > T(3) * v_s;
+  int n = 1;
+  if (!flat) {
+    const T adv = math::abs(v1 - v0), v_res = v_s * T(0.0625);
+    while (n < kBristleMaxSubsteps && adv > T(n) * v_res) n *= 2;
+  }
+  return n;
+}
+
 // Advances z from velocity v0 to v1 over dt (linear velocity in between).
 // `zss(v)` returns z_ss(v) = g(v)/sigma0; v_s is the Stribeck velocity.
 template <class T, class Zss>
 STRIBECK_HD_INLINE T bristle_advance(T z, const T& v0, const T& v1, const T& dt, const T& v_s, const Zss& zss) {
   const T dv = v1 - v0;
-  const T a0 = math::abs(v0), a1 = math::abs(v1);
-  const bool flat = v0 * v1 > T(0) && (a0 < a1 ? a0 : a1) > T(3) * v_s;
-  int n = 1;
-  if (!flat) {
-    const T adv = math::abs(dv), v_res = v_s * T(0.0625);
-    while (n < kBristleMaxSubsteps && adv > T(n) * v_res) n *= 2;
-  }
+  const int n = bristle_substeps(v0, v1, v_s);
   const T h = dt / T(n);
   for (int i = 0; i < n; ++i) {
     const T vm = v0 + dv * ((T(i) + T(0.5)) / T(n));

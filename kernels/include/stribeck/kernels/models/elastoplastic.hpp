@@ -198,13 +198,7 @@ struct ElastoPlastic {
   template <class T>
   STRIBECK_HD_INLINE static T step(const Coeffs<T>& c, const Sample<T>& s, State<T>& st, const T& dt) {
     const T v0 = st.v_prev, v1 = s.v, dv = v1 - v0;
-    const T a0 = math::abs(v0), a1 = math::abs(v1);
-    const bool flat = v0 * v1 > T(0) && (a0 < a1 ? a0 : a1) > T(3) * c.v_s;
-    int n = 1;
-    if (!flat) {
-      const T adv = math::abs(dv), v_res = c.v_s * T(0.0625);
-      while (n < kBristleMaxSubsteps && adv > T(n) * v_res) n *= 2;
-    }
+    const int n = bristle_substeps(v0, v1, c.v_s);
     const T h = dt / T(n);
     for (int i = 0; i < n; ++i) {
       const T vm = v0 + dv * ((T(i) + T(0.5)) / T(n));
