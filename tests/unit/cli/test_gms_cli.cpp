@@ -22,15 +22,13 @@
 #include "stribeck/kernels/text_number.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "cli_runner.hpp"
+#include "scratch_files.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test::slurp;
 
 class GmsCli : public ::testing::Test {
  protected:

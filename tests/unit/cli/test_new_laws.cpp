@@ -14,17 +14,15 @@
 
 #include "stribeck/kernels/registry.hpp"
 #include "cli_runner.hpp"
+#include "scratch_files.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
 namespace {
 
-// ------------------------------------------------------------ every command
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test::slurp;
 
+// ------------------------------------------------------------ every command
 class NewLawsCli : public ::testing::Test {
  protected:
   void SetUp() override {
