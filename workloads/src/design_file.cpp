@@ -16,54 +16,37 @@
 namespace stribeck::workloads {
 namespace {
 
-std::string where(const std::string& file, const toml::node& n) {
-  const auto& b = n.source().begin;
-  return file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column);
-}
+using detail::toml_where;
 
 toml::table parse(const std::string& path, const std::string& what) {
-  const std::string text = data::read_config_file(path, what);
-  detail::check_toml_characters(text, path);
-  try {
-    return toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    throw data::InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                           std::string(e.description()));
-  }
+  return detail::parse_toml(data::read_config_file(path, what), path);
 }
 
+// A design's known keys are named in alphabetical order.
 void check_keys(const std::string& file, const toml::table& t, const std::string& table,
                 const std::set<std::string>& known) {
-  for (const auto& [k, v] : t) {
-    (void)v;
-    if (known.count(std::string(k.str()))) continue;
-    std::string list;
-    for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
-    const auto& b = k.source().begin;
-    throw data::InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
-                           std::string(k.str()) + "' in " + table + " (known: " + list + ")");
-  }
+  detail::check_toml_keys(file, t, table, {known.begin(), known.end()});
 }
 
 // A number (SI) or a string with a unit of dimension `dim`.
 double quantity(const std::string& file, const toml::node& n, const std::string& key, data::Dimension dim) {
   if (const auto x = detail::toml_number(n)) {
-    if (!std::isfinite(*x)) throw data::InputError(where(file, n) + ": '" + key + "' must be finite");
+    if (!std::isfinite(*x)) throw data::InputError(toml_where(file, n) + ": '" + key + "' must be finite");
     return *x;
   }
   const auto s = n.value<std::string>();
   if (!s)
-    throw data::InputError(where(file, n) + ": '" + key + "' must be a number (SI) or a quantity such as \"2 bar\"");
+    throw data::InputError(toml_where(file, n) + ": '" + key +
+                           "' must be a number (SI) or a quantity such as \"2 bar\"");
   std::optional<data::Dimension> d;
   double x = 0;
   try {
     x = data::parse_quantity(*s, key, &d);
   } catch (const data::InputError& e) {
-    throw data::InputError(where(file, n) + ": " + e.what());
+    throw data::InputError(toml_where(file, n) + ": " + e.what());
   }
   if (d && *d != dim)
-    throw data::InputError(where(file, n) + ": '" + key + "' = \"" + *s + "\" is " + data::dimension_name(*d) +
+    throw data::InputError(toml_where(file, n) + ": '" + key + "' = \"" + *s + "\" is " + data::dimension_name(*d) +
                            ", expected " + data::dimension_name(dim));
   return x;
 }
@@ -72,7 +55,7 @@ double positive(const std::string& file, const toml::table& t, const std::string
   const toml::node* n = t.get(key);
   if (!n) throw data::InputError(file + ": rig limit '" + key + "' is missing");
   const double x = quantity(file, *n, key, dim);
-  if (!(x > 0)) throw data::InputError(where(file, *n) + ": rig limit '" + key + "' must be > 0");
+  if (!(x > 0)) throw data::InputError(toml_where(file, *n) + ": rig limit '" + key + "' must be > 0");
   return x;
 }
 
@@ -86,14 +69,14 @@ const toml::node& required(const std::string& file, const toml::table& t, const 
 double number(const std::string& file, const toml::table& t, const std::string& key, const std::string& table) {
   const toml::node& n = required(file, t, key, table);
   const auto x = detail::toml_number(n);
-  if (!x || !std::isfinite(*x)) throw data::InputError(where(file, n) + ": '" + key + "' must be a finite number");
+  if (!x || !std::isfinite(*x)) throw data::InputError(toml_where(file, n) + ": '" + key + "' must be a finite number");
   return *x;
 }
 
 std::string text(const std::string& file, const toml::table& t, const std::string& key, const std::string& table) {
   const toml::node& n = required(file, t, key, table);
   const auto s = n.value<std::string>();
-  if (!s) throw data::InputError(where(file, n) + ": '" + key + "' must be a string");
+  if (!s) throw data::InputError(toml_where(file, n) + ": '" + key + "' must be a string");
   return *s;
 }
 
@@ -123,15 +106,16 @@ DesignedExperiment read_experiment(const std::string& path, const toml::table& t
   e.name = text(path, t, "name", table);
   e.profile = text(path, t, "profile", table);
   if (std::find(generator_profiles().begin(), generator_profiles().end(), e.profile) == generator_profiles().end())
-    throw data::InputError(where(path, required(path, t, "profile", table)) + ": unknown profile '" + e.profile + "'");
+    throw data::InputError(toml_where(path, required(path, t, "profile", table)) + ": unknown profile '" + e.profile +
+                           "'");
   e.duration = number(path, t, "duration_s", table);
   e.rate_hz = number(path, t, "rate_hz", table);
   e.v_max = number(path, t, "v_max_" + u.speed, table);
   for (const char* key : {"duration_s", "rate_hz"})
     if (!(number(path, t, key, table) > 0))
-      throw data::InputError(where(path, required(path, t, key, table)) + ": '" + key + "' must be > 0");
+      throw data::InputError(toml_where(path, required(path, t, key, table)) + ": '" + key + "' must be > 0");
   if (!(e.v_max > 0))
-    throw data::InputError(where(path, required(path, t, "v_max_" + u.speed, table)) + ": v_max must be > 0");
+    throw data::InputError(toml_where(path, required(path, t, "v_max_" + u.speed, table)) + ": v_max must be > 0");
   e.has_pressure = t.contains("pressure_a_pa");
   if (e.has_pressure) {
     e.pressure_a = number(path, t, "pressure_a_pa", table);
@@ -145,8 +129,8 @@ DesignedExperiment read_experiment(const std::string& path, const toml::table& t
     const auto nt = tones.value_exact<std::int64_t>();
     const auto ns = seed.value_exact<std::int64_t>();
     if (!nt || *nt < 1 || *nt > 1000)
-      throw data::InputError(where(path, tones) + ": 'tones' must be an integer 1..1000");
-    if (!ns || *ns < 1) throw data::InputError(where(path, seed) + ": 'phase_seed' must be a positive integer");
+      throw data::InputError(toml_where(path, tones) + ": 'tones' must be an integer 1..1000");
+    if (!ns || *ns < 1) throw data::InputError(toml_where(path, seed) + ": 'phase_seed' must be a positive integer");
     e.tones = static_cast<int>(*nt);
     e.phase_seed = static_cast<std::uint64_t>(*ns);
   }
@@ -171,10 +155,10 @@ RigLimits read_rig_limits(const std::string& path, bool rotational, bool needs_p
   if (const toml::node* n = root.get("pressure_levels")) {
     const toml::array* a = n->as_array();
     if (!a || a->empty())
-      throw data::InputError(where(path, *n) + ": 'pressure_levels' must be a non-empty array of pressures");
+      throw data::InputError(toml_where(path, *n) + ": 'pressure_levels' must be a non-empty array of pressures");
     for (const toml::node& p : *a) {
       r.pressure_levels.push_back(quantity(path, p, "pressure_levels", data::Dimension::kPressure));
-      if (r.pressure_levels.back() < 0) throw data::InputError(where(path, p) + ": a pressure level must be >= 0");
+      if (r.pressure_levels.back() < 0) throw data::InputError(toml_where(path, p) + ": a pressure level must be >= 0");
     }
   }
   const bool lo = root.contains("pressure_min"), hi = root.contains("pressure_max");
@@ -187,7 +171,7 @@ RigLimits read_rig_limits(const std::string& path, bool rotational, bool needs_p
     r.pressure_min = quantity(path, *root.get("pressure_min"), "pressure_min", data::Dimension::kPressure);
     r.pressure_max = quantity(path, *root.get("pressure_max"), "pressure_max", data::Dimension::kPressure);
     if (!(r.pressure_min >= 0 && r.pressure_max > r.pressure_min))
-      throw data::InputError(where(path, *root.get("pressure_max")) + ": needs 0 <= pressure_min < pressure_max");
+      throw data::InputError(toml_where(path, *root.get("pressure_max")) + ": needs 0 <= pressure_min < pressure_max");
   }
   if (needs_pressure && r.pressure_levels.empty() && !r.pressure_range)
     throw data::InputError(path +
@@ -198,7 +182,7 @@ RigLimits read_rig_limits(const std::string& path, bool rotational, bool needs_p
   if (const toml::node* n = root.get("max_experiments")) {
     const auto k = n->value_exact<std::int64_t>();
     if (!k || *k < 1 || *k > 64)
-      throw data::InputError(where(path, *n) + ": 'max_experiments' must be an integer 1..64");
+      throw data::InputError(toml_where(path, *n) + ": 'max_experiments' must be an integer 1..64");
     r.max_experiments = static_cast<int>(*k);
   }
   return r;
@@ -237,44 +221,44 @@ DesignFile read_design_file(const std::string& path) {
   const toml::table root = parse(path, "design");
   check_keys(path, root, "the design", {"format", "version", "model", "motion", "params", "experiment"});
   if (text(path, root, "format", "the design") != "stribeck-design")
-    throw data::InputError(where(path, *root.get("format")) + ": not a design of `stribeck design` (format \"" +
+    throw data::InputError(toml_where(path, *root.get("format")) + ": not a design of `stribeck design` (format \"" +
                            text(path, root, "format", "the design") + "\")");
   if (number(path, root, "version", "the design") != 1)
-    throw data::InputError(where(path, *root.get("version")) + ": design version 1 expected");
+    throw data::InputError(toml_where(path, *root.get("version")) + ": design version 1 expected");
   DesignFile d;
   d.model = text(path, root, "model", "the design");
   const ModelInfo* m = find_model(d.model);
-  if (!m) throw data::InputError(where(path, *root.get("model")) + ": unknown model '" + d.model + "'");
+  if (!m) throw data::InputError(toml_where(path, *root.get("model")) + ": unknown model '" + d.model + "'");
   d.rotational = m->output_unit == "N*m";
   const std::string motion = text(path, root, "motion", "the design");
   if (motion != (d.rotational ? "rotational" : "translational"))
-    throw data::InputError(where(path, *root.get("motion")) + ": motion \"" + motion + "\" is not that of model " +
+    throw data::InputError(toml_where(path, *root.get("motion")) + ": motion \"" + motion + "\" is not that of model " +
                            d.model);
   const toml::node& pn = required(path, root, "params", "the design");
-  if (!pn.is_table()) throw data::InputError(where(path, pn) + ": 'params' must be a table");
+  if (!pn.is_table()) throw data::InputError(toml_where(path, pn) + ": 'params' must be a table");
   // In the model's order (a TOML table has none), every parameter given.
   const toml::table& pt = *pn.as_table();
   for (const auto& [k, v] : pt)
     if (m->param_index(k.str()) < 0)
-      throw data::InputError(where(path, v) + ": '" + std::string(k.str()) + "' is not a parameter of " + d.model);
+      throw data::InputError(toml_where(path, v) + ": '" + std::string(k.str()) + "' is not a parameter of " + d.model);
   for (const auto& info : m->params) {
     const toml::node* v = pt.get(info.name);
-    if (!v) throw data::InputError(where(path, pn) + ": parameter '" + std::string(info.name) + "' is missing");
+    if (!v) throw data::InputError(toml_where(path, pn) + ": parameter '" + std::string(info.name) + "' is missing");
     const auto x = detail::toml_number(*v);
     if (!x || !std::isfinite(*x))
-      throw data::InputError(where(path, *v) + ": parameter '" + std::string(info.name) + "' must be a number");
+      throw data::InputError(toml_where(path, *v) + ": parameter '" + std::string(info.name) + "' must be a number");
     d.params.emplace_back(info.name, *x);
   }
   const toml::node& en = required(path, root, "experiment", "the design");
   const toml::array* arr = en.as_array();
   if (!arr || arr->empty() || !arr->is_array_of_tables())
-    throw data::InputError(where(path, en) + ": 'experiment' must be one or more [[experiment]] tables");
+    throw data::InputError(toml_where(path, en) + ": 'experiment' must be one or more [[experiment]] tables");
   const Suffix u = suffix(d.rotational);
   std::set<std::string> names;
   for (size_t k = 0; k < arr->size(); ++k) {
     d.experiments.push_back(read_experiment(path, *arr->get(k)->as_table(), u, k));
     if (!names.insert(d.experiments.back().name).second)
-      throw data::InputError(where(path, *arr->get(k)) + ": experiment name '" + d.experiments.back().name +
+      throw data::InputError(toml_where(path, *arr->get(k)) + ": experiment name '" + d.experiments.back().name +
                              "' is used twice");
   }
   return d;

@@ -19,31 +19,12 @@
 namespace stribeck::workloads {
 namespace {
 
-std::string where(const std::string& file, const toml::node& n) {
-  const auto& b = n.source().begin;
-  return file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column);
-}
-
-// Rejects keys a table does not know (typos would otherwise be ignored).
-void check_keys(const std::string& file, const toml::table& t, const std::string& table,
-                std::initializer_list<const char*> known) {
-  const std::set<std::string> ok(known.begin(), known.end());
-  for (const auto& [k, v] : t) {
-    if (!ok.count(std::string(k.str()))) {
-      std::string list;
-      for (const char* s : known) list += (list.empty() ? "" : ", ") + std::string(s);
-      const auto& b = k.source().begin;
-      (void)v;
-      throw data::InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
-                             std::string(k.str()) + "' in " + table + " (known: " + list + ")");
-    }
-  }
-}
+using detail::toml_where;
 
 const toml::table* subtable(const std::string& file, const toml::table& t, const char* key) {
   const toml::node* n = t.get(key);
   if (!n) return nullptr;
-  if (!n->is_table()) throw data::InputError(where(file, *n) + ": '" + key + "' must be a table");
+  if (!n->is_table()) throw data::InputError(toml_where(file, *n) + ": '" + key + "' must be a table");
   return n->as_table();
 }
 
@@ -52,7 +33,7 @@ const toml::table* subtable(const std::string& file, const toml::table& t, const
 // nothing about the config. 0 stays allowed where the range allows it.
 void subnormal(const std::string& file, const toml::node& n, const std::string& key, double x) {
   if (x != 0 && std::abs(x) < DBL_MIN)
-    throw data::InputError(where(file, n) + ": '" + key + "' = " + format_number(x) +
+    throw data::InputError(toml_where(file, n) + ": '" + key + "' = " + format_number(x) +
                            " is subnormal (nonzero and below 2.2e-308): no physical quantity is that small, and "
                            "dividing by it overflows");
 }
@@ -61,12 +42,12 @@ bool number(const std::string& file, const toml::table& t, const char* key, doub
   const toml::node* n = t.get(key);
   if (!n) return false;
   if (auto d = detail::toml_number(*n)) {
-    if (!std::isfinite(*d)) throw data::InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    if (!std::isfinite(*d)) throw data::InputError(toml_where(file, *n) + ": '" + key + "' is not a finite number");
     subnormal(file, *n, key, *d);
     out = *d;
     return true;
   }
-  throw data::InputError(where(file, *n) + ": '" + key + "' must be a number");
+  throw data::InputError(toml_where(file, *n) + ": '" + key + "' must be a number");
 }
 
 std::string text(const std::string& file, const toml::table& t, const char* key, const std::string& def) {
@@ -75,16 +56,16 @@ std::string text(const std::string& file, const toml::table& t, const char* key,
   if (auto s = n->value<std::string>()) {
     // TOML allows \u0000, which would silently cut a path or name short.
     if (s->find('\0') != std::string::npos)
-      throw data::InputError(where(file, *n) + ": '" + key + "' contains a NUL character");
+      throw data::InputError(toml_where(file, *n) + ": '" + key + "' contains a NUL character");
     return *s;
   }
-  throw data::InputError(where(file, *n) + ": '" + key + "' must be a string");
+  throw data::InputError(toml_where(file, *n) + ": '" + key + "' must be a string");
 }
 
 void require(bool ok, const std::string& file, const toml::table& t, const char* key, const char* what) {
   if (ok) return;
   const toml::node* n = t.get(key);
-  throw data::InputError((n ? where(file, *n) : file) + ": '" + key + "' " + what);
+  throw data::InputError((n ? toml_where(file, *n) : file) + ": '" + key + "' " + what);
 }
 
 // A profile is a number (constant) or a table {offset, slope, amplitude, frequency}.
@@ -92,17 +73,17 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
   const toml::node* n = t.get(key);
   if (!n) return;
   if (auto d = detail::toml_number(*n)) {
-    if (!std::isfinite(*d)) throw data::InputError(where(file, *n) + ": '" + key + "' is not a finite number");
+    if (!std::isfinite(*d)) throw data::InputError(toml_where(file, *n) + ": '" + key + "' is not a finite number");
     subnormal(file, *n, key, *d);
     p = constant_profile(*d);
     return;
   }
   if (!n->is_table())
-    throw data::InputError(where(file, *n) + ": '" + key +
+    throw data::InputError(toml_where(file, *n) + ": '" + key +
                            "' must be a number or a table "
                            "{offset, slope, amplitude, frequency}");
   const toml::table& pt = *n->as_table();
-  check_keys(file, pt, key, {"offset", "slope", "amplitude", "frequency"});
+  detail::check_toml_keys(file, pt, key, {"offset", "slope", "amplitude", "frequency"});
   number(file, pt, "offset", p.offset);
   number(file, pt, "slope", p.slope);
   number(file, pt, "amplitude", p.amplitude);
@@ -124,27 +105,20 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   c.source = path;
   c.text = config_text;
   toml::table root;
-  detail::check_toml_characters(c.text, path);
-  try {
-    root = toml::parse(c.text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    throw data::InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                           std::string(e.description()));
-  }
-  check_keys(path, root, "the config", {"system", "friction", "simulation", "metrics", "ensemble"});
+  root = detail::parse_toml(c.text, path);
+  detail::check_toml_keys(path, root, "the config", {"system", "friction", "simulation", "metrics", "ensemble"});
 
   // [friction]
   const toml::table* fr = subtable(path, root, "friction");
   if (!fr) throw data::InputError(path + ": missing table [friction] (model = \"...\")");
-  check_keys(path, *fr, "[friction]", {"model", "form", "breakaway", "params"});
+  detail::check_toml_keys(path, *fr, "[friction]", {"model", "form", "breakaway", "params"});
   c.model = text(path, *fr, "model", "");
   require(!c.model.empty(), path, *fr, "model", "is required (see `stribeck models`)");
   const ModelInfo& m = [&]() -> const ModelInfo& {
     try {
       return require_model(c.model);
     } catch (const data::InputError& e) {
-      throw data::InputError(where(path, *fr->get("model")) + ": " + e.what());
+      throw data::InputError(toml_where(path, *fr->get("model")) + ": " + e.what());
     }
   }();
   std::vector<std::string> assignments;
@@ -154,22 +128,24 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   if (const toml::node* ff = ensemble_table ? ensemble_table->get("from_fit") : nullptr) {
     const auto file = ff->value<std::string>();
     if (!file || file->empty())
-      throw data::InputError(where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
+      throw data::InputError(toml_where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
     std::filesystem::path fp(*file);
     if (fp.is_relative()) fp = std::filesystem::path(path).parent_path() / fp;  // relative to the config, as inputs are
-    c.prior = read_fit_prior(fp.string(), m, where(path, *ff) + ": from_fit");
+    c.prior = read_fit_prior(fp.string(), m, toml_where(path, *ff) + ": from_fit");
     for (const auto& [i, v] : c.prior.values)
       assignments.push_back(std::string(m.params[i].name) + "=" + format_number(v));
   }
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
       auto d = detail::toml_number(v);
-      if (!d) throw data::InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
+      if (!d)
+        throw data::InputError(toml_where(path, v) + ": parameter '" + std::string(k.str()) + "' must be a number");
       if (!std::isfinite(*d))
-        throw data::InputError(where(path, v) + ": parameter '" + std::string(k.str()) + "' is not a finite number");
+        throw data::InputError(toml_where(path, v) + ": parameter '" + std::string(k.str()) +
+                               "' is not a finite number");
       for (const auto& drawn : c.prior.names)
         if (drawn == k.str())
-          throw data::InputError(where(path, v) + ": parameter '" + drawn +
+          throw data::InputError(toml_where(path, v) + ": parameter '" + drawn +
                                  "' is drawn from the fit (from_fit); remove it here");
       assignments.push_back(std::string(k.str()) + "=" + format_number(*d));
     }
@@ -183,7 +159,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   const std::string form = text(path, *fr, "form", "smooth");
   if (form == "stiction") {
     if (m.dynamic)
-      throw data::InputError(where(path, *fr->get("form")) + ": form = \"stiction\" needs a static law; " + m.id +
+      throw data::InputError(toml_where(path, *fr->get("form")) + ": form = \"stiction\" needs a static law; " + m.id +
                              " is dynamic (use form = \"smooth\")");
     c.stiction = true;
     int brk = m.param_index("F_brk");
@@ -196,19 +172,20 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     }
     require(c.breakaway > 0, path, *fr, "breakaway", "must be > 0");
   } else if (form != "smooth") {
-    throw data::InputError(where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" + form +
-                           "\"");
+    throw data::InputError(toml_where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" +
+                           form + "\"");
   } else if (fr->get("breakaway")) {
-    throw data::InputError(where(path, *fr->get("breakaway")) + ": 'breakaway' only applies to form = \"stiction\"");
+    throw data::InputError(toml_where(path, *fr->get("breakaway")) +
+                           ": 'breakaway' only applies to form = \"stiction\"");
   }
 
   // [system]
   BodySystem<double>& b = c.body;
   if (const toml::table* st = subtable(path, root, "system")) {
-    check_keys(path, *st, "[system]",
-               {"motion", "mass", "stiffness", "damping", "friction_on", "drive_velocity", "external_force",
-                "normal_force", "pressure_a", "pressure_b", "area_a", "area_b", "initial_elongation",
-                "initial_velocity", "initial_state", "inputs", "inputs_experiment"});
+    detail::check_toml_keys(path, *st, "[system]",
+                            {"motion", "mass", "stiffness", "damping", "friction_on", "drive_velocity",
+                             "external_force", "normal_force", "pressure_a", "pressure_b", "area_a", "area_b",
+                             "initial_elongation", "initial_velocity", "initial_state", "inputs", "inputs_experiment"});
     const std::string motion = text(path, *st, "motion", "translational");
     require(motion == "translational" || motion == "rotational", path, *st, "motion",
             "must be \"translational\" or \"rotational\"");
@@ -247,14 +224,14 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
         try {
           return data::read_any_log(lp.string());
         } catch (const data::InputError& err) {
-          throw data::InputError(where(path, *st->get("inputs")) + ": " + err.what());
+          throw data::InputError(toml_where(path, *st->get("inputs")) + ": " + err.what());
         }
       }();
       const std::string chosen = text(path, *st, "inputs_experiment", "");
       if (chosen.empty() && exps.size() > 1) {
         std::string names;
         for (const auto& x : exps) names += (names.empty() ? "" : ", ") + x.name;
-        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " holds " +
+        throw data::InputError(toml_where(path, *st->get("inputs")) + ": the inputs log " + lp.string() + " holds " +
                                std::to_string(exps.size()) + " experiments (" + names +
                                "); choose one with inputs_experiment = \"NAME\"");
       }
@@ -263,23 +240,23 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
           return data::select_experiment(exps, chosen, lp.string());
         } catch (const data::InputError& err) {
           const toml::node* at = st->get("inputs_experiment");
-          throw data::InputError(where(path, at ? *at : *st->get("inputs")) + ": " + err.what());
+          throw data::InputError(toml_where(path, at ? *at : *st->get("inputs")) + ": " + err.what());
         }
       }();
       if (!e.has("time"))
-        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+        throw data::InputError(toml_where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
                                " has no 'time' channel");
       for (const char* ch : {"pressure_a", "pressure_b", "normal_force", "external_force"})
         if (e.has(ch)) c.tables.push_back({ch, e.channel("time"), e.channel(ch)});
       if (c.tables.empty())
-        throw data::InputError(where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
+        throw data::InputError(toml_where(path, *st->get("inputs")) + ": the inputs log " + lp.string() +
                                " has none of the channels pressure_a, pressure_b, normal_force, external_force");
     }
   }
 
   // [simulation]
   if (const toml::table* sm = subtable(path, root, "simulation")) {
-    check_keys(path, *sm, "[simulation]", {"t_end", "dt", "max_substeps", "max_events"});
+    detail::check_toml_keys(path, *sm, "[simulation]", {"t_end", "dt", "max_substeps", "max_events"});
     number(path, *sm, "t_end", c.sim.t_end);
     number(path, *sm, "dt", c.sim.dt);
     require(c.sim.t_end > 0, path, *sm, "t_end", "must be > 0");
@@ -293,7 +270,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       throw data::InputError(path + ": [simulation]: t_end/dt = " + format_number(steps) +
                              " output samples; at most 5e7 (raise dt or shorten t_end)");
     if (std::abs(steps - std::round(steps)) > 1e-6 * std::max(1.0, steps))
-      throw data::InputError(where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) +
+      throw data::InputError(toml_where(path, *sm->get("dt")) + ": dt = " + format_number(c.sim.dt) +
                              " does not divide t_end = " + format_number(c.sim.t_end) + " (" + format_number(steps) +
                              " steps); the run would end at " + format_number(std::round(steps) * c.sim.dt) +
                              "; choose dt = t_end / N");
@@ -323,7 +300,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
 
   // [metrics]
   if (const toml::table* mt = subtable(path, root, "metrics")) {
-    check_keys(path, *mt, "[metrics]", {"settle_fraction", "v_stick", "v_breakaway"});
+    detail::check_toml_keys(path, *mt, "[metrics]", {"settle_fraction", "v_stick", "v_breakaway"});
     number(path, *mt, "settle_fraction", c.metrics.settle_fraction);
     number(path, *mt, "v_stick", c.metrics.v_stick);
     number(path, *mt, "v_breakaway", c.metrics.v_breakaway);
@@ -334,25 +311,25 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   }
   // [ensemble]
   if (const toml::table* et = subtable(path, root, "ensemble")) {
-    check_keys(path, *et, "[ensemble]",
-               {"design", "points", "seed", "scramble", "precision", "device", "params", "from_fit"});
+    detail::check_toml_keys(path, *et, "[ensemble]",
+                            {"design", "points", "seed", "scramble", "precision", "device", "params", "from_fit"});
     c.ensemble = true;
     const std::string design = text(path, *et, "design", "grid");
-    c.design = parse_design(design, et->get("design") ? where(path, *et->get("design")) : path);
+    c.design = parse_design(design, et->get("design") ? toml_where(path, *et->get("design")) : path);
     // Whole numbers as TOML integers (a double would lose digits past 2^53).
     auto whole = [&](const char* key, std::int64_t lo, std::int64_t hi, std::uint64_t& out) {
       const toml::node* n = et->get(key);
       if (!n) return;
       const auto v = n->value_exact<std::int64_t>();
       if (!v || *v < lo || *v > hi)
-        throw data::InputError(where(path, *n) + ": '" + key + "' must be a whole number from " + std::to_string(lo) +
-                               " to " + format_number(double(hi)));
+        throw data::InputError(toml_where(path, *n) + ": '" + key + "' must be a whole number from " +
+                               std::to_string(lo) + " to " + format_number(double(hi)));
       out = static_cast<std::uint64_t>(*v);
     };
     whole("points", 0, 1'000'000'000'000, c.points);
     whole("seed", 0, INT64_MAX, c.seed);
     if (const toml::node* n = et->get("scramble")) {
-      if (!n->is_boolean()) throw data::InputError(where(path, *n) + ": 'scramble' must be true or false");
+      if (!n->is_boolean()) throw data::InputError(toml_where(path, *n) + ": 'scramble' must be true or false");
       c.scramble = *n->value<bool>();
     }
     const std::string prec = text(path, *et, "precision", "fp64");
@@ -362,7 +339,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     require(c.device == "auto" || c.device == "cpu" || c.device == "gpu", path, *et, "device",
             "must be \"auto\", \"cpu\" or \"gpu\"");
     if (!c.prior.file.empty() && c.design == sweep::Design::kGrid)
-      throw data::InputError(where(path, *et->get("from_fit")) +
+      throw data::InputError(toml_where(path, *et->get("from_fit")) +
                              ": draws from a fit need design = \"random\", \"sobol\" or \"lhs\" (and points = N)");
     const toml::table* pt = subtable(path, *et, "params");
     if ((!pt || pt->empty()) && c.prior.file.empty())
@@ -376,13 +353,14 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       if (auto d = detail::toml_number(v)) spec = format_number(*d);
       else if (auto s = v.value<std::string>()) spec = *s;
       else
-        throw data::InputError(where(path, v) + ": '" + std::string(k.str()) + "' must be a number or a spec string");
+        throw data::InputError(toml_where(path, v) + ": '" + std::string(k.str()) +
+                               "' must be a number or a spec string");
       try {
         apply_param_flag(sc, std::string(k.str()) + "=" + spec);
       } catch (const data::InputError& e) {
-        throw data::InputError(where(path, v) + ": " + e.what());
+        throw data::InputError(toml_where(path, v) + ": " + e.what());
       }
-      sc.params.back().where = where(path, v);
+      sc.params.back().where = toml_where(path, v);
     }
     c.axes = sc.params;
   }

@@ -1,5 +1,6 @@
 #include "toml_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "stribeck/data/error.hpp"
@@ -110,6 +111,36 @@ void check_toml_characters(const std::string& text, const std::string& path) {
         }
         break;
     }
+  }
+}
+
+toml::table parse_toml(const std::string& text, const std::string& path) {
+  check_toml_characters(text, path);
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw data::InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                           std::string(e.description()));
+  }
+}
+
+std::string toml_where(const std::string& file, const toml::node& n) {
+  const auto& b = n.source().begin;
+  return file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column);
+}
+
+void check_toml_keys(const std::string& file, const toml::table& t, const std::string& table,
+                     const std::vector<std::string>& known) {
+  for (const auto& [k, v] : t) {
+    (void)v;
+    const std::string key(k.str());
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
+    const auto& b = k.source().begin;
+    throw data::InputError(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": unknown key '" +
+                           key + "' in " + table + " (known: " + list + ")");
   }
 }
 

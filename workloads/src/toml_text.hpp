@@ -12,12 +12,26 @@
 #include <optional>
 #include <string>
 #include <toml++/toml.h>
+#include <vector>
 
 namespace stribeck::workloads::detail {
 
 // Throws InputError "PATH:LINE:COLUMN: ..." for a control character anywhere,
 // or a non-ASCII byte outside strings and comments.
 void check_toml_characters(const std::string& text, const std::string& path);
+
+// The text parsed as TOML after check_toml_characters; a syntax error is an
+// InputError "PATH:LINE:COLUMN: what toml++ says".
+toml::table parse_toml(const std::string& text, const std::string& path);
+
+// "FILE:LINE:COLUMN" of a node, the prefix of every message about it.
+std::string toml_where(const std::string& file, const toml::node& n);
+
+// Refuses a key of `t` that `known` does not hold (a typo would otherwise be
+// ignored): "FILE:LINE:COLUMN: unknown key 'k' in TABLE (known: ...)", the
+// known keys in the order given.
+void check_toml_keys(const std::string& file, const toml::table& t, const std::string& table,
+                     const std::vector<std::string>& known);
 
 // A TOML number as a double: floats, and integers of any size (toml++'s
 // value<double>() refuses integers beyond 2^53, so "max_substeps =
