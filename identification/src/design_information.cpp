@@ -27,20 +27,10 @@ Eigen::MatrixXd information(Layout& L, const std::vector<detail::Prepared>& data
   std::vector<int> exps(data.size());
   std::iota(exps.begin(), exps.end(), 0);
   auto P = detail::build_problem<M>(L, data, exps, block, detail::SampleLoss{}, 1);
-  std::vector<double*> blocks;
-  for (int i : free) blocks.push_back(&L.params[i].u);
-  ceres::Problem::EvaluateOptions eo;
-  eo.parameter_blocks = blocks;
-  eo.num_threads = 1;
-  ceres::CRSMatrix J;
-  double cost = 0;
   const int k = static_cast<int>(free.size());
   Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-  if (!P->Evaluate(eo, &cost, nullptr, nullptr, &J))
+  if (!detail::add_evaluated_jtj(*P, L, free, 1, JtJ))
     throw data::InputError("design: the model cannot be evaluated at the prior");
-  for (int r = 0; r < J.num_rows; ++r)
-    for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-      for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
   return JtJ;
 }
 

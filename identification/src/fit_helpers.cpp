@@ -64,6 +64,19 @@ Eigen::MatrixXd external_jacobian(const Layout& L, const std::vector<int>& free)
   return G;
 }
 
+bool add_evaluated_jtj(ceres::Problem& P, Layout& L, const std::vector<int>& free, int threads, Eigen::MatrixXd& JtJ) {
+  ceres::Problem::EvaluateOptions eo;
+  for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
+  eo.num_threads = threads;
+  ceres::CRSMatrix J;
+  double cost = 0;
+  if (!P.Evaluate(eo, &cost, nullptr, nullptr, &J)) return false;
+  for (int r = 0; r < J.num_rows; ++r)
+    for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
+      for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+  return true;
+}
+
 Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, const Eigen::MatrixXd& JtJ,
                                double sigma2) {
   const double nan = std::numeric_limits<double>::quiet_NaN();

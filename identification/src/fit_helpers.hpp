@@ -51,4 +51,9 @@ struct Covariance {
 Covariance covariance_from_jtj(const Layout& L, const std::vector<int>& free, const Eigen::MatrixXd& JtJ,
                                double sigma2);
 
+// Adds J^T J of the free parameters' internal coordinates, from one Jacobian
+// evaluation of P at the layout's point, to JtJ (k x k, k = free.size()),
+// row by row. False when P cannot be evaluated there (JtJ unchanged).
+bool add_evaluated_jtj(ceres::Problem& P, Layout& L, const std::vector<int>& free, int threads, Eigen::MatrixXd& JtJ);
+
 }  // namespace stribeck::ident::detail

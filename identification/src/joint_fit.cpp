@@ -509,16 +509,8 @@ Covariance joint_covariance(Layout& L, const std::vector<Prepared>& data, const 
   C.var_u.assign(k, kNaN);
   if (k > 0) {
     auto P = build_problem<F>(L, data, times, train);
-    ceres::Problem::EvaluateOptions eo;
-    for (int i : free) eo.parameter_blocks.push_back(&L.params[i].u);
-    eo.num_threads = o.num_threads > 0 ? o.num_threads : workloads::job_threads();
-    ceres::CRSMatrix J;
-    double c = 0;
     Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-    if (P->Evaluate(eo, &c, nullptr, nullptr, &J)) {
-      for (int r = 0; r < J.num_rows; ++r)
-        for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-          for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
+    if (add_evaluated_jtj(*P, L, free, o.num_threads > 0 ? o.num_threads : workloads::job_threads(), JtJ)) {
       C = covariance_from_jtj(L, free, JtJ, ssr / static_cast<double>(std::max<long>(1, n - k)));
     } else {
       C.singular = true;

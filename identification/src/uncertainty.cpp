@@ -48,19 +48,7 @@ Uncertainty uncertainty(ceres::Problem& P, Layout& L, const std::vector<int>& fr
   U.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
   if (k == 0) return U;
   Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-  if (!solver_jtj(P, L, free, JtJ)) {
-    std::vector<double*> blocks;
-    for (int i : free) blocks.push_back(&L.params[i].u);
-    ceres::Problem::EvaluateOptions eo;
-    eo.parameter_blocks = blocks;
-    eo.num_threads = so.num_threads;
-    ceres::CRSMatrix J;
-    double c = 0;
-    P.Evaluate(eo, &c, nullptr, nullptr, &J);
-    for (int r = 0; r < J.num_rows; ++r)
-      for (int a = J.rows[r]; a < J.rows[r + 1]; ++a)
-        for (int b = J.rows[r]; b < J.rows[r + 1]; ++b) JtJ(J.cols[a], J.cols[b]) += J.values[a] * J.values[b];
-  }
+  if (!solver_jtj(P, L, free, JtJ)) add_evaluated_jtj(P, L, free, so.num_threads, JtJ);
   // A parameter whose change by its own size (a factor e for log ones) moves
   // the force by less than kNegligibleEffect of its RMS has no effect: its
   // column is rounding (c_v when K_brk is 1 to rounding), and scaling it to
