@@ -80,6 +80,27 @@ std::string text(const std::string& file, const toml::table& t, const std::strin
   return *s;
 }
 
+// A non-empty array of finite numbers.
+std::vector<double> numbers(const std::string& file, const toml::table& t, const std::string& key,
+                            const std::string& table) {
+  const toml::node& n = required(file, t, key, table);
+  const toml::array* a = n.as_array();
+  if (!a || a->empty()) throw data::InputError(toml_where(file, n) + ": '" + key + "' must be a non-empty array");
+  std::vector<double> out;
+  for (const toml::node& x : *a) {
+    const auto v = detail::toml_number(x);
+    if (!v || !std::isfinite(*v)) throw data::InputError(toml_where(file, x) + ": '" + key + "' holds a non-number");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::string number_list(const std::vector<double>& xs) {
+  std::string s = "[";
+  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + format_number(xs[i]);
+  return s + "]";
+}
+
 // The unit suffixes of DESIGN.toml's keys.
 struct Suffix {
   std::string length, speed, accel;
@@ -99,13 +120,17 @@ DesignedExperiment read_experiment(const std::string& path, const toml::table& t
                                  "band_hi_hz",
                                  "tones",
                                  "phase_seed",
+                                 "levels_" + u.speed,
+                                 "holds_s",
+                                 "ramp_" + u.accel,
                                  "stroke_used_" + u.length,
                                  "a_peak_" + u.accel};
   check_keys(path, t, table, known);
   DesignedExperiment e;
   e.name = text(path, t, "name", table);
   e.profile = text(path, t, "profile", table);
-  if (std::find(generator_profiles().begin(), generator_profiles().end(), e.profile) == generator_profiles().end())
+  if (e.profile != "levels" &&
+      std::find(generator_profiles().begin(), generator_profiles().end(), e.profile) == generator_profiles().end())
     throw data::InputError(toml_where(path, required(path, t, "profile", table)) + ": unknown profile '" + e.profile +
                            "'");
   e.duration = number(path, t, "duration_s", table);
@@ -133,6 +158,20 @@ DesignedExperiment read_experiment(const std::string& path, const toml::table& t
     if (!ns || *ns < 1) throw data::InputError(toml_where(path, seed) + ": 'phase_seed' must be a positive integer");
     e.tones = static_cast<int>(*nt);
     e.phase_seed = static_cast<std::uint64_t>(*ns);
+  }
+  if (e.profile == "levels") {
+    e.levels = numbers(path, t, "levels_" + u.speed, table);
+    e.holds = numbers(path, t, "holds_s", table);
+    e.ramp_accel = number(path, t, "ramp_" + u.accel, table);
+    if (e.levels.size() != e.holds.size())
+      throw data::InputError(toml_where(path, required(path, t, "holds_s", table)) + ": 'holds_s' has " +
+                             std::to_string(e.holds.size()) + " values, 'levels_" + u.speed + "' " +
+                             std::to_string(e.levels.size()));
+    for (double h : e.holds)
+      if (!(h >= 0)) throw data::InputError(toml_where(path, required(path, t, "holds_s", table)) + ": a hold is < 0");
+    if (!(e.ramp_accel > 0))
+      throw data::InputError(toml_where(path, required(path, t, "ramp_" + u.accel, table)) + ": 'ramp_" + u.accel +
+                             "' must be > 0");
   }
   return e;
 }
@@ -211,6 +250,9 @@ std::string design_toml(const DesignFile& d, const std::string& comment) {
     if (e.profile == "multisine")
       s += "band_lo_hz = " + format_number(e.band_lo_hz) + "\nband_hi_hz = " + format_number(e.band_hi_hz) +
            "\ntones = " + std::to_string(e.tones) + "\nphase_seed = " + std::to_string(e.phase_seed) + "\n";
+    if (e.profile == "levels")
+      s += "levels_" + u.speed + " = " + number_list(e.levels) + "\nholds_s = " + number_list(e.holds) + "\nramp_" +
+           u.accel + " = " + format_number(e.ramp_accel) + "\n";
     s += "stroke_used_" + u.length + " = " + format_number(e.stroke_used) + "\na_peak_" + u.accel + " = " +
          format_number(e.a_peak) + "\n";
   }
@@ -279,6 +321,9 @@ GeneratorOptions generator_options(const DesignedExperiment& e, const std::strin
   o.band_hi_hz = e.band_hi_hz;
   o.tones = e.tones;
   o.phase_seed = e.phase_seed;
+  o.levels = e.levels;
+  o.holds = e.holds;
+  o.ramp_accel = e.ramp_accel;
   return o;
 }
 
@@ -300,6 +345,9 @@ std::vector<data::Experiment> generate_design(const DesignFile& d, const std::ve
     o.band_hi_hz = e.band_hi_hz;
     o.tones = e.tones;
     o.phase_seed = e.phase_seed;
+    o.levels = e.levels;
+    o.holds = e.holds;
+    o.ramp_accel = e.ramp_accel;
     o.seed = sensors.seed * 1000003ull + k;
     auto logs = generate_log(o);
     logs.front().name = d.experiments[k].name;

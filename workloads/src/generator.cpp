@@ -136,6 +136,46 @@ struct Profile {
   }
 };
 
+// The levels profile: linear ramps at `accel` from each speed to the next
+// (from rest, and back to rest at the end), each level held for its time.
+struct LevelSchedule {
+  std::vector<double> start, from, to, ramp;  // per level: ramp start [s], speeds, ramp time [s]
+  double accel = 0;
+  LevelSchedule(const GeneratorOptions& o, double T) : accel(o.ramp_accel) {
+    if (o.levels.empty() || o.levels.size() != o.holds.size() || !(o.ramp_accel > 0) || !std::isfinite(o.ramp_accel))
+      throw data::InputError("generate: profile 'levels' needs as many levels as holds and a ramp acceleration > 0");
+    double t = 0, last = 0;
+    for (size_t k = 0; k <= o.levels.size(); ++k) {
+      const double v = k < o.levels.size() ? o.levels[k] : 0.0;
+      const double hold = k < o.levels.size() ? o.holds[k] : 0.0;
+      if (!std::isfinite(v) || !(hold >= 0) || !std::isfinite(hold))
+        throw data::InputError("generate: level " + std::to_string(k + 1) +
+                               " of profile 'levels': its speed and hold must be finite, the hold >= 0");
+      start.push_back(t);
+      from.push_back(last);
+      to.push_back(v);
+      ramp.push_back(std::abs(v - last) / accel);
+      t += ramp.back() + hold;
+      last = v;
+    }
+    if (t > T * (1 + 1e-12))
+      throw data::InputError("generate: profile 'levels' takes " + format_number(t) + " s, more than the " +
+                             format_number(T) + " s of the experiment");
+  }
+  void eval(double t, double& v, double& a) const {
+    size_t k = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), t) - start.begin());
+    k = k == 0 ? 0 : k - 1;
+    const double s = t - start[k];
+    if (s < ramp[k]) {
+      a = to[k] > from[k] ? accel : -accel;
+      v = from[k] + a * s;
+    } else {
+      a = 0;
+      v = to[k];
+    }
+  }
+};
+
 double quantise(double x, double q) { return q > 0 ? q * std::round(x / q) : x; }
 
 std::string settings_text(const std::map<std::string, double>& m) {
@@ -160,6 +200,7 @@ std::vector<data::Experiment> generate_log(const GeneratorOptions& o) {
                            " parameters");
   bool known = false;
   for (const auto& p : generator_profiles()) known |= p == o.profile;
+  known |= o.profile == "levels" && !o.levels.empty();  // a design's plateau test
   if (!known) {
     std::string list;
     for (const auto& p : generator_profiles()) list += (list.empty() ? "" : ", ") + p;
@@ -240,6 +281,13 @@ std::vector<data::Experiment> generate_log(const GeneratorOptions& o) {
       x[i] = x[i] * scale - x0;
       v[i] *= scale;
       a[i] *= scale;
+    }
+  } else if (o.profile == "levels") {
+    const LevelSchedule schedule(o, T);
+    for (size_t i = 0; i < n; ++i) {
+      t[i] = static_cast<double>(i) * dt;
+      schedule.eval(t[i], v[i], a[i]);
+      x[i] = i == 0 ? 0.0 : x[i - 1] + 0.5 * (v[i] + v[i - 1]) * dt;  // trapezoid
     }
   } else {
     for (size_t i = 0; i < n; ++i) {

@@ -48,7 +48,11 @@ struct DesignedExperiment {
   double band_lo_hz = 0.2, band_hi_hz = 2.0;  // multisine only
   int tones = 8;                              // multisine only
   std::uint64_t phase_seed = 1;               // multisine only: its phases
-  double stroke_used = 0, a_peak = 0;         // informational: what the trajectory uses
+  // levels only (a plateau test with its own speeds and holds): the signed
+  // speeds in turn, each held for its time, ramps at ramp_accel between.
+  std::vector<double> levels, holds;
+  double ramp_accel = 0;
+  double stroke_used = 0, a_peak = 0;  // informational: what the trajectory uses
 };
 
 struct DesignFile {

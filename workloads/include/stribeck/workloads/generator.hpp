@@ -43,6 +43,12 @@ struct GeneratorOptions {
   // multisine: seed of the phases; 0 = `seed` (a designed test keeps its
   // phases whatever the noise seed: `generate --design`).
   std::uint64_t phase_seed = 0;
+  // levels (a designed plateau test, `generate --design` only): from rest,
+  // each speed of `levels` [m/s | rad/s, signed] reached by a linear ramp at
+  // `ramp_accel` and held for `holds` [s], then a ramp to rest, at rest for
+  // the rest of `duration`; v_max is not used.
+  std::vector<double> levels, holds;
+  double ramp_accel = 0;
   // Channels left out of the log (e.g. velocity, acceleration: a rig that
   // records position only). Default: none.
   std::vector<std::string> omit;
