@@ -16,7 +16,9 @@
 # coverage with its Clopper-Pearson interval, bias), the shrink, and which
 # goals are met; writes every figure to OUT.json.
 # Usage: [FIRST_SEED=1] bench/design_mc.sh [STRIBECK=build/bin/stribeck] [N=1000] [JOBS=2] [OUT=design_mc.json]
-#                                           [CASES=cylinder,servo]
+#                                           [CASES=cylinder,servo] [--design CASE=DESIGN.toml ...]
+# (--design: that test, e.g. bench/peers/design_bound.py's best plateau
+# test, in place of `stribeck design`'s for the case)
 # (seeds FIRST_SEED .. FIRST_SEED+N-1: a second run from another first seed
 # adds independent realisations)
 set -euo pipefail
@@ -30,5 +32,5 @@ echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | 
 echo "stribeck: $("$STRIBECK" --version 2>&1 | head -1); commit $(git -C "$DIR" rev-parse --short HEAD 2>/dev/null || echo ?)"
 echo "$N realisations per test, $JOBS at a time; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3 "$DIR/peers/design_mc.py" --stribeck "$STRIBECK" --cases "$CASES" --n "$N" --jobs "$JOBS" --json "$OUT" \
-  --first-seed "${FIRST_SEED:-1}"
+  --first-seed "${FIRST_SEED:-1}" "${@:6}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); figures in $OUT"

@@ -25,6 +25,7 @@ design, and the same for the parameter that is worst in the reference.
 
 Usage: design_mc.py --stribeck BIN [--cases cylinder,servo] [--n 1000]
                     [--jobs 2] [--first-seed 1] [--json OUT.json] [--work DIR]
+                    [--design CASE=DESIGN.toml]...   (that test in place of design's)
        design_mc.py --combine RUN1.json RUN2.json ...   (runs of disjoint seeds pooled)
 """
 import argparse
@@ -236,6 +237,20 @@ def write_reference_toml(path, design_toml, design_json, rotational):
         f.write("\n".join(lines) + "\n")
 
 
+def design_experiments(path):
+    """The experiments of a DESIGN.toml with the keys of design's --json."""
+    with open(path, "rb") as f:
+        d = tomllib.load(f)
+    out = []
+    for e in d["experiment"]:
+        x = {"profile": e["profile"], "duration": e["duration_s"],
+             "v_max": e.get("v_max_m_s", e.get("v_max_rad_s"))}
+        if "pressure_a_pa" in e:
+            x["pressure_a"] = e["pressure_a_pa"]
+        out.append(x)
+    return out
+
+
 def run_case(args, case, workdir):
     rig = os.path.join(CASE_DIR, f"{case}_rig.toml")
     with open(rig, "rb") as f:
@@ -254,6 +269,12 @@ def run_case(args, case, workdir):
         dj = json.load(f)
     reference_toml = os.path.join(workdir, f"{case}_reference.toml")
     write_reference_toml(reference_toml, design_toml, dj, model == "simscape-rotational")
+    if case in args.designs:
+        # A test given as DESIGN.toml (design_bound.py's plateau test) in
+        # place of `design`'s: its prediction is the NumPy one below.
+        design_toml = args.designs[case]
+        dj["design"] = {"experiments": design_experiments(design_toml), "parameters": dj["design"]["parameters"],
+                        "given": design_toml}
     result = {"case": case, "model": model, "truth": truth, "force_noise": sigma,
               "design_seconds": design_s, "design_test": dj["design"], "reference_test": dj["reference"],
               "predicted_worst_rse_ratio": dj.get("worst_rse_ratio")}
@@ -264,6 +285,8 @@ def run_case(args, case, workdir):
         run([args.stribeck, "generate", "--design", toml, "-o", clean, "-q"])
         cov = fisher_covariance(model, truth, sorted(predicted), read_log_inputs(clean), sigma)
         fisher_se = {n: float(math.sqrt(cov[i, i])) for i, n in enumerate(sorted(predicted))}
+        if "given" in dj[block]:
+            predicted = fisher_se
         t0 = time.perf_counter()
         runs = monte_carlo(args.stribeck, toml, model, sigma, args.n, args.jobs, workdir,
                            args.first_seed, [])
@@ -274,6 +297,10 @@ def run_case(args, case, workdir):
             "mean_identify_s": float(np.mean([r["identify_s"] for r in runs])),
             "status": {s: sum(r["status"] == s for r in runs) for s in sorted({r["status"] for r in runs})},
             "parameters": summarise(runs, truth, predicted, fisher_se)}
+    if "given" in dj["design"]:
+        given = max(p["predicted_std"] / abs(truth[n]) for n, p in result["design"]["parameters"].items())
+        result["predicted_worst_rse_ratio"] = dj["reference"]["worst_relative_std_error"] / given
+        result["design_given"] = dj["design"]["given"]
     d, r = result["design"]["parameters"], result["reference"]["parameters"]
     wd, wr = worst(d), worst(r)
     result["shrink"] = {
@@ -367,7 +394,10 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--work", help="keep the designs here (default: a temporary directory)")
+    ap.add_argument("--design", action="append", default=[], metavar="CASE=DESIGN.toml",
+                    help="run this test in place of `stribeck design`'s for CASE (predicted by NumPy)")
     args = ap.parse_args()
+    args.designs = dict(d.split("=", 1) for d in args.design)
     workdir = args.work or tempfile.mkdtemp(prefix="design_mc_")
     os.makedirs(workdir, exist_ok=True)
     try:
