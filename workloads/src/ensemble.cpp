@@ -159,6 +159,7 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   e.sim.dt = T(c.sim.dt);
   e.sim.max_substeps = c.sim.max_substeps;
   e.sim.max_events = c.sim.max_events;
+  e.sim.integrator = c.sim.integrator;
   e.metrics.settle_fraction = T(c.metrics.settle_fraction);
   e.metrics.v_stick = T(c.metrics.v_stick);
   e.metrics.v_breakaway = T(c.metrics.v_breakaway);

@@ -13,6 +13,7 @@
 #include "stribeck/data/log.hpp"
 #include "stribeck/workloads/params.hpp"
 #include "stribeck/workloads/simulate.hpp"
+#include "stribeck/kernels/model_list.hpp"
 #include "stribeck/kernels/systems/ensemble.hpp"
 #include "toml_text.hpp"
 
@@ -256,7 +257,7 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
 
   // [simulation]
   if (const toml::table* sm = subtable(path, root, "simulation")) {
-    detail::check_toml_keys(path, *sm, "[simulation]", {"t_end", "dt", "max_substeps", "max_events"});
+    detail::check_toml_keys(path, *sm, "[simulation]", {"t_end", "dt", "max_substeps", "max_events", "integrator"});
     number(path, *sm, "t_end", c.sim.t_end);
     number(path, *sm, "dt", c.sim.dt);
     require(c.sim.t_end > 0, path, *sm, "t_end", "must be > 0");
@@ -281,6 +282,21 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
     require(me >= 1 && me <= 1e6 && me == std::floor(me), path, *sm, "max_events", "must be an integer in [1, 1e6]");
     c.sim.max_substeps = static_cast<int>(ms);
     c.sim.max_events = static_cast<int>(me);
+    const std::string integrator = text(path, *sm, "integrator", "rk4");
+    if (integrator == "etd-rk4") {
+      // Refused rather than run as RK4: a user who asks for it expects its step count.
+      bool bristle = false;
+      visit_model(c.model.c_str(), [&](auto tag) { bristle = etd_form<typename decltype(tag)::type>(); });
+      if (!bristle)
+        throw data::InputError(toml_where(path, *sm->get("integrator")) +
+                               ": integrator = \"etd-rk4\" needs a bristle state dz/dt = v - a(v) z (lugre, "
+                               "20sim-lugre); " +
+                               c.model + " has none (use \"rk4\")");
+      c.sim.integrator = kIntegratorEtdRk4;
+    } else if (integrator != "rk4") {
+      throw data::InputError(toml_where(path, *sm->get("integrator")) +
+                             ": integrator must be \"rk4\" or \"etd-rk4\", not \"" + integrator + "\"");
+    }
   }
   // A normal force that goes negative turns friction into a drive; a model
   // of friction coefficients without one has no friction at all.

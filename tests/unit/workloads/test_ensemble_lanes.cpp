@@ -222,6 +222,26 @@ TEST(EnsembleLanes, PointsLeftToTheScalarPathAreUnchanged) {
                             tolerance("fp32"), "one point");
 }
 
+// The exponential RK4 ([simulation] integrator = "etd-rk4") of the models
+// with a bristle state, both precisions, friction against ground and against
+// the drive: stick-slip points whose step rule sub-steps some output steps
+// (the relaxation rate changing fast at a breakaway, dt 4e-3 s) beside
+// points that never do.
+TEST(EnsembleLanes, EtdRk4EqualsTheScalarPath) {
+  for (const std::string prec : {"fp64", "fp32"}) {
+    for (const std::string model : {"lugre", "20sim-lugre"}) {
+      for (const std::string on : {"ground", "drive"}) {
+        const std::string text = rig(model, prec, "normal_force = 1.0\nfriction_on = \"" + on + "\"", "",
+                                     "t_end = 2.0\ndt = 4e-3\nintegrator = \"etd-rk4\"",
+                                     "stiffness = \"linear:5:40:4\"\ndrive_velocity = \"log:0.01:0.2:5\"");
+        const Compared c =
+            expect_lanes_equal_scalar(text, tolerance(prec), model + " etd-rk4 on the " + on + " " + prec);
+        EXPECT_EQ(c.statuses[kSimOk], 20) << model;
+      }
+    }
+  }
+}
+
 // A 17-point sobol ensemble of long runs in FP64: the stick-slip cycles'
 // metrics (period, amplitudes, stick fraction) and final states after 2e4
 // steps stay within the bound.

@@ -21,6 +21,8 @@
 //     initial one, so it computes harmless numbers) while the others go on;
 //   - the metrics (MetricsAccumulator) see each live lane's snapshots in time
 //     order, exactly as the scalar observer does.
+// With o.integrator = kIntegratorEtdRk4 (etd_form<M> only) every step is
+// simulate_smooth's ETDRK4 step with that path's step rule.
 // Only the elementary functions differ: the vector exp of the C library
 // (libmvec, within 4 ulp), or in FP64 with AVX-512 the inlined poly_exp
 // (within 1 ulp), instead of the scalar one (docs/dynamics.md gives the bound
@@ -110,14 +112,24 @@ struct SmoothLanes {
     STRIBECK_HD_INLINE void operator()(const T& t, const T* y, T* dy) const { s->template rhs<kOnDrive>(l, t, y, dy); }
   };
 
+  // Lane l's bristle relaxation rate at (t, y) (SmoothBody::relax).
+  template <bool kOnDrive>
+  STRIBECK_HD_INLINE T relax(int l, const T& t, const T* y) const {
+    const BodyInputs<T> in = inputs(l, t);
+    const T v_rel = kOnDrive ? y[kBodyV] - in.v_d : y[kBodyV];
+    return M::relax_rate(fc.get(l), friction_sample(in, v_rel), y[kBodyZ]);
+  }
+
   // What SmoothBody::at gives at one instant for every lane: the derivative
   // dx (the next step's first stage), the stability rate and the snapshot's
-  // quantities.
+  // quantities; kEtd: the rate without the bristle's relaxation, which
+  // goes to relax.
   struct Snapshots {
     alignas(64) T f_fric[W], f_spring[W], v_rel[W], v_drive[W];
   };
-  template <bool kOnDrive>
-  STRIBECK_HD_INLINE void at(const T& t, const T (&x)[N][W], T (&dx)[N][W], T* rate, Snapshots& o) const {
+  template <bool kOnDrive, bool kEtd = false>
+  STRIBECK_HD_INLINE void at(const T& t, const T (&x)[N][W], T (&dx)[N][W], T* rate, Snapshots& o,
+                             T* relax_rate = nullptr) const {
     STRIBECK_LANES_IVDEP
     for (int l = 0; l < W; ++l) {
       T y[N], dy[N];
@@ -133,7 +145,9 @@ struct SmoothLanes {
       o.f_spring[l] = body_spring_force_lane(stiffness[l], damping[l], in, y);
       o.v_rel[l] = v_rel;
       o.v_drive[l] = in.v_d;
-      rate[l] = mech_rate[l] + friction_rate<M>(c, friction_sample(in, v_rel), y[kBodyZ], mass[l]);
+      if constexpr (kEtd)
+        rate[l] = mech_rate[l] + etd_friction_rate<M>(c, friction_sample(in, v_rel), y[kBodyZ], mass[l], relax_rate[l]);
+      else rate[l] = mech_rate[l] + friction_rate<M>(c, friction_sample(in, v_rel), y[kBodyZ], mass[l]);
     }
   }
   // Lane l's snapshot at t (SmoothBody::at's BodySnapshot).
@@ -149,9 +163,11 @@ struct SmoothLanes {
     return s;
   }
 
-  // One RK4 step of size h from t for every lane (first stages k1).
-  template <bool kOnDrive>
-  STRIBECK_HD_INLINE void step_all(const T& t, T (&x)[N][W], const T& h, const T (&k1)[N][W]) const {
+  // One RK4 step of size h from t for every lane (first stages k1);
+  // kEtd: ETDRK4 with lane l's relaxation rate relax_rate[l].
+  template <bool kOnDrive, bool kEtd = false>
+  STRIBECK_HD_INLINE void step_all(const T& t, T (&x)[N][W], const T& h, const T (&k1)[N][W],
+                                   const T* relax_rate = nullptr) const {
     STRIBECK_LANES_IVDEP
     for (int l = 0; l < W; ++l) {
       T y[N], k[N];
@@ -159,15 +175,19 @@ struct SmoothLanes {
         y[i] = x[i][l];
         k[i] = k1[i][l];
       }
-      rk4_step_k1<N>(LaneRhs<kOnDrive>{this, l}, t, y, h, k);
+      if constexpr (kEtd) etd_rk4_step_k1<kBodyZ, N>(LaneRhs<kOnDrive>{this, l}, t, y, h, k, relax_rate[l]);
+      else rk4_step_k1<N>(LaneRhs<kOnDrive>{this, l}, t, y, h, k);
       for (int i = 0; i < N; ++i) x[i][l] = y[i];
     }
   }
   // Sub-step j of every lane: lane l takes its step of size h[l] from
   // t0 + j h[l] when j < sub[l] (with its first stage evaluated there for
-  // j > 0, as simulate_smooth does), and keeps its state otherwise.
-  template <bool kOnDrive>
-  STRIBECK_HD_INLINE void substep(int j, const T& t0, T (&x)[N][W], const T* h, const int* sub, T (&k1)[N][W]) const {
+  // j > 0, as simulate_smooth does), and keeps its state otherwise;
+  // kEtd: ETDRK4, the relaxation rate frozen at each sub-step's start
+  // (relax_rate[l] at j = 0).
+  template <bool kOnDrive, bool kEtd = false>
+  STRIBECK_HD_INLINE void substep(int j, const T& t0, T (&x)[N][W], const T* h, const int* sub, T (&k1)[N][W],
+                                  const T* relax_rate = nullptr) const {
     for (int l = 0; l < W; ++l) {
       if (j >= sub[l]) continue;
       const T tj = t0 + T(j) * h[l];
@@ -177,7 +197,12 @@ struct SmoothLanes {
         k[i] = k1[i][l];
       }
       if (j > 0) rhs<kOnDrive>(l, tj, y, k);
-      rk4_step_k1<N>(LaneRhs<kOnDrive>{this, l}, tj, y, h[l], k);
+      if constexpr (kEtd) {
+        const T a = j > 0 ? relax<kOnDrive>(l, tj, y) : relax_rate[l];
+        etd_rk4_step_k1<kBodyZ, N>(LaneRhs<kOnDrive>{this, l}, tj, y, h[l], k, a);
+      } else {
+        rk4_step_k1<N>(LaneRhs<kOnDrive>{this, l}, tj, y, h[l], k);
+      }
       for (int i = 0; i < N; ++i) {
         x[i][l] = y[i];
         k1[i][l] = k[i];
@@ -213,10 +238,17 @@ struct SmoothLanes {
   // returns them. The caller checks sim_num_steps(o) <= INT_MAX.
   STRIBECK_HD_INLINE void run(const SimOptions<T>& o, const MetricsOptions<T>& mo, int lanes,
                               StickSlipMetrics<T>* out) const {
-    if (on_drive) run<true>(o, mo, lanes, out);
-    else run<false>(o, mo, lanes, out);
+    if constexpr (etd_form<M>()) {
+      if (o.integrator == kIntegratorEtdRk4) {
+        if (on_drive) run<true, true>(o, mo, lanes, out);
+        else run<false, true>(o, mo, lanes, out);
+        return;
+      }
+    }
+    if (on_drive) run<true, false>(o, mo, lanes, out);
+    else run<false, false>(o, mo, lanes, out);
   }
-  template <bool kOnDrive>
+  template <bool kOnDrive, bool kEtd>
   STRIBECK_HD_INLINE void run(const SimOptions<T>& o, const MetricsOptions<T>& mo, int lanes,
                               StickSlipMetrics<T>* out) const {
     Accumulators acc = make_accumulators(mo, o.t_end, std::make_index_sequence<W>{});
@@ -224,6 +256,9 @@ struct SmoothLanes {
     int status[W], alive[W], n_alive = 0;
     long steps[W], extra[W];
     alignas(64) T x[N][W], k1[N][W], rate[W];
+    // ETDRK4: each lane's relaxation rate now and at the previous output
+    // instant (simulate_smooth's relax, relax_prev).
+    [[maybe_unused]] alignas(64) T relax[W], relax_prev[W];
     Snapshots snap;
     for (int l = 0; l < W; ++l) {
       for (int i = 0; i < N; ++i) x[i][l] = x0[i][l];
@@ -234,16 +269,24 @@ struct SmoothLanes {
       extra[l] = 0;
     }
     const int n = static_cast<int>(sim_num_steps(o));
-    at<kOnDrive>(T(0), x, k1, rate, snap);
+    at<kOnDrive, kEtd>(T(0), x, k1, rate, snap, relax);
     for (int l = 0; l < lanes; ++l) acc.a[l](snapshot(l, T(0), x, snap));
+    if constexpr (kEtd)
+      for (int l = 0; l < W; ++l) relax_prev[l] = relax[l];
     const T rate_one = T(kRk4StableRho) / o.dt;
     T t0 = T(0);
     for (int i = 0; i < n && n_alive > 0; ++i) {
       const T t1 = T(i + 1) * o.dt;
+      if constexpr (kEtd) {
+        for (int l = 0; l < W; ++l) {
+          rate[l] += math::abs(relax[l] - relax_prev[l]);
+          relax_prev[l] = relax[l];
+        }
+      }
       int one = 1;
       for (int l = 0; l < W; ++l) one &= !alive[l] | (rate[l] <= rate_one);
       if (one) {
-        step_all<kOnDrive>(t0, x, o.dt, k1);
+        step_all<kOnDrive, kEtd>(t0, x, o.dt, k1, relax);
       } else {
         int sub[W], max_sub = 0;
         T h[W];
@@ -261,10 +304,10 @@ struct SmoothLanes {
           extra[l] += s - 1;
           max_sub = s > max_sub ? s : max_sub;
         }
-        for (int j = 0; j < max_sub; ++j) substep<kOnDrive>(j, t0, x, h, sub, k1);
+        for (int j = 0; j < max_sub; ++j) substep<kOnDrive, kEtd>(j, t0, x, h, sub, k1, relax);
       }
       t0 = t1;
-      at<kOnDrive>(t1, x, k1, rate, snap);
+      at<kOnDrive, kEtd>(t1, x, k1, rate, snap, relax);
       for (int l = 0; l < lanes; ++l) {
         if (!alive[l]) continue;
         T probe = x[0][l] * T(0);  // all_finite

@@ -5,6 +5,13 @@
 
 namespace stribeck {
 
+// The smooth systems' integrator ([simulation] integrator).
+enum SimIntegrator : int {
+  kIntegratorRk4 = 0,     // classical RK4, sub-stepped by the whole system's stability bound
+  kIntegratorEtdRk4 = 1,  // "etd-rk4": the bristle's relaxation exact (integrators/etd_rk4.hpp),
+                          // sub-stepped by the mechanics; models with etd_form<M>() only
+};
+
 template <class T>
 struct SimOptions {
   // Simulated time span [s]; the simulation takes round(t_end/dt) output steps.
@@ -18,6 +25,8 @@ struct SimOptions {
   // Most stick/slip switches inside one output step before kSimEventLimit
   // (stiction form only; a chattering parameter set).
   int max_events = 16;
+  // SimIntegrator; the smooth form only (the stiction form ignores it).
+  int integrator = kIntegratorRk4;
 };
 
 template <class T>

@@ -15,10 +15,23 @@
 // kElements states are z_1..z_N) gives their force and rates through
 // M::rates(c, v, z, dz); z_1 is the body's kBodyZ and z_2..z_N are integrated
 // after the body's N states (SmoothBody::kStates).
+//
+// With SimOptions::integrator = kIntegratorEtdRk4 a model whose bristle
+// state has the form z' = v - a(v) z (etd_form<M>) is integrated with
+// ETDRK4 (integrators/etd_rk4.hpp): a, frozen per step, is exact, so
+// it leaves the bound, which becomes
+//   mechanical rate + D/m + sqrt((K + D a)/m) + |a_n - a_(n-1)|,
+// the last term the change of a over the previous output step, a bound on
+// the explicitly integrated remainder (a(v) - a_n) z within a step no longer
+// than that one (docs/dynamics.md). Other models run RK4 (the configs refuse
+// the option for them).
 #include <type_traits>
 
+#include "stribeck/kernels/integrators/etd_rk4.hpp"
 #include "stribeck/kernels/integrators/rk4.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
+#include "stribeck/kernels/models/lugre.hpp"
+#include "stribeck/kernels/models/twentysim_lugre.hpp"
 #include "stribeck/kernels/sample.hpp"
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
@@ -35,6 +48,13 @@ template <class M>
 constexpr int friction_extra_states() {
   if constexpr (VectorFrictionState<M>::value) return M::kElements - 1;
   else return 0;
+}
+
+// Whether M's state obeys z' = v - M::relax_rate(v) z exactly (relax_rate
+// independent of z): the models ETDRK4 integrates.
+template <class M>
+constexpr bool etd_form() {
+  return std::is_same<M, LuGre>::value || std::is_same<M, TwentySimLuGre>::value;
 }
 
 template <class T>
@@ -99,6 +119,18 @@ STRIBECK_HD_INLINE T friction_rate(const typename M::template Coeffs<T>& fc, con
   }
 }
 
+// friction_rate without the bristle's relaxation rate, which ETDRK4
+// integrates exactly: D/m + sqrt((K + D a)/m); a (the rate to freeze over
+// the step) in relax.
+template <class M, class T>
+STRIBECK_HD_INLINE T etd_friction_rate(const typename M::template Coeffs<T>& fc, const Sample<T>& s, const T& z,
+                                       const T& mass, T& relax) {
+  relax = M::relax_rate(fc, s, z);
+  const T K = M::stiffness(fc, s), D = M::damping(fc, s);
+  const T inv_mass = T(1) / mass;
+  return D * inv_mass + math::fast_sqrt((K + D * relax) * inv_mass);
+}
+
 // The body with smooth friction model M, integrating its first N states
 // (body_rhs) and the model's extra states after them (kStates in all);
 // kAffine: every input is affine (body_inputs<true>).
@@ -124,10 +156,19 @@ struct SmoothBody {
     const T f = friction(t, x, in, v_rel, dz, dx);
     body_rhs<N>(b, in, x, f, dz, dx);
   }
+  // The bristle's relaxation rate at (t, x) (ETDRK4's frozen rate).
+  STRIBECK_HD_INLINE T relax(const T& t, const T* x) const {
+    const BodyInputs<T> in = body_inputs<kAffine>(b, t, affine);
+    return M::relax_rate(fc, friction_sample(in, body_v_rel(b, in, x[kBodyV])), x[kBodyZ]);
+  }
   // Everything the driver needs at one instant, from one friction
   // evaluation: the output snapshot, the derivative dx (the first RK4 stage
-  // of the step that starts here) and the stability rate for that step.
-  STRIBECK_HD_HOT BodySnapshot<T> at(const T& t, const T (&x)[kStates], T (&dx)[kStates], T& rate) const {
+  // of the step that starts here) and the stability rate for that step;
+  // kEtd: the rate without the bristle's relaxation, which goes to
+  // *relax_rate.
+  template <bool kEtd = false>
+  STRIBECK_HD_HOT BodySnapshot<T> at(const T& t, const T (&x)[kStates], T (&dx)[kStates], T& rate,
+                                     T* relax_rate = nullptr) const {
     BodySnapshot<T> o;
     o.t = t;
     for (int i = 0; i < kBodyN; ++i) o.x[i] = i < N ? x[i] : T(0);
@@ -138,7 +179,9 @@ struct SmoothBody {
     o.f_spring = body_spring_force(b, in, x);
     o.v_drive = in.v_d;
     o.mode = static_cast<int>(o.v_rel > T(0)) - static_cast<int>(o.v_rel < T(0));  // sign(v_rel)
-    rate = mech_rate + friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass);
+    if constexpr (kEtd)
+      rate = mech_rate + etd_friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass, *relax_rate);
+    else rate = mech_rate + friction_rate<M>(fc, friction_sample(in, o.v_rel), x[kBodyZ], b.mass);
     return o;
   }
 };
@@ -160,15 +203,20 @@ STRIBECK_HD_INLINE void body_initial_state(const BodySystem<T>& b, T (&x)[N]) {
 // leaves it unwritten). N is the number of states integrated (body_rhs):
 // the snapshots of kBodyNDissipation carry the total dissipation in
 // W_fric, and zero damper, drive and external work. kAffine: the caller
-// guarantees affine inputs (SmoothBody).
-template <class M, int N = kBodyN, bool kAffine = false, class T, class Observer>
-STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
-                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
-                                BodySnapshot<T>* last = nullptr) {
+// guarantees affine inputs (SmoothBody). kEtd: ETDRK4 (etd_form<M>
+// only); simulate_smooth picks it from o.integrator.
+template <class M, int N, bool kAffine, bool kEtd, class T, class Observer>
+STRIBECK_HD int simulate_smooth_with(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
+                                     const SimOptions<T>& o, Observer& observe, long* rk4_steps,
+                                     BodySnapshot<T>* last) {
+  static_assert(!kEtd || etd_form<M>(), "ETDRK4 integrates a bristle state z' = v - a(v) z");
   using Sys = SmoothBody<M, T, N, kAffine>;
   constexpr int kX = Sys::kStates;
   const Sys sys{b, fc};
   T x[kX], k1[kX], rate;
+  // ETDRK4: the relaxation rate frozen over the step that starts here, and
+  // at the previous output instant (their difference bounds the remainder).
+  T relax = T(0), relax_prev = T(0);
   body_initial_state(b, x);
   if constexpr (M::kDynamic) {
     if (!M::ode_ok(fc)) return kSimInvalid;
@@ -180,7 +228,8 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
   const int n = static_cast<int>(n_steps);
   // Each output instant is evaluated once: its snapshot, the first stage of
   // the next step and that step's stability rate come from one call.
-  observe(sys.at(T(0), x, k1, rate));
+  observe(sys.template at<kEtd>(T(0), x, k1, rate, &relax));
+  relax_prev = relax;
   // A step whose rate is at most rate_one needs one RK4 step: the usual
   // case, decided with one comparison (rk4_substeps would give 1 there).
   const T rate_one = T(kRk4StableRho) / o.dt;
@@ -189,8 +238,13 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
   T t0 = T(0);
   for (int i = 0; i < n; ++i) {
     const T t1 = T(i + 1) * o.dt;
+    if constexpr (kEtd) {
+      rate += math::abs(relax - relax_prev);
+      relax_prev = relax;
+    }
     if (rate <= rate_one) {
-      rk4_step_k1<kX>(sys, t0, x, o.dt, k1);
+      if constexpr (kEtd) etd_rk4_step_k1<kBodyZ, kX>(sys, t0, x, o.dt, k1, relax);
+      else rk4_step_k1<kX>(sys, t0, x, o.dt, k1);
     } else {
       const int sub = rk4_substeps(o.dt, rate, o.max_substeps);
       if (sub > o.max_substeps) {
@@ -201,7 +255,13 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
       const T h = o.dt / T(sub);
       for (int j = 0; j < sub; ++j) {
         if (j > 0) sys(t0 + T(j) * h, x, k1);
-        rk4_step_k1<kX>(sys, t0 + T(j) * h, x, h, k1);
+        if constexpr (kEtd) {
+          // Each sub-step freezes the rate at its own start.
+          const T a = j > 0 ? sys.relax(t0 + T(j) * h, x) : relax;
+          etd_rk4_step_k1<kBodyZ, kX>(sys, t0 + T(j) * h, x, h, k1, a);
+        } else {
+          rk4_step_k1<kX>(sys, t0 + T(j) * h, x, h, k1);
+        }
       }
       extra += sub - 1;
     }
@@ -211,7 +271,7 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
       steps = i + 1;
       break;
     }
-    observe(sys.at(t1, x, k1, rate));
+    observe(sys.template at<kEtd>(t1, x, k1, rate, &relax));
   }
   if (rk4_steps) *rk4_steps += steps + extra;
   // The final snapshot is computed once where the run stopped (x, t0)
@@ -222,6 +282,19 @@ STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const 
     *last = sys.at(t0, x, dx, r);
   }
   return status;
+}
+
+// simulate_smooth_with the integrator o.integrator names (RK4 for a model
+// without etd_form).
+template <class M, int N = kBodyN, bool kAffine = false, class T, class Observer>
+STRIBECK_HD int simulate_smooth(const typename M::template Coeffs<T>& fc, const BodySystem<T>& b,
+                                const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
+                                BodySnapshot<T>* last = nullptr) {
+  if constexpr (etd_form<M>()) {
+    if (o.integrator == kIntegratorEtdRk4)
+      return simulate_smooth_with<M, N, kAffine, true>(fc, b, o, observe, rk4_steps, last);
+  }
+  return simulate_smooth_with<M, N, kAffine, false>(fc, b, o, observe, rk4_steps, last);
 }
 
 }  // namespace stribeck
