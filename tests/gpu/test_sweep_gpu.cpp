@@ -278,11 +278,13 @@ TEST(SweepGpuRun, TopKTiesKeepTheCpuOrder) {
 // sub-chunk, merged across chunks) is exactly the K best rows of the same
 // device's full run, picked here by a plain sort (objective, ties by the
 // smaller index), in FP64 and FP32, minimising and maximising; invalid
-// points (F_brk < F_C) are never picked.
+// points (F_brk < F_C) are never picked. 1250 points in host chunks of 375
+// (the last one ragged), each split into at least two device sub-chunks
+// (sub_chunk_points), so the K best are merged across both.
 TEST(SweepGpuRun, DeviceTopKIsTheBestRowsOfTheFullRun) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   workloads::SweepConfig c = config_for(
-      "simscape-translational", {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false);
+      "simscape-translational", {"F_brk=uniform:10:60", "F_C=uniform:5:40", "v_brk=loguniform:1e-3:1e-1"}, false, 1250);
   c.keep_top_k_only = true;
   c.top_k = 25;
   for (workloads::Precision precision : {workloads::Precision::kFp64, workloads::Precision::kFp32}) {
@@ -304,7 +306,7 @@ TEST(SweepGpuRun, DeviceTopKIsTheBestRowsOfTheFullRun) {
       workloads::SweepRunOptions o;
       o.device = "gpu";
       o.precision = precision;
-      o.chunk = 1500;  // several host chunks
+      o.chunk = 375;  // several host chunks
       const workloads::SweepSummary s = workloads::run_sweep(plan, c, o);
       const std::string what = std::string(precision == workloads::Precision::kFp32 ? "fp32" : "fp64") +
                                (maximize ? " maximize" : " minimize");
