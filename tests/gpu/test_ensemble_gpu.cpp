@@ -68,6 +68,69 @@ TEST(Ensemble, GpuEqualsCpu) {
   }
 }
 
+// The exponential RK4 ([simulation] integrator = "etd-rk4") in the kernel,
+// FP64 on the general kernel, FP32 on the affine one, on GpuEqualsCpu's grid
+// at the step its rule allows (4e-3 s: one step per output step but where
+// the relaxation rate changes fast): FP64 within GpuEqualsCpu's tolerances
+// (1e-12 relative on the emulator, whose arithmetic is the host's), FP32
+// classified as the CPU's FP32 but for at most 1 % of the points.
+std::string etd_grid_config(const char* device, const char* precision) {
+  return write_temp_file(std::string("ens_etd_") + device + "_" + precision + ".toml", R"(
+[system]
+mass = 1.0
+[friction]
+model = "lugre"
+[simulation]
+t_end = 4.0
+dt = 4e-3
+integrator = "etd-rk4"
+[ensemble]
+device = ")" + std::string(device) + R"("
+precision = ")" + std::string(precision) + R"("
+[ensemble.params]
+stiffness = "log:5:50:12"
+drive_velocity = "linear:0.02:0.2:25"
+)");
+}
+
+TEST(Ensemble, GpuEtdRk4EqualsCpu) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+#if STRIBECK_GPU_EMULATION_TESTS
+  const double rel = 1e-12;
+#else
+  const double rel = 1e-9;
+#endif
+  const workloads::EnsembleResult gpu =
+      workloads::run_ensemble(workloads::read_simulate_config(etd_grid_config("gpu", "fp64")));
+  const workloads::EnsembleResult cpu =
+      workloads::run_ensemble(workloads::read_simulate_config(etd_grid_config("cpu", "fp64")));
+  ASSERT_EQ(gpu.metrics.size(), 300u);
+  ASSERT_EQ(cpu.metrics.size(), 300u);
+  EXPECT_EQ(gpu.rk4_steps, cpu.rk4_steps);
+  int sticks = 0;
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    const auto &g = gpu.metrics[i], &c = cpu.metrics[i];
+    ASSERT_EQ(g.status, c.status) << i;
+    EXPECT_EQ(g.stick_slip, c.stick_slip) << i;
+    EXPECT_NEAR(g.dissipated, c.dissipated, rel * std::abs(c.dissipated)) << i;
+    EXPECT_NEAR(g.amp_spring_force, c.amp_spring_force, rel * (std::abs(c.amp_spring_force) + 1.0)) << i;
+    EXPECT_NEAR(g.final_v, c.final_v, rel * (std::abs(c.final_v) + 1.0)) << i;
+    sticks += c.stick_slip;
+  }
+  EXPECT_GT(sticks, 0);
+  const workloads::EnsembleResult gpu32 =
+      workloads::run_ensemble(workloads::read_simulate_config(etd_grid_config("gpu", "fp32")));
+  const workloads::EnsembleResult cpu32 =
+      workloads::run_ensemble(workloads::read_simulate_config(etd_grid_config("cpu", "fp32")));
+  ASSERT_EQ(gpu32.metrics.size(), 300u);
+  int differ = 0;
+  for (size_t i = 0; i < cpu32.metrics.size(); ++i) {
+    EXPECT_EQ(gpu32.metrics[i].status, cpu32.metrics[i].status) << i;
+    differ += gpu32.metrics[i].stick_slip != cpu32.metrics[i].stick_slip;
+  }
+  EXPECT_LE(differ, 3);
+}
+
 // Every model's law in the ensemble kernels, smooth and (static laws) in the
 // stiction form: 4 x 65 = 260 points, two full blocks of 128 and a partial
 // one. The laws with a breakaway peak stick and slip in 90 to 250 of the 260
