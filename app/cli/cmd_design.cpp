@@ -1,5 +1,6 @@
 // `stribeck design`: the rig test, within the rig's limits, that identifies a
-// static friction law best (docs/identification.md, "Experiment design").
+// friction law best, static or with memory (docs/identification.md,
+// "Experiment design").
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -142,9 +143,9 @@ void run(const DesignArgs& a) {
 
 void add_design_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "design", "Choose the rig test (profile, speeds, pressures) that identifies a static friction law best");
+      "design", "Choose the rig test (profile, speeds, pressures) that identifies a friction law best");
   auto a = std::make_shared<DesignArgs>();
-  cmd->add_option("--model,-m", a->model, "Model id (static laws; see `stribeck models`)")
+  cmd->add_option("--model,-m", a->model, "Model id (static laws and laws with memory; see `stribeck models`)")
       ->type_name("MODEL")
       ->required();
   cmd->add_option("--prior", a->prior, "A fit of the model (identify --json) the design is for")->type_name("FIT.json");

@@ -1,10 +1,12 @@
 // The predicted uncertainty of a designed test (design.hpp): identify's own
-// problem built on the test's noiseless log at the prior, its Jacobian in
-// the internal coordinates, and the covariance identify would report.
+// problem built on the test's noiseless log at the prior (for a law with
+// memory its joint stage's: design_dynamic_information.cpp), its Jacobian
+// in the internal coordinates, and the covariance identify would report.
 #include <Eigen/Dense>
 #include <cmath>
 #include <numeric>
 
+#include "design_dynamic_information.hpp"
 #include "fit_helpers.hpp"
 #include "fit_problem.hpp"
 #include "stribeck/data/error.hpp"
@@ -94,10 +96,6 @@ const char* criterion_name(DesignCriterion c) {
 
 Prediction predict(const DesignRequest& r, const std::vector<data::Experiment>& logs, double sigma) {
   const ModelInfo& model = workloads::require_model(r.model);
-  if (model.dynamic)
-    throw data::InputError("design: model " + r.model +
-                           " has memory; the design covers static laws (its information "
-                           "needs a sensitivity simulation)");
   if (r.prior.size() != model.params.size())
     throw data::InputError("design: the prior has " + std::to_string(r.prior.size()) + " values, model " + r.model +
                            " takes " + std::to_string(model.params.size()));
@@ -114,13 +112,17 @@ Prediction predict(const DesignRequest& r, const std::vector<data::Experiment>& 
     else p.value = user.fixed.count(p.base) ? user.fixed.at(p.base) : r.prior[static_cast<size_t>(p.model_index)];
   }
   detail::set_internal_from_values(L);
-  const std::vector<int> free = L.free_indices();
+  std::vector<int> free = L.free_indices();
   Eigen::MatrixXd JtJ;
   const size_t block = static_cast<size_t>(std::max(16, o.block_size));
-  visit_model(r.model.c_str(), [&](auto tag) {
-    using M = typename decltype(tag)::type;
-    if constexpr (!M::kDynamic) JtJ = information<M>(L, data, free, block);
-  });
+  // A law with memory: the joint stage's problem, whose standard errors
+  // identify reports for it (design_dynamic_information.cpp).
+  if (model.dynamic) JtJ = detail::dynamic_information(model, L, data, logs, &free);
+  else
+    visit_model(r.model.c_str(), [&](auto tag) {
+      using M = typename decltype(tag)::type;
+      if constexpr (!M::kDynamic) JtJ = information<M>(L, data, free, block);
+    });
   const detail::Covariance C = detail::covariance_from_jtj(L, free, JtJ, sigma * sigma);
   Prediction p;
   const int k = static_cast<int>(free.size());

@@ -206,9 +206,6 @@ DesignEvaluation refine(const DesignRequest& r, DesignEvaluation best, int threa
 }
 
 void check_request(const DesignRequest& r, const ModelInfo& m) {
-  if (m.dynamic)
-    throw data::InputError("design: model " + r.model +
-                           " has memory; design covers static laws (their information is exact from the Jacobian)");
   if (r.experiments < 1 || r.experiments > r.rig.max_experiments)
     throw data::InputError("design: --experiments " + std::to_string(r.experiments) + " must be 1.." +
                            std::to_string(r.rig.max_experiments) + " (the rig's max_experiments)");

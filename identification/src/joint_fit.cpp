@@ -497,6 +497,17 @@ double joint_quality(FitSummary& S, const Layout& L, const std::vector<Prepared>
   return ssr;
 }
 
+// J_u^T J_u of the free unknowns `free` over the samples of `train`, from
+// one Jacobian evaluation of the joint problem at L's internal coordinates;
+// false where the simulation is not finite.
+template <class F>
+bool joint_jtj(Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+               const std::vector<int>& train, const std::vector<int>& free, int threads, Eigen::MatrixXd& JtJ) {
+  auto P = build_problem<F>(L, data, times, train);
+  JtJ = Eigen::MatrixXd::Zero(static_cast<int>(free.size()), static_cast<int>(free.size()));
+  return add_evaluated_jtj(*P, L, free, threads, JtJ);
+}
+
 // Phase "covariance": Uncertainty of the joint problem: sigma^2 (J^T J)^-1 at the solution,
 // J the Jacobian of the simulated force over every training sample.
 template <class F>
@@ -508,9 +519,8 @@ Covariance joint_covariance(Layout& L, const std::vector<Prepared>& data, const 
   C.cov_x = Eigen::MatrixXd::Constant(k, k, kNaN);
   C.var_u.assign(k, kNaN);
   if (k > 0) {
-    auto P = build_problem<F>(L, data, times, train);
-    Eigen::MatrixXd JtJ = Eigen::MatrixXd::Zero(k, k);
-    if (add_evaluated_jtj(*P, L, free, o.num_threads > 0 ? o.num_threads : workloads::job_threads(), JtJ)) {
+    Eigen::MatrixXd JtJ;
+    if (joint_jtj<F>(L, data, times, train, free, o.num_threads > 0 ? o.num_threads : workloads::job_threads(), JtJ)) {
       C = covariance_from_jtj(L, free, JtJ, ssr / static_cast<double>(std::max<long>(1, n - k)));
     } else {
       C.singular = true;
@@ -802,6 +812,14 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   return R;
 }
 
+template <class F>
+bool joint_information(Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+                       const std::vector<int>& train, int threads, std::vector<int>* free, Eigen::MatrixXd* jtj) {
+  long n = 0;
+  *free = joint_free<F>(L, data, times, train, &n);
+  return joint_jtj<F>(L, data, times, train, *free, threads, *jtj);
+}
+
 template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
                                            Phases&);
@@ -826,5 +844,29 @@ template JointResult joint_stage<GmsFit<4>>(const ModelInfo&, const FitOptions&,
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
                                           Phases&);
+
+template bool joint_information<LuGreFit>(Layout&, const std::vector<Prepared>&,
+                                          const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                          std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<TwentySimLuGreFit>(Layout&, const std::vector<Prepared>&,
+                                                   const std::vector<std::vector<double>>&, const std::vector<int>&,
+                                                   int, std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<ElastoPlasticFit>(Layout&, const std::vector<Prepared>&,
+                                                  const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                                  std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<GmsFit<1>>(Layout&, const std::vector<Prepared>&,
+                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                           std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<GmsFit<2>>(Layout&, const std::vector<Prepared>&,
+                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                           std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<GmsFit<3>>(Layout&, const std::vector<Prepared>&,
+                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                           std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<GmsFit<4>>(Layout&, const std::vector<Prepared>&,
+                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
+                                           std::vector<int>*, Eigen::MatrixXd*);
+template bool joint_information<DahlFit>(Layout&, const std::vector<Prepared>&, const std::vector<std::vector<double>>&,
+                                         const std::vector<int>&, int, std::vector<int>*, Eigen::MatrixXd*);
 
 }  // namespace stribeck::ident::detail

@@ -9,6 +9,7 @@
 // scaled by the data and screened by one simulation each) until the best two
 // agree; standard errors, intervals, correlations and warnings of the joint
 // problem, each timed as a phase of the fit.
+#include <Eigen/Core>
 #include <vector>
 
 #include "phases.hpp"
@@ -32,5 +33,18 @@ template <class F>
 JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
                         const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
                         Phases& phases);
+
+// The information of the joint problem at L's values (internal
+// coordinates set): the unknowns it estimates (those of L's free ones that
+// a training experiment depends on) in *free, and J_u^T J_u of its
+// residuals over the samples of `train` in *jtj, J_u the Jacobian of the
+// simulated force in their internal coordinates from the Jets of the joint
+// stage's own residual blocks (the product its covariance is made of).
+// False where the simulation is not finite. Throws InputError when there
+// are no more samples than unknowns. `stribeck design` predicts a dynamic
+// fit with it (design_dynamic_information.cpp).
+template <class F>
+bool joint_information(Layout& L, const std::vector<Prepared>& data, const std::vector<std::vector<double>>& times,
+                       const std::vector<int>& train, int threads, std::vector<int>* free, Eigen::MatrixXd* jtj);
 
 }  // namespace stribeck::ident::detail

@@ -197,7 +197,7 @@ TEST_F(DesignCli, BadInputIsOneLineAndWritesNothing) {
     std::string args, says;
   } cases[] = {
       {"-m nosuch --rig " + rig, "nosuch"},
-      {"-m lugre --rig " + rig, "memory"},
+      {"-m lugre --rig " + rig + " --guess F_s=0.5", "Coulomb"},
       {"-m simscape-translational --rig " + no_noise, "force_noise"},
       {"-m simscape-translational --rig " + rig + " --profiles zigzag", "zigzag"},
       {"-m simscape-translational --rig " + rig + " --criterion g", "--criterion"},

@@ -212,6 +212,9 @@ TEST(Design, RefusesWhatItCannotDesign) {
   auto r = request("lugre", {});
   const ModelInfo* lugre = find_model("lugre");
   for (const auto& q : lugre->params) r.prior.push_back(q.default_value);
+  // A law with memory is designed (test_design_dynamic.cpp), not with a
+  // prior that breaks its rules (F_s below F_C).
+  r.prior[static_cast<size_t>(lugre->param_index("F_s"))] = 0.5;
   EXPECT_THROW(ident::design_experiment(r), data::InputError);
   auto c = request("simscape-cylinder", {10, 1e-6, 1.5, 100, 10, 1e-4});
   try {
