@@ -10,7 +10,7 @@ nlohmann::json report_fit_draws(const workloads::SimulateConfig& c, const worklo
                                 const std::string& output) {
   if (c.prior.file.empty()) return nullptr;
   const workloads::FitDrawsSummary s = workloads::summarize_fit_draws(r, output);
-  summary("%s", workloads::fit_draws_report(s, c.prior.file).c_str());
+  summary("%s", workloads::fit_draws_report(s, c.prior.file, workloads::fit_draw_name(c.prior.draw)).c_str());
   nlohmann::json q = nlohmann::json::object();
   for (const auto& m : s.quantiles) {
     nlohmann::json e = {{"unit", m.unit}, {"draws", m.draws}};
@@ -23,6 +23,7 @@ nlohmann::json report_fit_draws(const workloads::SimulateConfig& c, const worklo
   }
   return {{"fit", c.prior.file},
           {"drawn", c.prior.names},
+          {"draw", workloads::fit_draw_name(c.prior.draw)},
           {"stick_slip_probability",
            {{"value", s.stick_slip.value}, {"std_error", s.stick_slip.std_error}, {"draws", s.stick_slip.draws}}},
           {"outside_ranges", s.outside},

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -50,15 +51,33 @@ std::string lugre_fit() {
   return write_temp_file("gpu_lugre_fit.json", j.dump(2));
 }
 
+// The same fit with 95 % intervals (identify's ci95 and interval kinds),
+// asymmetric profile ones for F_C, F_s and sigma2, F_s's lower end on its
+// bound F_s = F_C (draws held there), drawn from them (from_fit_draw =
+// "profile-intervals": split normals in a Gaussian copula).
+std::string lugre_interval_fit() {
+  std::ifstream in(lugre_fit());
+  nlohmann::json j = nlohmann::json::parse(in);
+  const char* names[] = {"F_C", "F_s", "v_s", "sigma2"};
+  const double lo[] = {0.85, 1.0, 0.000745, 0.3}, hi[] = {1.25, 1.95, 0.001342, 0.6};
+  const char* kinds[] = {"profile", "profile", "wald", "profile"};
+  for (int a = 0; a < 4; ++a) {
+    j["parameters"][names[a]]["ci95"] = {lo[a], hi[a]};
+    j["parameters"][names[a]]["interval"] = kinds[a];
+  }
+  return write_temp_file("gpu_lugre_interval_fit.json", j.dump(2));
+}
+
 // 300 draws: two full blocks of 128 and a partial one.
-std::string from_fit_config(const char* device, const char* precision) {
-  return write_temp_file(std::string("ens_fit_") + device + "_" + precision + ".toml",
+std::string from_fit_config(const char* device, const char* precision, const std::string& fit = lugre_fit(),
+                            const std::string& draw = "covariance") {
+  return write_temp_file(std::string("ens_fit_") + device + "_" + precision + "_" + draw + ".toml",
                          "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n"
                          "[friction]\nmodel = \"lugre\"\n"
                          "[simulation]\nt_end = 8.0\ndt = 1e-3\n"
                          "[ensemble]\ndesign = \"random\"\nseed = 17\npoints = 300\ndevice = \"" +
-                             std::string(device) + "\"\nprecision = \"" + precision + "\"\nfrom_fit = \"" +
-                             lugre_fit() + "\"\n");
+                             std::string(device) + "\"\nprecision = \"" + precision + "\"\nfrom_fit = \"" + fit +
+                             "\"\nfrom_fit_draw = \"" + draw + "\"\n");
 }
 
 TEST(FitDrawsGpu, DrawsAndMetricsEqualCpu) {
@@ -116,6 +135,40 @@ TEST(FitDrawsGpu, Fp32DrawsFollowCpuFp64) {
     differ += gpu.metrics[i].stick_slip != cpu.metrics[i].stick_slip;
   }
   EXPECT_LE(differ, 3);
+}
+
+// The split-normal draws on the device: the same list values (mean,
+// correlation factor, scales, bounds) give every point the same drawn
+// parameters in FP64 as on the CPU, to 1e-12 relative, and the simulations
+// the same status and stick-slip classification.
+TEST(FitDrawsGpu, IntervalDrawsEqualCpu) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+  const std::string fit = lugre_interval_fit();
+  const workloads::EnsembleResult gpu = workloads::run_ensemble(
+      workloads::read_simulate_config(from_fit_config("gpu", "fp64", fit, "profile-intervals")));
+  const workloads::EnsembleResult cpu = workloads::run_ensemble(
+      workloads::read_simulate_config(from_fit_config("cpu", "fp64", fit, "profile-intervals")));
+  const workloads::EnsembleResult cov =
+      workloads::run_ensemble(workloads::read_simulate_config(from_fit_config("cpu", "fp64", fit)));
+  ASSERT_EQ(gpu.names, cpu.names);
+  ASSERT_EQ(gpu.values.size(), cpu.values.size());
+  ASSERT_EQ(cpu.values.size(), 1200u);
+  int differ_from_covariance = 0, on_bound = 0;
+  for (size_t i = 0; i < cpu.values.size(); ++i) {
+    EXPECT_NEAR(gpu.values[i], cpu.values[i], 1e-12 * std::abs(cpu.values[i])) << cpu.names[i % 4] << " " << i / 4;
+    // v_s (component 2) has a Wald interval: the covariance's own scale.
+    if (i % 4 == 2) EXPECT_NEAR(cpu.values[i], cov.values[i], 1e-12 * std::abs(cov.values[i])) << i / 4;
+    else differ_from_covariance += cpu.values[i] != cov.values[i];
+  }
+  for (size_t i = 0; i < cpu.values.size(); i += 4) on_bound += cpu.values[i + 1] == cpu.values[i];  // F_s = F_C
+  for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+    ASSERT_EQ(gpu.metrics[i].status, cpu.metrics[i].status) << i;
+    EXPECT_EQ(gpu.metrics[i].stick_slip, cpu.metrics[i].stick_slip) << i;
+  }
+  // Another distribution than the covariance's for the profile intervals,
+  // with draws held on F_s = F_C.
+  EXPECT_GT(differ_from_covariance, 890);
+  EXPECT_GT(on_bound, 0);
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ namespace stribeck::workloads {
 namespace {
 
 // The fit's free parameters (from_fit) as the joint-normal axes after the
-// config's own: their mean and Cholesky factor go to list_values.
+// config's own: their mean and Cholesky factor (and a split normal's scales
+// and bounds) go to list_values.
 void add_prior_axes(const SimulateConfig& c, const ModelInfo& m, std::vector<double>& list_values, int* target,
                     std::vector<std::string>& names, sweep::SpaceView& s) {
   const FitPrior& p = c.prior;
@@ -51,8 +52,9 @@ void add_prior_axes(const SimulateConfig& c, const ModelInfo& m, std::vector<dou
   const int first = s.dims;
   s.joint = k;
   s.joint_offset = list_values.size();
-  list_values.insert(list_values.end(), p.mean.begin(), p.mean.end());
-  list_values.insert(list_values.end(), p.chol.begin(), p.chol.end());
+  s.joint_split = p.draw == FitDraw::kProfileIntervals;
+  const std::vector<double> joint = p.joint_list();
+  list_values.insert(list_values.end(), joint.begin(), joint.end());
   for (int j = 0; j < k; ++j) {
     sweep::Axis& ax = s.axis[first + j];
     ax.kind = sweep::AxisKind::kJointNormal;

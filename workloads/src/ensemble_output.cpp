@@ -202,6 +202,7 @@ class Hdf5Sink : public EnsembleSink {
     if (!c.prior.file.empty()) {
       attributes["from_fit"] = c.prior.file;
       attributes["drawn"] = data::join_names(c.prior.names);
+      attributes["from_fit_draw"] = fit_draw_name(c.prior.draw);
     }
     data::Provenance p;
     p.command_line = o.command_line;

@@ -78,13 +78,14 @@ FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& 
   return s;
 }
 
-std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_file) {
+std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_file, const std::string& draw) {
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "  drawn from the fit %s: P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error, %llu draws of "
-                "which %llu outside the model's ranges count as not sticking)",
-                fit_file.c_str(), s.stick_slip.value, s.stick_slip.std_error,
-                static_cast<unsigned long long>(s.stick_slip.draws), static_cast<unsigned long long>(s.outside));
+  std::snprintf(
+      buf, sizeof buf,
+      "  drawn from the fit %s (%s): P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error, %llu draws of "
+      "which %llu outside the model's ranges count as not sticking)",
+      fit_file.c_str(), draw.c_str(), s.stick_slip.value, s.stick_slip.std_error,
+      static_cast<unsigned long long>(s.stick_slip.draws), static_cast<unsigned long long>(s.outside));
   std::string out = buf;
   for (const auto& q : s.quantiles) {
     if (q.draws == 0) continue;

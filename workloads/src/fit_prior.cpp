@@ -1,6 +1,8 @@
-// A fit's covariance as a multivariate normal in internal coordinates (fit_prior.hpp).
+// A fit's covariance as a multivariate normal in internal coordinates, or its
+// intervals as split normals in a Gaussian copula (fit_prior.hpp).
 #include "stribeck/workloads/fit_prior.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -56,9 +58,99 @@ bool invert(Matrix a, Matrix& inv) {
   return true;
 }
 
+// z(0.975), the fit's kZ975 (identification/), which the 95 % intervals use.
+constexpr double kZ975 = 1.959963984540054;
+
+// An interval end on a bound of the parameter (the fit's own tolerance).
+bool on_bound(double end, double bound) {
+  return std::isfinite(bound) && std::abs(end - bound) <= 1e-9 * std::max(1.0, std::abs(bound));
+}
+
+// FitDraw::kProfileIntervals: each free parameter's split normal from its
+// 95 % interval in internal coordinates (u = x - shift, or log x), coupled
+// by the correlation of C_u, so that symmetric intervals give the covariance
+// draw. A profile interval is the fit's (an excess's profile is computed in
+// the excess with the base at its estimate, which u_of undoes exactly); a
+// Wald one is the covariance's own (a Wald interval is symmetric in u for
+// log and identity, while an excess's ci95 is of its external value, whose
+// spread includes its base's). An end on the parameter's bound holds the
+// draws there (docs/dynamics.md, "Drawn from the intervals").
+void add_interval_draw(FitPrior& p, const nlohmann::json& params, const Matrix& cu, const std::vector<double>& shift,
+                       const std::vector<double>& bound_lo, const std::vector<double>& bound_hi,
+                       const std::string& at) {
+  const size_t k = p.names.size();
+  auto fail = [&](const std::string& what) { return data::InputError(at + ": " + what); };
+  auto u_of = [&](size_t a, double v) {
+    if (p.transform[a] == sweep::kJointLog) return v > 0 ? std::log(v) : -HUGE_VAL;
+    return v - shift[a];
+  };
+  const std::string instead = ": fix it in the fit, or draw from the covariance (from_fit_draw = \"covariance\")";
+  Matrix r(k, std::vector<long double>(k, 0.0L)), l;
+  for (size_t a = 0; a < k; ++a)
+    for (size_t b = 0; b < k; ++b) r[a][b] = a == b ? 1.0L : cu[a][b] / std::sqrt(cu[a][a] * cu[b][b]);
+  if (!cholesky(r, l))
+    throw fail("the fit's correlation is not positive definite (parameters that cannot be separated: fix one)");
+  for (size_t a = 0; a < k; ++a)
+    for (size_t b = 0; b <= a; ++b) p.chol[a * k + b] = static_cast<double>(l[a][b]);
+  p.scale_lo.assign(k, 0.0);
+  p.scale_hi.assign(k, 0.0);
+  p.lo.assign(k, -HUGE_VAL);
+  p.hi.assign(k, HUGE_VAL);
+  for (size_t a = 0; a < k; ++a) {
+    const std::string& name = p.names[a];
+    const auto& e = params.at(name);
+    const std::string kind =
+        e.contains("interval") && e["interval"].is_string() ? e["interval"].get<std::string>() : "";
+    if (kind.empty() || !e.contains("ci95") || !e["ci95"].is_array() || e["ci95"].size() != 2)
+      throw fail("parameter " + name +
+                 " has no 95 % interval (ci95 and interval, written by identify --json): fit again, or draw from "
+                 "the covariance (from_fit_draw = \"covariance\")");
+    const auto& ci = e["ci95"];
+    const double lo = ci[0].is_number() ? ci[0].get<double>() : -HUGE_VAL;  // null: unbounded
+    const double hi = ci[1].is_number() ? ci[1].get<double>() : HUGE_VAL;
+    if (kind == "profile") {
+      const double ulo = u_of(a, lo), uhi = u_of(a, hi);
+      if (!std::isfinite(ulo))
+        throw fail("the profile interval of " + name + " is unbounded below (the data do not bound it)" + instead);
+      if (!std::isfinite(uhi))
+        throw fail("the profile interval of " + name + " is unbounded above (the data do not bound it)" + instead);
+      if (!(ulo <= p.mean[a] && p.mean[a] <= uhi))
+        throw fail("the 95 % interval of " + name + " does not contain its value");
+      p.scale_lo[a] = (p.mean[a] - ulo) / kZ975;
+      p.scale_hi[a] = (uhi - p.mean[a]) / kZ975;
+    } else if (kind == "wald" || kind == "one-sided") {
+      p.scale_lo[a] = p.scale_hi[a] = static_cast<double>(std::sqrt(cu[a][a]));
+    } else {
+      throw fail("parameter " + name + " has an interval of unknown kind \"" + kind + "\"");
+    }
+    if (on_bound(lo, bound_lo[a])) p.lo[a] = u_of(a, bound_lo[a]);
+    if (on_bound(hi, bound_hi[a])) p.hi[a] = u_of(a, bound_hi[a]);
+  }
+}
+
 }  // namespace
 
-FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::string& where) {
+const char* fit_draw_name(FitDraw d) { return d == FitDraw::kProfileIntervals ? "profile-intervals" : "covariance"; }
+
+bool parse_fit_draw(const std::string& name, FitDraw& out) {
+  for (FitDraw d : {FitDraw::kCovariance, FitDraw::kProfileIntervals})
+    if (name == fit_draw_name(d)) {
+      out = d;
+      return true;
+    }
+  return false;
+}
+
+std::vector<double> FitPrior::joint_list() const {
+  std::vector<double> v(mean);
+  v.insert(v.end(), chol.begin(), chol.end());
+  if (draw == FitDraw::kProfileIntervals)
+    for (const std::vector<double>* part : {&scale_lo, &scale_hi, &lo, &hi})
+      v.insert(v.end(), part->begin(), part->end());
+  return v;
+}
+
+FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::string& where, FitDraw draw) {
   const std::string at = where + " \"" + path + "\"";
   std::ifstream in(path);
   if (!in) throw data::InputError(at + ": cannot open the fit (identify --json output)");
@@ -82,6 +174,7 @@ FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::
         "from fits; fit again)");
   FitPrior p;
   p.file = path;
+  p.draw = draw;
   const auto& params = j["parameters"];
   for (const auto& [name, e] : params.items()) {
     const int i = m.param_index(name);
@@ -119,9 +212,15 @@ FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::
   p.transform.assign(k, sweep::kJointIdentity);
   p.base.assign(k, -1);
   p.mean.assign(k, 0.0);
-  std::vector<double> fixed_base(k, 0.0);
+  // The external range at the estimate (an excess's lower bound is its
+  // base's value), and an excess's base value (u = x - shift).
+  std::vector<double> shift(k, 0.0), bound_lo(k), bound_hi(k);
   for (size_t a = 0; a < k; ++a) {
     const std::string& t = transforms[a];
+    const int mi = m.param_index(p.names[a]);
+    if (mi < 0) throw fail("parameter " + p.names[a] + " is not a parameter of " + m.id);
+    bound_lo[a] = m.params[mi].lo;
+    bound_hi[a] = m.params[mi].hi;
     if (t == "identity") {
       p.mean[a] = x[a];
       g[a][a] = 1;
@@ -143,9 +242,11 @@ FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::
       }
       p.mean[a] = x[a] - xb;
       g[a][a] = 1;
+      bound_lo[a] = std::max(bound_lo[a], xb);
       if (b >= 0) {
         p.transform[a] = sweep::kJointExcess;
         p.base[a] = b;
+        shift[a] = xb;
       } else {
         p.mean[a] = x[a];  // drawn as identity: base fixed
       }
@@ -183,6 +284,7 @@ FitPrior read_fit_prior(const std::string& path, const ModelInfo& m, const std::
   p.chol.assign(k * k, 0.0);
   for (size_t a = 0; a < k; ++a)
     for (size_t b = 0; b <= a; ++b) p.chol[a * k + b] = static_cast<double>(l[a][b]);
+  if (draw == FitDraw::kProfileIntervals) add_interval_draw(p, params, cu, shift, bound_lo, bound_hi, at);
   return p;
 }
 

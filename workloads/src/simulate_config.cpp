@@ -132,10 +132,20 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       throw data::InputError(toml_where(path, *ff) + ": 'from_fit' must be the path of a fit's JSON");
     std::filesystem::path fp(*file);
     if (fp.is_relative()) fp = std::filesystem::path(path).parent_path() / fp;  // relative to the config, as inputs are
-    c.prior = read_fit_prior(fp.string(), m, toml_where(path, *ff) + ": from_fit");
+    FitDraw draw = FitDraw::kCovariance;
+    if (const toml::node* fd = ensemble_table->get("from_fit_draw")) {
+      const auto name = fd->value<std::string>();
+      if (!name || !parse_fit_draw(*name, draw))
+        throw data::InputError(toml_where(path, *fd) +
+                               ": 'from_fit_draw' must be \"covariance\" or \"profile-intervals\"");
+    }
+    c.prior = read_fit_prior(fp.string(), m, toml_where(path, *ff) + ": from_fit", draw);
     for (const auto& [i, v] : c.prior.values)
       assignments.push_back(std::string(m.params[i].name) + "=" + format_number(v));
   }
+  if (const toml::node* fd =
+          ensemble_table && !ensemble_table->get("from_fit") ? ensemble_table->get("from_fit_draw") : nullptr)
+    throw data::InputError(toml_where(path, *fd) + ": 'from_fit_draw' needs from_fit (the fit to draw from)");
   if (const toml::table* pt = subtable(path, *fr, "params")) {
     for (const auto& [k, v] : *pt) {
       auto d = detail::toml_number(v);
@@ -327,8 +337,9 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
   }
   // [ensemble]
   if (const toml::table* et = subtable(path, root, "ensemble")) {
-    detail::check_toml_keys(path, *et, "[ensemble]",
-                            {"design", "points", "seed", "scramble", "precision", "device", "params", "from_fit"});
+    detail::check_toml_keys(
+        path, *et, "[ensemble]",
+        {"design", "points", "seed", "scramble", "precision", "device", "params", "from_fit", "from_fit_draw"});
     c.ensemble = true;
     const std::string design = text(path, *et, "design", "grid");
     c.design = parse_design(design, et->get("design") ? toml_where(path, *et->get("design")) : path);

@@ -33,7 +33,8 @@ constexpr std::uint64_t kMaxQuantileDraws = 10'000'000;
 
 // `output`: the finished ensemble file ("" when the results are in r.metrics).
 FitDrawsSummary summarize_fit_draws(const EnsembleResult& r, const std::string& output);
-// The summary's lines (each starting with two spaces, no trailing newline).
-std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_file);
+// The summary's lines (each starting with two spaces, no trailing newline);
+// `draw`: how the fit was drawn (fit_draw_name: "covariance", "profile-intervals").
+std::string fit_draws_report(const FitDrawsSummary& s, const std::string& fit_file, const std::string& draw);
 
 }  // namespace stribeck::workloads

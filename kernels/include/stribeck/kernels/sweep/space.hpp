@@ -76,6 +76,11 @@ struct SpaceView {
   // lower Cholesky factor of its covariance, row by row (joint x joint).
   int joint = 0;
   std::uint64_t joint_offset = 0;
+  // A split normal per component instead (a fit's asymmetric intervals,
+  // from_fit_draw = "profile-intervals"): the factor is then the Cholesky
+  // factor of the correlation, and the list goes on with each component's
+  // lower and upper scale and the bounds its value is held in (joint x 4).
+  bool joint_split = false;
 };
 
 // a + u (b - a) rounded step by step on every compiler: nvcc would otherwise
@@ -157,6 +162,23 @@ STRIBECK_HD_INLINE double sobol_unit(std::uint64_t i, int coord, std::uint64_t s
   return static_cast<double>(bits) * 0x1.0p-32;
 }
 
+// Component j of a split-normal draw: w = (L_R z)_j, a standard normal
+// correlated through the Gaussian copula, scaled by the lower or the upper
+// half's scale, then held in [lo, hi] (an interval end on a bound: the draws
+// beyond it are put on it; infinite otherwise).
+STRIBECK_HD_INLINE double split_value(const SpaceView& s, double mean, const double* chol, const double* z, int j) {
+  double w = 0;
+  for (int m = 0; m <= j; ++m) w += chol[j * s.joint + m] * z[m];
+  const double* scale_lo = chol + s.joint * s.joint;
+  const double* scale_hi = scale_lo + s.joint;
+  const double* lo = scale_hi + s.joint;
+  const double* hi = lo + s.joint;
+  double y = mean + w * (w < 0 ? scale_lo[j] : scale_hi[j]);
+  if (y < lo[j]) y = lo[j];
+  if (y > hi[j]) y = hi[j];
+  return y;
+}
+
 // The joint-normal axes' values from their standard normal draws z:
 // y = mean + L z, then each component's transform; excesses last, so that
 // their base (any axis) has its value.
@@ -169,7 +191,11 @@ STRIBECK_HD_INLINE void joint_values(const SpaceView& s, const double* z, double
       if (ax.kind != AxisKind::kJointNormal || (pass == 1) != (static_cast<int>(ax.a) == kJointExcess)) continue;
       const int j = static_cast<int>(ax.count);
       double y = mean[j];
-      for (int m = 0; m <= j; ++m) y += chol[j * s.joint + m] * z[m];
+      if (s.joint_split) {
+        y = split_value(s, mean[j], chol, z, j);
+      } else {
+        for (int m = 0; m <= j; ++m) y += chol[j * s.joint + m] * z[m];
+      }
       switch (static_cast<int>(ax.a)) {
         case kJointLog: out[d] = std::exp(y); break;
         case kJointExcess: out[d] = out[static_cast<int>(ax.b)] + y; break;
