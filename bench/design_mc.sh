@@ -16,9 +16,10 @@
 # coverage with its Clopper-Pearson interval, bias), the shrink, and which
 # goals are met; writes every figure to OUT.json.
 # Usage: [FIRST_SEED=1] bench/design_mc.sh [STRIBECK=build/bin/stribeck] [N=1000] [JOBS=2] [OUT=design_mc.json]
-#                                           [CASES=cylinder,servo] [--design CASE=DESIGN.toml ...]
-# (--design: that test, e.g. bench/peers/design_bound.py's best plateau
-# test, in place of `stribeck design`'s for the case)
+#                                           [CASES=cylinder,servo] [--profiles LIST] [--design CASE=DESIGN.toml ...]
+# (--profiles: design's families, e.g. levels for the plateau test of the
+# optimal measure; --design: that test, e.g. bench/peers/design_bound.py's
+# best plateau test, in place of `stribeck design`'s for the case)
 # (seeds FIRST_SEED .. FIRST_SEED+N-1: a second run from another first seed
 # adds independent realisations)
 set -euo pipefail

@@ -25,6 +25,7 @@ design, and the same for the parameter that is worst in the reference.
 
 Usage: design_mc.py --stribeck BIN [--cases cylinder,servo] [--n 1000]
                     [--jobs 2] [--first-seed 1] [--json OUT.json] [--work DIR]
+                    [--profiles LIST] (design's families)
                     [--design CASE=DESIGN.toml]...   (that test in place of design's)
        design_mc.py --combine RUN1.json RUN2.json ...   (runs of disjoint seeds pooled)
 """
@@ -263,7 +264,7 @@ def run_case(args, case, workdir):
     t0 = time.perf_counter()
     run([args.stribeck, "design", "--model", model, "--rig", rig, "--guess", guess,
          "--criterion", spec.get("criterion", "worst-rse"), "--seed", "1", "-o", design_toml,
-         "--json", design_json, "-q"])
+         "--json", design_json, "-q"] + (["--profiles", args.profiles] if args.profiles else []))
     design_s = time.perf_counter() - t0
     with open(design_json) as f:
         dj = json.load(f)
@@ -394,6 +395,7 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--work", help="keep the designs here (default: a temporary directory)")
+    ap.add_argument("--profiles", help="design's --profiles (default: design's own default)")
     ap.add_argument("--design", action="append", default=[], metavar="CASE=DESIGN.toml",
                     help="run this test in place of `stribeck design`'s for CASE (predicted by NumPy)")
     args = ap.parse_args()

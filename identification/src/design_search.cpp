@@ -7,8 +7,10 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <optional>
 
 #include "stribeck/data/error.hpp"
+#include "design_plateaus.hpp"
 #include "stribeck/identification/design.hpp"
 #include "stribeck/kernels/text_number.hpp"
 #include "stribeck/workloads/params.hpp"
@@ -115,12 +117,21 @@ std::vector<double> spread_pressures(const workloads::RigLimits& rig, int n) {
   return p;
 }
 
-Design draw(const DesignRequest& r, bool pressure, Rng& g) {
+// The families drawn at random: all but `levels`, whose candidate is the
+// optimal measure's plateau test (design_plateaus.hpp).
+std::vector<std::string> drawn_profiles(const DesignRequest& r) {
+  std::vector<std::string> p;
+  for (const auto& x : r.profiles)
+    if (x != "levels") p.push_back(x);
+  return p;
+}
+
+Design draw(const DesignRequest& r, const std::vector<std::string>& drawn, bool pressure, Rng& g) {
   Design d(static_cast<size_t>(r.experiments));
   for (size_t i = 0; i < d.size(); ++i) {
     workloads::DesignedExperiment& e = d[i];
     e.name = "e" + std::to_string(i + 1);
-    e.profile = r.profiles[g.pick(r.profiles.size())];
+    e.profile = drawn[g.pick(drawn.size())];
     e.duration = r.rig.duration / static_cast<double>(d.size());
     e.rate_hz = r.rig.rate_hz;
     e.v_max = g.log_uniform(kSlowest * r.rig.v_max, r.rig.v_max);
@@ -169,7 +180,7 @@ std::vector<Design> neighbours(const DesignRequest& r, const Design& d, double s
           return e.pressure_a != d[i].pressure_a;
         });
     }
-    for (const auto& p : r.profiles)
+    for (const auto& p : drawn_profiles(r))
       add(i, [&](workloads::DesignedExperiment& e) { return (e.profile = p) != d[i].profile; });
     if (d[i].has_pressure && !r.rig.pressure_range)
       for (double p : r.rig.pressure_levels)
@@ -212,8 +223,8 @@ void check_request(const DesignRequest& r, const ModelInfo& m) {
   if (r.candidates < 1 || r.candidates > 1000000) throw data::InputError("design: --candidates must be 1..1000000");
   if (r.profiles.empty()) throw data::InputError("design: --profiles names no profile");
   for (const auto& p : r.profiles)
-    if (std::find(workloads::generator_profiles().begin(), workloads::generator_profiles().end(), p) ==
-        workloads::generator_profiles().end())
+    if (p != "levels" && std::find(workloads::generator_profiles().begin(), workloads::generator_profiles().end(), p) ==
+                             workloads::generator_profiles().end())
       throw data::InputError("design: unknown profile '" + p + "' in --profiles (see `stribeck generate --help`)");
   if (reads_pressure(m) && r.rig.pressure_levels.empty() && !r.rig.pressure_range)
     throw data::InputError("design: model " + r.model + " reads pressure; the rig gives no pressure_levels");
@@ -264,8 +275,18 @@ DesignResult design_experiment(const DesignRequest& r) {
   // Besides the random candidates, each family alone at the fastest speed
   // within the limits: with plateaus among the families, the reference is a
   // candidate, so the design is never worse than it.
-  for (const auto& p : r.profiles) ds.push_back(uniform_design(r, p));
-  for (int c = 0; c < r.candidates; ++c) ds.push_back(draw(r, reads_pressure(m), g));
+  const std::vector<std::string> drawn = drawn_profiles(r);
+  for (const auto& p : drawn) ds.push_back(uniform_design(r, p));
+  if (!drawn.empty())
+    for (int c = 0; c < r.candidates; ++c) ds.push_back(draw(r, drawn, reads_pressure(m), g));
+  // With `levels`, the plateau test of the optimal measure at the prior
+  // (its free parameters those of the reference's prediction).
+  std::optional<DesignEvaluation> reference;
+  if (drawn.size() < r.profiles.size()) {
+    reference = reference_design(r);
+    const auto test = detail::plateau_test(r, detail::optimal_measure(r, reference->prediction));
+    if (!test.empty()) ds.push_back(test);
+  }
   auto evs = evaluate_all(r, ds, out.threads, out);
   std::stable_sort(evs.begin(), evs.end(), better);
   if (evs.empty() || !evs.front().feasible)
@@ -288,7 +309,7 @@ DesignResult design_experiment(const DesignRequest& r) {
     DesignEvaluation e = refine(r, evs[s], out.threads, out);
     if (better(e, out.design)) out.design = std::move(e);
   }
-  out.reference = reference_design(r);
+  out.reference = reference ? *reference : reference_design(r);
   return out;
 }
 
