@@ -6,13 +6,14 @@
 # left running alone at the end; those over 10 s are `slow` (`ctest -LE slow`
 # skips them). The tests outside this binary set theirs where they are added.
 set(_stribeck_test_seconds
-    GmsCli.CompareRanksTheElementCountsByAic 81  # GmsCli: wall times on the loaded development VM, 2026-11-29
     IdentificationStream.StreamedFitEqualsTheFitInMemory 70
-    GmsCli.IdentifyRecoversGms2FromItsGeneratedLog 42
     Identification.BatteryNoisyIntervalsCoverAtTheNominalRate 43
+    StribeckExponentFits.Gms2FromSlowSineSweepAndTriangle 38  # the loaded development VM, 2026-11-29
     Identification.BatteryNoiselessRecoversEveryDeterminableParameter 26
     ShapesCli.ManyExperimentsCostKilobytesEachInImport 19
     ShapesCli.ManyColumnsCostKilobytesEachInImportAndEval 12
+    StribeckExponentFits.Gms1FromSlowSineSweepAndTriangle 10  # the loaded development VM, 2026-11-29
+    GmsCli.CompareRanksTheElementCountsByAic 10  # 81 s there before its log went to 250 Hz
     EnsembleLanes.EveryModelEqualsTheScalarPath 9
     OutputsCli.TwoIdentifyRunsOnOneFileAtOnceKeepBothResults 7.5
     ReliabilityCli.FilesThatHangTheHdf5LibraryEndWithOneLine 7

@@ -23,11 +23,18 @@ struct StribeckDeltaSide {
 
 // The decay exp(-(|v|/v_s)^delta). At v = 0 it is 1, said outright: the
 // derivative of pow at 0 is infinite for delta < 1 and ceres::Jet would carry
-// it (both branches are computed; the select drops the unused one).
+// it (both branches are computed; the select drops the unused one). Where
+// (|v|/v_s)^delta >= kStribeckDecayZero the decay is 0, said outright too:
+// exp already rounds to 0 there (in float and double), but once the power
+// overflows (v_s far below |v|, or a large delta, as a fit's trial steps
+// reach) a Jet's derivative of it is inf x log and exp's is 0 x inf = NaN,
+// where the true derivative is 0 to double precision.
+constexpr double kStribeckDecayZero = 746.0;  // exp(-746) = 0 in double
 template <class T>
 STRIBECK_HD_INLINE T stribeck_delta_decay(const T& inv_v_s, const T& delta, const T& v) {
   const T x = math::abs(v) * inv_v_s;
-  const T e = math::exp(-math::pow(x, delta));
+  const T p = math::pow(x, delta);
+  const T e = p < T(kStribeckDecayZero) ? math::exp(-p) : T(0);
   return x > T(0) ? e : T(1);
 }
 
