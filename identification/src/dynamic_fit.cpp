@@ -39,6 +39,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "fit_solve.hpp"
 #include "joint_fit.hpp"
 #include "missing_terms.hpp"
 #include "problem.hpp"
@@ -375,8 +376,17 @@ struct StartStages {
             fmt(std::isfinite(dyn_value[i]) ? dyn_value[i] : model.params[model.param_index(dyn[i])].default_value));
     }
     o1.progress = nullptr;  // this fit's progress is the dynamic fit's "steady-state stage"
+    // A failure of this stage names it and the user's values that act on it:
+    // not the fixes above, nor the user's dynamic values (F_ss ignores them).
+    FitOptions user = o;
+    for (auto* list : {&user.fix, &user.initial})
+      list->erase(std::remove_if(list->begin(), list->end(),
+                                 [&](const std::string& a) {
+                                   return a.rfind(dyn[0] + "=", 0) == 0 || a.rfind(dyn[1] + "=", 0) == 0;
+                                 }),
+                  list->end());
     phases.begin("steady-state stage");
-    S = fit_steady_state<F>(model, steady, o1);
+    S = fit_steady_state<F>(model, steady, o1, FitOrigin{"the steady-state stage of the " + model.id + " fit", &user});
     iterations += S.iterations;
     solver_seconds += S.solver_seconds;
     for (int j = 0; j < M::kNumParams; ++j) statics[j] = S.param(model.params[j].name).value;

@@ -197,10 +197,14 @@ struct SteadyState : StaticLaw {
   }
 };
 
+struct FitOrigin;  // fit_solve.hpp
+
 // Stage 1 on the settled samples (run_fit<SteadyState<F>>, compiled in
-// fit.cpp for the traits above).
+// fit.cpp for the traits above). A failure names the stage and only the
+// user's own values (origin).
 template <class F>
-FitSummary fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady, const FitOptions& o);
+FitSummary fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady, const FitOptions& o,
+                            const FitOrigin& origin);
 
 // Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic, gms1..gms4).
 bool has_two_stage_fit(const std::string& model_id);

@@ -56,7 +56,7 @@ void validate_stream_options(const FitOptions& o, const StreamOptions& sopt) {
 // A static fit, phase by phase, over the samples of `src` (a MemorySource or
 // a StreamedSource, sample_sources.hpp).
 template <class M, class Source>
-FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) {
+FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o, const FitOrigin& origin = {}) {
   FitSummary S;
   S.model = model.id;
   Phases phases(S, o);
@@ -89,7 +89,7 @@ FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) 
   SearchResult R = src.template search<M>(*problem, L, candidates, o, so, phases, guess_after, block, loss, threads);
   if (!take_search_result(S, L, R)) {
     phases.end();
-    FitSummary F = failed_fit(std::move(S), L, o);
+    FitSummary F = failed_fit(std::move(S), L, o, R, origin);
     F.seconds = phases.total();
     return F;
   }
@@ -112,34 +112,35 @@ FitSummary run_phases(const ModelInfo& model, Source& src, const FitOptions& o) 
 }
 
 template <class M>
-FitSummary run_fit(const ModelInfo& model, const std::vector<data::Experiment>& experiments, const FitOptions& o) {
+FitSummary run_fit(const ModelInfo& model, const std::vector<data::Experiment>& experiments, const FitOptions& o,
+                   const FitOrigin& origin = {}) {
   MemorySource src(experiments);
-  return run_phases<M>(model, src, o);
+  return run_phases<M>(model, src, o, origin);
 }
 
 }  // namespace
 
 template <class F>
 FitSummary detail::fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady,
-                                    const FitOptions& o) {
-  return run_fit<SteadyState<F>>(model, steady, o);
+                                    const FitOptions& o, const FitOrigin& origin) {
+  return run_fit<SteadyState<F>>(model, steady, o, origin);
 }
 template FitSummary detail::fit_steady_state<LuGreFit>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                       const FitOptions&);
+                                                       const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<TwentySimLuGreFit>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                                const FitOptions&);
+                                                                const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<ElastoPlasticFit>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                               const FitOptions&);
+                                                               const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<GmsFit<1>>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                        const FitOptions&);
+                                                        const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<GmsFit<2>>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                        const FitOptions&);
+                                                        const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<GmsFit<3>>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                        const FitOptions&);
+                                                        const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<GmsFit<4>>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                        const FitOptions&);
+                                                        const FitOptions&, const FitOrigin&);
 template FitSummary detail::fit_steady_state<DahlFit>(const ModelInfo&, const std::vector<data::Experiment>&,
-                                                      const FitOptions&);
+                                                      const FitOptions&, const FitOrigin&);
 
 const char* status_name(FitStatus s) {
   switch (s) {

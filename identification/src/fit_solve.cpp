@@ -27,22 +27,28 @@ void count_solve(FitSummary& S, const ceres::Solver::Summary& sum) {
   S.solver_seconds += sum.total_time_in_seconds;
 }
 
-FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o) {
-  // No start could be evaluated, and the user chose values: theirs are what
-  // the model cannot take (--init F_pr=1e308 overflows the force at every
-  // sample), not the data; a summary of a fit that never started ("failed,
-  // 0 samples") would hide it.
+FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o, const SearchResult& R,
+                      const FitOrigin& origin) {
+  const std::string failure = R.failure.empty() ? "the model's force is not finite at the start" : R.failure;
+  // The user chose values: theirs are what the model cannot take (--init
+  // F_pr=1e308 overflows the force at every sample), not the data; a summary
+  // of a fit that never started ("failed, 0 samples") would hide it. Only
+  // the user's own: a stage's fixes of its own are not theirs to change.
+  const FitOptions& user = origin.user ? *origin.user : o;
   std::string given;
-  for (const auto& [flag, list] : {std::make_pair("--init ", &o.initial), std::make_pair("--fix ", &o.fix)})
+  for (const auto& [flag, list] : {std::make_pair("--init ", &user.initial), std::make_pair("--fix ", &user.fix)})
     for (const std::string& a : *list)
       if (a.find('=') != std::string::npos) given += (given.empty() ? "" : ", ") + (flag + a);
+  const std::string fit = origin.stage.empty() ? "the fit" : origin.stage;
   if (!given.empty())
-    throw data::InputError(given + ": the model's force is not finite at the start this gives (no start of the fit " +
-                           "could be evaluated); give values on the scale of the data");
+    throw data::InputError(given + ": " + failure + " this gives (no start of " + fit +
+                           " gave a usable solution); give values on the scale of the data");
+  if (!origin.stage.empty())
+    throw data::InputError(fit + " failed: " + failure + " the data gave; give a start with --init NAME=VALUE");
   S.status = FitStatus::kFailed;
   S.solver_message = "no start gave a usable solution";
   S.rmse = S.r_squared = S.max_abs_error = S.aic = S.bic = kNaN;
-  S.warnings.push_back("the fit failed: the model could not be evaluated at any start (non-finite force)");
+  S.warnings.push_back("the fit failed: no start could be evaluated (first: " + failure + ")");
   for (const auto& p : L.params) {
     ParameterEstimate pe = estimate_of(p);
     pe.determined = p.fixed;

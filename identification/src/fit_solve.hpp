@@ -7,6 +7,7 @@
 #include <ceres/ceres.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "multistart.hpp"
@@ -43,9 +44,21 @@ bool take_search_result(FitSummary& S, Layout& L, const SearchResult& R);
 void continue_from(FitSummary& S, Layout& L, SearchResult& R, const ceres::Solver::Summary& sum,
                    size_t warnings_before);
 
+// Whom a fit answers to when it fails: the stage of a larger fit it is
+// (empty: a fit of its own) and the options its user gave (null: the fit's
+// own options are theirs). A dynamic fit's steady-state stage holds its
+// dynamic parameters by --fix of its own: those are not the user's.
+struct FitOrigin {
+  std::string stage;
+  const FitOptions* user = nullptr;
+};
+
 // The summary of a fit no start could evaluate (every parameter at its
-// start value); throws InputError where the user's --init/--fix values are
-// what the model cannot take.
-FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o);
+// start value). Throws InputError, one line naming what was not finite
+// (R.failure), where the user's own --init/--fix values gave the start, and
+// for a stage of a larger fit (naming the stage): such a stage has no
+// summary of its own to report a failure in.
+FitSummary failed_fit(FitSummary S, const Layout& L, const FitOptions& o, const SearchResult& R,
+                      const FitOrigin& origin);
 
 }  // namespace stribeck::ident::detail

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <string>
 #include <thread>
 
 #include "compressed_cost.hpp"
@@ -15,6 +17,21 @@ namespace {
 double floor_cost(const SearchScale& s) {
   const double f = kRelativeFloor * s.force_rms;
   return 0.5 * static_cast<double>(s.samples) * f * f;
+}
+
+// What a refinement without a usable solution ran into. A failure before
+// the first iteration is at the start: the force there (a cost-only
+// evaluation, `start_cost`) or, where that is finite, its derivatives. Later,
+// Ceres has evaluated the cost at the point it accepted (finite) and then
+// failed on the derivatives there.
+std::string failure_of(const ceres::Solver::Summary& sum, double start_cost) {
+  if (sum.iterations.empty())
+    return std::isfinite(start_cost) ? "the model's force is finite but its derivatives are not at the start"
+                                     : "the model's force is not finite at the start";
+  if (sum.termination_type == ceres::FAILURE && sum.message.find("evaluation failed") != std::string::npos)
+    return "the model's derivatives are not finite at the point the solver reached " +
+           std::to_string(sum.iterations.size() - 1) + " iteration(s) from the start";
+  return "the solver gave no usable solution (" + sum.message + ") from the start";
 }
 
 }  // namespace
@@ -94,6 +111,7 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
   struct Outcome {
     ceres::Solver::Summary sum;
     std::vector<double> u;
+    double start_cost = std::numeric_limits<double>::quiet_NaN();  // a failure at the start: the cost there
   };
   std::vector<Outcome> out(static_cast<size_t>(width));
   // An exception in one refinement (the progress callback's interruption,
@@ -120,6 +138,12 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
     ceres::Solve(so, &Pw, &out[w].sum);
     out[w].u.clear();
     for (const auto& q : Lw.params) out[w].u.push_back(q.u);
+    if (!out[w].sum.IsSolutionUsable() && out[w].sum.iterations.empty()) {
+      for (size_t i = 0; i < Lw.params.size(); ++i) Lw.params[i].value = candidates[c][i];
+      set_internal_from_values(Lw);
+      if (!Pw.Evaluate(ceres::Problem::EvaluateOptions(), &out[w].start_cost, nullptr, nullptr, nullptr))
+        out[w].start_cost = std::numeric_limits<double>::quiet_NaN();
+    }
   };
   bool settled = false;
   while (R.runs < planned_max && !settled) {
@@ -151,6 +175,7 @@ SearchResult multistart(ceres::Problem& P, Layout& L, const std::vector<std::vec
       R.iterations += static_cast<int>(sum.iterations.size());
       R.solver_seconds += sum.total_time_in_seconds;
       const bool usable = sum.IsSolutionUsable() && std::isfinite(sum.final_cost);
+      if (!usable && R.failure.empty()) R.failure = failure_of(sum, out[w].start_cost);
       // Equal costs: the lower candidate index is kept, whatever the order.
       const bool tie = usable && sum.final_cost == agreement.best_cost() && c < R.best_index;
       if (agreement.add(usable ? sum.final_cost : kInf) || tie) {

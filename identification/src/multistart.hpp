@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "phases.hpp"
@@ -43,6 +44,10 @@ struct SearchResult {
   bool noise_floor = false;     // the best RMSE is consistent with the noise estimate
   int iterations = 0;
   double solver_seconds = 0.0;
+  // What went wrong in the first refinement without a usable solution, for
+  // the message of a fit none gave one (failed_fit): e.g. "the model's force
+  // is not finite at the start". Empty when every refinement gave one.
+  std::string failure;
 };
 
 // What the search compares a fit against.
