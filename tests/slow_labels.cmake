@@ -6,7 +6,7 @@
 # left running alone at the end; those over 10 s are `slow` (`ctest -LE slow`
 # skips them). The tests outside this binary set theirs where they are added.
 set(_stribeck_test_seconds
-    IdentificationStream.StreamedFitEqualsTheFitInMemory 70
+    IdentificationStream.StreamedFitEqualsTheFitInMemory 18  # the development VM at load 13, 2026-11-29
     Identification.BatteryNoisyIntervalsCoverAtTheNominalRate 43
     StribeckExponentFits.Gms2FromSlowSineSweepAndTriangle 38  # the loaded development VM, 2026-11-29
     Identification.BatteryNoiselessRecoversEveryDeterminableParameter 26
@@ -14,7 +14,7 @@ set(_stribeck_test_seconds
     ShapesCli.ManyColumnsCostKilobytesEachInImportAndEval 12
     StribeckExponentFits.Gms1FromSlowSineSweepAndTriangle 10  # the loaded development VM, 2026-11-29
     GmsCli.CompareRanksTheElementCountsByAic 10  # 81 s there before its log went to 250 Hz
-    EnsembleLanes.EveryModelEqualsTheScalarPath 9
+    EnsembleLanes.EveryModelEqualsTheScalarPath 12  # the VM at load 13 (5.4 CPU-s: `unit`), 2026-11-29
     OutputsCli.TwoIdentifyRunsOnOneFileAtOnceKeepBothResults 7.5
     ReliabilityCli.FilesThatHangTheHdf5LibraryEndWithOneLine 7
     ReliabilityCli.WatchdogEndsOnlyAWatchedCallOnAnInputThatOverrunsTheLimit 6.5
@@ -35,3 +35,14 @@ while(_stribeck_test_seconds)
     set_tests_properties(${_name} PROPERTIES LABELS slow)
   endif()
 endwhile()
+# The battery's fits run OpenMP teams on logs of 1e3-3e3 samples, whose idle
+# threads spun for a fifth of its CPU time beside another test (ctest -j);
+# waiting passively, the same fits give the same counts (noisy: 22.3 -> 17.2
+# CPU-s, 1079 of 1154 covered either way; noiseless: 11.0 -> 8.9 CPU-s).
+foreach(_name Identification.BatteryNoisyIntervalsCoverAtTheNominalRate
+              Identification.BatteryNoiselessRecoversEveryDeterminableParameter)
+  list(FIND _stribeck_tests ${_name} _at)
+  if(NOT _at EQUAL -1)
+    set_tests_properties(${_name} PROPERTIES ENVIRONMENT OMP_WAIT_POLICY=passive)
+  endif()
+endforeach()
