@@ -1,6 +1,6 @@
 // The laws with a free Stribeck exponent (stribeck-delta,
-// stribeck-asymmetric, gms1, gms2; gms3 and gms4 share gms2's code but not a
-// fit short enough for this suite) fitted with the default options to their
+// stribeck-asymmetric, gms1, gms2; gms3 and gms4 only get through, below)
+// fitted with the default options to their
 // own generated slow sine sweep and slow triangle: identify recovers each
 // free parameter within 4 of its reported standard errors, at the noise.
 // Slow means speeds up to about the Stribeck velocity, where most samples are
@@ -102,6 +102,22 @@ TEST(StribeckExponentFits, Gms1FromSlowSineSweepAndTriangle) {
 TEST(StribeckExponentFits, Gms2FromSlowSineSweepAndTriangle) {
   expect_recovered(kGms2, "sine-sweep");
   expect_recovered(kGms2, "triangle");
+}
+
+// gms3 and gms4 share gms2's stages; their full fits of these logs are too
+// long for this suite (and gms4's two starts here stay above the noise), but
+// the stages they share get through: gms3's steady-state stage failed on this
+// log as gms2's did. Two joint starts, so only a finite fit is asked for.
+TEST(StribeckExponentFits, Gms3AndGms4GetThroughTheirStagesOnASlowSineSweep) {
+  for (const char* id : {"gms3", "gms4"}) {
+    SCOPED_TRACE(id);
+    FitOptions o;
+    o.max_starts = 2;
+    const FitSummary S = ident::fit(slow_log(Case{id, {}, 1e-3, 1e-3, 0.01}, "sine-sweep"), id, o);
+    EXPECT_NE(S.status, ident::FitStatus::kFailed) << S.solver_message;
+    EXPECT_TRUE(std::isfinite(S.rmse));
+    EXPECT_LT(S.rmse, 0.1);  // of a friction level of 1 ... 1.5 N
+  }
 }
 
 // The decay's Jet derivatives are finite everywhere, and those of the
