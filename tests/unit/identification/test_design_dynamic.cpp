@@ -90,8 +90,7 @@ std::vector<long double> simulate(const std::vector<long double>& p, const data:
 // difference (step 1e-6 of each value, in long double: truncation ~1e-12,
 // rounding ~1e-13) of the simulated force in the free parameters' values.
 template <class M>
-void expect_information_is_the_central_difference(const ident::DesignRequest& r, const data::Experiment& log,
-                                                  double tolerance = 1e-6) {
+void expect_information_is_the_central_difference(const ident::DesignRequest& r, const data::Experiment& log) {
   ASSERT_EQ(log.channels.at("velocity").front(), 0.0);
   const double sigma = 0.01;
   const ident::Prediction got = ident::predict(r, {log}, sigma);
@@ -125,7 +124,7 @@ void expect_information_is_the_central_difference(const ident::DesignRequest& r,
     EXPECT_NEAR(got.parameters[a].std_error / std::sqrt(C(a, a)), 1.0, 1e-4)
         << r.model << " " << got.parameters[a].name;
     for (int b = 0; b < k; ++b)
-      EXPECT_NEAR(F_got(a, b) / std::sqrt(F(a, a) * F(b, b)), F(a, b) / std::sqrt(F(a, a) * F(b, b)), tolerance)
+      EXPECT_NEAR(F_got(a, b) / std::sqrt(F(a, a) * F(b, b)), F(a, b) / std::sqrt(F(a, a) * F(b, b)), 1e-6)
           << r.model << " " << got.parameters[a].name << " x " << got.parameters[b].name;
   }
 }
@@ -144,18 +143,14 @@ TEST(DesignDynamic, DahlAndGmsCovariancesAreThoseOfTheCentralDifferenceJacobian)
   expect_information_is_the_central_difference<Gms2>(gms, noiseless(gms, triangle(0.01, 2)));
 }
 
-// The elasto-plastic law to 3e-5: from the sample where the bristle first
-// leaves its elastic zone, the Jets' derivative of ElastoPlastic::step
-// departs from the central difference (by up to 5e-4 of the sample's
-// sigma0 derivative, 1e-5 of the information, at v_s x sigma2), while the
-// central differences agree with each other for every step from 1e-4 to
-// 1e-11, in double as in long double, and LuGre, Dahl and GMS agree with
-// their Jets to 1e-9 on the same log: a matter of the kernel's band
-// integration (ElastoPlastic::slide), not of design. The standard errors
-// agree to 1e-5.
-TEST(DesignDynamic, ElastoPlasticCovarianceIsThatOfTheCentralDifferenceJacobianTo3e5) {
-  const auto ep = request("elastoplastic", {{"sigma0", 2e4}, {"sigma1", 200}, {"v_s", 2e-3}});
-  expect_information_is_the_central_difference<ElastoPlastic>(ep, noiseless(ep, triangle(0.01, 2)), 3e-5);
+// The elasto-plastic law's state has a kink where the bristle leaves its
+// elastic zone (at |z| = r_ba F_C / sigma0): sigma0 = 2.1e4 keeps that
+// crossing between samples. (At 2e4 the triangle's travel reaches z_ba =
+// 2.5e-5 m exactly at a sample; there the one-sided derivatives differ by
+// 1e-3, the central difference averages them and the Jets take one.)
+TEST(DesignDynamic, ElastoPlasticCovarianceIsThatOfTheCentralDifferenceJacobian) {
+  const auto ep = request("elastoplastic", {{"sigma0", 2.1e4}, {"sigma1", 200}, {"v_s", 2e-3}});
+  expect_information_is_the_central_difference<ElastoPlastic>(ep, noiseless(ep, triangle(0.01, 2)));
 }
 
 // A noisy log of each experiment of `ev` (force noise of the rig, seed s).
