@@ -10,20 +10,27 @@
 # cycle of about 1.4 s), T_END seconds; the fit: four correlated free
 # parameters, F_C (log), F_s (excess over F_C), v_s (log), sigma2 (identity),
 # standard errors of 10-15 %, about half of the draws on each side of the
-# stick-slip border (tests/gpu/test_fit_draws_gpu.cpp's fit). stribeck
-# chooses each draw's RK4 step from the stability bound; the peer takes the
-# mean step count stribeck reports (rk4_steps / draws) as a fixed step, so
-# both integrate as many steps. The peer's stick-slip criterion is its own
-# (docstring), so its probability is indicative only.
+# stick-slip border (tests/gpu/test_fit_draws_gpu.cpp's fit). Each case is
+# an integrator ([simulation] integrator: "rk4", whose step the bristle's
+# stability bound sets, or "etd-rk4", the exponential RK4 whose step the
+# mechanics set; docs/dynamics.md) in a precision. stribeck chooses each
+# draw's steps by its rule; the peer integrates with the same integrator at
+# the mean step count stribeck reports (rk4_steps / draws) as a fixed step,
+# so both integrate as many steps of the same scheme. The peer's stick-slip
+# criterion is its own (docstring), so its probability is indicative only.
 #
-# Prints per case the wall time, peak memory (/usr/bin/time -v), RK4 steps
-# per second and P(stick-slip), and the load average before and after.
+# Prints per case the wall time, peak memory (/usr/bin/time -v), steps per
+# second and P(stick-slip), and the load average before and after.
 # Usage: bench/fit_draws.sh STRIBECK [DRAWS=1000000] [T_END=3] [PYTHON=/usr/bin/python3]
+#          [INTEGRATORS="etd-rk4 rk4"] [PRECISIONS="fp64 fp32"] [PEER=1 (0: stribeck only)]
 set -euo pipefail
 STRIBECK=$1
 DRAWS=${2:-1000000}
 T_END=${3:-3}
 PY=${4:-/usr/bin/python3}
+INTEGRATORS=${5:-etd-rk4 rk4}
+PRECISIONS=${6:-fp64 fp32}
+PEER=${7:-1}
 DIR=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -46,7 +53,8 @@ timed() { sed -n 's/.*Elapsed (wall clock) time.*: \(.*\)/\1/p; s/.*Maximum resi
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(date -u '+%F %T UTC')"
 echo "stribeck: $("$STRIBECK" --version 2>&1 | head -1); $DRAWS draws, t_end $T_END s"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for prec in fp64 fp32; do
+for integrator in $INTEGRATORS; do
+for prec in $PRECISIONS; do
   cat > "$WORK/rig.toml" << TOML
 [system]
 mass = 1.0
@@ -58,6 +66,7 @@ model = "lugre"
 [simulation]
 t_end = $T_END
 dt = 1e-3
+integrator = "$integrator"
 [ensemble]
 design = "random"
 seed = 1
@@ -70,15 +79,17 @@ TOML
     2> "$WORK/time.txt" > /dev/null
   read -r steps p se secs <<< "$("$PY" -c "import json, sys; j = json.load(open(sys.argv[1])); p = j['from_fit']['stick_slip_probability']; print(j['rk4_steps'], p['value'], p['std_error'], j['seconds'])" "$WORK/draws.json")"
   per=$(( (steps + DRAWS / 2) / DRAWS ))
-  "$PY" -c "import sys; s, t = float(sys.argv[1]), float(sys.argv[2]); print(f'stribeck {sys.argv[3]} (2 threads): {sys.argv[4]}, {s / t:.3e} RK4 steps/s ({sys.argv[5]} per draw), P(stick-slip) = {float(sys.argv[6]):.4f} +/- {float(sys.argv[7]):.4f}; ', end='')" \
-    "$steps" "$secs" "$prec" "$DRAWS draws in ${secs} s" "$per" "$p" "$se"
+  "$PY" -c "import sys; s, t = float(sys.argv[1]), float(sys.argv[2]); print(f'stribeck {sys.argv[3]} (2 threads): {sys.argv[4]}, {s / t:.3e} steps/s ({sys.argv[5]} per draw), P(stick-slip) = {float(sys.argv[6]):.4f} +/- {float(sys.argv[7]):.4f}; ', end='')" \
+    "$steps" "$secs" "$prec $integrator" "$DRAWS draws in ${secs} s" "$per" "$p" "$se"
   timed "$WORK/time.txt"
   echo
   rm -f "$WORK/draws.h5"
+  [ "$PEER" = 1 ] || continue
   /usr/bin/time -v env NUMBA_NUM_THREADS=2 "$PY" "$DIR/peers/fit_draws_numba.py" --fit "$WORK/fit.json" --draws "$DRAWS" \
-    --t-end "$T_END" --steps "$per" --precision "$prec" 2> "$WORK/time.txt" | tr -d '\n'
+    --t-end "$T_END" --steps "$per" --precision "$prec" --integrator "$integrator" 2> "$WORK/time.txt" | tr -d '\n'
   echo -n "; "
   timed "$WORK/time.txt"
   echo
+done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
