@@ -686,7 +686,8 @@ LogBlockWriter::~LogBlockWriter() {
 
 std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::vector<BlockColumn>& channels,
                                            const std::map<std::string, std::string>& attributes,
-                                           const std::string& source, const LogBlockReader* copy_from) {
+                                           const std::string& source, const LogBlockReader* copy_from,
+                                           std::size_t rows_at_most) {
   Impl& m = *impl_;
   const std::string where = (source.empty() ? m.path : source) + ": experiment '" + name + "'";
   bool rotational = false;
@@ -696,6 +697,11 @@ std::size_t LogBlockWriter::add_experiment(const std::string& name, const std::v
       throw InputError(where + ": channel '" + c.name + "': unit '" + c.units + "', expected SI unit '" +
                        si_unit(*dim) + "'");
   const std::size_t g = m.add(name, channels, true, where);
+  if (rows_at_most > 0) {
+    hsize_t rows = kMinChunkRows;
+    while (rows < rows_at_most && rows < m.groups[g].chunk_rows) rows *= 2;
+    m.groups[g].chunk_rows = std::min<hsize_t>(rows, m.groups[g].chunk_rows);
+  }
   m.create_columns(g, copy_from);
   Impl::G& grp = m.groups[g];
   for (std::size_t k = 0; k < channels.size(); ++k)

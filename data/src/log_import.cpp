@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 
 #include "stribeck/data/error.hpp"
@@ -182,7 +183,11 @@ class Importer {
     }
     set_attributes(attrs, q_.attributes);
     take_name(name, path, path);
-    const size_t g = out_.add_experiment(name, cols, attrs, path);
+    // A text row takes at least two bytes (a digit and a separator): the
+    // file's size bounds its rows, so a short file gets short chunks.
+    std::error_code size_error;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, size_error);
+    const size_t g = out_.add_experiment(name, cols, attrs, path, nullptr, size_error ? 0 : bytes / 2 + 1);
     std::vector<std::vector<double>> block;
     std::vector<std::vector<double>> fixed(constants.size());
     std::vector<const double*> ptrs;
@@ -257,7 +262,7 @@ class Importer {
       if (auto at = e.channel_attributes.find(c); at != e.channel_attributes.end()) cols.back().attributes = at->second;
       ptrs.push_back(v.data());
     }
-    const size_t g = out_.add_experiment(e.name, cols, e.attributes, e.source);
+    const size_t g = out_.add_experiment(e.name, cols, e.attributes, e.source, nullptr, e.size());
     const size_t block_rows = stream_block_rows(cols.size());  // bounds the writer's encoded chunks
     for (size_t r = 0; r < e.size(); r += block_rows) {
       std::vector<const double*> at;

@@ -381,6 +381,48 @@ TEST(LogBlocks, WriterAppendsBlocksReadLogReadsBack) {
   }
 }
 
+// The rows of a column's chunks (HDF5's own record of the layout).
+hsize_t chunk_rows_of(const std::string& path, const std::string& dataset) {
+  data::h5::File file = data::h5::open_file(path);
+  data::h5::Dataset ds = data::h5::open_dataset(file.id(), dataset, path);
+  data::h5::PropList dcpl(H5Dget_create_plist(ds.id()));
+  hsize_t chunk[1] = {0};
+  EXPECT_EQ(H5Pget_chunk(dcpl.id(), 1, chunk), 1);
+  return chunk[0];
+}
+
+TEST(LogBlocks, ExperimentsOfKnownLengthGetChunksOfTheirSize) {
+  // A bound of 5 rows gives 16-row chunks (the least), 1000 rows 1024, an
+  // unknown length (0) or one beyond the standard chunk the standard chunk;
+  // appending past the bound stays correct (more chunks).
+  const std::string path = temp_path("short_chunks.h5");
+  const std::vector<std::pair<size_t, size_t>> cases = {{5, 5}, {1000, 1000}, {0, 7}, {1u << 20, 9}, {5, 40}};
+  {
+    data::LogBlockWriter w(path, data::Provenance{});
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const auto e = w.add_experiment("e" + std::to_string(c), {{"time", "s", ""}, {"force", "N", ""}}, {}, "", nullptr,
+                                      cases[c].first);
+      std::vector<double> t(cases[c].second), f(cases[c].second);
+      for (size_t i = 0; i < t.size(); ++i) t[i] = 0.5 * static_cast<double>(i), f[i] = static_cast<double>(c * i);
+      const double* cols[] = {t.data(), f.data()};
+      w.append(e, cols, t.size());
+    }
+    w.commit();
+  }
+  const size_t standard = data::stream_chunk_rows(2);
+  const std::vector<size_t> expected = {16, 1024, standard, standard, 16};
+  const auto back = data::read_log(path);
+  ASSERT_EQ(back.size(), cases.size());
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(c);
+    EXPECT_EQ(chunk_rows_of(path, "e" + std::to_string(c) + "/force"), expected[c]);
+    const auto& e = back[c];
+    const size_t k = std::stoul(e.name.substr(1));
+    ASSERT_EQ(e.size(), cases[k].second);
+    for (size_t i = 0; i < e.size(); ++i) EXPECT_EQ(e.channels.at("force")[i], static_cast<double>(k * i));
+  }
+}
+
 TEST(LogBlocks, WriterFailureLeavesNoFileAndKeepsOldContent) {
   const std::string path = temp_path("atomic.h5");
   {

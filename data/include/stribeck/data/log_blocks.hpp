@@ -159,9 +159,16 @@ class LogBlockWriter {
   // (LogBlockReader::copy_stored: float64 in SI) are copied whole now, not
   // re-encoded; append() then skips them (their pointer may be null) and
   // commit() checks that the other columns reach their length.
+  //
+  // `rows_at_most` (0: unknown) bounds the experiment's length: its columns
+  // then get chunks of the next power of two above it (at least 16 rows)
+  // where that is shorter than stream_chunk_rows, so a log of many short
+  // experiments does not deflate, store and inflate a 512 KiB chunk per
+  // channel of a few samples. Appending more rows than the bound is still
+  // correct (more chunks), only slower.
   std::size_t add_experiment(const std::string& name, const std::vector<BlockColumn>& channels,
                              const std::map<std::string, std::string>& attributes, const std::string& source = "",
-                             const LogBlockReader* copy_from = nullptr);
+                             const LogBlockReader* copy_from = nullptr, std::size_t rows_at_most = 0);
   std::size_t add_results(const std::string& group, const std::vector<BlockColumn>& datasets,
                           const std::map<std::string, std::string>& attributes, const Provenance& provenance);
   // Writes the string attributes of group `g` again, e.g. with a summary known
