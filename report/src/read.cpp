@@ -660,13 +660,13 @@ std::vector<Series> histograms(const std::vector<double>& a, const std::string& 
 }
 
 // An ensemble drawn from a fit (simulate [ensemble] from_fit; the group's
-// from_fit and drawn attributes): the probability of stick-slip with its
+// from_fit, from_fit_draw and drawn attributes): the probability of stick-slip with its
 // Monte Carlo error and the quantiles as simulate's summary gives them
 // (summarize_fit_draws over the same file), and the distributions of the
 // breakaway force and the stick-slip amplitude, draws that stick and slip
 // apart from the others. Nothing for other ensembles.
 void add_fit_draws(Document& doc, IdMaker& id, const data::PointFile& pf, const std::string& path) {
-  std::string fit, drawn;
+  std::string fit, drawn, how;
   {
     const data::h5::File f = data::h5::open_file(path);
     const data::h5::Group g = data::h5::open_group(f.id(), "ensemble", path);
@@ -674,6 +674,10 @@ void add_fit_draws(Document& doc, IdMaker& id, const data::PointFile& pf, const 
     const std::string where = path + ": group 'ensemble'";
     fit = data::h5::read_string_attribute(g.id(), "from_fit", where);
     if (data::h5::has_attribute(g.id(), "drawn")) drawn = data::h5::read_string_attribute(g.id(), "drawn", where);
+    // Files written before from_fit_draw existed were drawn from the covariance.
+    how = data::h5::has_attribute(g.id(), "from_fit_draw")
+              ? data::h5::read_string_attribute(g.id(), "from_fit_draw", where)
+              : "covariance";
   }
   // The totals simulate counted, from the status and stick_slip columns.
   workloads::EnsembleResult r;
@@ -701,12 +705,12 @@ void add_fit_draws(Document& doc, IdMaker& id, const data::PointFile& pf, const 
   Section sec{"Drawn from the fit", {}};
   Figure t = make(id, "fit-draws", FigureKind::kText, "Probability of stick-slip", "", "");
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%llu draws of %s from the fit %s: P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error; %llu "
-                "draws outside the model's ranges count as not sticking).",
-                static_cast<unsigned long long>(s.stick_slip.draws),
-                drawn.empty() ? "its free parameters" : drawn.c_str(), fit.c_str(), s.stick_slip.value,
-                s.stick_slip.std_error, static_cast<unsigned long long>(s.outside));
+  std::snprintf(
+      buf, sizeof buf,
+      "%llu draws of %s from the fit %s (%s): P(stick-slip) = %.4g +/- %.2g (Monte Carlo standard error; %llu "
+      "draws outside the model's ranges count as not sticking).",
+      static_cast<unsigned long long>(s.stick_slip.draws), drawn.empty() ? "its free parameters" : drawn.c_str(),
+      fit.c_str(), how.c_str(), s.stick_slip.value, s.stick_slip.std_error, static_cast<unsigned long long>(s.outside));
   t.text.push_back(buf);
   sec.figures.push_back(std::move(t));
   Figure q = make(id, "fit-draws-quantiles", FigureKind::kTable, "Quantiles over the draws (95 % intervals)", "", "");

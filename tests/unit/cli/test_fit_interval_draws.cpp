@@ -19,6 +19,7 @@
 #include "cli_runner.hpp"
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/point_file.hpp"
+#include "stribeck/report/figure.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -92,6 +93,16 @@ TEST(FitIntervalDraws, DrawsOfARealProfileFitHaveItsIntervalEndsAsQuantiles) {
   EXPECT_NE(log.find("drawn from the fit " + fit + " (profile-intervals): P(stick-slip)"), std::string::npos) << log;
   EXPECT_EQ(read_json(js)["from_fit"]["draw"], "profile-intervals");
   EXPECT_EQ(ensemble_attribute(out, "from_fit_draw"), "profile-intervals");
+  {
+    // The report names the draw as the summary does.
+    const report::Document doc = report::read_document(out);
+    bool named = false;
+    for (const report::Section& sec : doc.sections)
+      for (const report::Figure& fig : sec.figures)
+        for (const std::string& line : fig.text)
+          named |= line.find(" (profile-intervals): P(stick-slip)") != std::string::npos;
+    EXPECT_TRUE(named) << "the report of " << out;
+  }
   const data::PointFile f(out);
   ASSERT_EQ(f.rows(), n);
   int checked = 0;

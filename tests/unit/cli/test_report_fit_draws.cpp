@@ -94,6 +94,8 @@ TEST(ReportFitDraws, ShowsTheProbabilityAndTheDistributionsOfTheDraws) {
   std::snprintf(want, sizeof want, "P(stick-slip) = %.4g +/- %.2g", value, se);
   EXPECT_NE(s->figures[0].text[0].find(want), std::string::npos) << s->figures[0].text[0];
   EXPECT_NE(s->figures[0].text[0].find("400 draws of F_C"), std::string::npos) << s->figures[0].text[0];
+  EXPECT_NE(s->figures[0].text[0].find("rfd_fit.json (covariance): P(stick-slip)"), std::string::npos)
+      << s->figures[0].text[0];
   // The quantiles: breakaway_force first, and every draw that ran breaks away at 1.5 N.
   ASSERT_EQ(s->figures[1].kind, report::FigureKind::kTable);
   ASSERT_GE(s->figures[1].table.rows.size(), 2u);
