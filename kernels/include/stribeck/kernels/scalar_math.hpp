@@ -25,8 +25,9 @@ namespace math {
 // the sweep's whole per-sample budget is about 25). Its error, that of
 // __expf, 2 + floor(1.173 |x|) ulp by the CUDA Math API, is under 1e-6
 // relative for |x| <= 10, far inside the FP32 tolerance (docs/models.md);
-// results below 2^-126 (x < -87.3) are 0. In double in the CPU lanes' AVX-512
-// build (STRIBECK_POLY_EXP), it is poly_exp, inlined (poly_exp.hpp says why).
+// results below 2^-126 (x < -87.3) are 0. In the CPU lanes' AVX-512 build
+// (STRIBECK_POLY_EXP), it is poly_exp, inlined (poly_exp.hpp says why), in
+// double and in float (rounded from double).
 // Everywhere else (double, the CPU, Jets) exp is the standard library's.
 template <class T>
 STRIBECK_HD_INLINE T exp(const T& x) {
@@ -34,6 +35,10 @@ STRIBECK_HD_INLINE T exp(const T& x) {
   if constexpr (std::is_same_v<T, float>) return __nvvm_ex2_approx_ftz_f(x * float(kLog2e));
 #elif defined(STRIBECK_POLY_EXP)
   if constexpr (std::is_same_v<T, double>) return poly_exp(x);
+  // In float too: glibc's expf takes a slow errno path on underflow, which a
+  // sliding Stribeck term exp(-(v/v_s)^2) reaches at every step (half the
+  // FP32 lanes' time in perf); poly_exp in double rounds to the float.
+  if constexpr (std::is_same_v<T, float>) return float(poly_exp(double(x)));
 #endif
   using std::exp;
   return exp(x);
