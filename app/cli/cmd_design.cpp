@@ -18,7 +18,7 @@ namespace stribeck::cli {
 namespace {
 
 struct DesignArgs {
-  std::string model, prior, guess, rig, profiles = "triangle,sine-sweep,ramps,steps,plateaus,creep,multisine",
+  std::string model, prior, guess, rig, profiles = "triangle,sine-sweep,ramps,steps,plateaus,creep,multisine,levels",
                                         criterion = "worst-rse", output, json, reference_output;
   std::vector<std::string> fix;
   bool offset = false;
@@ -154,7 +154,7 @@ void add_design_command(CLI::App& app) {
   cmd->add_option("--rig", a->rig, "The rig's limits (docs/identification.md, \"Experiment design\")")
       ->type_name("RIG.toml")
       ->required();
-  cmd->add_option("--profiles", a->profiles, "Candidate profile families (default: all the generator's)")
+  cmd->add_option("--profiles", a->profiles, "Candidate profile families (default: all the generator's and levels)")
       ->type_name("NAME,...");
   cmd->add_option("--criterion", a->criterion, "d, a, e or worst-rse (default): what the design minimises")
       ->type_name("NAME");
