@@ -29,17 +29,18 @@ bool gpu_usable() {
 }
 
 // The 12 x 25 (stiffness, drive velocity) LuGre grid the GPU tests compare:
-// 300 points, two full blocks of 128 and a partial one.
-std::string lugre_grid_config(const char* device, const char* precision) {
-  return write_temp_file(std::string("ens_grid_") + device + "_" + precision + ".toml", R"(
+// 300 points, two full blocks of 128 and a partial one; `simulation` holds
+// the [simulation] lines after t_end (the output step, an integrator).
+std::string lugre_grid_config(const char* device, const char* precision, const std::string& simulation = "dt = 1e-3\n",
+                              const std::string& name = "ens_grid_") {
+  return write_temp_file(name + device + "_" + precision + ".toml", R"(
 [system]
 mass = 1.0
 [friction]
 model = "lugre"
 [simulation]
 t_end = 4.0
-dt = 1e-3
-[ensemble]
+)" + simulation + R"([ensemble]
 device = ")" + std::string(device) + R"("
 precision = ")" + std::string(precision) + R"("
 [ensemble.params]
@@ -75,22 +76,7 @@ TEST(Ensemble, GpuEqualsCpu) {
 // (1e-12 relative on the emulator, whose arithmetic is the host's), FP32
 // classified as the CPU's FP32 but for at most 1 % of the points.
 std::string etd_grid_config(const char* device, const char* precision) {
-  return write_temp_file(std::string("ens_etd_") + device + "_" + precision + ".toml", R"(
-[system]
-mass = 1.0
-[friction]
-model = "lugre"
-[simulation]
-t_end = 4.0
-dt = 4e-3
-integrator = "etd-rk4"
-[ensemble]
-device = ")" + std::string(device) + R"("
-precision = ")" + std::string(precision) + R"("
-[ensemble.params]
-stiffness = "log:5:50:12"
-drive_velocity = "linear:0.02:0.2:25"
-)");
+  return lugre_grid_config(device, precision, "dt = 4e-3\nintegrator = \"etd-rk4\"\n", "ens_etd_");
 }
 
 TEST(Ensemble, GpuEtdRk4EqualsCpu) {

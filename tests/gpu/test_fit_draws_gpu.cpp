@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../unit/common/lugre_fit_json.hpp"
 #include "../unit/common/temp_dir.hpp"
 #include "stribeck/data/error.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
@@ -35,21 +36,7 @@ bool gpu_usable() {
 // sigma0 and sigma1 held. Standard errors of 5-15 % put the rig (1 kg,
 // 20 N/m, 0.1 m/s: a cycle of about 1.4 s) on both sides of its stick-slip
 // border (about 60 % of the draws stick and slip within 8 s).
-std::string lugre_fit() {
-  nlohmann::json j;
-  j["model"] = "lugre";
-  const char* names[] = {"F_C", "F_s", "v_s", "sigma2"};
-  const double values[] = {1.0, 1.5, 1e-3, 0.4}, se[] = {0.1, 0.15, 1.5e-4, 0.05};
-  for (int a = 0; a < 4; ++a)
-    j["parameters"][names[a]] = {{"value", values[a]}, {"std_error", se[a]}, {"fixed", false}};
-  j["parameters"]["sigma0"] = {{"value", 1e5}, {"std_error", nullptr}, {"fixed", true}};
-  j["parameters"]["sigma1"] = {{"value", 0.5}, {"std_error", nullptr}, {"fixed", true}};
-  j["correlation"] = {
-      {"parameters", {"F_C", "F_s", "v_s", "sigma2"}},
-      {"transforms", {"log", "excess:F_C", "log", "identity"}},
-      {"matrix", {{1.0, 0.7, -0.3, 0.2}, {0.7, 1.0, -0.1, 0.0}, {-0.3, -0.1, 1.0, -0.4}, {0.2, 0.0, -0.4, 1.0}}}};
-  return write_temp_file("gpu_lugre_fit.json", j.dump(2));
-}
+std::string lugre_fit() { return test::write_lugre_fit_json("gpu_lugre_fit.json"); }
 
 // The same fit with 95 % intervals (identify's ci95 and interval kinds),
 // asymmetric profile ones for F_C, F_s and sigma2, F_s's lower end on its

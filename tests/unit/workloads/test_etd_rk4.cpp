@@ -9,6 +9,7 @@
 // compared in test_ensemble_lanes.cpp and tests/gpu/test_ensemble_gpu.cpp.
 #include <gtest/gtest.h>
 
+#include "lugre_fit_json.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -219,21 +220,7 @@ TEST(EtdRk4, ConvergesAtFourthOrder) {
   }
 }
 
-std::string lugre_fit() {
-  nlohmann::json j;
-  j["model"] = "lugre";
-  const char* names[] = {"F_C", "F_s", "v_s", "sigma2"};
-  const double values[] = {1.0, 1.5, 1e-3, 0.4}, se[] = {0.1, 0.15, 1.5e-4, 0.05};
-  for (int a = 0; a < 4; ++a)
-    j["parameters"][names[a]] = {{"value", values[a]}, {"std_error", se[a]}, {"fixed", false}};
-  j["parameters"]["sigma0"] = {{"value", 1e5}, {"std_error", nullptr}, {"fixed", true}};
-  j["parameters"]["sigma1"] = {{"value", 0.5}, {"std_error", nullptr}, {"fixed", true}};
-  j["correlation"] = {
-      {"parameters", {"F_C", "F_s", "v_s", "sigma2"}},
-      {"transforms", {"log", "excess:F_C", "log", "identity"}},
-      {"matrix", {{1.0, 0.7, -0.3, 0.2}, {0.7, 1.0, -0.1, 0.0}, {-0.3, -0.1, 1.0, -0.4}, {0.2, 0.0, -0.4, 1.0}}}};
-  return write_temp_file("etd_lugre_fit.json", j.dump(2));
-}
+std::string lugre_fit() { return test::write_lugre_fit_json("etd_lugre_fit.json"); }
 
 std::string draws_config(const std::string& integrator_line) {
   return "[system]\nmass = 1.0\nstiffness = 20.0\ndrive_velocity = 0.1\n[friction]\nmodel = \"lugre\"\n"
