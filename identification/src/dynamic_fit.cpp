@@ -536,15 +536,7 @@ FitSummary two_stage(const std::vector<data::Experiment>& experiments, const Mod
   std::vector<Prepared> data = prepare_data(experiments, model, o);
   std::vector<std::vector<double>> times, x;
   for (size_t e = 0; e < data.size(); ++e) {
-    const data::Experiment& ex = experiments[e];
-    if (!ex.has("time"))
-      throw data::InputError(ex.source + ": experiment '" + ex.name + "' has no time channel; " + id +
-                             " is fitted by simulating its state in time");
-    const auto& t = ex.channel("time");
-    for (size_t k = 1; k < t.size(); ++k)
-      if (!(t[k] > t[k - 1]))
-        throw data::InputError(ex.source + ": experiment '" + ex.name + "', channel 'time', sample " +
-                               std::to_string(k) + ": time must increase strictly");
+    const std::vector<double>& t = simulation_times(experiments[e], experiments[e].source, id);
     times.push_back(t);
     x.push_back(travel(data[e], t));
   }
@@ -666,20 +658,29 @@ FitSummary two_stage(const std::vector<data::Experiment>& experiments, const Mod
 }  // namespace
 
 bool has_two_stage_fit(const std::string& id) {
-  return id == LuGre::kId || id == Dahl::kId || id == TwentySimLuGre::kId || id == ElastoPlastic::kId ||
-         id == Gms1::kId || id == Gms2::kId || id == Gms3::kId || id == Gms4::kId;
+  return visit_two_stage_fit(id, [](auto) {});
+}
+
+const std::vector<double>& simulation_times(const data::Experiment& ex, const std::string& where,
+                                            const std::string& model_id) {
+  if (!ex.has("time"))
+    throw data::InputError(where + ": experiment '" + ex.name + "' has no time channel; " + model_id +
+                           " is fitted by simulating its state in time");
+  const auto& t = ex.channel("time");
+  for (size_t k = 1; k < t.size(); ++k)
+    if (!(t[k] > t[k - 1]))
+      throw data::InputError(where + ": experiment '" + ex.name + "', channel 'time', sample " + std::to_string(k) +
+                             ": time must increase strictly");
+  return t;
 }
 
 FitSummary fit_two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model,
                          const FitOptions& o) {
-  if (model.id == Dahl::kId) return two_stage<DahlFit>(experiments, model, o);
-  if (model.id == TwentySimLuGre::kId) return two_stage<TwentySimLuGreFit>(experiments, model, o);
-  if (model.id == ElastoPlastic::kId) return two_stage<ElastoPlasticFit>(experiments, model, o);
-  if (model.id == Gms1::kId) return two_stage<GmsFit<1>>(experiments, model, o);
-  if (model.id == Gms2::kId) return two_stage<GmsFit<2>>(experiments, model, o);
-  if (model.id == Gms3::kId) return two_stage<GmsFit<3>>(experiments, model, o);
-  if (model.id == Gms4::kId) return two_stage<GmsFit<4>>(experiments, model, o);
-  return two_stage<LuGreFit>(experiments, model, o);
+  FitSummary S;
+  if (!visit_two_stage_fit(model.id,
+                           [&](auto kind) { S = two_stage<typename decltype(kind)::type>(experiments, model, o); }))
+    S = two_stage<LuGreFit>(experiments, model, o);
+  return S;
 }
 
 }  // namespace stribeck::ident::detail

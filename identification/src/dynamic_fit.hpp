@@ -206,8 +206,35 @@ template <class F>
 FitSummary fit_steady_state(const ModelInfo& model, const std::vector<data::Experiment>& steady, const FitOptions& o,
                             const FitOrigin& origin);
 
-// Whether `model_id` has a two-stage fit (lugre, dahl, 20sim-lugre, elastoplastic, gms1..gms4).
+// Calls fn(FitKind<F>{}) with the fit traits F of model `model_id` (lugre,
+// dahl, 20sim-lugre, elastoplastic, gms1..gms4) and returns true; false
+// (fn not called) for a model without a fit by simulation error. The one
+// list of those models: the fit, its options and design dispatch through it.
+template <class F>
+struct FitKind {
+  using type = F;
+};
+template <class Fn>
+bool visit_two_stage_fit(const std::string& model_id, Fn&& fn) {
+  if (model_id == LuGre::kId) fn(FitKind<LuGreFit>{});
+  else if (model_id == Dahl::kId) fn(FitKind<DahlFit>{});
+  else if (model_id == TwentySimLuGre::kId) fn(FitKind<TwentySimLuGreFit>{});
+  else if (model_id == ElastoPlastic::kId) fn(FitKind<ElastoPlasticFit>{});
+  else if (model_id == Gms1::kId) fn(FitKind<GmsFit<1>>{});
+  else if (model_id == Gms2::kId) fn(FitKind<GmsFit<2>>{});
+  else if (model_id == Gms3::kId) fn(FitKind<GmsFit<3>>{});
+  else if (model_id == Gms4::kId) fn(FitKind<GmsFit<4>>{});
+  else return false;
+  return true;
+}
+
+// Whether `model_id` has a two-stage fit (visit_two_stage_fit's models).
 bool has_two_stage_fit(const std::string& model_id);
+// The time stamps the state is simulated over: experiment `ex`'s time
+// channel, which must exist and increase strictly, else an InputError
+// beginning with `where` (the log's source, or "design").
+const std::vector<double>& simulation_times(const data::Experiment& ex, const std::string& where,
+                                            const std::string& model_id);
 // Both stages, then the joint stage; the summary is the joint stage's.
 FitSummary fit_two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
 
