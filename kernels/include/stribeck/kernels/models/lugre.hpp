@@ -12,6 +12,9 @@ namespace stribeck {
 
 struct LuGre {
   static constexpr bool kDynamic = true;
+  // dz/dt = v - a(v) z with a independent of z: the form ETDRK4 integrates
+  // exactly for a frozen a (integrators/etd_rk4.hpp).
+  static constexpr bool kLinearRelaxation = true;
   static constexpr const char* kId = "lugre";
   static constexpr const char* kName = "LuGre dynamic friction (Canudas de Wit et al. 1995)";
   static constexpr const char* kEquation =

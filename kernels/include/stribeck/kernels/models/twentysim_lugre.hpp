@@ -16,6 +16,7 @@ namespace stribeck {
 
 struct TwentySimLuGre {
   static constexpr bool kDynamic = true;
+  static constexpr bool kLinearRelaxation = true;  // LuGre's bristle rate (lugre.hpp)
   static constexpr const char* kId = "20sim-lugre";
   static constexpr const char* kName = "20-sim LuGre friction (normal force times coefficients)";
   static constexpr const char* kEquation =

@@ -30,8 +30,6 @@
 #include "stribeck/kernels/integrators/etd_rk4.hpp"
 #include "stribeck/kernels/integrators/rk4.hpp"
 #include "stribeck/kernels/integrators/status.hpp"
-#include "stribeck/kernels/models/lugre.hpp"
-#include "stribeck/kernels/models/twentysim_lugre.hpp"
 #include "stribeck/kernels/sample.hpp"
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
@@ -51,10 +49,15 @@ constexpr int friction_extra_states() {
 }
 
 // Whether M's state obeys z' = v - M::relax_rate(v) z exactly (relax_rate
-// independent of z): the models ETDRK4 integrates.
+// independent of z; the law says so with M::kLinearRelaxation): the models
+// ETDRK4 integrates.
+template <class M, class = void>
+struct LinearRelaxation : std::false_type {};
+template <class M>
+struct LinearRelaxation<M, std::void_t<decltype(M::kLinearRelaxation)>> : std::bool_constant<M::kLinearRelaxation> {};
 template <class M>
 constexpr bool etd_form() {
-  return std::is_same<M, LuGre>::value || std::is_same<M, TwentySimLuGre>::value;
+  return LinearRelaxation<M>::value;
 }
 
 template <class T>
