@@ -106,7 +106,8 @@ void run(const DesignArgs& a) {
   check_json_output(a.json, {a.rig, a.prior, a.output, a.reference_output});
   const ident::DesignResult d = ident::design_experiment(r);
   // Both tests as DESIGN.toml, so either runs on the rig through generate --design.
-  const auto toml = [&](const ident::DesignEvaluation& e, const std::string& what) {
+  const std::string bound = ident::design_bound_line(d.bound, d.design.prediction.worst_rse);
+  const auto toml = [&](const ident::DesignEvaluation& e, const std::string& what, const std::string& more) {
     workloads::DesignFile f;
     f.model = m.id;
     f.rotational = rotational;
@@ -114,16 +115,18 @@ void run(const DesignArgs& a) {
     f.experiments = e.experiments;
     return workloads::design_toml(
         f, "stribeck design: " + m.id + ", " + what + ", worst relative std error " +
-               format_number(e.prediction.worst_rse) +
-               "\nstribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log");
+               format_number(e.prediction.worst_rse) + "\n" + more +
+               "stribeck generate --design THIS_FILE -o LOG.h5 [--noise force=SIGMA] makes its log");
   };
   data::AtomicFile out(a.output);
-  out.write(toml(d.design, "the design (criterion " + a.criterion + "; reference " +
-                               format_number(d.reference.prediction.worst_rse) + ")"));
+  out.write(toml(
+      d.design,
+      "the design (criterion " + a.criterion + "; reference " + format_number(d.reference.prediction.worst_rse) + ")",
+      bound));
   std::unique_ptr<data::AtomicFile> ref;
   if (!a.reference_output.empty()) {
     ref = std::make_unique<data::AtomicFile>(a.reference_output);
-    ref->write(toml(d.reference, "the reference test (plateaus at the fastest speed within the limits)"));
+    ref->write(toml(d.reference, "the reference test (plateaus at the fastest speed within the limits)", ""));
   }
   summary(
       "stribeck design: %s, criterion %s, %zu experiment%s, %g s in all; %d candidates evaluated (%d within the "
@@ -132,7 +135,7 @@ void run(const DesignArgs& a) {
       r.rig.duration, d.evaluated, d.feasible, d.threads);
   print_design(d.design, rotational, "design:");
   print_design(d.reference, rotational, "reference (plateaus at the fastest speed within the limits):");
-  result(ident::design_table(d));
+  result(ident::design_table(d) + bound);
   if (!a.json.empty()) write_json_text(a.json, ident::design_json(r, d));
   out.commit();
   if (ref) ref->commit();

@@ -73,6 +73,16 @@ std::string design_table(const DesignResult& d) {
   return s;
 }
 
+std::string design_bound_line(const DesignBound& b, double design_worst_rse) {
+  if (!b.computed) return "no bound on the best test: " + b.why_not + "\n";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "best any test of the rig's duration can do: worst relative std error >= %.5g (certified); the design "
+                "is within %.3g %% of it\n",
+                b.worst_rse, 100 * (design_worst_rse / b.worst_rse - 1));
+  return line;
+}
+
 std::string design_json(const DesignRequest& r, const DesignResult& d) {
   nlohmann::json j;
   j["model"] = r.model;
@@ -91,6 +101,15 @@ std::string design_json(const DesignRequest& r, const DesignResult& d) {
   for (size_t i = 0; i < a.size() && i < b.size(); ++i)
     j["ratio"].push_back({{"name", a[i].name}, {"value", number(b[i].std_error / a[i].std_error)}});
   j["worst_rse_ratio"] = number(d.reference.prediction.worst_rse / d.design.prediction.worst_rse);
+  const DesignBound& bound = d.bound;
+  j["bound"] = {{"computed", bound.computed}};
+  if (bound.computed)
+    j["bound"].update({{"worst_relative_std_error", bound.worst_rse},
+                       {"optimal_measure_worst_relative_std_error", bound.measure_rse},
+                       {"design_above_bound", number(d.design.prediction.worst_rse / bound.worst_rse - 1)},
+                       {"grid_speeds", bound.grid_speeds},
+                       {"seconds", bound.seconds}});
+  else j["bound"]["reason"] = bound.why_not;
   return j.dump(2) + "\n";
 }
 

@@ -8,9 +8,7 @@
 #include <cmath>
 #include <map>
 
-#include "problem.hpp"
-#include "stribeck/kernels/model_list.hpp"
-#include "stribeck/kernels/stepping.hpp"
+#include "design_bound.hpp"
 #include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident::detail {
@@ -71,18 +69,13 @@ std::vector<MeasurePoint> optimal_measure(const DesignRequest& r, const Predicti
   const ModelInfo& m = workloads::require_model(r.model);
   if (m.dynamic) return {};
   const size_t k = at.parameters.size();
-  std::vector<int> index(k);
-  Eigen::VectorXd scale(k), weight(k);
+  Eigen::VectorXd weight(k);
   for (size_t i = 0; i < k; ++i) {
     const auto& q = at.parameters[i];
-    index[i] = q.name == "offset" ? -1 : m.param_index(q.name);
-    if (index[i] < 0 && q.name != "offset") return {};  // another nuisance (a mass): not a static sample's
-    scale(i) = q.value != 0 ? std::abs(q.value) : 1.0;
-    weight(i) = index[i] >= 0 ? 1.0 : 0.0;
+    if (q.name != "offset" && m.param_index(q.name) < 0) return {};  // another nuisance (a mass): not a static sample's
+    weight(i) = q.name != "offset" ? 1.0 : 0.0;
   }
   if (weight.sum() == 0) return {};
-  std::vector<double> params = r.prior;
-  for (const auto& [name, value] : parse_user_options(m, r.fit).fixed) params[m.param_index(name)] = value;
   const bool pressure = m.needs(kChannelPressureA) || m.needs(kChannelPressureB);
   std::vector<MeasurePoint> pts;
   for (double p : support_pressures(r, pressure))
@@ -90,28 +83,7 @@ std::vector<MeasurePoint> optimal_measure(const DesignRequest& r, const Predicti
       const double v = r.rig.v_max * std::pow(10.0, -kDecades * j / (kSpeeds - 1));
       if (longest_pass(r, v) > 0) pts.push_back({v, p, 0.0});
     }
-  Eigen::MatrixXd G(static_cast<Eigen::Index>(pts.size()), static_cast<Eigen::Index>(k));
-  visit_model(r.model.c_str(), [&](auto tag) {
-    using M = typename decltype(tag)::type;
-    if constexpr (!M::kDynamic) {
-      auto force = [&](const std::vector<double>& x, const MeasurePoint& s) {
-        typename M::template State<double> state{};
-        return model_step<M>(M::prepare(x.data()), Sample<double>{s.v, s.p, r.rig.pressure_b, 0.0}, state, 0.0);
-      };
-      for (size_t j = 0; j < pts.size(); ++j)
-        for (size_t i = 0; i < k; ++i) {
-          double g = 1.0;  // the offset's
-          if (index[i] >= 0) {
-            std::vector<double> up = params, down = params;
-            const double h = 1e-6 * scale(i);
-            up[index[i]] += h;
-            down[index[i]] -= h;
-            g = (force(up, pts[j]) - force(down, pts[j])) / (2 * h);
-          }
-          G(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i)) = scale(i) * g;
-        }
-    }
-  });
+  const Eigen::MatrixXd G = relative_gradients(r, at, pts);
   // A support that cannot determine every parameter (one pressure for a
   // pressure term) gives no measure.
   if (Eigen::FullPivLU<Eigen::MatrixXd>(G.transpose() * G).rank() < static_cast<Eigen::Index>(k)) return {};
@@ -143,18 +115,31 @@ std::vector<workloads::DesignedExperiment> plateau_test(const DesignRequest& r, 
     std::sort(pts.begin(), pts.end(), [](const MeasurePoint& x, const MeasurePoint& y) { return x.v > y.v; });
     workloads::DesignedExperiment x;
     std::vector<double> shares;
-    for (const auto& s : pts) {
-      const int passes = std::max(2, 2 * static_cast<int>(std::ceil(s.share / total * T / (2 * longest_pass(r, s.v)))));
-      for (int i = 0; i < passes; ++i) {
-        x.levels.push_back(i % 2 ? -s.v : s.v);
-        shares.push_back(s.share / passes);
+    // The passes of each speed for `fill` of its share of the time; the
+    // ramps' time.
+    auto schedule = [&](double fill) {
+      x.levels.clear();
+      shares.clear();
+      for (const auto& s : pts) {
+        const double planned = fill * s.share / total * T;
+        const int passes = std::max(2, 2 * static_cast<int>(std::ceil(planned / (2 * longest_pass(r, s.v)))));
+        for (int i = 0; i < passes; ++i) {
+          x.levels.push_back(i % 2 ? -s.v : s.v);
+          shares.push_back(s.share / passes);
+        }
       }
-    }
+      double ramps = 0, last = 0;
+      for (double v : x.levels) ramps += std::abs(v - last) / a, last = v;
+      return ramps + std::abs(last) / a;
+    };
     x.duration = e + 1 == ps.size() ? T - used : T * ps[e].second / total;
     used += x.duration;
-    double ramps = 0, last = 0;
-    for (double v : x.levels) ramps += std::abs(v - last) / a, last = v;
-    ramps += std::abs(last) / a;
+    double ramps = schedule(1.0);
+    // Where the stroke is short, the ramps between the passes can take the
+    // whole test: then each speed gets the passes of the time they leave,
+    // D / (D + R) of its share (its holds still within a pass, the ramps
+    // about that fraction of R).
+    if (!(x.duration > ramps)) ramps = schedule(x.duration / (x.duration + ramps));
     if (!(x.duration > ramps)) return {};
     for (double s : shares) x.holds.push_back(s / ps[e].second * (x.duration - ramps));
     x.name = "e" + std::to_string(e + 1);

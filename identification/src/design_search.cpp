@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "stribeck/data/error.hpp"
-#include "design_plateaus.hpp"
+#include "design_bound.hpp"
 #include "stribeck/identification/design.hpp"
 #include "stribeck/kernels/text_number.hpp"
 #include "stribeck/workloads/params.hpp"
@@ -281,11 +281,18 @@ DesignResult design_experiment(const DesignRequest& r) {
     for (int c = 0; c < r.candidates; ++c) ds.push_back(draw(r, drawn, reads_pressure(m), g));
   // With `levels`, the plateau test of the optimal measure at the prior
   // (its free parameters those of the reference's prediction).
+  // The saddle point ignores the stroke's caps on the time above each speed;
+  // where its measure exceeds them, the plateau test of the capped optimum
+  // the bound certifies (design_bound.hpp) is a candidate too.
   std::optional<DesignEvaluation> reference;
+  std::optional<detail::BoundSolution> best;
   if (drawn.size() < r.profiles.size()) {
     reference = reference_design(r);
-    const auto test = detail::plateau_test(r, detail::optimal_measure(r, reference->prediction));
-    if (!test.empty()) ds.push_back(test);
+    best = detail::solve_bound(r, reference->prediction);
+    const std::vector<detail::MeasurePoint> measure = detail::optimal_measure(r, reference->prediction);
+    for (const auto& test : {detail::plateau_test(r, measure),
+                             detail::exceeds_caps(r.rig, measure) ? detail::plateau_test(r, best->measure) : Design{}})
+      if (!test.empty()) ds.push_back(test);
   }
   auto evs = evaluate_all(r, ds, out.threads, out);
   std::stable_sort(evs.begin(), evs.end(), better);
@@ -310,6 +317,7 @@ DesignResult design_experiment(const DesignRequest& r) {
     if (better(e, out.design)) out.design = std::move(e);
   }
   out.reference = reference ? *reference : reference_design(r);
+  out.bound = best ? best->bound : detail::solve_bound(r, out.reference.prediction).bound;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -59,6 +60,18 @@ TEST_F(DesignCli, WritesADesignThatGenerateReproduces) {
   EXPECT_GT(j["design"]["parameters"][1]["std_error"].get<double>(), 0);
   // The design is never worse than the reference by its own criterion.
   EXPECT_LE(j["design"]["criterion_value"].get<double>(), j["reference"]["criterion_value"].get<double>());
+  // The certified bound on the best test of the rig: never above the design,
+  // printed, in the JSON and in DESIGN.toml's comment.
+  ASSERT_TRUE(j["bound"]["computed"].get<bool>()) << j["bound"].dump();
+  const double bound = j["bound"]["worst_relative_std_error"].get<double>();
+  EXPECT_LE(bound, j["design"]["worst_relative_std_error"].get<double>());
+  EXPECT_NEAR(j["bound"]["design_above_bound"].get<double>(),
+              j["design"]["worst_relative_std_error"].get<double>() / bound - 1, 1e-12);
+  EXPECT_NE(out.find("best any test of the rig's duration can do: worst relative std error >= "), std::string::npos)
+      << out;
+  std::ifstream tin(d_ + "d.toml");
+  const std::string toml((std::istreambuf_iterator<char>(tin)), std::istreambuf_iterator<char>());
+  EXPECT_NE(toml.find("# best any test of the rig's duration can do"), std::string::npos) << toml;
   const workloads::DesignFile d = workloads::read_design_file(d_ + "d.toml");
   ASSERT_EQ(d.experiments.size(), 2u);
   double total = 0;

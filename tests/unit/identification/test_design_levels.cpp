@@ -208,8 +208,8 @@ TEST(DesignLevels, OptimalMeasureReachesTheCertifiedBound) {
 
 // With `levels` alone among the families, the search's candidate is the
 // plateau test of the optimal measure: within 3 % of design_bound.py's and
-// never below the certified bound, 3x and more narrower than the reference
-// on the servo rig.
+// never below the certified bound (the peer's, and the one design computes),
+// 3x and more narrower than the reference on the servo rig.
 TEST(DesignLevels, SearchReachesTheBestTestOfTheBenchRigs) {
   for (bool servo : {true, false}) {
     const ident::DesignResult d = ident::design_experiment(bench_rig(servo));
@@ -217,6 +217,9 @@ TEST(DesignLevels, SearchReachesTheBestTestOfTheBenchRigs) {
     const double bound = servo ? kServoBound : kCylinderBound;
     const double plateaus = servo ? kServoPlateaus : kCylinderPlateaus;
     EXPECT_GE(worst, bound * (1 - 1e-6)) << (servo ? "servo" : "cylinder");
+    ASSERT_TRUE(d.bound.computed) << d.bound.why_not;
+    EXPECT_GE(worst, d.bound.worst_rse) << (servo ? "servo" : "cylinder");
+    EXPECT_GE(d.reference.prediction.worst_rse, d.bound.worst_rse) << (servo ? "servo" : "cylinder");
     EXPECT_LE(worst, plateaus * 1.03) << (servo ? "servo" : "cylinder");
     for (const auto& e : d.design.experiments) {
       EXPECT_EQ(e.profile, "levels");

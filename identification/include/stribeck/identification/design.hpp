@@ -87,8 +87,38 @@ DesignEvaluation evaluate_design(const DesignRequest& r, std::vector<workloads::
 // and acceleration limits.
 DesignEvaluation reference_design(const DesignRequest& r);
 
+// The best any test of the rig's duration can do (docs/identification.md,
+// "The best test of the duration"): for a static law each sample's
+// information depends only on its (v, p), so the worst relative variance is
+// convex in the shares of time over (v, p); its minimum over every share the
+// rig allows (|v| <= v_max on a grid of speeds, the rig's pressures, at most
+// the stroke's share of time above each speed) is found by Frank-Wolfe and
+// certified by the duality gap on a grid ten times finer. No test of that
+// duration, rate and noise has a smaller worst relative standard error (to
+// first order); whatever the criterion, this bound is of the worst relative
+// standard error.
+struct DesignBound {
+  bool computed = false;
+  std::string why_not;                                            // one line, when not computed
+  double worst_rse = std::numeric_limits<double>::quiet_NaN();    // the certified lower bound
+  double measure_rse = std::numeric_limits<double>::quiet_NaN();  // the optimal measure's (>= the bound)
+  int grid_speeds = 0;                                            // speeds per pressure of the certificate's grid
+  double seconds = 0;                                             // time it took
+};
+
+// The bound for the request's rig and law, with the free parameters of `at`
+// (a prediction of the request's fit). Not computed (why_not) for a law with
+// memory, a law that reads the normal force, a pressure range the law is not
+// affine in, or a support that cannot determine every parameter.
+DesignBound design_bound(const DesignRequest& r, const Prediction& at);
+
+// One line: the bound and how far the design's worst relative standard error
+// is from it, or why there is none.
+std::string design_bound_line(const DesignBound& b, double design_worst_rse);
+
 struct DesignResult {
   DesignEvaluation design, reference;
+  DesignBound bound;
   int evaluated = 0;  // candidate designs evaluated (search and refinement)
   int feasible = 0;   // of those, within the limits
   int threads = 1;
