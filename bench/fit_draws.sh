@@ -19,8 +19,8 @@
 # so both integrate as many steps of the same scheme. The peer's stick-slip
 # criterion is its own (docstring), so its probability is indicative only.
 #
-# Prints per case the wall time, peak memory (/usr/bin/time -v), steps per
-# second and P(stick-slip), and the load average before and after.
+# Prints per case the wall time, CPU time and peak memory (/usr/bin/time -v),
+# steps per second and P(stick-slip), and the load average before and after.
 # Usage: bench/fit_draws.sh STRIBECK [DRAWS=1000000] [T_END=3] [PYTHON=/usr/bin/python3]
 #          [INTEGRATORS="etd-rk4 rk4"] [PRECISIONS="fp64 fp32"] [PEER=1 (0: stribeck only)]
 set -euo pipefail
@@ -47,9 +47,12 @@ cat > "$WORK/fit.json" << 'JSON'
                  "matrix": [[1.0, 0.7, -0.3, 0.2], [0.7, 1.0, -0.1, 0.0],
                             [-0.3, -0.1, 1.0, -0.4], [0.2, 0.0, -0.4, 1.0]]}}
 JSON
-# Wall time and peak memory from /usr/bin/time -v's report.
-timed() { sed -n 's/.*Elapsed (wall clock) time.*: \(.*\)/\1/p; s/.*Maximum resident set size (kbytes): \(.*\)/\1/p' "$1" |
-  paste -sd' ' | awk '{printf "wall %s, peak RSS %.0f MB", $1, $2 / 1024}'; }
+# Wall time, CPU time (user + system: the measure on a machine shared with
+# other work, where the wall time is a share of contended cores) and peak
+# memory from /usr/bin/time -v's report.
+timed() { sed -n 's/.*User time (seconds): \(.*\)/\1/p; s/.*System time (seconds): \(.*\)/\1/p;
+    s/.*Elapsed (wall clock) time.*: \(.*\)/\1/p; s/.*Maximum resident set size (kbytes): \(.*\)/\1/p' "$1" |
+  paste -sd' ' | awk '{printf "wall %s, CPU %.2f s, peak RSS %.0f MB", $3, $1 + $2, $4 / 1024}'; }
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(date -u '+%F %T UTC')"
 echo "stribeck: $("$STRIBECK" --version 2>&1 | head -1); $DRAWS draws, t_end $T_END s"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

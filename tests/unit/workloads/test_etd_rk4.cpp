@@ -64,10 +64,22 @@ TEST(EtdRk4, PhiFunctionsEqualLongDoubleSums) {
     float f1, f2, f3;
     etd_phi(static_cast<float>(c), std::exp(static_cast<float>(c)), f1, f2, f3);
     const float have32[3] = {f1, f2, f3};
+    // The step's form: the half step's phi functions, doubled (etd_phi_double).
+    double a1, a2, a3, d1, d2, d3;
+    etd_phi(c / 2, std::exp(c / 2), a1, a2, a3);
+    etd_phi_double(std::exp(c / 2), a1, a2, a3, d1, d2, d3);
+    const double doubled[3] = {d1, d2, d3};
+    float b1, b2, b3, g1, g2, g3;
+    const float c32 = static_cast<float>(c) / 2;
+    etd_phi(c32, std::exp(c32), b1, b2, b3);
+    etd_phi_double(std::exp(c32), b1, b2, b3, g1, g2, g3);
+    const float doubled32[3] = {g1, g2, g3};
     for (int k = 0; k < 3; ++k) {
       const double w = static_cast<double>(want[k]);
       EXPECT_NEAR(have[k], w, 4e-15 * std::abs(w)) << "phi_" << k + 1 << "(" << c << ")";
       EXPECT_NEAR(have32[k], w, 4e-6 * std::abs(w)) << "FP32 phi_" << k + 1 << "(" << c << ")";
+      EXPECT_NEAR(doubled[k], w, 1e-15 * std::abs(w)) << "doubled phi_" << k + 1 << "(" << c << ")";
+      EXPECT_NEAR(doubled32[k], w, 4e-6 * std::abs(w)) << "FP32 doubled phi_" << k + 1 << "(" << c << ")";
     }
   }
 }

@@ -34,20 +34,21 @@ inline __attribute__((always_inline)) double poly_exp(double x) {
   const double n = t - kShift;
   double r = __builtin_fma(-n, 0x1.62e42fefa39efp-1, xc);  // ln2, high part
   r = __builtin_fma(-n, 0x1.abc9e3b39803fp-56, r);         // ln2, low part
-  double p = 1.0 / 6227020800.0;                           // 1/13!
-  p = __builtin_fma(p, r, 1.0 / 479001600.0);
-  p = __builtin_fma(p, r, 1.0 / 39916800.0);
-  p = __builtin_fma(p, r, 1.0 / 3628800.0);
-  p = __builtin_fma(p, r, 1.0 / 362880.0);
-  p = __builtin_fma(p, r, 1.0 / 40320.0);
-  p = __builtin_fma(p, r, 1.0 / 5040.0);
-  p = __builtin_fma(p, r, 1.0 / 720.0);
-  p = __builtin_fma(p, r, 1.0 / 120.0);
-  p = __builtin_fma(p, r, 1.0 / 24.0);
-  p = __builtin_fma(p, r, 1.0 / 6.0);
-  p = __builtin_fma(p, r, 0.5);
-  p = __builtin_fma(p, r, 1.0);
-  p = __builtin_fma(p, r, 1.0);
+  // e^r = 1 + r (1 + r q(r)), q = sum_k r^k / (k + 2)!, k = 0..11, q by
+  // Estrin's scheme: six dependent operations after r instead of Horner's
+  // thirteen. The exp of every RK4 stage lies on the stage's critical path,
+  // which is what the FP64 ensemble lanes wait on (bench/RESULTS.md,
+  // 2026-11-29). The last two steps stay Horner's: their single rounding of
+  // 1 + r (...) keeps the 1 ulp bound (1 + (r + r^2 q) rounds twice: 1.04 ulp).
+  const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+  const double a0 = __builtin_fma(r, 1.0 / 6.0, 0.5), a1 = __builtin_fma(r, 1.0 / 120.0, 1.0 / 24.0);
+  const double a2 = __builtin_fma(r, 1.0 / 5040.0, 1.0 / 720.0);
+  const double a3 = __builtin_fma(r, 1.0 / 362880.0, 1.0 / 40320.0);
+  const double a4 = __builtin_fma(r, 1.0 / 39916800.0, 1.0 / 3628800.0);
+  const double a5 = __builtin_fma(r, 1.0 / 6227020800.0, 1.0 / 479001600.0);  // 1/13!, 1/12!
+  const double b0 = __builtin_fma(r2, a1, a0), b1 = __builtin_fma(r2, a3, a2), b2 = __builtin_fma(r2, a5, a4);
+  const double q = __builtin_fma(r8, b2, __builtin_fma(r4, b1, b0));
+  const double p = __builtin_fma(__builtin_fma(q, r, 1.0), r, 1.0);
   // n + 1100 (in [23, 2124]) from t's low bits, unsigned so that only logical
   // shifts are needed (AVX2 has no 64-bit arithmetic shift); then the biased
   // exponents of 2^n1 and 2^n2, n1 = floor((n + 1100) / 2) - 550.
