@@ -14,6 +14,7 @@
 #include "stribeck/data/error.hpp"
 #include "stribeck/data/interrupt.hpp"
 #include "stribeck/data/paths.hpp"
+#include "interrupt_detail.hpp"
 
 namespace stribeck::data {
 
@@ -121,6 +122,7 @@ int durable_rename(const std::string& from, const std::string& to_name) {
   }
   keep_owner_and_mode(from, to);
   if (!sync_path(from, 0)) return -1;
+  detail::outputs_committing();  // before the name changes: no window where a signal reports a result as a failure
   if (std::rename(from.c_str(), to.c_str()) != 0) return -1;
   const int saved = errno;
   sync_path(directory_of(to), O_DIRECTORY);  // best effort: the rename has happened

@@ -40,6 +40,14 @@ std::atomic<bool> g_cli{false};  // install_cli_signal_handlers: print a line an
 constexpr size_t kNoteMax = 1024;
 char g_note[kNoteMax];
 std::atomic<bool> g_note_set{false};
+// Where the run stands for a signal. kCommitting (outputs_committing): an
+// output has taken or is taking its name, so ending the run now would
+// report a failure beside a result. kEnding: a handler is ending the run;
+// the change is one compare-exchange, so a rename and a handler in two
+// threads never both win.
+constexpr int kRunning = 0, kCommitting = 1, kEnding = 2;
+std::atomic<int> g_state{kRunning};
+std::atomic<int> g_held{0};  // the signal held since the commit (0: none)
 
 }  // namespace
 
@@ -62,6 +70,14 @@ void detail::remove_registered_files() {
 
 bool detail::cli_handlers_installed() { return g_cli.load(std::memory_order_relaxed); }
 
+void detail::outputs_committing() {
+  int state = kRunning;
+  if (g_state.compare_exchange_strong(state, kCommitting) || state == kCommitting) return;
+  // A handler in another thread is ending the run and removing this
+  // temporary: it must not take its name first.
+  for (;;) ::pause();
+}
+
 bool detail::is_registered_input(const char* file) {
   std::lock_guard<std::mutex> lock(g_claim);
   bool input = false;
@@ -73,6 +89,18 @@ namespace {
 
 // Async-signal-safe: unlink, write and _exit only.
 extern "C" void remove_temporaries(int sig) {
+  int state = kRunning;
+  if (!g_state.compare_exchange_strong(state, kEnding)) {
+    // Another thread's handler is ending the run: one line, one exit.
+    if (state == kEnding)
+      for (;;) ::pause();
+    // After a commit the first signal is held: the run finishes what follows
+    // (its other outputs, its summary: moments) and exits as it would have,
+    // never "interrupted" beside a complete result. SA_RESTART resumes the
+    // call it interrupted (a write to a full pipe). A second signal ends it.
+    if (g_cli.load() && g_held.exchange(sig) == 0) return;
+    g_state.store(kEnding);
+  }
   remove_registered_files();
   if (g_cli.load()) {
     put_stderr("stribeck: error: interrupted by ");
@@ -147,6 +175,7 @@ void install_handlers() {
       if (old.sa_handler != SIG_DFL) continue;  // leave handlers others installed (and SIG_IGN) alone
       struct sigaction sa {};
       sa.sa_handler = remove_temporaries;
+      sa.sa_flags = SA_RESTART;  // the handler returns only for a held signal
       sigemptyset(&sa.sa_mask);
       // Block the other two while one runs: one line, one exit.
       sigaddset(&sa.sa_mask, SIGINT);

@@ -17,6 +17,12 @@ void put_stderr(const char* s);
 
 // True once install_cli_signal_handlers ran.
 bool cli_handlers_installed();
+// Called by durable_rename just before a finished output takes its name.
+// From then on the run is finishing (its other outputs, its summary), and
+// with install_cli_signal_handlers the first SIGINT, SIGTERM or SIGHUP waits
+// for it: the run ends as it would have, its outputs complete. A second
+// one ends it at once, as before a commit. Async-signal-safe.
+void outputs_committing();
 // True when `file` is a registered input (register_input). Takes a mutex:
 // never from a handler.
 bool is_registered_input(const char* file);

@@ -10,9 +10,12 @@ namespace stribeck::data {
 // Signals. install_cli_signal_handlers() (the CLI's main calls it first):
 // SIGINT, SIGTERM and SIGHUP remove the registered temporaries, print one
 // line "stribeck: error: interrupted by SIGTERM[; NOTE]" and exit with
-// 128 + the signal number (130, 143, 129). Without it (a library user), the
-// handlers only remove the temporaries and let the signal end the process.
-// Signals set to be ignored (nohup) stay ignored.
+// 128 + the signal number (130, 143, 129). Once an output has been moved
+// into place (durable_rename) the run is finishing: the first of them is
+// held, the run completes (its other outputs, its summary) and exits as it
+// would have, and only a second one ends it so. Without it (a library user),
+// the handlers only remove the temporaries and let the signal end the
+// process. Signals set to be ignored (nohup) stay ignored.
 void install_cli_signal_handlers();
 // The note the interrupt line ends with ("" for none), e.g. where the
 // checkpoint is kept. Copied into a fixed buffer (at most 1 KiB).
