@@ -96,6 +96,26 @@ TEST(DesignBound, OneFreeParameterPutsAllTimeAtItsMostInformativeSpeed) {
   EXPECT_LE(d.design.prediction.worst_rse, closed * 1.01);
 }
 
+// The cylinder law's gradient is affine in the pressure, so a point at a
+// pressure between two others holds less information than their mixture
+// ((1-t) g0 g0^T + t g1 g1^T - g g^T = t(1-t)(g0-g1)(g0-g1)^T): a range's
+// bound is that of its two ends, and a level between them changes nothing.
+TEST(DesignBound, PressureRangeCountsAsItsEnds) {
+  ident::DesignRequest r = bench_rig(false);
+  const ident::Prediction at = ident::reference_design(r).prediction;
+  const ident::DesignBound three = ident::design_bound(r, at);
+  r.rig.pressure_levels = {2e6, 10e6};
+  const ident::DesignBound ends = ident::design_bound(r, at);
+  r.rig.pressure_levels.clear();
+  r.rig.pressure_range = true;
+  r.rig.pressure_min = 2e6;
+  r.rig.pressure_max = 10e6;
+  const ident::DesignBound range = ident::design_bound(r, at);
+  ASSERT_TRUE(three.computed && ends.computed && range.computed) << range.why_not;
+  EXPECT_EQ(range.worst_rse, ends.worst_rse);
+  EXPECT_NEAR(three.worst_rse, ends.worst_rse, 2e-4 * ends.worst_rse);
+}
+
 TEST(DesignBound, LawsWithMemoryGetNoneAndSayWhy) {
   ident::DesignRequest r = bench_rig(true);
   r.model = "lugre";
