@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "stribeck/identification/fit.hpp"
+#include "stribeck/kernels/normal_quantiles.hpp"
 #include "stribeck/kernels/registry.hpp"
 
 namespace stribeck::ident::detail {
 
 // z(0.975): the 95 % two-sided quantile of the standard normal, for every interval.
-constexpr double kZ975 = 1.959963984540054;
+using math::kZ975;
 
 enum class Transform { kIdentity, kLog, kExcess };
 

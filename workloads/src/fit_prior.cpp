@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "stribeck/data/error.hpp"
+#include "stribeck/kernels/normal_quantiles.hpp"
 #include "stribeck/kernels/sweep/space.hpp"
 
 namespace stribeck::workloads {
@@ -57,9 +58,6 @@ bool invert(Matrix a, Matrix& inv) {
   }
   return true;
 }
-
-// z(0.975), the fit's kZ975 (identification/), which the 95 % intervals use.
-constexpr double kZ975 = 1.959963984540054;
 
 // An interval end on a bound of the parameter (the fit's own tolerance).
 bool on_bound(double end, double bound) {
@@ -116,8 +114,8 @@ void add_interval_draw(FitPrior& p, const nlohmann::json& params, const Matrix& 
         throw fail("the profile interval of " + name + " is unbounded above (the data do not bound it)" + instead);
       if (!(ulo <= p.mean[a] && p.mean[a] <= uhi))
         throw fail("the 95 % interval of " + name + " does not contain its value");
-      p.scale_lo[a] = (p.mean[a] - ulo) / kZ975;
-      p.scale_hi[a] = (uhi - p.mean[a]) / kZ975;
+      p.scale_lo[a] = (p.mean[a] - ulo) / math::kZ975;
+      p.scale_hi[a] = (uhi - p.mean[a]) / math::kZ975;
     } else if (kind == "wald" || kind == "one-sided") {
       p.scale_lo[a] = p.scale_hi[a] = static_cast<double>(std::sqrt(cu[a][a]));
     } else {
