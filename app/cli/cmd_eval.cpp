@@ -50,8 +50,8 @@ void add_eval_command(CLI::App& app) {
       ->required();
   cmd->add_option_function<double>(
          "--initial-state,-z", [o](const double& z0) { o->initial_state = z0; },
-         "Dynamic models: internal state at the first sample (lugre, 20sim-lugre: bristle "
-         "deflection z [m]; dahl: friction force [N]); default 0")
+         "Dynamic models: internal state at the first sample (lugre, 20sim-lugre, elastoplastic: bristle "
+         "deflection z [m]; gms1..gms4: element 1's deflection z_1 [m]; dahl: friction force [N]); default 0")
       ->type_name("STATE");
   cmd->add_flag("--vector-math", o->vector_math,
                 "Static laws: vector exp/tanh (within 4 ulp of the scalar ones) across samples; faster, "

@@ -202,8 +202,10 @@ bool choose_law(const ParamFile& src, ExportTarget target, const OperatingPoint&
   };
   bool exact = false;
   if (target == ExportTarget::kSimscape) {
+    // Of the laws with memory only 20sim-lugre has another target (20-sim's LuGre submodel).
     if (m.dynamic)
-      throw unsupported("Simscape's friction blocks are static laws; use --to 20sim (20sim-lugre) or json");
+      throw unsupported(std::string("Simscape's friction blocks are static laws; use --to ") +
+                        (is_twentysim(law) ? "20sim or json" : "json"));
     if (law == Law::kSimscapeTranslational || law == Law::kSimscapeRotational || pressure_src) {
       c.law = id, exact_params = src.values, exact = true;
       c.how = "the block's law is the fitted law: values carried over";

@@ -93,10 +93,15 @@ std::string export_summary(const ExportResult& r, const ExportOptions& o, size_t
   const bool rotational = rotational_source(r.source);
   const std::string unit = rotational ? "N*m" : "N";
   const std::string vunit = rotational ? "rad/s" : "m/s";
+  // No velocity range: a law with memory carried over unchanged, which no
+  // force curve was compared for.
+  const bool checked = c.v_hi > c.v_lo;
   std::string line = "stribeck export-params: " + r.source.model + " -> " + export_target_name(o.to) +
                      (c.at.label.empty() ? "" : " at " + c.at.label) + ", " + (c.exact ? "exact" : "approximate") +
-                     ": largest force difference " + short_num(c.max_error) + " " + unit + " over |v| in [" +
-                     short_num(c.v_lo) + ", " + short_num(c.v_hi) + "]" + (output.empty() ? "" : " -> " + output);
+                     (checked ? ": largest force difference " + short_num(c.max_error) + " " + unit + " over |v| in [" +
+                                    short_num(c.v_lo) + ", " + short_num(c.v_hi) + "]"
+                              : ": carried over unchanged") +
+                     (output.empty() ? "" : " -> " + output);
   if (c.max_force > 0.0)
     line += "; breakaway " + short_num(c.breakaway_export) + " " + unit + " (fit " + short_num(c.breakaway_fit) + " " +
             unit + ")";

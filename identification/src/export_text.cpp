@@ -76,7 +76,9 @@ std::string conversion_lines(const char* cm, const ExportConversion& c, const st
   const std::string p(cm);
   std::string s;
   if (!c.at.label.empty()) s += p + " Operating point: " + c.at.label + ".\n";
-  if (c.exact)
+  if (c.exact && !(c.v_hi > c.v_lo))  // a law with memory carried over: no force curve was compared
+    s += p + " exact: " + c.how + ".\n";
+  else if (c.exact)
     s += p + " exact: " + c.how + ".\n" + p + " Checked: largest force difference " + short_num(c.max_error) + " " +
          funit + " over " + range_text(c, vunit) + ".\n";
   else

@@ -379,6 +379,7 @@ TEST(ExportParamsCli, BadInputIsOneLineAndExitTwo) {
         "\"f_v\": 1, \"v_eps\": 0}}");
   write(dir + "bad_rule.json", fit_report("simscape-translational", {10.0, 0.1, 20.0, 100.0}));
   write(dir + "lugre.json", fit_report("lugre", {1e5, 300.0, 50.0, 20.0, 25.0, 0.01}));
+  write(dir + "tslugre.json", fit_report("20sim-lugre", {0.1, 0.15, 0.01, 0.01, 1e4, 0.01}));
   write(dir + "scvs.json", fit_report("20sim-scvs", {0.2, 0.12, 0.02, 800.0, 0.015}));
   write(dir + "rot.json", fit_report("simscape-rotational", {2.5, 0.3, 1.75, 0.05}));
   write(dir + "cv.json", fit_report("20sim-cv", {0.12, 0.02, 800.0}));
@@ -390,7 +391,12 @@ TEST(ExportParamsCli, BadInputIsOneLineAndExitTwo) {
       {dir + "bad_model.json --to json", "unknown model 'stribeck-magic'"},
       {dir + "bad_null.json --to json", "'F_C' has no numeric value"},
       {dir + "bad_rule.json --to simscape", "F_brk"},
-      {dir + "lugre.json --to simscape", "lugre has no simscape export"},
+      {dir + "lugre.json --to simscape",
+       "lugre has no simscape export: Simscape's friction blocks are static "
+       "laws; use --to json"},
+      {dir + "tslugre.json --to simscape",
+       "20sim-lugre has no simscape export: Simscape's friction blocks are "
+       "static laws; use --to 20sim or json"},
       {dir + "rot.json --to 20sim", "simscape-rotational has no 20sim export"},
       {dir + "scvs.json --to modelica", "--normal-force"},
       {dir + "scvs.json --to modelica --normal-force 100", "--velocity-range"},
@@ -414,6 +420,33 @@ TEST(ExportParamsCli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(slurp(dir + "keep.m"), "old");
   // A usage error (unknown target) is exit 1, as every usage error.
   EXPECT_EQ(export_params(dir + "cv.json --to adams"), 1);
+}
+
+// A law with memory goes only where the target has it (json; 20sim-lugre
+// also to 20-sim's LuGre submodel), unchanged: nothing is compared, and
+// neither the summary nor the file claims a check over a velocity range.
+TEST(ExportParamsCli, ALawWithMemoryIsCarriedOverWithoutAClaimedCheck) {
+  const std::string dir = temp_dir();
+  const std::vector<double> gms = {2e5, 300.0, 0.5, 1.2, 1.6, 2e-3, 1.5, 5e-3, 0.7, 0.4};
+  const std::string fit = fit_file("gms2_fit.json", "gms2", gms);
+  std::string log;
+  ASSERT_EQ(export_params(fit + " --to json -o " + dir + "gms2.json", &log), 0) << log;
+  EXPECT_EQ(log, "stribeck export-params: gms2 -> json, exact: carried over unchanged -> " + dir +
+                     "gms2.json\n  Stick-slip check not run: a law with memory is carried over unchanged\n");
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir + "gms2.json"));
+  EXPECT_EQ(j.at("model"), "gms2");
+  const ModelInfo& m = *find_model("gms2");
+  for (size_t i = 0; i < m.params.size(); ++i) EXPECT_EQ(j.at("parameters").at(m.params[i].name), gms[i]);
+  const std::string tsl = fit_file("tslugre_fit.json", "20sim-lugre", {0.1, 0.15, 0.01, 0.01, 1e4, 0.01});
+  ASSERT_EQ(export_params(tsl + " --to 20sim -o " + dir + "tsl.txt", &log), 0) << log;
+  EXPECT_NE(log.find("20sim-lugre -> 20sim, exact: carried over unchanged -> "), std::string::npos) << log;
+  const std::string text = slurp(dir + "tsl.txt");
+  EXPECT_NE(text.find("// exact: the submodel's law is the fitted law: values carried over.\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Checked"), std::string::npos) << text;
+  EXPECT_NE(text.find("real sigma0 = 10000;"), std::string::npos) << text;
+  EXPECT_EQ(export_params(fit + " --to 20sim -o " + dir + "gms2.txt", &log), 2);
+  EXPECT_NE(log.find("gms2 has no 20sim export"), std::string::npos) << log;
 }
 
 // `eval --params` takes a fit report's (or a json export's) model and
