@@ -135,6 +135,19 @@ INSTANTIATE_TEST_SUITE_P(
              {"sigma0=loguniform:1e4:1e6", "C=loguniform:1e-3:1e-1", "kf_1=uniform:0.2:0.8", "af_2=uniform:0.2:0.8"},
              600,
              1e-3},
+        // The other laws of issue 33: every element count, the elasto-plastic
+        // bristle, the free exponent (exact sign and smoothed), each direction.
+        Case{"gms1", {"sigma0=loguniform:1e4:1e6", "C=loguniform:1e-3:1e-1", "delta=uniform:0.5:3"}, 600, 1e-3},
+        Case{"gms2", {"sigma0=loguniform:1e4:1e6", "kf_1=uniform:0.2:0.8", "af_1=uniform:0.2:0.8"}, 600, 1e-3},
+        Case{"gms4", {"sigma0=loguniform:1e4:1e6", "kf_3=uniform:0.2:0.8", "af_2=uniform:0.2:0.8"}, 400, 1e-3},
+        Case{"elastoplastic", {"sigma0=loguniform:1e4:1e6", "r_ba=uniform:0:0.9", "F_s=uniform:1.5:3"}, 1500, 1e-3},
+        Case{"stribeck-delta",
+             {"F_s=uniform:20:40", "v_s=loguniform:1e-3:1e-1", "delta=uniform:0.5:3", "v_eps=list:0,0.001"}},
+        Case{"stribeck-asymmetric",
+             {"F_C_neg=uniform:5:20", "v_s_neg=loguniform:1e-3:1e-1", "f_v_pos=uniform:0:300", "delta=uniform:0.5:3"},
+             3001,
+             1e-4,
+             kRandom},
         // Every other model, and every design: a grid over list, linear and
         // log axes (9 x 3 x 7 x 5 = 945 points, the last block partial),
         // independent random draws with a truncated normal, a Latin hypercube.
