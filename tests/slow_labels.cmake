@@ -9,6 +9,9 @@ set(_stribeck_test_seconds
     IdentificationStream.StreamedFitEqualsTheFitInMemory 18  # the development VM at load 13, 2026-11-29
     Identification.BatteryNoisyIntervalsCoverAtTheNominalRate 43
     StribeckExponentFits.Gms2FromSlowSineSweepAndTriangle 38  # the loaded development VM, 2026-11-29
+    GmsElementFits.Gms4FromItsGeneratedSineSweep 25  # the loaded development VM, 2026-11-29
+    GmsElementFits.Gms3FromItsGeneratedSineSweep 15  # the loaded development VM, 2026-11-29
+    StribeckExponentFits.Gms3AndGms4GetThroughTheirStagesOnASlowSineSweep 9  # CPU-s, the loaded development VM
     Identification.BatteryNoiselessRecoversEveryDeterminableParameter 26
     ShapesCli.ManyExperimentsCostKilobytesEachInImport 19
     ShapesCli.ManyColumnsCostKilobytesEachInImportAndEval 12

@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "fit_solve.hpp"
+#include "gms_elements.hpp"
 #include "joint_fit.hpp"
 #include "missing_terms.hpp"
 #include "problem.hpp"
@@ -500,7 +501,9 @@ struct StartStages {
   }
 
   // The note that says how the start was found and what the joint stage did.
-  std::string note(const FitSummary& R, const JointResult& J) const {
+  // split: the joint stage's starts split from the fit of one element
+  // fewer (GMS), whose rmse is fewer_rmse.
+  std::string note(const FitSummary& R, const JointResult& J, int split, double fewer_rmse) const {
     const std::string pair = dyn[0] + " and " + dyn[1];
     const std::string first =
         std::string("two-stage ") + F::kTitle + " fit as the start (the static part from the steady-state curve on " +
@@ -514,14 +517,61 @@ struct StartStages {
         (stride > 1 ? ", every " + std::to_string(stride) + "th of them fitted" : std::string()) + "; " + pair +
         " by simulating the state with the static part held), then the joint stage: every parameter by "
         "simulation error over all " +
-        std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s), " +
-        std::to_string(J.at_best) + " reaching the best cost" +
+        std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s)" +
+        (split > 0 ? " (" + std::to_string(split) + " of them the fit of one element fewer, rmse " + fmt(fewer_rmse) +
+                         ", with an element split in two)"
+                   : std::string()) +
+        ", " + std::to_string(J.at_best) + " reaching the best cost" +
         (o.starts == 0 ? " in " + std::to_string(J.rounds) + " round(s)" + (J.settled ? ", the best two agreeing" : "")
                        : std::string()) +
         "; standard errors, intervals and correlations are the joint problem's";
     return first;
   }
 };
+
+template <class F>
+FitSummary two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o);
+
+// gmsN, N >= 3: the fit of N - 1 elements on the same data (its rmse in
+// *rmse), each of its elements split in two, as more starts of the joint
+// stage (gms_elements.hpp): a search over N elements from drawn fractions
+// ends where an element died, at a fit of N - 1 elements. None where the
+// user names a fraction (its index is another element there) or holds
+// them, where the budget of refinements (--starts, --max-starts) is below
+// one round (two starts from a fit of two rounds cut short are worse than
+// two from the search), or where the fewer elements' fit fails. At most
+// the budget less the two-stage start.
+template <class F>
+std::vector<std::vector<double>> fewer_element_starts(const std::vector<data::Experiment>& experiments,
+                                                      const FitOptions& o, const Layout& L, Phases& phases,
+                                                      double* rmse) {
+  constexpr int N = GmsElementCount<F>::value;
+  if constexpr (N < 3) {
+    return {};
+  } else {
+    const GmsFractionIndices f = gms_fraction_indices(L, N);
+    const int budget = o.starts > 0 ? o.starts : o.max_starts, round = std::max(1, o.starts_per_round);
+    if (f.kf.empty() || budget < round || names_gms_fraction(o)) return {};
+    FitOptions sub = o;
+    sub.progress = nullptr;
+    sub.keep_signals = false;
+    // Two rounds: it only has to put the joint stage's starts in the basin
+    // of the right static part (a full search of its rugged cost seldom
+    // settles and took three quarters of the gms3 fit's time).
+    sub.max_starts = std::min(o.max_starts, 2 * round);
+    phases.begin(std::string("fit of ") + Gms<N - 1>::kId);
+    try {
+      const FitSummary fewer = two_stage<GmsFit<N - 1>>(experiments, *find_model(Gms<N - 1>::kId), sub);
+      if (fewer.status == FitStatus::kFailed) return {};
+      *rmse = fewer.rmse;
+      std::vector<std::vector<double>> starts = gms_split_starts(L, f, fewer);
+      if (static_cast<int>(starts.size()) >= budget) starts.resize(budget - 1);
+      return starts;
+    } catch (const data::InputError&) {
+      return {};  // a stage of its fit failed: the search goes on without it
+    }
+  }
+}
 
 template <class F>
 FitSummary two_stage(const std::vector<data::Experiment>& experiments, const ModelInfo& model, const FitOptions& o) {
@@ -626,12 +676,14 @@ FitSummary two_stage(const std::vector<data::Experiment>& experiments, const Mod
   // the model's ranges (joint_fit.cpp).
   phases.begin("start");
   Layout L = stages.joint_start();
+  double fewer_rmse = kNaN;
+  const std::vector<std::vector<double>> split = fewer_element_starts<F>(experiments, o, L, phases, &fewer_rmse);
   phases.begin("joint stage");
-  JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L), phases);
+  JointResult J = joint_stage<F>(model, o, data, times, train, std::move(L), split, phases);
   FitSummary& R = J.S;
   R.iterations += iterations;
   R.solver_seconds += solver_seconds;
-  R.warnings.insert(R.warnings.begin(), stages.note(R, J));
+  R.warnings.insert(R.warnings.begin(), stages.note(R, J, static_cast<int>(split.size()), fewer_rmse));
   if (!o.loss.empty())
     R.warnings.push_back("--loss applies to the static start only; the joint stage is plain least squares");
   // The missing-term check on the joint stage's residuals over every

@@ -17,6 +17,7 @@
 #include "covariance.hpp"
 #include "dynamic_fit.hpp"
 #include "fit_helpers.hpp"
+#include "gms_elements.hpp"
 #include "multistart.hpp"
 #include "noise.hpp"
 #include "noise.hpp"
@@ -323,6 +324,11 @@ Box draw_box(const ModelInfo& model, const Layout& L, const std::vector<int>& fr
       default:
         if (p.model_index < 0) {  // an offset: half a level either way
           lo = p.u - 0.5 * level_force, hi = p.u + 0.5 * level_force;
+        } else if (p.role == ParamRole::kElementFraction && p.transform == Transform::kLog) {
+          // GMS: a tenth of the two-stage share up to a tenth of what it
+          // leaves the elements after it: not on the bound 1, where an
+          // element takes all that is left and the next one dies.
+          lo = p.u - std::log(10.0), hi = std::log(1.0 - (1.0 - std::exp(p.u)) / 10.0);
         } else if (p.transform == Transform::kLog) {
           lo = p.u - std::log(10.0), hi = p.u + std::log(10.0);
         } else {
@@ -367,6 +373,41 @@ class SimulationCost {
  private:
   std::vector<std::unique_ptr<JointCost<F>>> costs_;
 };
+
+// Adds to `starts`, up to `want`, the best of kScreenPerStart drawn points
+// per start wanted (points drawn + 0, 1, ...; *drawn advanced), screened by
+// their simulation cost alone in parallel: first those apart from the
+// starts already there (so a round does not refine one basin four times),
+// then the rest. With `base` (and `redrawn` not empty), only the unknowns
+// `redrawn` are drawn, the others are base's.
+template <class F>
+void add_screened_starts(const Box& box, const SimulationCost<F>& cost_at, const std::vector<double>& u0, int want,
+                         int threads, std::uint64_t seed, long& drawn, std::vector<std::vector<double>>& starts,
+                         const std::vector<double>* base, const std::vector<int>& redrawn) {
+  const long m = static_cast<long>(kScreenPerStart) * want;
+  std::vector<std::vector<double>> pts(m);
+  std::vector<double> cost(m, kInf);
+  for (long i = 0; i < m; ++i) pts[i] = box.point(u0, drawn + i, seed);
+  if (base && !redrawn.empty())
+    for (long i = 0; i < m; ++i) {
+      std::vector<double> q = *base;
+      for (int g : redrawn) q[g] = pts[i][g];
+      pts[i] = std::move(q);
+    }
+  drawn += m;
+  parallel_for(m, threads, [&](long i) { cost[i] = cost_at(pts[i]); });
+  std::vector<long> idx(m);
+  for (long i = 0; i < m; ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](long x, long y) { return cost[x] < cost[y]; });
+  for (int pass = 0; pass < 2 && static_cast<int>(starts.size()) < want; ++pass)
+    for (long i : idx) {
+      if (static_cast<int>(starts.size()) >= want || !std::isfinite(cost[i])) break;
+      const bool apart = std::none_of(starts.begin(), starts.end(),
+                                      [&](const std::vector<double>& q) { return box.distance(q, pts[i]) < kApart; });
+      if ((pass == 0) == apart && std::find(starts.begin(), starts.end(), pts[i]) == starts.end())
+        starts.push_back(pts[i]);
+    }
+}
 
 // The free parameters that have a block in the joint problem (held-out
 // experiments cannot determine their own offsets), with the training
@@ -668,7 +709,7 @@ void joint_warnings(FitSummary& S, const Layout& L, const std::vector<int>& free
 template <class F>
 JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
                         const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
-                        Phases& phases) {
+                        const std::vector<std::vector<double>>& more_starts, Phases& phases) {
   JointResult R;
   FitSummary& S = R.S;
   S.model = model.id;
@@ -696,6 +737,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   S.noise_estimate = scale.noise;  // the search's noise floor, reported
 
   const ceres::Solver::Options so = joint_solver_options(o);
+  const GmsFractionIndices elements = gms_fraction_indices(L, GmsElementCount<F>::value);
   auto refine = [&](const std::vector<double>& start, StartResult& r) {
     if (k == 0) {
       r.u = start;
@@ -709,6 +751,7 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
     auto P = build_problem<F>(Ls, data, times, train);
     ceres::Solve(so, P.get(), &r.summary);
     for (const auto& p : Ls.params) r.u.push_back(p.u);
+    order_gms_elements(elements, r.u);  // one optimum, one order of its elements
     r.usable = r.summary.IsSolutionUsable() && std::isfinite(r.summary.final_cost);
     r.cost = r.usable ? r.summary.final_cost : kInf;
   };
@@ -722,32 +765,16 @@ JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::
   while (static_cast<int>(results.size()) < budget && !settled) {
     const int want = std::min(per_round, budget - static_cast<int>(results.size()));
     std::vector<std::vector<double>> starts;
-    if (results.empty()) starts.push_back(u0);  // the two-stage start first
-    if (static_cast<int>(starts.size()) < want && k > 0) {
-      // Screen kScreenPerStart drawn points per start wanted by their
-      // simulation cost alone, in parallel; refine the best that lie apart.
-      const long m = static_cast<long>(kScreenPerStart) * want;
-      std::vector<std::vector<double>> pts(m);
-      std::vector<double> cost(m, kInf);
-      for (long i = 0; i < m; ++i) pts[i] = box.point(u0, drawn + i, o.seed);
-      drawn += m;
-      parallel_for(m, threads_max, [&](long i) { cost[i] = cost_at(pts[i]); });
-      std::vector<long> idx(m);
-      for (long i = 0; i < m; ++i) idx[i] = i;
-      std::stable_sort(idx.begin(), idx.end(), [&](long x, long y) { return cost[x] < cost[y]; });
-      std::vector<std::vector<double>> picked;
-      for (int pass = 0; pass < 2 && static_cast<int>(starts.size()) < want; ++pass)
-        for (long i : idx) {
-          if (static_cast<int>(starts.size()) >= want || !std::isfinite(cost[i])) break;
-          // First pass: only points apart from those already picked (so a
-          // round does not refine one basin four times); second: the rest.
-          const bool apart = std::none_of(starts.begin(), starts.end(), [&](const std::vector<double>& q) {
-            return box.distance(q, pts[i]) < kApart;
-          });
-          if ((pass == 0) == apart && std::find(starts.begin(), starts.end(), pts[i]) == starts.end())
-            starts.push_back(pts[i]);
-        }
+    if (results.empty()) {  // the two-stage start first, then the caller's (GMS: split elements)
+      starts.push_back(u0);
+      for (const auto& u : more_starts)
+        if (static_cast<int>(starts.size()) < budget) starts.push_back(u);
     }
+    // GMS: every other round redraws only the elements of the best
+    // refinement so far (its statics held), gms_elements.hpp.
+    if (static_cast<int>(starts.size()) < want && k > 0)
+      add_screened_starts(box, cost_at, u0, want, threads_max, o.seed, drawn, starts,
+                          rounds % 2 == 1 && !order.empty() ? &results[order[0]].u : nullptr, elements.all());
     if (starts.empty()) break;  // nothing finite to refine
     const size_t first = results.size();
     results.resize(first + starts.size());
@@ -822,28 +849,28 @@ bool joint_information(Layout& L, const std::vector<Prepared>& data, const std::
 
 template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                           Phases&);
+                                           const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                     const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                    Layout, Phases&);
+                                                    Layout, const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<ElastoPlasticFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                                    const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                   Layout, Phases&);
+                                                   Layout, const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<GmsFit<1>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                             const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            Phases&);
+                                            const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<GmsFit<2>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                             const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            Phases&);
+                                            const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<GmsFit<3>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                             const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            Phases&);
+                                            const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<GmsFit<4>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                             const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            Phases&);
+                                            const std::vector<std::vector<double>>&, Phases&);
 template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                          Phases&);
+                                          const std::vector<std::vector<double>>&, Phases&);
 
 template bool joint_information<LuGreFit>(Layout&, const std::vector<Prepared>&,
                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,

@@ -29,10 +29,14 @@ struct JointResult {
 // L: the fit's unknowns (make_layout) with values at the start (the
 // two-stage result). times[e]: experiment e's time stamps (strictly
 // increasing). train: the experiments fitted (the others are validated).
+// more_starts: internal coordinates (one per L parameter) refined in the
+// first round after the two-stage start, before drawn points (GMS: the
+// fit of one element fewer, split; gms_elements.hpp). A GMS fit's
+// refinements have their elements in order of break displacement.
 template <class F>
 JointResult joint_stage(const ModelInfo& model, const FitOptions& o, const std::vector<Prepared>& data,
                         const std::vector<std::vector<double>>& times, const std::vector<int>& train, Layout L,
-                        Phases& phases);
+                        const std::vector<std::vector<double>>& more_starts, Phases& phases);
 
 // The information of the joint problem at L's values (internal
 // coordinates set): the unknowns it estimates (those of L's free ones that

@@ -104,15 +104,19 @@ TEST(StribeckExponentFits, Gms2FromSlowSineSweepAndTriangle) {
   expect_recovered(kGms2, "triangle");
 }
 
-// gms3 and gms4 share gms2's stages; their full fits of these logs are too
-// long for this suite (and gms4's two starts here stay above the noise), but
-// the stages they share get through: gms3's steady-state stage failed on this
-// log as gms2's did. Two joint starts, so only a finite fit is asked for.
+// gms3 and gms4 share gms2's stages, and the stages they share get through
+// this log: gms3's steady-state stage failed on it as gms2's did. It does
+// not determine F_C, v_s and sigma2 (no speed beyond v_s); their recovery
+// is GmsElementFits.* (test_gms_element_fits.cpp). One round of joint
+// starts (the two-stage start and those split from the fit of one element
+// fewer), so only a finite fit is asked for. (With two starts, below a
+// round, the one drawn point decides: 0.026 or 0.108 for gms3 as the GMS
+// fractions' draw range changed.)
 TEST(StribeckExponentFits, Gms3AndGms4GetThroughTheirStagesOnASlowSineSweep) {
   for (const char* id : {"gms3", "gms4"}) {
     SCOPED_TRACE(id);
     FitOptions o;
-    o.max_starts = 2;
+    o.max_starts = 4;
     const FitSummary S = ident::fit(slow_log(Case{id, {}, 1e-3, 1e-3, 0.01}, "sine-sweep"), id, o);
     EXPECT_NE(S.status, ident::FitStatus::kFailed) << S.solver_message;
     EXPECT_TRUE(std::isfinite(S.rmse));
