@@ -34,7 +34,8 @@ void vline(std::FILE* f, const char* prefix, const char* format, std::va_list ar
 
 void add_verbosity_flags(CLI::App* cmd) {
   auto* q = cmd->add_flag_callback(
-      "-q,--quiet", [] { g_verbosity = -1; }, "Quiet: no summary, progress or notes (results, warnings, errors stay)");
+      "-q,--quiet", [] { g_verbosity = -1; },
+      "Quiet: no progress lines or notes (results, summaries, warnings, errors stay)");
   auto* v = cmd->add_flag_callback(
       "-v,--verbose", [] { g_verbosity = 1; }, "Verbose: also notes on stderr (threads, wall time)");
   q->excludes(v);
