@@ -61,6 +61,13 @@ std::string fmt(double x) {
   return buf;
 }
 
+// 2 -> "2nd", 3 -> "3rd", 11 -> "11th", 21 -> "21st".
+std::string ordinal(long n) {
+  const long tens = n % 100, ones = n % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
 // One experiment, simulated: measured force minus known terms (y), velocity
 // and time; the static part and offset are held.
 struct Trace {
@@ -514,7 +521,7 @@ struct StartStages {
                    ", since only " + std::to_string(n_settled) + " had settled (slid >= " + fmt(settle) +
                    " m since the last reversal), " + std::to_string(n_slow_settled) + " of them in the slowest quarter"
              : std::to_string(n_steady) + " settled samples, slid >= " + fmt(settle) + " m since the last reversal") +
-        (stride > 1 ? ", every " + std::to_string(stride) + "th of them fitted" : std::string()) + "; " + pair +
+        (stride > 1 ? ", every " + ordinal(stride) + " of them fitted" : std::string()) + "; " + pair +
         " by simulating the state with the static part held), then the joint stage: every parameter by "
         "simulation error over all " +
         std::to_string(R.samples) + " samples, " + std::to_string(R.starts) + " start(s)" +

@@ -55,6 +55,17 @@ TEST_F(GmsCli, ModelsListsOneModelPerElementCount) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
+// The start's note says how the steady-state stage thinned its samples in
+// words: 7,198 moving samples of a 1 kHz ramps log against a budget of 4,096
+// are every 2nd, not "every 2th".
+TEST_F(GmsCli, TheStartNoteNamesTheThinningAsAnOrdinal) {
+  std::string out;
+  ASSERT_EQ(cli("generate -q --model gms1 --profile ramps --vmax 5mm/s -o " + d_ + "ramps.h5", &out), 0) << out;
+  ASSERT_EQ(cli("identify " + d_ + "ramps.h5 --model gms1", &out), 0) << out;
+  EXPECT_NE(out.find(", every 2nd of them fitted; "), std::string::npos) << out;
+  EXPECT_EQ(out.find("2th"), std::string::npos) << out;
+}
+
 // eval along a CSV trace gives the kernel's trace form sample by sample, and
 // its state column is element 1's deflection.
 TEST_F(GmsCli, EvalIsTheTraceForm) {
