@@ -12,6 +12,8 @@
 #include "dynamic_fit.hpp"
 #include "problem.hpp"
 #include "stribeck/data/error.hpp"
+#include "stribeck/kernels/models/stribeck_asymmetric.hpp"
+#include "stribeck/kernels/models/stribeck_delta.hpp"
 #include "stribeck/kernels/registry.hpp"
 #include "stribeck/workloads/params.hpp"
 
@@ -49,6 +51,15 @@ std::string force_balance_error(const FitOptions& o) {
     return "--cutoff must be a frequency > 0 [Hz] (0: sample rate / 20)";
   if (o.decimation < 0) return "--decimate must be >= 0 (0: automatic, 1: every sample)";
   return "";
+}
+
+// A law with a parameter set per direction already: --asymmetric would give
+// each of its sets a second one for the direction it does not act in, which
+// no log determines (the fit failed later on the parameter count).
+std::string asymmetric_error(const ModelInfo& model, const FitOptions& o) {
+  if (!o.asymmetric || model.id != StribeckAsymmetric::kId) return "";
+  return "model " + model.id + " has a parameter set per direction already; fit it without --asymmetric (or " +
+         StribeckDelta::kId + " with it)";
 }
 
 // What a dynamic model's fit cannot do.
@@ -219,9 +230,9 @@ bool FitOptions::IsValid(const std::string& model_id, std::string* error) const 
   } catch (const data::InputError& unknown) {
     e = unknown.what();
   }
-  if (model && (e = dynamic_error(*model, *this)).empty() && (e = settings_error(*this)).empty() &&
-      (e = force_balance_error(*this)).empty() && detail::parse_loss_spec(loss, &loss_kind, &loss_scale, &e) &&
-      (e = names_error(*model, *this, user)).empty())
+  if (model && (e = asymmetric_error(*model, *this)).empty() && (e = dynamic_error(*model, *this)).empty() &&
+      (e = settings_error(*this)).empty() && (e = force_balance_error(*this)).empty() &&
+      detail::parse_loss_spec(loss, &loss_kind, &loss_scale, &e) && (e = names_error(*model, *this, user)).empty())
     e = layout_error(*model, *this, user);
   if (e.empty()) return true;
   if (error) *error = e;

@@ -117,6 +117,10 @@ inline std::vector<Invalid> invalid_options() {
        "--free f_v --init F_C=30"},
       {"lugre", [](FitOptions& o) { o.asymmetric = true; },
        "model lugre is dynamic; with --asymmetric identification fits the static models only", "--asymmetric"},
+      {"stribeck-asymmetric", [](FitOptions& o) { o.asymmetric = true; },
+       "model stribeck-asymmetric has a parameter set per direction already; fit it without --asymmetric (or "
+       "stribeck-delta with it)",
+       "--asymmetric"},
       {"dahl", [](FitOptions& o) { o.inertia = true; },
        "--inertia is not supported for dahl yet (the state needs the velocity)", "--inertia"},
       {"20sim-lugre", [](FitOptions& o) { o.per_experiment = {"mu_c"}; },
