@@ -7,8 +7,8 @@
 //
 // The passes (docs/identification.md, "Logs of any length"):
 //   1. check data: sample counts, velocity range and signs, force sums, the
-//      noise estimate (trimmed second differences per block of 65536
-//      samples, combined by the median over blocks), histograms of |v| and
+//      noise estimate (a robust scale of third differences per block of
+//      65536 samples, combined by the median over blocks), histograms of |v| and
 //      of the load levels;
 //   2. a representative subsample of at most `search_samples` held in memory:
 //      the slowest moving samples (at most a sixteenth of the budget), and per
