@@ -10,8 +10,8 @@ namespace stribeck::workloads::lanes::STRIBECK_LANES_NS {
 namespace {
 
 // 256 bytes of trajectories per group, four AVX-512 vectors (the sweep's
-// lanes take 128): on the LuGre rig of bench/fit_draws.sh, 17 % more steps
-// per second than 128 bytes in FP64 ETDRK4, 11 % in FP64 RK4, 2 % in FP32;
+// lanes take 128): on the LuGre rig of bench/fit_draws.sh, 13-17 % more
+// steps per second than 128 bytes in FP64 ETDRK4, 11 % in FP64 RK4, 2 % in FP32;
 // 512 bytes gain nothing more (AVX2: the same as 128). Each RK4 stage of a
 // vector is a chain of dependent exps and divisions (perf's samples wait on
 // them), and the more vectors a group's loops hold, the more of that latency
