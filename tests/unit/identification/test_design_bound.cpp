@@ -11,29 +11,12 @@
 #include <vector>
 
 #include "design_bound.hpp"
+#include "../common/design_bench_rigs.hpp"
 #include "stribeck/identification/design.hpp"
 #include "stribeck/workloads/design_file.hpp"
 
 namespace stribeck {
 namespace {
-
-// The design_mc rigs (bench/design_mc/*_rig.toml) at the truths of
-// bench/peers/design_mc.py.
-ident::DesignRequest bench_rig(bool servo) {
-  ident::DesignRequest r;
-  r.model = servo ? "simscape-rotational" : "simscape-cylinder";
-  r.prior = servo ? std::vector<double>{1.2, 0.1, 0.8, 0.05} : std::vector<double>{100, 1e-5, 1.8, 1000, 50, 1e-4};
-  r.rig.stroke = servo ? 50 : 0.2;
-  r.rig.v_max = servo ? 20 : 0.2;
-  r.rig.a_max = servo ? 100 : 5;
-  r.rig.duration = 30;
-  r.rig.rate_hz = 1000;
-  r.rig.force_noise = servo ? 0.2 : 50;
-  if (!servo) r.rig.pressure_levels = {2e6, 6e6, 10e6};
-  r.rig.max_experiments = r.experiments = servo ? 1 : 3;
-  r.profiles = {"levels"};
-  return r;
-}
 
 // bench/peers/design_bound.py (SciPy's HiGHS and SLSQP, 200 speeds, the
 // certificate on 1,991), 2026-11-29: its optimal measure's worst relative
@@ -46,7 +29,7 @@ constexpr Peer kCylinder{0.013524540885596193, 0.013514676339574613};
 
 TEST(DesignBound, EqualsThePeersOnTheBenchRigsWithinItsCertificateGap) {
   for (bool servo : {true, false}) {
-    const ident::DesignRequest r = bench_rig(servo);
+    const ident::DesignRequest r = test::design_bench_rig(servo);
     const ident::DesignEvaluation ref = ident::reference_design(r);
     const ident::DesignBound b = ident::design_bound(r, ref.prediction);
     const Peer peer = servo ? kServo : kCylinder;
@@ -101,7 +84,7 @@ TEST(DesignBound, OneFreeParameterPutsAllTimeAtItsMostInformativeSpeed) {
 // ((1-t) g0 g0^T + t g1 g1^T - g g^T = t(1-t)(g0-g1)(g0-g1)^T): a range's
 // bound is that of its two ends, and a level between them changes nothing.
 TEST(DesignBound, PressureRangeCountsAsItsEnds) {
-  ident::DesignRequest r = bench_rig(false);
+  ident::DesignRequest r = test::design_bench_rig(false);
   const ident::Prediction at = ident::reference_design(r).prediction;
   const ident::DesignBound three = ident::design_bound(r, at);
   r.rig.pressure_levels = {2e6, 10e6};
@@ -117,7 +100,7 @@ TEST(DesignBound, PressureRangeCountsAsItsEnds) {
 }
 
 TEST(DesignBound, LawsWithMemoryGetNoneAndSayWhy) {
-  ident::DesignRequest r = bench_rig(true);
+  ident::DesignRequest r = test::design_bench_rig(true);
   r.model = "lugre";
   ident::Prediction at;
   at.parameters.push_back({"F_C", "N", 1.0});
@@ -147,7 +130,7 @@ double travel(const data::Experiment& log, double rate) {
 // passes and stays within the stroke; so does the capped optimum's, a
 // candidate too. The design beats the reference and not the bound.
 TEST(DesignBound, LevelsKeepToTheStrokeWhereItBinds) {
-  ident::DesignRequest r = bench_rig(true);
+  ident::DesignRequest r = test::design_bench_rig(true);
   r.rig.stroke = 2;
   r.rig.duration = 20;
   r.profiles = {"levels", "plateaus"};

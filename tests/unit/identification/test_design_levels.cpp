@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/design_bench_rigs.hpp"
 #include "../common/temp_dir.hpp"
 #include "design_plateaus.hpp"
 #include "stribeck/data/error.hpp"
@@ -156,25 +157,6 @@ TEST(DesignLevels, InformationIsTheMeasuresWithinTheRampTime) {
   }
 }
 
-// The servo rig of bench/design_mc (50 rad, 20 rad/s, 100 rad/s^2, 30 s at
-// 1 kHz, 0.2 N*m) and the cylinder rig (0.2 m, 0.2 m/s, 5 m/s^2, three
-// pressures, 50 N), at their truths.
-ident::DesignRequest bench_rig(bool servo) {
-  ident::DesignRequest r;
-  r.model = servo ? "simscape-rotational" : "simscape-cylinder";
-  r.prior = servo ? std::vector<double>{1.2, 0.1, 0.8, 0.05} : std::vector<double>{100, 1e-5, 1.8, 1000, 50, 1e-4};
-  r.rig.stroke = servo ? 50 : 0.2;
-  r.rig.v_max = servo ? 20 : 0.2;
-  r.rig.a_max = servo ? 100 : 5;
-  r.rig.duration = 30;
-  r.rig.rate_hz = 1000;
-  r.rig.force_noise = servo ? 0.2 : 50;
-  if (!servo) r.rig.pressure_levels = {2e6, 6e6, 10e6};
-  r.rig.max_experiments = r.experiments = servo ? 1 : 3;
-  r.profiles = {"levels"};
-  return r;
-}
-
 // The certified lower bounds of bench/peers/design_bound.py on these rigs
 // (bench/RESULTS.md, 2026-11-29 02:05): no test of the rig does better; and
 // the worst relative std error of its plateau test.
@@ -184,7 +166,7 @@ constexpr double kCylinderBound = 0.013515, kCylinderPlateaus = 0.013613;
 // The measure's own worst relative standard error, its information from
 // the servo law (Simscape Rotational Friction) differentiated by hand.
 TEST(DesignLevels, OptimalMeasureReachesTheCertifiedBound) {
-  const ident::DesignRequest r = bench_rig(true);
+  const ident::DesignRequest r = test::design_bench_rig(true);
   const ident::DesignEvaluation ref = ident::reference_design(r);
   const auto m = ident::detail::optimal_measure(r, ref.prediction);
   ASSERT_FALSE(m.empty());
@@ -212,7 +194,7 @@ TEST(DesignLevels, OptimalMeasureReachesTheCertifiedBound) {
 // 3x and more narrower than the reference on the servo rig.
 TEST(DesignLevels, SearchReachesTheBestTestOfTheBenchRigs) {
   for (bool servo : {true, false}) {
-    const ident::DesignResult d = ident::design_experiment(bench_rig(servo));
+    const ident::DesignResult d = ident::design_experiment(test::design_bench_rig(servo));
     const double worst = d.design.prediction.worst_rse;
     const double bound = servo ? kServoBound : kCylinderBound;
     const double plateaus = servo ? kServoPlateaus : kCylinderPlateaus;
@@ -223,7 +205,7 @@ TEST(DesignLevels, SearchReachesTheBestTestOfTheBenchRigs) {
     EXPECT_LE(worst, plateaus * 1.03) << (servo ? "servo" : "cylinder");
     for (const auto& e : d.design.experiments) {
       EXPECT_EQ(e.profile, "levels");
-      EXPECT_LE(e.stroke_used, bench_rig(servo).rig.stroke);
+      EXPECT_LE(e.stroke_used, test::design_bench_rig(servo).rig.stroke);
     }
     if (servo) EXPECT_GE(d.reference.prediction.worst_rse / worst, 3.0);
   }
