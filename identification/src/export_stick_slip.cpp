@@ -57,9 +57,10 @@ void stick_slip_check(ExportConversion& c, double v_d, const std::string& src_mo
     s.model = model;
     s.params = p;
     s.stiction = true;
-    // The contact must hold at least what the law gives just above rest.
-    const double slide0 = std::abs(eval_law(model, p, {1e-12}, c.at.pressure, fn)[0]);
-    s.breakaway = std::max({breakaway, slide0, 1e-9 * scale});
+    // The contact must hold at least what the law gives just off rest, on
+    // both sides (simulate refuses a breakaway below either).
+    const std::vector<double> f0 = eval_law(model, p, {1e-12, -1e-12}, c.at.pressure, fn);
+    s.breakaway = std::max({breakaway, std::abs(f0[0]), std::abs(f0[1]), 1e-9 * scale});
     s.rotational = rotational;
     s.body.mass = c.stick.mass;
     s.body.stiffness = c.stick.stiffness;

@@ -214,6 +214,69 @@ INSTANTIATE_TEST_SUITE_P(
 // contraction) follows the CPU's FP64 as closely as the CPU's own FP32 does
 // (FloatPointsAgreeAndInvalidPointsAreFlagged): 1e-3 relative on what a
 // designer reads off a stick-slip map (docs/dynamics.md, "Precision").
+// stribeck-asymmetric in the stiction form with a static force of 25 N
+// forward and 30 N backward (exact sign, viscous term), pulled both ways:
+// the kernel's breakaway per direction, from the law or from a breakaway
+// axis, and its refusal of one below the law on the negative side, as the CPU.
+std::string asymmetric_stiction_config(const char* device, const std::string& axes) {
+  return write_temp_file(std::string("ens_asym_stiction_") + device + ".toml", std::string(R"(
+[system]
+mass = 1.0
+[friction]
+model = "stribeck-asymmetric"
+form = "stiction"
+[friction.params]
+F_C_pos = 20.0
+F_s_pos = 25.0
+f_v_pos = 100.0
+F_C_neg = 22.0
+F_s_neg = 30.0
+f_v_neg = 100.0
+[simulation]
+t_end = 0.5
+dt = 2.5e-4
+[ensemble]
+device = ")") + device + "\"\n[ensemble.params]\nstiffness = \"log:2e3:2e4:4\"\n" + axes);
+}
+
+TEST(Ensemble, GpuAsymmetricStictionBreaksAwayPerDirectionAsTheCpu) {
+  if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
+#if STRIBECK_GPU_EMULATION_TESTS
+  const double rel = 1e-12;
+#else
+  const double rel = 1e-9;
+#endif
+  const std::string law = "drive_velocity = \"list:-0.2,-0.1,-0.05,0.05,0.1,0.2\"\n";
+  const std::string short_neg = "drive_velocity = \"list:-0.1,0.1\"\nbreakaway = \"list:26,31\"\n";
+  for (const std::string& axes : {law, short_neg}) {
+    const workloads::EnsembleResult gpu =
+        workloads::run_ensemble(workloads::read_simulate_config(asymmetric_stiction_config("gpu", axes)));
+    const workloads::EnsembleResult cpu =
+        workloads::run_ensemble(workloads::read_simulate_config(asymmetric_stiction_config("cpu", axes)));
+    ASSERT_EQ(gpu.metrics.size(), cpu.metrics.size()) << axes;
+    int ok = 0, invalid = 0;
+    for (size_t i = 0; i < cpu.metrics.size(); ++i) {
+      const auto &g = gpu.metrics[i], &c = cpu.metrics[i];
+      ASSERT_EQ(g.status, c.status) << axes << i;
+      EXPECT_EQ(g.stick_slip, c.stick_slip) << axes << i;
+      EXPECT_EQ(g.steps, c.steps) << axes << i;
+      EXPECT_NEAR(g.breakaway_force, c.breakaway_force, rel * (std::abs(c.breakaway_force) + 1.0)) << axes << i;
+      EXPECT_NEAR(g.final_v, c.final_v, rel * (std::abs(c.final_v) + 1.0)) << axes << i;
+      EXPECT_NEAR(g.dissipated, c.dissipated, rel * (std::abs(c.dissipated) + 1.0)) << axes << i;
+      ok += c.status == kSimOk;
+      invalid += c.status == kSimInvalid;
+    }
+    if (axes == law) {
+      EXPECT_EQ(ok, 24) << "every point runs with the law's own breakaway";
+    } else {
+      // Keys in name order, the last fastest: breakaway 26 with -0.1 and 0.1 per stiffness, then 31.
+      // 26 N is refused on both devices whichever way the point is pulled: it is below F_s_neg.
+      EXPECT_EQ(invalid, 8) << "26 N refused (below F_s_neg = 30 N), 31 N run";
+      EXPECT_EQ(ok, 8);
+    }
+  }
+}
+
 TEST(Ensemble, GpuFp32FollowsCpuFp64) {
   if (!gpu_usable()) GTEST_SKIP() << "no usable GPU";
   const workloads::EnsembleResult gpu =

@@ -127,6 +127,14 @@ struct TypedTables {
   }
 };
 
+// Whether one of the first n dimensions varies the breakaway (then it holds
+// on both sides, not the law's own).
+bool breakaway_varies(const int* target, int n) {
+  for (int d = 0; d < n; ++d)
+    if (target[d] == -1 - kFieldBreakaway) return true;
+  return false;
+}
+
 // The spec without measured input tables (TypedTables attaches them).
 template <class T>
 EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int* target) {
@@ -156,6 +164,8 @@ EnsembleSpec<T> make_spec(const SimulateConfig& c, const ModelInfo& m, const int
   e.base.z0 = T(b.z0);
   for (size_t k = 0; k < c.params.size(); ++k) e.params[k] = c.params[k];
   e.breakaway = T(c.breakaway);
+  // A breakaway axis gives the breakaway on both sides instead of the law.
+  e.breakaway_from = breakaway_varies(target, sweep::kMaxParams) ? BreakawayParams{} : c.breakaway_from;
   e.stiction = c.stiction;
   e.sim.t_end = T(c.sim.t_end);
   e.sim.dt = T(c.sim.dt);
@@ -282,6 +292,7 @@ void apply_point(SimulateConfig& c, const int* target, const double* x, int dims
     if (target[d] >= 0) c.params[target[d]] = x[d];
     else set_field(c.body, c.breakaway, -1 - target[d], x[d]);
   }
+  if (breakaway_varies(target, dims)) c.breakaway_from = BreakawayParams{};
 }
 
 // Why point i (coordinates x) is not simulated: the first rule it breaks,
@@ -292,7 +303,6 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
   apply_point(c, target, x, dims);
   const std::vector<double>& p = c.params;
   const BodySystem<double>& b = c.body;
-  const double brk = c.breakaway;
   const auto why = validate_params(m, p.data());
   if (!why.empty()) return why.front();
   const std::pair<const char*, double> nonneg[] = {{"stiffness", b.stiffness},
@@ -314,10 +324,8 @@ std::string invalid_reason(const SimulateConfig& base, const ModelInfo& m, const
     if constexpr (M::kDynamic) {
       if (!M::ode_ok(fc)) reason = m.id + ": the ODE is not Lipschitz for these parameters (dahl needs alpha >= 1)";
     } else if (c.stiction) {
-      const double slide0 = std::abs(M::force(fc, friction_sample(body_inputs(b, 0.0), 1e-12)));
-      if (!(brk > 0) || !(brk >= slide0))
-        reason = "breakaway = " + format_number(brk) + " is below the sliding force " + format_number(slide0) +
-                 " just above zero velocity (must be > 0 and >= it)";
+      StictionBreakaway<double> brk;
+      reason = stiction_breakaway_problem<M>(c, b, p.data(), brk);
     }
   });
   return reason;

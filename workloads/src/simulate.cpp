@@ -72,7 +72,7 @@ struct Collector {
         {"spring_elongation", len, "elongation of the drive spring", {}},
         {"spring_force", frc, "force of the drive spring on the body", {}},
         {"friction_force", frc, "friction force on the body", {}},
-        {"stick_state", "1", "1 while stuck, 0 while sliding", {}},
+        {"stick_state", "1", "0 while stuck, +1 or -1 sliding forward or backward", {}},
         {"work_drive", "J", "work done by the drive since the start", {}},
         {"work_external", "J", "work done by the external force since the start", {}},
         {"work_friction", "J", "work dissipated by friction since the start", {}},
@@ -205,6 +205,13 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
+std::string stiction_breakaway_message(const std::string& id, int side, double brk, double slide0) {
+  return "breakaway = " + format_number(brk) + " is below the sliding force " + format_number(slide0) + " of " + id +
+         (side > 0 ? " just above zero velocity, on the positive side (v > 0)"
+                   : " just below zero velocity, on the negative side (v < 0)") +
+         "; it must be > 0 and >= it there, or the contact chatters";
+}
+
 SimulationSeries simulate_series(const SimulateConfig& c) {
   const ModelInfo& m = require_model(c.model);
   // The channels and their copies on the way to the file take about 350 B
@@ -227,15 +234,12 @@ SimulationSeries simulate_series(const SimulateConfig& c) {
     if constexpr (M::kDynamic) {
       status = simulate_smooth<M>(fc, body, c.sim, col, &steps, &last);
     } else if (c.stiction) {
-      // The contact must hold at least what the law pulls just above zero
-      // speed, or it breaks away and re-sticks forever.
-      const BodyInputs<double> in = body_inputs(body, 0.0);
-      const double slide0 = std::abs(M::force(fc, friction_sample(in, 1e-12)));
-      if (c.breakaway < slide0)
-        throw data::InputError(c.source + ": [friction]: breakaway = " + format_number(c.breakaway) +
-                               " is below the sliding force " + format_number(slide0) + " of " + m.id +
-                               " just above zero velocity; the contact would chatter");
-      status = simulate_stiction<M>(fc, c.breakaway, body, c.sim, col, &steps, &last);
+      // The contact must hold at least what the law pulls just off zero
+      // speed on each side, or it breaks away and re-sticks forever.
+      StictionBreakaway<double> brk;
+      const std::string why = stiction_breakaway_problem<M>(c, body, c.params.data(), brk);
+      if (!why.empty()) throw data::InputError(c.source + ": [friction]: " + why);
+      status = simulate_stiction<M>(fc, brk, body, c.sim, col, &steps, &last);
     } else {
       status = simulate_smooth<M>(fc, body, c.sim, col, &steps, &last);
     }

@@ -92,6 +92,17 @@ void profile(const std::string& file, const toml::table& t, const char* key, Pro
   require(p.frequency >= 0, file, pt, "frequency", "must be >= 0");
 }
 
+// The law's own breakaway parameters: F_brk / T_brk (Simscape), F_s
+// (stribeck-delta) on both sides, F_s_pos and F_s_neg (stribeck-asymmetric);
+// -1 where the law has none (the config must give 'breakaway').
+BreakawayParams law_breakaway_params(const ModelInfo& m) {
+  for (const char* both : {"F_brk", "T_brk", "F_s"}) {
+    const int k = m.param_index(both);
+    if (k >= 0) return {k, k};
+  }
+  return {m.param_index("F_s_pos"), m.param_index("F_s_neg")};
+}
+
 }  // namespace
 
 // Output samples of one simulation (the time series is held in memory).
@@ -173,15 +184,16 @@ SimulateConfig parse_simulate_config(const std::string& config_text, const std::
       throw data::InputError(toml_where(path, *fr->get("form")) + ": form = \"stiction\" needs a static law; " + m.id +
                              " is dynamic (use form = \"smooth\")");
     c.stiction = true;
-    int brk = m.param_index("F_brk");
-    if (brk < 0) brk = m.param_index("T_brk");
-    if (!number(path, *fr, "breakaway", c.breakaway)) {
-      if (brk < 0)
+    if (number(path, *fr, "breakaway", c.breakaway)) {
+      require(c.breakaway > 0, path, *fr, "breakaway", "must be > 0");
+    } else {
+      // The law's own static force, per side where it has one per side (as
+      // F_brk of the Simscape laws): what its curve starts from at rest.
+      c.breakaway_from = law_breakaway_params(m);
+      if (c.breakaway_from.pos < 0)
         throw data::InputError(path + ": [friction]: form = \"stiction\" with " + m.id +
-                               " needs 'breakaway' (the law has no F_brk parameter)");
-      c.breakaway = c.params[brk];
+                               " needs 'breakaway' (the law has no F_brk, T_brk or F_s parameter)");
     }
-    require(c.breakaway > 0, path, *fr, "breakaway", "must be > 0");
   } else if (form != "smooth") {
     throw data::InputError(toml_where(path, *fr->get("form")) + ": form must be \"smooth\" or \"stiction\", not \"" +
                            form + "\"");

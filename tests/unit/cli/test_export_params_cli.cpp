@@ -958,6 +958,21 @@ TEST(ExportParamsCli, StickSlipCheckStatesWhatTheSimulationGives) {
   EXPECT_NEAR(std::stod(m[3]), 100.0 * (std::stod(m[2]) - r.breakaway_force) / r.breakaway_force, 1.0) << approx;
 }
 
+// A law whose backward static force is the larger (exact sign, viscous term:
+// F(0-) = F_s_neg + f_v_neg 1e-12 N) runs its stick-slip check: the check's
+// breakaway holds the law on both sides, which the stiction form requires.
+TEST(ExportParamsCli, StickSlipCheckRunsALawStrongerBackward) {
+  // F_C_pos, F_s_pos, v_s_pos, f_v_pos, F_C_neg, F_s_neg, v_s_neg, f_v_neg, delta, v_eps
+  const std::vector<double> p = {20.0, 25.0, 0.01, 100.0, 22.0, 30.0, 0.01, 100.0, 2.0, 0.0};
+  const std::string fit = fit_file("stick_asym.json", "stribeck-asymmetric", p);
+  const std::string out = temp_dir() + "stick_asym.m";
+  std::string log;
+  ASSERT_EQ(export_params(fit + " --to simscape --velocity-range 0:0.2 -o " + out, &log), 0) << log;
+  const std::string text = slurp(out);
+  EXPECT_EQ(text.find("Stick-slip check not run"), std::string::npos) << text;
+  EXPECT_NE(text.find("both laws in the stiction form): fitted law: "), std::string::npos) << text;
+}
+
 // The library behind the command (identification's export_params, which
 // Python's stribeck.export_params calls too): typed options, checked before
 // any input is read, that name the wrong option as the CLI spells it.

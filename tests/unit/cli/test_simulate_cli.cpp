@@ -205,7 +205,7 @@ TEST(SimulateCli, BadConfigsGiveOneLineErrorsAndNoOutput) {
       {"[friction]\nmodel = \"lugre\"\n[system]\nmas = 1\n", ":4:1: unknown key 'mas' in [system]"},
       {"[friction]\nmodel = \"lugre\"\nform = \"stiction\"\n", ":3:8: form = \"stiction\" needs a static law"},
       {"[friction]\nmodel = \"coulomb-viscous\"\nform = \"stiction\"\n",
-       "needs 'breakaway' (the law has no F_brk parameter)"},
+       "needs 'breakaway' (the law has no F_brk, T_brk or F_s parameter)"},
       {"[friction]\nmodel = \"coulomb-viscous\"\nform = \"stiction\"\nbreakaway = 10\n",
        "breakaway = 10 is below the sliding force 20"},
       {"[friction]\nmodel = \"lugre\"\n[friction.params]\nF_s = 0.5\n", "F_s = 0.5 must be >= F_C = 1"},

@@ -12,6 +12,7 @@
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/metrics.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
+#include "stribeck/kernels/systems/stiction_breakaway.hpp"
 
 namespace stribeck::workloads {
 
@@ -39,7 +40,8 @@ struct SimulateConfig {
   std::vector<double> params;  // validated parameter vector of the model
   std::vector<std::string> warnings;
   bool stiction = false;           // form = "stiction": Karnopp state machine over a static law
-  double breakaway = 0.0;          // stiction: breakaway force F_brk [N] (or torque)
+  double breakaway = 0.0;          // stiction: breakaway force F_brk [N] (or torque), both directions
+  BreakawayParams breakaway_from;  // stiction without 'breakaway': the law's own, per side
   bool rotational = false;         // units only: rad, rad/s, N*m, kg*m^2
   BodySystem<double> body;         // profiles without their tables (see tables)
   std::vector<InputTable> tables;  // [system] inputs = "log": measured inputs
@@ -65,6 +67,26 @@ SimulateConfig read_simulate_config(const std::string& path);
 // The same from config text already in memory (the Python module);
 // `path` names it in messages.
 SimulateConfig parse_simulate_config(const std::string& text, const std::string& path);
+
+// One line: the stiction form's breakaway `brk` on `side` (+1: v > 0, -1:
+// v < 0) is below the sliding force `slide0` of law `id` there.
+std::string stiction_breakaway_message(const std::string& id, int side, double brk, double slide0);
+
+// The stiction form's breakaway of law M over body b with parameters p (the
+// config's, or the law's own per side: stiction_breakaway) into brk; "" when
+// it holds at least the law's force just off zero speed on both sides, else
+// why not (stiction_breakaway_message). simulate and the ensemble's reasons
+// for invalid points both check it here.
+template <class M>
+std::string stiction_breakaway_problem(const SimulateConfig& c, const BodySystem<double>& b, const double* p,
+                                       StictionBreakaway<double>& brk) {
+  const auto fc = M::prepare(p);
+  const StictionBreakaway<double> slide0 = stiction_slide0<M>(fc, body_inputs(b, 0.0));
+  brk = stiction_breakaway(c.breakaway, c.breakaway_from, p, slide0);
+  const int side = stiction_short_side(brk, slide0);
+  if (side == 0) return "";
+  return stiction_breakaway_message(M::kId, side, side > 0 ? brk.pos : brk.neg, side > 0 ? slide0.pos : slide0.neg);
+}
 
 struct SimulateSummary {
   long samples = 0;

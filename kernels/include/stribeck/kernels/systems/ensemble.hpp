@@ -14,6 +14,7 @@
 #include "stribeck/kernels/systems/metrics.hpp"
 #include "stribeck/kernels/systems/smooth_friction.hpp"
 #include "stribeck/kernels/systems/stiction.hpp"
+#include "stribeck/kernels/systems/stiction_breakaway.hpp"
 
 namespace stribeck {
 
@@ -55,7 +56,8 @@ template <class T>
 struct EnsembleSpec {
   BodySystem<T> base;
   double params[sweep::kMaxParams];  // the model's parameters where the space does not set them
-  T breakaway = T(0);
+  T breakaway = T(0);                // stiction: both directions, where breakaway_from names no parameter
+  BreakawayParams breakaway_from;    // stiction: the law's own breakaway parameters per side (-1: breakaway)
   bool stiction = false;
   SimOptions<T> sim;
   MetricsOptions<T> metrics;
@@ -164,10 +166,11 @@ STRIBECK_HD StickSlipMetrics<T> ensemble_point(const EnsembleSpec<T>& e, const s
   } else {
     static_assert(!kAffine, "the affine-only path is compiled for models with memory");
     if (e.stiction) {
-      // Breakaway below the law's force just above zero speed would chatter.
-      const T slide0 = math::abs(M::force(fc, friction_sample(body_inputs(b, T(0)), T(1e-12))));
-      if (!(brk >= slide0) || !(brk > T(0))) return obs.acc.finish(kSimInvalid);
-      st = simulate_stiction<M>(fc, brk, b, e.sim, obs, &steps, &last);
+      // A breakaway below the law's force just off zero speed would chatter.
+      const StictionBreakaway<T> slide0 = stiction_slide0<M>(fc, body_inputs(b, T(0)));
+      const StictionBreakaway<T> both = stiction_breakaway(brk, e.breakaway_from, pt, slide0);
+      if (stiction_short_side(both, slide0) != 0) return obs.acc.finish(kSimInvalid);
+      st = simulate_stiction<M>(fc, both, b, e.sim, obs, &steps, &last);
     } else {
       st = simulate_smooth<M, kBodyNDissipation>(fc, b, e.sim, obs, &steps, &last);
     }

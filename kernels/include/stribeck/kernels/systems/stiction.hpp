@@ -5,12 +5,14 @@
 //
 //   stuck:    v_rel = 0 exactly; the friction is whatever keeps it so,
 //             F_req = F_spring + F_ext - m a_ref (a_ref: acceleration of the
-//             surface the body sticks to), as long as |F_req| <= F_brk.
+//             surface the body sticks to), as long as -F_brk_neg <= F_req <=
+//             F_brk_pos (stiction_breakaway.hpp: a breakaway per direction).
 //   forward / backward: the friction is the chosen static law M evaluated on
 //             that side of zero (F_C, Stribeck dip, viscous part ...).
-//   events:   stuck -> sliding when |F_req| reaches F_brk (direction of
-//             F_req); sliding -> stuck or reverse when v_rel reaches 0
-//             (stuck if |F_req| <= F_brk there, else sliding towards F_req).
+//   events:   stuck -> sliding when F_req reaches the breakaway of its
+//             direction; sliding -> stuck or reverse when v_rel reaches 0
+//             (stuck if F_req is within the breakaways there, else sliding
+//             towards F_req).
 //
 // Events are located inside the RK4 sub-step by bisection on the step
 // fraction (re-integrating the sub-step from its start), the state is put
@@ -23,6 +25,7 @@
 #include "stribeck/kernels/systems/body.hpp"
 #include "stribeck/kernels/systems/sim_options.hpp"
 #include "stribeck/kernels/systems/smooth_friction.hpp"
+#include "stribeck/kernels/systems/stiction_breakaway.hpp"
 
 namespace stribeck {
 
@@ -45,7 +48,7 @@ template <class M, class T>
 struct StictionBody {
   const BodySystem<T>& b;
   const typename M::template Coeffs<T>& fc;
-  T f_brk;  // breakaway force: the most the stuck contact can hold
+  StictionBreakaway<T> brk;  // the most the stuck contact can hold, per direction
   const AffineInputs<T> affine = body_inputs_affine(b);
 
   STRIBECK_HD_INLINE BodyInputs<T> inputs(const T& t) const { return body_inputs(b, t, affine); }
@@ -80,7 +83,7 @@ struct StictionBody {
   STRIBECK_HD_INLINE int mode_at_rest(const T& t, const T* x) const {
     const BodyInputs<T> in = inputs(t);
     const T f = required(in, x);
-    if (math::abs(f) <= f_brk) return kStuck;
+    if (-brk.neg <= f && f <= brk.pos) return kStuck;
     return f > T(0) ? kForward : kBackward;
   }
   STRIBECK_HD_INLINE T rate(const T& t, const T* x, int mode) const {
@@ -108,7 +111,11 @@ struct StictionBody {
   // Event function of a step taken in `mode` (switch when it becomes > 0).
   STRIBECK_HD_INLINE T event(const T& t, const T* x, int mode) const {
     const BodyInputs<T> in = inputs(t);
-    if (mode == kStuck) return math::abs(required(in, x)) - f_brk;
+    if (mode == kStuck) {
+      // With equal sides this is |F_req| - F_brk, bit for bit.
+      const T f = required(in, x), above = f - brk.pos, below = -f - brk.neg;
+      return above > below ? above : below;
+    }
     return -T(mode) * body_v_rel(b, in, x[kBodyV]);
   }
 
@@ -254,15 +261,15 @@ struct StictionBody {
 };
 
 // Simulates the body with the stiction form over static law M and breakaway
-// force f_brk (>= the law's force just above zero velocity, or the contact
-// chatters). observer(snapshot), rk4_steps and last as in simulate_smooth
-// (kSimEventLimit: last is the last output step reached). Returns a
-// SimStatus.
+// brk per direction (each >= the law's force just off zero speed on its side,
+// stiction_short_side, or the contact chatters). observer(snapshot),
+// rk4_steps and last as in simulate_smooth (kSimEventLimit: last is the last
+// output step reached). Returns a SimStatus.
 template <class M, class T, class Observer>
-STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk, const BodySystem<T>& b,
-                                  const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
-                                  BodySnapshot<T>* last = nullptr) {
-  const StictionBody<M, T> sys{b, fc, f_brk};
+STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const StictionBreakaway<T>& brk,
+                                  const BodySystem<T>& b, const SimOptions<T>& o, Observer& observe,
+                                  long* rk4_steps = nullptr, BodySnapshot<T>* last = nullptr) {
+  const StictionBody<M, T> sys{b, fc, brk};
   T x[kBodyN];
   body_initial_state(b, x);
   const BodyInputs<T> in0 = body_inputs(b, T(0));
@@ -283,6 +290,14 @@ STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, cons
     observe(snap);
   }
   return stop(kSimOk, snap);
+}
+
+// The same breakaway f_brk in both directions.
+template <class M, class T, class Observer>
+STRIBECK_HD int simulate_stiction(const typename M::template Coeffs<T>& fc, const T& f_brk, const BodySystem<T>& b,
+                                  const SimOptions<T>& o, Observer& observe, long* rk4_steps = nullptr,
+                                  BodySnapshot<T>* last = nullptr) {
+  return simulate_stiction<M>(fc, StictionBreakaway<T>{f_brk, f_brk}, b, o, observe, rk4_steps, last);
 }
 
 }  // namespace stribeck
