@@ -4,6 +4,7 @@
 // simulate and the ensemble agree on both.
 #include <gtest/gtest.h>
 
+#include "asymmetric_law.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -39,15 +40,8 @@ drive_velocity = )" + std::to_string(drive) +
 [friction]
 model = "stribeck-asymmetric"
 form = "stiction"
-)" + breakaway_line + R"(
-[friction.params]
-F_C_pos = 20.0
-F_s_pos = 25.0
-f_v_pos = 100.0
-F_C_neg = 22.0
-F_s_neg = 30.0
-f_v_neg = 100.0
-[simulation]
+)" + breakaway_line + "\n" + test::kAsymmetricStictionLaw +
+                                   R"([simulation]
 t_end = 2.6
 dt = 1e-4
 )" + ensemble);
