@@ -29,8 +29,9 @@ namespace stribeck {
 // FP32; the constants are single literals (no double arithmetic in FP32).
 template <class T>
 STRIBECK_HD_INLINE T etd_phi3_series(const T& c) {
+  T s;
   if constexpr (sizeof(T) >= 8) {
-    T s = T(1.0 / 6402373705728000.0);
+    s = T(1.0 / 6402373705728000.0);
     s = s * c + T(1.0 / 355687428096000.0);
     s = s * c + T(1.0 / 20922789888000.0);
     s = s * c + T(1.0 / 1307674368000.0);
@@ -38,27 +39,18 @@ STRIBECK_HD_INLINE T etd_phi3_series(const T& c) {
     s = s * c + T(1.0 / 6227020800.0);
     s = s * c + T(1.0 / 479001600.0);
     s = s * c + T(1.0 / 39916800.0);
-    s = s * c + T(1.0 / 3628800.0);
-    s = s * c + T(1.0 / 362880.0);
-    s = s * c + T(1.0 / 40320.0);
-    s = s * c + T(1.0 / 5040.0);
-    s = s * c + T(1.0 / 720.0);
-    s = s * c + T(1.0 / 120.0);
-    s = s * c + T(1.0 / 24.0);
-    s = s * c + T(1.0 / 6.0);
-    return s;
   } else {
-    T s = T(1.0 / 39916800.0);
-    s = s * c + T(1.0 / 3628800.0);
-    s = s * c + T(1.0 / 362880.0);
-    s = s * c + T(1.0 / 40320.0);
-    s = s * c + T(1.0 / 5040.0);
-    s = s * c + T(1.0 / 720.0);
-    s = s * c + T(1.0 / 120.0);
-    s = s * c + T(1.0 / 24.0);
-    s = s * c + T(1.0 / 6.0);
-    return s;
+    s = T(1.0 / 39916800.0);
   }
+  s = s * c + T(1.0 / 3628800.0);
+  s = s * c + T(1.0 / 362880.0);
+  s = s * c + T(1.0 / 40320.0);
+  s = s * c + T(1.0 / 5040.0);
+  s = s * c + T(1.0 / 720.0);
+  s = s * c + T(1.0 / 120.0);
+  s = s * c + T(1.0 / 24.0);
+  s = s * c + T(1.0 / 6.0);
+  return s;
 }
 
 // phi_1..phi_3 at c <= 0 (phi_1 = (e^c - 1)/c, phi_2 = (e^c - 1 - c)/c^2,
