@@ -12,7 +12,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "stribeck/data/hdf5.hpp"
 #include "stribeck/data/point_file.hpp"
 #include "stribeck/report/figure.hpp"
+#include "scratch_files.hpp"
 #include "temp_dir.hpp"
 
 namespace stribeck {
@@ -29,12 +29,7 @@ using test::run_cli;
 using test::temp_dir;
 using test::write_temp_file;
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(test::slurp(path)); }
 
 // The ensemble group's attributes that say how it was drawn ("" when absent).
 std::string ensemble_attribute(const std::string& path, const std::string& name) {
