@@ -21,9 +21,6 @@
 #include <map>
 #include <numeric>
 
-#include "problem.hpp"
-#include "stribeck/kernels/model_list.hpp"
-#include "stribeck/kernels/stepping.hpp"
 #include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident::detail {
@@ -32,7 +29,6 @@ namespace {
 // The optimisation's grid: speeds log-spaced over five decades below v_max
 // (the peer's); the certificate's is kFiner times finer and holds it.
 constexpr int kSpeeds = 200, kFiner = 10;
-constexpr double kDecades = 5;
 // Stop when the measure's worst relative variance is within this of the
 // optimisation's lower bound (the certificate is computed afterwards).
 constexpr double kGap = 1e-4;
@@ -40,8 +36,6 @@ constexpr int kOuter = 80, kRounds = 100, kReweights = 50, kColumns = 200;
 // A measure exceeds the caps when it puts more time than this above them:
 // less is within what plateau_test leaves out (shares under 0.1 %).
 constexpr double kCapSlack = 1e-3;
-
-bool reads_pressure(const ModelInfo& m) { return m.needs(kChannelPressureA) || m.needs(kChannelPressureB); }
 
 struct Support {
   std::vector<MeasurePoint> pts;  // grouped by speed, fastest first: each speed's pressures, both signs
@@ -54,7 +48,7 @@ struct Support {
 Support make_support(const DesignRequest& r, const Prediction& at, const std::vector<double>& pressures, int speeds) {
   Support s;
   for (int k = 0; k < speeds; ++k) {
-    const double v = r.rig.v_max * std::pow(10.0, -kDecades * k / (speeds - 1));
+    const double v = log_speed(r.rig.v_max, k, speeds);
     s.cap.push_back(k + 1 < speeds ? share_cap(r.rig, v) : HUGE_VAL);
     for (double p : pressures)
       for (double sign : {1.0, -1.0}) {
@@ -325,7 +319,7 @@ std::vector<double> support_pressures(const DesignRequest& r, const Prediction& 
   std::vector<MeasurePoint> pts;
   for (int k = 0; k < kSpeeds; ++k)
     for (double t : {0.0, 0.25, 0.5, 0.75, 1.0})
-      pts.push_back({r.rig.v_max * std::pow(10.0, -kDecades * k / (kSpeeds - 1)), lo + t * (hi - lo), 0.0});
+      pts.push_back({log_speed(r.rig.v_max, k, kSpeeds), lo + t * (hi - lo), 0.0});
   const Eigen::MatrixXd G = relative_gradients(r, at, pts);
   const double tol = 1e-6 * std::max(G.cwiseAbs().maxCoeff(), 1e-300);
   for (Eigen::Index j = 0; j < G.rows(); j += 5)
@@ -364,44 +358,6 @@ bool exceeds_caps(const workloads::RigLimits& rig, const std::vector<MeasurePoin
     if (above > share_cap(rig, std::abs(s.v)) + kCapSlack) return true;
   }
   return false;
-}
-
-Eigen::MatrixXd relative_gradients(const DesignRequest& r, const Prediction& at, const std::vector<MeasurePoint>& pts) {
-  const ModelInfo& m = workloads::require_model(r.model);
-  const size_t k = at.parameters.size();
-  std::vector<int> index(k);
-  std::vector<double> scale(k);
-  for (size_t i = 0; i < k; ++i) {
-    const auto& q = at.parameters[i];
-    index[i] = q.name == "offset" ? -1 : m.param_index(q.name);
-    if (m.dynamic || (index[i] < 0 && q.name != "offset")) return {};
-    scale[i] = q.value != 0 ? std::abs(q.value) : 1.0;
-  }
-  std::vector<double> params = r.prior;
-  for (const auto& [name, value] : parse_user_options(m, r.fit).fixed) params[m.param_index(name)] = value;
-  Eigen::MatrixXd G(static_cast<Eigen::Index>(pts.size()), static_cast<Eigen::Index>(k));
-  visit_model(r.model.c_str(), [&](auto tag) {
-    using M = typename decltype(tag)::type;
-    if constexpr (!M::kDynamic) {
-      auto force = [&](const std::vector<double>& x, const MeasurePoint& s) {
-        typename M::template State<double> state{};
-        return model_step<M>(M::prepare(x.data()), Sample<double>{s.v, s.p, r.rig.pressure_b, 0.0}, state, 0.0);
-      };
-      for (size_t j = 0; j < pts.size(); ++j)
-        for (size_t i = 0; i < k; ++i) {
-          double g = 1.0;  // the offset's
-          if (index[i] >= 0) {
-            std::vector<double> up = params, down = params;
-            const double h = 1e-6 * scale[i];
-            up[index[i]] += h;
-            down[index[i]] -= h;
-            g = (force(up, pts[j]) - force(down, pts[j])) / (2 * h);
-          }
-          G(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i)) = scale[i] * g;
-        }
-    }
-  });
-  return G;
 }
 
 BoundSolution solve_bound(const DesignRequest& r, const Prediction& at) {

@@ -6,7 +6,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "design_plateaus.hpp"
+#include "design_support.hpp"
 #include "stribeck/identification/design.hpp"
 
 namespace stribeck::ident::detail {
@@ -15,13 +15,6 @@ namespace stribeck::ident::detail {
 // rest within the stroke S at a_max spends at most (S - v0^2/a)/v0 at
 // |v| >= v0 and at least 2 v0/a below it (0 where v0^2/a >= S).
 double share_cap(const workloads::RigLimits& rig, double v0);
-
-// Row j: theta_i dF/dtheta_i at point j (the force's gradient in the
-// relative free parameters of `at`, a prediction of the request's fit; 1
-// for an offset) by central differences of the law at the prior, held
-// parameters at their --fix values. No columns for a law with memory or a
-// layout with a nuisance other than an offset (a mass).
-Eigen::MatrixXd relative_gradients(const DesignRequest& r, const Prediction& at, const std::vector<MeasurePoint>& pts);
 
 // True where the measure puts more of the time at |v| >= |v_j| than
 // share_cap(|v_j|) allows, for one of its points j, by more than 0.1 % of

@@ -8,15 +8,14 @@
 #include <cmath>
 #include <map>
 
-#include "design_bound.hpp"
+#include "design_support.hpp"
 #include "stribeck/workloads/params.hpp"
 
 namespace stribeck::ident::detail {
 namespace {
 
-// The support's speeds: log-spaced over five decades below v_max.
+// The support's speeds (log_speed).
 constexpr int kSpeeds = 120;
-constexpr double kDecades = 5;
 // A pass of one plateau uses at most this share of the stroke.
 constexpr double kPassStroke = 0.9;
 // Saddle-point iterations: outer updates of the parameter weights u, each
@@ -76,11 +75,11 @@ std::vector<MeasurePoint> optimal_measure(const DesignRequest& r, const Predicti
     weight(i) = q.name != "offset" ? 1.0 : 0.0;
   }
   if (weight.sum() == 0) return {};
-  const bool pressure = m.needs(kChannelPressureA) || m.needs(kChannelPressureB);
+  const bool pressure = reads_pressure(m);
   std::vector<MeasurePoint> pts;
   for (double p : support_pressures(r, pressure))
     for (int j = 0; j < kSpeeds; ++j) {
-      const double v = r.rig.v_max * std::pow(10.0, -kDecades * j / (kSpeeds - 1));
+      const double v = log_speed(r.rig.v_max, j, kSpeeds);
       if (longest_pass(r, v) > 0) pts.push_back({v, p, 0.0});
     }
   const Eigen::MatrixXd G = relative_gradients(r, at, pts);
@@ -104,7 +103,7 @@ std::vector<workloads::DesignedExperiment> plateau_test(const DesignRequest& r, 
   double total = 0;
   for (const auto& p : ps) total += p.second;
   const ModelInfo& model = workloads::require_model(r.model);
-  const bool pressure = model.needs(kChannelPressureA) || model.needs(kChannelPressureB);
+  const bool pressure = reads_pressure(model);
   const double a = r.rig.a_max, T = r.rig.duration;
   std::vector<workloads::DesignedExperiment> out;
   double used = 0;

@@ -5,13 +5,10 @@
 // plateau test that realises them within the rig's stroke and acceleration.
 #include <vector>
 
+#include "design_support.hpp"
 #include "stribeck/identification/design.hpp"
 
 namespace stribeck::ident::detail {
-
-struct MeasurePoint {
-  double v = 0, p = 0, share = 0;  // speed [m/s | rad/s], chamber-A pressure [Pa], share of the test's time
-};
 
 // For a static law each sample's information depends only on its (v, p):
 // M(w) = sum_j w_j g_j g_j^T with g_j the force's gradient in the relative

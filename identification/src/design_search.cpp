@@ -11,6 +11,7 @@
 
 #include "stribeck/data/error.hpp"
 #include "design_bound.hpp"
+#include "design_plateaus.hpp"
 #include "stribeck/identification/design.hpp"
 #include "stribeck/kernels/text_number.hpp"
 #include "stribeck/workloads/params.hpp"
@@ -40,7 +41,7 @@ constexpr double kSlowest = 0.01;
 // The multisine band lies within [kBandLo, min(kBandHi, rate / 10)] Hz.
 constexpr double kBandLo = 0.05, kBandHi = 20.0;
 
-bool reads_pressure(const ModelInfo& m) { return m.needs(kChannelPressureA) || m.needs(kChannelPressureB); }
+using detail::reads_pressure;
 
 double band_top(const workloads::RigLimits& rig) { return std::min(kBandHi, 0.1 * rig.rate_hz); }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "design_bound.hpp"
+#include "design_plateaus.hpp"
 #include "../common/design_bench_rigs.hpp"
 #include "stribeck/identification/design.hpp"
 #include "stribeck/workloads/design_file.hpp"
