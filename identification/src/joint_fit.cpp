@@ -847,53 +847,22 @@ bool joint_information(Layout& L, const std::vector<Prepared>& data, const std::
   return joint_jtj<F>(L, data, times, train, *free, threads, *jtj);
 }
 
-template JointResult joint_stage<LuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                           const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<TwentySimLuGreFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                                    const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                    Layout, const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<ElastoPlasticFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                                   const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                   Layout, const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<GmsFit<1>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<GmsFit<2>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<GmsFit<3>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<GmsFit<4>>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                            const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                            const std::vector<std::vector<double>>&, Phases&);
-template JointResult joint_stage<DahlFit>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,
-                                          const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,
-                                          const std::vector<std::vector<double>>&, Phases&);
-
-template bool joint_information<LuGreFit>(Layout&, const std::vector<Prepared>&,
-                                          const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                          std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<TwentySimLuGreFit>(Layout&, const std::vector<Prepared>&,
-                                                   const std::vector<std::vector<double>>&, const std::vector<int>&,
-                                                   int, std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<ElastoPlasticFit>(Layout&, const std::vector<Prepared>&,
-                                                  const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                                  std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<GmsFit<1>>(Layout&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                           std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<GmsFit<2>>(Layout&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                           std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<GmsFit<3>>(Layout&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                           std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<GmsFit<4>>(Layout&, const std::vector<Prepared>&,
-                                           const std::vector<std::vector<double>>&, const std::vector<int>&, int,
-                                           std::vector<int>*, Eigen::MatrixXd*);
-template bool joint_information<DahlFit>(Layout&, const std::vector<Prepared>&, const std::vector<std::vector<double>>&,
-                                         const std::vector<int>&, int, std::vector<int>*, Eigen::MatrixXd*);
+// The joint stage and its information for every model fitted by simulation
+// error (visit_two_stage_fit's list, dynamic_fit.hpp).
+#define STRIBECK_JOINT_FIT_INSTANCES(F)                                                                              \
+  template JointResult joint_stage<F>(const ModelInfo&, const FitOptions&, const std::vector<Prepared>&,             \
+                                      const std::vector<std::vector<double>>&, const std::vector<int>&, Layout,      \
+                                      const std::vector<std::vector<double>>&, Phases&);                             \
+  template bool joint_information<F>(Layout&, const std::vector<Prepared>&, const std::vector<std::vector<double>>&, \
+                                     const std::vector<int>&, int, std::vector<int>*, Eigen::MatrixXd*);
+STRIBECK_JOINT_FIT_INSTANCES(LuGreFit)
+STRIBECK_JOINT_FIT_INSTANCES(TwentySimLuGreFit)
+STRIBECK_JOINT_FIT_INSTANCES(ElastoPlasticFit)
+STRIBECK_JOINT_FIT_INSTANCES(GmsFit<1>)
+STRIBECK_JOINT_FIT_INSTANCES(GmsFit<2>)
+STRIBECK_JOINT_FIT_INSTANCES(GmsFit<3>)
+STRIBECK_JOINT_FIT_INSTANCES(GmsFit<4>)
+STRIBECK_JOINT_FIT_INSTANCES(DahlFit)
+#undef STRIBECK_JOINT_FIT_INSTANCES
 
 }  // namespace stribeck::ident::detail
